@@ -1,0 +1,156 @@
+"""The common shape of a rules engine.
+
+An engine is pure Python with no I/O. It knows one game's rules: whether a setup is valid, the
+legal moves from a state, what a move does, and how a settled snapshot compares with the last
+legal state. The `Referee` (controller/referee.py) drives any engine the same way, so the
+behaviour of `rules.md` §5 (pending, illegal, restored, unchanged) is written once.
+
+States are immutable values: replaying the same snapshots always gives equal states, which is
+what lets the service recover after a power cut by replaying its journal.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, TypeVar
+
+from controller.errors import RefereeError
+from controller.profile import Profile
+from controller.snapshot import Snapshot
+
+S = TypeVar("S")
+M = TypeVar("M")
+Cell = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class GameSetup:
+    """Who plays and how: everything of a game record except the boards themselves."""
+
+    game: str
+    profile: Profile
+    variant: str = "standard"
+    players: int = 2
+    first: int = 0
+    #: Per seat: blockers a colour letter (two-player: a list of two), stay-alive a marble
+    #: colour, flipop a ball colour; None where the game has no seat colours (colorpop).
+    seats: tuple[Any, ...] | None = None
+    #: Colorpop: each seat's secret colour(s), a tuple of letters per seat, or None if unknown.
+    secrets: tuple[tuple[str, ...] | None, ...] | None = None
+    #: Colorpop solo: the colours to clear.
+    targets: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class SetupCheck:
+    ok: bool
+    reason: str = ""
+    cells: tuple[Cell, ...] = ()
+    advice: str | None = None
+
+
+JudgementKind = Literal["legal", "illegal", "pending", "unchanged"]
+
+
+@dataclass(frozen=True)
+class Judgement(Generic[S]):
+    """How an observed snapshot relates to the last legal state.
+
+    For ``legal``, `state` is the state after the move (and any automatic passes, whose events
+    are in `events`). ``unchanged`` means the snapshot shows the last legal state itself.
+    `doubtful` marks an illegal snapshot that no physical action could have produced (a token
+    that changed colour in place): the referee then blames the reading, not a player.
+    """
+
+    kind: JudgementKind
+    seat: int | None = None
+    state: S | None = None
+    move: str = ""
+    events: tuple[str, ...] = ()
+    reason: str = ""
+    cells: tuple[Cell, ...] = ()
+    doubtful: bool = False
+
+
+@dataclass(frozen=True)
+class Result:
+    finished: bool
+    winners: tuple[int, ...] | None = None
+    scores: tuple[Any, ...] = ()
+    reason: str = ""
+    extra: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        out: dict[str, Any] = {"finished": self.finished}
+        if self.finished and self.winners is not None:
+            out["winners"] = list(self.winners)
+        out["scores"] = list(self.scores)
+        if self.reason:
+            out["reason"] = self.reason
+        out.update(self.extra)
+        return out
+
+
+class ActionNotAllowed(RefereeError):
+    """An action (end by agreement, ...) that this game or this moment does not offer."""
+
+
+class Engine(ABC, Generic[S, M]):
+    """One game's rules. Subclasses set `game` and implement the abstract methods."""
+
+    game: str = ""
+
+    def __init__(self, setup: GameSetup) -> None:
+        self.setup = setup
+        self.profile = setup.profile
+
+    # -- setup ---------------------------------------------------------------------------
+    @abstractmethod
+    def check_setup(self, snapshot: Snapshot) -> SetupCheck:
+        """Whether `snapshot` is a valid starting board, with advice when it is not."""
+
+    @abstractmethod
+    def start(self, snapshot: Snapshot) -> S:
+        """The first state of a game whose starting board (already checked) is `snapshot`."""
+
+    # -- play ----------------------------------------------------------------------------
+    @abstractmethod
+    def to_move(self, state: S) -> int | None:
+        """The seat whose move is expected, None when the game is over."""
+
+    @abstractmethod
+    def legal_moves(self, state: S) -> Sequence[M]:
+        """Every legal move of the seat to move."""
+
+    @abstractmethod
+    def apply(self, state: S, move: M) -> tuple[S, tuple[str, ...]]:
+        """The state after `move` (and any automatic passes), with the events it caused."""
+
+    @abstractmethod
+    def describe(self, state: S, move: M) -> str:
+        """A short text for `move` in the game's own terms (`notation.md` §3)."""
+
+    @abstractmethod
+    def expected(self, state: S) -> Snapshot:
+        """What the sensors should see in `state`."""
+
+    @abstractmethod
+    def judge(self, state: S, snapshot: Snapshot) -> Judgement[S]:
+        """Compare a settled snapshot with the last legal state (`rules.md` §5)."""
+
+    # -- end -----------------------------------------------------------------------------
+    @abstractmethod
+    def is_over(self, state: S) -> bool: ...
+
+    @abstractmethod
+    def result(self, state: S) -> Result: ...
+
+    def action(self, state: S, name: str) -> tuple[S, tuple[str, ...]]:
+        """Apply a player's action other than a move (e.g. Flipop's end by agreement)."""
+        raise ActionNotAllowed(f"{name} is not an action of {self.game}")
+
+    def reveal(self, state: S, seat: int, colours: tuple[str, ...]) -> S:
+        """Tell the engine a seat's secret (Colorpop); other games have none."""
+        raise ActionNotAllowed(f"{self.game} has no secret colours to reveal")

@@ -1,0 +1,87 @@
+"""Grid helpers shared by every game: neighbours and orthogonally connected groups."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+Cell = tuple[int, int]
+
+#: Unit steps by compass direction; rows grow downwards (towards the bottom of the image).
+STEPS: dict[str, Cell] = {"N": (-1, 0), "E": (0, 1), "S": (1, 0), "W": (0, -1)}
+OPPOSITE = {"N": "S", "S": "N", "E": "W", "W": "E"}
+
+
+def neighbours(cell: Cell, rows: int, cols: int) -> list[Cell]:
+    """Orthogonal neighbours of `cell` that lie on a rows x cols board."""
+    r, c = cell
+    out = []
+    for dr, dc in STEPS.values():
+        nr, nc = r + dr, c + dc
+        if 0 <= nr < rows and 0 <= nc < cols:
+            out.append((nr, nc))
+    return out
+
+
+def flood(start: Cell, member: Callable[[Cell], bool], rows: int, cols: int) -> set[Cell]:
+    """The orthogonally connected set of cells reachable from `start` through `member` cells."""
+    if not member(start):
+        return set()
+    seen = {start}
+    todo = [start]
+    while todo:
+        cell = todo.pop()
+        for nb in neighbours(cell, rows, cols):
+            if nb not in seen and member(nb):
+                seen.add(nb)
+                todo.append(nb)
+    return seen
+
+
+def connected_groups(cells: Iterable[Cell]) -> list[set[Cell]]:
+    """Split a set of cells into its orthogonally connected parts."""
+    remaining = set(cells)
+    groups = []
+    while remaining:
+        start = remaining.pop()
+        group = {start}
+        todo = [start]
+        while todo:
+            r, c = todo.pop()
+            for dr, dc in STEPS.values():
+                nb = (r + dr, c + dc)
+                if nb in remaining:
+                    remaining.discard(nb)
+                    group.add(nb)
+                    todo.append(nb)
+        groups.append(group)
+    return groups
+
+
+def groups_by_value(
+    grid: Sequence[Sequence[str]], key: Callable[[str], str | None]
+) -> list[tuple[str, set[Cell]]]:
+    """Maximal connected groups of cells whose `key` is equal (cells with key None are skipped)."""
+    rows, cols = len(grid), len(grid[0]) if grid else 0
+    seen: set[Cell] = set()
+    out = []
+    for r in range(rows):
+        for c in range(cols):
+            k = key(grid[r][c])
+            if k is None or (r, c) in seen:
+                continue
+            group = flood((r, c), lambda cell, k=k: key(grid[cell[0]][cell[1]]) == k, rows, cols)
+            seen |= group
+            out.append((k, group))
+    return out
+
+
+def splits_group(group: set[Cell], removed: Cell) -> bool:
+    """True when taking `removed` out of the connected `group` leaves it in several pieces."""
+    rest = group - {removed}
+    return len(connected_groups(rest)) > 1
+
+
+def label(cell: Cell) -> str:
+    """A place as people name it on a chess-like board: column letter, row number from 1 (F3)."""
+    r, c = cell
+    return f"{chr(ord('A') + c)}{r + 1}"

@@ -1,0 +1,202 @@
+"""Game records (`notation.md` §2): a setup and every settled snapshot, as YAML."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from controller.errors import ConfigError, FormatError, RefereeError
+from controller.games.base import GameSetup
+from controller.profile import default_profile
+from controller.snapshot import GAMES, Snapshot, format_snapshot, parse_snapshot
+
+ACTIONS = ("end-by-agreement", "new-game")
+VARIANTS = {
+    "colorpop": ("standard", "solo", "two-colours", "teams"),
+    "blockers": ("standard", "two-player"),
+    "flipop": ("standard",),
+    "stay-alive": ("standard",),
+}
+RECORD_KEYS = (
+    "game", "variant", "players", "first", "seats", "secrets", "targets", "profile", "setup",
+    "observations",
+)
+
+
+@dataclass(frozen=True)
+class Action:
+    name: str
+
+
+Entry = Snapshot | Action
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    setup: GameSetup
+    board: Snapshot
+    observations: tuple[Entry, ...]
+
+
+def load_record(path: str | Path) -> GameRecord:
+    path = Path(path)
+    try:
+        text = path.read_text("utf-8")
+    except OSError as exc:
+        raise RefereeError(f"cannot read the game record {path}: {exc.strerror}") from None
+    return parse_record(text, source=str(path))
+
+
+def parse_record(text: str, source: str = "record") -> GameRecord:
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise FormatError(f"not valid YAML: {exc}", source) from None
+    if not isinstance(data, dict):
+        raise FormatError("a game record is a YAML mapping with game, setup and observations", source)
+    for key in data:
+        if key not in RECORD_KEYS:
+            raise ConfigError(str(key), f"unknown key; a record has {', '.join(RECORD_KEYS)}", source)
+    setup = setup_from_mapping(data, source)
+    if "setup" not in data:
+        raise ConfigError("setup", "the starting board is required", source)
+    board = _snapshot(setup, data["setup"], f"{source}, setup")
+    raw_obs = data.get("observations") or []
+    if not isinstance(raw_obs, list):
+        raise ConfigError("observations", "expected a list of snapshots and actions", source)
+    entries: list[Entry] = []
+    for i, item in enumerate(raw_obs):
+        where = f"{source}, observations[{i}] (index {i + 1})"
+        if isinstance(item, dict):
+            if set(item) != {"action"} or item["action"] not in ACTIONS:
+                raise FormatError(
+                    f"an entry that is not a snapshot must be {{action: NAME}} with NAME one of "
+                    f"{', '.join(ACTIONS)}; got {item!r}",
+                    where,
+                )
+            entries.append(Action(item["action"]))
+        else:
+            entries.append(_snapshot(setup, item, where))
+    return GameRecord(setup=setup, board=board, observations=tuple(entries))
+
+
+def _snapshot(setup: GameSetup, value: Any, where: str) -> Snapshot:
+    if not isinstance(value, str):
+        raise FormatError("expected a board snapshot as a block of text (use `|`)", where)
+    return parse_snapshot(setup.game, value, letters=setup.profile.letters, where=where)
+
+
+def _as_list(value: Any) -> list:
+    return value if isinstance(value, list) else [value]
+
+
+def setup_from_mapping(data: dict, source: str = "record") -> GameSetup:
+    """The `GameSetup` of a record or of `config.yaml` (both use the same keys)."""
+    game = data.get("game")
+    if game not in GAMES:
+        raise ConfigError("game", f"expected one of {', '.join(GAMES)}, got {game!r}", source)
+    variant = data.get("variant", "standard")
+    if variant not in VARIANTS[game]:
+        raise ConfigError("variant", f"{game} variants are {', '.join(VARIANTS[game])}; got {variant!r}", source)
+    profile = default_profile(game)
+    if data.get("profile") is not None:
+        overrides = data["profile"]
+        if isinstance(overrides, str):
+            from controller.profile import load_profile
+
+            profile = load_profile(overrides)
+        else:
+            try:
+                profile = profile.with_overrides(overrides, source=f"{source}, profile")
+            except ConfigError as exc:
+                raise ConfigError(f"profile.{exc.key}", str(exc).split(": ", 2)[-1], source) from None
+    players = data.get("players", _default_players(game, variant))
+    if isinstance(players, bool) or not isinstance(players, int) or players < 1:
+        raise ConfigError("players", f"expected a number of players, got {players!r}", source)
+    first = data.get("first", 0)
+    if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < players:
+        raise ConfigError("first", f"expected a seat from 0 to {players - 1}, got {first!r}", source)
+
+    seats = data.get("seats")
+    seats_t: tuple | None = None
+    if seats is not None:
+        if not isinstance(seats, list) or len(seats) != players:
+            raise ConfigError("seats", f"expected a list of {players} seats (one per player), got {seats!r}", source)
+        seats_t = tuple(tuple(_as_list(s)) if isinstance(s, list) else s for s in seats)
+        for i, s in enumerate(seats_t):
+            for letter in _as_list(list(s) if isinstance(s, tuple) else s):
+                if not isinstance(letter, str) or letter not in profile.letters:
+                    raise ConfigError(
+                        f"seats[{i}]",
+                        f"{letter!r} is not a colour of this board; expected one of {' '.join(profile.letters)}",
+                        source,
+                    )
+    secrets = data.get("secrets")
+    secrets_t = None
+    if secrets is not None:
+        if not isinstance(secrets, list) or len(secrets) != players:
+            raise ConfigError("secrets", f"expected a list of {players} entries, one per seat", source)
+        secrets_t = tuple(
+            None if s is None else tuple(_as_list(s)) for s in secrets
+        )
+        for i, s in enumerate(secrets_t):
+            for letter in s or ():
+                if letter not in profile.letters:
+                    raise ConfigError(f"secrets[{i}]", f"{letter!r} is not a colour of this board", source)
+    targets = data.get("targets")
+    targets_t = None
+    if targets is not None:
+        targets_t = tuple(_as_list(targets))
+        for letter in targets_t:
+            if letter not in profile.letters:
+                raise ConfigError("targets", f"{letter!r} is not a colour of this board", source)
+    return GameSetup(
+        game=game,
+        profile=profile,
+        variant=variant,
+        players=players,
+        first=first,
+        seats=seats_t,
+        secrets=secrets_t,
+        targets=targets_t,
+    )
+
+
+def _default_players(game: str, variant: str) -> int:
+    if game == "colorpop" and variant == "solo":
+        return 1
+    if game == "colorpop" and variant == "teams":
+        return 4
+    return 2
+
+
+def dump_record(setup: GameSetup, board: Snapshot, entries: list[Entry], profile_overrides: dict | None = None) -> str:
+    """A record's YAML text, as `referee export` writes it."""
+
+    class _Literal(str):
+        pass
+
+    def _repr(dumper: yaml.SafeDumper, value: _Literal) -> yaml.ScalarNode:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
+
+    class _Dumper(yaml.SafeDumper):
+        pass
+
+    _Dumper.add_representer(_Literal, _repr)
+    data: dict[str, Any] = {"game": setup.game, "variant": setup.variant, "players": setup.players, "first": setup.first}
+    if setup.seats is not None:
+        data["seats"] = [list(s) if isinstance(s, tuple) else s for s in setup.seats]
+    if setup.secrets is not None:
+        data["secrets"] = [None if s is None else (s[0] if len(s) == 1 else list(s)) for s in setup.secrets]
+    if setup.targets is not None:
+        data["targets"] = list(setup.targets)
+    if profile_overrides:
+        data["profile"] = profile_overrides
+    data["setup"] = _Literal(format_snapshot(board))
+    data["observations"] = [
+        {"action": e.name} if isinstance(e, Action) else _Literal(format_snapshot(e)) for e in entries
+    ]
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True)

@@ -1,0 +1,170 @@
+"""What the referee does with a physical change (`rules.md` §5), for every game.
+
+`Referee` holds the last legal state of one game and turns each settled snapshot or player action
+into a `Verdict`. It is the single place where setup, pending, illegal, restored and unchanged
+are decided; engines only compare a snapshot with a state. `referee replay` and the live service
+both drive it, which is why a journal replayed through it reproduces the live game exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.games.base import Engine, Result
+from controller.snapshot import Snapshot
+
+Cell = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One line of `notation.md` §3."""
+
+    verdict: str
+    index: int | None = None
+    seat: int | None = None
+    move: str = ""
+    events: tuple[str, ...] = ()
+    reason: str = ""
+    cells: tuple[Cell, ...] = ()
+    advice: str | None = None
+    action: str | None = None
+    doubtful: bool = False
+    extra: dict = field(default_factory=dict, compare=False)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.index is not None:
+            out["index"] = self.index
+        out["verdict"] = self.verdict
+        if self.action:
+            out["action"] = self.action
+        if self.seat is not None:
+            out["seat"] = self.seat
+        if self.move:
+            out["move"] = self.move
+        if self.events:
+            out["events"] = list(self.events)
+        if self.reason:
+            out["reason"] = self.reason
+        if self.cells:
+            out["cells"] = [list(c) for c in self.cells]
+        if self.advice:
+            out["advice"] = self.advice
+        if self.doubtful:
+            out["doubtful"] = True
+        return out
+
+    def describe(self) -> str:
+        """One line a person reads in the log."""
+        who = f"seat {self.seat}: " if self.seat is not None else ""
+        if self.verdict == "legal":
+            text = f"legal move, {who}{self.move}"
+            if self.events:
+                text += f" ({', '.join(self.events)})"
+            return text
+        if self.verdict == "illegal":
+            where = " at " + " ".join(f"{r},{c}" for r, c in self.cells) if self.cells else ""
+            lead = "doubtful reading" if self.doubtful else "illegal move"
+            return f"{lead}, {who}{self.reason}{where}"
+        if self.verdict == "setup-invalid":
+            return f"setup not valid: {self.reason}" + (f"; {self.advice}" if self.advice else "")
+        if self.verdict == "action":
+            return f"action {self.action}" + (f" ({', '.join(self.events)})" if self.events else "")
+        if self.verdict == "pending":
+            return f"pending, {who}move under way"
+        return self.verdict
+
+
+class Referee:
+    """The last legal state of one game, and the verdicts that move it on."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.state: Any = None
+        #: The last observation was illegal, so returning to the last legal state is `restored`.
+        self.in_illegal = False
+        #: The board is part-way through a move.
+        self.in_pending = False
+        self.history: list[Verdict] = []
+
+    @property
+    def started(self) -> bool:
+        return self.state is not None
+
+    @property
+    def over(self) -> bool:
+        return self.state is not None and self.engine.is_over(self.state)
+
+    def to_move(self) -> int | None:
+        return None if self.state is None else self.engine.to_move(self.state)
+
+    def expected(self) -> Snapshot | None:
+        return None if self.state is None else self.engine.expected(self.state)
+
+    def observe(self, snapshot: Snapshot, index: int | None = None) -> Verdict:
+        """Judge one settled snapshot."""
+        verdict = self._observe(snapshot, index)
+        self.history.append(verdict)
+        return verdict
+
+    def _observe(self, snapshot: Snapshot, index: int | None) -> Verdict:
+        if self.state is None:
+            check = self.engine.check_setup(snapshot)
+            if not check.ok:
+                return Verdict(
+                    "setup-invalid", index, reason=check.reason, cells=check.cells, advice=check.advice
+                )
+            self.state = self.engine.start(snapshot)
+            self.in_illegal = self.in_pending = False
+            return Verdict("setup-ok", index)
+
+        judgement = self.engine.judge(self.state, snapshot)
+        if judgement.kind == "unchanged":
+            restored = self.in_illegal
+            self.in_illegal = self.in_pending = False
+            return Verdict("restored" if restored else "unchanged", index)
+        if judgement.kind == "legal":
+            self.state = judgement.state
+            self.in_illegal = self.in_pending = False
+            return Verdict(
+                "legal", index, seat=judgement.seat, move=judgement.move, events=judgement.events
+            )
+        if judgement.kind == "pending":
+            self.in_pending = True
+            return Verdict("pending", index, seat=judgement.seat)
+        self.in_illegal = True
+        self.in_pending = False
+        return Verdict(
+            "illegal",
+            index,
+            seat=judgement.seat,
+            reason=judgement.reason,
+            cells=judgement.cells,
+            doubtful=judgement.doubtful,
+        )
+
+    def act(self, name: str, index: int | None = None) -> Verdict:
+        """A player's action on the referee: `new-game`, `end-by-agreement`."""
+        if name == "new-game":
+            self.state = None
+            self.in_illegal = self.in_pending = False
+            verdict = Verdict("action", index, action=name)
+        else:
+            if self.state is None:
+                from controller.games.base import ActionNotAllowed
+
+                raise ActionNotAllowed(f"{name} needs a game in progress")
+            self.state, events = self.engine.action(self.state, name)
+            verdict = Verdict("action", index, action=name, events=events)
+        self.history.append(verdict)
+        return verdict
+
+    def reveal(self, seat: int, colours: tuple[str, ...]) -> None:
+        self.state = self.engine.reveal(self.state, seat, colours)
+
+    def result(self) -> Result:
+        if self.state is None:
+            return Result(finished=False, reason="the game has not started")
+        return self.engine.result(self.state)
