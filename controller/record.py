@@ -186,7 +186,9 @@ def dump_record(setup: GameSetup, board: Snapshot, entries: list[Entry], profile
         pass
 
     _Dumper.add_representer(_Literal, _repr)
-    data: dict[str, Any] = {"game": setup.game, "variant": setup.variant, "players": setup.players, "first": setup.first}
+    data: dict[str, Any] = {
+        "game": setup.game, "variant": setup.variant, "players": setup.players, "first": setup.first
+    }
     if setup.seats is not None:
         data["seats"] = [list(s) if isinstance(s, tuple) else s for s in setup.seats]
     if setup.secrets is not None:
