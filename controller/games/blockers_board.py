@@ -1,0 +1,160 @@
+"""Blockers! board geometry: where each glyph may go, cell names, and the no-split test.
+
+Kept apart from the engine so that a copy with a different symbol map is only a profile change:
+everything here is computed once from the profile's `symbols` and `regions`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+Cell = tuple[int, int]
+
+SIZE = 9
+ROW_LETTERS = "ABCDEFGHI"
+DIGITS = "123456789"
+SYMBOL_LETTERS = "abcdefghi"
+WILD = "*"
+UNREAD = "?"
+EMPTY = "."
+#: The 28 tiles of one colour, by glyph: nine digits, nine letters, nine symbols, the wild tile.
+ALL_GLYPHS: frozenset[str] = frozenset(DIGITS + ROW_LETTERS + SYMBOL_LETTERS + WILD)
+ALL_CELLS: tuple[Cell, ...] = tuple((r, c) for r in range(SIZE) for c in range(SIZE))
+_STEPS = ((-1, 0), (1, 0), (0, -1), (0, 1))
+
+
+def cell_name(cell: Cell) -> str:
+    """A cell as players name it: row letter then column number (C7 = row C, column 7)."""
+    return f"{ROW_LETTERS[cell[0]]}{cell[1] + 1}"
+
+
+def cell_list(cells: Sequence[Cell]) -> str:
+    names = [cell_name(c) for c in cells]
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+class BoardMap:
+    """Where each glyph may be placed on one physical board (from its profile)."""
+
+    def __init__(self, symbols: Sequence[str], regions: Sequence[str]) -> None:
+        self.symbols = tuple(symbols)
+        #: The region (band, column of regions) that bears each symbol letter.
+        self.region_of: dict[str, tuple[int, int]] = {}
+        for band, letters in enumerate(regions):
+            for pos, letter in enumerate(letters):
+                self.region_of[letter] = (band, pos)
+        cells_for: dict[str, frozenset[Cell]] = {}
+        for i, digit in enumerate(DIGITS):
+            cells_for[digit] = frozenset((r, i) for r in range(SIZE))
+        for i, letter in enumerate(ROW_LETTERS):
+            cells_for[letter] = frozenset((i, c) for c in range(SIZE))
+        for letter, (band, pos) in self.region_of.items():
+            cells_for[letter] = frozenset(
+                (3 * band + dr, 3 * pos + dc) for dr in range(3) for dc in range(3)
+            )
+        cells_for[WILD] = frozenset(ALL_CELLS)
+        #: Every cell each glyph may go to, and (sorted, for deterministic scans) as a tuple.
+        self.cells_for = cells_for
+        self.cells_in_order = {g: tuple(sorted(cs)) for g, cs in cells_for.items()}
+        #: The four glyphs that fit each cell: its column digit, row letter, region symbol, wild.
+        self.fits: dict[Cell, frozenset[str]] = {
+            (r, c): frozenset(
+                (DIGITS[c], ROW_LETTERS[r], self.symbol_at((r, c)), WILD)
+            )
+            for r, c in ALL_CELLS
+        }
+
+    def symbol_at(self, cell: Cell) -> str:
+        band, pos = cell[0] // 3, cell[1] // 3
+        for letter, where in self.region_of.items():
+            if where == (band, pos):
+                return letter
+        raise ValueError(f"no region covers {cell_name(cell)}")
+
+    def symbol_name(self, letter: str) -> str:
+        return self.symbols[SYMBOL_LETTERS.index(letter)]
+
+    def region_text(self, letter: str) -> str:
+        band, pos = self.region_of[letter]
+        rows = ROW_LETTERS[3 * band] + "-" + ROW_LETTERS[3 * band + 2]
+        return f"the {self.symbol_name(letter)} region (rows {rows}, columns {3 * pos + 1}-{3 * pos + 3})"
+
+    def place_text(self, glyph: str) -> str:
+        """Where a glyph may go, in words: 'column 7', 'row C', 'the moon region (...)'."""
+        if glyph in DIGITS:
+            return f"column {glyph}"
+        if glyph in ROW_LETTERS:
+            return f"row {glyph}"
+        if glyph in SYMBOL_LETTERS:
+            return self.region_text(glyph)
+        return "any cell"
+
+    def glyph_text(self, glyph: str) -> str:
+        """A glyph as players call it: '7', 'C', 'moon', 'wild'."""
+        if glyph in SYMBOL_LETTERS:
+            return self.symbol_name(glyph)
+        if glyph == WILD:
+            return "wild"
+        return glyph
+
+
+def same_colour_neighbours(board: Sequence[Sequence[str]], cell: Cell, colour: str) -> list[Cell]:
+    r, c = cell
+    out = []
+    for dr, dc in _STEPS:
+        nr, nc = r + dr, c + dc
+        if 0 <= nr < SIZE and 0 <= nc < SIZE:
+            v = board[nr][nc]
+            if v != EMPTY and v[0] == colour:
+                out.append((nr, nc))
+    return out
+
+
+def group_of(board: Sequence[Sequence[str]], cell: Cell) -> set[Cell]:
+    """The maximal orthogonally connected set of same-colour tiles holding `cell`."""
+    colour = board[cell[0]][cell[1]][0]
+    seen = {cell}
+    todo = [cell]
+    while todo:
+        for nb in same_colour_neighbours(board, todo.pop(), colour):
+            if nb not in seen:
+                seen.add(nb)
+                todo.append(nb)
+    return seen
+
+
+def capture_splits(board: Sequence[Sequence[str]], cell: Cell) -> bool:
+    """True when taking the tile at `cell` off leaves the rest of its group in several pieces.
+
+    A lone tile or an end of a line (at most one same-colour neighbour) never splits; otherwise
+    the neighbours must all stay connected to each other without `cell`.
+    """
+    colour = board[cell[0]][cell[1]][0]
+    nbs = same_colour_neighbours(board, cell, colour)
+    if len(nbs) <= 1:
+        return False
+    targets = set(nbs[1:])
+    seen = {cell, nbs[0]}
+    todo = [nbs[0]]
+    while todo and targets:
+        for nb in same_colour_neighbours(board, todo.pop(), colour):
+            if nb not in seen:
+                seen.add(nb)
+                targets.discard(nb)
+                todo.append(nb)
+    return bool(targets)
+
+
+def count_groups(board: Sequence[Sequence[str]], colour: str) -> int:
+    """How many groups (lone tiles included) of `colour` lie on the board."""
+    seen: set[Cell] = set()
+    groups = 0
+    for r in range(SIZE):
+        for c in range(SIZE):
+            v = board[r][c]
+            if v != EMPTY and v[0] == colour and (r, c) not in seen:
+                groups += 1
+                seen |= group_of(board, (r, c))
+    return groups
