@@ -1,0 +1,258 @@
+"""The Pi side of the slide-switch link: a pyserial port read by a daemon thread.
+
+`PicoLink` opens the port, tells the microcontroller its debounce and heartbeat settings, asks
+for the current state, and then hands every checked STATE to a callback. It keeps its own
+watch on the link:
+
+* a STATE must arrive at least every `heartbeat_timeout` seconds, otherwise the link counts as
+  lost (the callback `on_link(False)` fires) and the Pi keeps asking with GET_STATE;
+* when the port fails (the Pico was unplugged) it is closed and reopened every
+  `reconnect_interval` seconds until the device is back; no state is invented meanwhile;
+* sequence-number gaps, bad CRCs, bad lengths and nonsense payloads are counted in `stats()`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import serial
+
+from firmware_bridge.protocol import (
+    MAX_PING_TOKEN,
+    FrameParser,
+    MsgType,
+    ProtocolError,
+    SequenceTracker,
+    StatePayload,
+    decode_state,
+    encode_config,
+    encode_frame,
+)
+
+log = logging.getLogger(__name__)
+
+StateCallback = Callable[[int, StatePayload, float], None]
+LinkCallback = Callable[[bool], None]
+
+
+@dataclass(frozen=True)
+class LinkStats:
+    """A snapshot of the link's health counters."""
+
+    connected: bool = False  # the serial port is open
+    alive: bool = False  # a STATE arrived within the heartbeat timeout
+    connects: int = 0  # successful opens of the port (1 + reconnects)
+    frames: int = 0
+    states: int = 0
+    crc_errors: int = 0
+    length_errors: int = 0
+    payload_errors: int = 0
+    discarded_bytes: int = 0
+    missed_frames: int = 0  # counted from gaps in sequence numbers
+    last_pong_rtt: float | None = None  # seconds, from the last PING answered
+
+
+class PicoLink:
+    """Reads frames from the microcontroller and keeps the link up by itself."""
+
+    def __init__(
+        self,
+        port: str,
+        baudrate: int = 115200,
+        *,
+        heartbeat_timeout: float = 2.5,
+        debounce_ms: int = 30,
+        heartbeat_ms: int = 1000,
+        on_state: StateCallback | None = None,
+        on_link: LinkCallback | None = None,
+        reconnect_interval: float = 0.25,
+        read_timeout: float = 0.05,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.port = port
+        self.baudrate = baudrate
+        self.heartbeat_timeout = heartbeat_timeout
+        self.debounce_ms = debounce_ms
+        self.heartbeat_ms = heartbeat_ms
+        self._on_state = on_state
+        self._on_link = on_link
+        self._reconnect_interval = reconnect_interval
+        self._read_timeout = read_timeout
+        self._clock = clock
+        self._serial: serial.Serial | None = None
+        self._parser = FrameParser()
+        self._sequence = SequenceTracker()
+        self._stats = LinkStats()
+        self._write_lock = threading.Lock()
+        self._stats_lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._tx_seq = 0
+        self._last_state_at: float | None = None
+        self._last_poke_at = 0.0
+        self._ping_sent: dict[bytes, float] = {}
+        self._outage_logged = False
+
+    # --- lifecycle ----------------------------------------------------------------------------
+    def start(self) -> None:
+        if self._thread is not None:
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name=f"pico-link {self.port}", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2.0)
+            self._thread = None
+        self._close_port()
+
+    def stats(self) -> LinkStats:
+        with self._stats_lock:
+            parser = self._parser.stats
+            return replace(
+                self._stats,
+                crc_errors=parser.crc_errors,
+                length_errors=parser.length_errors,
+                discarded_bytes=parser.discarded_bytes,
+                frames=parser.frames,
+                missed_frames=self._sequence.missed,
+            )
+
+    # --- requests to the microcontroller ------------------------------------------------------
+    def request_state(self) -> bool:
+        """Ask for a STATE now; False when the port is not open."""
+        return self._send(MsgType.GET_STATE, b"")
+
+    def ping(self) -> bool:
+        """Send a PING; its round trip shows up as `stats().last_pong_rtt`."""
+        token = int(self._clock() * 1000).to_bytes(8, "big")[-MAX_PING_TOKEN:]
+        if len(self._ping_sent) > 16:  # unanswered pings from a dead link
+            self._ping_sent.clear()
+        self._ping_sent[token] = self._clock()
+        return self._send(MsgType.PING, token)
+
+    def _send(self, msg_type: int, payload: bytes) -> bool:
+        with self._write_lock:
+            port = self._serial
+            if port is None:
+                return False
+            try:
+                port.write(encode_frame(msg_type, self._tx_seq, payload))
+            except (serial.SerialException, OSError):
+                return False  # the reader thread notices the broken port and reconnects
+            self._tx_seq = (self._tx_seq + 1) & 0xFF
+            return True
+
+    # --- the reader thread --------------------------------------------------------------------
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            if self._serial is None and not self._open_port():
+                self._watch_heartbeat()
+                self._stop.wait(self._reconnect_interval)
+                continue
+            try:
+                port = self._serial
+                assert port is not None
+                data = port.read(port.in_waiting or 1)
+            except (serial.SerialException, OSError, TypeError, AttributeError) as exc:
+                # TypeError/AttributeError: pyserial after its fd was closed under it.
+                log.warning("slide switches: lost %s (%s); will reconnect", self.port, exc)
+                self._close_port()
+                continue
+            if data:
+                self._handle_bytes(data)
+            self._watch_heartbeat()
+
+    def _open_port(self) -> bool:
+        try:
+            port = serial.Serial(
+                self.port,
+                self.baudrate,
+                timeout=self._read_timeout,
+                write_timeout=0.5,
+                exclusive=True,
+            )
+            port.reset_input_buffer()  # whatever queued up while nobody listened is stale
+        except (serial.SerialException, OSError) as exc:
+            if not self._outage_logged:
+                log.warning("slide switches: cannot open %s (%s); retrying", self.port, exc)
+                self._outage_logged = True
+            return False
+        self._outage_logged = False
+        self._parser.reset()
+        self._sequence.reset()
+        with self._write_lock:
+            self._serial = port
+        with self._stats_lock:
+            self._stats = replace(self._stats, connected=True, connects=self._stats.connects + 1)
+        log.info("slide switches: connected on %s", self.port)
+        self._send(MsgType.CONFIG, encode_config(self.debounce_ms, self.heartbeat_ms))
+        self._send(MsgType.GET_STATE, b"")
+        self._last_poke_at = self._clock()
+        return True
+
+    def _close_port(self) -> None:
+        with self._write_lock:
+            port, self._serial = self._serial, None
+        if port is not None:
+            with contextlib.suppress(serial.SerialException, OSError):
+                port.close()
+        self._last_state_at = None
+        with self._stats_lock:
+            self._stats = replace(self._stats, connected=False)
+        self._set_alive(False)
+
+    def _handle_bytes(self, data: bytes) -> None:
+        now = self._clock()
+        with self._stats_lock:
+            frames = self._parser.feed(data)
+            for frame in frames:
+                self._sequence.observe(frame.seq)
+        for frame in frames:
+            if frame.type == MsgType.STATE:
+                try:
+                    state = decode_state(frame.payload)
+                except ProtocolError as exc:
+                    log.warning("slide switches: ignoring a bad STATE (%s)", exc)
+                    with self._stats_lock:
+                        self._stats = replace(self._stats, payload_errors=self._stats.payload_errors + 1)
+                    continue
+                with self._stats_lock:
+                    self._stats = replace(self._stats, states=self._stats.states + 1)
+                self._last_state_at = now
+                self._set_alive(True)
+                if self._on_state is not None:
+                    self._on_state(frame.seq, state, now)
+            elif frame.type == MsgType.PONG:
+                sent = self._ping_sent.pop(frame.payload, None)
+                if sent is not None:
+                    with self._stats_lock:
+                        self._stats = replace(self._stats, last_pong_rtt=now - sent)
+
+    def _watch_heartbeat(self) -> None:
+        """Declare the link lost when the heartbeat stops, and keep asking for a state."""
+        now = self._clock()
+        silent = self._last_state_at is None or now - self._last_state_at > self.heartbeat_timeout
+        if not silent:
+            return
+        self._set_alive(False)
+        if self._serial is not None and now - self._last_poke_at >= self.heartbeat_timeout:
+            self._last_poke_at = now
+            self.request_state()
+
+    def _set_alive(self, alive: bool) -> None:
+        with self._stats_lock:
+            changed = self._stats.alive != alive
+            if changed:
+                self._stats = replace(self._stats, alive=alive)
+        if changed:
+            log.info("slide switches: link %s", "up" if alive else "lost")
+            if self._on_link is not None:
+                self._on_link(alive)
