@@ -1,0 +1,572 @@
+"""Stay Alive (Pièges, Milton Bradley 1971): move slides to make the others' marbles fall.
+
+Rules: `rules.md` §4. Which points are open for given slide positions is the profile's hole
+pattern, read through `controller.games.stay_alive_holes` (the one place that knows it).
+
+Naming for players: slides are called by their index as the snapshot writes them, from 0:
+"orange slide 3" is the slide under row 3, "white slide 5" the one under column 5. Points are
+"row,col" from 0, as in the `fell:r,c` events. Seats are named by their marble colour.
+
+Decisions where the rule book is silent (documented in the report and the tests):
+- A marble the referee says fell but is still seen (a stuck marble) counts as fallen; its place is
+  kept as a *ghost*: the marble there may be seen or not from then on without blaming anyone.
+- The first seat also makes the first slide move once every marble is placed.
+- The two-player rule counts a seat's own last two slide moves even if they were made while more
+  than two players remained; it applies whenever exactly two players remain.
+- After the game is over, any change to the board or the slides is reported as illegal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from controller.errors import ConfigError
+from controller.games.base import Engine, GameSetup, Judgement, Result, SetupCheck
+from controller.games.stay_alive_holes import POSITIONS, SIZE, bit, pattern_of
+from controller.snapshot import EMPTY, Snapshot
+
+Board = tuple[tuple[str, ...], ...]
+Cell = tuple[int, int]
+SLIDES = 2 * SIZE  # 0..6 orange slides (rows), 7..13 white slides (columns)
+#: The positions one notch away from each position.
+NOTCHES = {"A": ("B",), "B": ("A", "C"), "C": ("B",)}
+
+
+def slide_name(slide: int) -> str:
+    """How players hear a slide named: "orange slide 3" (row 3) or "white slide 5" (column 5)."""
+    return f"orange slide {slide}" if slide < SIZE else f"white slide {slide - SIZE}"
+
+
+def point_name(cell: Cell) -> str:
+    return f"{cell[0]},{cell[1]}"
+
+
+def _points_text(cells: Sequence[Cell]) -> str:
+    return " ".join(point_name(c) for c in cells)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Placing the mover's marble on point (row, col) during the placement phase."""
+
+    row: int
+    col: int
+
+
+@dataclass(frozen=True)
+class SlideMove:
+    """Moving one slide by one notch, `before` -> `after`."""
+
+    slide: int
+    before: str
+    after: str
+
+
+Move = Placement | SlideMove
+
+
+@dataclass(frozen=True)
+class StayAliveState:
+    orange: tuple[str, ...]
+    white: tuple[str, ...]
+    #: Marbles still in play (letters); a fallen marble is gone from here even if still seen.
+    board: Board
+    to_move: int | None
+    #: True until every marble has been placed.
+    placing: bool = True
+    #: Marbles placed so far in the placement phase.
+    placed: int = 0
+    #: Places of marbles that fell by the rules but were still seen: (row, col, letter).
+    ghosts: tuple[tuple[int, int, str], ...] = ()
+    #: Eliminated seats, in the order they went out.
+    out: tuple[int, ...] = ()
+    #: The slides of the last two slide moves, latest last.
+    recent: tuple[int, ...] = ()
+    #: Per seat, the slides of that seat's last two slide moves, latest last.
+    own_recent: tuple[tuple[int, ...], ...] = ()
+    winners: tuple[int, ...] | None = None
+    end_reason: str = ""
+
+
+@dataclass
+class _Comparison:
+    """How a seen board differs from the marbles in play, given which of them should fall."""
+
+    fell: list[Cell]
+    stuck: list[Cell]
+    kept_ghosts: list[tuple[int, int, str]]
+    vanished: list[Cell]
+    appeared: list[Cell]
+    recoloured: list[Cell]
+
+    @property
+    def ok(self) -> bool:
+        return not (self.vanished or self.appeared or self.recoloured)
+
+
+class StayAliveEngine(Engine[StayAliveState, Move]):
+    """Judges Stay Alive from snapshots of the grid and the fourteen slide positions."""
+
+    game = "stay-alive"
+
+    def __init__(self, setup: GameSetup) -> None:
+        super().__init__(setup)
+        if setup.variant != "standard":
+            raise ConfigError("variant", f"stay-alive has only the standard variant, got {setup.variant!r}")
+        self.players = setup.players
+        if not 2 <= self.players <= 4:
+            raise ConfigError("players", f"Stay Alive is for 2 to 4 players, got {self.players}")
+        letters = self.profile.letters
+        if setup.seats is None:
+            if len(letters) < self.players:
+                raise ConfigError("seats", f"the profile has only {len(letters)} marble colours")
+            seats = tuple(letters[: self.players])
+        else:
+            seats = setup.seats
+        for i, colour in enumerate(seats):
+            if not isinstance(colour, str) or len(colour) != 1:
+                raise ConfigError(f"seats[{i}]", f"expected one marble colour letter per seat, got {colour!r}")
+            if seats.index(colour) != i:
+                raise ConfigError("seats", f"the marble colour {colour} is given to two seats")
+        self.seats: tuple[str, ...] = tuple(seats)
+        self.seat_of = {colour: i for i, colour in enumerate(self.seats)}
+        self.marbles = int(self.profile.get("marbles_per_player", 5))
+        self.total = self.marbles * self.players
+        if self.total > SIZE * SIZE:
+            raise ConfigError(
+                "marbles_per_player",
+                f"{self.players} players with {self.marbles} marbles each do not fit on {SIZE * SIZE} points",
+            )
+        self.holes = pattern_of(self.profile)
+        self.rule = self.profile.settings.get("two_player_rule", "own_twice")
+
+    # -- names -------------------------------------------------------------------------------
+    def who(self, seat: int) -> str:
+        colour = self.seats[seat]
+        name = self.profile.classes.get(colour, {}).get("name", colour)
+        return f"{name} (seat {seat})"
+
+    def open_mask(self, orange: Sequence[str], white: Sequence[str]) -> int:
+        return self.holes.open_mask(orange, white)
+
+    # -- setup -------------------------------------------------------------------------------
+    def check_setup(self, snapshot: Snapshot) -> SetupCheck:
+        marbles = [(r, c) for r in range(SIZE) for c in range(SIZE) if snapshot.cells[r][c] != EMPTY]
+        if marbles:
+            return SetupCheck(
+                False,
+                "the grid must be empty before the marbles are placed",
+                tuple(marbles),
+                advice="take the marbles off the grid",
+            )
+        opened = self.open_mask(snapshot.orange, snapshot.white)
+        closed = SIZE * SIZE - opened.bit_count()
+        if closed < self.total:
+            cells = tuple((r, c) for r in range(SIZE) for c in range(SIZE) if opened & bit(r, c))
+            return SetupCheck(
+                False,
+                f"only {closed} points are closed but {self.total} marbles must be placed",
+                cells,
+                advice="move some slides so that fewer points are open",
+            )
+        return SetupCheck(True)
+
+    def start(self, snapshot: Snapshot) -> StayAliveState:
+        return StayAliveState(
+            orange=tuple(snapshot.orange),
+            white=tuple(snapshot.white),
+            board=tuple(tuple(EMPTY for _ in range(SIZE)) for _ in range(SIZE)),
+            to_move=self.setup.first,
+            own_recent=((),) * self.players,
+        )
+
+    # -- play --------------------------------------------------------------------------------
+    def to_move(self, state: StayAliveState) -> int | None:
+        return state.to_move
+
+    def positions(self, state: StayAliveState) -> tuple[str, ...]:
+        """All fourteen slide positions, orange slides first (the slide index order)."""
+        return state.orange + state.white
+
+    def banned(self, state: StayAliveState, seat: int) -> dict[int, str]:
+        """Slides `seat` may not move now, each with the reason a player is told."""
+        alive = self.players - len(state.out)
+        two_left = alive == 2
+        reasons: dict[int, str] = {}
+        if two_left and self.rule == "lift_ban":
+            if len(state.recent) == 2 and state.recent[0] == state.recent[1]:
+                slide = state.recent[1]
+                reasons[slide] = (
+                    f"{slide_name(slide)} was moved on each of the last two turns; with two players "
+                    "left no slide may be moved three times in a row"
+                )
+            return reasons
+        if state.recent:
+            slide = state.recent[-1]
+            reasons[slide] = f"{slide_name(slide)} was moved by the previous player; move another slide"
+        own = state.own_recent[seat]
+        if two_left and len(own) == 2 and own[0] == own[1]:
+            reasons.setdefault(
+                own[1],
+                f"{self.who(seat)} moved {slide_name(own[1])} on their last two turns; with two players "
+                "left a player may move the same slide only twice in a row",
+            )
+        return reasons
+
+    def legal_moves(self, state: StayAliveState) -> Sequence[Move]:
+        if state.to_move is None:
+            return ()
+        if state.placing:
+            opened = self.open_mask(state.orange, state.white)
+            return tuple(
+                Placement(r, c)
+                for r in range(SIZE)
+                for c in range(SIZE)
+                if state.board[r][c] == EMPTY and not opened & bit(r, c)
+            )
+        banned = self.banned(state, state.to_move)
+        positions = self.positions(state)
+        return tuple(
+            SlideMove(slide, positions[slide], after)
+            for slide in range(SLIDES)
+            if slide not in banned
+            for after in NOTCHES[positions[slide]]
+        )
+
+    def describe(self, state: StayAliveState, move: Move) -> str:
+        if isinstance(move, Placement):
+            return f"place {self.seats[state.to_move]} at {move.row},{move.col}"  # type: ignore[index]
+        layer, index = ("orange", move.slide) if move.slide < SIZE else ("white", move.slide - SIZE)
+        return f"{layer} {index} {move.before}->{move.after}"
+
+    def apply(self, state: StayAliveState, move: Move) -> tuple[StayAliveState, tuple[str, ...]]:
+        if isinstance(move, Placement):
+            return self._place(state, move), ()
+        falls = self._falls(state, move)
+        fell = [(r, c) for r in range(SIZE) for c in range(SIZE) if falls & bit(r, c)]
+        return self._after_slide(state, move, fell, [], [])
+
+    def _place(self, state: StayAliveState, move: Placement) -> StayAliveState:
+        board = [list(row) for row in state.board]
+        board[move.row][move.col] = self.seats[state.to_move]  # type: ignore[index]
+        placed = state.placed + 1
+        if placed == self.total:
+            return replace(state, board=_freeze(board), placed=placed, placing=False, to_move=self.setup.first)
+        return replace(
+            state, board=_freeze(board), placed=placed, to_move=(self.setup.first + placed) % self.players
+        )
+
+    def _moved_positions(self, state: StayAliveState, move: SlideMove) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        orange, white = list(state.orange), list(state.white)
+        if move.slide < SIZE:
+            orange[move.slide] = move.after
+        else:
+            white[move.slide - SIZE] = move.after
+        return tuple(orange), tuple(white)
+
+    def _falls(self, state: StayAliveState, move: SlideMove) -> int:
+        """Mask of the marbles in play that fall when `move` is made."""
+        orange, white = self._moved_positions(state, move)
+        return self.open_mask(orange, white) & _marble_mask(state.board)
+
+    def _after_slide(
+        self,
+        state: StayAliveState,
+        move: SlideMove,
+        fell: list[Cell],
+        stuck: list[Cell],
+        kept_ghosts: list[tuple[int, int, str]],
+    ) -> tuple[StayAliveState, tuple[str, ...]]:
+        """The state after a slide move whose falling marbles were seen gone (`fell`) or not (`stuck`)."""
+        seat: int = state.to_move  # type: ignore[assignment]
+        orange, white = self._moved_positions(state, move)
+        board = [list(row) for row in state.board]
+        ghosts = list(kept_ghosts)
+        for r, c in stuck:
+            ghosts.append((r, c, board[r][c]))
+        for r, c in (*fell, *stuck):
+            board[r][c] = EMPTY
+        events = [f"fell:{r},{c}" for r, c in fell] + [f"expected-fall-missing:{r},{c}" for r, c in stuck]
+        counts = _counts(board)
+        alive_before = [s for s in range(self.players) if s not in state.out]
+        gone = [s for s in alive_before if counts.get(self.seats[s], 0) == 0]
+        alive = [s for s in alive_before if s not in gone]
+        winners: tuple[int, ...] | None = None
+        reason = ""
+        if not alive:
+            winners = (seat,)
+            gone = [s for s in gone if s != seat]
+            reason = (
+                f"{self.who(seat)} wins: their move took the last marbles of every remaining player"
+            )
+        elif len(alive) == 1:
+            winners = (alive[0],)
+            reason = f"{self.who(alive[0])} wins: the last player with marbles on the grid"
+        events += [f"eliminated:{s}" for s in gone]
+        own = list(state.own_recent)
+        own[seat] = (*own[seat], move.slide)[-2:]
+        next_seat = None if winners else self._next_alive(seat, alive)
+        new = replace(
+            state,
+            orange=orange,
+            white=white,
+            board=_freeze(board),
+            to_move=next_seat,
+            ghosts=tuple(sorted(ghosts)),
+            out=state.out + tuple(gone),
+            recent=(*state.recent, move.slide)[-2:],
+            own_recent=tuple(own),
+            winners=winners,
+            end_reason=reason,
+        )
+        return new, tuple(events)
+
+    def _next_alive(self, seat: int, alive: list[int]) -> int:
+        for step in range(1, self.players + 1):
+            candidate = (seat + step) % self.players
+            if candidate in alive:
+                return candidate
+        raise AssertionError("no seat left to move")  # unreachable: callers pass a non-empty list
+
+    def expected(self, state: StayAliveState) -> Snapshot:
+        board = [list(row) for row in state.board]
+        for r, c, letter in state.ghosts:
+            board[r][c] = letter
+        return Snapshot(self.game, _freeze(board), orange=state.orange, white=state.white)
+
+    # -- judging -----------------------------------------------------------------------------
+    def judge(self, state: StayAliveState, snapshot: Snapshot) -> Judgement[StayAliveState]:
+        seat = state.to_move
+        positions = self.positions(state)
+        seen = tuple(snapshot.orange) + tuple(snapshot.white)  # type: ignore[operator]
+        changed = [(s, positions[s], seen[s]) for s in range(SLIDES) if positions[s] != seen[s]]
+        if state.winners is not None:
+            comparison = self._compare(state, snapshot, 0)
+            if not changed and comparison.ok:
+                return Judgement("unchanged")
+            return Judgement("illegal", reason="the game is over; start a new game to play again")
+        if state.placing:
+            return self._judge_placement(state, snapshot, changed)
+        if not changed:
+            comparison = self._compare(state, snapshot, 0)
+            if comparison.ok:
+                return Judgement("unchanged", seat)
+            return self._marbles_illegal(seat, comparison, slide_moved=False)
+        if len(changed) > 1:
+            names = ", ".join(slide_name(s) for s, _, _ in changed)
+            return Judgement(
+                "illegal",
+                seat,
+                reason=f"{len(changed)} slides moved ({names}); move exactly one slide by one notch",
+            )
+        slide, before, after = changed[0]
+        if after not in NOTCHES[before]:
+            return Judgement(
+                "illegal",
+                seat,
+                reason=f"{slide_name(slide)} moved two notches ({before} to {after}); "
+                "a slide moves one notch at a time, never straight from A to C",
+            )
+        banned = self.banned(state, seat)  # type: ignore[arg-type]
+        if slide in banned:
+            return Judgement("illegal", seat, reason=banned[slide])
+        move = SlideMove(slide, before, after)
+        comparison = self._compare(state, snapshot, self._falls(state, move))
+        if not comparison.ok:
+            return self._marbles_illegal(seat, comparison, slide_moved=True)
+        new, events = self._after_slide(state, move, comparison.fell, comparison.stuck, comparison.kept_ghosts)
+        return Judgement("legal", seat, new, self.describe(state, move), events)
+
+    def _compare(self, state: StayAliveState, snapshot: Snapshot, falls: int) -> _Comparison:
+        out = _Comparison([], [], [], [], [], [])
+        ghosts = {(r, c): letter for r, c, letter in state.ghosts}
+        ghost_rows = {r for r, _ in ghosts}
+        for r in range(SIZE):
+            in_play, seen = state.board[r], snapshot.cells[r]
+            if in_play == seen and not (falls >> (r * SIZE)) & 0x7F and r not in ghost_rows:
+                continue
+            for c in range(SIZE):
+                marble, shown = in_play[c], seen[c]
+                if marble != EMPTY:
+                    if falls & bit(r, c):
+                        if shown == marble:
+                            out.stuck.append((r, c))
+                        elif shown == EMPTY:
+                            out.fell.append((r, c))
+                        else:
+                            out.recoloured.append((r, c))
+                    elif shown == EMPTY:
+                        out.vanished.append((r, c))
+                    elif shown != marble:
+                        out.recoloured.append((r, c))
+                    continue
+                ghost = ghosts.get((r, c))
+                if shown == EMPTY:
+                    continue
+                if shown == ghost:
+                    out.kept_ghosts.append((r, c, ghost))
+                elif ghost is not None:
+                    out.recoloured.append((r, c))
+                else:
+                    out.appeared.append((r, c))
+        return out
+
+    def _marbles_illegal(self, seat: int | None, found: _Comparison, slide_moved: bool) -> Judgement[StayAliveState]:
+        cells = tuple(sorted(found.vanished + found.appeared + found.recoloured))
+        if found.vanished and found.appeared:
+            reason = (
+                f"a marble was moved by hand from {_points_text(found.vanished)} to "
+                f"{_points_text(found.appeared)}; marbles only leave their point by falling"
+            )
+        elif found.vanished:
+            why = "its point stayed closed" if slide_moved else "no slide moved"
+            many = len(found.vanished) > 1
+            reason = (
+                f"the marble{'s' if many else ''} at {_points_text(found.vanished)} "
+                f"disappeared but {why}{'' if not many else ' for them'}; put "
+                f"{'them' if many else 'it'} back"
+            )
+        elif found.appeared:
+            reason = (
+                f"a marble appeared at {_points_text(found.appeared)}; every marble is already "
+                "placed, take it off"
+            )
+        else:
+            return Judgement(
+                "illegal",
+                seat,
+                reason=f"the marble at {_points_text(found.recoloured)} changed colour",
+                cells=cells,
+                doubtful=True,
+            )
+        return Judgement("illegal", seat, reason=reason, cells=cells)
+
+    def _judge_placement(
+        self, state: StayAliveState, snapshot: Snapshot, changed: list[tuple[int, str, str]]
+    ) -> Judgement[StayAliveState]:
+        seat: int = state.to_move  # type: ignore[assignment]
+        if changed:
+            names = ", ".join(slide_name(s) for s, _, _ in changed)
+            return Judgement(
+                "illegal",
+                seat,
+                reason=f"slides must stay put until every marble is placed ({names} moved); put "
+                f"{'it' if len(changed) == 1 else 'them'} back",
+            )
+        added: list[Cell] = []
+        removed: list[Cell] = []
+        recoloured: list[Cell] = []
+        for r, c in snapshot.changed_cells(self.expected(state)):
+            before, now = state.board[r][c], snapshot.cells[r][c]
+            if before == EMPTY:
+                added.append((r, c))
+            elif now == EMPTY:
+                removed.append((r, c))
+            else:
+                recoloured.append((r, c))
+        if not (added or removed or recoloured):
+            return Judgement("unchanged", seat)
+        cells = tuple(sorted(added + removed + recoloured))
+        if removed and added:
+            return Judgement(
+                "illegal",
+                seat,
+                reason=f"the marble at {_points_text(removed)} was moved to {_points_text(added)}; "
+                "a placed marble stays where it is",
+                cells=cells,
+            )
+        if removed:
+            return Judgement(
+                "illegal",
+                seat,
+                reason=f"the marble at {_points_text(removed)} was taken off the grid; put it back",
+                cells=cells,
+            )
+        if recoloured and not added:
+            return Judgement(
+                "illegal",
+                seat,
+                reason=f"the marble at {_points_text(recoloured)} changed colour",
+                cells=cells,
+                doubtful=True,
+            )
+        if len(added) > 1 or recoloured:
+            return Judgement(
+                "illegal",
+                seat,
+                reason=f"{len(added)} marbles were placed at once ({_points_text(added)}); "
+                "place one marble per turn",
+                cells=cells,
+            )
+        r, c = added[0]
+        colour = snapshot.cells[r][c]
+        if colour != self.seats[seat]:
+            if colour in self.seat_of:
+                reason = (
+                    f"it is {self.who(seat)}'s turn to place a marble, not "
+                    f"{self.who(self.seat_of[colour])}'s"
+                )
+            else:
+                reason = f"no seat plays the marble colour {colour} in this game"
+            return Judgement("illegal", seat, reason=reason, cells=cells)
+        if self.open_mask(state.orange, state.white) & bit(r, c):
+            return Judgement(
+                "illegal",
+                seat,
+                reason=f"point {r},{c} is open, so a marble put there falls through; place it on a "
+                "closed point",
+                cells=cells,
+            )
+        move = Placement(r, c)
+        return Judgement("legal", seat, self._place(state, move), self.describe(state, move))
+
+    # -- end ---------------------------------------------------------------------------------
+    def is_over(self, state: StayAliveState) -> bool:
+        return state.winners is not None
+
+    def marbles_left(self, state: StayAliveState) -> tuple[int, ...]:
+        """Per seat, marbles still in play: on the grid, plus those still to place."""
+        counts = _counts(state.board)
+        out = []
+        for seat, colour in enumerate(self.seats):
+            left = counts.get(colour, 0)
+            if state.placing:
+                offset = (seat - self.setup.first) % self.players
+                placed_by_seat = max(0, (state.placed - offset + self.players - 1) // self.players)
+                left += self.marbles - placed_by_seat
+            out.append(left)
+        return tuple(out)
+
+    def result(self, state: StayAliveState) -> Result:
+        scores = self.marbles_left(state)
+        if state.winners is not None:
+            return Result(True, state.winners, scores, state.end_reason)
+        if state.placing:
+            return Result(False, None, scores, "the marbles are still being placed")
+        return Result(False, None, scores, "the game is still going on")
+
+
+def _freeze(board: list[list[str]]) -> Board:
+    return tuple(tuple(row) for row in board)
+
+
+def _marble_mask(board: Board) -> int:
+    mask = 0
+    for r, row in enumerate(board):
+        for c, cell in enumerate(row):
+            if cell != EMPTY:
+                mask |= bit(r, c)
+    return mask
+
+
+def _counts(board: Sequence[Sequence[str]]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for row in board:
+        for cell in row:
+            if cell != EMPTY:
+                counts[cell] = counts.get(cell, 0) + 1
+    return counts
+
+
+__all__ = ["POSITIONS", "Placement", "SlideMove", "StayAliveEngine", "StayAliveState", "slide_name"]
