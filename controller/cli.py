@@ -16,6 +16,7 @@ from controller.errors import RefereeError
 #: Subcommand modules, in the order `referee --help` lists them.
 COMMAND_MODULES = [
     "controller.commands.replay",
+    "controller.commands.lights_test",
 ]
 
 

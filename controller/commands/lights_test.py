@@ -1,0 +1,132 @@
+"""`referee lights-test`: walk through every light and sound so a person can check the wiring.
+
+Each step says what should happen ("seat 2 LED on", "buzzer: alarm tone"), does it, and waits
+`--pause` seconds. Then the feedback patterns are shown one by one, and finally the button is
+checked (pressed in software with `--simulate`, by the person otherwise).
+"""
+
+from __future__ import annotations
+
+import argparse
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from controller.errors import ConfigError
+from controller.hardware.button import Button
+from controller.hardware.config import GpioConfig, validate_gpio
+from controller.hardware.feedback import SOUNDS, Feedback
+
+BUTTON_WAIT = 15.0  # seconds a person gets to press and to hold the button
+
+
+def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "lights-test",
+        help="light every LED and play every sound, to check the wiring",
+        description="Walk through every LED, sound and feedback pattern, then check the button.",
+    )
+    parser.add_argument("--config", default="config.yaml", help="config file (default: config.yaml)")
+    parser.add_argument(
+        "--simulate",
+        action="store_true",
+        help="use simulated pins (no Raspberry Pi needed) and print every step",
+    )
+    parser.add_argument(
+        "--pause", type=float, default=1.5, metavar="SECONDS", help="pause between steps (default: 1.5)"
+    )
+    return parser
+
+
+def load_gpio_config(path: str, simulate: bool) -> GpioConfig:
+    """The `gpio:` section of the config file; with --simulate a missing file means defaults."""
+    file = Path(path)
+    if not file.exists():
+        if simulate:
+            return validate_gpio({"backend": "mock"})
+        raise ConfigError("gpio", "is needed to know the pins, but the config file was not found", source=path)
+    try:
+        data: Any = yaml.safe_load(file.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError("gpio", f"the file is not valid YAML ({exc})", source=path) from exc
+    if not isinstance(data, dict):
+        raise ConfigError("gpio", "the file should hold 'name: value' sections", source=path)
+    section = data.get("gpio") or {}
+    if simulate and isinstance(section, dict):
+        section = {**section, "backend": "mock"}
+    return validate_gpio(section)
+
+
+def lights_test_steps(feedback: Feedback) -> list[tuple[str, Callable[[], None]]]:
+    """Every step of the walk-through: (what the person should see or hear, action)."""
+    steps: list[tuple[str, Callable[[], None]]] = []
+    for name in feedback.leds():
+        steps.append((f"{name} LED on", lambda name=name: feedback.set_led(name, "on")))
+        steps.append((f"{name} LED off", lambda name=name: feedback.set_led(name, "off")))
+    kind = "tonal" if feedback.tonal else "plain"
+    for sound in SOUNDS:
+        steps.append((f"{kind} buzzer: {sound}", lambda sound=sound: feedback.play(sound)))
+    seats = len(feedback.seat_leds)
+    for seat in range(seats):
+        steps.append((f"pattern: seat {seat}'s turn", lambda seat=seat: feedback.turn(seat)))
+    steps += [
+        ("pattern: legal move (green flash, pip)", feedback.legal),
+        ("pattern: illegal move (red on, alarm)", feedback.illegal),
+        ("pattern: board put right (red off)", feedback.board_ok),
+        ("pattern: pending (amber on)", feedback.pending),
+        ("pattern: unreadable board (amber blinking)", feedback.unreadable),
+        ("pattern: pending cleared (amber off)", feedback.clear_pending),
+    ]
+    if seats:
+        steps.append(("pattern: winner (seat 0 blinks, tune)", lambda: feedback.winner([0])))
+    steps += [
+        ("pattern: fault (red and amber blink fast, low double beep)", lambda: feedback.fault("lights test")),
+        ("pattern: fault cleared", feedback.fault_cleared),
+        ("everything off", lambda: feedback.turn(None)),
+    ]
+    return steps
+
+
+def check_button(config: GpioConfig, simulate: bool, say: Callable[[str], None]) -> bool:
+    """Ask for (or, simulated, perform) a press and a hold; True when both were seen."""
+    pressed, held = threading.Event(), threading.Event()
+    button = Button.from_config(config, on_press=pressed.set, on_hold=held.set)
+    try:
+        say(f"button: press it briefly (GPIO {config.pins.button})")
+        if simulate:
+            button.simulate_press()
+        ok_press = pressed.wait(0.5 if simulate else BUTTON_WAIT)
+        say("button: press seen" if ok_press else "button: NO press seen - check its wiring")
+        say(f"button: hold it for {config.hold_time:g} s")
+        if simulate:
+            button.simulate_hold()
+        ok_hold = held.wait(0.5 if simulate else BUTTON_WAIT + config.hold_time)
+        say("button: hold seen" if ok_hold else "button: NO hold seen - check its wiring")
+        return ok_press and ok_hold
+    finally:
+        button.close()
+
+
+def run(args: argparse.Namespace) -> int:
+    config = load_gpio_config(args.config, args.simulate)
+
+    def say(text: str) -> None:
+        print(text, flush=True)
+
+    def show_change(text: str) -> None:
+        say(f"    ({text})")
+
+    listener = show_change if args.simulate else None
+    feedback = Feedback.from_config(config, listener=listener)
+    try:
+        for description, action in lights_test_steps(feedback):
+            say(description)
+            action()
+            time.sleep(max(0.0, args.pause))
+    finally:
+        feedback.close()
+    return 0 if check_button(config, args.simulate, say) else 1
