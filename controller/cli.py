@@ -17,6 +17,7 @@ from controller.errors import RefereeError
 COMMAND_MODULES = [
     "controller.commands.replay",
     "controller.commands.lights_test",
+    "controller.commands.holes",
 ]
 
 

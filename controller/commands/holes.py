@@ -1,0 +1,83 @@
+"""`referee holes derive --grids FILE [--out PROFILE]`: a Stay Alive copy's hole pattern.
+
+Reads the nine observation grids (format: `calibration/holes.py`), prints what could and could
+not be determined, and writes the `holes:` key into PROFILE (created if missing, other keys kept)
+or prints it. Exit status 1, and nothing written, when some observations no pattern explains.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import yaml
+
+from calibration.holes import derive, holes_yaml, parse_grids, report
+from controller.errors import ConfigError, RefereeError
+from controller.profile import default_profile
+
+
+def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "holes",
+        help="Stay Alive: derive a copy's slide hole pattern from nine observations",
+        description="Stay Alive hole calibration.",
+    )
+    sub = parser.add_subparsers(dest="holes_command", metavar="ACTION")
+    sub.required = True
+    derive_parser = sub.add_parser(
+        "derive",
+        help="derive the hole pattern from nine grids (all orange at P, all white at Q)",
+        description=(
+            "Read nine blocks 'orange P white Q' of 7 lines of 7 cells ('o' open, '.' closed) "
+            "and derive the hole pattern of every slide."
+        ),
+    )
+    derive_parser.add_argument("--grids", required=True, help="the observation grids, a text file")
+    derive_parser.add_argument(
+        "--out", help="a Stay Alive profile file to write the holes: key into (created if missing)"
+    )
+    return parser
+
+
+def _write_profile(path: Path, holes_text: str, holes: dict) -> None:
+    """Put `holes` into the profile at `path`, keeping its other keys, after validating it."""
+    data: dict = {"game": "stay-alive"}
+    if path.exists():
+        try:
+            loaded = yaml.safe_load(path.read_text("utf-8"))
+        except yaml.YAMLError as exc:
+            raise RefereeError(f"the profile {path} is not valid YAML: {exc}") from None
+        if loaded is not None:
+            if not isinstance(loaded, dict) or loaded.get("game") != "stay-alive":
+                raise ConfigError("game", "the profile to update must be a stay-alive profile", str(path))
+            data = loaded
+    data.pop("holes", None)
+    # Validate the profile as the referee will read it before touching the file.
+    default_profile("stay-alive").with_overrides(
+        {**{k: v for k, v in data.items() if k != "game"}, "holes": holes}, source=str(path)
+    )
+    head = yaml.safe_dump(data, sort_keys=False)
+    path.write_text(head + holes_text, "utf-8")
+
+
+def run(args: argparse.Namespace) -> int:
+    grids_path = Path(args.grids)
+    try:
+        text = grids_path.read_text("utf-8")
+    except OSError as exc:
+        raise RefereeError(f"cannot read the grids file {grids_path}: {exc.strerror}") from None
+    derivation = derive(parse_grids(text, where=str(grids_path)))
+    print(report(derivation))
+    if not derivation.ok:
+        print("No profile written: fix the observations above and run again.", file=sys.stderr)
+        return 1
+    holes_text = holes_yaml(derivation.pattern)
+    if args.out:
+        _write_profile(Path(args.out), holes_text, derivation.pattern.to_mapping())
+        print(f"Wrote the holes: key to {args.out}")
+    else:
+        print()
+        print(holes_text, end="")
+    return 0
