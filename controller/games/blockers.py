@@ -180,6 +180,41 @@ class BlockersEngine(Engine[BlockersState, Placement]):
             available=(ALL_GLYPHS,) * n,
         )
 
+    def position(
+        self,
+        snapshot: Snapshot,
+        to_move: int,
+        placed: dict[str, int] | None = None,
+        captured_tiles: Sequence[str] = (),
+    ) -> BlockersState:
+        """A mid-game state with `snapshot`'s board, for tests, benchmarks and resuming a game.
+
+        `placed` counts each colour's placements so far (default: its tiles on the board plus
+        its `captured_tiles`); captures are credited to nobody. Unread (``?``) tiles may be
+        any unplayed tile of their colour that fits their cell.
+        """
+        rows = [list(row) for row in snapshot.cells]
+        captured = set(captured_tiles)
+        unread = [
+            Unread(rows[r][c][0], (r, c), self.map.fits[(r, c)])
+            for r, c in ALL_CELLS
+            if rows[r][c] != EMPTY and rows[r][c][1] == UNREAD
+        ]
+        counts = {c: 0 for c in self.colours}
+        for tile in [v for row in rows for v in row if v != EMPTY] + sorted(captured):
+            counts[tile[0]] = counts.get(tile[0], 0) + 1
+        counts.update(placed or {})
+        available = tuple(self._settle(c, rows, captured, unread) for c in self.colours)
+        return BlockersState(
+            board=tuple(tuple(row) for row in rows),
+            to_move=to_move,
+            placed=tuple(counts[c] for c in self.colours),
+            captures=((0,) * len(self.colours),) * self.players,
+            captured_tiles=frozenset(captured),
+            unread=tuple(sorted(unread, key=_unread_order)),
+            available=available,
+        )
+
     # -- play --------------------------------------------------------------------------
     def to_move(self, state: BlockersState) -> int | None:
         return state.to_move
