@@ -215,8 +215,9 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
         rows, cols = len(board), len(board[0])
         jokers = [(r, c) for r in range(rows) for c in range(cols) if board[r][c] == JOKER]
         moves: list[Move] = []
+        all_groups = groups_by_value(board, lambda v: None if v in (EMPTY, JOKER) else v)
         for colour in self.colours:
-            comps = [g for k, g in groups_by_value(board, lambda v, x=colour: v if v == x else None)]
+            comps = [g for k, g in all_groups if k == colour]
             if not comps:
                 continue
             comp_of = {cell: i for i, g in enumerate(comps) for cell in g}
@@ -242,6 +243,23 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
                     if len(connected_groups(subset)) == 1:
                         moves.append(self._move(board, None, frozenset(subset)))
         return tuple(moves)
+
+    def _any_group(self, board: Board) -> bool:
+        """Whether some group remains: two touching tokens of one colour, or a joker by a token."""
+        rows, cols = len(board), len(board[0])
+        for r in range(rows):
+            for c in range(cols):
+                a = board[r][c]
+                if a == EMPTY:
+                    continue
+                for b in (board[r + 1][c] if r + 1 < rows else EMPTY, board[r][c + 1] if c + 1 < cols else EMPTY):
+                    if b == EMPTY:
+                        continue
+                    if a == b and (a != JOKER or self.joker_only):
+                        return True
+                    if (a == JOKER) != (b == JOKER):
+                        return True
+        return False
 
     @staticmethod
     def _joker_reach(
@@ -291,7 +309,7 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
         )
         if self._instant_winners(new) is not None or self._solo_success(new):
             new = replace(new, ended="instant-win")
-        elif not self._legal_cache(board):
+        elif not self._any_group(board):
             new = replace(new, ended="no-groups")
         return new, events
 
@@ -375,6 +393,14 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
         elif len(real) > 1:
             names = " and ".join(self.profile.classes[ch]["name"] for ch in real)
             reason = f"tokens of several colours were removed ({names}); a move removes one colour, with jokers"
+            for colour in real:
+                part = {cell for cell in gone if board[cell[0]][cell[1]] == colour}
+                missing = self._left_behind(board, part, colour)
+                if missing:
+                    name = self.profile.classes[colour]["name"]
+                    reason = f"the group of {name} tokens at {place_name(min(part))} was not removed completely, " + reason
+                    cells = tuple(sorted(gone | missing))
+                    break
         elif not real:
             reason = "only jokers were removed; a group needs at least one coloured token"
         elif len(connected_groups(gone)) > 1:
@@ -558,17 +584,19 @@ def _removed_cells(before: Board, after: Board, allowed: frozenset[Cell] | None 
         if c == cols:
             return () if k == len(dst) else None
         options = []
-        if k < len(dst):
-            m = col_match(c, k)
-            if m is not None:
-                rest = align(c + 1, k + 1)
-                if rest is not None:
-                    options.append(tuple(m) + rest)
+        # Emptying a whole slide is tried first: it explains a change with fewer, larger gaps,
+        # which is what a hand removing one group usually leaves.
         cleared = clear_column(c)
         if cleared is not None:
             rest = align(c + 1, k)
             if rest is not None:
                 options.append(tuple(cleared) + rest)
+        if not options and k < len(dst):
+            m = col_match(c, k)
+            if m is not None:
+                rest = align(c + 1, k + 1)
+                if rest is not None:
+                    options.append(tuple(m) + rest)
         return options[0] if options else None
 
     found = align(0, 0)

@@ -1,0 +1,42 @@
+"""Builders shared by the Colorpop tests: random valid boards and engines for each variant."""
+
+from __future__ import annotations
+
+import random
+
+from controller.games.base import GameSetup
+from controller.games.colorpop import ColorpopEngine
+from controller.profile import default_profile
+from controller.snapshot import Snapshot, parse_snapshot
+
+
+def engine(variant: str = "standard", players: int = 2, secrets=None, targets=None, first: int = 0,
+           settings: dict | None = None, tokens: dict | None = None) -> ColorpopEngine:
+    profile = default_profile("colorpop")
+    overrides: dict = {}
+    if settings:
+        overrides["settings"] = settings
+    if tokens is not None:
+        overrides["tokens"] = tokens
+    if overrides:
+        profile = profile.with_overrides(overrides)
+    setup = GameSetup(
+        game="colorpop", profile=profile, variant=variant, players=players, first=first,
+        secrets=None if secrets is None else tuple(None if s is None else tuple(s) for s in secrets),
+        targets=None if targets is None else tuple(targets),
+    )
+    return ColorpopEngine(setup)
+
+
+def board(text: str) -> Snapshot:
+    return parse_snapshot("colorpop", text)
+
+
+def random_board(rng: random.Random, jokers: int = 5) -> Snapshot:
+    """A shuffled full set (19 of each colour and `jokers` jokers, padded to 100 with colours)."""
+    tokens = [ch for ch in "GYOBP" for _ in range(19)] + ["J"] * jokers
+    while len(tokens) < 100:
+        tokens.append(rng.choice("GYOBP"))
+    rng.shuffle(tokens)
+    cells = tuple(tuple(tokens[r * 10:(r + 1) * 10]) for r in range(10))
+    return Snapshot("colorpop", cells)
