@@ -83,6 +83,7 @@ class SerialSwitches:
         listener: StateListener | None = None,
         simulator: SimulatedPico | None = None,
         owns_simulator: bool = False,
+        reconnect_interval: float = 0.25,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.port = port
@@ -103,6 +104,7 @@ class SerialSwitches:
             heartbeat_ms=round(heartbeat_interval * 1000),
             on_state=self._on_state,
             on_link=self._on_link,
+            reconnect_interval=reconnect_interval,
             clock=clock,
         )
 
