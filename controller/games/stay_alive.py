@@ -132,12 +132,9 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
         self.seats: tuple[str, ...] = tuple(seats)
         self.seat_of = {colour: i for i, colour in enumerate(self.seats)}
         self.marbles = int(self.profile.get("marbles_per_player", 5))
+        # At most 4 x 12 = 48 marbles (the profile caps marbles_per_player): they fit on 49 points;
+        # check_setup makes sure enough points are closed for all of them.
         self.total = self.marbles * self.players
-        if self.total > SIZE * SIZE:
-            raise ConfigError(
-                "marbles_per_player",
-                f"{self.players} players with {self.marbles} marbles each do not fit on {SIZE * SIZE} points",
-            )
         self.holes = pattern_of(self.profile)
         self.rule = self.profile.settings.get("two_player_rule", "own_twice")
 
