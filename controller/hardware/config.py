@@ -111,14 +111,15 @@ def _pin(value: Any, key: str) -> int:
 def _pins(section: dict[str, Any], key: str) -> GpioPins:
     _reject_unknown(section, tuple(DEFAULT_PINS), key)
     merged = {**DEFAULT_PINS, **section}
-    used_by: dict[int, str] = {}
+    used_by: dict[int, tuple[str, bool]] = {}  # pin -> (key that took it, was it set explicitly)
 
     def claim(value: Any, pin_key: str, name: str) -> int:
         pin = _pin(value, pin_key)
         if pin in used_by:
-            default_note = "" if name in section else " (its default, since it is not set)"
-            raise ConfigError(pin_key, f"pin {pin}{default_note} is already used by {used_by[pin]}")
-        used_by[pin] = pin_key
+            other_key, other_explicit = used_by[pin]
+            note = "" if other_explicit else f" (its default, since {other_key} is not set)"
+            raise ConfigError(pin_key, f"pin {pin} is already used by {other_key}{note}")
+        used_by[pin] = (pin_key, name in section)
         return pin
 
     seats = merged["seat_leds"]
