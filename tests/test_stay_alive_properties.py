@@ -1,0 +1,172 @@
+"""Property tests: random Stay Alive games, corruptions of legal snapshots, replays."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from controller.commands.replay import judge_record
+from controller.games.base import GameSetup
+from controller.games.stay_alive import SLIDES, SlideMove, StayAliveEngine, StayAliveState
+from controller.profile import default_profile
+from controller.record import dump_record, parse_record
+from controller.snapshot import EMPTY, Snapshot, empty_snapshot
+
+FAST = settings(max_examples=12, deadline=None)
+seeds = st.integers(min_value=0, max_value=2**32 - 1)
+
+
+def make_engine(players: int, rule: str) -> StayAliveEngine:
+    profile = default_profile("stay-alive").with_overrides({"settings": {"two_player_rule": rule}})
+    return StayAliveEngine(GameSetup("stay-alive", profile, players=players))
+
+
+def random_setup(engine: StayAliveEngine, rng: random.Random) -> Snapshot:
+    while True:
+        board = replace(
+            empty_snapshot("stay-alive"),
+            orange=tuple(rng.choice("ABC") for _ in range(7)),
+            white=tuple(rng.choice("ABC") for _ in range(7)),
+        )
+        if engine.check_setup(board).ok:
+            return board
+
+
+def with_slides(board: Snapshot, positions: tuple[str, ...]) -> Snapshot:
+    return replace(board, orange=positions[:7], white=positions[7:])
+
+
+def seen_after(engine: StayAliveEngine, state: StayAliveState, new: StayAliveState,
+               rng: random.Random) -> tuple[Snapshot, set[tuple[int, int]]]:
+    """What the camera might see after a legal move: some falls stuck, some old ghosts gone."""
+    cells = [list(row) for row in engine.expected(new).cells]
+    stuck = set()
+    for r in range(7):
+        for c in range(7):
+            if state.board[r][c] != EMPTY and new.board[r][c] == EMPTY and rng.random() < 0.2:
+                cells[r][c] = state.board[r][c]
+                stuck.add((r, c))
+            elif cells[r][c] != EMPTY and new.board[r][c] == EMPTY and rng.random() < 0.3:
+                cells[r][c] = EMPTY  # an old stuck marble finally dropped
+    return engine.expected(new).with_cells(cells), stuck
+
+
+@FAST
+@given(seed=seeds, players=st.integers(2, 4), rule=st.sampled_from(["own_twice", "lift_ban"]))
+def test_random_legal_games_are_judged_legal_throughout(seed, players, rule):
+    rng = random.Random(seed)
+    engine = make_engine(players, rule)
+    state = engine.start(random_setup(engine, rng))
+    steps = 0
+    while not engine.is_over(state):
+        moves = engine.legal_moves(state)
+        assert moves, "a seat to move always has a legal move"
+        seat = engine.to_move(state)
+        # every legal move's exact result is judged legal, for the right seat, with the same state
+        for move in moves if steps % 7 == 0 else rng.sample(moves, min(3, len(moves))):
+            new, events = engine.apply(state, move)
+            judgement = engine.judge(state, engine.expected(new))
+            assert (judgement.kind, judgement.seat, judgement.state, judgement.events) == (
+                "legal", seat, new, events)
+            assert judgement.move == engine.describe(state, move)
+        move = rng.choice(moves)
+        new, events = engine.apply(state, move)
+        seen, stuck = seen_after(engine, state, new, rng)
+        judgement = engine.judge(state, seen)
+        assert judgement.kind == "legal" and judgement.seat == seat
+        assert judgement.state.board == new.board and judgement.state.winners == new.winners
+        assert {e for e in judgement.events if e.startswith("expected-fall-missing")} == {
+            f"expected-fall-missing:{r},{c}" for r, c in stuck}
+        assert engine.judge(judgement.state, seen).kind == "unchanged"
+        state = judgement.state
+        steps += 1
+    result = engine.result(state)
+    assert result.finished and len(result.winners) == 1
+    alive = [s for s, left in enumerate(result.scores) if left]
+    # the last player with marbles wins; if nobody has any, the one who made the last move
+    assert list(result.winners) == (alive or [seat])
+
+
+def play_random(engine: StayAliveEngine, rng: random.Random, steps: int) -> StayAliveState:
+    state = engine.start(random_setup(engine, rng))
+    for _ in range(steps):
+        if engine.is_over(state):
+            break
+        state, _ = engine.apply(state, rng.choice(engine.legal_moves(state)))
+    return state
+
+
+@FAST
+@given(seed=seeds, players=st.integers(2, 4), steps=st.integers(0, 80))
+def test_corrupted_results_of_legal_moves_are_illegal(seed, players, steps):
+    rng = random.Random(seed)
+    engine = make_engine(players, "own_twice")
+    state = play_random(engine, rng, steps)
+    if engine.is_over(state):
+        return
+    move = rng.choice(engine.legal_moves(state))
+    new, _ = engine.apply(state, move)
+    good = engine.expected(new)
+    cells = [list(row) for row in good.cells]
+    # marbles that were already in play and stay in play (taking the one just placed away is
+    # simply the last legal board again)
+    marbles = [(r, c) for r in range(7) for c in range(7)
+               if new.board[r][c] != EMPTY and state.board[r][c] != EMPTY]
+    empties = [(r, c) for r in range(7) for c in range(7) if cells[r][c] == EMPTY]
+    corrupt = rng.choice(["remove", "add"] if marbles else ["add"])
+    if corrupt == "remove":
+        r, c = rng.choice(marbles)
+        cells[r][c] = EMPTY
+    else:
+        r, c = rng.choice(empties)
+        cells[r][c] = rng.choice(engine.seats)
+    judgement = engine.judge(state, good.with_cells(cells))
+    assert judgement.kind == "illegal", (corrupt, (r, c), judgement)
+    assert judgement.reason and (r, c) in judgement.cells
+
+
+@FAST
+@given(seed=seeds, players=st.integers(2, 4), steps=st.integers(0, 80),
+       rule=st.sampled_from(["own_twice", "lift_ban"]))
+def test_random_illegal_slide_changes_are_illegal(seed, players, steps, rule):
+    rng = random.Random(seed)
+    engine = make_engine(players, rule)
+    state = play_random(engine, rng, steps)
+    if engine.is_over(state):
+        return
+    positions = engine.positions(state)
+    legal_results = {
+        engine.positions(engine.apply(state, m)[0]) for m in engine.legal_moves(state)
+        if isinstance(m, SlideMove)
+    }
+    for _ in range(20):
+        changed = list(positions)
+        for slide in rng.sample(range(SLIDES), rng.randint(1, 3)):
+            changed[slide] = rng.choice("ABC")
+        changed_t = tuple(changed)
+        if changed_t == positions or changed_t in legal_results:
+            continue
+        seen = with_slides(engine.expected(state), changed_t)
+        judgement = engine.judge(state, seen)
+        assert judgement.kind == "illegal" and judgement.reason, (changed_t, judgement)
+
+
+@FAST
+@given(seed=seeds, players=st.integers(2, 4))
+def test_replays_are_deterministic(seed, players):
+    rng = random.Random(seed)
+    engine = make_engine(players, "own_twice")
+    board = random_setup(engine, rng)
+    state = engine.start(board)
+    entries = []
+    while not engine.is_over(state) and len(entries) < 60:
+        state, _ = engine.apply(state, rng.choice(engine.legal_moves(state)))
+        entries.append(engine.expected(state))
+    text = dump_record(engine.setup, board, entries)
+    first = list(judge_record(parse_record(text)))
+    second = list(judge_record(parse_record(text)))
+    assert first == second
+    assert [line["verdict"] for line in first[1:-1]] == ["legal"] * len(entries)
