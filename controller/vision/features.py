@@ -1,0 +1,133 @@
+"""Robust colour statistics per place.
+
+The lattice is first rectified (one small `warpPerspective` of only the board), then every place
+is summarised by the per-channel median of a disc or ring of pixels around its centre, leaving
+out saturated pixels (glare). A median ignores a glare spot, a glyph, a highlight or the board's
+grain as long as they cover less than half of the patch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+SATURATED = 250
+
+
+@dataclass(frozen=True)
+class Rectifier:
+    """Maps a board-coordinate box to a small upright image at `ppp` pixels per pitch.
+
+    Rectified pixel (u, v) shows board point (x0 + u/ppp, y0 + v/ppp).
+    """
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    ppp: float
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return (
+            int(np.ceil((self.x1 - self.x0) * self.ppp)) + 1,
+            int(np.ceil((self.y1 - self.y0) * self.ppp)) + 1,
+        )
+
+    def to_board(self) -> np.ndarray:
+        s = 1 / self.ppp
+        return np.array([[s, 0, self.x0], [0, s, self.y0], [0, 0, 1]], np.float64)
+
+    def to_px(self, pts: np.ndarray) -> np.ndarray:
+        pts = np.asarray(pts, np.float64).reshape(-1, 2)
+        return (pts - [self.x0, self.y0]) * self.ppp
+
+    def warp(self, frame: np.ndarray, h: np.ndarray) -> np.ndarray:
+        """The rectified image, given the board-to-image homography `h`."""
+        m = h @ self.to_board()
+        return cv2.warpPerspective(
+            frame, m, self.size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+
+
+def ring_offsets(r_in: float, r_out: float) -> np.ndarray:
+    """Integer pixel offsets (dy, dx) with r_in <= distance <= r_out (a disc when r_in is 0)."""
+    n = int(np.ceil(r_out))
+    dy, dx = np.mgrid[-n : n + 1, -n : n + 1]
+    d = np.hypot(dx, dy)
+    keep = (d <= r_out + 1e-9) & (d >= r_in - 1e-9)
+    return np.stack([dy[keep], dx[keep]], axis=1)
+
+
+class PatchSampler:
+    """Pre-computed flat pixel indices of each place's patch, so sampling is one gather."""
+
+    def __init__(self, centres_px: np.ndarray, offsets: np.ndarray, shape: tuple[int, int]):
+        ht, wd = shape
+        cy = np.rint(centres_px[:, 1]).astype(int)
+        cx = np.rint(centres_px[:, 0]).astype(int)
+        ys = np.clip(cy[:, None] + offsets[None, :, 0], 0, ht - 1)
+        xs = np.clip(cx[:, None] + offsets[None, :, 1], 0, wd - 1)
+        self.index = ys * wd + xs
+        self.shape = shape
+
+    def values(self, img: np.ndarray) -> np.ndarray:
+        """(places, pixels, channels) of the patch pixels."""
+        flat = img.reshape(-1, img.shape[2] if img.ndim == 3 else 1)
+        return flat[self.index]
+
+    def medians(self, img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per-place robust colours (see `masked_median`) and the fraction of pixels used."""
+        return masked_median(self.values(img))
+
+
+def masked_median(vals: np.ndarray, lo: float = 0.05, hi: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
+    """A robust colour of each patch from (N, K, C) pixel values, and the fraction used.
+
+    Glare only ever adds light, so pixels are ranked by brightness and the mean is taken over the
+    ranks from `lo` to `hi` of the unclipped ones: a glare spot (and its halo), a highlight on a
+    marble or a white glyph covering up to half of the patch does not move the result, and
+    neither does a dark speck of grain below the 5% rank.
+    """
+    vals = vals.astype(np.float32, copy=False)
+    ok = vals.min(axis=2) < SATURATED  # glare is white: every channel clipped
+    n = ok.sum(axis=1)
+    bright = np.where(ok, vals.sum(axis=2), np.float32(1e9))
+    order = np.argsort(bright, axis=1)
+    ranked = np.take_along_axis(vals, order[:, :, None], axis=1)
+    ranks = np.arange(vals.shape[1])[None, :]
+    first = np.floor(n * lo)[:, None]
+    last = np.maximum(np.ceil(n * hi)[:, None], first + 1)
+    w = ((ranks >= first) & (ranks < last) & (ranks < n[:, None])).astype(np.float32)
+    total = np.maximum(w.sum(axis=1, keepdims=True), 1)
+    med = np.einsum("nk,nkc->nc", w, ranked) / total
+    med[n == 0] = SATURATED
+    return med, n / vals.shape[1]
+
+
+def colour_features(bgr: np.ndarray) -> np.ndarray:
+    """Shading-tolerant colour features of (N, 3) white-normalised BGR values (white ~ 1).
+
+    f0 is log brightness (what a shadow or a lighting gradient changes), f1 and f2 are opponent
+    chromaticities (red-green, yellow-blue) divided by brightness, which shading leaves alone.
+    The small constant keeps the chroma of dark colours, which is mostly noise, near zero.
+    """
+    b, g, r = bgr[:, 0], bgr[:, 1], bgr[:, 2]
+    s = b + g + r
+    eps = 0.15
+    f0 = np.log(s / 3 + 0.02)
+    f1 = (r - g) / (s + eps)
+    f2 = (r + g - 2 * b) / (s + eps)
+    return np.stack([f0, f1, f2], axis=1)
+
+
+def bilinear_weights(points: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """Weights (N, 4) of the four corner values (TL, TR, BR, BL of an axis-aligned box) at points."""
+    x0, y0 = corners[0]
+    x1, y1 = corners[2]
+    u = np.clip((points[:, 0] - x0) / (x1 - x0), 0, 1)
+    v = np.clip((points[:, 1] - y0) / (y1 - y0), 0, 1)
+    return np.stack([(1 - u) * (1 - v), u * (1 - v), u * v, (1 - u) * v], axis=1)

@@ -1,0 +1,262 @@
+"""Where the board is in the image: lattice coordinates, ArUco markers, homographies.
+
+Board coordinates are measured in pitches: lattice point (row r, col c) sits at x = c, y = r.
+A homography maps board coordinates to image pixels; everything else (rectifying, sampling,
+rendering) is derived from it, so the renderer and the reader share one geometry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from controller.errors import RefereeError
+
+DICTIONARIES = {
+    "4X4_50": cv2.aruco.DICT_4X4_50,
+    "4X4_100": cv2.aruco.DICT_4X4_100,
+    "4X4_250": cv2.aruco.DICT_4X4_250,
+    "5X5_50": cv2.aruco.DICT_5X5_50,
+    "5X5_100": cv2.aruco.DICT_5X5_100,
+    "6X6_50": cv2.aruco.DICT_6X6_50,
+}
+
+MARKERS_HIDDEN = (
+    "the board markers are not visible: is something covering the corners of the board, "
+    "or is the board outside the camera's view?"
+)
+
+
+class CornersError(RefereeError):
+    """Corner points given by a person that cannot describe a lattice."""
+
+
+@dataclass(frozen=True)
+class LatticeGeometry:
+    """A rows x cols lattice and its four markers (size and offset in pitches, as in rig.md)."""
+
+    rows: int
+    cols: int
+    marker_ids: tuple[int, int, int, int] = (0, 1, 2, 3)
+    marker_size: float = 1.0
+    marker_offset: float = 1.5
+    dictionary: str = "4X4_50"
+
+    @classmethod
+    def from_profile(cls, profile) -> LatticeGeometry:
+        m = profile.markers
+        return cls(
+            rows=profile.rows,
+            cols=profile.cols,
+            marker_ids=tuple(int(i) for i in m["ids"]),
+            marker_size=float(m["size"]),
+            marker_offset=float(m["offset"]),
+            dictionary=str(m["dictionary"]),
+        )
+
+    def corner_points(self) -> np.ndarray:
+        """The lattice's four corner points TL, TR, BR, BL in board coordinates."""
+        r, c = self.rows - 1, self.cols - 1
+        return np.array([[0, 0], [c, 0], [c, r], [0, r]], np.float64)
+
+    def marker_centres(self) -> np.ndarray:
+        o = self.marker_offset
+        signs = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64)
+        return self.corner_points() + signs * o
+
+    def marker_corners(self) -> np.ndarray:
+        """(4 markers, 4 corners, 2): each marker's corners TL, TR, BR, BL, upright on the board."""
+        h = self.marker_size / 2
+        local = np.array([[-h, -h], [h, -h], [h, h], [-h, h]], np.float64)
+        return self.marker_centres()[:, None, :] + local[None, :, :]
+
+    def points(self) -> np.ndarray:
+        """Every lattice point, row-major, (rows*cols, 2) as (x, y)."""
+        ys, xs = np.mgrid[0 : self.rows, 0 : self.cols]
+        return np.stack([xs.ravel(), ys.ravel()], axis=1).astype(np.float64)
+
+    def extent(self, margin: float) -> tuple[float, float, float, float]:
+        """Board-coordinate box (x0, y0, x1, y1) around the lattice plus `margin` pitches."""
+        return (-margin, -margin, self.cols - 1 + margin, self.rows - 1 + margin)
+
+
+def project(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Apply homography `h` to (N, 2) points."""
+    pts = np.asarray(pts, np.float64).reshape(-1, 2)
+    ph = np.hstack([pts, np.ones((len(pts), 1))]) @ h.T
+    return ph[:, :2] / ph[:, 2:3]
+
+
+def parse_corners(text: str) -> np.ndarray:
+    """Parse ``"x,y x,y x,y x,y"`` (TL, TR, BR, BL) and check it describes a convex quadrilateral."""
+    parts = text.replace(";", " ").split()
+    if len(parts) != 4:
+        raise CornersError(
+            f"--corners needs four points 'x,y x,y x,y x,y' (top-left, top-right, bottom-right, "
+            f"bottom-left); got {len(parts)} in {text!r}"
+        )
+    pts = []
+    for p in parts:
+        xy = p.split(",")
+        try:
+            if len(xy) != 2:
+                raise ValueError
+            pts.append((float(xy[0]), float(xy[1])))
+        except ValueError:
+            raise CornersError(f"--corners: {p!r} is not a point 'x,y' of two numbers") from None
+    arr = np.array(pts, np.float64)
+    check_corners(arr)
+    return arr
+
+
+def check_corners(arr: np.ndarray, image_size: tuple[int, int] | None = None) -> None:
+    """Reject corners that are not a clockwise convex quadrilateral (or lie off the image)."""
+    cross = []
+    for i in range(4):
+        a, b, c = arr[i], arr[(i + 1) % 4], arr[(i + 2) % 4]
+        ab, bc = b - a, c - b
+        cross.append(ab[0] * bc[1] - ab[1] * bc[0])
+    if not all(x > 0 for x in cross):
+        raise CornersError(
+            "the four corners must be given in the order top-left, top-right, bottom-right, "
+            "bottom-left and form a convex quadrilateral"
+        )
+    sides = [np.linalg.norm(arr[(i + 1) % 4] - arr[i]) for i in range(4)]
+    if min(sides) < 8:
+        raise CornersError("the corners are too close together to hold a lattice")
+    if image_size is not None:
+        w, h = image_size
+        if (arr[:, 0] < -0.5).any() or (arr[:, 1] < -0.5).any() or (arr[:, 0] > w).any() or (
+            arr[:, 1] > h
+        ).any():
+            raise CornersError(f"a corner lies outside the {w}x{h} image")
+
+
+def homography_from_corners(geom: LatticeGeometry, corners: np.ndarray) -> np.ndarray:
+    """Board-to-image homography from the lattice's four corner points in pixels."""
+    src = geom.corner_points().astype(np.float32)
+    if geom.rows == 1 or geom.cols == 1:
+        raise CornersError("a lattice needs at least 2 rows and 2 columns")
+    return cv2.getPerspectiveTransform(src, np.asarray(corners, np.float32)).astype(np.float64)
+
+
+@dataclass
+class Localisation:
+    """A fitted board-to-image homography and how it was found."""
+
+    h: np.ndarray
+    markers_seen: tuple[int, ...]
+    error_px: float
+
+
+class MarkerLocaliser:
+    """Finds the four ArUco markers and fits one homography to all their corners.
+
+    Detection runs on a half-size copy (about 4x cheaper on a Pi) and the corners are then
+    refined to sub-pixel accuracy on the full image, so nothing is lost in precision.
+    """
+
+    def __init__(self, geom: LatticeGeometry, min_markers: int = 3) -> None:
+        self.geom = geom
+        self.min_markers = min_markers
+        dictionary = cv2.aruco.getPredefinedDictionary(DICTIONARIES[geom.dictionary])
+        # A fast pass with one threshold window finds clear markers in about a millisecond;
+        # the default three-window pass runs only when the fast one misses a marker.
+        fast = cv2.aruco.DetectorParameters()
+        fast.adaptiveThreshWinSizeMin = 5
+        fast.adaptiveThreshWinSizeMax = 5
+        full = cv2.aruco.DetectorParameters()
+        self.detectors = [cv2.aruco.ArucoDetector(dictionary, p) for p in (fast, full)]
+        self.board_corners = geom.marker_corners()
+
+    def detect(self, frame: np.ndarray) -> Localisation | None:
+        gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        scale = 2 if gray.shape[1] >= 960 else 1
+        small = (
+            cv2.resize(gray, (gray.shape[1] // scale, gray.shape[0] // scale),
+                       interpolation=cv2.INTER_AREA)
+            if scale > 1
+            else gray
+        )
+        found: dict[int, np.ndarray] = {}
+        for detector in self.detectors:
+            corners, ids, _ = detector.detectMarkers(small)
+            for c, i in zip(corners, ids.ravel() if ids is not None else []):
+                i = int(i)
+                if i in self.geom.marker_ids and i not in found:
+                    found[i] = c.reshape(4, 2).astype(np.float64) * scale + (scale - 1) / 2
+            if len(found) == 4:
+                break
+        if len(found) < self.min_markers:
+            return None
+        img_pts, board_pts = [], []
+        for k, mid in enumerate(self.geom.marker_ids):
+            if mid in found:
+                img_pts.append(found[mid])
+                board_pts.append(self.board_corners[k])
+        img = np.concatenate(img_pts).astype(np.float32)
+        side = min(np.linalg.norm(p[1] - p[0]) for p in img_pts)
+        win = int(max(2, min(6, side / 8)))
+        crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.01)
+        refined = cv2.cornerSubPix(gray, img.reshape(-1, 1, 2), (win, win), (-1, -1), crit)
+        img = refined.reshape(-1, 2).astype(np.float64)
+        board = np.concatenate(board_pts)
+        h, _ = cv2.findHomography(board, img, 0)
+        if h is None:
+            return None
+        err = float(np.sqrt(np.mean(np.sum((project(h, board) - img) ** 2, axis=1))))
+        if err > max(3.0, side / 10):
+            return None
+        seen = tuple(sorted(found))
+        return Localisation(h=h, markers_seen=seen, error_px=err)
+
+
+class MarkerCheck:
+    """A cheap test that a cached homography still fits: sample just inside and just outside
+    each marker's black border and see whether the inside is still darker than the outside.
+
+    A camera bump of a few pixels moves the samples across the border and fails the test, so
+    the reader re-localises; a hand over one marker fails only that marker.
+    """
+
+    def __init__(self, geom: LatticeGeometry, band: float = 0.07, per_side: int = 6) -> None:
+        self.geom = geom
+        inner, outer = [], []
+        h = geom.marker_size / 2
+        t = (np.arange(per_side) + 0.5) / per_side * 2 - 1
+        for centre in geom.marker_centres():
+            ins, outs = [], []
+            for sx, sy, along in ((0, -1, "x"), (1, 0, "y"), (0, 1, "x"), (-1, 0, "y")):
+                for v in t * (h - band * 1.5):
+                    if along == "x":
+                        p_in = (v, sy * (h - band))
+                        p_out = (v, sy * (h + band))
+                    else:
+                        p_in = (sx * (h - band), v)
+                        p_out = (sx * (h + band), v)
+                    ins.append(centre + p_in)
+                    outs.append(centre + p_out)
+            inner.append(np.array(ins))
+            outer.append(np.array(outs))
+        self.inner = np.stack(inner)
+        self.outer = np.stack(outer)
+
+    def markers_ok(self, gray: np.ndarray, h: np.ndarray, margin: float = 20.0) -> list[bool]:
+        """Per marker: does the cached homography still put its border where it is?"""
+        hgt, wid = gray.shape[:2]
+        n, k, _ = self.inner.shape
+        pin = project(h, self.inner.reshape(-1, 2))
+        pout = project(h, self.outer.reshape(-1, 2))
+        xi = np.clip(np.rint(pin[:, 0]), 0, wid - 1).astype(int)
+        yi = np.clip(np.rint(pin[:, 1]), 0, hgt - 1).astype(int)
+        xo = np.clip(np.rint(pout[:, 0]), 0, wid - 1).astype(int)
+        yo = np.clip(np.rint(pout[:, 1]), 0, hgt - 1).astype(int)
+        vin = gray[yi, xi].astype(np.int16).reshape(n, k)
+        vout = gray[yo, xo].astype(np.int16).reshape(n, k)
+        good = (vout - vin) > margin
+        inside = (
+            (pin[:, 0] >= 0) & (pin[:, 0] < wid) & (pin[:, 1] >= 0) & (pin[:, 1] < hgt)
+        ).reshape(n, k)
+        return [bool(inside[i].all() and good[i].mean() >= 0.9) for i in range(n)]

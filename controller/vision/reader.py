@@ -1,0 +1,326 @@
+"""Per-game board reading: a frame in, a snapshot (or a clear reason why not) out.
+
+Per frame the reader (1) checks that the cached homography still fits the markers, re-detecting
+them only when it does not, (2) rectifies the board once into a small image, (3) takes robust
+colour statistics of every place and of the frame's white marker paper (so lighting gradients
+and colour casts cancel), (4) classifies each place with a confidence, and (5) looks at the band
+of board frame around the lattice for an arm reaching in. A hand, hidden markers or any unsure
+place give no snapshot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from controller.errors import ConfigError, RefereeError
+from controller.snapshot import EMPTY, Snapshot
+from controller.vision import looks
+from controller.vision.classify import ClassModel, ClassRef
+from controller.vision.features import (
+    PatchSampler,
+    Rectifier,
+    bilinear_weights,
+    colour_features,
+    ring_offsets,
+)
+from controller.vision.geometry import (
+    MARKERS_HIDDEN,
+    LatticeGeometry,
+    MarkerCheck,
+    MarkerLocaliser,
+    homography_from_corners,
+)
+
+HAND = "a hand or an object is over the board"
+PPP = 16  # rectified pixels per pitch
+MIN_USED = 0.66  # least fraction of a patch that must be free of glare
+
+#: Patch around each place, (inner, outer) radius in pitches: a ring for Blockers! tiles so the
+#: printed glyph in the middle does not count.
+SAMPLE: dict[str, tuple[float, float]] = {
+    "colorpop": (0.0, 0.28),
+    "blockers": (0.2, 0.34),
+    "flipop": (0.0, 0.24),
+    "stay-alive": (0.0, 0.19),
+}
+
+#: Default spread of each class in feature space (log brightness, two chromaticities).
+DEFAULT_SIGMA = (0.22, 0.03, 0.03)
+
+VISION_KEYS = {"version", "classes", "sure", "hand_check", "white"}
+
+
+def _white_norm(rgb: tuple[int, int, int]) -> np.ndarray:
+    return np.array([rgb[2], rgb[1], rgb[0]], np.float64) / np.array(looks.PAPER[::-1])
+
+
+def default_model(game: str, letters: str) -> ClassModel:
+    """References derived from the standard edition's colours (what the renderer draws)."""
+    pal = looks.PIECES[game]
+    refs = []
+    cov = np.diag(np.array(DEFAULT_SIGMA) ** 2)
+    for key, rgb in pal.items():
+        if key not in letters and not key.startswith(".") and key != "open":
+            continue
+        letter = EMPTY if key.startswith(".") or key == "open" else key
+        mean = colour_features(_white_norm(rgb)[None, :])[0]
+        refs.append(ClassRef(key, letter, mean, cov.copy(), key == "open"))
+    return ClassModel(refs)
+
+
+def vision_settings(profile) -> dict:
+    """The profile's `vision:` mapping, checked (unknown keys rejected with their path)."""
+    data = profile.get("vision") or {}
+    if not isinstance(data, dict):
+        raise ConfigError("vision", "expected a mapping")
+    for key in data:
+        if key not in VISION_KEYS:
+            raise ConfigError(f"vision.{key}", f"unknown key; known keys: {', '.join(sorted(VISION_KEYS))}")
+    if "hand_check" in data and not isinstance(data["hand_check"], bool):
+        raise ConfigError("vision.hand_check", "expected true or false")
+    if "white" in data:
+        w = data["white"]
+        if not (isinstance(w, list) and len(w) == 3 and all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 255 for v in w)):
+            raise ConfigError("vision.white", "expected three numbers 1-255 (B, G, R of white paper)")
+    return data
+
+
+def model_for(profile) -> ClassModel:
+    data = vision_settings(profile)
+    if "classes" in data:
+        model = ClassModel.from_yaml(data)
+        letters = set(profile.letters) | {EMPTY}
+        for ref in model.refs:
+            if ref.letter not in letters:
+                raise ConfigError(
+                    f"vision.classes.{ref.key}.letter",
+                    f"{ref.letter!r} is not one of this game's classes ({' '.join(sorted(letters))})",
+                )
+        return model
+    return default_model(profile.game, profile.letters)
+
+
+@dataclass
+class Reading:
+    """What one frame showed. `snapshot` is None unless every place was read surely."""
+
+    snapshot: Snapshot | None
+    unsure: list[tuple[int, int]]
+    confidence: np.ndarray
+    open_points: set[tuple[int, int]] = field(default_factory=set)
+    problem: str | None = None
+    cells: list[list[str]] | None = None
+    relocalised: bool = False
+
+
+class BoardReader:
+    """Reads one game's board from frames; keeps the homography between frames."""
+
+    def __init__(self, profile, corners: np.ndarray | None = None) -> None:
+        self.profile = profile
+        self.game = profile.game
+        self.geom = LatticeGeometry.from_profile(profile)
+        self.settings = vision_settings(profile)
+        self.model = model_for(profile)
+        self.hand_check = bool(self.settings.get("hand_check", True))
+        g = self.geom
+        self.fixed = corners is not None
+        self.h: np.ndarray | None = (
+            homography_from_corners(g, np.asarray(corners, np.float64)) if self.fixed else None
+        )
+        self.localiser = None if self.fixed else MarkerLocaliser(g)
+        self.check = MarkerCheck(g)
+        margin = g.marker_offset + 0.7 * g.marker_size if not self.fixed else 1.0
+        x0, y0, x1, y1 = g.extent(margin)
+        self.rect = Rectifier(x0, y0, x1, y1, PPP)
+        shape = self.rect.size[::-1]
+        r_in, r_out = SAMPLE.get(self.game, (0.0, 0.28))
+        self.places = PatchSampler(
+            self.rect.to_px(g.points()), ring_offsets(r_in * PPP, r_out * PPP), shape
+        )
+        # White marker paper: a square band just outside each marker.
+        s = g.marker_size
+        band = _square_band(0.56 * s * PPP, 0.64 * s * PPP)
+        self.paper = PatchSampler(self.rect.to_px(g.marker_centres()), band, shape)
+        self.paper_weights = bilinear_weights(g.points(), g.marker_centres())
+        self.ring_pts = _ring_points(g)
+        self.ring = PatchSampler(self.rect.to_px(self.ring_pts), ring_offsets(0, 0.18 * PPP), shape)
+        self.ring_weights = bilinear_weights(self.ring_pts, g.marker_centres())
+        white = self.settings.get("white")
+        self.fixed_white = (
+            np.array(white, np.float64) / 255 if white else np.array(looks.PAPER[::-1]) / 255
+        )
+        self._last: tuple[np.ndarray, list[str], np.ndarray] | None = None
+
+    # ---------------------------------------------------------------- localisation
+
+    def invalidate(self) -> None:
+        """Forget the homography (the service loop knows the camera was moved)."""
+        if not self.fixed:
+            self.h = None
+
+    def localise(self, frame: np.ndarray) -> tuple[str | None, bool]:
+        """Make sure the homography fits this frame; (problem, whether it was re-fitted)."""
+        if self.fixed:
+            return None, False
+        if self.h is not None:
+            ok = self.check.markers_ok(frame[:, :, 1], self.h)  # green is grey enough
+            if all(ok):
+                return None, False
+        else:
+            ok = [False] * 4
+        loc = self.localiser.detect(frame)
+        if loc is not None:
+            self.h = loc.h
+            if len(loc.markers_seen) < 4:
+                return HAND + " (it covers a corner marker)", True
+            return None, True
+        if self.h is not None and sum(ok) >= 2:
+            return HAND + " (it covers a corner marker)", False
+        return MARKERS_HIDDEN, False
+
+    # ---------------------------------------------------------------- reading
+
+    def read(self, frame: np.ndarray) -> Reading:
+        frame = as_bgr(frame)
+        rows, cols = self.geom.rows, self.geom.cols
+        nothing = np.zeros((rows, cols))
+        problem, moved = self.localise(frame)
+        if self.h is None or (problem is not None and problem == MARKERS_HIDDEN):
+            return Reading(None, [], nothing, problem=problem or MARKERS_HIDDEN)
+        rect = self.rect.warp(frame, self.h)
+        white = self._white(rect)
+        med, used = self.places.medians(rect)
+        norm = _normalise(med, white, self.paper_weights)
+        feats = colour_features(norm)
+        dec = self.model.decide(feats)
+        # A patch more than a third covered by glare is not trusted, whatever it looks like.
+        sure = dec.sure & (used >= MIN_USED)
+        conf = np.where(used >= MIN_USED, dec.confidence, 0.0).reshape(rows, cols)
+        self._last = (feats, dec.keys, sure)
+        if problem is None and self.hand_check and self._arm_seen(rect, white):
+            problem = HAND
+        if problem is not None:
+            return Reading(None, [], conf, problem=problem, relocalised=moved)
+        unsure = [divmod(i, cols) for i in np.flatnonzero(~sure)]
+        open_points = {divmod(i, cols) for i in np.flatnonzero(dec.open & sure)}
+        cells = [[EMPTY] * cols for _ in range(rows)]
+        for i, letter in enumerate(dec.letters):
+            r, c = divmod(i, cols)
+            if not sure[i]:
+                cells[r][c] = "?"
+            elif letter != EMPTY and self.game == "blockers":
+                cells[r][c] = letter + "?"
+            else:
+                cells[r][c] = letter
+        snapshot = None
+        if unsure:
+            where = ", ".join(f"row {r} column {c}" for r, c in unsure[:6])
+            more = f" and {len(unsure) - 6} more" if len(unsure) > 6 else ""
+            problem = f"{len(unsure)} place(s) could not be read surely: {where}{more}"
+        else:
+            snapshot = Snapshot(self.game, tuple(tuple(r) for r in cells))
+        return Reading(snapshot, unsure, conf, open_points, problem, cells, moved)
+
+    def _white(self, rect: np.ndarray) -> np.ndarray:
+        """Paper white per marker (4, 3), with a covered or glared marker replaced by the others."""
+        if self.fixed:
+            return self.fixed_white
+        med, used = self.paper.medians(rect)
+        med = med / 255
+        typical = np.median(med, axis=0)
+        bad = (used < 0.5) | (np.abs(med / typical - 1) > 0.3).any(axis=1)
+        med[bad] = typical
+        return np.maximum(med, 0.02)
+
+    def _arm_seen(self, rect: np.ndarray, white: np.ndarray) -> bool:
+        """An arm must cross the frame band around the lattice: look for a run of band patches
+        whose colour differs from the band's own typical colour."""
+        med, used = self.ring.medians(rect)
+        norm = _normalise(med, white, self.ring_weights)
+        f = colour_features(norm)
+        ref = np.median(f, axis=0)
+        chroma = np.hypot(f[:, 1] - ref[1], f[:, 2] - ref[2])
+        odd = (chroma > 0.09) | (f[:, 0] - ref[0] > 0.45) | (used < 0.3)
+        run = 0
+        for v in np.concatenate([odd, odd[:2]]):
+            run = run + 1 if v else 0
+            if run >= 3:
+                return True
+        return False
+
+    # ---------------------------------------------------------------- following the light
+
+    def confirm(self, snapshot: Snapshot) -> None:
+        """The service loop confirmed `snapshot` as a legal state: let the references follow
+        slow light changes using the places of the last reading that agree with it."""
+        if self._last is None or snapshot.game != self.game:
+            return
+        feats, keys, sure = self._last
+        cols = self.geom.cols
+        samples: dict[str, list[np.ndarray]] = {}
+        letters = {r.key: r.letter for r in self.model.refs}
+        for i, key in enumerate(keys):
+            r, c = divmod(i, cols)
+            if r >= snapshot.rows or c >= snapshot.cols:
+                return
+            if sure[i] and snapshot.cells[r][c][:1] == letters[key]:
+                samples.setdefault(key, []).append(feats[i])
+        self.model.follow({k: np.array(v) for k, v in samples.items()})
+
+    def features(self, frame: np.ndarray) -> np.ndarray:
+        """Per-place features of a frame (for calibration); raises when markers are not found."""
+        frame = as_bgr(frame)
+        problem, _ = self.localise(frame)
+        if self.h is None or problem == MARKERS_HIDDEN:
+            raise RefereeError(problem or MARKERS_HIDDEN)
+        rect = self.rect.warp(frame, self.h)
+        white = self._white(rect)
+        med, _ = self.places.medians(rect)
+        norm = _normalise(med, white, self.paper_weights)
+        return colour_features(norm)
+
+
+def as_bgr(frame) -> np.ndarray:
+    """Check a frame is an image and make it 3-channel 8-bit BGR."""
+    if not isinstance(frame, np.ndarray) or frame.ndim not in (2, 3) or frame.size == 0:
+        raise RefereeError("the frame is not an image")
+    if frame.ndim == 2:
+        frame = np.repeat(frame[..., None], 3, axis=2)
+    if frame.shape[2] == 4:
+        frame = frame[..., :3]
+    if frame.shape[2] != 3:
+        raise RefereeError("the frame is not a colour or grey image")
+    if frame.dtype != np.uint8:
+        frame = np.clip(frame, 0, 255).astype(np.uint8)
+    return np.ascontiguousarray(frame)
+
+
+def _normalise(med: np.ndarray, white: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Patch medians (0-255) divided by the paper white at each patch (white paper -> 1)."""
+    local = white if white.ndim == 1 else weights @ white
+    return med / 255 / local
+
+
+def _square_band(r_in: float, r_out: float) -> np.ndarray:
+    n = int(np.ceil(r_out))
+    dy, dx = np.mgrid[-n : n + 1, -n : n + 1]
+    d = np.maximum(np.abs(dx), np.abs(dy))
+    keep = (d >= r_in) & (d <= r_out)
+    return np.stack([dy[keep], dx[keep]], axis=1)
+
+
+def _ring_points(g: LatticeGeometry, step: float = 0.5, out: float = 0.85) -> np.ndarray:
+    """Points on the frame band around the lattice, in order around the board."""
+    xs = np.arange(-0.3, g.cols - 1 + 0.3 + 1e-9, step)
+    ys = np.arange(-0.3, g.rows - 1 + 0.3 + 1e-9, step)
+    top = [(x, -out) for x in xs]
+    right = [(g.cols - 1 + out, y) for y in ys]
+    bottom = [(x, g.rows - 1 + out) for x in xs[::-1]]
+    left = [(-out, y) for y in ys[::-1]]
+    return np.array(top + right + bottom + left, np.float64)
+
+

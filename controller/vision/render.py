@@ -1,0 +1,475 @@
+"""The simulated camera: draws any snapshot of any game as a camera above the board would see it.
+
+The board is drawn flat in board coordinates (a texture at `TEX` pixels per pitch), warped into
+the image by a camera homography, then lit (gradient, vignette, colour cast, shadows, glare),
+blurred and given sensor noise. Everything is deterministic: the camera pose and lighting come
+from `seed`, the sensor noise from `seed` and `Scene.frame`, so a still scene rendered twice
+with a new frame number differs only by noise, as a real still camera does.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from controller.errors import RefereeError
+from controller.snapshot import EMPTY, Snapshot, parse_snapshot
+from controller.vision import looks
+from controller.vision.geometry import DICTIONARIES, LatticeGeometry
+
+TEX = 48  # texture pixels per pitch
+
+PRESETS: dict[str, dict[str, float]] = {
+    "clean": dict(
+        fill=0.86, fill_jitter=0.02, rot=3.0, persp=0.015, gradient=0.05, vignette=0.04,
+        cast=0.0, exposure=0.0, shadows=0, glare=0, blur=0.6, noise=1.5, grain=0.02,
+    ),
+    "hard": dict(
+        fill=0.74, fill_jitter=0.06, rot=10.0, persp=0.05, gradient=0.30, vignette=0.12,
+        cast=0.14, exposure=0.15, shadows=2, glare=3, blur=1.3, noise=5.0, grain=0.05,
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Scene:
+    """What is in front of the camera besides the board's pieces.
+
+    `hand` is where the fingertips are, in lattice coordinates (row, col), or None; the arm
+    reaches in from `hand_side`. `bump` moves the camera image by (dx, dy) pixels and a rotation
+    in degrees. `open_points` are Stay Alive's open points (the dark space shows through); when
+    None they are worked out from the snapshot's slide positions and the profile's holes.
+    `glare`/`shadows` None means the preset decides. `frame` seeds the sensor noise; `seed` and
+    `preset`, when given, replace the arguments of `render_snapshot`.
+    """
+
+    hand: tuple[float, float] | None = None
+    hand_side: str = "bottom"
+    glare: bool | None = None
+    shadows: bool | None = None
+    bump: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    open_points: frozenset[tuple[int, int]] | None = None
+    frame: int = 0
+    seed: int | None = None
+    preset: str | None = None
+
+
+def _bgr(rgb: tuple[int, int, int]) -> tuple[int, int, int]:
+    return (int(rgb[2]), int(rgb[1]), int(rgb[0]))
+
+
+def _rng(*parts: object) -> np.random.Generator:
+    key = "/".join(str(p) for p in parts).encode()
+    return np.random.default_rng(zlib.crc32(key))
+
+
+def _preset(name: str) -> dict[str, float]:
+    if name not in PRESETS:
+        raise RefereeError(f"unknown render preset {name!r}; expected one of {', '.join(PRESETS)}")
+    return PRESETS[name]
+
+
+def board_margin(geom: LatticeGeometry) -> float:
+    """Pitches of board drawn beyond the lattice's corner points (markers plus a rim)."""
+    return geom.marker_offset + geom.marker_size / 2 + 0.5
+
+
+def camera_homography(
+    geom: LatticeGeometry,
+    *,
+    seed: int = 0,
+    preset: str = "clean",
+    size: tuple[int, int] = (1280, 720),
+    bump: tuple[float, float, float] = (0.0, 0.0, 0.0),
+) -> np.ndarray:
+    """The board-to-image homography of the simulated camera (the renderer's ground truth)."""
+    p = _preset(preset)
+    rng = _rng("camera", seed, preset)
+    w, h = size
+    m = board_margin(geom)
+    bw, bh = geom.cols - 1 + 2 * m, geom.rows - 1 + 2 * m
+    scale = (p["fill"] + rng.uniform(-1, 1) * p["fill_jitter"]) * min(w / bw, h / bh)
+    ang = np.deg2rad(rng.uniform(-1, 1) * p["rot"])
+    rot = np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]])
+    cx = (geom.cols - 1) / 2
+    cy = (geom.rows - 1) / 2
+    src = np.array([[-m, -m], [bw - m, -m], [bw - m, bh - m], [-m, bh - m]], np.float64)
+    rel = (src - [cx, cy]) * scale
+    # Make the rotated board still fit in the image.
+    shrink = min(1.0, 0.96 * min(w / 2, h / 2) / np.abs(rel @ rot.T).max(axis=0).min())
+    rel = rel @ rot.T * shrink
+    centre = np.array([w / 2, h / 2]) + rng.uniform(-1, 1, 2) * [0.03 * w, 0.02 * h]
+    jitter = rng.uniform(-1, 1, (4, 2)) * p["persp"] * scale * min(bw, bh)
+    dst = rel + centre + jitter
+    hom = cv2.getPerspectiveTransform(src.astype(np.float32), dst.astype(np.float32))
+    dx, dy, deg = bump
+    if dx or dy or deg:
+        b = cv2.getRotationMatrix2D((w / 2, h / 2), deg, 1.0)
+        b[:, 2] += (dx, dy)
+        hom = np.vstack([b, [0, 0, 1]]) @ hom
+    return hom.astype(np.float64)
+
+
+# --------------------------------------------------------------------------- the flat board
+
+
+class _Canvas:
+    """A texture in board coordinates: board point (x, y) is pixel ((x+m)*TEX - 0.5, ...)."""
+
+    SHIFT = 4
+
+    def __init__(self, geom: LatticeGeometry, colour: tuple[int, int, int]) -> None:
+        self.geom = geom
+        self.m = board_margin(geom)
+        wd = int(round((geom.cols - 1 + 2 * self.m) * TEX))
+        ht = int(round((geom.rows - 1 + 2 * self.m) * TEX))
+        self.img = np.empty((ht, wd, 3), np.uint8)
+        self.img[:] = _bgr(colour)
+
+    def px(self, x: float, y: float) -> tuple[int, int]:
+        f = 1 << self.SHIFT
+        return (
+            int(round(((x + self.m) * TEX - 0.5) * f)),
+            int(round(((y + self.m) * TEX - 0.5) * f)),
+        )
+
+    def r(self, pitches: float) -> int:
+        return int(round(pitches * TEX * (1 << self.SHIFT)))
+
+    def circle(self, x, y, rad, rgb, thickness=-1) -> None:
+        cv2.circle(self.img, self.px(x, y), self.r(rad), _bgr(rgb), thickness, cv2.LINE_AA,
+                   self.SHIFT)
+
+    def rect(self, x0, y0, x1, y1, rgb) -> None:
+        a = self.px(x0, y0)
+        b = self.px(x1, y1)
+        cv2.rectangle(self.img, a, b, _bgr(rgb), -1, cv2.LINE_AA, self.SHIFT)
+
+    def line(self, x0, y0, x1, y1, rgb, width) -> None:
+        t = max(1, int(round(width * TEX)))
+        cv2.line(self.img, self.px(x0, y0), self.px(x1, y1), _bgr(rgb), t, cv2.LINE_AA,
+                 self.SHIFT)
+
+    def to_board(self) -> np.ndarray:
+        """Texture pixel -> board coordinates, as a 3x3 matrix."""
+        return np.array(
+            [[1 / TEX, 0, 0.5 / TEX - self.m], [0, 1 / TEX, 0.5 / TEX - self.m], [0, 0, 1]]
+        )
+
+
+def _ball(cv: _Canvas, x: float, y: float, rad: float, rgb, highlight: int) -> None:
+    """A ball or marble: flat colour, darker rim, a small specular highlight."""
+    rim = tuple(int(v * 0.72) for v in rgb)
+    cv.circle(x, y, rad, rim)
+    cv.circle(x, y, rad * 0.86, rgb)
+    hl = (highlight, highlight, highlight)
+    cv.circle(x - rad * 0.38, y - rad * 0.38, rad * 0.16, hl)
+
+
+def _draw_markers(cv: _Canvas, geom: LatticeGeometry) -> None:
+    dictionary = cv2.aruco.getPredefinedDictionary(DICTIONARIES[geom.dictionary])
+    size = geom.marker_size
+    for (cx, cy), mid in zip(geom.marker_centres(), geom.marker_ids):
+        q = size * 0.68
+        cv.rect(cx - q, cy - q, cx + q, cy + q, looks.PAPER)
+        s = int(round(size * TEX))
+        mk = cv2.aruco.generateImageMarker(dictionary, int(mid), s)
+        mk = np.where(mk > 127, 1.0, 0.0)
+        paper = np.array(_bgr(looks.PAPER), np.float64)
+        ink = np.array((24, 24, 26), np.float64)
+        patch = (mk[..., None] * paper + (1 - mk[..., None]) * ink).astype(np.uint8)
+        u0 = int(round((cx - size / 2 + cv.m) * TEX))
+        v0 = int(round((cy - size / 2 + cv.m) * TEX))
+        cv.img[v0 : v0 + s, u0 : u0 + s] = patch
+
+
+def _grain(img: np.ndarray, rng: np.random.Generator, amount: float) -> None:
+    """Low-frequency streaks, like wood grain or moulded plastic, multiplied into the board."""
+    ht, wd = img.shape[:2]
+    small = rng.normal(0, 1, (max(2, ht // 24), max(2, wd // 4))).astype(np.float32)
+    field = cv2.resize(small, (wd, ht), interpolation=cv2.INTER_CUBIC)
+    img[:] = np.clip(img * (1 + amount * field[..., None]), 0, 255).astype(np.uint8)
+
+
+def _glyph(cv: _Canvas, x: float, y: float, glyph: str, ink) -> None:
+    if glyph in "abcdefghi":
+        k = "abcdefghi".index(glyph)
+        if k % 3 == 0:
+            cv.circle(x, y, 0.15, ink)
+        elif k % 3 == 1:
+            cv.rect(x - 0.13, y - 0.13, x + 0.13, y + 0.13, ink)
+        else:
+            cv.line(x - 0.15, y + 0.12, x + 0.15, y - 0.12, ink, 0.07)
+            cv.line(x - 0.15, y - 0.12, x + 0.15, y + 0.12, ink, 0.07)
+        return
+    text = "B!" if glyph == "*" else glyph
+    scale = TEX / 70
+    (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, 2)
+    u = int(round((x + cv.m) * TEX - tw / 2))
+    v = int(round((y + cv.m) * TEX + th / 2))
+    cv2.putText(cv.img, text, (u, v), cv2.FONT_HERSHEY_SIMPLEX, scale, _bgr(ink), 2, cv2.LINE_AA)
+
+
+def stay_alive_points(snapshot: Snapshot, profile) -> tuple[set, set]:
+    """Open points, and closed points where the (upper) orange slide has a hole so the white
+    slide shows, from the slide positions and the profile's holes (empty sets when unknown)."""
+    holes = profile.get("holes") if profile is not None else None
+    if not holes or snapshot.orange is None or snapshot.white is None:
+        return set(), set()
+    open_, white = set(), set()
+    for r in range(snapshot.rows):
+        for c in range(snapshot.cols):
+            o = holes["orange"][r][snapshot.orange[r]][c] == "1"
+            w = holes["white"][c][snapshot.white[c]][r] == "1"
+            if o and w:
+                open_.add((r, c))
+            elif o:
+                white.add((r, c))
+    return open_, white
+
+
+def _draw_board(snapshot: Snapshot, profile, geom: LatticeGeometry, scene: Scene, seed: int,
+                grain: float) -> _Canvas:
+    game = snapshot.game
+    pal = looks.PIECES[game]
+    cv = _Canvas(geom, looks.FRAME[game])
+    rng = _rng("board", seed, game)
+    rows, cols = geom.rows, geom.cols
+    if game == "colorpop":
+        for c in range(cols):
+            cv.rect(c - 0.46, -0.56, c + 0.46, rows - 1 + 0.56, pal["."])
+    elif game == "blockers":
+        cv.rect(-0.5, -0.5, cols - 0.5, rows - 0.5, pal["."])
+        regions = profile.get("regions") if profile is not None else None
+        for r in range(rows):
+            for c in range(cols):
+                sym = regions[r // 3][c // 3] if regions else "abcdefghi"[(r // 3) * 3 + c // 3]
+                _glyph(cv, c, r, sym, looks.SYMBOL_INK)
+        for k in range(rows + 1):
+            wid = 0.05 if k % 3 == 0 else 0.02
+            cv.line(-0.5, k - 0.5, cols - 0.5, k - 0.5, looks.GRID_LINE, wid)
+        for k in range(cols + 1):
+            wid = 0.05 if k % 3 == 0 else 0.02
+            cv.line(k - 0.5, -0.5, k - 0.5, rows - 0.5, looks.GRID_LINE, wid)
+    elif game == "flipop":
+        cv.rect(-0.5, -0.5, cols - 0.5, rows - 0.5, pal["."])
+        for k in range(rows + 1):
+            cv.line(-0.5, k - 0.5, cols - 0.5, k - 0.5, looks.GROOVE, 0.03)
+        for k in range(cols + 1):
+            cv.line(k - 0.5, -0.5, k - 0.5, rows - 0.5, looks.GROOVE, 0.03)
+    elif game == "stay-alive":
+        for k in range(rows):
+            cv.line(-0.5, k, cols - 0.5, k, tuple(min(255, v + 25) for v in looks.FRAME[game]),
+                    0.08)
+    _grain(cv.img, rng, grain)
+    _draw_markers(cv, geom)
+
+    if game == "flipop":
+        doors = snapshot.doors
+        if doors is None and profile is not None and profile.get("start"):
+            doors = parse_snapshot("flipop", profile.get("start")).doors
+        for k in range(16):
+            i, j = divmod(k, 4)
+            px, py = j + 0.5, i + 0.5
+            for d in doors[k] if doors and doors[k] != "?" else "":
+                dx, dy = {"N": (0, -1), "S": (0, 1), "E": (1, 0), "W": (-1, 0)}[d]
+                cv.line(px, py, px + 0.44 * dx, py + 0.44 * dy, looks.WING, 0.08)
+            cv.circle(px, py, 0.09, looks.POST)
+
+    if game == "stay-alive":
+        if scene.open_points is not None:
+            open_ = set(scene.open_points)
+            _, white = stay_alive_points(snapshot, profile)
+        else:
+            open_, white = stay_alive_points(snapshot, profile)
+        for r in range(rows):
+            for c in range(cols):
+                key = "open" if (r, c) in open_ else ".w" if (r, c) in white else ".o"
+                cv.circle(c, r, 0.31, tuple(int(v * 0.6) for v in looks.FRAME[game]))
+                cv.circle(c, r, 0.28, pal[key])
+
+    for r in range(rows):
+        for c in range(cols):
+            cell = snapshot.cells[r][c]
+            if cell == EMPTY:
+                continue
+            letter = cell[0]
+            rgb = pal.get(letter)
+            if rgb is None:
+                raise RefereeError(
+                    f"the renderer has no look for the piece {letter!r} of {game} at "
+                    f"row {r}, column {c}"
+                )
+            if game == "colorpop":
+                cv.circle(c, r, 0.44, tuple(int(v * 0.8) for v in rgb))
+                cv.circle(c, r, 0.39, rgb)
+            elif game == "blockers":
+                edge = tuple(int(v * 0.75) for v in rgb)
+                cv.rect(c - 0.43, r - 0.43, c + 0.43, r + 0.43, edge)
+                cv.rect(c - 0.39, r - 0.39, c + 0.39, r + 0.39, rgb)
+                glyph = cell[1] if len(cell) > 1 and cell[1] != "?" else rng.choice(
+                    list("123456789ABCDEFGHIabcdefghi*"))
+                _glyph(cv, c, r, str(glyph), (245, 245, 240))
+            elif game == "flipop":
+                _ball(cv, c, r, 0.36, rgb, 250 if letter == "W" else 190)
+            else:
+                _ball(cv, c, r, 0.4, rgb, 250)
+    return cv
+
+
+# --------------------------------------------------------------------------- the camera
+
+
+def _hand(img: np.ndarray, hom: np.ndarray, geom: LatticeGeometry, scene: Scene,
+          rng: np.random.Generator) -> None:
+    """An arm reaching in from one side with its hand over `scene.hand`, and its shadow."""
+    ht, wd = img.shape[:2]
+    row, col = scene.hand
+    pts = np.array([[col, row], [col + 1, row], [col, row + 1]], np.float64)
+    ph = np.hstack([pts, np.ones((3, 1))]) @ hom.T
+    ph = ph[:, :2] / ph[:, 2:3]
+    tip = ph[0]
+    pitch = float(np.linalg.norm(ph[1] - ph[0]) + np.linalg.norm(ph[2] - ph[0])) / 2
+    side = scene.hand_side
+    direction = {"bottom": (0, 1), "top": (0, -1), "left": (-1, 0), "right": (1, 0)}.get(side)
+    if direction is None:
+        raise RefereeError(f"unknown hand side {side!r}; expected bottom, top, left or right")
+    d = np.array(direction, np.float64)
+    d = d + rng.uniform(-0.25, 0.25, 2) * d[::-1]
+    d /= np.linalg.norm(d)
+    palm = tip + d * pitch * 1.6
+    elbow = palm + d * max(wd, ht) * 1.5
+    mask = np.zeros((ht, wd), np.uint8)
+    f = 16
+
+    def ip(p):
+        return (int(round(p[0] * f)), int(round(p[1] * f)))
+
+    cv2.line(mask, ip(palm), ip(elbow), 255, max(2, int(pitch * 2.0)), cv2.LINE_AA, 4)
+    ang = float(np.degrees(np.arctan2(d[1], d[0])))
+    cv2.ellipse(mask, ip(palm), (int(pitch * 1.3 * f), int(pitch * 1.05 * f)), ang, 0, 360, 255,
+                -1, cv2.LINE_AA, 4)
+    perp = np.array([-d[1], d[0]])
+    for k, length in zip((-1.5, -0.5, 0.5, 1.5), (0.9, 1.05, 1.0, 0.8)):
+        base = palm + perp * k * pitch * 0.36 - d * pitch * 0.6
+        end = base - d * pitch * length
+        cv2.line(mask, ip(base), ip(end), 255, max(2, int(pitch * 0.3)), cv2.LINE_AA, 4)
+    thumb = palm + perp * pitch * 1.1
+    cv2.line(mask, ip(thumb), ip(thumb + (perp * 0.7 - d * 0.5) * pitch), 255,
+             max(2, int(pitch * 0.34)), cv2.LINE_AA, 4)
+
+    shift = np.float32([[1, 0, pitch * 0.5], [0, 1, pitch * 0.7]])
+    shadow = cv2.warpAffine(mask, shift, (wd, ht))
+    shadow = cv2.GaussianBlur(shadow, (0, 0), pitch * 0.4).astype(np.float32) / 255
+    img[:] = (img * (1 - 0.45 * shadow[..., None])).astype(np.uint8)
+
+    tones = [(224, 180, 150), (198, 140, 104), (160, 110, 80), (112, 72, 52)]
+    tone = np.array(_bgr(tones[int(rng.integers(len(tones)))]), np.float32)
+    alpha = cv2.GaussianBlur(mask, (0, 0), 1.0).astype(np.float32)[..., None] / 255
+    shade = cv2.GaussianBlur(mask, (0, 0), pitch * 0.3).astype(np.float32)[..., None] / 255
+    skin = tone * (0.75 + 0.25 * shade)
+    img[:] = (img * (1 - alpha) + skin * alpha).astype(np.uint8)
+
+
+def render_scene(
+    snapshot: Snapshot,
+    profile,
+    *,
+    seed: int = 0,
+    preset: str = "clean",
+    scene: Scene | None = None,
+    size: tuple[int, int] = (1280, 720),
+) -> tuple[np.ndarray, np.ndarray]:
+    """The image and the board-to-image homography the camera used (for tests and benches)."""
+    scene = scene or Scene()
+    seed = scene.seed if scene.seed is not None else seed
+    preset = scene.preset if scene.preset is not None else preset
+    p = _preset(preset)
+    if profile is not None:
+        geom = LatticeGeometry.from_profile(profile)
+    else:
+        geom = LatticeGeometry(snapshot.rows, snapshot.cols)
+    if (snapshot.rows, snapshot.cols) != (geom.rows, geom.cols):
+        raise RefereeError(
+            f"the snapshot is {snapshot.rows}x{snapshot.cols} but the profile's board is "
+            f"{geom.rows}x{geom.cols}"
+        )
+    w, h = size
+    hom = camera_homography(geom, seed=seed, preset=preset, size=size, bump=scene.bump)
+    cv = _draw_board(snapshot, profile, geom, scene, seed, p["grain"])
+
+    rng = _rng("light", seed, preset)
+    table = np.empty((h, w, 3), np.uint8)
+    table[:] = _bgr(tuple(int(v) for v in rng.integers(90, 140, 3)))
+    _grain(table, rng, 0.08)
+    img = cv2.warpPerspective(cv.img, hom @ cv.to_board(),
+                              (w, h), dst=table, flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_TRANSPARENT)
+
+    if scene.hand is not None:
+        _hand(img, hom, geom, scene, _rng("hand", seed, scene.hand, scene.hand_side))
+
+    # Lighting: one multiplicative field (gradient, vignette, shadows) and a colour cast.
+    ys, xs = np.mgrid[0:h:8, 0:w:8].astype(np.float32)
+    ang = rng.uniform(0, 2 * np.pi)
+    u = ((xs - w / 2) * np.cos(ang) + (ys - h / 2) * np.sin(ang)) / (w / 2)
+    field = 1 + p["gradient"] * u
+    rr = ((xs - w / 2) ** 2 + (ys - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
+    field *= 1 - p["vignette"] * rr
+    n_shadows = int(p["shadows"]) if scene.shadows is not False else 0
+    if scene.shadows and not n_shadows:
+        n_shadows = 1
+    for _ in range(n_shadows):
+        cx, cy = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
+        ax, ay = rng.uniform(0.08, 0.2) * w, rng.uniform(0.08, 0.2) * h
+        blob = np.exp(-(((xs - cx) / ax) ** 2 + ((ys - cy) / ay) ** 2) ** 2)
+        field *= 1 - rng.uniform(0.2, 0.35) * blob
+    field = cv2.resize(field, (w, h), interpolation=cv2.INTER_LINEAR)
+    gains = 1 + rng.uniform(-1, 1, 3) * p["cast"]
+    gains *= 1 + rng.uniform(-1, 1) * p["exposure"]
+    # Exposure is locked at calibration so that white paper does not clip: keep the brightest
+    # lit white just under full scale, as a sensibly exposed camera would.
+    peak = float(field.max()) * float(gains.max()) * max(looks.PAPER) / 255
+    if peak > 0.97:
+        gains *= 0.97 / peak
+    lit = img.astype(np.float32) * field[..., None] * gains.astype(np.float32)
+
+    n_glare = int(p["glare"]) if scene.glare is not False else 0
+    if scene.glare and not n_glare:
+        n_glare = 2
+    if n_glare:
+        pitch = float(np.sqrt(abs(np.linalg.det(hom[:2, :2])))) / float(hom[2, 2])
+        gl = np.zeros((h, w), np.float32)
+        pts = geom.points()
+        for _ in range(n_glare):
+            bx, by = pts[int(rng.integers(len(pts)))] + rng.uniform(-0.5, 0.5, 2)
+            q = hom @ np.array([bx, by, 1.0])
+            gx, gy = q[0] / q[2], q[1] / q[2]
+            rad = rng.uniform(0.06, 0.16) * pitch
+            cv2.circle(gl, (int(gx), int(gy)), max(1, int(rad)), float(rng.uniform(250, 400)), -1)
+        gl = cv2.GaussianBlur(gl, (0, 0), max(1.0, pitch * 0.05))
+        lit += gl[..., None]
+
+    out = np.clip(lit, 0, 255).astype(np.uint8)
+    if p["blur"] > 0:
+        out = cv2.GaussianBlur(out, (0, 0), p["blur"])
+    nrng = _rng("noise", seed, preset, scene.frame)
+    noise = nrng.normal(0, p["noise"], out.shape).astype(np.float32)
+    out = np.clip(out.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+    return out, hom
+
+
+def render_snapshot(
+    snapshot: Snapshot,
+    profile,
+    *,
+    seed: int = 0,
+    preset: str = "clean",
+    scene: Scene | None = None,
+    size: tuple[int, int] = (1280, 720),
+) -> np.ndarray:
+    """Draw `snapshot` as the camera would see it (BGR uint8, `size` = (width, height))."""
+    return render_scene(snapshot, profile, seed=seed, preset=preset, scene=scene, size=size)[0]
