@@ -242,7 +242,8 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
             return self._place(state, move), ()
         falls = self._falls(state, move)
         fell = [(r, c) for r in range(SIZE) for c in range(SIZE) if falls & bit(r, c)]
-        return self._after_slide(state, move, fell, [], [])
+        # Stuck marbles from earlier moves are assumed still seen: they stay ghosts.
+        return self._after_slide(state, move, fell, [], list(state.ghosts))
 
     def _place(self, state: StayAliveState, move: Placement) -> StayAliveState:
         board = [list(row) for row in state.board]
