@@ -455,3 +455,10 @@ def test_tiles_that_unread_tiles_must_be_are_no_longer_playable():
     j = eng.judge(state, board(TWO_UNREAD.replace(".. .. .. .. .. .. .. .. ..", ".. .. .. .. .. .. R7 .. ..", 1)))
     assert j.kind == "illegal" and j.cells == ((1, 6), (0, 6), (2, 6))
     assert "R7 must be one of the unread red tiles already played (at A7 and C7)" in j.reason
+
+
+def test_two_player_lifting_a_tile_of_the_only_colour_left_is_illegal():
+    eng = two_player()
+    j = judge(ONE_TILE_AT_C7.format("R4"), EMPTY, eng=eng, placed={"R": 5, "G": 24})[2]
+    assert j.kind == "illegal" and "red is the only colour seat 0 has left to place" in j.reason
+    assert judge(ONE_TILE_AT_C7.format("R4"), EMPTY, eng=eng, placed={"R": 5, "G": 5})[2].kind == "pending"

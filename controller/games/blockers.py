@@ -183,7 +183,7 @@ class BlockersEngine(Engine[BlockersState, Placement]):
     def position(
         self,
         snapshot: Snapshot,
-        to_move: int,
+        to_move: int | None,
         placed: dict[str, int] | None = None,
         captured_tiles: Sequence[str] = (),
     ) -> BlockersState:
@@ -486,11 +486,17 @@ class BlockersEngine(Engine[BlockersState, Placement]):
         where = cell_name(cell)
         capturers = [c for c in self.colours_left(state, seat) if c != old[0]]
         if not capturers:
+            colour = self.colour_name(old[0])
+            why = (
+                f"{self.seat_text(seat)} may not capture its own colour"
+                if len(self.seat_colours[seat]) == 1
+                else f"a {colour} tile is only captured by another colour, and {colour} is "
+                f"the only colour seat {seat} has left to place"
+            )
             return Judgement(
                 "illegal",
                 seat=seat,
-                reason=f"the {self.colour_name(old[0])} tile at {where} was taken off; "
-                f"{self.seat_text(seat)} may not capture its own colour",
+                reason=f"the {colour} tile at {where} was taken off; {why}",
                 cells=(cell,),
             )
         if capture_splits(state.board, cell):
