@@ -23,7 +23,6 @@ from dataclasses import dataclass, replace
 import serial
 
 from firmware_bridge.protocol import (
-    MAX_PING_TOKEN,
     FrameParser,
     MsgType,
     ProtocolError,
@@ -96,6 +95,7 @@ class PicoLink:
         self._last_state_at: float | None = None
         self._last_poke_at = 0.0
         self._ping_sent: dict[bytes, float] = {}
+        self._ping_count = 0
         self._outage_logged = False
 
     # --- lifecycle ----------------------------------------------------------------------------
@@ -132,7 +132,10 @@ class PicoLink:
 
     def ping(self) -> bool:
         """Send a PING; its round trip shows up as `stats().last_pong_rtt`."""
-        token = int(self._clock() * 1000).to_bytes(8, "big")[-MAX_PING_TOKEN:]
+        # A counter and a letter: short runs of equal bytes only, so a PING can never look like
+        # the Pico's "eight Ctrl-C bytes" escape.
+        self._ping_count = (self._ping_count + 1) & 0xFFFF
+        token = self._ping_count.to_bytes(2, "big") + b"P"
         if len(self._ping_sent) > 16:  # unanswered pings from a dead link
             self._ping_sent.clear()
         self._ping_sent[token] = self._clock()

@@ -65,10 +65,11 @@ def test_moves_bounce_and_faults_arrive_as_slide_states(rig) -> None:
 
 def test_heartbeats_keep_a_quiet_link_healthy_and_ping_is_answered(rig) -> None:
     source, pico, reports = rig
-    first = source.latest()
+    first = source.wait_for(lambda s: s.reason == "heartbeat", 2 * HEARTBEAT + 0.5)
     assert first is not None
     later = source.wait_for(lambda s: s.count >= first.count + 2, 3 * HEARTBEAT + 0.5)
     assert later is not None and later.reason == "heartbeat"
+    assert 1.5 * HEARTBEAT <= later.received_at - first.received_at <= 2.5 * HEARTBEAT
     assert source.link.ping()
     deadline = time.monotonic() + 2.0
     while source.stats().last_pong_rtt is None and time.monotonic() < deadline:

@@ -200,3 +200,27 @@ def test_the_simulator_runs_the_real_program_behind_a_pty(tmp_path) -> None:
         finally:
             port.close()
     assert not (tmp_path / "ttyTEST").exists()
+
+
+def test_eight_ctrl_c_bytes_stop_the_program_but_frames_with_0x03_do_not() -> None:
+    bench = Bench()
+    bench.frames()
+    config = encode_frame(MsgType.CONFIG, 3, bytes((0x03, 0x03, 0x03)))  # seq, length, payload
+    assert bench.firmware.receive(config) is True
+    assert bench.firmware.receive(b"\x03" * 7 + b"\x00") is True
+    assert bench.firmware.receive(b"\x03" * 4) is True
+    assert bench.firmware.receive(b"\x03" * 4) is False
+
+
+def test_the_simulated_program_returns_to_the_repl_on_the_escape(tmp_path) -> None:
+    import serial
+
+    with SimulatedPico(tmp_path / "ttyESC") as pico:
+        port = serial.Serial(pico.port, 115200, timeout=0.05)
+        try:
+            port.write(b"\x03" * 8)
+            pico._thread.join(2.0)
+            assert not pico._thread.is_alive()
+            assert pico.crash is None
+        finally:
+            port.close()

@@ -65,6 +65,10 @@ REASON_BOOT = 3
 REASON_CONFIG = 4
 MAX_PING_TOKEN = 8
 
+# Ctrl-C no longer interrupts the program (frames may contain 0x03), so a run of this many 0x03
+# bytes, which the Pi never sends, ends it and returns to the REPL for mpremote (see WIRING.md).
+ESCAPE_CTRL_C_RUN = 8
+
 
 def _make_crc_table():
     table = []
@@ -221,6 +225,7 @@ class Firmware:
         self.seq = 0
         self.uptime_ms = 0
         self.reader = FrameReader()
+        self.ctrl_c_run = 0
         now = ticks_ms()
         self.last_tick = now
         self.last_sent = now
@@ -261,7 +266,14 @@ class Firmware:
             self.send_state(REASON_HEARTBEAT)
 
     def receive(self, data):
-        """Handle bytes from the Pi: PING, GET_STATE, CONFIG; anything else is ignored."""
+        """Handle bytes from the Pi: PING, GET_STATE, CONFIG; anything else is ignored.
+
+        Returns False when the escape (a run of Ctrl-C bytes) asks the program to stop.
+        """
+        for byte in data:
+            self.ctrl_c_run = self.ctrl_c_run + 1 if byte == 0x03 else 0
+        if self.ctrl_c_run >= ESCAPE_CTRL_C_RUN:
+            return False
         for msg_type, _seq, payload in self.reader.feed(data):
             if msg_type == MSG_PING:
                 self.send(MSG_PONG, payload[:MAX_PING_TOKEN])
@@ -274,10 +286,11 @@ class Firmware:
                 self.debouncer.debounce_ms = debounce
                 self.heartbeat_ms = heartbeat
                 self.send_state(REASON_CONFIG)
+        return True
 
 
 def main():
-    """Run forever: scan every few milliseconds, answer the Pi as bytes arrive."""
+    """Scan every few milliseconds and answer the Pi, until the Ctrl-C escape arrives."""
     micropython.kbd_intr(-1)  # a 0x03 byte in a frame must not raise KeyboardInterrupt
     matrix = SwitchMatrix(machine.Pin, sleep_us=time.sleep_us)
     out = sys.stdout.buffer
@@ -286,9 +299,10 @@ def main():
     poller = select.poll()
     poller.register(sys.stdin, select.POLLIN)
     while True:
-        if poller.poll(SCAN_INTERVAL_MS):
-            firmware.receive(inp.read(1))
+        if poller.poll(SCAN_INTERVAL_MS) and not firmware.receive(inp.read(1)):
+            break
         firmware.tick()
+    micropython.kbd_intr(3)  # Ctrl-C works again at the REPL
 
 
 if __name__ == "__main__":
