@@ -157,7 +157,10 @@ def test_stay_alive_holes_and_blockers_regions_are_validated():
 
 def test_user_profile_file_replaces_default_keys(tmp_path):
     path = tmp_path / "mine.yaml"
-    path.write_text("game: colorpop\nsettings: {joker_only_groups: true}\ntokens: {G: 20, Y: 19, O: 19, B: 19, P: 18, J: 5}\n")
+    path.write_text(
+        "game: colorpop\nsettings: {joker_only_groups: true}\n"
+        "tokens: {G: 20, Y: 19, O: 19, B: 19, P: 18, J: 5}\n"
+    )
     profile = load_profile(path)
     assert profile.setting("joker_only_groups") is True and profile.data["tokens"]["G"] == 20
     assert profile.rows == 10  # untouched keys come from the default
@@ -172,10 +175,11 @@ def test_record_errors_name_the_key():
         parse_record("game: colorpop\ncolour: 3\n")
     with pytest.raises(ConfigError, match="profile.settings.joker_only"):
         parse_record("game: colorpop\nprofile: {settings: {joker_only: true}}\nsetup: ''\n")
+    full = "game: colorpop\nsetup: |\n" + "  G Y O B P J . . . .\n" * 10
     with pytest.raises(FormatError, match=r"observations\[0\] \(index 1\), line 1"):
-        parse_record("game: colorpop\nsetup: |\n" + "  G Y O B P J . . . .\n" * 10 + "observations:\n  - 'G'\n")
+        parse_record(full + "observations:\n  - 'G'\n")
     with pytest.raises(FormatError, match="action"):
-        parse_record("game: colorpop\nsetup: |\n" + "  G Y O B P J . . . .\n" * 10 + "observations:\n  - {action: fly}\n")
+        parse_record(full + "observations:\n  - {action: fly}\n")
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
