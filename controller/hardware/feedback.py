@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 from gpiozero import LED, Buzzer, TonalBuzzer
 from gpiozero.pins import Factory
+from gpiozero.pins.mock import MockFactory
 from gpiozero.tones import Tone
 
 from controller.hardware.config import GpioConfig
@@ -138,7 +139,7 @@ class Feedback:
         factory = pin_factory if pin_factory is not None else make_pin_factory(gpio_config)
         pins = gpio_config.pins
         backend = gpio_config.backend
-        if gpio_config.buzzer_tonal and factory is not None and hasattr(factory, "pins"):
+        if gpio_config.buzzer_tonal and isinstance(factory, MockFactory):
             factory.pin(pins.buzzer, pin_class=RecordingPWMPin)  # mock only: record the tones
         made: list[object] = []
 
