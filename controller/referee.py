@@ -122,6 +122,9 @@ class Referee:
 
         judgement = self.engine.judge(self.state, snapshot)
         if judgement.kind == "unchanged":
+            if judgement.state is not None:
+                # The same position, but the sensors told more about it (a glyph read at last).
+                self.state = judgement.state
             restored = self.in_illegal
             self.in_illegal = self.in_pending = False
             return Verdict("restored" if restored else "unchanged", index)

@@ -294,6 +294,17 @@ def test_a_later_reading_of_the_cell_fixes_the_unread_tile():
     assert eng.judge(state, board(wrong)).kind == "illegal"
 
 
+def test_a_reading_on_an_unchanged_board_fixes_the_unread_tile_through_the_referee():
+    eng = engine()
+    ref = Referee(eng)
+    ref.state = eng.start(board(EMPTY))
+    assert ref.observe(board(ONE_TILE_AT_C7.format("R?"))).verdict == "legal"
+    # The board settles again with nothing moved, and this time the glyph is read.
+    assert ref.observe(board(ONE_TILE_AT_C7.format("RC"))).verdict == "unchanged"
+    assert ref.state.unread == () and ref.state.board[2][6] == "RC"
+    assert "C" not in ref.state.available[0]
+
+
 def test_the_unread_tile_is_narrowed_when_its_candidates_appear_elsewhere():
     eng = engine()
     state = eng.start(board(EMPTY))

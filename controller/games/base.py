@@ -59,7 +59,8 @@ class Judgement(Generic[S]):
     """How an observed snapshot relates to the last legal state.
 
     For ``legal``, `state` is the state after the move (and any automatic passes, whose events
-    are in `events`). ``unchanged`` means the snapshot shows the last legal state itself.
+    are in `events`). ``unchanged`` means the snapshot shows the last legal state itself; its
+    `state`, when given, is that same position with what the sensors newly told about it.
     `doubtful` marks an illegal snapshot that no physical action could have produced (a token
     that changed colour in place): the referee then blames the reading, not a player.
     """

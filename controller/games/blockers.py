@@ -11,7 +11,7 @@ turning up elsewhere), so "each tile exists once" stays exact.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from controller.errors import ConfigError
@@ -262,15 +262,34 @@ class BlockersEngine(Engine[BlockersState, Placement]):
                         return True
         return False
 
+    def _with_readings(self, state: BlockersState, readings: Sequence[tuple[Cell, str]]) -> BlockersState:
+        """`state` once glyphs newly read on cells that held unread tiles are known."""
+        rows = [list(row) for row in state.board]
+        unread = list(state.unread)
+        captured_tiles = set(state.captured_tiles)
+        available = list(state.available)
+        to_settle: set[str] = set()
+        for (rr, cc), glyph in readings:
+            for i, u in enumerate(unread):
+                if u.cell == (rr, cc):
+                    rows[rr][cc] = u.colour + glyph
+                    del unread[i]
+                    to_settle.add(u.colour)
+                    break
+        for colour in sorted(to_settle):
+            available[self.colour_index[colour]] = self._settle(colour, rows, captured_tiles, unread)
+        return replace(
+            state,
+            board=tuple(tuple(row) for row in rows),
+            captured_tiles=frozenset(captured_tiles),
+            unread=tuple(sorted(unread, key=_unread_order)),
+            available=tuple(available),
+        )
+
     def apply(
         self, state: BlockersState, move: Placement
     ) -> tuple[BlockersState, tuple[str, ...]]:
-        return self._apply(state, move, ())
-
-    def _apply(
-        self, state: BlockersState, move: Placement, readings: Sequence[tuple[Cell, str]]
-    ) -> tuple[BlockersState, tuple[str, ...]]:
-        """The move, then any glyphs newly read on unread cells, then turn order and passes."""
+        """The move, then turn order and passes."""
         seat = state.to_move
         if seat is None:
             raise ValueError("the game is over")
@@ -304,13 +323,6 @@ class BlockersEngine(Engine[BlockersState, Placement]):
             available[k] = available[k] - {move.glyph}
             if any(u.colour == move.colour for u in unread):
                 to_settle.add(move.colour)
-        for (rr, cc), glyph in readings:
-            for i, u in enumerate(unread):
-                if u.cell == (rr, cc):
-                    rows[rr][cc] = u.colour + glyph
-                    del unread[i]
-                    to_settle.add(u.colour)
-                    break
         for colour in sorted(to_settle):
             available[self.colour_index[colour]] = self._settle(colour, rows, captured_tiles, unread)
 
@@ -422,8 +434,12 @@ class BlockersEngine(Engine[BlockersState, Placement]):
                         readings.append(((r, c), seen[1]))
                         continue
                 changed.append((r, c))
+        if readings:
+            # Glyphs read now on tiles placed unread narrow what the referee knows, move or not.
+            state = self._with_readings(state, readings)
+            board = state.board
         if not changed:
-            return Judgement("unchanged")
+            return Judgement("unchanged", state=state if readings else None)
         if seat is None:
             return Judgement(
                 "illegal",
@@ -441,7 +457,7 @@ class BlockersEngine(Engine[BlockersState, Placement]):
         if problem is not None:
             reason, cells = problem
             return Judgement("illegal", seat=seat, reason=reason, cells=cells)
-        new_state, events = self._apply(state, move, readings)
+        new_state, events = self.apply(state, move)
         return Judgement(
             "legal", seat=seat, state=new_state, move=self.describe(state, move), events=events
         )
