@@ -18,6 +18,10 @@ COMMAND_MODULES = [
     "controller.commands.replay",
     "controller.commands.lights_test",
     "controller.commands.holes",
+    "controller.commands.render",
+    "controller.commands.read",
+    "controller.commands.lattice",
+    "controller.commands.calibrate",
 ]
 
 

@@ -102,18 +102,25 @@ class ClassModel:
     # ------------------------------------------------------------------ learning and storage
 
     @staticmethod
-    def fit_ref(key: str, letter: str, samples: np.ndarray, open_: bool = False) -> ClassRef:
-        """A reference from samples: a robust centre and a covariance that is never too tight."""
+    def fit_ref(key: str, letter: str, samples: np.ndarray, shading: np.ndarray,
+                open_: bool = False) -> ClassRef:
+        """A reference from samples: a robust centre, and the samples' spread widened by half of
+        `shading` (the default spread), since one calibration picture cannot show every light
+        the board will be seen in."""
         samples = np.asarray(samples, np.float64)
         if len(samples) == 0:
             raise ValueError(f"no samples for class {key}")
         mean = np.median(samples, axis=0)
-        if len(samples) >= 4:
-            cov = np.cov(samples.T) * 2.0
-        else:
-            cov = np.zeros((samples.shape[1], samples.shape[1]))
-        cov = cov + np.diag(MIN_VAR * 2)
+        dims = samples.shape[1]
+        cov = np.cov(samples.T) * 2.0 if len(samples) >= 4 else np.zeros((dims, dims))
+        cov = cov + 0.5 * np.asarray(shading, np.float64)
         return ClassRef(key, letter, mean, cov, open_)
+
+    def replaced(self, refs: list[ClassRef]) -> ClassModel:
+        """This model with the references of the same keys replaced (others kept)."""
+        new = {r.key: r for r in refs}
+        kept = [new.pop(r.key, r) for r in self.refs]
+        return ClassModel(kept + list(new.values()), self.max_distance, self.min_margin)
 
     def to_yaml(self) -> dict:
         return {

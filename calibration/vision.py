@@ -1,0 +1,156 @@
+"""Vision calibration: learn a board's class references from pictures of it.
+
+Every function takes a profile and pictures and returns the profile with a new `vision:` entry
+(the class references in the reader's feature space), ready for `save_profile`. Classes a
+picture does not show keep their previous references.
+
+- `learn_labelled`: pictures whose content is known (a snapshot per picture).
+- `learn_colorpop_setup`: the full Colorpop setup, 19 tokens of each colour and 5 jokers, whose
+  places are not known: clustering with known cluster sizes.
+- `learn_flipop_start`: the Flipop start position, which the profile knows.
+- `learn_empty_and_pieces`: an empty Blockers!/Stay Alive board (the empty class, and for Stay
+  Alive the open and closed points), then one piece of each colour on the top row from the left
+  in the profile's class order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from controller.errors import RefereeError
+from controller.snapshot import EMPTY, Snapshot, parse_snapshot
+from controller.vision.classify import ClassModel, ClassRef
+from controller.vision.reader import DEFAULT_SIGMA, BoardReader, model_for
+
+SHADING = np.diag(np.array(DEFAULT_SIGMA) ** 2)
+
+
+def with_model(profile, model: ClassModel):
+    vision = dict(profile.get("vision") or {})
+    vision.update(model.to_yaml())
+    vision["version"] = 1
+    return profile.with_overrides({"vision": vision}, source=profile.source)
+
+
+def _features(profile, image: np.ndarray, corners) -> np.ndarray:
+    return BoardReader(profile, corners=corners).features(image)
+
+
+def _empty_key(model: ClassModel, feat: np.ndarray) -> ClassRef:
+    """Which look of 'empty' a place has (Stay Alive: orange or white slide, or open)."""
+    empties = [r for r in model.refs if r.letter == EMPTY]
+    if not empties:
+        raise RefereeError("the profile's vision references have no class for an empty place")
+    sub = ClassModel(empties)
+    return empties[int(sub.distances(feat[None, :])[0].argmin())]
+
+
+def _fit(model: ClassModel, groups: dict[str, list[np.ndarray]]) -> ClassModel:
+    refs = []
+    by_key = {r.key: r for r in model.refs}
+    for key, samples in groups.items():
+        old = by_key.get(key)
+        letter = old.letter if old else key
+        refs.append(ClassModel.fit_ref(key, letter, np.array(samples), SHADING,
+                                       old.open if old else False))
+    return model.replaced(refs)
+
+
+def _groups(model: ClassModel, feats: np.ndarray, snapshot: Snapshot) -> dict[str, list]:
+    groups: dict[str, list[np.ndarray]] = {}
+    cols = snapshot.cols
+    keys = {r.key for r in model.refs}
+    for i, f in enumerate(feats):
+        cell = snapshot.cells[i // cols][i % cols]
+        letter = cell[:1]
+        if letter == EMPTY:
+            key = _empty_key(model, f).key
+        elif letter in keys:
+            key = letter
+        else:
+            raise RefereeError(f"the snapshot holds {letter!r}, which this profile does not know")
+        groups.setdefault(key, []).append(f)
+    return groups
+
+
+def learn_labelled(profile, pairs: list[tuple[np.ndarray, Snapshot]], corners=None):
+    """References from pictures whose content is known."""
+    model = model_for(profile)
+    groups: dict[str, list[np.ndarray]] = {}
+    for image, snap in pairs:
+        if snap.game != profile.game or (snap.rows, snap.cols) != (profile.rows, profile.cols):
+            raise RefereeError(
+                f"a {snap.game} snapshot of {snap.rows}x{snap.cols} cannot label a {profile.game} "
+                f"board of {profile.rows}x{profile.cols}"
+            )
+        for k, v in _groups(model, _features(profile, image, corners), snap).items():
+            groups.setdefault(k, []).extend(v)
+    return with_model(profile, _fit(model, groups))
+
+
+def learn_flipop_start(profile, image: np.ndarray, corners=None):
+    start = profile.get("start")
+    if profile.game != "flipop" or not start:
+        raise RefereeError("the start-position calibration is for Flipop, whose profile has a start")
+    return learn_labelled(profile, [(image, parse_snapshot("flipop", start))], corners)
+
+
+def _capacity_assign(dist: np.ndarray, counts: list[int]) -> np.ndarray:
+    """Assign places to clusters of known sizes: closest (place, cluster) pairs first."""
+    n, k = dist.shape
+    out = np.full(n, -1)
+    left = list(counts)
+    for flat in np.argsort(dist, axis=None):
+        i, j = divmod(int(flat), k)
+        if out[i] < 0 and left[j] > 0:
+            out[i] = j
+            left[j] -= 1
+    return out
+
+
+def learn_colorpop_setup(profile, image: np.ndarray, corners=None):
+    """References from the full setup: 19 of each colour and 5 jokers (the profile's counts)."""
+    if profile.game != "colorpop":
+        raise RefereeError("the setup calibration with known token counts is for Colorpop")
+    tokens = profile.get("tokens") or {"G": 19, "Y": 19, "O": 19, "B": 19, "P": 19, "J": 5}
+    total = sum(tokens.values())
+    places = profile.rows * profile.cols
+    if total != places:
+        raise RefereeError(
+            f"the setup calibration needs a full board: the profile counts {total} tokens for "
+            f"{places} places"
+        )
+    model = model_for(profile)
+    feats = _features(profile, image, corners)
+    keys = list(tokens)
+    by_key = {r.key: r for r in model.refs}
+    missing = [k for k in keys if k not in by_key]
+    if missing:
+        raise RefereeError(f"no starting reference for the token class(es) {', '.join(missing)}")
+    current = ClassModel([by_key[k] for k in keys])
+    for _ in range(6):
+        assign = _capacity_assign(current.distances(feats), [tokens[k] for k in keys])
+        refs = [
+            ClassModel.fit_ref(k, by_key[k].letter, feats[assign == j], SHADING)
+            for j, k in enumerate(keys)
+        ]
+        current = ClassModel(refs)
+    return with_model(profile, model.replaced(current.refs))
+
+
+def learn_empty_and_pieces(profile, empty: np.ndarray, pieces: np.ndarray, corners=None):
+    """The empty board, then one piece of each colour on the top row from the left."""
+    if profile.game not in ("blockers", "stay-alive"):
+        raise RefereeError("the empty-board calibration is for Blockers! and Stay Alive")
+    letters = profile.letters
+    if len(letters) > profile.cols:
+        raise RefereeError("there are more piece colours than places on the top row")
+    model = model_for(profile)
+    feats = _features(profile, empty, corners)
+    groups: dict[str, list[np.ndarray]] = {}
+    for f in feats:
+        groups.setdefault(_empty_key(model, f).key, []).append(f)
+    model = _fit(model, groups)
+    feats = _features(profile, pieces, corners)
+    pg = {letter: [feats[i]] for i, letter in enumerate(letters)}
+    return with_model(profile, _fit(model, pg))

@@ -1,0 +1,70 @@
+"""`referee calibrate`: learn a board's looks from pictures and write the user's profile.
+
+Ways to calibrate (any game: `--image` with `--snapshot`, as often as wanted):
+- colorpop: `--setup IMAGE`, the full board just set up (19 of each colour, 5 jokers);
+- flipop: `--setup IMAGE`, the start position of the profile;
+- blockers, stay-alive: `--empty IMAGE --pieces IMAGE`, the empty board, then one piece of each
+  colour on the top row from the left, in the profile's class order.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from controller.commands.render import profile_for, read_text
+from controller.errors import RefereeError
+from controller.profile import save_profile
+from controller.snapshot import GAMES, parse_snapshot
+
+
+def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    p = subparsers.add_parser("calibrate", help="learn a board's colours and write its profile")
+    p.add_argument("--game", required=True, choices=GAMES)
+    p.add_argument("--profile", help="start from this profile (default: the game's default)")
+    p.add_argument("--out", required=True, help="the profile file to write")
+    p.add_argument("--corners", help="lattice corner points 'x,y x,y x,y x,y' (board without markers)")
+    p.add_argument("--image", action="append", default=[], help="a picture whose content is known")
+    p.add_argument("--snapshot", action="append", default=[], help="its snapshot, one per --image")
+    p.add_argument("--setup", help="colorpop: the full setup; flipop: the start position")
+    p.add_argument("--empty", help="blockers, stay-alive: the empty board")
+    p.add_argument("--pieces", help="blockers, stay-alive: one piece of each colour on the top row")
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    from calibration import vision as cal
+    from controller.vision.geometry import parse_corners
+    from controller.vision.lattice import load_image
+
+    profile = profile_for(args.game, args.profile)
+    corners = parse_corners(args.corners) if args.corners else None
+    if len(args.image) != len(args.snapshot):
+        raise RefereeError("give one --snapshot per --image")
+    if not (args.image or args.setup or args.empty or args.pieces):
+        raise RefereeError("nothing to learn from: give --image/--snapshot, --setup, or "
+                           "--empty and --pieces")
+    if args.setup:
+        image = load_image(args.setup)
+        if args.game == "colorpop":
+            profile = cal.learn_colorpop_setup(profile, image, corners)
+        elif args.game == "flipop":
+            profile = cal.learn_flipop_start(profile, image, corners)
+        else:
+            raise RefereeError("--setup is for colorpop and flipop; use --empty and --pieces")
+    if args.empty or args.pieces:
+        if not (args.empty and args.pieces):
+            raise RefereeError("--empty and --pieces go together")
+        profile = cal.learn_empty_and_pieces(profile, load_image(args.empty),
+                                             load_image(args.pieces), corners)
+    if args.image:
+        pairs = []
+        for img, snap in zip(args.image, args.snapshot):
+            text = read_text(snap, "snapshot")
+            if args.game == "stay-alive" and "orange:" not in text:
+                text = "orange: A A A A A A A\nwhite: A A A A A A A\n" + text
+            pairs.append((load_image(img), parse_snapshot(args.game, text,
+                                                          letters=profile.letters, where=snap)))
+        profile = cal.learn_labelled(profile, pairs, corners)
+    save_profile(profile, args.out)
+    print(f"wrote {args.out}")
+    return 0

@@ -1,0 +1,75 @@
+"""`referee lattice learn|read`: read any grid game's places, learned from labelled pictures.
+
+`read` prints R lines of C labels separated by single spaces: the nearest learned label of
+every place. Places whose label is doubtful are listed on stderr (the output still gives the
+best label there, because the output format has no "unknown" label).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from controller.commands.render import read_text
+from controller.errors import RefereeError
+
+DOUBT = 0.15
+
+
+def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    p = subparsers.add_parser("lattice", help="learn or read the places of any grid game")
+    sub = p.add_subparsers(dest="lattice_command", metavar="ACTION")
+    sub.required = True
+    learn = sub.add_parser("learn", help="learn labels from pictures with known labels")
+    learn.add_argument("--size", required=True, help="rows x columns, e.g. 19x19")
+    learn.add_argument("--corners", required=True, action="append",
+                       help="corner points 'x,y x,y x,y x,y' (TL TR BR BL); once, or once per image")
+    learn.add_argument("--image", required=True, action="append")
+    learn.add_argument("--labels", required=True, action="append",
+                       help="R lines of C one-character labels, one file per --image")
+    learn.add_argument("--out", required=True, help="the model file to write")
+    rd = sub.add_parser("read", help="print the labels of a picture's places")
+    rd.add_argument("--size", required=True)
+    rd.add_argument("--corners", required=True)
+    rd.add_argument("--model", required=True)
+    rd.add_argument("--image", required=True)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    from controller.vision import lattice
+    from controller.vision.geometry import parse_corners
+
+    size = lattice.parse_size(args.size)
+    if args.lattice_command == "learn":
+        if len(args.image) != len(args.labels):
+            raise RefereeError(f"give one --labels file per --image: {len(args.image)} image(s), "
+                               f"{len(args.labels)} labels file(s)")
+        if len(args.corners) not in (1, len(args.image)):
+            raise RefereeError("give --corners once for all images, or once per --image")
+        corners = [parse_corners(c) for c in args.corners]
+        if len(corners) == 1:
+            corners = corners * len(args.image)
+        samples = []
+        for img, lab in zip(args.image, args.labels):
+            grid = lattice.parse_labels(read_text(lab, "labels file"), size, where=lab)
+            samples.append((lattice.load_image(img), grid))
+        model = lattice.learn(samples, size, corners)
+        try:
+            Path(args.out).write_text(model.to_json(), "utf-8")
+        except OSError as exc:
+            raise RefereeError(f"cannot write the model {args.out}: {exc.strerror}") from None
+        return 0
+    model = lattice.LatticeModel.load(args.model)
+    if tuple(model.size) != size:
+        raise RefereeError(f"the model {args.model} was learned for a {model.size[0]}x"
+                           f"{model.size[1]} lattice, not {size[0]}x{size[1]}")
+    grid, conf = lattice.read(model, lattice.load_image(args.image), parse_corners(args.corners))
+    for row in grid:
+        print(" ".join(row))
+    doubtful = [(r, c) for r in range(size[0]) for c in range(size[1]) if conf[r, c] < DOUBT]
+    if doubtful:
+        print("referee: doubtful places (row,col): " + " ".join(f"{r},{c}" for r, c in doubtful),
+              file=sys.stderr)
+    return 0

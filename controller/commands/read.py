@@ -1,0 +1,57 @@
+"""`referee read`: print the snapshot a camera picture shows.
+
+Unsure places are printed as `?` (Blockers!: `??`) and listed on stderr, with exit code 3.
+Stay Alive's slide positions come from the switches, not the camera, so its snapshot is printed
+as the 7 board lines followed by a comment line listing the open points seen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from controller.commands.render import profile_for
+from controller.errors import RefereeError
+from controller.snapshot import GAMES
+
+UNSURE_EXIT = 3
+
+
+def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    p = subparsers.add_parser("read", help="read a board snapshot from a camera picture")
+    p.add_argument("--game", required=True, choices=GAMES)
+    p.add_argument("--image", required=True)
+    p.add_argument("--profile", help="a calibrated board profile (default: the game's default)")
+    p.add_argument("--corners", help="the lattice's corner points 'x,y x,y x,y x,y' (TL TR BR BL) "
+                                     "for a board without markers")
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    from controller.vision.geometry import check_corners, parse_corners
+    from controller.vision.lattice import load_image
+    from controller.vision.reader import BoardReader
+
+    profile = profile_for(args.game, args.profile)
+    image = load_image(args.image)
+    corners = None
+    if args.corners:
+        corners = parse_corners(args.corners)
+        check_corners(corners, (image.shape[1], image.shape[0]))
+    reading = BoardReader(profile, corners=corners).read(image)
+    if reading.cells is None:
+        raise RefereeError(f"{args.image}: {reading.problem}")
+    for row in reading.cells:
+        if args.game == "blockers":
+            print(" ".join(".." if c == "." else "??" if c == "?" else c for c in row))
+        else:
+            print(" ".join(row))
+    if args.game == "stay-alive":
+        pts = " ".join(f"{r},{c}" for r, c in sorted(reading.open_points))
+        print(f"# open points: {pts}" if pts else "# open points: none")
+    if reading.unsure:
+        where = " ".join(f"{r},{c}" for r, c in reading.unsure)
+        print(f"referee: {len(reading.unsure)} place(s) could not be read surely "
+              f"(row,col): {where}", file=sys.stderr)
+        return UNSURE_EXIT
+    return 0

@@ -1,0 +1,61 @@
+"""`referee render`: draw a snapshot as the simulated camera sees it."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import cv2
+
+from controller.errors import RefereeError
+from controller.profile import default_profile, load_profile
+from controller.snapshot import GAMES, parse_snapshot
+
+
+def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    p = subparsers.add_parser("render", help="draw a board snapshot as a camera would see it")
+    p.add_argument("--game", required=True, choices=GAMES)
+    p.add_argument("--snapshot", required=True, help="a snapshot file (notation.md section 1)")
+    p.add_argument("--out", required=True, help="the image to write (.png, .jpg)")
+    p.add_argument("--seed", type=int, default=0, help="camera pose, lighting and noise seed")
+    p.add_argument("--preset", choices=("clean", "hard"), default="clean")
+    p.add_argument("--profile", help="a board profile (default: the game's default profile)")
+    p.add_argument("--hand", help="draw a hand with its fingertips over 'row,col'")
+    return p
+
+
+def read_text(path: str, what: str) -> str:
+    try:
+        return Path(path).read_text("utf-8")
+    except OSError as exc:
+        raise RefereeError(f"cannot read the {what} {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise RefereeError(f"the {what} {path} is not a text file") from None
+
+
+def profile_for(game: str, path: str | None):
+    profile = load_profile(path) if path else default_profile(game)
+    if profile.game != game:
+        raise RefereeError(f"the profile {path} describes {profile.game}, not {game}")
+    return profile
+
+
+def run(args: argparse.Namespace) -> int:
+    from controller.vision.render import Scene, render_snapshot
+
+    profile = profile_for(args.game, args.profile)
+    snap = parse_snapshot(args.game, read_text(args.snapshot, "snapshot"),
+                          letters=profile.letters, where=args.snapshot)
+    hand = None
+    if args.hand:
+        try:
+            r, c = (float(v) for v in args.hand.split(","))
+        except ValueError:
+            raise RefereeError(f"--hand needs 'row,col'; got {args.hand!r}") from None
+        hand = (r, c)
+    img = render_snapshot(snap, profile, seed=args.seed, preset=args.preset,
+                          scene=Scene(hand=hand))
+    if not cv2.imwrite(args.out, img):
+        raise RefereeError(f"cannot write the image {args.out} (is the folder there, and the "
+                           "name ending in .png or .jpg?)")
+    return 0
