@@ -1,0 +1,504 @@
+"""Flipop rules engine (`rules.md` §3): whose turn it is, passes, the end, and judging snapshots.
+
+The door physics (how a push turns doors and ripples through them) lives in `flipop_doors.py`;
+this module drives it. A state may hold several *candidate lines*: when legal moves give the
+balls the camera saw but leave the doors differently and the doors were not read, the referee
+keeps every candidate until a later observation tells them apart (`rules.md` §5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from controller.errors import ConfigError, FormatError
+from controller.games import flipop_doors as doors_model
+from controller.games.base import ActionNotAllowed, Engine, GameSetup, Judgement, Result, SetupCheck
+from controller.games.flipop_doors import OPPOSITE, POSTS, SIZE, Cell, Problem, PushOutcome
+from controller.snapshot import EMPTY, UNKNOWN_DOOR, Snapshot, parse_snapshot
+
+Balls = tuple[tuple[str, ...], ...]
+Doors = tuple[str, ...]
+#: A move: the ball's cell and the direction it is pushed.
+FlipopMove = tuple[Cell, str]
+COLOUR_NAMES = {"W": "white", "B": "black"}
+
+
+@dataclass(frozen=True)
+class Line:
+    """One fully known position: balls, doors, whose turn, and the push-back ban.
+
+    `banned` holds (cell, direction) pairs: the ball in that cell may not start a push that way
+    (it was just displaced the opposite way by the opponent). `to_move` is None once no seat can
+    move (the game ended blocked).
+    """
+
+    balls: Balls
+    doors: Doors
+    to_move: int | None
+    banned: frozenset[tuple[Cell, str]] = frozenset()
+
+    def sort_key(self) -> tuple:
+        return (self.balls, self.doors, -1 if self.to_move is None else self.to_move, sorted(self.banned))
+
+
+@dataclass(frozen=True)
+class FlipopState:
+    """The last legal state: every candidate line (usually one), and whether play was ended."""
+
+    lines: tuple[Line, ...]
+    agreed_end: bool = False
+
+
+@dataclass(frozen=True)
+class _Option:
+    """One legal move from one line, with the line it leads to and its events."""
+
+    move: FlipopMove
+    seat: int
+    text: str
+    outcome: PushOutcome
+    after: Line
+    events: tuple[str, ...]
+
+
+def _cell_text(cell: Cell) -> str:
+    return f"({cell[0]},{cell[1]})"
+
+
+def _post_text(post: Cell) -> str:
+    i, j = post
+    return f"post {_cell_text(post)} (the corner of cells {_cell_text((i, j))} to {_cell_text((i + 1, j + 1))})"
+
+
+def _count(balls: Balls, colour: str) -> int:
+    return sum(row.count(colour) for row in balls)
+
+
+def doors_match(doors: Doors, seen: Sequence[str] | None) -> bool:
+    """Whether observed door tokens agree with known doors (`?` and a missing line match)."""
+    if seen is None:
+        return True
+    return all(s in (UNKNOWN_DOOR, d) for s, d in zip(seen, doors))
+
+
+class FlipopEngine(Engine[FlipopState, FlipopMove]):
+    """Flipop for two seats, each pushing balls of one colour (default seat 0 white)."""
+
+    game = "flipop"
+
+    def __init__(self, setup: GameSetup) -> None:
+        super().__init__(setup)
+        if setup.players != 2:
+            raise ConfigError("players", f"Flipop is for 2 players, got {setup.players}")
+        seats = setup.seats if setup.seats is not None else ("W", "B")
+        if any(not isinstance(s, str) for s in seats) or sorted(seats) != ["B", "W"]:
+            raise ConfigError("seats", f"Flipop seats are one ball colour each, W and B; got {list(seats)!r}")
+        self.colours: tuple[str, str] = (seats[0], seats[1])
+        self.start_board = self._profile_start()
+        self.exits = self._profile_exits()
+        self.shapes = tuple(doors_model.rotations(d) for d in self.start_board.doors or ())
+        self.ball_counts = {c: _count(self.start_board.cells, c) for c in "WB"}
+
+    # -- profile data --------------------------------------------------------------------
+    def _profile_start(self) -> Snapshot:
+        text = self.profile.get("start")
+        if not isinstance(text, str):
+            raise ConfigError("start", "the Flipop profile needs a start position (a snapshot with a doors line)")
+        try:
+            board = parse_snapshot("flipop", text, letters="WB", where="profile start")
+        except FormatError as exc:
+            raise ConfigError("start", str(exc)) from None
+        if board.doors is None or UNKNOWN_DOOR in board.doors:
+            raise ConfigError("start", "the start position must give every door on its 'doors:' line (no '?')")
+        for first, second, edge in doors_model.shared_edges(board.doors):
+            raise ConfigError(
+                "start",
+                f"the doors of posts {_cell_text(first)} and {_cell_text(second)} both have a wing on the edge "
+                f"between cells {_cell_text(edge[0])} and {_cell_text(edge[1])}",
+            )
+        return board
+
+    def _profile_exits(self) -> dict[str, frozenset[Cell]]:
+        raw = self.profile.get("exits") or {}
+        out: dict[str, frozenset[Cell]] = {}
+        for colour in "WB":
+            cells = raw.get(colour)
+            if not cells:
+                raise ConfigError(f"exits.{colour}", "every colour needs at least one exit cell")
+            for r, c in cells:
+                if not (0 <= r < SIZE and 0 <= c < SIZE):
+                    raise ConfigError(f"exits.{colour}", f"exit cell [{r}, {c}] is off the 5x5 board")
+            out[colour] = frozenset((r, c) for r, c in cells)
+        return out
+
+    # -- setup ---------------------------------------------------------------------------
+    def check_setup(self, snapshot: Snapshot) -> SetupCheck:
+        start = self.start_board
+        problems: list[str] = []
+        cells: list[Cell] = []
+        for r, c in snapshot.changed_cells(start):
+            want = start.cells[r][c]
+            problems.append(f"cell {_cell_text((r, c))} should be {self._cell_word(want)}")
+            cells.append((r, c))
+        if snapshot.doors is not None and start.doors is not None:
+            for post, seen, want in zip(POSTS, snapshot.doors, start.doors):
+                if seen != UNKNOWN_DOOR and seen != want:
+                    problems.append(f"the door at {_post_text(post)} should show {want}, not {seen}")
+                    cells.extend(c for c in doors_model.post_cells(post) if c not in cells)
+        if not problems:
+            return SetupCheck(True)
+        reason = "the board differs from the start layout: " + "; ".join(problems)
+        return SetupCheck(False, reason, tuple(cells), advice="set the balls and doors as the start layout shows")
+
+    @staticmethod
+    def _cell_word(letter: str) -> str:
+        return "empty" if letter == EMPTY else f"a {COLOUR_NAMES.get(letter, letter)} ball"
+
+    def start(self, snapshot: Snapshot) -> FlipopState:
+        doors = self.start_board.doors or ()
+        if snapshot.doors is not None:
+            doors = tuple(d if s == UNKNOWN_DOOR else s for s, d in zip(snapshot.doors, doors))
+        first = Line(snapshot.cells, doors, self.setup.first)
+        line, _ = self._settle(first, pass_was_free=False)
+        return FlipopState((line,))
+
+    # -- play ----------------------------------------------------------------------------
+    def _live(self, state: FlipopState) -> list[Line]:
+        if self.is_over(state):
+            return []
+        return [ln for ln in state.lines if ln.to_move is not None and not self._exits_done(ln.balls)]
+
+    def _exits_done(self, balls: Balls) -> bool:
+        return any(_count(balls, c) == 0 for c in "WB")
+
+    def to_move(self, state: FlipopState) -> int | None:
+        live = self._live(state)
+        return live[0].to_move if live else None
+
+    def legal_moves(self, state: FlipopState) -> Sequence[FlipopMove]:
+        seat = self.to_move(state)
+        moves = {o.move for ln in self._live(state) if ln.to_move == seat for o in self._options(ln)}
+        return sorted(moves)
+
+    def apply(self, state: FlipopState, move: FlipopMove) -> tuple[FlipopState, tuple[str, ...]]:
+        seat = self.to_move(state)
+        chosen = [o for ln in self._live(state) if ln.to_move == seat for o in self._options(ln) if o.move == move]
+        if not chosen:
+            raise ActionNotAllowed(f"{self.describe(state, move)} is not a legal move now")
+        return self._state_from(chosen), chosen[0].events
+
+    def describe(self, state: FlipopState, move: FlipopMove) -> str:
+        (r, c), direction = move
+        colour = state.lines[0].balls[r][c]
+        return f"{colour} ({r},{c}) {direction}"
+
+    def expected(self, state: FlipopState) -> Snapshot:
+        first = state.lines[0]
+        same = [ln.doors for ln in state.lines if ln.balls == first.balls]
+        doors = tuple(d[0] if len(set(d)) == 1 else UNKNOWN_DOOR for d in zip(*same))
+        return Snapshot("flipop", first.balls, doors=doors)
+
+    def _state_from(self, options: Sequence[_Option]) -> FlipopState:
+        lines = sorted({o.after for o in options}, key=Line.sort_key)
+        return FlipopState(tuple(lines))
+
+    def _options(self, line: Line) -> tuple[_Option, ...]:
+        return _options_of(self, line)
+
+    def _compute_options(self, line: Line) -> tuple[_Option, ...]:
+        """Every legal move of the seat to move in `line`, with what it leads to."""
+        seat = line.to_move
+        if seat is None:
+            return ()
+        colour = self.colours[seat]
+        out = []
+        for cell, direction in doors_model.pushable(line.balls, line.doors, colour):
+            if (cell, direction) in line.banned:
+                continue
+            result = doors_model.push(line.balls, line.doors, cell, direction, self.exits)
+            if isinstance(result, Problem):
+                continue
+            after, events = self._after_move(line, seat, result)
+            text = f"{colour} ({cell[0]},{cell[1]}) {direction}"
+            out.append(_Option((cell, direction), seat, text, result, after, events))
+        return tuple(out)
+
+    def _can_move(self, line: Line) -> bool:
+        """Whether the seat to move has any legal push (without working out what follows)."""
+        if line.to_move is None:
+            return False
+        colour = self.colours[line.to_move]
+        for cell, direction in doors_model.pushable(line.balls, line.doors, colour):
+            if (cell, direction) in line.banned:
+                continue
+            if isinstance(doors_model.push(line.balls, line.doors, cell, direction, self.exits), PushOutcome):
+                return True
+        return False
+
+    def _after_move(self, line: Line, seat: int, result: PushOutcome) -> tuple[Line, tuple[str, ...]]:
+        banned = frozenset((cell, OPPOSITE[d]) for cell, d in result.displaced)
+        nxt = Line(result.balls, result.doors, 1 - seat, banned)
+        settled, passes = self._settle(nxt, pass_was_free=False)
+        events = tuple(f"exit:{r},{c}" for r, c in result.exits) + passes
+        return settled, events
+
+    def _settle(self, line: Line, pass_was_free: bool) -> tuple[Line, tuple[str, ...]]:
+        """Apply automatic passes: a seat with no legal move passes, which lifts the ban.
+
+        The game ends blocked when a seat cannot move with no ban in force right after the other
+        seat also could not (a pass made only because of the ban does not count: once the ban is
+        lifted that seat may be able to move again).
+        """
+        events: list[str] = []
+        for _ in range(4):
+            if line.to_move is None or self._exits_done(line.balls):
+                break
+            if self._can_move(line):
+                break
+            free = not line.banned
+            if free and pass_was_free:
+                line = Line(line.balls, line.doors, None)
+                break
+            events.append(f"pass:{line.to_move}")
+            pass_was_free = free
+            line = Line(line.balls, line.doors, 1 - line.to_move)
+        return line, tuple(events)
+
+    # -- judging -------------------------------------------------------------------------
+    def judge(self, state: FlipopState, snapshot: Snapshot) -> Judgement[FlipopState]:
+        seat = self.to_move(state)
+        odd = self._impossible_reading(snapshot)
+        if odd is not None:
+            return Judgement("illegal", seat=seat, reason=odd.reason, cells=odd.cells, doubtful=True)
+        balls = snapshot.cells
+        same = [ln for ln in state.lines if ln.balls == balls]
+        if same:
+            if any(doors_match(ln.doors, snapshot.doors) for ln in same):
+                return Judgement("unchanged", seat=seat)
+            return self._hand_turned(same[0], snapshot, seat)
+        if self.is_over(state):
+            changed = tuple(self.expected(state).changed_cells(snapshot))
+            return Judgement("illegal", seat=seat, reason="the game is over; no more moves", cells=changed)
+
+        matches: list[_Option] = []
+        door_mismatch: list[_Option] = []
+        pending: _Option | None = None
+        for line in self._live(state):
+            for option in self._options(line):
+                if not self._could_match(option, balls):
+                    continue
+                result = option.outcome
+                if result.balls == balls:
+                    if doors_match(result.doors, snapshot.doors):
+                        matches.append(option)
+                    else:
+                        door_mismatch.append(option)
+                elif pending is None and self._exit_under_way(result, balls):
+                    pending = option
+        if matches:
+            matches.sort(key=lambda o: (o.text, o.after.sort_key()))
+            best = matches[0]
+            return Judgement(
+                "legal",
+                seat=best.seat,
+                state=self._state_from(matches),
+                move=best.text,
+                events=best.events,
+            )
+        if pending is not None:
+            return Judgement("pending", seat=pending.seat)
+        if door_mismatch:
+            return self._wrong_doors(door_mismatch[0], snapshot)
+        return self._explain(state, snapshot)
+
+    def _could_match(self, option: _Option, balls: Balls) -> bool:
+        """Cheap filter: the pushed ball ends in the cell in front of it, or left by an exit there."""
+        (r, c), direction = option.move
+        dr, dc = doors_model.STEPS[direction]
+        target = (r + dr, c + dc)
+        colour = self.colours[option.seat]
+        return balls[target[0]][target[1]] == colour or target in self.exits[colour]
+
+    @staticmethod
+    def _exit_under_way(result: PushOutcome, balls: Balls) -> bool:
+        """The board of a legal move except that balls that left are still in their exit cells."""
+        if not result.exits:
+            return False
+        waiting = dict(zip(result.exits, result.exited))
+        for r in range(SIZE):
+            for c in range(SIZE):
+                want, seen = result.balls[r][c], balls[r][c]
+                if want != seen and not (want == EMPTY and waiting.get((r, c)) == seen):
+                    return False
+        return True
+
+    def _impossible_reading(self, snapshot: Snapshot) -> Problem | None:
+        """A snapshot no hand could produce: a door of the wrong shape, more balls than exist."""
+        if snapshot.doors is not None:
+            for post, seen, shapes in zip(POSTS, snapshot.doors, self.shapes):
+                if seen != UNKNOWN_DOOR and seen not in shapes:
+                    want = len(next(iter(shapes)))
+                    kind = "a single door" if want == 1 else f"a door of {want} wings"
+                    return Problem(
+                        f"the door at {_post_text(post)} reads {seen}, which {kind} cannot show",
+                        doors_model.post_cells(post),
+                    )
+            known = tuple(d if d != UNKNOWN_DOOR else "" for d in snapshot.doors)
+            for first, second, edge in doors_model.shared_edges(known):
+                return Problem(
+                    f"the doors at posts {_cell_text(first)} and {_cell_text(second)} read as sharing one edge",
+                    edge,
+                )
+        for colour in "WB":
+            if _count(snapshot.cells, colour) > self.ball_counts[colour]:
+                return Problem(
+                    f"more {COLOUR_NAMES[colour]} balls are seen than the game has",
+                    tuple((r, c) for r in range(SIZE) for c in range(SIZE) if snapshot.cells[r][c] == colour),
+                )
+        return None
+
+    def _door_differences(self, doors: Doors, seen: Sequence[str]) -> list[tuple[Cell, str, str]]:
+        return [
+            (post, want, got)
+            for post, want, got in zip(POSTS, doors, seen)
+            if got != UNKNOWN_DOOR and got != want
+        ]
+
+    def _hand_turned(self, line: Line, snapshot: Snapshot, seat: int | None) -> Judgement[FlipopState]:
+        diffs = self._door_differences(line.doors, snapshot.doors or ())
+        posts = ", ".join(_post_text(p) for p, _, _ in diffs)
+        cells = tuple(c for p, _, _ in diffs for c in doors_model.post_cells(p))
+        return Judgement(
+            "illegal",
+            seat=seat,
+            reason=f"a door was turned with no ball pushing it: {posts}",
+            cells=tuple(dict.fromkeys(cells)),
+        )
+
+    def _wrong_doors(self, option: _Option, snapshot: Snapshot) -> Judgement[FlipopState]:
+        diffs = self._door_differences(option.outcome.doors, snapshot.doors or ())
+        words = "; ".join(f"the door at {_post_text(p)} should show {want}, not {got}" for p, want, got in diffs)
+        cells = tuple(dict.fromkeys(c for p, _, _ in diffs for c in doors_model.post_cells(p)))
+        return Judgement(
+            "illegal",
+            seat=option.seat,
+            reason=f"the balls moved as for {option.text}, but the doors do not: {words}",
+            cells=cells,
+        )
+
+    def _explain(self, state: FlipopState, snapshot: Snapshot) -> Judgement[FlipopState]:
+        """Say in words why a changed board matches no legal move."""
+        balls = snapshot.cells
+        line = self._live(state)[0]
+        seat = line.to_move
+        assert seat is not None
+        changed = tuple(Snapshot("flipop", line.balls).changed_cells(snapshot))
+        colour = self.colours[seat]
+        # A push of the mover's that the rules forbid, but whose forced result is what we see.
+        for cell, direction in doors_model.pushable(line.balls, line.doors, colour):
+            text = f"{colour} ({cell[0]},{cell[1]}) {direction}"
+            if (cell, direction) in line.banned:
+                strict = doors_model.push(line.balls, line.doors, cell, direction, self.exits)
+                if isinstance(strict, PushOutcome) and strict.balls == balls:
+                    back = OPPOSITE[direction]
+                    return Judgement(
+                        "illegal",
+                        seat=seat,
+                        reason=(
+                            f"the {COLOUR_NAMES[colour]} ball at {_cell_text(cell)} was just pushed {back} by the "
+                            f"opponent and may not push straight back {direction} ({text})"
+                        ),
+                        cells=changed,
+                    )
+            forced = doors_model.push(line.balls, line.doors, cell, direction, self.exits, lenient=True)
+            if isinstance(forced, PushOutcome) and forced.problem is not None and forced.balls == balls:
+                return Judgement(
+                    "illegal",
+                    seat=seat,
+                    reason=f"{text} is not allowed: {forced.problem.reason}",
+                    cells=tuple(dict.fromkeys(forced.problem.cells + changed)),
+                )
+        # The other seat moved.
+        other = 1 - seat
+        other_line = Line(line.balls, line.doors, other)
+        for option in self._options(other_line):
+            if option.outcome.balls == balls:
+                return Judgement(
+                    "illegal",
+                    seat=seat,
+                    reason=(
+                        f"it is {COLOUR_NAMES[colour]}'s turn (seat {seat}), but {COLOUR_NAMES[self.colours[other]]} "
+                        f"moved ({option.text})"
+                    ),
+                    cells=changed,
+                )
+        # A ball slid to a neighbouring cell with no door pushed.
+        gone = [c for c in changed if line.balls[c[0]][c[1]] != EMPTY and balls[c[0]][c[1]] == EMPTY]
+        came = [c for c in changed if balls[c[0]][c[1]] != EMPTY and line.balls[c[0]][c[1]] != balls[c[0]][c[1]]]
+        if len(gone) == 1 and len(came) == 1:
+            (r0, c0), (r1, c1) = gone[0], came[0]
+            if line.balls[r0][c0] == balls[r1][c1]:
+                edge = doors_model.edge_between(gone[0], came[0])
+                if abs(r0 - r1) + abs(c0 - c1) == 1 and edge not in doors_model.wing_map(line.doors):
+                    why = "with no door between the two cells"
+                else:
+                    why = "in a way no push allows"
+                return Judgement(
+                    "illegal",
+                    seat=seat,
+                    reason=f"a ball moved from {_cell_text(gone[0])} to {_cell_text(came[0])} {why}",
+                    cells=(gone[0], came[0]),
+                )
+        where = " ".join(_cell_text(c) for c in changed)
+        return Judgement(
+            "illegal",
+            seat=seat,
+            reason=f"no legal move of {COLOUR_NAMES[colour]} leaves the balls like this (changed: {where})",
+            cells=changed,
+        )
+
+    # -- end -----------------------------------------------------------------------------
+    def is_over(self, state: FlipopState) -> bool:
+        if state.agreed_end:
+            return True
+        return all(ln.to_move is None or self._exits_done(ln.balls) for ln in state.lines)
+
+    def action(self, state: FlipopState, name: str) -> tuple[FlipopState, tuple[str, ...]]:
+        if name != "end-by-agreement":
+            return super().action(state, name)
+        if self.is_over(state):
+            raise ActionNotAllowed("the game is already over")
+        return FlipopState(state.lines, agreed_end=True), ()
+
+    def result(self, state: FlipopState) -> Result:
+        balls = state.lines[0].balls
+        scores = tuple(_count(balls, c) for c in self.colours)
+        if not self.is_over(state):
+            return Result(False, None, scores)
+        emptied = [seat for seat in (0, 1) if scores[seat] == 0]
+        if len(emptied) == 1:
+            seat = emptied[0]
+            colour = COLOUR_NAMES[self.colours[seat]]
+            return Result(True, (seat,), scores, f"seat {seat} wins: all {colour} balls left the board")
+        if state.agreed_end:
+            how = "the players ended the game by agreement"
+        elif emptied:
+            how = "the last balls of both colours left in the same move"
+        else:
+            how = "neither player can move"
+        if scores[0] == scores[1]:
+            return Result(True, (0, 1), scores, f"a draw: {how} with {scores[0]} balls each on the board")
+        winner = 0 if scores[0] < scores[1] else 1
+        return Result(True, (winner,), scores, f"seat {winner} wins with fewer balls on the board: {how}")
+
+
+@lru_cache(maxsize=8192)
+def _options_cached(engine: FlipopEngine, line: Line) -> tuple[_Option, ...]:
+    return engine._compute_options(line)
+
+
+def _options_of(engine: FlipopEngine, line: Line) -> tuple[_Option, ...]:
+    """Legal moves of a line, cached: judging and replays ask for the same lines again and again."""
+    return _options_cached(engine, line)
