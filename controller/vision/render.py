@@ -473,3 +473,33 @@ def render_snapshot(
 ) -> np.ndarray:
     """Draw `snapshot` as the camera would see it (BGR uint8, `size` = (width, height))."""
     return render_scene(snapshot, profile, seed=seed, preset=preset, scene=scene, size=size)[0]
+
+
+def random_snapshot(game: str, profile, seed: int, fill: float = 0.6) -> Snapshot:
+    """A plausible random position of `game` (for the simulated world, tests and benches):
+    Colorpop tokens rest at the bottom of their slides, Stay Alive marbles only on closed
+    points, Blockers! tiles carry random glyphs."""
+    rng = np.random.default_rng(seed)
+    rows, cols = profile.rows, profile.cols
+    letters = list(profile.letters)
+    cells = [[EMPTY] * cols for _ in range(rows)]
+    orange = white = None
+    if game == "stay-alive":
+        orange = tuple(str(v) for v in rng.choice(list("ABC"), rows))
+        white = tuple(str(v) for v in rng.choice(list("ABC"), cols))
+    probe = Snapshot(game, tuple(tuple(r) for r in cells), orange=orange, white=white)
+    open_, _ = stay_alive_points(probe, profile) if game == "stay-alive" else (set(), set())
+    for c in range(cols):
+        height = int(rng.integers(0, rows + 1)) if game == "colorpop" else 0
+        for r in range(rows):
+            if game == "colorpop":
+                put = r >= rows - height
+            else:
+                put = rng.random() < fill and (r, c) not in open_
+            if not put:
+                continue
+            letter = str(rng.choice(letters))
+            if game == "blockers":
+                letter += str(rng.choice(list("123456789ABCDEFGHIabcdefghi*")))
+            cells[r][c] = letter
+    return Snapshot(game, tuple(tuple(r) for r in cells), orange=orange, white=white)
