@@ -164,6 +164,20 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         line, _ = self._settle(first, pass_was_free=False)
         return FlipopState((line,))
 
+    def position(
+        self, snapshot: Snapshot, to_move: int = 0, banned: Sequence[tuple[Cell, str]] = ()
+    ) -> FlipopState:
+        """A mid-game state from a board whose doors were all read (tests, benches, resuming).
+
+        `banned` lists (cell, direction) pushes the push-back rule forbids the seat to move.
+        Automatic passes apply, as they would after a move.
+        """
+        if snapshot.doors is None or UNKNOWN_DOOR in snapshot.doors:
+            raise FormatError("a Flipop position needs every door read on its 'doors:' line")
+        line = Line(snapshot.cells, snapshot.doors, to_move, frozenset(banned))
+        line, _ = self._settle(line, pass_was_free=False)
+        return FlipopState((line,))
+
     # -- play ----------------------------------------------------------------------------
     def _live(self, state: FlipopState) -> list[Line]:
         if self.is_over(state):
@@ -275,8 +289,11 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         balls = snapshot.cells
         same = [ln for ln in state.lines if ln.balls == balls]
         if same:
-            if any(doors_match(ln.doors, snapshot.doors) for ln in same):
-                return Judgement("unchanged", seat=seat)
+            agreeing = tuple(ln for ln in same if doors_match(ln.doors, snapshot.doors))
+            if agreeing:
+                # Doors read on a still board rule out the candidates they contradict.
+                refined = None if agreeing == state.lines else FlipopState(agreeing, state.agreed_end)
+                return Judgement("unchanged", seat=seat, state=refined)
             return self._hand_turned(same[0], snapshot, seat)
         if self.is_over(state):
             changed = tuple(self.expected(state).changed_cells(snapshot))
