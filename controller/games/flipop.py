@@ -303,9 +303,7 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         door_mismatch: list[_Option] = []
         pending: _Option | None = None
         for line in self._live(state):
-            for option in self._options(line):
-                if not self._could_match(option, balls):
-                    continue
+            for option in self._candidates(line, balls):
                 result = option.outcome
                 if result.balls == balls:
                     if doors_match(result.doors, snapshot.doors):
@@ -330,13 +328,35 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
             return self._wrong_doors(door_mismatch[0], snapshot)
         return self._explain(state, snapshot)
 
-    def _could_match(self, option: _Option, balls: Balls) -> bool:
-        """Cheap filter: the pushed ball ends in the cell in front of it, or left by an exit there."""
-        (r, c), direction = option.move
-        dr, dc = doors_model.STEPS[direction]
-        target = (r + dr, c + dc)
-        colour = self.colours[option.seat]
-        return balls[target[0]][target[1]] == colour or target in self.exits[colour]
+    def _candidates(self, line: Line, balls: Balls) -> list[_Option]:
+        """The legal moves of `line` that could have left `balls`, worked out only as needed.
+
+        Cheap filter first: the pushed ball always ends in the cell in front of it (or has left
+        by an exit there), so other pushes are never simulated.
+        """
+        seat = line.to_move
+        if seat is None:
+            return []
+        colour = self.colours[seat]
+        out = []
+        for cell, direction in doors_model.pushable(line.balls, line.doors, colour):
+            dr, dc = doors_model.STEPS[direction]
+            target = (cell[0] + dr, cell[1] + dc)
+            if balls[target[0]][target[1]] != colour and target not in self.exits[colour]:
+                continue
+            if (cell, direction) in line.banned:
+                continue
+            result = doors_model.push(line.balls, line.doors, cell, direction, self.exits)
+            if isinstance(result, Problem):
+                continue
+            if result.balls != balls:
+                # Not this move (perhaps a move under way: its ball not yet lifted off the exit).
+                out.append(_Option((cell, direction), seat, "", result, line, ()))
+                continue
+            after, events = self._after_move(line, seat, result)
+            text = f"{colour} ({cell[0]},{cell[1]}) {direction}"
+            out.append(_Option((cell, direction), seat, text, result, after, events))
+        return out
 
     @staticmethod
     def _exit_under_way(result: PushOutcome, balls: Balls) -> bool:
