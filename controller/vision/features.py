@@ -99,8 +99,10 @@ def masked_median(vals: np.ndarray, lo: float = 0.05, hi: float = 0.5) -> tuple[
     order = np.argsort(bright, axis=1)
     ranked = np.take_along_axis(vals, order[:, :, None], axis=1)
     ranks = np.arange(vals.shape[1])[None, :]
-    first = np.floor(n * lo)[:, None]
-    last = np.maximum(np.ceil(n * hi)[:, None], first + 1)
+    # Where glare clipped some pixels its halo is near: keep to the darkest quarter.
+    glare = n < vals.shape[1]
+    first = np.where(glare, 0, np.floor(n * lo))[:, None]
+    last = np.maximum(np.ceil(n * np.where(glare, 0.25, hi))[:, None], first + 1)
     w = ((ranks >= first) & (ranks < last) & (ranks < n[:, None])).astype(np.float32)
     total = np.maximum(w.sum(axis=1, keepdims=True), 1)
     med = np.einsum("nk,nkc->nc", w, ranked) / total

@@ -43,7 +43,7 @@ SAMPLE: dict[str, tuple[float, float]] = {
     "colorpop": (0.0, 0.28),
     "blockers": (0.2, 0.34),
     "flipop": (0.0, 0.24),
-    "stay-alive": (0.0, 0.19),
+    "stay-alive": (0.0, 0.23),
 }
 
 #: Default spread of each class in feature space (log brightness, two chromaticities).
@@ -176,7 +176,10 @@ class BoardReader:
         if loc is not None:
             self.h = loc.h
             if len(loc.markers_seen) < 4:
-                return HAND + " (it covers a corner marker)", True
+                # The detector can miss a marker it sees badly; the border test decides.
+                ok = self.check.markers_ok(frame[:, :, 1], self.h)
+                if not all(ok):
+                    return HAND + " (it covers a corner marker)", True
             return None, True
         if self.h is not None and sum(ok) >= 2:
             return HAND + " (it covers a corner marker)", False
@@ -205,8 +208,8 @@ class BoardReader:
             problem = HAND
         if problem is not None:
             return Reading(None, [], conf, problem=problem, relocalised=moved)
-        unsure = [divmod(i, cols) for i in np.flatnonzero(~sure)]
-        open_points = {divmod(i, cols) for i in np.flatnonzero(dec.open & sure)}
+        unsure = [divmod(int(i), cols) for i in np.flatnonzero(~sure)]
+        open_points = {divmod(int(i), cols) for i in np.flatnonzero(dec.open & sure)}
         cells = [[EMPTY] * cols for _ in range(rows)]
         for i, letter in enumerate(dec.letters):
             r, c = divmod(i, cols)

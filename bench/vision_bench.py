@@ -1,0 +1,74 @@
+"""Vision speed on 1280x720 frames with OpenCV on one thread.
+
+Printed (median milliseconds): a full localisation (marker detection + homography) plus reading;
+a steady-state frame (cached homography checked against the markers, then reading); and a still
+frame skipped by the motion gate. Targets on a 2-core x86 box: 15 ms and 2 ms.
+
+    python bench/vision_bench.py [--repeats N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import cv2  # noqa: E402
+
+from controller.profile import default_profile  # noqa: E402
+from controller.vision.gating import MotionGate  # noqa: E402
+from controller.vision.reader import BoardReader  # noqa: E402
+from controller.vision.render import Scene, random_snapshot, render_snapshot  # noqa: E402
+
+GAMES = ["colorpop", "blockers", "flipop", "stay-alive"]
+
+
+def ms(fn, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t) * 1000)
+    return statistics.median(times)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--repeats", type=int, default=50)
+    args = ap.parse_args()
+    cv2.setNumThreads(1)
+    print(f"{'game':11} {'preset':6} {'localise+read':>13} {'steady read':>11} {'gate idle':>9}")
+    worst_full = worst_steady = worst_idle = 0.0
+    for game in GAMES:
+        p = default_profile(game)
+        for preset in ("clean", "hard"):
+            snap = random_snapshot(game, p, seed=1)
+            frames = [render_snapshot(snap, p, seed=1, preset=preset, scene=Scene(frame=i))
+                      for i in range(2)]
+            reader = BoardReader(p)
+
+            def full(reader=reader, f=frames[0]):
+                reader.invalidate()
+                reader.read(f)
+
+            steady = ms(lambda reader=reader, f=frames[1]: reader.read(f), args.repeats)
+            full_ms = ms(full, args.repeats)
+            gate = MotionGate()
+            for f in frames * 3:
+                gate.update(f)
+            idle = ms(lambda gate=gate, f=frames[1]: gate.update(f), args.repeats)
+            print(f"{game:11} {preset:6} {full_ms:13.2f} {steady:11.2f} {idle:9.2f}", flush=True)
+            worst_full = max(worst_full, full_ms)
+            worst_steady = max(worst_steady, steady)
+            worst_idle = max(worst_idle, idle)
+    print(f"worst medians: localise+read {worst_full:.2f} ms, steady read {worst_steady:.2f} ms, "
+          f"gated still frame {worst_idle:.2f} ms (targets 15 and 2)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
