@@ -1,0 +1,218 @@
+"""`referee demo [--game G] [--seed N]`: whole games refereed on the simulated rig, end to end.
+
+A simulated player moves pieces in a simulated world; vision's renderer draws the camera's
+frames (hands over the board, glare, a camera bump, the camera unplugged for a while), the
+simulated microcontroller sends Stay Alive's slide switches over a pseudo-terminal (and is
+unplugged and plugged back), and the lights, buzzer and button are gpiozero mock pins. The
+referee is the same `Service` as `referee run`; it sees only frames, switch messages and button
+presses. Time is simulated (30 frames per second) so a game takes seconds, not minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import random
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from controller.errors import RefereeError
+from controller.record import setup_from_mapping
+from controller.service.app import Service
+from controller.service.config import config_from_mapping
+from controller.service.world import SimClock, SimDriver, SimPlayer, SimWorld, Step, starting_board
+
+GAMES = ("colorpop", "blockers", "flipop", "stay-alive")
+
+#: Who plays each game in the demo (the config's game keys).
+DEMO_GAMES: dict[str, dict[str, Any]] = {
+    "colorpop": {"game": "colorpop", "variant": "standard", "players": 3},
+    "blockers": {"game": "blockers", "variant": "standard", "players": 3, "seats": ["R", "G", "B"]},
+    "flipop": {"game": "flipop", "players": 2},
+    "stay-alive": {"game": "stay-alive", "players": 2, "seats": ["B", "Y"]},
+}
+#: Flipop can go round in circles; after this many moves the players end it by agreement.
+FLIPOP_AGREE_AFTER = 30
+
+
+def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "demo",
+        help="referee whole games on simulated hardware and print every verdict, light and sound",
+        description=(
+            "Play whole games on the simulated rig (renderer camera, simulated slide microcontroller, "
+            "mock pins) and print every verdict, light and sound, and the winner. Without --game, one "
+            "game of each of the four games."
+        ),
+    )
+    parser.add_argument("--game", choices=GAMES, help="play only this game")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the simulated players (default 1)")
+    parser.add_argument("--quiet-lights", action="store_true", help="do not print the light and sound lines")
+    return parser
+
+
+@dataclass
+class DemoResult:
+    game: str
+    verdicts: list[dict[str, Any]]
+    intended: list[dict[str, Any]]
+    result: dict[str, Any]
+    ticks: int
+    renders: int
+    lines: list[str] = field(default_factory=list)
+
+    @property
+    def faithful(self) -> bool:
+        return self.verdicts == self.intended
+
+
+def demo_config(game: str, seed: int, folder: Path, settle_time: float = 0.3) -> dict[str, Any]:
+    """The config.yaml of a demo game: simulated devices, a journal in `folder`."""
+    return {
+        **DEMO_GAMES[game],
+        "settle_time": settle_time,
+        "frame_timeout": 2.0,
+        "journal": str(folder / f"{game}-journal.sqlite"),
+        "control_socket": str(folder / f"{game}.sock"),
+        "camera": {"source": "renderer", "width": 640, "height": 480, "fps": 30, "seed": seed, "preset": "clean"},
+        "switches": {"source": "simulated"},
+        "gpio": {"backend": "mock", "hold_time": 0.1},
+        "log": {"level": "warning"},
+        "simulation": {"player": False, "seed": seed},
+    }
+
+
+def play_game(
+    game: str,
+    seed: int,
+    folder: Path,
+    *,
+    print_line=None,
+    print_lights: bool = True,
+    troubles: bool = True,
+    settle_time: float = 0.3,
+    max_moves: int = 400,
+    noise_frames: int = 1,
+) -> DemoResult:
+    """Play one whole demo game; returns the referee's verdicts and the ones the player intended."""
+    rng = random.Random(seed)
+    config = config_from_mapping(demo_config(game, seed, folder, settle_time), source="demo config", base=folder)
+    truth_keys = dict(config.game_keys)
+    if game == "colorpop":  # the players know their secret colours; the referee learns them at the end
+        truth_keys["secrets"] = rng.sample(["G", "Y", "O", "B", "P"], truth_keys.get("players", 3))
+    truth_setup = setup_from_mapping(truth_keys, "demo")
+    board = starting_board(truth_setup, rng)
+    lines: list[str] = []
+
+    def say(line: str) -> None:
+        lines.append(line)
+        if print_line is not None:
+            print_line(line)
+
+    def lights(message: str) -> None:
+        if print_lights:
+            kind = "sound" if message.startswith("buzzer") else "lights"
+            say(f"  {kind}: {message.removeprefix('buzzer: ')}")
+
+    clock = SimClock()
+    service = Service(
+        config,
+        world_factory=lambda pico: SimWorld(truth_setup, board, pico=pico, noise_frames=noise_frames),
+        clock=clock,
+        on_line=say,
+        light_listener=lights,
+        feedback_tempo=0.02,
+        control=False,
+        log=_quiet_log(game),
+    )
+    try:
+        world = service.world
+        assert world is not None
+        player = SimPlayer(
+            world,
+            truth_setup,
+            config.setup,
+            seed=seed,
+            settle_time=settle_time,
+            troubles=troubles,
+            agree_after=FLIPOP_AGREE_AFTER if game == "flipop" else None,
+            max_moves=max_moves,
+        )
+        driver = SimDriver(
+            world,
+            clock,
+            service.loop.tick,
+            switches=service.switches,
+            button=service.button,
+            submit=lambda name, args: service.submit(name, **args),
+            on_step=lambda step: _narrate(step, say),
+        )
+        _wait_for_switches(service, driver)
+        driver.run(player.steps())
+        driver.run(player.finish())
+        driver.run_frames(10)
+        loop = service.loop
+        result = loop.session.referee.result().to_json()
+        winners = result.get("winners")
+        if result.get("finished") and winners:
+            say(f"[{game}] winner: {' and '.join(f'seat {s}' for s in winners)} ({result.get('reason', '')})")
+        else:
+            say(f"[{game}] result: {result.get('reason') or 'the game did not finish'}")
+        verdicts = list(loop.session.verdicts)
+        return DemoResult(
+            game, verdicts, player.intended, result, driver.ticks, getattr(service.source, "renders", 0), lines
+        )
+    finally:
+        service.close()
+
+
+def _quiet_log(game: str) -> logging.Logger:
+    """The demo prints its own lines; its service log goes nowhere."""
+    log = logging.getLogger(f"referee.demo.{game}")
+    log.propagate = False
+    if not log.handlers:
+        log.addHandler(logging.NullHandler())
+    return log
+
+
+def _narrate(step: Step, say) -> None:
+    say(f"  (player: {step.label})")
+
+
+def _wait_for_switches(service: Service, driver: SimDriver) -> None:
+    """Let the simulated switch board boot and report before play starts (real time, < 1 s)."""
+    if service.switches is not None:
+        state = service.switches.wait_for(lambda s: s.link_ok, timeout=5.0)
+        if state is None:
+            raise RefereeError("the simulated slide switch board did not start")
+        driver.do(Step("the switch board is plugged in", 0.1))
+
+
+def run(args: argparse.Namespace) -> int:
+    games = [args.game] if args.game else list(GAMES)
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="referee-demo-") as tmp:
+        for i, game in enumerate(games):
+            print(f"=== {game} (seed {args.seed + i}) ===")
+            outcome = play_game(
+                game,
+                args.seed + i,
+                Path(tmp),
+                print_line=lambda line: print(line, flush=True),
+                print_lights=not args.quiet_lights,
+            )
+            kinds: dict[str, int] = {}
+            for v in outcome.verdicts:
+                kinds[v["verdict"]] = kinds.get(v["verdict"], 0) + 1
+            summary = ", ".join(f"{n} {k}" for k, n in kinds.items())
+            print(f"=== {game}: {len(outcome.verdicts)} verdicts ({summary}) in {outcome.ticks} frames")
+            if not outcome.faithful:
+                failures.append(game)
+                print(f"!!! {game}: the referee's verdicts differ from what the simulated player did", file=sys.stderr)
+    if failures:
+        print(f"referee demo: verdicts differed in {', '.join(failures)}", file=sys.stderr)
+        return 1
+    return 0

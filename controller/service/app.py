@@ -1,0 +1,174 @@
+"""Assembling the service from `config.yaml`: journal, devices, loop, button and control socket.
+
+`Service` is what `referee run` starts and what `referee demo` and the tests build too, so the
+demo exercises the very code that runs on the Pi; only the frame source's world, the clock and
+the switch simulator differ.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from controller.hardware.button import Button
+from controller.hardware.feedback import Feedback
+from controller.hardware.switches import open_switches
+from controller.service.config import ServiceConfig, simulated
+from controller.service.control import ControlServer
+from controller.service.journal import Journal
+from controller.service.loop import CameraSensor, RefereeLoop, Settings, run_realtime
+from controller.service.notify import Notifier
+from controller.service.session import GameSession
+from controller.service.world import CachedFrames, SimWorld
+from controller.vision.gating import MotionGate
+from controller.vision.reader import BoardReader
+from controller.vision.sources import open_frame_source
+
+#: Frames of stillness the motion gate wants before the reader looks (the loop's settle time
+#: does the rest, counted from the last frame that moved).
+GATE_STILL_FRAMES = 2
+
+
+class Service:
+    """One referee: everything `referee run` needs, built from a checked config."""
+
+    def __init__(
+        self,
+        config: ServiceConfig,
+        *,
+        world_factory: Callable[[Any], SimWorld] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        on_line: Callable[[str], None] | None = None,
+        light_listener: Callable[[str], None] | None = None,
+        feedback_tempo: float = 1.0,
+        control: bool = True,
+        log: logging.Logger | None = None,
+    ) -> None:
+        self.config = config
+        self.log = log or logging.getLogger("referee")
+        self.closers: list[Callable[[], None]] = []
+        try:
+            self.journal = Journal(config.journal)
+            self.closers.append(self.journal.close)
+            session, how = GameSession.open(self.journal, config.game_keys, config.setup)
+            self.log.info("[%s] %s (journal %s)", config.setup.game, how, config.journal)
+            if on_line is not None:
+                on_line(f"[{config.setup.game}] {how}")
+            self.switches = None
+            if config.uses_switches:
+                self.switches = open_switches(config.switches)
+                self.closers.append(self.switches.close)
+            self.world: SimWorld | None = None
+            if world_factory is not None:
+                self.world = world_factory(getattr(self.switches, "simulator", None))
+            source = open_frame_source(config.camera, self.world)
+            if self.world is not None:
+                source = CachedFrames(source, self.world)
+            self.closers.append(source.close)
+            self.source = source
+            self.sensor = CameraSensor(source, BoardReader(config.setup.profile), MotionGate(settle=GATE_STILL_FRAMES))
+            self.feedback = Feedback.from_config(config.gpio, listener=light_listener, tempo=feedback_tempo)
+            self.closers.append(self.feedback.close)
+            if self.switches is not None:
+                self.switches.start()
+            self.loop = RefereeLoop(
+                session,
+                self.sensor,
+                self.feedback,
+                switches=self.switches,
+                settings=Settings(config.settle_time, config.frame_timeout),
+                clock=clock,
+                log=self.log,
+                on_line=on_line,
+            )
+            self.button = Button.from_config(
+                config.gpio,
+                on_press=lambda: self.loop.submit("new-game"),
+                on_hold=lambda: self.loop.submit("end"),
+            )
+            self.closers.append(self.button.close)
+            self.control: ControlServer | None = None
+            if control:
+                self.control = ControlServer(config.control_socket, self.submit)
+                self.closers.append(self.control.close)
+                self.control.start()
+        except BaseException:
+            self.close()
+            raise
+
+    def submit(self, name: str, **args: Any):
+        return self.loop.submit(name, **args)
+
+    def close(self) -> None:
+        """Release every device (in reverse order of opening); safe to call twice."""
+        while self.closers:
+            closer = self.closers.pop()
+            try:
+                closer()
+            except Exception:  # closing must go on for the other devices
+                self.log.exception("while closing")
+
+    def run(self, stop: threading.Event, notifier: Notifier | None = None) -> None:
+        """Tick in real time until `stop`; tell systemd we are ready and alive while fresh."""
+        notifier = notifier or Notifier()
+        interval = notifier.watchdog_interval()
+        last_ping = 0.0
+        last_status = ""
+
+        def on_tick() -> None:
+            nonlocal last_ping, last_status
+            loop = self.loop
+            if loop.fresh:
+                status = f"refereeing {loop.game}, game {loop.session.game_id}, {loop.session.next_index} verdicts"
+                if not notifier.ready_sent:
+                    notifier.ready(status)
+                now = time.monotonic()
+                if interval is not None and now - last_ping >= interval:
+                    notifier.watchdog()
+                    last_ping = now
+            else:
+                status = "waiting: " + ("; ".join(loop.faults) or "no picture yet")
+            if status != last_status and notifier.enabled:
+                notifier.status(status)
+                last_status = status
+
+        try:
+            run_realtime(self.loop, float(self.config.camera.get("fps", 30)), stop, on_tick)
+        finally:
+            notifier.stopping()
+
+
+def play_in_background(service: Service, stop: threading.Event, seed: int, move_every: float) -> threading.Thread:
+    """`referee run` with simulated devices: a simulated player moves pieces in real time."""
+    from controller.service.world import SimPlayer
+
+    world = service.world
+    assert world is not None
+    setup = service.config.setup
+    player = SimPlayer(world, setup, setup, seed=seed, settle_time=service.config.settle_time, troubles=False)
+
+    def play() -> None:
+        for step in player.steps():
+            if stop.is_set():
+                return
+            if step.apply is not None:
+                step.apply(world)
+            pause = step.hold if step.intended is None else max(step.hold, move_every)
+            if stop.wait(pause):
+                return
+        service.log.info("[%s] the simulated player has finished its game", setup.game)
+
+    thread = threading.Thread(target=play, name="simulated-player", daemon=True)
+    thread.start()
+    return thread
+
+
+def advance_frames(world: SimWorld | None) -> Callable[[], None]:
+    """The per-tick hook that moves the simulated camera's noise on (nothing for real cameras)."""
+    return world.advance_frame if world is not None else (lambda: None)
+
+
+__all__ = ["Service", "advance_frames", "play_in_background", "simulated"]

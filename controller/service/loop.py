@@ -1,0 +1,488 @@
+"""The referee loop: frames and switch states in, verdicts, lights and journal entries out.
+
+`RefereeLoop.tick()` does one frame's work and is driven from outside with an injectable clock,
+so tests and the demo run it faster than real time and deterministically; `run_realtime` drives
+it from the wall clock for `referee run`.
+
+What one tick does (`rules.md` §5):
+1. run the commands queued by the control socket and the button (in this thread, so the game is
+   only ever touched here);
+2. look: the sensor says whether a frame came, whether the picture moved, and gives a new board
+   reading once the picture is still; the switches give the slide positions (Stay Alive);
+3. faults: no frame for `frame_timeout` seconds, or the slide switches silent or contradictory,
+   show the fault pattern and stop judging until they are fresh again;
+4. once nothing has moved for `settle_time`, a reading that differs from the last judged board is
+   judged by the `Referee` (through `GameSession`, which journals it before the lights show it).
+   An unreadable reading (hand, glare, an unsure place) is never judged: amber blinks and the log
+   says why.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+from controller.errors import RefereeError
+from controller.games.base import ActionNotAllowed
+from controller.referee import Verdict
+from controller.service.session import GameSession
+from controller.snapshot import Snapshot
+
+CAMERA_LOST = "the camera is not sending pictures: check its cable"
+SWITCHES_LOST = "the slide switches are not answering: check the USB cable of the switch board"
+
+
+class FeedbackLike(Protocol):
+    """What the loop needs of `controller.hardware.feedback.Feedback`."""
+
+    def turn(self, seat: int | None) -> None: ...
+    def legal(self) -> None: ...
+    def illegal(self) -> None: ...
+    def board_ok(self) -> None: ...
+    def pending(self) -> None: ...
+    def unreadable(self) -> None: ...
+    def clear_pending(self) -> None: ...
+    def winner(self, seats: list[int]) -> None: ...
+    def fault(self, message: str) -> None: ...
+    def fault_cleared(self) -> None: ...
+
+
+class SwitchesLike(Protocol):
+    def latest(self) -> Any: ...
+    def healthy(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class Sight:
+    """What the camera gave this tick.
+
+    `frame`: a picture arrived. `moving`: it differs from the previous one. `new_reading`: the
+    picture became still and was read; `snapshot` is then the board (None when it could not be
+    read, with `problem` saying why).
+    """
+
+    frame: bool
+    moving: bool = False
+    new_reading: bool = False
+    snapshot: Snapshot | None = None
+    problem: str | None = None
+
+
+class Sensor(Protocol):
+    def sense(self) -> Sight: ...
+
+
+class CameraSensor:
+    """A frame source, vision's motion gate and board reader: reads only still pictures."""
+
+    def __init__(self, source: Any, reader: Any, gate: Any) -> None:
+        self.source = source
+        self.reader = reader
+        self.gate = gate
+        self._had_frame = True
+        #: CPU seconds spent in the gate and the reader (not in the source), for the bench.
+        self.cpu = 0.0
+
+    def sense(self) -> Sight:
+        frame = self.source.read()
+        if frame is None:
+            self._had_frame = False
+            return Sight(frame=False)
+        started = time.thread_time()
+        try:
+            if not self._had_frame:  # back after a gap: the camera may have been moved
+                self._had_frame = True
+                self.gate.reset()
+                self.reader.invalidate()
+            result = self.gate.update(frame)
+            moving = result.state == "moving" and result.motion > self.gate.min_fraction
+            if result.state != "still":
+                return Sight(frame=True, moving=moving)
+            reading = self.reader.read(frame)
+            return Sight(frame=True, moving=False, new_reading=True, snapshot=reading.snapshot, problem=reading.problem)
+        finally:
+            self.cpu += time.thread_time() - started
+
+    def confirm(self, snapshot: Snapshot) -> None:
+        self.reader.confirm(snapshot)
+
+
+@dataclass
+class Command:
+    name: str
+    args: dict[str, Any]
+    future: Future
+
+
+@dataclass(frozen=True)
+class Settings:
+    settle_time: float = 0.3
+    frame_timeout: float = 2.0
+
+
+def places(cells: tuple[tuple[int, int], ...] | list) -> str:
+    return " ".join(f"{r},{c}" for r, c in cells)
+
+
+def verdict_line(verdict: Verdict, to_move: int | None = None) -> str:
+    """One log line a person reads, for any verdict."""
+    who = f"seat {verdict.seat}: " if verdict.seat is not None else ""
+    kind = verdict.verdict
+    if kind == "legal":
+        text = f"{who}legal move, {verdict.move}"
+        if verdict.events:
+            text += f" ({', '.join(verdict.events)})"
+        return text
+    if kind == "illegal" and verdict.doubtful:
+        where = places(verdict.cells) or "the board"
+        return (
+            f"the reading is doubtful at {where}: {verdict.reason}; no player is blamed, "
+            "check the pieces there and the camera's view"
+        )
+    if kind == "illegal":
+        where = f" (look at {places(verdict.cells)})" if verdict.cells else ""
+        return f"{who}illegal move, {verdict.reason}{where}; put the board back"
+    if kind == "pending":
+        return f"{who}move under way, waiting for it to be finished"
+    if kind == "restored":
+        return "board put back to the last legal position"
+    if kind == "unchanged":
+        return "board back to the last legal position, no move"
+    if kind == "setup-ok":
+        return "starting board accepted" + (f"; seat {to_move} begins" if to_move is not None else "")
+    if kind == "setup-invalid":
+        where = f" (look at {places(verdict.cells)})" if verdict.cells else ""
+        return f"starting board not valid: {verdict.reason}{where}" + (f"; {verdict.advice}" if verdict.advice else "")
+    if kind == "action":
+        return f"action {verdict.action}" + (f" ({', '.join(verdict.events)})" if verdict.events else "")
+    return kind
+
+
+class RefereeLoop:
+    """The service's single game loop; every method but `submit` runs on the loop's thread."""
+
+    def __init__(
+        self,
+        session: GameSession,
+        sensor: Sensor,
+        feedback: FeedbackLike,
+        *,
+        switches: SwitchesLike | None = None,
+        settings: Settings | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        log: logging.Logger | None = None,
+        on_line: Callable[[str], None] | None = None,
+    ) -> None:
+        self.session = session
+        self.sensor = sensor
+        self.feedback = feedback
+        self.switches = switches
+        self.settings = settings or Settings()
+        self.clock = clock
+        self.log = log or logging.getLogger("referee")
+        self.on_line = on_line
+        self.game = session.setup.game
+        self.commands: queue.SimpleQueue[Command] = queue.SimpleQueue()
+        now = clock()
+        self.started_at = now
+        self.last_frame_at: float | None = None
+        self.last_switches_ok_at: float | None = None
+        self.last_motion = now
+        self.positions: tuple[str | None, ...] | None = None
+        self.reading: Sight | None = None
+        self.unreadable_said: str | None = None
+        self.faults: list[str] = []
+        #: Every verdict this loop produced, in order (the demo and tests compare them).
+        self.verdicts: list[Verdict] = []
+        self.ticks = 0
+        self.stopped = threading.Event()
+        self._show_state()
+
+    # --- what other threads may call -----------------------------------------------------------
+    def submit(self, name: str, **args: Any) -> Future:
+        """Queue a command (status, new-game, reveal, end) for the loop's thread; thread-safe."""
+        future: Future = Future()
+        self.commands.put(Command(name, args, future))
+        return future
+
+    # --- one tick ------------------------------------------------------------------------------
+    def tick(self) -> list[Verdict]:
+        """One frame's work; returns the verdicts it produced (commands' included)."""
+        self.ticks += 1
+        produced: list[Verdict] = []
+        self._run_commands(produced)
+        now = self.clock()
+        sight = self.sensor.sense()
+        if sight.frame:
+            self.last_frame_at = now
+        if sight.moving:
+            self._moved(now)
+        if sight.new_reading:
+            self.reading = sight
+        state = self.switches.latest() if self.switches is not None else None
+        if state is not None and state.link_ok and state.positions != self.positions:
+            if self.positions is not None:
+                # A slide moved: wait for the board to settle again, but keep the camera's
+                # reading, which stays true unless the picture itself moves.
+                self.last_motion = now
+                self.unreadable_said = None
+            self.positions = state.positions
+        if not self._check_faults(now, state):
+            return produced
+        if now - self.last_motion < self.settings.settle_time or self.reading is None:
+            return produced
+        verdict = self._look(self.reading)
+        if verdict is not None:
+            produced.append(verdict)
+        return produced
+
+    def _moved(self, now: float) -> None:
+        self.last_motion = now
+        self.reading = None
+        self.unreadable_said = None
+
+    def _check_faults(self, now: float, state: Any) -> bool:
+        """Show or clear the fault pattern; True when the devices are fresh enough to judge."""
+        faults: list[str] = []
+        if now - (self.last_frame_at if self.last_frame_at is not None else self.started_at) > (
+            self.settings.frame_timeout
+        ):
+            faults.append(CAMERA_LOST)
+        switches_ok = True
+        if self.switches is not None:
+            if self.switches.healthy():
+                self.last_switches_ok_at = now
+                if state is not None and state.faults:
+                    slides = ", ".join(str(s) for s in state.faults)
+                    faults.append(
+                        f"slide {slides} reports both of its switches closed: check the switches and wiring of "
+                        "that slide"
+                    )
+                    switches_ok = False
+            else:
+                switches_ok = False
+                since = self.last_switches_ok_at if self.last_switches_ok_at is not None else self.started_at
+                if now - since > self.settings.frame_timeout or self.last_switches_ok_at is not None:
+                    faults.append(SWITCHES_LOST)
+        if faults != self.faults:
+            for message in faults:
+                if message not in self.faults:
+                    self._say(f"fault: {message}", logging.WARNING, kind="fault")
+            for message in self.faults:
+                if message not in faults:
+                    self._say(f"fault cleared: {_cleared(message)}", kind="fault")
+            if faults:
+                self.feedback.fault("; ".join(faults))
+            else:
+                self.feedback.fault_cleared()
+            self.faults = faults
+        camera_ok = CAMERA_LOST not in faults and self.last_frame_at is not None
+        return camera_ok and switches_ok
+
+    @property
+    def fresh(self) -> bool:
+        """Frames and switch heartbeats are fresh: the condition for systemd's READY and WATCHDOG."""
+        return not self.faults and self.last_frame_at is not None
+
+    # --- judging -------------------------------------------------------------------------------
+    def _look(self, sight: Sight) -> Verdict | None:
+        if sight.snapshot is None:
+            problem = sight.problem or "the board could not be read"
+            if self.unreadable_said != problem:
+                self.unreadable_said = problem
+                self._say(f"board not read, no move judged: {problem}", kind="unreadable")
+                self.feedback.unreadable()
+            return None
+        snapshot = sight.snapshot
+        if self.game == "stay-alive":
+            if self.positions is None or any(p is None for p in self.positions):
+                return None
+            snapshot = replace(snapshot, orange=tuple(self.positions[:7]), white=tuple(self.positions[7:]))
+        if self.unreadable_said is not None:
+            self.unreadable_said = None
+            self._show_amber()
+        if snapshot == self.session.last_snapshot:
+            return None
+        return self._judge(snapshot)
+
+    def _judge(self, snapshot: Snapshot) -> Verdict:
+        verdict = self.session.observe(snapshot)
+        self.verdicts.append(verdict)
+        referee = self.session.referee
+        self._say(verdict_line(verdict, referee.to_move()), kind="verdict")
+        kind = verdict.verdict
+        if kind in ("setup-ok", "legal"):
+            self.feedback.board_ok()
+            if kind == "legal":
+                self.feedback.legal()
+            confirm = getattr(self.sensor, "confirm", None)
+            if confirm is not None:
+                confirm(snapshot)
+            self._show_turn()
+        elif kind in ("illegal", "setup-invalid"):
+            self.feedback.illegal()
+        elif kind in ("restored", "unchanged"):
+            self.feedback.board_ok()
+        self._show_amber()
+        return verdict
+
+    def _show_amber(self) -> None:
+        if self.session.referee.in_pending:
+            self.feedback.pending()
+        else:
+            self.feedback.clear_pending()
+
+    def _show_turn(self) -> None:
+        referee = self.session.referee
+        if referee.over:
+            result = referee.result()
+            if result.winners:
+                self.feedback.winner(list(result.winners))
+            else:
+                self.feedback.turn(None)
+            self._say(f"game over: {result.reason or 'no winner'}", kind="result")
+        else:
+            self.feedback.turn(referee.to_move())
+
+    def _show_state(self) -> None:
+        """Lights for the game as it stands (after a restart, a new game or a reveal)."""
+        referee = self.session.referee
+        if referee.in_illegal:
+            self.feedback.illegal()
+        else:
+            self.feedback.board_ok()
+        self._show_amber()
+        if referee.started:
+            self._show_turn()
+        else:
+            self.feedback.turn(None)
+
+    def _say(self, text: str, level: int = logging.INFO, kind: str = "") -> None:
+        line = f"[{self.game}] {text}"
+        self.log.log(level, "%s", line)
+        if kind in ("fault", "unreadable"):
+            self.session.journal.event(self.session.game_id, kind, text)
+        if self.on_line is not None:
+            self.on_line(line)
+
+    # --- commands ------------------------------------------------------------------------------
+    def _run_commands(self, produced: list[Verdict]) -> None:
+        while True:
+            try:
+                command = self.commands.get_nowait()
+            except queue.Empty:
+                return
+            if command.future.set_running_or_notify_cancel():
+                try:
+                    command.future.set_result(self.execute(command.name, command.args, produced))
+                except RefereeError as exc:
+                    command.future.set_exception(exc)
+                except Exception as exc:  # a bug must not stop the referee: report it to the caller
+                    self.log.exception("command %s failed", command.name)
+                    command.future.set_exception(exc)
+
+    def execute(self, name: str, args: dict[str, Any], produced: list[Verdict] | None = None) -> dict[str, Any]:
+        """Run one command now (on the loop's thread) and return its answer."""
+        if name == "status":
+            return self.status()
+        if name == "new-game":
+            old = self.session
+            self.session = old.new_game()
+            verdict = self._last_action(old)
+            self.verdicts.append(verdict)
+            if produced is not None:
+                produced.append(verdict)
+            self._say(f"new game {self.session.game_id}: set up the board (game {old.game_id} is in the journal)")
+            self.reading = None  # the board in front of the camera is judged again, as the new setup
+            self.last_motion = self.clock()
+            self.unreadable_said = None
+            self._show_state()
+            return {"ok": True, "game_id": self.session.game_id, "message": "new game: set up the board"}
+        if name == "end":
+            try:
+                verdict = self.session.act("end-by-agreement")
+            except ActionNotAllowed as exc:
+                message = f"the game cannot be ended by agreement: {exc}"
+                self._say(message)
+                raise RefereeError(message) from None
+            self.verdicts.append(verdict)
+            if produced is not None:
+                produced.append(verdict)
+            self._say(verdict_line(verdict), kind="verdict")
+            self._show_state()
+            return {"ok": True, "verdict": verdict.to_json(), "result": self.session.referee.result().to_json()}
+        if name == "reveal":
+            seat = args.get("seat")
+            colours = args.get("colours")
+            if not isinstance(seat, int) or not isinstance(colours, list) or not colours:
+                raise RefereeError("reveal needs a seat number and at least one colour letter")
+            result = self.session.reveal(seat, tuple(str(c) for c in colours))
+            self._say(f"seat {seat} revealed {' '.join(colours)}")
+            if self.session.referee.over:
+                self._show_turn()
+            return {"ok": True, "result": result.to_json()}
+        raise RefereeError(f"unknown command {name!r}; the commands are status, new-game, reveal, end")
+
+    def _last_action(self, old: GameSession) -> Verdict:
+        """The `new-game` verdict just journalled in the old game."""
+        return old.referee.history[-1]
+
+    def status(self) -> dict[str, Any]:
+        referee = self.session.referee
+        last = self.verdicts[-1] if self.verdicts else None
+        out: dict[str, Any] = {
+            "ok": True,
+            "game": self.game,
+            "game_id": self.session.game_id,
+            "started": referee.started,
+            "over": referee.over,
+            "to_move": referee.to_move(),
+            "verdicts": self.session.next_index,
+            "illegal": referee.in_illegal,
+            "pending": referee.in_pending,
+            "faults": list(self.faults),
+            "unreadable": self.unreadable_said,
+            "fresh": self.fresh,
+        }
+        stored = self.session.verdicts
+        if stored:
+            out["last_verdict"] = stored[-1]
+        elif last is not None:
+            out["last_verdict"] = last.to_json()
+        if referee.started:
+            out["result"] = referee.result().to_json()
+        return out
+
+
+def _cleared(message: str) -> str:
+    if message == CAMERA_LOST:
+        return "pictures are arriving from the camera again"
+    if message == SWITCHES_LOST:
+        return "the slide switches are answering again"
+    return "the slide switches read normally again"
+
+
+def run_realtime(
+    loop: RefereeLoop, fps: float, stop: threading.Event, on_tick: Callable[[], None] | None = None
+) -> None:
+    """Tick at `fps` from the wall clock until `stop` is set (frame sources that block pace it too)."""
+    period = 1.0 / fps
+    next_at = time.monotonic()
+    while not stop.is_set():
+        loop.tick()
+        if on_tick is not None:
+            on_tick()
+        next_at += period
+        delay = next_at - time.monotonic()
+        if delay > 0:
+            stop.wait(delay)
+        else:
+            next_at = time.monotonic()  # fell behind (slow reading): do not try to catch up
+
+

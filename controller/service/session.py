@@ -1,0 +1,203 @@
+"""One game of the service: its `Referee`, its journal entries, and recovery from the journal.
+
+Every judgement goes through `Referee` (controller/referee.py); this module only journals what
+the referee said and, after a restart, replays the journal through a fresh referee, checking that
+each reproduced verdict equals the stored one, so the game resumes at exactly the same state.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from controller.errors import RefereeError
+from controller.games import engine_for
+from controller.games.base import GameSetup, Result
+from controller.record import Action, dump_record, parse_record, setup_from_mapping
+from controller.referee import Referee, Verdict
+from controller.service.journal import Entry, Journal
+from controller.snapshot import Snapshot, parse_snapshot
+
+
+class JournalMismatch(RefereeError):
+    """Replaying the journal did not give back a stored verdict (the rules code changed?)."""
+
+
+@dataclass
+class Revealed:
+    seat: int
+    colours: tuple[str, ...]
+
+
+class GameSession:
+    """A journalled game: every verdict is committed before anyone acts on it."""
+
+    def __init__(self, journal: Journal, game_id: int, keys: dict[str, Any], setup: GameSetup) -> None:
+        self.journal = journal
+        self.game_id = game_id
+        self.keys = keys
+        self.setup = setup
+        self.referee = Referee(engine_for(setup))
+        #: The verdict index of the next snapshot or action (the setup board is index 0).
+        self.next_index = 0
+        #: The last snapshot judged, whatever its verdict: the same board is never judged twice.
+        self.last_snapshot: Snapshot | None = None
+        self.reveals: list[Revealed] = []
+        self.verdicts: list[dict[str, Any]] = []
+
+    # --- opening ----------------------------------------------------------------------------
+    @classmethod
+    def start(cls, journal: Journal, keys: dict[str, Any], setup: GameSetup) -> GameSession:
+        return cls(journal, journal.new_game(keys), keys, setup)
+
+    @classmethod
+    def open(cls, journal: Journal, keys: dict[str, Any], setup: GameSetup) -> tuple[GameSession, str]:
+        """Resume the journal's open game when it has this setup, else start a new game.
+
+        Returns the session and a sentence for the log saying which happened.
+        """
+        latest = journal.latest_game()
+        if latest is not None and latest.open:
+            if latest.setup == json.loads(json.dumps(keys, sort_keys=True)):
+                session = cls.replay(journal, latest.id)
+                return session, (
+                    f"resumed game {latest.id} from the journal after {session.next_index} verdicts"
+                    + (f", seat {session.referee.to_move()} to move" if session.referee.to_move() is not None else "")
+                )
+            journal.close_game(latest.id, "the config file now asks for a different game")
+            session = cls.start(journal, keys, setup)
+            return session, (
+                f"started game {session.game_id}; game {latest.id} in the journal had another setup and was closed"
+            )
+        session = cls.start(journal, keys, setup)
+        return session, f"started game {session.game_id}"
+
+    @classmethod
+    def replay(cls, journal: Journal, game_id: int) -> GameSession:
+        """Rebuild a game from its journal entries, checking every verdict."""
+        row = journal.game(game_id)
+        setup = setup_from_mapping(row.setup, source=f"journal game {game_id}")
+        session = cls(journal, game_id, row.setup, setup)
+        for entry in journal.entries(game_id):
+            got = session._apply(entry)
+            if got != entry.verdict:
+                raise JournalMismatch(
+                    f"replaying game {game_id} of the journal {journal.path} gave {got} at entry {entry.seq} "
+                    f"where the journal says {entry.verdict}; the rules code may have changed since. "
+                    "Export the game with `referee export` and start a new game."
+                )
+        return session
+
+    def _apply(self, entry: Entry) -> dict[str, Any]:
+        """Redo one journalled step without writing it again."""
+        if entry.kind == "snapshot":
+            snapshot = parse_snapshot(self.setup.game, entry.payload, letters=self.setup.profile.letters)
+            return self._observe(snapshot).to_json()
+        if entry.kind == "action":
+            return self._act(entry.payload).to_json()
+        data = json.loads(entry.payload)
+        return self._reveal(int(data["seat"]), tuple(data["colours"]))
+
+    # --- play -------------------------------------------------------------------------------
+    def _observe(self, snapshot: Snapshot) -> Verdict:
+        verdict = self.referee.observe(snapshot, index=self.next_index)
+        self.next_index += 1
+        self.last_snapshot = snapshot
+        self.verdicts.append(verdict.to_json())
+        return verdict
+
+    def _act(self, name: str) -> Verdict:
+        verdict = self.referee.act(name, index=self.next_index)
+        self.next_index += 1
+        self.verdicts.append(verdict.to_json())
+        return verdict
+
+    def _reveal(self, seat: int, colours: tuple[str, ...]) -> dict[str, Any]:
+        self.referee.reveal(seat, colours)
+        self.reveals.append(Revealed(seat, colours))
+        out = {"verdict": "reveal", "seat": seat, "colours": list(colours)}
+        self.verdicts.append(out)
+        return out
+
+    def observe(self, snapshot: Snapshot) -> Verdict:
+        """Judge a settled snapshot and commit it with its verdict."""
+        verdict = self._observe(snapshot)
+        self.journal.append(self.game_id, "snapshot", snapshot.to_text(), verdict.to_json())
+        return verdict
+
+    def act(self, name: str) -> Verdict:
+        """A player's action (`new-game`, `end-by-agreement`); raises ActionNotAllowed if refused."""
+        verdict = self._act(name)
+        self.journal.append(self.game_id, "action", name, verdict.to_json())
+        return verdict
+
+    def reveal(self, seat: int, colours: tuple[str, ...]) -> Result:
+        """Tell the referee a seat's secret colour(s) (Colorpop) and commit it."""
+        if not self.referee.started:
+            raise RefereeError("the game has not started yet; reveal the secret colours at the end")
+        out = self._reveal(seat, colours)
+        self.journal.append(self.game_id, "reveal", json.dumps({"seat": seat, "colours": list(colours)}), out)
+        return self.referee.result()
+
+    def new_game(self) -> GameSession:
+        """Close this game with a `new-game` action and open the next one with the same setup."""
+        self.act("new-game")
+        self.journal.close_game(self.game_id, "new game")
+        return GameSession.start(self.journal, self.keys, self.setup)
+
+
+# --- export -------------------------------------------------------------------------------------
+def export_record(journal: Journal, game_id: int | None = None) -> str:
+    """A game record (`notation.md` §2) of a journalled game that `referee replay` judges identically.
+
+    Secret colours revealed during the game go into `secrets:` when that does not change a single
+    verdict (it would if play went on after a secret colour was cleared); otherwise they are
+    written as a comment, so the record still judges exactly as the game was judged.
+    """
+    if game_id is None:
+        latest = journal.latest_game()
+        if latest is None:
+            raise RefereeError(f"the journal {journal.path} holds no game yet")
+        game_id = latest.id
+    row = journal.game(game_id)
+    setup = setup_from_mapping(row.setup, source=f"journal game {game_id}")
+    entries = journal.entries(game_id)
+    judged = [e for e in entries if e.kind != "reveal"]
+    if not judged or judged[0].kind != "snapshot":
+        raise RefereeError(f"game {game_id} of the journal has no board yet: there is nothing to export")
+    letters = setup.profile.letters
+    board = parse_snapshot(setup.game, judged[0].payload, letters=letters)
+    observations: list[Snapshot | Action] = [
+        Action(e.payload) if e.kind == "action" else parse_snapshot(setup.game, e.payload, letters=letters)
+        for e in judged[1:]
+    ]
+    wanted = [e.verdict for e in judged]
+    overrides = row.setup.get("profile")
+
+    secrets = list(setup.secrets) if setup.secrets is not None else [None] * setup.players
+    reveals = [json.loads(e.payload) for e in entries if e.kind == "reveal"]
+    for r in reveals:
+        secrets[r["seat"]] = tuple(r["colours"])
+    candidates = []
+    if reveals:
+        from dataclasses import replace
+
+        candidates.append(replace(setup, secrets=tuple(secrets)))
+    candidates.append(setup)
+    for candidate in candidates:
+        text = dump_record(candidate, board, observations, overrides)
+        if _verdicts_of(text) == wanted:
+            if candidate is setup and reveals:
+                said = ", ".join(f"seat {r['seat']}: {' '.join(r['colours'])}" for r in reveals)
+                text = f"# secret colours revealed at the end of the game: {said}\n" + text
+            return text
+    raise JournalMismatch(
+        f"game {game_id} of the journal does not replay as it was judged; the rules code may have changed since"
+    )
+
+
+def _verdicts_of(text: str) -> list[dict[str, Any]]:
+    from controller.commands.replay import judge_record
+
+    return [line for line in judge_record(parse_record(text)) if "result" not in line]

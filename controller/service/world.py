@@ -1,0 +1,547 @@
+"""The simulated rig: a physical board, a simulated player, and a driver with a simulated clock.
+
+`referee demo`, the service tests and the end-to-end bench use it. The referee under test sees
+only what real devices give: rendered camera frames (through vision's renderer frame source),
+switch messages from the simulated microcontroller (Stay Alive) and mock-pin button presses.
+
+* `SimWorld` holds the true board (with everything a camera cannot see: Blockers! glyphs,
+  Flipop doors) and what is in front of the camera: a hand, glare, a camera bump, an unplugged
+  camera. `current_scene()` is what the renderer draws.
+* `SimPlayer` plays a whole game with the engine API (legal_moves / apply / expected) on its own
+  full-knowledge state, with hands over the board for every move, an illegal move and its
+  restoration, a move left half done (pending), glare, a bump and unplugged devices. It keeps a
+  *shadow referee* fed with exactly the boards a perfect camera would give once each settled
+  state is held still: its verdicts are what the player intended, and the referee under test
+  must give the very same list (no false verdict).
+* `SimDriver` applies the player's steps and ticks the loop at 30 simulated frames per second.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from controller.games import engine_for
+from controller.games.base import GameSetup
+from controller.referee import Referee, Verdict
+from controller.snapshot import EMPTY, Snapshot, empty_snapshot
+from controller.vision.render import Scene
+
+FPS = 30
+
+
+# --------------------------------------------------------------------------- the physical world
+class SimWorld:
+    """The true physical board and everything else in front of the camera."""
+
+    def __init__(self, setup: GameSetup, board: Snapshot, pico: Any = None, noise_frames: int = 2) -> None:
+        self.setup = setup
+        #: How many sensor-noise patterns a still scene cycles through (1: every frame identical).
+        self.noise_frames = max(1, noise_frames)
+        self.profile = setup.profile
+        self.board = board
+        self.hand: tuple[float, float] | None = None
+        self.hand_side = "bottom"
+        self.glare = False
+        self.bump = (0.0, 0.0, 0.0)
+        self.camera_plugged = True
+        self.pico = pico
+        #: Grows with every change of the scene, so unchanged scenes reuse their rendered frame.
+        self.version = 0
+        self.frame = 0
+        if pico is not None and board.orange is not None:
+            pico.set_positions("".join(board.orange + board.white))
+
+    # --- what changes -------------------------------------------------------------------------
+    def set_board(self, board: Snapshot) -> None:
+        if board.orange is not None and self.pico is not None:
+            old = (self.board.orange or ()) + (self.board.white or ())
+            new = board.orange + board.white
+            for index, (before, after) in enumerate(zip(old, new)):
+                if before != after:
+                    self.pico.set_slide(index, after, bounce_ms=5.0)
+        self.board = board
+        self.version += 1
+
+    def set_hand(self, where: tuple[float, float] | None, side: str = "bottom") -> None:
+        self.hand, self.hand_side = where, side
+        self.version += 1
+
+    def set_glare(self, on: bool) -> None:
+        self.glare = on
+        self.version += 1
+
+    def set_bump(self, bump: tuple[float, float, float]) -> None:
+        self.bump = bump
+        self.version += 1
+
+    def set_camera(self, plugged: bool) -> None:
+        self.camera_plugged = plugged
+        self.version += 1
+
+    def advance_frame(self) -> None:
+        self.frame += 1
+
+    # --- what the camera and the switches see -------------------------------------------------
+    def current_scene(self) -> tuple[Snapshot | None, Scene | None]:
+        """The board and the scene to draw; (None, None) while the camera is unplugged."""
+        if not self.camera_plugged:
+            return None, None
+        scene = Scene(
+            hand=self.hand,
+            hand_side=self.hand_side,
+            glare=self.glare,
+            shadows=False,
+            bump=self.bump,
+            frame=1 + self.frame % self.noise_frames,  # sensor noise that changes, as a real camera's
+        )
+        return self.board, scene
+
+    def scene_key(self) -> tuple[int, int] | None:
+        return None if not self.camera_plugged else (self.version, self.frame % self.noise_frames)
+
+    def visible(self, board: Snapshot | None = None) -> Snapshot:
+        """What a perfect camera and switches report: no Blockers! glyph, no Flipop door."""
+        board = board or self.board
+        if board.game == "blockers":
+            cells = tuple(tuple(v if v == ".." or v == EMPTY else v[0] + "?" for v in row) for row in board.cells)
+            return Snapshot(board.game, cells)
+        if board.game == "flipop":
+            return Snapshot(board.game, board.cells)
+        return board
+
+
+class CachedFrames:
+    """Vision's renderer frame source, asked for a new picture only when the scene changed.
+
+    Rendering is the expensive part of the simulation (tens of milliseconds a frame); a still
+    scene reuses its two noise variants, which is what a still camera's frames look like.
+    """
+
+    def __init__(self, source: Any, world: SimWorld) -> None:
+        self.source = source
+        self.world = world
+        self._cache: dict[tuple[int, int], np.ndarray] = {}
+        self.renders = 0
+
+    def read(self) -> np.ndarray | None:
+        key = self.world.scene_key()
+        if key is None:
+            return self.source.read()
+        frame = self._cache.get(key)
+        if frame is None:
+            if any(k[0] != key[0] for k in self._cache):
+                self._cache.clear()
+            frame = self.source.read()
+            self.renders += 1
+            if frame is not None:
+                self._cache[key] = frame
+        return frame
+
+    def close(self) -> None:
+        self.source.close()
+
+
+class SnapshotSensor:
+    """A stand-in for camera + gate + reader that reads the world directly (fast tests).
+
+    A scene change is motion; the first tick after it the board is "read": a hand gives no
+    snapshot, anything else the perfect camera's view.
+    """
+
+    HAND = "a hand or an object is over the board"
+
+    def __init__(self, world: SimWorld) -> None:
+        self.world = world
+        self._seen: int | None = None
+        self._read = False
+
+    def sense(self) -> Any:
+        from controller.service.loop import Sight
+
+        w = self.world
+        if not w.camera_plugged:
+            return Sight(frame=False)
+        if w.version != self._seen:
+            self._seen = w.version
+            self._read = False
+            return Sight(frame=True, moving=True)
+        if self._read:
+            return Sight(frame=True)
+        self._read = True
+        if w.hand is not None:
+            return Sight(frame=True, new_reading=True, snapshot=None, problem=self.HAND)
+        snap = w.visible()
+        snap = replace(snap, orange=None, white=None) if snap.orange is not None else snap
+        return Sight(frame=True, new_reading=True, snapshot=snap)
+
+
+class WorldSwitches:
+    """Slide switches read straight from the world (fast tests; the demo uses the real link)."""
+
+    def __init__(self, world: SimWorld) -> None:
+        self.world = world
+        self.plugged = True
+        self.count = 0
+
+    def latest(self) -> Any:
+        from controller.hardware.switches import SlideState
+
+        board = self.world.board
+        self.count += 1
+        return SlideState(
+            positions=tuple(board.orange or ()) + tuple(board.white or ()),
+            faults=(),
+            link_ok=self.plugged,
+            seq=self.count % 256,
+            received_at=time.monotonic(),
+            uptime_ms=0,
+            reason="heartbeat",
+            count=self.count,
+        )
+
+    def healthy(self) -> bool:
+        return self.plugged
+
+
+# --------------------------------------------------------------------------- the player
+@dataclass
+class Step:
+    """One thing the player does, then how long (simulated seconds) the world stays like that.
+
+    `intended` is the verdict the shadow referee gave for the board this step leaves settled
+    (None: the step should produce no verdict). `command` is a control command the player types
+    (`reveal`), `button` a button gesture ('press' or 'hold').
+    """
+
+    label: str
+    hold: float
+    apply: Callable[[SimWorld], None] | None = None
+    intended: dict | None = None
+    command: tuple[str, dict] | None = None
+    button: str | None = None
+
+
+def _hand_near(cells: list[tuple[int, int]]) -> tuple[float, float]:
+    if not cells:
+        return (2.0, 2.0)
+    r = sum(c[0] for c in cells) / len(cells)
+    c = sum(c[1] for c in cells) / len(cells)
+    return (r, c)
+
+
+class SimPlayer:
+    """Plays one whole game in the world, including the mistakes and troubles the referee must survive."""
+
+    def __init__(
+        self,
+        world: SimWorld,
+        truth_setup: GameSetup,
+        referee_setup: GameSetup,
+        seed: int = 0,
+        settle_time: float = 0.3,
+        max_moves: int = 400,
+        troubles: bool = True,
+        switch_unplug: bool = True,
+        agree_after: int | None = None,
+    ) -> None:
+        self.world = world
+        self.engine = engine_for(truth_setup)
+        self.truth_setup = truth_setup
+        self.shadow = Referee(engine_for(referee_setup))
+        self.rng = random.Random(seed)
+        self.still = settle_time + 0.3
+        self.blink = 0.15
+        self.max_moves = max_moves
+        self.troubles = troubles
+        self.switch_unplug = switch_unplug
+        self.agree_after = agree_after
+        self.index = 0
+        self.intended: list[dict] = []
+        self.state: Any = None
+        self.shown: Snapshot | None = None  # the last settled board shown to the shadow
+        self.moves = 0
+
+    # --- the shadow referee: what a perfect observer says about each settled board -------------
+    def _settle(self, board: Snapshot) -> dict | None:
+        seen = self.world.visible(board)
+        if self.shown is not None and seen == self.shown:
+            return None
+        self.shown = seen
+        verdict = self.shadow.observe(seen, index=self.index)
+        self.index += 1
+        out = verdict.to_json()
+        self.intended.append(out)
+        return out
+
+    def _act(self, name: str) -> dict:
+        verdict: Verdict = self.shadow.act(name, index=self.index)
+        self.index += 1
+        out = verdict.to_json()
+        self.intended.append(out)
+        return out
+
+    # --- steps ---------------------------------------------------------------------------------
+    def _show(self, board: Snapshot, label: str, hand_at: list[tuple[int, int]] | None) -> Iterator[Step]:
+        """Reach in (if the change is on the grid), change the board, take the hand away, wait."""
+        needs_hand = hand_at is not None
+        if needs_hand:
+            where = _hand_near(hand_at or [])
+            side = self.rng.choice(["bottom", "left", "right", "top"])
+            yield Step(f"{label}: hand in", self.blink, lambda w: w.set_hand(where, side))
+            linger = self.rng.random() < 0.25
+            yield Step(
+                f"{label}: pieces moved" + (" (the hand stays a while)" if linger else ""),
+                self.still + 0.2 if linger else self.blink,
+                lambda w: w.set_board(board),
+            )
+            intended = self._settle(board)
+            yield Step(f"{label}: hand out", self.still, lambda w: w.set_hand(None), intended=intended)
+        else:
+            intended = self._settle(board)
+            yield Step(f"{label}", self.still, lambda w: w.set_board(board), intended=intended)
+
+    def _changed(self, before: Snapshot, after: Snapshot) -> list[tuple[int, int]]:
+        return before.changed_cells(after)
+
+    def _hand_for(self, before: Snapshot, after: Snapshot) -> list[tuple[int, int]] | None:
+        if (before.orange, before.white) != (after.orange, after.white):
+            return None  # Stay Alive slides are pushed from the edge of the board: no hand over it
+        cells = self._changed(before, after)
+        return cells or None
+
+    def steps(self) -> Iterator[Step]:
+        """The whole game, step by step."""
+        world = self.world
+        start = world.board
+        yield Step("the starting board", self.still, None, intended=self._settle(start))
+        self.state = self.engine.start(start)
+        trouble_at = {2: "illegal", 3: "pending", 4: "glare", 5: "bump", 6: "camera", 7: "switches"}
+        while not self.engine.is_over(self.state) and self.moves < self.max_moves:
+            if self.agree_after is not None and self.moves >= self.agree_after:
+                yield Step("both players agree to end the game: button held", self.still, button="hold")
+                self._act("end-by-agreement")
+                return
+            moves = list(self.engine.legal_moves(self.state))
+            if not moves:
+                break
+            trouble = trouble_at.get(self.moves) if self.troubles else None
+            before = world.board
+            move = self.rng.choice(moves)
+            after_state, _ = self.engine.apply(self.state, move)
+            after = self.engine.expected(after_state)
+            if trouble == "illegal":
+                yield from self._illegal(before)
+            elif trouble == "pending":
+                partial = self._pending(before, moves)
+                if partial is not None:
+                    move, partial_board = partial
+                    after_state, _ = self.engine.apply(self.state, move)
+                    after = self.engine.expected(after_state)
+                    yield from self._show(partial_board, "part of a move", self._hand_for(before, partial_board))
+            elif trouble == "glare":
+                yield Step("glare on the board", self.still, lambda w: w.set_glare(True))
+            elif trouble == "bump":
+                bump = (self.rng.uniform(-12, 12), self.rng.uniform(-8, 8), 1.0)
+                yield Step("the camera is bumped", self.still, lambda w, bump=bump: w.set_bump(bump))
+            elif trouble == "camera":
+                yield Step("camera unplugged", 3.0, lambda w: w.set_camera(False))
+                yield Step("camera plugged back", self.still, lambda w: w.set_camera(True))
+            elif trouble == "switches" and world.pico is not None and self.switch_unplug:
+                yield Step("slide switch board unplugged", 0.5, lambda w: w.pico.unplug())
+                yield Step("slide switch board plugged back", self.still, lambda w: w.pico.plug())
+            label = f"seat {self.engine.to_move(self.state)} moves: {self.engine.describe(self.state, move)}"
+            yield from self._show(after, label, self._hand_for(world.board, after))
+            if trouble == "glare":
+                yield Step("glare gone", self.still, lambda w: w.set_glare(False))
+            self.state = after_state
+            self.moves += 1
+
+    def _illegal(self, before: Snapshot) -> Iterator[Step]:
+        """Two moves at once (never legal as one move), then the board put back."""
+        for _ in range(20):
+            first = self.rng.choice(list(self.engine.legal_moves(self.state)))
+            mid, _ = self.engine.apply(self.state, first)
+            if self.engine.is_over(mid):
+                continue
+            second_moves = list(self.engine.legal_moves(mid))
+            if not second_moves:
+                continue
+            end, _ = self.engine.apply(mid, self.rng.choice(second_moves))
+            board = self.engine.expected(end)
+            judged = self.shadow.engine.judge(self.shadow.state, self.world.visible(board))
+            if judged.kind == "illegal" and not judged.doubtful:
+                yield from self._show(board, "an illegal change (two moves at once)", self._hand_for(before, board))
+                yield from self._show(before, "the board put back", self._hand_for(board, before))
+                return
+
+    def _pending(self, before: Snapshot, moves: list) -> tuple[Any, Snapshot] | None:
+        """A move left half done: a board the referee should call pending, and the move it belongs to."""
+        shadow_state = self.shadow.state
+        candidates = list(moves)
+        self.rng.shuffle(candidates)
+        for move in candidates[:60]:
+            after_state, _ = self.engine.apply(self.state, move)
+            after = self.engine.expected(after_state)
+            for board in self._partials(before, after, move):
+                judged = self.shadow.engine.judge(shadow_state, self.world.visible(board))
+                if judged.kind == "pending":
+                    return move, board
+        return None
+
+    def _partials(self, before: Snapshot, after: Snapshot, move: Any) -> Iterator[Snapshot]:
+        if before.game == "colorpop":
+            from controller.games.colorpop import remove_cells
+
+            cells = sorted(move.cells)
+            if len(cells) >= 3:
+                for k in range(1, len(cells)):
+                    yield before.with_cells(remove_cells(before.cells, frozenset(cells[:k])))
+            return
+        changed = before.changed_cells(after)
+        for r, c in changed:
+            grid = [list(row) for row in before.cells]
+            grid[r][c] = ".." if before.game == "blockers" else EMPTY
+            yield before.with_cells(grid)
+
+    def finish(self) -> Iterator[Step]:
+        """After the end: the secret colours are told to the referee (Colorpop)."""
+        if self.truth_setup.game != "colorpop" or self.truth_setup.secrets is None:
+            return
+        if self.shadow.state is None or self.shadow.engine.setup.secrets is not None:
+            return
+        for seat, colours in enumerate(self.truth_setup.secrets):
+            if colours:
+                self.shadow.reveal(seat, tuple(colours))
+                self.intended.append({"verdict": "reveal", "seat": seat, "colours": list(colours)})
+                yield Step(
+                    f"seat {seat} reveals {' '.join(colours)}",
+                    0.1,
+                    command=("reveal", {"seat": seat, "colours": list(colours)}),
+                )
+
+
+# --------------------------------------------------------------------------- starting boards
+def starting_board(setup: GameSetup, rng: random.Random) -> Snapshot:
+    """A valid starting board for the game, as players would set it up."""
+    engine = engine_for(setup)
+    game = setup.game
+    if game == "colorpop":
+        tokens = setup.profile.get("tokens") or {}
+        bag = [letter for letter, n in tokens.items() for _ in range(int(n))]
+        for _ in range(500):
+            rng.shuffle(bag)
+            cells = tuple(tuple(bag[r * 10 : r * 10 + 10]) for r in range(10))
+            board = Snapshot(game, cells)
+            if engine.check_setup(board).ok:
+                return board
+        raise RuntimeError("no valid Colorpop setup found")
+    if game == "flipop":
+        return engine.start_board  # type: ignore[attr-defined]
+    if game == "stay-alive":
+        base = empty_snapshot(game)
+        for _ in range(500):
+            orange = tuple(rng.choice("ABC") for _ in range(7))
+            white = tuple(rng.choice("ABC") for _ in range(7))
+            board = replace(base, orange=orange, white=white)
+            if engine.check_setup(board).ok:
+                return board
+        raise RuntimeError("no valid Stay Alive setup found")
+    return empty_snapshot(game)
+
+
+# --------------------------------------------------------------------------- the driver
+class SimClock:
+    """Simulated monotonic time, advanced by the driver."""
+
+    def __init__(self, start: float = 1000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class SimDriver:
+    """Applies a player's steps and ticks the loop at `fps` simulated frames per second."""
+
+    def __init__(
+        self,
+        world: SimWorld,
+        clock: SimClock,
+        tick: Callable[[], Any],
+        *,
+        fps: int = FPS,
+        switches: Any = None,
+        button: Any = None,
+        submit: Callable[[str, dict], Any] | None = None,
+        on_step: Callable[[Step], None] | None = None,
+    ) -> None:
+        self.world = world
+        self.clock = clock
+        self.tick = tick
+        self.fps = fps
+        self.switches = switches
+        self.button = button
+        self.submit = submit
+        self.on_step = on_step
+        self.ticks = 0
+
+    def run(self, steps: Iterator[Step], stop: Callable[[], bool] | None = None) -> None:
+        for step in steps:
+            self.do(step)
+            if stop is not None and stop():
+                return
+
+    def do(self, step: Step) -> None:
+        if self.on_step is not None:
+            self.on_step(step)
+        if step.apply is not None:
+            step.apply(self.world)
+        self._sync()
+        if step.button == "press":
+            self.button.simulate_press()
+        elif step.button == "hold":
+            self.button.simulate_hold()
+        if step.command is not None and self.submit is not None:
+            future = self.submit(step.command[0], step.command[1])
+            self.run_frames(1)
+            future.result(timeout=5)
+        self.run_frames(max(1, round(step.hold * self.fps)))
+
+    def run_frames(self, n: int) -> None:
+        for _ in range(n):
+            self.clock.advance(1.0 / self.fps)
+            self.world.advance_frame()
+            self.tick()
+            self.ticks += 1
+
+    def _sync(self, timeout: float = 5.0) -> None:
+        """Wait (real time) until the switch messages have caught up with the world.
+
+        A real switch board reports within a few tens of milliseconds, far inside the settle
+        time; the simulated clock runs faster than real time, so it must wait for the link.
+        """
+        if self.switches is None or self.world.pico is None:
+            return
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            state = self.switches.latest()
+            if not self.world.pico.plugged:
+                if not self.switches.healthy():
+                    return
+            elif (
+                state is not None
+                and state.link_ok
+                and self.switches.healthy()
+                and state.positions == tuple(self.world.board.orange + self.world.board.white)
+            ):
+                return
+            time.sleep(0.005)
