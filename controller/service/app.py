@@ -121,6 +121,8 @@ class Service:
         def on_tick() -> None:
             nonlocal last_ping, last_status
             loop = self.loop
+            if self.world is not None:
+                self.world.advance_frame()
             if loop.fresh:
                 status = f"refereeing {loop.game}, game {loop.session.game_id}, {loop.session.next_index} verdicts"
                 if not notifier.ready_sent:
@@ -156,7 +158,9 @@ def play_in_background(service: Service, stop: threading.Event, seed: int, move_
                 return
             if step.apply is not None:
                 step.apply(world)
-            pause = step.hold if step.intended is None else max(step.hold, move_every)
+            # Real time is shared with rendering and reading on a small machine: hold every
+            # state well beyond the settle time so no settled board is missed.
+            pause = 2 * step.hold + (move_every if step.intended is not None else 0.0)
             if stop.wait(pause):
                 return
         service.log.info("[%s] the simulated player has finished its game", setup.game)
@@ -166,9 +170,4 @@ def play_in_background(service: Service, stop: threading.Event, seed: int, move_
     return thread
 
 
-def advance_frames(world: SimWorld | None) -> Callable[[], None]:
-    """The per-tick hook that moves the simulated camera's noise on (nothing for real cameras)."""
-    return world.advance_frame if world is not None else (lambda: None)
-
-
-__all__ = ["Service", "advance_frames", "play_in_background", "simulated"]
+__all__ = ["Service", "play_in_background", "simulated"]

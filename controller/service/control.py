@@ -147,3 +147,28 @@ def request(path: str | Path, command: str, timeout: float = ANSWER_TIMEOUT + 2,
     if not answer.get("ok"):
         raise RefereeError(answer.get("error", "the referee refused the command"))
     return answer
+
+
+def socket_path(args) -> Path:
+    """The control socket a command should talk to: --socket, else the one in --config's file."""
+    if getattr(args, "socket", None):
+        return Path(args.socket)
+    from controller.service.config import DEFAULT_SOCKET
+
+    config_file = Path(getattr(args, "config", None) or "config.yaml")
+    if not config_file.exists():
+        return Path(DEFAULT_SOCKET)
+    import yaml
+
+    try:
+        data = yaml.safe_load(config_file.read_text("utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise RefereeError(f"cannot read the config file {config_file}: {exc}") from None
+    value = data.get("control_socket", DEFAULT_SOCKET) if isinstance(data, dict) else DEFAULT_SOCKET
+    path = Path(os.path.expanduser(str(value)))
+    return path if path.is_absolute() else config_file.parent / path
+
+
+def add_socket_arguments(parser) -> None:
+    parser.add_argument("--config", default="config.yaml", help="the referee's config file (default: config.yaml)")
+    parser.add_argument("--socket", help="the control socket (default: control_socket from the config file)")

@@ -399,7 +399,8 @@ class RefereeLoop:
             if produced is not None:
                 produced.append(verdict)
             self._say(f"new game {self.session.game_id}: set up the board (game {old.game_id} is in the journal)")
-            self.reading = None  # the board in front of the camera is judged again, as the new setup
+            # The board in front of the camera (the last reading) is judged again, as the new
+            # game's setup, once it has been still for the settle time.
             self.last_motion = self.clock()
             self.unreadable_said = None
             self._show_state()

@@ -265,10 +265,12 @@ class SimPlayer:
         self.intended: list[dict] = []
         self.state: Any = None
         self.shown: Snapshot | None = None  # the last settled board shown to the shadow
+        self.current: Snapshot = world.board  # the board as the player left it
         self.moves = 0
 
     # --- the shadow referee: what a perfect observer says about each settled board -------------
     def _settle(self, board: Snapshot) -> dict | None:
+        self.current = board
         seen = self.world.visible(board)
         if self.shown is not None and seen == self.shown:
             return None
@@ -319,6 +321,7 @@ class SimPlayer:
         """The whole game, step by step."""
         world = self.world
         start = world.board
+        self.current = start
         yield Step("the starting board", self.still, None, intended=self._settle(start))
         self.state = self.engine.start(start)
         trouble_at = {2: "illegal", 3: "pending", 4: "glare", 5: "bump", 6: "camera", 7: "switches"}
@@ -331,7 +334,7 @@ class SimPlayer:
             if not moves:
                 break
             trouble = trouble_at.get(self.moves) if self.troubles else None
-            before = world.board
+            before = self.current  # the player's own idea: steps may be generated ahead of the world
             move = self.rng.choice(moves)
             after_state, _ = self.engine.apply(self.state, move)
             after = self.engine.expected(after_state)
@@ -356,7 +359,7 @@ class SimPlayer:
                 yield Step("slide switch board unplugged", 0.5, lambda w: w.pico.unplug())
                 yield Step("slide switch board plugged back", self.still, lambda w: w.pico.plug())
             label = f"seat {self.engine.to_move(self.state)} moves: {self.engine.describe(self.state, move)}"
-            yield from self._show(after, label, self._hand_for(world.board, after))
+            yield from self._show(after, label, self._hand_for(self.current, after))
             if trouble == "glare":
                 yield Step("glare gone", self.still, lambda w: w.set_glare(False))
             self.state = after_state
@@ -545,3 +548,122 @@ class SimDriver:
             ):
                 return
             time.sleep(0.005)
+
+
+# --------------------------------------------------------------------------- fast stand-ins
+class RecordingFeedback:
+    """Lights and buzzer that only remember the calls (fast tests, the bench).
+
+    `die_at`: raise `Killed` once that many calls were made, to simulate a power cut between the
+    journal's commit and the lights.
+    """
+
+    def __init__(self, die_at: int | None = None) -> None:
+        self.calls: list[tuple[str, tuple]] = []
+        self.die_at = die_at
+
+    def _record(self, name: str, *args: Any) -> None:
+        self.calls.append((name, args))
+        if self.die_at is not None and len(self.calls) >= self.die_at:
+            raise Killed(f"power cut at light call {len(self.calls)} ({name})")
+
+    def turn(self, seat: int | None) -> None:
+        self._record("turn", seat)
+
+    def legal(self) -> None:
+        self._record("legal")
+
+    def illegal(self) -> None:
+        self._record("illegal")
+
+    def board_ok(self) -> None:
+        self._record("board_ok")
+
+    def pending(self) -> None:
+        self._record("pending")
+
+    def unreadable(self) -> None:
+        self._record("unreadable")
+
+    def clear_pending(self) -> None:
+        self._record("clear_pending")
+
+    def winner(self, seats: list[int]) -> None:
+        self._record("winner", tuple(seats))
+
+    def fault(self, message: str) -> None:
+        self._record("fault", message)
+
+    def fault_cleared(self) -> None:
+        self._record("fault_cleared")
+
+    def close(self) -> None:
+        self._record("close")
+
+
+class Killed(BaseException):
+    """A simulated power cut: not an Exception, so nothing on the way catches it."""
+
+
+class StubRig:
+    """A whole referee on stand-in devices (`SnapshotSensor`, `WorldSwitches`, `RecordingFeedback`).
+
+    Fast (no rendering) and deterministic: the loop logic, journal, recovery and control are
+    tested on it. `restart()` builds a fresh loop from the journal on disk, as after a power cut.
+    """
+
+    def __init__(
+        self,
+        game_keys: dict[str, Any],
+        journal_path: Any,
+        *,
+        seed: int = 0,
+        settle_time: float = 0.3,
+        truth_keys: dict[str, Any] | None = None,
+        troubles: bool = True,
+        max_moves: int = 400,
+    ) -> None:
+        from controller.record import setup_from_mapping
+
+        self.keys = game_keys
+        self.setup = setup_from_mapping(game_keys, "test")
+        truth_setup = setup_from_mapping(truth_keys or game_keys, "test")
+        self.journal_path = journal_path
+        self.settle_time = settle_time
+        self.clock = SimClock()
+        board = starting_board(truth_setup, random.Random(seed))
+        self.world = SimWorld(truth_setup, board)
+        self.switches = WorldSwitches(self.world) if self.setup.game == "stay-alive" else None
+        self.player = SimPlayer(
+            self.world, truth_setup, self.setup, seed=seed, settle_time=settle_time, troubles=troubles,
+            max_moves=max_moves,
+        )
+        self.incarnations: list[Any] = []
+        self.loop: Any = None
+        self.restart()
+        self.driver = SimDriver(self.world, self.clock, lambda: self.loop.tick(), submit=self._submit)
+
+    def restart(self, die_at: int | None = None) -> Any:
+        """A new loop from the journal (the old loop object is dropped without any cleanup)."""
+        from controller.service.journal import Journal
+        from controller.service.loop import RefereeLoop, Settings
+        from controller.service.session import GameSession
+
+        journal = Journal(self.journal_path)
+        session, _ = GameSession.open(journal, self.keys, self.setup)
+        self.feedback = RecordingFeedback()
+        self.loop = RefereeLoop(
+            session,
+            SnapshotSensor(self.world),
+            self.feedback,
+            switches=self.switches,
+            settings=Settings(self.settle_time, 2.0),
+            clock=self.clock,
+        )
+        if die_at is not None:  # counted from the first light call after the restart's own
+            self.feedback.die_at = len(self.feedback.calls) + die_at
+        self.incarnations.append(self.loop)
+        return self.loop
+
+    def _submit(self, name: str, args: dict) -> Any:
+        return self.loop.submit(name, **args)

@@ -1,0 +1,23 @@
+"""`referee new-game`: start a new game (as the button's press does); the old one stays in the journal."""
+
+from __future__ import annotations
+
+import argparse
+
+from controller.service.control import add_socket_arguments, request, socket_path
+
+
+def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "new-game",
+        help="start a new game on the running referee (like a press of the button)",
+        description="Start a new game with the same setup; the board in front of the camera is judged as its setup.",
+    )
+    add_socket_arguments(parser)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    answer = request(socket_path(args), "new-game")
+    print(f"new game {answer['game_id']}: {answer['message']}")
+    return 0

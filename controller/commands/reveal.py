@@ -1,0 +1,31 @@
+"""`referee reveal SEAT COLOUR...`: tell the referee a seat's secret colour(s) (Colorpop, at the end)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from controller.service.control import add_socket_arguments, request, socket_path
+
+
+def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "reveal",
+        help="tell the running referee a seat's secret colour(s) (Colorpop)",
+        description="Tell the running referee a seat's secret colour(s), e.g. `referee reveal 1 G`.",
+    )
+    parser.add_argument("seat", type=int, help="the seat number (0 is the first seat)")
+    parser.add_argument("colours", nargs="+", metavar="COLOUR", help="colour letters: G Y O B P")
+    add_socket_arguments(parser)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    colours = [c.upper() for c in args.colours]
+    answer = request(socket_path(args), "reveal", seat=args.seat, colours=colours)
+    result = answer["result"]
+    if result.get("finished") and result.get("winners"):
+        print(f"winner: {' and '.join(f'seat {s}' for s in result['winners'])} ({result.get('reason', '')})")
+    else:
+        print(f"noted; result so far: {json.dumps(result)}")
+    return 0

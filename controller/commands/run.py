@@ -1,0 +1,72 @@
+"""`referee run [--config FILE]`: the referee service itself.
+
+On a Pi it drives the real camera, slide switches and GPIO pins named in config.yaml; with the
+simulated devices selected (the default config) it runs anywhere, and a simulated player moves
+pieces in front of the simulated camera so there is something to referee. Stop it with Ctrl-C
+or SIGTERM (systemd); the game in progress is resumed from the journal at the next start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import random
+import signal
+import sys
+import threading
+
+from controller.service.app import Service, play_in_background
+from controller.service.config import ServiceConfig, load_config
+from controller.service.notify import Notifier
+from controller.service.world import SimWorld, starting_board
+
+
+def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "run",
+        help="run the referee service (camera and switches in, verdicts on lights and buzzer out)",
+        description="Run the referee service with the devices named in the config file.",
+    )
+    parser.add_argument("--config", default="config.yaml", help="config file (default: config.yaml)")
+    return parser
+
+
+def setup_logging(config: ServiceConfig) -> None:
+    """One readable line per event, to stderr (the journal of systemd) or to the configured file."""
+    handler: logging.Handler
+    if config.log_file is not None:
+        config.log_file.parent.mkdir(parents=True, exist_ok=True)
+        handler = logging.FileHandler(config.log_file, encoding="utf-8")
+    else:
+        handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%Y-%m-%d %H:%M:%S"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(config.log_level.upper())
+
+
+def run(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    setup_logging(config)
+    log = logging.getLogger("referee")
+    world_factory = None
+    if config.camera.get("source") == "renderer":
+        rng = random.Random(config.simulation.seed)
+        board = starting_board(config.setup, rng)
+        world_factory = lambda pico: SimWorld(config.setup, board, pico=pico)  # noqa: E731
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    service = Service(config, world_factory=world_factory, log=log)
+    try:
+        log.info(
+            "[%s] refereeing; control socket %s; settle time %.2f s",
+            config.setup.game, config.control_socket, config.settle_time,
+        )
+        if service.world is not None and config.simulation.player:
+            play_in_background(service, stop, config.simulation.seed, config.simulation.move_every)
+        service.run(stop, Notifier())
+    finally:
+        service.close()
+        log.info("[%s] stopped; the game is kept in the journal %s", config.setup.game, config.journal)
+    return 0
