@@ -197,6 +197,7 @@ class RefereeLoop:
         self.positions: tuple[str | None, ...] | None = None
         self.reading: Sight | None = None
         self.unreadable_said: str | None = None
+        self.amber_blinking = False
         self.faults: list[str] = []
         #: Every verdict this loop produced, in order (the demo and tests compare them).
         self.verdicts: list[Verdict] = []
@@ -298,14 +299,15 @@ class RefereeLoop:
                 self.unreadable_said = problem
                 self._say(f"board not read, no move judged: {problem}", kind="unreadable")
                 self.feedback.unreadable()
+                self.amber_blinking = True
             return None
         snapshot = sight.snapshot
         if self.game == "stay-alive":
             if self.positions is None or any(p is None for p in self.positions):
                 return None
             snapshot = replace(snapshot, orange=tuple(self.positions[:7]), white=tuple(self.positions[7:]))
-        if self.unreadable_said is not None:
-            self.unreadable_said = None
+        self.unreadable_said = None
+        if self.amber_blinking:  # readable again: amber back to what the game says
             self._show_amber()
         if snapshot == self.session.last_snapshot:
             return None
@@ -333,6 +335,7 @@ class RefereeLoop:
         return verdict
 
     def _show_amber(self) -> None:
+        self.amber_blinking = False
         if self.session.referee.in_pending:
             self.feedback.pending()
         else:
