@@ -398,7 +398,8 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
                 missing = self._left_behind(board, part, colour)
                 if missing:
                     name = self.profile.classes[colour]["name"]
-                    reason = f"the group of {name} tokens at {place_name(min(part))} was not removed completely, " + reason
+                    at = place_name(min(part))
+                    reason = f"the group of {name} tokens at {at} was not removed completely, " + reason
                     cells = tuple(sorted(gone | missing))
                     break
         elif not real:
