@@ -35,6 +35,8 @@ from controller.service.session import GameSession
 from controller.snapshot import Snapshot
 
 CAMERA_LOST = "the camera is not sending pictures: check its cable"
+#: Clock arithmetic slack, so a board still for exactly the settle time is judged on that frame.
+SETTLE_EPSILON = 1e-6
 SWITCHES_LOST = "the slide switches are not answering: check the USB cable of the switch board"
 
 
@@ -236,7 +238,7 @@ class RefereeLoop:
             self.positions = state.positions
         if not self._check_faults(now, state):
             return produced
-        if now - self.last_motion < self.settings.settle_time or self.reading is None:
+        if now - self.last_motion < self.settings.settle_time - SETTLE_EPSILON or self.reading is None:
             return produced
         verdict = self._look(self.reading)
         if verdict is not None:
