@@ -26,10 +26,12 @@ PRESETS: dict[str, dict[str, float]] = {
     "clean": dict(
         fill=0.86, fill_jitter=0.02, rot=3.0, persp=0.015, gradient=0.05, vignette=0.04,
         cast=0.0, exposure=0.0, shadows=0, glare=0, blur=0.6, noise=1.5, grain=0.02,
+        tile_rot=4.0, tile_shift=0.02, door_rot=1.0,
     ),
     "hard": dict(
         fill=0.74, fill_jitter=0.06, rot=10.0, persp=0.05, gradient=0.30, vignette=0.12,
         cast=0.14, exposure=0.15, shadows=2, glare=3, blur=1.3, noise=5.0, grain=0.05,
+        tile_rot=10.0, tile_shift=0.04, door_rot=3.0,
     ),
 }
 
@@ -43,7 +45,9 @@ class Scene:
     in degrees. `open_points` are Stay Alive's open points (the dark space shows through); when
     None they are worked out from the snapshot's slide positions and the profile's holes.
     `glare`/`shadows` None means the preset decides. `frame` seeds the sensor noise; `seed` and
-    `preset`, when given, replace the arguments of `render_snapshot`.
+    `preset`, when given, replace the arguments of `render_snapshot`. `smudged` places get a
+    smear of grime over their middle; `covered` places are half hidden under a sheet of paper
+    (both to test that the reader abstains on a glyph it cannot see well).
     """
 
     hand: tuple[float, float] | None = None
@@ -55,6 +59,8 @@ class Scene:
     frame: int = 0
     seed: int | None = None
     preset: str | None = None
+    smudged: frozenset[tuple[int, int]] = frozenset()
+    covered: frozenset[tuple[int, int]] = frozenset()
 
 
 def _bgr(rgb: tuple[int, int, int]) -> tuple[int, int, int]:
@@ -194,23 +200,133 @@ def _grain(img: np.ndarray, rng: np.random.Generator, amount: float) -> None:
     img[:] = np.clip(img * (1 + amount * field[..., None]), 0, 255).astype(np.uint8)
 
 
-def _glyph(cv: _Canvas, x: float, y: float, glyph: str, ink) -> None:
-    if glyph in "abcdefghi":
-        k = "abcdefghi".index(glyph)
-        if k % 3 == 0:
-            cv.circle(x, y, 0.15, ink)
-        elif k % 3 == 1:
-            cv.rect(x - 0.13, y - 0.13, x + 0.13, y + 0.13, ink)
-        else:
-            cv.line(x - 0.15, y + 0.12, x + 0.15, y - 0.12, ink, 0.07)
-            cv.line(x - 0.15, y - 0.12, x + 0.15, y + 0.12, ink, 0.07)
-        return
-    text = "B!" if glyph == "*" else glyph
-    scale = TEX / 70
-    (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, 2)
-    u = int(round((x + cv.m) * TEX - tw / 2))
-    v = int(round((y + cv.m) * TEX + th / 2))
-    cv2.putText(cv.img, text, (u, v), cv2.FONT_HERSHEY_SIMPLEX, scale, _bgr(ink), 2, cv2.LINE_AA)
+# --------------------------------------------------------------------------- glyphs
+
+#: Half the height of a tile's glyph, in pitches (a 12 mm glyph on a 28 mm tile).
+GLYPH_HALF = 0.21
+#: Stroke width of letters, digits and line symbols, in glyph half-heights.
+STROKE = 0.27
+_SUPER = 8  # supersampling of glyph drawing
+
+
+def _symbol(img: np.ndarray, glyph: str, g: float) -> None:
+    """Draw one of the nine symbols (a..i) or the wild tile into `img` (white on black), in glyph
+    units: (u, v) in [-1, 1] map to `g` pixels either side of the image centre."""
+    c = img.shape[0] / 2
+    t = max(1, int(round(STROKE * g)))
+
+    def p(u: float, v: float) -> tuple[int, int]:
+        return (int(round(c + u * g)), int(round(c + v * g)))
+
+    def poly(pts) -> None:
+        cv2.fillPoly(img, [np.array([p(u, v) for u, v in pts], np.int32)], 255, cv2.LINE_AA)
+
+    def rad(r: float) -> int:
+        return max(1, int(round(r * g)))
+
+    if glyph == "a":  # moon: a crescent opening to the upper right
+        cv2.circle(img, p(0, 0), rad(0.92), 255, -1, cv2.LINE_AA)
+        cv2.circle(img, p(0.42, -0.22), rad(0.74), 0, -1, cv2.LINE_AA)
+    elif glyph == "b":  # sun: a disc and eight rays
+        cv2.circle(img, p(0, 0), rad(0.42), 255, -1, cv2.LINE_AA)
+        for k in range(8):
+            a = k * np.pi / 4
+            cv2.line(img, p(0.62 * np.cos(a), 0.62 * np.sin(a)), p(0.98 * np.cos(a), 0.98 * np.sin(a)),
+                     255, t, cv2.LINE_AA)
+    elif glyph == "c":  # star: five points
+        a = -np.pi / 2 + np.arange(10) * np.pi / 5
+        r = np.where(np.arange(10) % 2 == 0, 1.0, 0.42)
+        poly(np.stack([r * np.cos(a), r * np.sin(a) + 0.08], axis=1))
+    elif glyph == "d":  # heart
+        s = np.linspace(0, 2 * np.pi, 60)
+        x = 16 * np.sin(s) ** 3
+        y = -(13 * np.cos(s) - 5 * np.cos(2 * s) - 2 * np.cos(3 * s) - np.cos(4 * s))
+        poly(np.stack([x / 17, (y + 2.5) / 15.5], axis=1))
+    elif glyph == "e":  # anchor: ring, stock, shank and a curved crown with flukes
+        cv2.circle(img, p(0, -0.78), rad(0.2), 255, t // 2 + 1, cv2.LINE_AA)
+        cv2.line(img, p(0, -0.56), p(0, 0.92), 255, t, cv2.LINE_AA)
+        cv2.line(img, p(-0.42, -0.36), p(0.42, -0.36), 255, t, cv2.LINE_AA)
+        cv2.ellipse(img, p(0, 0.22), (rad(0.78), rad(0.7)), 0, 10, 170, 255, t, cv2.LINE_AA)
+        poly([(-0.95, 0.1), (-0.55, 0.3), (-0.85, 0.5)])
+        poly([(0.95, 0.1), (0.55, 0.3), (0.85, 0.5)])
+    elif glyph == "f":  # key: a ring bow, a shaft and two teeth
+        cv2.circle(img, p(-0.52, 0), rad(0.36), 255, t, cv2.LINE_AA)
+        cv2.line(img, p(-0.16, 0), p(0.95, 0), 255, t, cv2.LINE_AA)
+        cv2.line(img, p(0.56, 0), p(0.56, 0.42), 255, t, cv2.LINE_AA)
+        cv2.line(img, p(0.86, 0), p(0.86, 0.34), 255, t, cv2.LINE_AA)
+    elif glyph == "g":  # crown: three points over a band
+        poly([(-0.92, 0.62), (-0.92, -0.62), (-0.46, 0.02), (0, -0.86), (0.46, 0.02),
+              (0.92, -0.62), (0.92, 0.62)])
+    elif glyph == "h":  # bell: a flared dome, a lip and a clapper
+        s = np.linspace(np.pi, 2 * np.pi, 20)
+        dome = [(0.46 * np.cos(a), -0.32 + 0.5 * np.sin(a)) for a in s]
+        poly(dome + [(0.58, 0.2), (0.9, 0.52), (-0.9, 0.52), (-0.58, 0.2)])
+        cv2.circle(img, p(0, 0.78), rad(0.18), 255, -1, cv2.LINE_AA)
+        cv2.circle(img, p(0, -0.9), rad(0.1), 255, -1, cv2.LINE_AA)
+    elif glyph == "i":  # leaf: a pointed blade on a diagonal, its midrib left unprinted, a stalk
+        s = np.linspace(-1, 1, 24)
+        w = 0.42 * (1 - s**2)
+        u, v = s * 0.78, np.concatenate([w, -w[::-1]])
+        uu = np.concatenate([u, u[::-1]])
+        rot = np.array([[np.cos(-np.pi / 4), -np.sin(-np.pi / 4)], [np.sin(-np.pi / 4), np.cos(-np.pi / 4)]])
+        pts = np.stack([uu, v], axis=1) @ rot.T + [0.1, -0.1]
+        poly(pts)
+        cv2.line(img, p(-0.45, 0.45), p(0.45, -0.45), 0, max(1, t // 3), cv2.LINE_AA)
+        cv2.line(img, p(-0.95, 0.95), p(-0.5, 0.5), 255, t, cv2.LINE_AA)
+    elif glyph == "*":  # the wild "BLOCKERS!" tile: an exclamation mark in a ring
+        cv2.circle(img, p(0, 0), rad(0.88), 255, t, cv2.LINE_AA)
+        poly([(-0.13, -0.58), (0.13, -0.58), (0.07, 0.2), (-0.07, 0.2)])
+        cv2.circle(img, p(0, 0.45), rad(0.13), 255, -1, cv2.LINE_AA)
+    else:
+        raise RefereeError(f"no drawing for the glyph {glyph!r}")
+
+
+def _text(img: np.ndarray, text: str, g: float) -> None:
+    """A digit or capital letter in a printed sans typeface, cap height 2g, centred."""
+    t = max(1, int(round(STROKE * g)))
+    font = cv2.FONT_HERSHEY_DUPLEX
+    (_, th), _ = cv2.getTextSize(text, font, 1.0, t)
+    scale = 2 * g / th
+    (tw, th), _ = cv2.getTextSize(text, font, scale, t)
+    c = img.shape[0] / 2
+    org = (int(round(c - tw / 2)), int(round(c + th / 2)))
+    cv2.putText(img, text, org, font, scale, 255, t, cv2.LINE_AA)
+
+
+def glyph_mask(glyph: str, ppp: float, half: float = 0.3, angle: float = 0.0,
+               shift: tuple[float, float] = (0.0, 0.0), size: float = GLYPH_HALF) -> np.ndarray:
+    """Ink coverage (float32, 0..1) of a glyph on a square of +-`half` pitches sampled at `ppp`
+    pixels per pitch; the glyph is turned by `angle` degrees (clockwise on the image) and moved by
+    `shift` pitches. The renderer prints tiles and board symbols with it, and the reader's
+    out-of-the-box glyph templates are made from it, so both always agree."""
+    side = max(4, int(round(2 * half * ppp)))
+    hr = side * _SUPER
+    img = np.zeros((hr, hr), np.uint8)
+    g = size * ppp * _SUPER
+    if glyph in "123456789ABCDEFGHI":
+        _text(img, glyph, g)
+    else:
+        _symbol(img, glyph, g)
+    if angle or shift[0] or shift[1]:
+        m = cv2.getRotationMatrix2D((hr / 2, hr / 2), -angle, 1.0)
+        m[:, 2] += (shift[0] * ppp * _SUPER, shift[1] * ppp * _SUPER)
+        img = cv2.warpAffine(img, m, (hr, hr), flags=cv2.INTER_LINEAR)
+    small = cv2.resize(img, (side, side), interpolation=cv2.INTER_AREA)
+    return small.astype(np.float32) / 255
+
+
+def _stamp(cv: _Canvas, x: float, y: float, glyph: str, ink, angle: float = 0.0,
+           size: float = GLYPH_HALF) -> None:
+    """Print a glyph centred on board point (x, y) in colour `ink`."""
+    half = 0.3 * size / GLYPH_HALF + 0.05
+    side = max(4, int(round(2 * half * TEX)))
+    u0 = (x + cv.m) * TEX - side / 2
+    v0 = (y + cv.m) * TEX - side / 2
+    iu, iv = int(np.floor(u0)), int(np.floor(v0))
+    mask = glyph_mask(glyph, TEX, side / (2 * TEX), angle, ((u0 - iu) / TEX, (v0 - iv) / TEX), size)
+    roi = cv.img[iv : iv + side, iu : iu + side]
+    a = mask[: roi.shape[0], : roi.shape[1], None]
+    roi[:] = (roi * (1 - a) + np.array(_bgr(ink), np.float32) * a).astype(np.uint8)
 
 
 def stay_alive_points(snapshot: Snapshot, profile) -> tuple[set, set]:
@@ -231,8 +347,39 @@ def stay_alive_points(snapshot: Snapshot, profile) -> tuple[set, set]:
     return open_, white
 
 
+def _tile(cv: _Canvas, x: float, y: float, rgb, glyph: str, rng: np.random.Generator,
+          jitter: tuple[float, float]) -> None:
+    """A Blockers! tile put down by hand: a coloured square with a darker edge, turned and
+    moved a little (`jitter` = most degrees, most pitches), and its glyph printed in white."""
+    angle = float(rng.uniform(-1, 1)) * jitter[0]
+    x += float(rng.uniform(-1, 1)) * jitter[1]
+    y += float(rng.uniform(-1, 1)) * jitter[1]
+    a = np.deg2rad(angle)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    for half, colour in ((0.43, tuple(int(v * 0.75) for v in rgb)), (0.39, rgb)):
+        sq = np.array([[-half, -half], [half, -half], [half, half], [-half, half]]) @ rot.T
+        pts = np.array([cv.px(x + u, y + v) for u, v in sq], np.int32)
+        cv2.fillConvexPoly(cv.img, pts, _bgr(colour), cv2.LINE_AA, cv.SHIFT)
+    _stamp(cv, x, y, glyph, looks.GLYPH_INK, angle)
+
+
+def _wing(cv: _Canvas, px: float, py: float, d: str, angle: float) -> None:
+    """A metal door wing from the post at (px, py) pointing `d`, off square by `angle` degrees:
+    a dark edge, the steel body and a highlight along one side."""
+    base = {"N": -90.0, "E": 0.0, "S": 90.0, "W": 180.0}[d] + angle
+    a = np.deg2rad(base)
+    ux, uy = np.cos(a), np.sin(a)
+    x1, y1 = px + 0.44 * ux, py + 0.44 * uy
+    cv.line(px, py, x1, y1, looks.METAL_EDGE, 0.085)
+    cv.line(px + 0.01 * ux, py + 0.01 * uy, x1 - 0.01 * ux, y1 - 0.01 * uy, looks.METAL, 0.06)
+    ox, oy = -uy * 0.014, ux * 0.014
+    cv.line(px + 0.05 * ux + ox, py + 0.05 * uy + oy, x1 - 0.03 * ux + ox, y1 - 0.03 * uy + oy,
+            looks.METAL_SHINE, 0.018)
+
+
 def _draw_board(snapshot: Snapshot, profile, geom: LatticeGeometry, scene: Scene, seed: int,
-                grain: float) -> _Canvas:
+                grain: float, tile_jitter: tuple[float, float] = (0.0, 0.0),
+                door_jitter: float = 0.0) -> _Canvas:
     game = snapshot.game
     pal = looks.PIECES[game]
     cv = _Canvas(geom, looks.FRAME[game])
@@ -247,7 +394,7 @@ def _draw_board(snapshot: Snapshot, profile, geom: LatticeGeometry, scene: Scene
         for r in range(rows):
             for c in range(cols):
                 sym = regions[r // 3][c // 3] if regions else "abcdefghi"[(r // 3) * 3 + c // 3]
-                _glyph(cv, c, r, sym, looks.SYMBOL_INK)
+                _stamp(cv, c, r, sym, looks.SYMBOL_INK, size=0.14)
         for k in range(rows + 1):
             wid = 0.05 if k % 3 == 0 else 0.02
             cv.line(-0.5, k - 0.5, cols - 0.5, k - 0.5, looks.GRID_LINE, wid)
@@ -274,9 +421,9 @@ def _draw_board(snapshot: Snapshot, profile, geom: LatticeGeometry, scene: Scene
         for k in range(16):
             i, j = divmod(k, 4)
             px, py = j + 0.5, i + 0.5
+            jrng = _rng("door", seed, k)
             for d in doors[k] if doors and doors[k] != "?" else "":
-                dx, dy = {"N": (0, -1), "S": (0, 1), "E": (1, 0), "W": (-1, 0)}[d]
-                cv.line(px, py, px + 0.44 * dx, py + 0.44 * dy, looks.WING, 0.08)
+                _wing(cv, px, py, d, float(jrng.uniform(-1, 1)) * door_jitter)
             cv.circle(px, py, 0.09, looks.POST)
 
     if game == "stay-alive":
@@ -307,17 +454,31 @@ def _draw_board(snapshot: Snapshot, profile, geom: LatticeGeometry, scene: Scene
                 cv.circle(c, r, 0.44, tuple(int(v * 0.8) for v in rgb))
                 cv.circle(c, r, 0.39, rgb)
             elif game == "blockers":
-                edge = tuple(int(v * 0.75) for v in rgb)
-                cv.rect(c - 0.43, r - 0.43, c + 0.43, r + 0.43, edge)
-                cv.rect(c - 0.39, r - 0.39, c + 0.39, r + 0.39, rgb)
                 glyph = cell[1] if len(cell) > 1 and cell[1] != "?" else rng.choice(
                     list("123456789ABCDEFGHIabcdefghi*"))
-                _glyph(cv, c, r, str(glyph), (245, 245, 240))
+                _tile(cv, c, r, rgb, str(glyph), _rng("tile", seed, r, c), tile_jitter)
             elif game == "flipop":
                 _ball(cv, c, r, 0.36, rgb, 250 if letter == "W" else 190)
             else:
                 _ball(cv, c, r, 0.4, rgb, 250)
+    for r, c in sorted(scene.smudged):
+        _smudge(cv, c, r, _rng("smudge", seed, r, c))
+    for r, c in sorted(scene.covered):
+        cv.rect(c + 0.02, r - 0.6, c + 0.62, r + 0.6, looks.PAPER)
     return cv
+
+
+def _smudge(cv: _Canvas, x: float, y: float, rng: np.random.Generator) -> None:
+    """A smear of grey-brown grime over the middle of a place, soft edged and mostly opaque."""
+    layer = np.zeros(cv.img.shape[:2], np.float32)
+    ang = float(rng.uniform(0, 180))
+    axes = (cv.r(0.2) >> cv.SHIFT, cv.r(0.11) >> cv.SHIFT)
+    cx, cy = cv.px(x + float(rng.uniform(-0.04, 0.04)), y + float(rng.uniform(-0.04, 0.04)))
+    centre = (cx >> cv.SHIFT, cy >> cv.SHIFT)
+    cv2.ellipse(layer, centre, axes, ang, 0, 360, 1.0, -1, cv2.LINE_AA)
+    layer = cv2.GaussianBlur(layer, (0, 0), TEX * 0.03)[..., None] * 0.85
+    grime = np.array(_bgr((104, 92, 80)), np.float32)
+    cv.img[:] = (cv.img * (1 - layer) + grime * layer).astype(np.uint8)
 
 
 # --------------------------------------------------------------------------- the camera
@@ -399,7 +560,8 @@ def render_scene(
         )
     w, h = size
     hom = camera_homography(geom, seed=seed, preset=preset, size=size, bump=scene.bump)
-    cv = _draw_board(snapshot, profile, geom, scene, seed, p["grain"])
+    cv = _draw_board(snapshot, profile, geom, scene, seed, p["grain"],
+                     (p["tile_rot"], p["tile_shift"]), p["door_rot"])
 
     rng = _rng("light", seed, preset)
     table = np.empty((h, w, 3), np.uint8)
@@ -503,3 +665,24 @@ def random_snapshot(game: str, profile, seed: int, fill: float = 0.6) -> Snapsho
                 letter += str(rng.choice(list("123456789ABCDEFGHIabcdefghi*")))
             cells[r][c] = letter
     return Snapshot(game, tuple(tuple(r) for r in cells), orange=orange, white=white)
+
+
+def random_doors(profile, seed: int) -> tuple[str, ...]:
+    """Flipop doors as play could leave them: each door of the profile's start turned a random
+    number of quarter turns, never two wings on one edge."""
+    from controller.games.flipop_doors import POSTS, rotations, shared_edges
+
+    start = parse_snapshot("flipop", profile.get("start")).doors
+    rng = np.random.default_rng(seed)
+    doors = list(start)
+    for k in range(len(POSTS)):
+        options = sorted(rotations(start[k]))
+        for _ in range(20):
+            doors[k] = str(rng.choice(options))
+            if not shared_edges(tuple(doors[: k + 1])):
+                break
+        else:
+            doors[k] = start[k] if not shared_edges(tuple(doors[:k]) + (start[k],)) else doors[k]
+    if shared_edges(tuple(doors)):
+        return start
+    return tuple(doors)
