@@ -193,6 +193,8 @@ def _wait_for_switches(service: Service, driver: SimDriver) -> None:
 
 def run(args: argparse.Namespace) -> int:
     games = [args.game] if args.game else list(GAMES)
+    # the switch link's own reconnect messages: the demo prints the referee's fault lines instead
+    logging.getLogger("firmware_bridge").setLevel(logging.ERROR)
     failures = []
     with tempfile.TemporaryDirectory(prefix="referee-demo-") as tmp:
         for i, game in enumerate(games):
