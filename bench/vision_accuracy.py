@@ -3,15 +3,19 @@
 For each game and preset, N random positions are rendered (each with its own camera, light and,
 on `hard`, glare and shadows) and read by a fresh reader with the default references. Printed:
 places right, unsure, wrong-but-sure. Then the gated sequence: a hand comes in, rests, leaves,
-and the board is read once the gate says still; every such reading must be exact.
+and the board is read once the gate says still; every such reading must be exact. First of all,
+Blockers! glyphs (every tile, each with its own hand placement) and Flipop doors (random turned
+layouts among random balls): right, unsure (`?`), wrong-but-sure.
 
     python bench/vision_accuracy.py [--boards N] [--games colorpop,blockers,...]
+                                    [--shape-boards N] [--shapes-only]
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -21,7 +25,12 @@ import cv2  # noqa: E402
 from controller.profile import default_profile  # noqa: E402
 from controller.vision.gating import MotionGate  # noqa: E402
 from controller.vision.reader import BoardReader  # noqa: E402
-from controller.vision.render import Scene, random_snapshot, render_snapshot  # noqa: E402
+from controller.vision.render import (  # noqa: E402
+    Scene,
+    random_doors,
+    random_snapshot,
+    render_snapshot,
+)
 
 GAMES = ["colorpop", "blockers", "flipop", "stay-alive"]
 
@@ -80,14 +89,78 @@ def gated(game: str, preset: str, episodes: int) -> tuple[int, int, int]:
     return still, exact, hand_snapshots
 
 
+def glyph_accuracy(preset: str, boards: int) -> tuple[int, int, int, int]:
+    """Blockers! tiles: (tiles, glyph right, glyph unsure, glyph wrong but sure). A tile whose
+    colour was not read counts as unsure."""
+    p = default_profile("blockers")
+    total = right = unsure = wrong = 0
+    for seed in range(boards):
+        snap = random_snapshot("blockers", p, seed=3000 + seed)
+        reading = BoardReader(p).read(render_snapshot(snap, p, seed=seed, preset=preset))
+        for r in range(p.rows):
+            for c in range(p.cols):
+                truth = snap.cells[r][c]
+                if truth == ".":
+                    continue
+                total += 1
+                got = reading.cells[r][c] if reading.cells is not None else "?"
+                if len(got) < 2 or got[1] == "?":
+                    unsure += 1
+                elif got == truth:
+                    right += 1
+                else:
+                    wrong += 1
+    return total, right, unsure, wrong
+
+
+def door_accuracy(preset: str, boards: int) -> tuple[int, int, int, int]:
+    """Flipop doors in random turned layouts with random balls: (doors, right, unsure, wrong)."""
+    p = default_profile("flipop")
+    total = right = unsure = wrong = 0
+    for seed in range(boards):
+        snap = replace(random_snapshot("flipop", p, seed=4000 + seed), doors=random_doors(p, seed))
+        reading = BoardReader(p).read(render_snapshot(snap, p, seed=seed, preset=preset))
+        seen = reading.doors or ("?",) * 16
+        for got, truth in zip(seen, snap.doors):
+            total += 1
+            if got == "?":
+                unsure += 1
+            elif got == truth:
+                right += 1
+            else:
+                wrong += 1
+    return total, right, unsure, wrong
+
+
+def shapes(boards: int) -> bool:
+    """Glyph and door accuracy; targets: at least 99.5% right on hard, none wrong but sure."""
+    ok = True
+    print(f"{'shapes':11} {'preset':6} {'items':>7} {'right%':>8} {'unsure':>6} {'wrong':>5}")
+    for name, fn in (("glyphs", glyph_accuracy), ("doors", door_accuracy)):
+        for preset in ("clean", "hard"):
+            total, right, unsure, wrong = fn(preset, boards)
+            pct = 100 * right / max(total, 1)
+            print(f"{name:11} {preset:6} {total:7d} {pct:8.3f} {unsure:6d} {wrong:5d}", flush=True)
+            ok &= wrong == 0 and (preset != "hard" or pct >= 99.5)
+    return ok
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--boards", type=int, default=40)
     ap.add_argument("--episodes", type=int, default=4)
     ap.add_argument("--games", default=",".join(GAMES))
+    ap.add_argument("--shape-boards", type=int, default=40,
+                    help="boards per preset for glyph and door accuracy (0: skip)")
+    ap.add_argument("--shapes-only", action="store_true", help="only glyph and door accuracy")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     ok = True
+    if args.shape_boards:
+        ok &= shapes(args.shape_boards)
+    if args.shapes_only:
+        print("targets met" if ok else "TARGETS MISSED")
+        return 0 if ok else 1
     print(f"{'game':11} {'preset':6} {'places':>7} {'right%':>8} {'unsure':>6} {'wrong':>5}"
           f"   gated: {'still':>5} {'exact':>5} {'hand->snapshot':>14}")
     for game in args.games.split(","):

@@ -18,6 +18,7 @@ from controller.errors import ConfigError, RefereeError
 from controller.snapshot import EMPTY, Snapshot
 from controller.vision import looks
 from controller.vision.classify import ClassModel, ClassRef
+from controller.vision.doors import DoorSampler, model_from_settings, read_doors, shapes_from_profile
 from controller.vision.features import (
     PatchSampler,
     Rectifier,
@@ -32,6 +33,7 @@ from controller.vision.geometry import (
     MarkerLocaliser,
     homography_from_corners,
 )
+from controller.vision.glyphs import GlyphModel, read_glyphs
 
 HAND = "a hand or an object is over the board"
 PPP = 16  # rectified pixels per pitch
@@ -49,7 +51,7 @@ SAMPLE: dict[str, tuple[float, float]] = {
 #: Default spread of each class in feature space (log brightness, two chromaticities).
 DEFAULT_SIGMA = (0.22, 0.03, 0.03)
 
-VISION_KEYS = {"version", "classes", "sure", "hand_check", "white"}
+VISION_KEYS = {"version", "classes", "sure", "hand_check", "white", "glyphs", "doors"}
 
 
 def _white_norm(rgb: tuple[int, int, int]) -> np.ndarray:
@@ -80,6 +82,10 @@ def vision_settings(profile) -> dict:
             raise ConfigError(f"vision.{key}", f"unknown key; known keys: {', '.join(sorted(VISION_KEYS))}")
     if "hand_check" in data and not isinstance(data["hand_check"], bool):
         raise ConfigError("vision.hand_check", "expected true or false")
+    if "glyphs" in data:
+        from controller.vision.glyphs import check_settings
+
+        check_settings(data["glyphs"])
     if "white" in data:
         w = data["white"]
         if not (isinstance(w, list) and len(w) == 3 and all(
@@ -114,6 +120,7 @@ class Reading:
     problem: str | None = None
     cells: list[list[str]] | None = None
     relocalised: bool = False
+    doors: tuple[str, ...] | None = None
 
 
 class BoardReader:
@@ -154,6 +161,13 @@ class BoardReader:
             np.array(white, np.float64) / 255 if white else np.array(looks.PAPER[::-1]) / 255
         )
         self._last: tuple[np.ndarray, list[str], np.ndarray] | None = None
+        # Shapes: Blockers! glyphs per tile, Flipop doors per post (see glyphs.py, doors.py).
+        self.glyph_model = GlyphModel.from_profile(self.settings) if self.game == "blockers" else None
+        if self.game == "flipop":
+            self.door_model = model_from_settings(self.settings)
+            self.door_shapes = shapes_from_profile(profile)
+            self.door_sampler = DoorSampler(g.rows, g.cols)
+            self.post_weights = bilinear_weights(self.door_sampler.posts, g.marker_centres())
 
     # ---------------------------------------------------------------- localisation
 
@@ -211,22 +225,45 @@ class BoardReader:
         unsure = [divmod(int(i), cols) for i in np.flatnonzero(~sure)]
         open_points = {divmod(int(i), cols) for i in np.flatnonzero(dec.open & sure)}
         cells = [[EMPTY] * cols for _ in range(rows)]
+        glyph_of = self._glyphs(frame, dec.letters, sure, white) if self.game == "blockers" else {}
         for i, letter in enumerate(dec.letters):
             r, c = divmod(i, cols)
             if not sure[i]:
                 cells[r][c] = "?"
             elif letter != EMPTY and self.game == "blockers":
-                cells[r][c] = letter + "?"
+                cells[r][c] = letter + glyph_of.get(i, "?")
             else:
                 cells[r][c] = letter
+        doors = self.read_doors(frame, white) if self.game == "flipop" else None
         snapshot = None
         if unsure:
             where = ", ".join(f"row {r} column {c}" for r, c in unsure[:6])
             more = f" and {len(unsure) - 6} more" if len(unsure) > 6 else ""
             problem = f"{len(unsure)} place(s) could not be read surely: {where}{more}"
         else:
-            snapshot = Snapshot(self.game, tuple(tuple(r) for r in cells))
-        return Reading(snapshot, unsure, conf, open_points, problem, cells, moved)
+            snapshot = Snapshot(self.game, tuple(tuple(r) for r in cells), doors=doors)
+        return Reading(snapshot, unsure, conf, open_points, problem, cells, moved, doors)
+
+    def _local_white(self, white: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """Paper white (grey levels, BGR) at each of a set of points."""
+        local = np.tile(white, (len(weights), 1)) if white.ndim == 1 else weights @ white
+        return local * 255
+
+    def _glyphs(self, frame: np.ndarray, letters: list[str], sure: np.ndarray,
+                white: np.ndarray) -> dict[int, str]:
+        """The glyph (or '?') of every place holding a surely read tile."""
+        tiles = [i for i, letter in enumerate(letters) if sure[i] and letter != EMPTY]
+        if not tiles:
+            return {}
+        local = self._local_white(white, self.paper_weights[tiles])
+        res = read_glyphs(self.glyph_model, frame, self.h, self.geom.points()[tiles], local)
+        return dict(zip(tiles, res.glyphs))
+
+    def read_doors(self, frame: np.ndarray, white: np.ndarray):
+        """The 16 door tokens of a Flipop frame whose homography is known ('?' where unsure)."""
+        local = self._local_white(white, self.post_weights)
+        return read_doors(self.door_model, self.door_shapes, self.door_sampler, frame, self.h,
+                          local).doors
 
     def _white(self, rect: np.ndarray) -> np.ndarray:
         """Paper white per marker (4, 3), with a covered or glared marker replaced by the others."""

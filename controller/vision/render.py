@@ -202,8 +202,8 @@ def _grain(img: np.ndarray, rng: np.random.Generator, amount: float) -> None:
 
 # --------------------------------------------------------------------------- glyphs
 
-#: Half the height of a tile's glyph, in pitches (a 12 mm glyph on a 28 mm tile).
-GLYPH_HALF = 0.21
+#: Half the height of a tile's glyph, in pitches (a 14 mm glyph on a 28 mm tile).
+GLYPH_HALF = 0.25
 #: Stroke width of letters, digits and line symbols, in glyph half-heights.
 STROKE = 0.27
 _SUPER = 8  # supersampling of glyph drawing
@@ -228,14 +228,14 @@ def _symbol(img: np.ndarray, glyph: str, g: float) -> None:
         cv2.circle(img, p(0, 0), rad(0.92), 255, -1, cv2.LINE_AA)
         cv2.circle(img, p(0.42, -0.22), rad(0.74), 0, -1, cv2.LINE_AA)
     elif glyph == "b":  # sun: a disc and eight rays
-        cv2.circle(img, p(0, 0), rad(0.42), 255, -1, cv2.LINE_AA)
+        cv2.circle(img, p(0, 0), rad(0.34), 255, -1, cv2.LINE_AA)
         for k in range(8):
-            a = k * np.pi / 4
-            cv2.line(img, p(0.62 * np.cos(a), 0.62 * np.sin(a)), p(0.98 * np.cos(a), 0.98 * np.sin(a)),
+            a = k * np.pi / 4 + np.pi / 8
+            cv2.line(img, p(0.64 * np.cos(a), 0.64 * np.sin(a)), p(1.0 * np.cos(a), 1.0 * np.sin(a)),
                      255, t, cv2.LINE_AA)
     elif glyph == "c":  # star: five points
         a = -np.pi / 2 + np.arange(10) * np.pi / 5
-        r = np.where(np.arange(10) % 2 == 0, 1.0, 0.42)
+        r = np.where(np.arange(10) % 2 == 0, 1.0, 0.4)
         poly(np.stack([r * np.cos(a), r * np.sin(a) + 0.08], axis=1))
     elif glyph == "d":  # heart
         s = np.linspace(0, 2 * np.pi, 60)

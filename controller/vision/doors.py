@@ -1,0 +1,199 @@
+"""Flipop doors: which wings each of the 16 posts holds, or `?` when unsure.
+
+A wing is a bar from its post along a cell edge, so each post is read from its four half-edges
+(N, E, S, W): a thin strip on the edge line, from just off the post to just short of the edge's
+middle. Balls sit at cell centres, a good gap away from every edge line, so the strip never sees
+them. Each strip's robust colour (the darker half of its unclipped pixels: a highlight on the
+metal or glare does not count) is compared with the bare board next to the post (small patches
+on the four diagonals, where neither wings nor balls ever are): the difference, in the reader's
+shading-tolerant colour features, is classified present or absent with a margin.
+
+A post's reading is kept only when all four half-edges are sure and together make a door the
+post can have (its profile start shape at one of its four turns); anything else is `?`.
+Defaults come from the standard edition's colours (`looks`); `calibration/vision_glyphs.py`
+learns a real copy's from a picture of the start position.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from controller.errors import ConfigError
+from controller.snapshot import UNKNOWN_DOOR, parse_snapshot
+from controller.vision import looks
+from controller.vision.classify import ClassModel, ClassRef
+from controller.vision.features import colour_features, masked_median
+
+WINGS = "NESW"
+STEP = {"N": (0.0, -1.0), "E": (1.0, 0.0), "S": (0.0, 1.0), "W": (-1.0, 0.0)}
+CLOCKWISE = {"N": "E", "E": "S", "S": "W", "W": "N"}
+ALONG = np.linspace(0.14, 0.40, 9)  # pitches from the post along a half-edge
+ACROSS = np.array([-0.015, 0.0, 0.015])  # pitches either side of the edge line
+DIAG = 0.16  # the bare-board patches sit this far from the post on both axes
+DIAG_SPREAD = np.array([-0.03, 0.0, 0.03])
+MAX_HIDDEN = 0.4  # most of a strip that glare may hide
+GLARE_OVER_WHITE = 1.12
+#: Default spread of a half-edge's feature difference (log brightness, two chromaticities).
+DEFAULT_SIGMA = (0.2, 0.04, 0.05)
+PRESENT, ABSENT = "1", "0"
+
+
+def posts(rows: int = 5, cols: int = 5) -> np.ndarray:
+    """Board points (x, y) of the posts, row-major: post (i, j) is at (j + 0.5, i + 0.5)."""
+    ii, jj = np.mgrid[0 : rows - 1, 0 : cols - 1]
+    return np.stack([jj.ravel() + 0.5, ii.ravel() + 0.5], axis=1).astype(np.float64)
+
+
+def _strip_offsets() -> np.ndarray:
+    """(4 wings, S, 2) board offsets of every strip sample from its post."""
+    out = []
+    for w in WINGS:
+        dx, dy = STEP[w]
+        pts = [(t * dx - s * dy, t * dy + s * dx) for t in ALONG for s in ACROSS]
+        out.append(pts)
+    return np.array(out, np.float64)
+
+
+def _ref_offsets() -> np.ndarray:
+    """(R, 2) board offsets of the bare-board samples around a post."""
+    pts = []
+    for sx in (-1, 1):
+        for sy in (-1, 1):
+            for u in DIAG_SPREAD:
+                for v in DIAG_SPREAD:
+                    pts.append((sx * DIAG + u, sy * DIAG + v))
+    return np.array(pts, np.float64)
+
+
+STRIPS = _strip_offsets()
+REFS = _ref_offsets()
+
+
+def turns(door: str) -> frozenset[str]:
+    """Every orientation a door of this shape can show (in N E S W order)."""
+    out = set()
+    for _ in range(4):
+        out.add("".join(w for w in WINGS if w in door))
+        door = "".join(CLOCKWISE[w] for w in door)
+    return frozenset(out)
+
+
+def shapes_from_profile(profile) -> list[frozenset[str]]:
+    """Per post, the door orientations its shape allows (from the profile's start doors)."""
+    start = profile.get("start")
+    doors = parse_snapshot("flipop", start).doors if start else None
+    if not doors or UNKNOWN_DOOR in doors:
+        raise ConfigError("start", "door reading needs the start position's doors line")
+    return [turns(d) for d in doors]
+
+
+def _f(rgb: tuple[int, int, int]) -> np.ndarray:
+    bgr = np.array(rgb[::-1], np.float64) / np.array(looks.PAPER[::-1], np.float64)
+    return colour_features(bgr[None, :])[0]
+
+
+def default_model() -> ClassModel:
+    """References from the standard edition's look: a steel bar or the bare groove against the
+    wooden floor. A strip is a few pixels wide, so the camera's blur mixes some floor into it;
+    the means assume a part of each (most of the bar, half of the thin groove)."""
+    floor = _f(looks.PIECES["flipop"]["."])
+    cov = np.diag(np.array(DEFAULT_SIGMA) ** 2)
+    metal = 0.8 * (_f(looks.METAL) - floor)
+    groove = 0.5 * (_f(looks.GROOVE) - floor)
+    return ClassModel([ClassRef("wing", PRESENT, metal, cov.copy()),
+                       ClassRef("bare", ABSENT, groove, cov.copy())])
+
+
+def model_from_settings(settings: dict) -> ClassModel:
+    data = settings.get("doors")
+    if data is None:
+        return default_model()
+    model = ClassModel.from_yaml(data, path="vision.doors")
+    letters = sorted(r.letter for r in model.refs)
+    if letters != [ABSENT, PRESENT]:
+        raise ConfigError("vision.doors.classes", "expected two classes, letters '1' (wing) and '0' (bare)")
+    return model
+
+
+@dataclass
+class DoorReading:
+    """16 door tokens (`?` where unsure), the per-half-edge features (16, 4, 3) and sureness."""
+
+    doors: tuple[str, ...]
+    features: np.ndarray
+    present: np.ndarray
+    sure: np.ndarray
+
+
+class DoorSampler:
+    """Board points of every strip and bare-board patch; projected once per homography."""
+
+    def __init__(self, rows: int = 5, cols: int = 5) -> None:
+        self.posts = posts(rows, cols)
+        n = len(self.posts)
+        strips = self.posts[:, None, None, :] + STRIPS[None, :, :, :]  # (P, 4, S, 2)
+        refs = self.posts[:, None, :] + REFS[None, :, :]  # (P, R, 2)
+        self.n_strip = strips.shape[2]
+        self.n_ref = refs.shape[1]
+        self.points = np.concatenate([strips.reshape(-1, 2), refs.reshape(-1, 2)])
+        self.n = n
+        self._h: np.ndarray | None = None
+        self._map: np.ndarray | None = None
+
+    def sample(self, frame: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(strip pixels (P, 4, S, 3), bare-board pixels (P, R, 3)) as float32."""
+        if self._h is None or not np.array_equal(self._h, h):
+            pts = cv2.perspectiveTransform(self.points.reshape(-1, 1, 2), h)
+            self._map = pts.reshape(1, -1, 2).astype(np.float32)
+            self._h = h.copy()
+        m = self._map
+        vals = cv2.remap(frame, m[..., 0], m[..., 1], cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REPLICATE)[0].astype(np.float32)
+        k = self.n * 4 * self.n_strip
+        return vals[:k].reshape(self.n, 4, self.n_strip, 3), vals[k:].reshape(self.n, self.n_ref, 3)
+
+
+def _hide_glare(vals: np.ndarray, white: np.ndarray | None) -> np.ndarray:
+    """Pixels brighter than white paper by a margin are glare: clip them so the robust median
+    (which ignores clipped pixels) leaves them out."""
+    if white is None:
+        return vals
+    limit = GLARE_OVER_WHITE * np.asarray(white, np.float32).sum(axis=-1)
+    out = vals.copy()
+    out[vals.sum(axis=-1) > limit[..., None]] = 255.0
+    return out
+
+
+def door_features(sampler: DoorSampler, frame: np.ndarray, h: np.ndarray,
+                  white: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(features (P, 4, 3), fraction of each strip seen (P, 4)). `white` is the paper white at
+    each post (P, 3, grey levels) when known; features are in white-normalised colour space."""
+    strips, refs = sampler.sample(frame, h)
+    p, s = sampler.n, sampler.n_strip
+    ws = None if white is None else np.repeat(white[:, None, :], 4, axis=1)
+    smed, used = masked_median(_hide_glare(strips, ws).reshape(p * 4, s, 3))
+    rmed, _ = masked_median(_hide_glare(refs, white))
+    norm = np.asarray(white if white is not None else np.array(looks.PAPER[::-1]) * np.ones((p, 3)),
+                      np.float64)
+    fs = colour_features(smed / np.repeat(norm, 4, axis=0)).reshape(p, 4, 3)
+    fr = colour_features(rmed / norm)
+    return fs - fr[:, None, :], used.reshape(p, 4)
+
+
+def read_doors(model: ClassModel, shapes: list[frozenset[str]], sampler: DoorSampler,
+               frame: np.ndarray, h: np.ndarray, white: np.ndarray | None = None) -> DoorReading:
+    """Every post's door, or `?` where a half-edge is unsure or the wings make no door the
+    post can have."""
+    feats, used = door_features(sampler, frame, h, white)
+    dec = model.decide(feats.reshape(-1, 3))
+    present = (np.array(dec.letters) == PRESENT).reshape(sampler.n, 4)
+    sure = (dec.sure & (used.reshape(-1) >= 1 - MAX_HIDDEN)).reshape(sampler.n, 4)
+    doors = []
+    for k in range(sampler.n):
+        token = "".join(w for w, on in zip(WINGS, present[k]) if on)
+        ok = sure[k].all() and k < len(shapes) and token in shapes[k]
+        doors.append(token if ok else UNKNOWN_DOOR)
+    return DoorReading(tuple(doors), feats, present, sure)

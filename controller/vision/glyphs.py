@@ -1,0 +1,290 @@
+"""Blockers! glyphs: which of the 28 glyphs a tile shows, or `?` when unsure.
+
+A tile is read from a small patch (`PATCH` x `PATCH` pixels over +-`HALF` pitches) sampled
+straight from the camera frame through the board homography, so the camera's own resolution is
+used (the colour reader's rectified image is far too coarse for glyphs). Each patch is made
+independent of the tile's colour and of the light: its pixels are projected on the patch's main
+colour axis (glyph against tile, whatever the two colours), the tile's level (the median: the
+glyph covers well under half the patch) is subtracted and the glyph's level scaled to 1. Glare
+(clipped pixels and a rim around them) is masked out. The patch is then re-sampled centred on its
+ink's centre of mass, which takes out where the tile was put down; what is left of the hand
+placement, a turn of up to about 12 degrees, is covered by comparing with every template at
+`ANGLES`. The score is the normalised cross-correlation over the unmasked pixels; a glyph is
+sure only when its best score is high and the second-best glyph's mismatch (1 - score) is
+clearly larger than the best's (`MIN_RATIO` times).
+
+Templates come from the renderer's glyph drawing (the standard edition's look) unless the
+profile's `vision.glyphs` holds templates learned from a real copy (`calibration/vision_glyphs`).
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from controller.errors import ConfigError
+
+GLYPHS = "123456789ABCDEFGHIabcdefghi*"
+PATCH = 28
+HALF = 0.34  # pitches either side of the tile's centre
+PPG = PATCH / (2 * HALF)  # patch pixels per pitch
+ANGLES = (-12.0, -8.0, -4.0, 0.0, 4.0, 8.0, 12.0)
+MIN_SCORE = 0.6
+#: The second-best glyph must miss the patch by this many times more than the best.
+MIN_RATIO = 1.5
+MAX_GLARE = 0.4  # most of a patch that glare may hide
+MIN_CONTRAST = 25.0  # least grey levels between glyph and tile
+SATURATED = 250
+DIL = 5  # pixels of rim around glare also left out
+GLARE_OVER_WHITE = 1.35  # brighter than white paper by this much: glare (shadows and light
+# gradients between the markers make the local white uncertain by up to about a quarter)
+
+_grid = (np.arange(PATCH) + 0.5) / PPG - HALF
+GRID = np.stack(np.meshgrid(_grid, _grid), axis=-1).reshape(-1, 2)  # (K, 2) board offsets (x, y)
+_r = np.hypot(GRID[:, 0], GRID[:, 1])
+SUPPORT = (_r <= HALF - 0.5 / PPG).astype(np.float32)  # a disc: a turned tile's corners stay out
+
+
+@dataclass
+class GlyphReading:
+    """Per tile: the glyph or `?`, whether it is sure, the best and second-best scores."""
+
+    glyphs: list[str]
+    sure: np.ndarray
+    best: np.ndarray
+    second: np.ndarray
+
+
+# --------------------------------------------------------------------------- patches
+
+
+def sample_patches(frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
+                   shifts: np.ndarray | None = None) -> np.ndarray:
+    """(N, K, 3) float32 pixels of the patches around board points `centres` (moved by `shifts`
+    pitches), bilinear from the frame through the board-to-image homography `h`."""
+    centres = np.asarray(centres, np.float64).reshape(-1, 2)
+    if shifts is not None:
+        centres = centres + shifts
+    pts = (centres[:, None, :] + GRID[None, :, :]).reshape(-1, 1, 2)
+    img = cv2.perspectiveTransform(pts, h).reshape(-1, PATCH, 2).astype(np.float32)
+    out = cv2.remap(frame, img[..., 0], img[..., 1], cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_REPLICATE)
+    return out.reshape(len(centres), PATCH * PATCH, -1).astype(np.float32)
+
+
+def normalise(pix: np.ndarray, white: np.ndarray | None = None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Colour patches (N, K, 3) -> (ink in [0, 1] (N, K), usable mask (N, K), contrast (N,)).
+
+    `white` (N, 3) is the white paper's colour at each patch (grey levels), when known: no
+    printed surface is much brighter than white paper in the same light, so a pixel that is must
+    be glare (a specular reflection), and it and its rim are masked out like clipped pixels.
+
+    Ink is 0 on the tile and 1 on the glyph whatever their colours; the mask leaves out the area
+    outside the disc and glare; contrast is how far the glyph's level is from the tile's, in
+    grey levels along the patch's main colour axis."""
+    n = len(pix)
+    glare = pix.min(axis=2) >= SATURATED
+    if white is not None:
+        glare |= pix.sum(axis=2) > GLARE_OVER_WHITE * np.asarray(white, np.float32).sum(axis=1)[:, None]
+    sat = glare.astype(np.uint8).reshape(n * PATCH, PATCH)
+    if sat.any():
+        sat = cv2.dilate(sat, np.ones((DIL, DIL), np.uint8))
+    mask = SUPPORT[None, :] * (1 - sat.reshape(n, -1).astype(np.float32))
+    cnt = np.maximum(mask.sum(axis=1, keepdims=True), 1)
+    mean = (mask[:, None, :] @ pix)[:, 0, :] / cnt
+    d = (pix - mean[:, None, :]) * mask[..., None]
+    cov = d.transpose(0, 2, 1) @ d / cnt[:, :, None]
+    _, vecs = np.linalg.eigh(cov + np.eye(3, dtype=np.float32) * 1e-3)
+    axis = vecs[:, :, -1]
+    proj = ((pix - mean[:, None, :]) @ axis[:, :, None])[:, :, 0]
+    big = np.float32(1e9)
+    ranked = np.sort(np.where(mask > 0, proj, big), axis=1)
+    m = cnt[:, 0].astype(int)
+    rows = np.arange(n)
+
+    def q(f: float) -> np.ndarray:
+        return ranked[rows, np.clip((m * f).astype(int), 0, np.maximum(m - 1, 0))]
+
+    med = q(0.5)
+    hi, lo = q(0.98) - med, med - q(0.02)
+    sign = np.where(hi >= lo, 1.0, -1.0).astype(np.float32)
+    ink_level = np.maximum(np.maximum(hi, lo), 1e-3)
+    ink = np.clip((proj - med[:, None]) * sign[:, None] / ink_level[:, None], 0, 1) * mask
+    return ink.astype(np.float32), mask, ink_level.astype(np.float32)
+
+
+def ink_centre(ink: np.ndarray) -> np.ndarray:
+    """(N, 2) centre of mass of the ink (board offsets in pitches), from the clear ink only."""
+    w = np.clip((ink - 0.3) / 0.4, 0, 1) * SUPPORT[None, :]
+    tot = np.maximum(w.sum(axis=1, keepdims=True), 1e-6)
+    return (w @ GRID) / tot
+
+
+# --------------------------------------------------------------------------- templates
+
+
+def _prepare(ink: np.ndarray) -> np.ndarray:
+    """A template's ink on the disc, as float32 (K,)."""
+    return (np.asarray(ink, np.float32).reshape(-1) * SUPPORT).astype(np.float32)
+
+
+def centred_turns(image: np.ndarray) -> np.ndarray:
+    """(len(ANGLES), K) copies of one glyph image (PATCH x PATCH ink, 0..1) turned by each of
+    `ANGLES` about its ink's centre of mass and moved so that centre is the patch's centre."""
+    image = np.asarray(image, np.float32).reshape(PATCH, PATCH)
+    c = ink_centre(_prepare(image)[None, :])[0] * PPG  # pixels from the patch centre
+    centre = (PATCH / 2 - 0.5 + c[0], PATCH / 2 - 0.5 + c[1])
+    out = []
+    for a in ANGLES:
+        m = cv2.getRotationMatrix2D(centre, -a, 1.0)
+        m[:, 2] += (-c[0], -c[1])
+        turned = cv2.warpAffine(image, m, (PATCH, PATCH), flags=cv2.INTER_LINEAR)
+        out.append(_prepare(turned))
+    return np.stack(out)
+
+
+@lru_cache(maxsize=1)
+def default_images() -> dict[str, np.ndarray]:
+    """The standard edition's glyphs as a camera sees them (the renderer's drawing, softened by
+    a camera's blur), PATCH x PATCH, ink 0..1."""
+    from controller.vision.render import glyph_mask
+
+    out = {}
+    for g in GLYPHS:
+        img = glyph_mask(g, PPG, HALF)
+        img = cv2.GaussianBlur(img, (0, 0), 0.9)
+        out[g] = np.clip(img / max(float(np.percentile(img, 99)), 1e-3), 0, 1)
+    return out
+
+
+def encode_image(image: np.ndarray) -> str:
+    """A glyph image as base64 text of PATCH*PATCH bytes (profile storage)."""
+    data = np.clip(np.rint(np.asarray(image, np.float32) * 255), 0, 255).astype(np.uint8)
+    return base64.b64encode(data.tobytes()).decode("ascii")
+
+
+def decode_image(text: object, path: str) -> np.ndarray:
+    if not isinstance(text, str):
+        raise ConfigError(path, "expected base64 text of a glyph image")
+    try:
+        raw = base64.b64decode(text.encode("ascii"), validate=True)
+    except (ValueError, UnicodeEncodeError):
+        raise ConfigError(path, "not valid base64 text") from None
+    if len(raw) != PATCH * PATCH:
+        raise ConfigError(path, f"expected {PATCH * PATCH} bytes ({PATCH}x{PATCH}), got {len(raw)}")
+    return np.frombuffer(raw, np.uint8).reshape(PATCH, PATCH).astype(np.float32) / 255
+
+
+def check_settings(data: object, path: str = "vision.glyphs") -> dict[str, np.ndarray]:
+    """The learned glyph images of a profile's `vision.glyphs`, checked."""
+    if not isinstance(data, dict):
+        raise ConfigError(path, "expected a mapping with size and templates")
+    unknown = set(data) - {"size", "templates", "sure"}
+    if unknown:
+        raise ConfigError(f"{path}.{sorted(unknown)[0]}", "unknown key; known: size, templates, sure")
+    if data.get("size") != PATCH:
+        raise ConfigError(f"{path}.size", f"expected {PATCH} (the templates' side in pixels)")
+    templates = data.get("templates")
+    if not isinstance(templates, dict):
+        raise ConfigError(f"{path}.templates", "expected a mapping of glyph -> image")
+    out = {}
+    for key, text in templates.items():
+        g = str(key)
+        if g not in GLYPHS:
+            raise ConfigError(f"{path}.templates.{g}", f"not a glyph; glyphs are {GLYPHS}")
+        out[g] = decode_image(text, f"{path}.templates.{g}")
+    sure = data.get("sure", {})
+    if not isinstance(sure, dict) or set(sure) - {"min_score", "min_ratio"} or not all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 10 for v in sure.values()
+    ):
+        raise ConfigError(f"{path}.sure", "expected min_score (0-1) and min_ratio (above 1), numbers")
+    return out
+
+
+# --------------------------------------------------------------------------- reading
+
+
+class GlyphModel:
+    """Templates of the 28 glyphs at every angle of `ANGLES`, and the decision with a margin."""
+
+    def __init__(self, images: dict[str, np.ndarray] | None = None,
+                 min_score: float = MIN_SCORE, min_ratio: float = MIN_RATIO) -> None:
+        base = dict(default_images())
+        base.update(images or {})
+        self.glyphs = GLYPHS
+        self.min_score = min_score
+        self.min_ratio = min_ratio
+        self.templates = np.concatenate([centred_turns(base[g]) for g in GLYPHS])  # (G*A, K)
+        t = self.templates
+        self.t2 = t * t
+        self._full_st = SUPPORT @ t.T
+        self._full_stt = SUPPORT @ self.t2.T
+
+    @classmethod
+    def from_profile(cls, settings: dict) -> GlyphModel:
+        data = settings.get("glyphs")
+        if data is None:
+            return _default_model()
+        images = check_settings(data)
+        sure = data.get("sure", {})
+        return cls(images, float(sure.get("min_score", MIN_SCORE)),
+                   float(sure.get("min_ratio", MIN_RATIO)))
+
+    def scores(self, ink: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """(N, G) best normalised cross-correlation of each glyph over its angles."""
+        t = self.templates
+        cnt = np.maximum(mask.sum(axis=1), 1)[:, None]
+        sv = ink.sum(axis=1)[:, None]
+        svv = (ink * ink).sum(axis=1)[:, None]
+        svt = ink @ t.T
+        full = np.all(mask == SUPPORT[None, :], axis=1)
+        st = np.where(full[:, None], self._full_st[None, :], 0.0)
+        stt = np.where(full[:, None], self._full_stt[None, :], 0.0)
+        if not full.all():
+            part = ~full
+            st[part] = mask[part] @ t.T
+            stt[part] = mask[part] @ self.t2.T
+        num = svt - sv * st / cnt
+        den = np.sqrt(np.maximum(svv - sv * sv / cnt, 1e-6) * np.maximum(stt - st * st / cnt, 1e-6))
+        ncc = num / den
+        return ncc.reshape(len(ink), len(GLYPHS), len(ANGLES)).max(axis=2)
+
+    def decide(self, ink: np.ndarray, mask: np.ndarray, contrast: np.ndarray) -> GlyphReading:
+        s = self.scores(ink, mask)
+        order = np.argsort(-s, axis=1)
+        rows = np.arange(len(s))
+        best, second = s[rows, order[:, 0]], s[rows, order[:, 1]]
+        seen = mask.sum(axis=1) / SUPPORT.sum()
+        ratio = (1 - second) / np.maximum(1 - best, 1e-6)
+        sure = ((best >= self.min_score) & (ratio >= self.min_ratio)
+                & (seen >= 1 - MAX_GLARE) & (contrast >= MIN_CONTRAST))
+        glyphs = [GLYPHS[o] if ok else "?" for o, ok in zip(order[:, 0], sure)]
+        return GlyphReading(glyphs, sure, best, second)
+
+
+@lru_cache(maxsize=1)
+def _default_model() -> GlyphModel:
+    return GlyphModel()
+
+
+def centred_patches(frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
+                    white: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Normalised patches re-sampled around each tile's ink centre: (ink, mask, contrast)."""
+    ink, _, _ = normalise(sample_patches(frame, h, centres), white)
+    shift = ink_centre(ink)
+    return normalise(sample_patches(frame, h, centres, shift), white)
+
+
+def read_glyphs(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
+                white: np.ndarray | None = None) -> GlyphReading:
+    """The glyph of the tile at each board point `centres` (N, 2) of the frame; `white` is the
+    paper white at each point (N, 3 grey levels) when the caller knows it."""
+    if len(centres) == 0:
+        z = np.zeros(0)
+        return GlyphReading([], z.astype(bool), z, z)
+    return model.decide(*centred_patches(frame, h, centres, white))
