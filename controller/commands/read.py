@@ -1,6 +1,8 @@
 """`referee read`: print the snapshot a camera picture shows.
 
 Unsure places are printed as `?` (Blockers!: `??`) and listed on stderr, with exit code 3.
+Blockers! tiles show their glyph (`?` when unsure); Flipop's board is followed by its `doors:`
+line (`?` per door the camera could not read). Neither kind of `?` changes the exit code.
 Stay Alive's slide positions come from the switches, not the camera, so its snapshot is printed
 as the 7 board lines followed by a comment line listing the open points seen.
 """
@@ -46,6 +48,8 @@ def run(args: argparse.Namespace) -> int:
             print(" ".join(".." if c == "." else "??" if c == "?" else c for c in row))
         else:
             print(" ".join(row))
+    if args.game == "flipop" and reading.doors is not None:
+        print("doors: " + " ".join(reading.doors))
     if args.game == "stay-alive":
         pts = " ".join(f"{r},{c}" for r, c in sorted(reading.open_points))
         print(f"# open points: {pts}" if pts else "# open points: none")
