@@ -1,0 +1,71 @@
+"""systemd notifications: READY and WATCHDOG only while pictures are fresh (issue 9).
+
+The real `Service.run` is driven in real time with a datagram socket standing in for systemd's
+$NOTIFY_SOCKET, and the simulated camera is unplugged half-way.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import socket
+import threading
+import time
+
+from controller.service.app import Service
+from controller.service.config import config_from_mapping
+from controller.service.notify import Notifier
+from controller.service.world import SimWorld, starting_board
+
+
+def receive_all(sock: socket.socket, seconds: float) -> list[str]:
+    out, end = [], time.monotonic() + seconds
+    while time.monotonic() < end:
+        sock.settimeout(max(0.01, end - time.monotonic()))
+        try:
+            out.append(sock.recv(4096).decode())
+        except TimeoutError:
+            break
+    return out
+
+
+def test_ready_and_watchdog_only_while_frames_are_fresh(tmp_path, monkeypatch):
+    address = str(tmp_path / "notify.sock")
+    systemd = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    systemd.bind(address)
+    monkeypatch.setenv("WATCHDOG_USEC", "200000")  # pings every 0.1 s
+    monkeypatch.setenv("WATCHDOG_PID", str(os.getpid()))
+    config = config_from_mapping(
+        {
+            "game": "flipop",
+            "journal": str(tmp_path / "journal.sqlite"),
+            "frame_timeout": 0.3,
+            "camera": {"source": "renderer", "fps": 20},
+            "switches": {"source": "none"},
+            "gpio": {"backend": "mock"},
+        },
+        base=tmp_path,
+    )
+    board = starting_board(config.setup, random.Random(0))
+    service = Service(config, world_factory=lambda pico: SimWorld(config.setup, board, pico=pico), control=False)
+    stop = threading.Event()
+    runner = threading.Thread(target=service.run, args=(stop, Notifier(address)), daemon=True)
+    try:
+        runner.start()
+        fresh = receive_all(systemd, 2.0)
+        service.world.set_camera(False)
+        going_blind = receive_all(systemd, 0.6)  # past the frame timeout
+        blind = receive_all(systemd, 1.0)
+        service.world.set_camera(True)
+        back = receive_all(systemd, 2.0)
+    finally:
+        stop.set()
+        runner.join(5)
+        service.close()
+        systemd.close()
+    assert sum(m.startswith("READY=1") for m in fresh) == 1
+    assert sum(m == "WATCHDOG=1" for m in fresh) >= 5
+    assert not any(m == "WATCHDOG=1" for m in blind)
+    assert any(m.startswith("STATUS=waiting") and "camera" in m for m in going_blind + blind)
+    assert sum(m == "WATCHDOG=1" for m in back) >= 3
+    assert not any(m.startswith("READY=1") for m in blind + back)
