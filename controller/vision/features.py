@@ -84,30 +84,50 @@ class PatchSampler:
         return masked_median(self.values(img))
 
 
+#: A patch has a bright tail (glare, or its halo when nothing clips) when its 90th brightness
+#: percentile exceeds GLARE_RATIO x the 25th plus GLARE_STEP (0-255 units): a flat colour
+#: under sensor noise never does, not even a dark one, while a glare spot of a tenth of the
+#: patch does.
+GLARE_RATIO = 1.6
+GLARE_STEP = 12.0
+
+
 def masked_median(vals: np.ndarray, lo: float = 0.05, hi: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
     """A robust colour of each patch from (N, K, C) pixel values, and the fraction used.
 
     Glare only ever adds light, so pixels are ranked by brightness and the mean is taken over the
-    ranks from `lo` to `hi` of the unclipped ones: a glare spot (and its halo), a highlight on a
-    marble or a white glyph covering up to half of the patch does not move the result, and
-    neither does a dark speck of grain below the 5% rank.
+    ranks from `lo` to `hi` of the unclipped ones: a highlight on a marble or a white glyph
+    covering up to half of the patch does not move the result, and neither does a dark speck of
+    grain below the 5% rank. A patch with a bright tail (clipped pixels, or a glare spot whose
+    halo is not clipped but lightens and greys most of a small hole) is instead summarised by its
+    darkest pixels only: those within a little of its 5th brightness percentile, at least a
+    tenth and at most a quarter of the patch, since they are the ones the glare left alone.
     """
     vals = vals.astype(np.float32, copy=False)
+    k = vals.shape[1]
     ok = vals.min(axis=2) < SATURATED  # glare is white: every channel clipped
     n = ok.sum(axis=1)
-    bright = np.where(ok, vals.sum(axis=2), np.float32(1e9))
+    bright = np.where(ok, vals.mean(axis=2), np.float32(1e9))
     order = np.argsort(bright, axis=1)
     ranked = np.take_along_axis(vals, order[:, :, None], axis=1)
-    ranks = np.arange(vals.shape[1])[None, :]
-    # Where glare clipped some pixels its halo is near: keep to the darkest quarter.
-    glare = n < vals.shape[1]
+    rb = np.take_along_axis(bright, order, axis=1)
+    rows = np.arange(len(vals))
+
+    def pct(q: float) -> np.ndarray:
+        return rb[rows, np.clip(np.floor(q * (n - 1)).astype(int), 0, k - 1)]
+
+    p5, p25, p90 = pct(0.05), pct(0.25), pct(0.9)
+    glare = (n < k) | (p90 > GLARE_RATIO * p25 + GLARE_STEP)
+    near_dark = (rb <= (1.25 * p5 + 6)[:, None]).sum(axis=1)
+    dark_last = np.clip(near_dark, np.ceil(0.1 * n), np.ceil(0.25 * n))
+    ranks = np.arange(k)[None, :]
     first = np.where(glare, 0, np.floor(n * lo))[:, None]
-    last = np.maximum(np.ceil(n * np.where(glare, 0.25, hi))[:, None], first + 1)
+    last = np.maximum(np.where(glare, dark_last, np.ceil(n * hi))[:, None], first + 1)
     w = ((ranks >= first) & (ranks < last) & (ranks < n[:, None])).astype(np.float32)
     total = np.maximum(w.sum(axis=1, keepdims=True), 1)
     med = np.einsum("nk,nkc->nc", w, ranked) / total
     med[n == 0] = SATURATED
-    return med, n / vals.shape[1]
+    return med, n / k
 
 
 def colour_features(bgr: np.ndarray) -> np.ndarray:

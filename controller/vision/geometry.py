@@ -156,19 +156,33 @@ class MarkerLocaliser:
 
     Detection runs on a half-size copy (about 4x cheaper on a Pi) and the corners are then
     refined to sub-pixel accuracy on the full image, so nothing is lost in precision.
+
+    Passes run from cheap to thorough and stop once every marker is found. Most of ArUco's time
+    goes on checking candidate quadrilaterals, and a sharp board full of printed squares (tiles,
+    glyphs, grid cells) makes dozens of them: the first pass therefore asks for a strong dark
+    border (black ink on white paper always has one) and a plausible size, which leaves almost
+    only the markers; a weaker threshold and finally OpenCV's default three-window pass run only
+    when a marker is still missing (in dim light, or when a hand covers one).
     """
+
+    #: (threshold window, threshold constant) of each pass; None = OpenCV's default windows.
+    PASSES: tuple[tuple[int, float] | None, ...] = ((5, 15.0), (5, 7.0), None)
+    #: Smallest marker perimeter, as a fraction of the detection image's larger side: a marker
+    #: smaller than 8 pixels a side at half size has too few pixels per bit to decode anyway.
+    MIN_PERIMETER = 0.05
 
     def __init__(self, geom: LatticeGeometry, min_markers: int = 3) -> None:
         self.geom = geom
         self.min_markers = min_markers
         dictionary = cv2.aruco.getPredefinedDictionary(DICTIONARIES[geom.dictionary])
-        # A fast pass with one threshold window finds clear markers in about a millisecond;
-        # the default three-window pass runs only when the fast one misses a marker.
-        fast = cv2.aruco.DetectorParameters()
-        fast.adaptiveThreshWinSizeMin = 5
-        fast.adaptiveThreshWinSizeMax = 5
-        full = cv2.aruco.DetectorParameters()
-        self.detectors = [cv2.aruco.ArucoDetector(dictionary, p) for p in (fast, full)]
+        self.detectors = []
+        for spec in self.PASSES:
+            p = cv2.aruco.DetectorParameters()
+            p.minMarkerPerimeterRate = self.MIN_PERIMETER
+            if spec is not None:
+                p.adaptiveThreshWinSizeMin = p.adaptiveThreshWinSizeMax = spec[0]
+                p.adaptiveThreshConstant = spec[1]
+            self.detectors.append(cv2.aruco.ArucoDetector(dictionary, p))
         self.board_corners = geom.marker_corners()
 
     def detect(self, frame: np.ndarray) -> Localisation | None:
