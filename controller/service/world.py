@@ -267,6 +267,7 @@ class SimPlayer:
         self.shown: Snapshot | None = None  # the last settled board shown to the shadow
         self.current: Snapshot = world.board  # the board as the player left it
         self.moves = 0
+        self.pending_shown = False
 
     # --- the shadow referee: what a perfect observer says about each settled board -------------
     def _settle(self, board: Snapshot) -> dict | None:
@@ -334,6 +335,8 @@ class SimPlayer:
             if not moves:
                 break
             trouble = trouble_at.get(self.moves) if self.troubles else None
+            if self.troubles and trouble is None and self.moves > 3 and not self.pending_shown:
+                trouble = "pending"  # not every position offers a half-done move: keep trying
             before = self.current  # the player's own idea: steps may be generated ahead of the world
             move = self.rng.choice(moves)
             after_state, _ = self.engine.apply(self.state, move)
@@ -343,6 +346,7 @@ class SimPlayer:
             elif trouble == "pending":
                 partial = self._pending(before, moves)
                 if partial is not None:
+                    self.pending_shown = True
                     move, partial_board = partial
                     after_state, _ = self.engine.apply(self.state, move)
                     after = self.engine.expected(after_state)
@@ -406,10 +410,22 @@ class SimPlayer:
                 for k in range(1, len(cells)):
                     yield before.with_cells(remove_cells(before.cells, frozenset(cells[:k])))
             return
-        changed = before.changed_cells(after)
-        for r, c in changed:
+        if before.game == "flipop":
+            # A ball that reached its exit, still standing in the exit cell before it is taken off.
+            _, events = self.engine.apply(self.state, move)
+            exits = self.engine.profile.get("exits") or {}
+            for event in events:
+                if event.startswith("exit:"):
+                    r, c = (int(v) for v in event[len("exit:"):].split(","))
+                    colour = next((k for k, cells in exits.items() if [r, c] in cells), None)
+                    if colour is not None and after.cells[r][c] == EMPTY:
+                        grid = [list(row) for row in after.cells]
+                        grid[r][c] = colour
+                        yield after.with_cells(grid)
+            return
+        for r, c in before.changed_cells(after):
             grid = [list(row) for row in before.cells]
-            grid[r][c] = ".." if before.game == "blockers" else EMPTY
+            grid[r][c] = EMPTY  # a Blockers! tile lifted before the capturing tile goes down
             yield before.with_cells(grid)
 
     def finish(self) -> Iterator[Step]:
