@@ -4,7 +4,10 @@ Ways to calibrate (any game: `--image` with `--snapshot`, as often as wanted):
 - colorpop: `--setup IMAGE`, the full board just set up (19 of each colour, 5 jokers);
 - flipop: `--setup IMAGE`, the start position of the profile;
 - blockers, stay-alive: `--empty IMAGE --pieces IMAGE`, the empty board, then one piece of each
-  colour on the top row from the left, in the profile's class order.
+  colour on the top row from the left, in the profile's class order;
+- blockers: `--glyphs IMAGE` (repeatable), the 28 tiles of one colour in the glyph arrangement of
+  `calibration/vision_glyphs.py` (rows A-C: 1-9, A-I, the symbols; the wild tile at D1);
+- flipop: `--setup` also learns the doors from the start position.
 """
 
 from __future__ import annotations
@@ -28,11 +31,14 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--setup", help="colorpop: the full setup; flipop: the start position")
     p.add_argument("--empty", help="blockers, stay-alive: the empty board")
     p.add_argument("--pieces", help="blockers, stay-alive: one piece of each colour on the top row")
+    p.add_argument("--glyphs", action="append", default=[],
+                   help="blockers: one colour's 28 tiles in the glyph calibration arrangement")
     return p
 
 
 def run(args: argparse.Namespace) -> int:
     from calibration import vision as cal
+    from calibration import vision_glyphs as shapes
     from controller.vision.geometry import parse_corners
     from controller.vision.lattice import load_image
 
@@ -40,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     corners = parse_corners(args.corners) if args.corners else None
     if len(args.image) != len(args.snapshot):
         raise RefereeError("give one --snapshot per --image")
-    if not (args.image or args.setup or args.empty or args.pieces):
+    if not (args.image or args.setup or args.empty or args.pieces or args.glyphs):
         raise RefereeError("nothing to learn from: give --image/--snapshot, --setup, or "
                            "--empty and --pieces")
     if args.setup:
@@ -49,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
             profile = cal.learn_colorpop_setup(profile, image, corners)
         elif args.game == "flipop":
             profile = cal.learn_flipop_start(profile, image, corners)
+            profile = shapes.learn_doors(profile, image, corners)
         else:
             raise RefereeError("--setup is for colorpop and flipop; use --empty and --pieces")
     if args.empty or args.pieces:
@@ -65,6 +72,10 @@ def run(args: argparse.Namespace) -> int:
             pairs.append((load_image(img), parse_snapshot(args.game, text,
                                                           letters=profile.letters, where=snap)))
         profile = cal.learn_labelled(profile, pairs, corners)
+    if args.glyphs:
+        if args.game != "blockers":
+            raise RefereeError("--glyphs is for blockers")
+        profile = shapes.learn_glyphs(profile, [load_image(g) for g in args.glyphs], corners)
     save_profile(profile, args.out)
     print(f"wrote {args.out}")
     return 0

@@ -114,7 +114,8 @@ def normalise(pix: np.ndarray, white: np.ndarray | None = None
     hi, lo = q(0.98) - med, med - q(0.02)
     sign = np.where(hi >= lo, 1.0, -1.0).astype(np.float32)
     ink_level = np.maximum(np.maximum(hi, lo), 1e-3)
-    ink = np.clip((proj - med[:, None]) * sign[:, None] / ink_level[:, None], 0, 1) * mask
+    rel = (proj - med[:, None]) * sign[:, None] / ink_level[:, None]
+    ink = np.clip(rel, 0, 1) * mask
     return ink.astype(np.float32), mask, ink_level.astype(np.float32)
 
 

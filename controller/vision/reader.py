@@ -259,7 +259,7 @@ class BoardReader:
         res = read_glyphs(self.glyph_model, frame, self.h, self.geom.points()[tiles], local)
         return dict(zip(tiles, res.glyphs))
 
-    def read_doors(self, frame: np.ndarray, white: np.ndarray):
+    def read_doors(self, frame: np.ndarray, white: np.ndarray) -> tuple[str, ...]:
         """The 16 door tokens of a Flipop frame whose homography is known ('?' where unsure)."""
         local = self._local_white(white, self.post_weights)
         return read_doors(self.door_model, self.door_shapes, self.door_sampler, frame, self.h,
@@ -310,6 +310,15 @@ class BoardReader:
             if sure[i] and snapshot.cells[r][c][:1] == letters[key]:
                 samples.setdefault(key, []).append(feats[i])
         self.model.follow({k: np.array(v) for k, v in samples.items()})
+
+    def paper_white(self, frame: np.ndarray) -> np.ndarray:
+        """Localise and return the paper white (for calibration of shapes); raises when the
+        markers are not found."""
+        frame = as_bgr(frame)
+        problem, _ = self.localise(frame)
+        if self.h is None or problem == MARKERS_HIDDEN:
+            raise RefereeError(problem or MARKERS_HIDDEN)
+        return self._white(self.rect.warp(frame, self.h))
 
     def features(self, frame: np.ndarray) -> np.ndarray:
         """Per-place features of a frame (for calibration); raises when markers are not found."""

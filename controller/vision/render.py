@@ -274,7 +274,7 @@ def _symbol(img: np.ndarray, glyph: str, g: float) -> None:
         cv2.line(img, p(-0.45, 0.45), p(0.45, -0.45), 0, max(1, t // 3), cv2.LINE_AA)
         cv2.line(img, p(-0.95, 0.95), p(-0.5, 0.5), 255, t, cv2.LINE_AA)
     elif glyph == "*":  # the wild "BLOCKERS!" tile: an exclamation mark in a ring
-        cv2.circle(img, p(0, 0), rad(0.88), 255, t, cv2.LINE_AA)
+        cv2.circle(img, p(0, 0), rad(0.9), 255, max(1, int(t * 0.6)), cv2.LINE_AA)
         poly([(-0.13, -0.58), (0.13, -0.58), (0.07, 0.2), (-0.07, 0.2)])
         cv2.circle(img, p(0, 0.45), rad(0.13), 255, -1, cv2.LINE_AA)
     else:
@@ -472,11 +472,11 @@ def _smudge(cv: _Canvas, x: float, y: float, rng: np.random.Generator) -> None:
     """A smear of grey-brown grime over the middle of a place, soft edged and mostly opaque."""
     layer = np.zeros(cv.img.shape[:2], np.float32)
     ang = float(rng.uniform(0, 180))
-    axes = (cv.r(0.2) >> cv.SHIFT, cv.r(0.11) >> cv.SHIFT)
+    axes = (cv.r(0.26) >> cv.SHIFT, cv.r(0.16) >> cv.SHIFT)
     cx, cy = cv.px(x + float(rng.uniform(-0.04, 0.04)), y + float(rng.uniform(-0.04, 0.04)))
     centre = (cx >> cv.SHIFT, cy >> cv.SHIFT)
     cv2.ellipse(layer, centre, axes, ang, 0, 360, 1.0, -1, cv2.LINE_AA)
-    layer = cv2.GaussianBlur(layer, (0, 0), TEX * 0.03)[..., None] * 0.85
+    layer = cv2.GaussianBlur(layer, (0, 0), TEX * 0.03)[..., None] * 0.9
     grime = np.array(_bgr((104, 92, 80)), np.float32)
     cv.img[:] = (cv.img * (1 - layer) + grime * layer).astype(np.uint8)
 

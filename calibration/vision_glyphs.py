@@ -1,0 +1,163 @@
+"""Calibration of shapes: a real copy's Blockers! glyphs and Flipop doors.
+
+Blockers! glyphs (`learn_glyphs`): the 28 tiles of one colour laid out in this arrangement,
+each tile square in its cell, every other cell empty (glyph shapes do not depend on colour, so
+one colour is enough; pictures of more colours are averaged)::
+
+    row A (top):  1 2 3 4 5 6 7 8 9        the digits, in columns 1-9
+    row B:        A B C D E F G H I        the letters
+    row C:        a b c d e f g h i        the nine symbols, in the profile's `symbols` order
+    row D:        *                        the wild tile, in column 1
+    rows E-I:     empty
+
+Each tile's glyph is cut out as the reader sees it (colour-free, centred on its ink), turned
+back square by the angle of the tile's own edges, and stored in the profile's `vision.glyphs`
+as a 28x28 8-bit image in base64 text (about 1 KB per glyph).
+
+Flipop doors (`learn_doors`): a picture of the profile's start position, whose doors are known
+from its `doors:` line; every half-edge then is a labelled example of a wing or a bare edge, and
+the two references are stored in `vision.doors` like the colour references.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from controller.errors import RefereeError
+from controller.snapshot import EMPTY, parse_snapshot
+from controller.vision import glyphs as gl
+from controller.vision.classify import ClassModel
+from controller.vision.doors import ABSENT, DEFAULT_SIGMA, PRESENT, WINGS, door_features
+from controller.vision.reader import BoardReader
+
+#: (row, col) of each glyph in the calibration arrangement.
+ARRANGEMENT: dict[str, tuple[int, int]] = {
+    **{g: (0, k) for k, g in enumerate("123456789")},
+    **{g: (1, k) for k, g in enumerate("ABCDEFGHI")},
+    **{g: (2, k) for k, g in enumerate("abcdefghi")},
+    "*": (3, 0),
+}
+#: Two learned glyphs this alike mean the arrangement was not the documented one.
+MAX_LIKENESS = 0.995
+
+
+def _with_vision(profile, key: str, value):
+    vision = dict(profile.get("vision") or {})
+    vision[key] = value
+    vision["version"] = 1
+    return profile.with_overrides({"vision": vision}, source=profile.source)
+
+
+def tile_angle(frame: np.ndarray, h: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """Each tile's turn in degrees (clockwise on the board), from its edges: the gradient
+    directions in a band around the tile's outline, taken modulo 90 degrees."""
+    n, side, half = len(centres), 48, 0.5
+    g = (np.arange(side) + 0.5) / side * 2 * half - half
+    grid = np.stack(np.meshgrid(g, g), axis=-1).reshape(-1, 2)
+    pts = (centres[:, None, :] + grid[None]).reshape(-1, 1, 2)
+    img = cv2.perspectiveTransform(pts, h).reshape(-1, side, 2).astype(np.float32)
+    grey = cv2.cvtColor(cv2.remap(frame, img[..., 0], img[..., 1], cv2.INTER_LINEAR), cv2.COLOR_BGR2GRAY)
+    grey = grey.astype(np.float32).reshape(n, side, side)
+    r = np.hypot(grid[:, 0], grid[:, 1]).reshape(side, side)
+    band = ((r > 0.33) & (r < 0.5)).astype(np.float32)
+    out = []
+    for k in range(n):
+        gx = cv2.Sobel(grey[k], cv2.CV_32F, 1, 0, ksize=3)
+        gy = cv2.Sobel(grey[k], cv2.CV_32F, 0, 1, ksize=3)
+        w = (gx * gx + gy * gy) * band
+        z = (w * np.exp(4j * np.arctan2(gy, gx))).sum()
+        out.append(np.degrees(np.angle(z)) / 4)
+    return np.array(out)
+
+
+def learn_glyphs(profile, images: list[np.ndarray], corners=None):
+    """The profile with `vision.glyphs` learned from pictures of the calibration arrangement."""
+    if profile.game != "blockers":
+        raise RefereeError("the glyph calibration is for Blockers!")
+    if not images:
+        raise RefereeError("the glyph calibration needs at least one picture")
+    cells = {pos: g for g, pos in ARRANGEMENT.items()}
+    sums = {g: np.zeros((gl.PATCH, gl.PATCH), np.float64) for g in gl.GLYPHS}
+    for image in images:
+        reader = BoardReader(profile, corners=corners)
+        reading = reader.read(image)
+        if reading.cells is None:
+            raise RefereeError(f"the calibration picture cannot be read: {reading.problem}")
+        for r in range(profile.rows):
+            for c in range(profile.cols):
+                got = reading.cells[r][c]
+                if (r, c) in cells and got[:1] in (EMPTY, "?"):
+                    raise RefereeError(
+                        f"no tile was seen at row {r}, column {c}, where the glyph {cells[(r, c)]!r} "
+                        "belongs (rows A-C: 1-9, A-I, the nine symbols; the wild tile at D1)")
+                if (r, c) not in cells and got != EMPTY:
+                    raise RefereeError(f"row {r}, column {c} should be empty in the glyph calibration")
+        colours = {reading.cells[r][c][0] for r, c in cells}
+        if len(colours) != 1:
+            raise RefereeError("lay out the tiles of one colour only: seen " + " ".join(sorted(colours)))
+        white = reader.paper_white(image)
+        order = list(gl.GLYPHS)
+        centres = np.array([[ARRANGEMENT[g][1], ARRANGEMENT[g][0]] for g in order], np.float64)
+        local = (np.tile(white, (len(order), 1)) if white.ndim == 1 else
+                 reader.paper_weights[[ARRANGEMENT[g][0] * profile.cols + ARRANGEMENT[g][1]
+                                       for g in order]] @ white) * 255
+        ink, mask, contrast = gl.centred_patches(image, reader.h, centres, local)
+        angles = tile_angle(image, reader.h, centres)
+        for k, g in enumerate(order):
+            if mask[k].sum() < 0.9 * gl.SUPPORT.sum() or contrast[k] < gl.MIN_CONTRAST:
+                raise RefereeError(f"the glyph {g!r} is not clearly visible (glare or a faint print)")
+            sums[g] += _turned(ink[k].reshape(gl.PATCH, gl.PATCH), -angles[k])
+    learned = {g: np.clip(v / len(images) / max(float(np.percentile(v / len(images), 99)), 1e-3),
+                          0, 1) for g, v in sums.items()}
+    _check_distinct(learned)
+    data = {"size": gl.PATCH, "templates": {g: gl.encode_image(learned[g]) for g in gl.GLYPHS}}
+    return _with_vision(profile, "glyphs", data)
+
+
+def _turned(image: np.ndarray, angle: float) -> np.ndarray:
+    """`image` turned by `angle` degrees clockwise about its centre."""
+    c = (gl.PATCH / 2 - 0.5, gl.PATCH / 2 - 0.5)
+    m = cv2.getRotationMatrix2D(c, -angle, 1.0)
+    return cv2.warpAffine(image.astype(np.float32), m, (gl.PATCH, gl.PATCH), flags=cv2.INTER_LINEAR)
+
+
+def _check_distinct(learned: dict[str, np.ndarray]) -> None:
+    flat = np.stack([gl.SUPPORT * learned[g].reshape(-1) for g in gl.GLYPHS]).astype(np.float64)
+    flat -= flat.mean(axis=1, keepdims=True)
+    flat /= np.maximum(np.linalg.norm(flat, axis=1, keepdims=True), 1e-9)
+    sim = flat @ flat.T
+    np.fill_diagonal(sim, -1)
+    i, j = np.unravel_index(int(sim.argmax()), sim.shape)
+    if sim[i, j] > MAX_LIKENESS:
+        raise RefereeError(
+            f"the glyphs {gl.GLYPHS[i]!r} and {gl.GLYPHS[j]!r} look the same: are the tiles laid "
+            "out as documented (rows A-C: 1-9, A-I, the symbols in profile order; wild at D1)?")
+
+
+def learn_doors(profile, image: np.ndarray, corners=None):
+    """The profile with `vision.doors` learned from a picture of its start position."""
+    start = profile.get("start")
+    if profile.game != "flipop" or not start:
+        raise RefereeError("the door calibration is for Flipop, whose profile has a start")
+    doors = parse_snapshot("flipop", start).doors
+    reader = BoardReader(profile, corners=corners)
+    white = reader.paper_white(image)
+    local = (np.tile(white, (16, 1)) if white.ndim == 1 else reader.post_weights @ white) * 255
+    feats, used = door_features(reader.door_sampler, image, reader.h, local)
+    groups: dict[str, list[np.ndarray]] = {PRESENT: [], ABSENT: []}
+    for k, door in enumerate(doors):
+        for w, wing in enumerate(WINGS):
+            if used[k, w] >= 0.8:
+                groups[PRESENT if wing in door else ABSENT].append(feats[k, w])
+    if len(groups[PRESENT]) < 3 or len(groups[ABSENT]) < 3:
+        raise RefereeError("too few door edges were clearly visible (glare?) to learn the doors")
+    shading = np.diag(np.array(DEFAULT_SIGMA) ** 2) * 0.5
+    refs = [ClassModel.fit_ref("wing", PRESENT, np.array(groups[PRESENT]), shading),
+            ClassModel.fit_ref("bare", ABSENT, np.array(groups[ABSENT]), shading)]
+    model = ClassModel(refs)
+    dec = model.decide(feats.reshape(-1, 3))
+    want = np.array([[w in d for w in WINGS] for d in doors]).reshape(-1)
+    if not np.array_equal(np.array(dec.letters) == PRESENT, want):
+        raise RefereeError("the doors in the picture do not match the profile's start doors")
+    return _with_vision(profile, "doors", model.to_yaml())
