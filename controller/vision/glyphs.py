@@ -88,9 +88,10 @@ def normalise(pix: np.ndarray, white: np.ndarray | None = None
     outside the disc and glare; contrast is how far the glyph's level is from the tile's, in
     grey levels along the patch's main colour axis."""
     n = len(pix)
-    glare = pix.min(axis=2) >= SATURATED
+    b, g, r = pix[..., 0], pix[..., 1], pix[..., 2]  # channel by channel: a reduction over a
+    glare = np.minimum(np.minimum(b, g), r) >= SATURATED  # last axis of 3 is slow in numpy
     if white is not None:
-        glare |= pix.sum(axis=2) > GLARE_OVER_WHITE * np.asarray(white, np.float32).sum(axis=1)[:, None]
+        glare |= (b + g + r) > GLARE_OVER_WHITE * np.asarray(white, np.float32).sum(axis=1)[:, None]
     sat = glare.astype(np.uint8).reshape(n * PATCH, PATCH)
     if sat.any():
         sat = cv2.dilate(sat, np.ones((DIL, DIL), np.uint8))
