@@ -1,12 +1,28 @@
 """Generic lattice reading for any grid game, learned from labelled pictures.
 
 Nothing here knows what our boards look like: a person gives the pixel positions of the
-lattice's four corner points and, for one or more pictures, the label of every place. Each place
-is described by colour statistics of a disc around its point (the middle and the centre, in
-Lab) and how uneven the disc is (a stone against crossing grid lines, say). Reading is nearest
-neighbours among the learned samples after scaling every feature by its spread within classes,
-so several looks of one label (dark and light empty squares) need no special case. Samples are
-also learned slightly darker and lighter, so a later picture under other light still reads.
+lattice's four corner points and, for one or more pictures, the label of every place. The
+pictures may be taken under other light than the ones read later (another time of day, a lamp,
+another exposure or white balance), so every place is described *relative to the picture's own
+illumination*:
+
+* The light is estimated from the board itself, at the "between" points half a pitch diagonally
+  from the places (the centres of the cells' corners), which a piece rarely covers: a smooth
+  low-order surface is fitted, robustly and per colour channel, to their log colour. It holds
+  exposure, colour cast (a grey-world estimate over the board's own material), gradient and
+  vignetting, all of which multiply each channel and so add in log space.
+* A place is the log colour of a disc of 0.35 pitch around its point minus that surface: the
+  median per channel over the disc and over its core, and the 20th and 80th lightness
+  percentiles (how uneven it is: a stone against crossing grid lines). Medians ignore a
+  highlight, the grain and a piece's shaded rim.
+* Pieces a little off their point and corner points a few pixels off: each place is also
+  sampled at four positions 0.1 pitch away; learning keeps them all as looks of the label, and
+  reading takes, per label, the position that matches best.
+* The decision is nearest neighbours among the learned looks after scaling every feature by
+  its spread within labels (so several looks of one label, dark and light empty squares, need
+  no special case), then the global offset that the confidently read places still show is
+  removed and the board is read again. A place's confidence is how much nearer its best label
+  is than the next one; the command lists doubtful places on stderr.
 """
 
 from __future__ import annotations
@@ -28,7 +44,18 @@ from controller.vision.geometry import (
 )
 
 PPP = 24  # rectified pixels per pitch
-MODEL_VERSION = 1
+MODEL_VERSION = 2
+EPS = 0.02  # added before the log so that black stays finite (and its noise small)
+DISC = 0.35  # pitches: the disc describing a place
+CORE = 0.15  # pitches: its core
+BETWEEN = 0.1  # pitches: the small disc sampled at each between point
+SHIFT = 0.1  # pitches: how far the extra samples of a place are moved
+SHIFTS = np.array([[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]], np.float64) * SHIFT
+FLOOR = 0.05  # least spread of any feature within a label (log units, ~5%)
+NEIGHBOURS = 3
+FAR = 10.0  # scaled distance from which a place looks less and less like anything learned
+MAX_LOOKS = 1500  # learned looks kept per label (reading cost grows with them)
+N_FEATURES = 8
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -74,38 +101,109 @@ def load_image(path: str | Path) -> np.ndarray:
     return img
 
 
-def _lab(img: np.ndarray) -> np.ndarray:
-    return cv2.cvtColor(img.astype(np.float32) / 255, cv2.COLOR_BGR2LAB)
+def _rectified_log(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> np.ndarray:
+    """The lattice (plus one pitch around it) as an upright log-colour image at PPP per pitch.
 
-
-def place_features(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> np.ndarray:
-    """(rows*cols, 7) features: Lab of the disc, Lab of its centre, spread of lightness."""
+    Only the lattice's bounding box is kept, and shrunk by area averaging first when the pitch
+    is much larger than PPP (a 12-megapixel photograph), so the warp neither skips pixels nor
+    spends time on the whole picture: the pitch in pixels matters, not the image size.
+    """
     rows, cols = size
     corners = np.asarray(corners, np.float64)
     check_corners(corners, (image.shape[1], image.shape[0]))
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    pitch = max(np.linalg.norm(corners[1] - corners[0]) / (cols - 1),
+                np.linalg.norm(corners[3] - corners[0]) / (rows - 1))
+    pad = 1.5 * pitch
+    x0 = int(max(0, np.floor(corners[:, 0].min() - pad)))
+    y0 = int(max(0, np.floor(corners[:, 1].min() - pad)))
+    x1 = int(min(image.shape[1], np.ceil(corners[:, 0].max() + pad)))
+    y1 = int(min(image.shape[0], np.ceil(corners[:, 1].max() + pad)))
+    crop = image[y0:y1, x0:x1]
+    corners = corners - [x0, y0]
+    f = 1.5 * PPP / pitch
+    if f < 1:
+        w, h = max(1, int(round(crop.shape[1] * f))), max(1, int(round(crop.shape[0] * f)))
+        fx, fy = w / crop.shape[1], h / crop.shape[0]
+        crop = cv2.resize(crop, (w, h), interpolation=cv2.INTER_AREA)
+        corners = (corners + 0.5) * [fx, fy] - 0.5
     geom = LatticeGeometry(rows, cols)
-    # Shrink big photographs first so the warp averages pixels instead of skipping them.
-    pitch = np.mean([np.linalg.norm(corners[1] - corners[0]) / (cols - 1),
-                     np.linalg.norm(corners[3] - corners[0]) / (rows - 1)])
-    while pitch > 3 * PPP and min(image.shape[:2]) > 64:
-        image = cv2.pyrDown(image)
-        corners = (corners + 0.5) / 2 - 0.5
-        pitch /= 2
     h = homography_from_corners(geom, corners)
-    rect = Rectifier(-0.5, -0.5, cols - 0.5, rows - 0.5, PPP)
-    lab = _lab(rect.warp(image, h))
-    centres = rect.to_px(geom.points())
-    shape = lab.shape[:2]
-    disc = PatchSampler(centres, ring_offsets(0, 0.32 * PPP), shape).values(lab)
-    core = PatchSampler(centres, ring_offsets(0, 0.14 * PPP), shape).values(lab)
-    med = np.median(disc, axis=1)
-    mid = np.median(core, axis=1)
-    q = np.percentile(disc[:, :, 0], [20, 80], axis=1)
-    return np.concatenate([med, mid, (q[1] - q[0])[:, None]], axis=1).astype(np.float64)
+    rect = Rectifier(-1.0, -1.0, cols, rows, PPP)
+    warped = rect.warp(crop, h).astype(np.float32)
+    return np.log(warped * np.float32(1 / 255) + np.float32(EPS))
+
+
+def _to_px(pts: np.ndarray) -> np.ndarray:
+    return (np.asarray(pts, np.float64) + 1.0) * PPP
+
+
+def _terms(pts: np.ndarray, size: tuple[int, int], quadratic: bool) -> np.ndarray:
+    """Polynomial terms of board points, coordinates scaled to [-1, 1] over the lattice."""
+    rows, cols = size
+    u = pts[:, 0] / max(cols - 1, 1) * 2 - 1
+    v = pts[:, 1] / max(rows - 1, 1) * 2 - 1
+    t = [np.ones_like(u), u, v]
+    if quadratic:
+        t += [u * u, u * v, v * v]
+    return np.stack(t, axis=1)
+
+
+def illumination(logimg: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, bool]:
+    """Per channel, coefficients of a smooth log-light surface over the lattice, fitted robustly
+    (Tukey-weighted) to the between points; quadratic when there are enough of them."""
+    rows, cols = size
+    ys, xs = np.mgrid[0 : rows + 1, 0 : cols + 1]
+    pts = np.stack([xs.ravel() - 0.5, ys.ravel() - 0.5], axis=1).astype(np.float64)
+    sampler = PatchSampler(_to_px(pts), ring_offsets(0, BETWEEN * PPP), logimg.shape[:2])
+    vals = sampler.values(logimg).mean(axis=1).astype(np.float64)  # (M, 3)
+    quadratic = len(pts) >= 25
+    a = _terms(pts, size, quadratic)
+    ridge = np.diag([0.0] + [0.5] * (a.shape[1] - 1))
+    coef = np.zeros((a.shape[1], 3))
+    for ch in range(3):
+        y = vals[:, ch]
+        w = np.ones(len(y))
+        for _ in range(6):
+            aw = a * w[:, None]
+            coef[:, ch] = np.linalg.solve(aw.T @ a + ridge * w.sum() / len(w), aw.T @ y)
+            r = y - a @ coef[:, ch]
+            s = 1.4826 * np.median(np.abs(r)) + 0.02
+            w = np.clip(1 - (r / (4.685 * s)) ** 2, 0, None) ** 2
+    return coef, quadratic
+
+
+def place_features(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> np.ndarray:
+    """(shifts, rows*cols, N_FEATURES) features of every place, relative to the picture's light.
+
+    Per place: the median log colour (B, G, R) of its disc, the same of its core, and the 20th
+    and 80th percentiles of the disc's lightness, each minus the illumination surface there.
+    The first shift is the point itself, the others 0.1 pitch away.
+    """
+    rows, cols = size
+    logimg = _rectified_log(image, size, corners)
+    coef, quadratic = illumination(logimg, size)
+    points = LatticeGeometry(rows, cols).points()
+    light = _terms(points, size, quadratic) @ coef  # (N, 3)
+    disc = ring_offsets(0, DISC * PPP)
+    core_mask = np.hypot(disc[:, 0], disc[:, 1]) <= CORE * PPP
+    out = np.empty((len(SHIFTS), len(points), N_FEATURES), np.float32)
+    for k, shift in enumerate(SHIFTS):
+        vals = PatchSampler(_to_px(points + shift), disc, logimg.shape[:2]).values(logimg)
+        vals = vals - light[:, None, :].astype(np.float32)
+        lightness = vals.mean(axis=2)
+        out[k, :, 0:3] = np.median(vals, axis=1)
+        out[k, :, 3:6] = np.median(vals[:, core_mask], axis=1)
+        out[k, :, 6:8] = np.percentile(lightness, [20, 80], axis=1).T
+    return out
 
 
 @dataclass
 class LatticeModel:
+    """Learned looks of every label (features relative to each picture's light) and the spread
+    that scales each feature."""
+
     size: tuple[int, int]
     features: np.ndarray
     labels: list[str]
@@ -116,76 +214,139 @@ class LatticeModel:
             "kind": "referee-lattice-model",
             "version": MODEL_VERSION,
             "size": list(self.size),
-            "scale": [float(v) for v in self.scale],
+            "scale": [round(float(v), 5) for v in self.scale],
             "labels": "".join(self.labels),
             "features": [[round(float(v), 4) for v in row] for row in self.features],
         })
 
     @classmethod
     def load(cls, path: str | Path) -> LatticeModel:
+        not_model = f"{path} is not a lattice model written by 'referee lattice learn'"
         try:
             data = json.loads(Path(path).read_text("utf-8"))
         except OSError as exc:
             raise RefereeError(f"cannot read the model {path}: {exc.strerror}") from None
         except (ValueError, UnicodeDecodeError):
-            raise RefereeError(f"{path} is not a lattice model written by 'referee lattice learn'") from None
+            raise RefereeError(not_model) from None
         if not isinstance(data, dict) or data.get("kind") != "referee-lattice-model":
-            raise RefereeError(f"{path} is not a lattice model written by 'referee lattice learn'")
-        if data.get("version") != MODEL_VERSION:
-            raise RefereeError(f"{path} is a lattice model of another version; learn it again")
-        feats = np.array(data["features"], np.float64)
-        return cls(tuple(data["size"]), feats, list(data["labels"]), np.array(data["scale"]))
+            raise RefereeError(not_model)
+        version = data.get("version")
+        if version != MODEL_VERSION:
+            raise RefereeError(
+                f"{path} is a lattice model of version {version}, but this referee reads version "
+                f"{MODEL_VERSION} (it describes places relative to the picture's light); learn it "
+                f"again with 'referee lattice learn'")
+        try:
+            feats = np.array(data["features"], np.float64)
+            labels = list(data["labels"])
+            scale = np.array(data["scale"], np.float64)
+            size = (int(data["size"][0]), int(data["size"][1]))
+        except (KeyError, TypeError, ValueError, IndexError):
+            raise RefereeError(f"{not_model} (or it is damaged)") from None
+        if feats.ndim != 2 or feats.shape[1] != N_FEATURES or len(labels) != len(feats) or (
+                scale.shape != (N_FEATURES,)) or not np.all(scale > 0) or not labels:
+            raise RefereeError(f"{path}: the lattice model is damaged; learn it again")
+        return cls(size, feats, labels, scale)
 
-    def read(self, feats: np.ndarray) -> tuple[list[str], np.ndarray]:
-        """Each place's label and a confidence in [0, 1]."""
-        f = feats / self.scale
-        s = self.features / self.scale
-        d = np.sqrt(((f[:, None, :] - s[None, :, :]) ** 2).sum(axis=2))
+    def scores(self, feats: np.ndarray) -> tuple[list[str], np.ndarray]:
+        """Labels and (shifts, N, labels) mean scaled distance to each label's nearest looks."""
         classes = sorted(set(self.labels))
         lab = np.array(self.labels)
-        scores = []
-        for c in classes:
-            dc = np.sort(d[:, lab == c], axis=1)[:, :3]
-            scores.append(dc.mean(axis=1))
-        scores = np.stack(scores, axis=1)
-        order = np.argsort(scores, axis=1)
-        best = scores[np.arange(len(f)), order[:, 0]]
-        second = scores[np.arange(len(f)), order[:, 1]] if len(classes) > 1 else best * 0 + np.inf
-        conf = np.clip(1 - best / np.maximum(second, 1e-9), 0, 1)
-        return [classes[i] for i in order[:, 0]], conf
+        s = (self.features / self.scale).astype(np.float32)
+        f = (feats / self.scale).astype(np.float32)
+        out = np.empty(f.shape[:2] + (len(classes),), np.float32)
+        for j, c in enumerate(classes):
+            sc = s[lab == c]
+            k = min(NEIGHBOURS, len(sc))
+            s2 = (sc * sc).sum(axis=1)
+            for i in range(len(f)):
+                for a in range(0, f.shape[1], 2000):
+                    fi = f[i, a : a + 2000]
+                    d2 = (fi * fi).sum(axis=1)[:, None] + s2[None, :] - 2 * fi @ sc.T
+                    near = np.partition(d2, k - 1, axis=1)[:, :k]
+                    out[i, a : a + 2000, j] = np.sqrt(np.maximum(near, 0)).mean(axis=1)
+        return classes, out
+
+    def decide(self, feats: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+        """Best label index per place, its confidence, the best shift, and the labels."""
+        classes, sc = self.scores(feats)
+        per_class = sc.min(axis=0)  # the best-matching position for every label
+        order = np.argsort(per_class, axis=1)
+        n = np.arange(per_class.shape[0])
+        best = per_class[n, order[:, 0]]
+        second = per_class[n, order[:, 1]] if len(classes) > 1 else np.full_like(best, np.inf)
+        margin = np.clip(1 - best / np.maximum(second, 1e-9), 0, 1)
+        closeness = np.clip(1.5 - best / FAR, 0, 1)
+        shift = sc[:, n, order[:, 0]].argmin(axis=0)
+        return order[:, 0], margin * closeness, shift, classes
+
+    def read(self, feats: np.ndarray) -> tuple[list[str], np.ndarray]:
+        """Each place's label and a confidence in [0, 1], from (shifts, N, F) features.
+
+        A first reading gives the places that are read confidently; the median offset between
+        them and their labels' nearest learned looks is what the light estimate missed (a tone curve,
+        the board's material answering differently from the pieces), and is removed before
+        reading again.
+        """
+        feats = np.asarray(feats, np.float64)
+        if feats.ndim == 2:
+            feats = feats[None]
+        best, conf, shift, classes = self.decide(feats)
+        lab = np.array(self.labels)
+        n = np.arange(feats.shape[1])
+        chosen = feats[shift, n]
+        good = conf >= 0.3
+        if good.sum() >= 4:
+            resid = np.zeros((len(n), N_FEATURES))
+            for j, c in enumerate(classes):
+                here = good & (best == j)
+                if not here.any():
+                    continue
+                looks = self.features[lab == c]
+                d = (((chosen[here][:, None, :] - looks[None]) / self.scale) ** 2).sum(axis=2)
+                resid[here] = chosen[here] - looks[d.argmin(axis=1)]
+            offset = np.median(resid[good], axis=0)
+            per_channel = np.clip((offset[0:3] + offset[3:6]) / 2, -0.3, 0.3)
+            full = np.concatenate([per_channel, per_channel, [per_channel.mean()] * 2])
+            best, conf, _, _ = self.decide(feats - full)
+        return [classes[i] for i in best], conf
 
 
 def learn(samples: list[tuple[np.ndarray, list[list[str]]]], size: tuple[int, int],
           corners: list[np.ndarray]) -> LatticeModel:
     """A model from (image, labels) pairs, each with its own lattice corners."""
-    feats, labels = [], []
+    looks, labels = [], []
     for (image, grid), cor in zip(samples, corners):
-        f = place_features(image, size, cor)
-        feats.append(f)
-        labels += [ch for row in grid for ch in row]
-    x = np.concatenate(feats)
+        f = place_features(image, size, cor)  # (shifts, N, F)
+        flat = [ch for row in grid for ch in row]
+        for k in range(len(f)):
+            looks.append(f[k])
+            labels += flat
+    x = np.concatenate(looks).astype(np.float64)
     lab = np.array(labels)
-    # Within-class spread of every feature, pooled, never below a floor (in Lab units).
-    floor = np.array([2.0, 1.5, 1.5, 2.0, 1.5, 1.5, 2.0])
-    resid = np.concatenate([x[lab == c] - np.median(x[lab == c], axis=0) for c in set(labels)])
-    scale = np.maximum(np.sqrt(np.mean(resid**2, axis=0)), floor)
-    # A little light tolerance: each sample also learned darker and lighter.
-    shifted = []
-    for dl in (-6.0, 6.0):
-        y = x.copy()
-        y[:, 0] += dl
-        y[:, 3] += dl
-        shifted.append(y)
-    x_all = np.concatenate([x, *shifted])
-    return LatticeModel(size, x_all, labels * 3, scale)
+    classes = sorted(set(labels))
+    # Within-label spread of every feature, pooled over labels, robust to mislabelled places.
+    resid = np.concatenate([x[lab == c] - np.median(x[lab == c], axis=0) for c in classes])
+    mad = 1.4826 * np.median(np.abs(resid), axis=0)
+    scale = np.maximum(mad, FLOOR)
+    # Keep the reading cost bounded on very large lattices.
+    keep = np.zeros(len(x), bool)
+    rng = np.random.default_rng(0)
+    for c in classes:
+        idx = np.flatnonzero(lab == c)
+        if len(idx) > MAX_LOOKS:
+            idx = rng.choice(idx, MAX_LOOKS, replace=False)
+        keep[idx] = True
+    return LatticeModel(tuple(size), x[keep], [str(v) for v in lab[keep]], scale)
 
 
 def read(model: LatticeModel, image: np.ndarray, corners: np.ndarray) -> tuple[list[list[str]], np.ndarray]:
+    """The label of every place of a picture (row lists) and each one's confidence."""
     rows, cols = model.size
     labels, conf = model.read(place_features(image, model.size, corners))
     grid = [labels[r * cols : (r + 1) * cols] for r in range(rows)]
     return grid, conf.reshape(rows, cols)
 
 
-__all__ = ["CornersError", "LatticeModel", "learn", "load_image", "parse_labels", "parse_size",
-           "place_features", "read"]
+__all__ = ["CornersError", "LatticeModel", "MODEL_VERSION", "illumination", "learn", "load_image",
+           "parse_labels", "parse_size", "place_features", "read"]
