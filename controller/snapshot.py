@@ -85,6 +85,27 @@ class Snapshot:
     def to_text(self) -> str:
         return format_snapshot(self)
 
+    def tells_nothing_new(self, previous: Snapshot) -> bool:
+        """True when this reading differs from `previous` only where it knows less.
+
+        A glyph or a door that was read before and shows as ``?`` now (glare, a passing shadow),
+        or doors not read at all, is not a change on the board.
+        """
+        if (self.game, self.orange, self.white) != (previous.game, previous.orange, previous.white):
+            return False
+        if self.cells != previous.cells:
+            for row, old_row in zip(self.cells, previous.cells):
+                for new, old in zip(row, old_row):
+                    if new != old and not (
+                        self.game == "blockers" and new[-1:] == "?" and old != EMPTY and new[0] == old[0]
+                    ):
+                        return False
+        if self.doors is None or self.doors == previous.doors:
+            return True
+        if previous.doors is None:
+            return False
+        return all(new in (old, UNKNOWN_DOOR) for new, old in zip(self.doors, previous.doors))
+
 
 def _meaningful_lines(text: str) -> list[tuple[int, str]]:
     out = []

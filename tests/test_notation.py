@@ -209,3 +209,20 @@ def test_replay_of_a_malformed_record_exits_2_with_a_clear_message(tmp_path):
     assert "setup" in out.stderr and "10 board rows, found 9" in out.stderr
     out = run_cli("replay", str(tmp_path / "missing.yaml"))
     assert out.returncode == 2 and "cannot read the game record" in out.stderr
+
+
+def test_a_reading_that_only_knows_less_tells_nothing_new():
+    empty_row = " ".join([".."] * 9)
+    known = parse_snapshot("blockers", "\n".join(["R5 " + " ".join([".."] * 8)] + [empty_row] * 8))
+    unread = parse_snapshot("blockers", "\n".join(["R? " + " ".join([".."] * 8)] + [empty_row] * 8))
+    other = parse_snapshot("blockers", "\n".join(["G? " + " ".join([".."] * 8)] + [empty_row] * 8))
+    assert unread.tells_nothing_new(known)
+    assert not known.tells_nothing_new(unread)  # the glyph is read now: news
+    assert not other.tells_nothing_new(known)  # another colour: a change
+    doors = parse_snapshot("flipop", FLIPOP)
+    foggy = parse_snapshot("flipop", FLIPOP.replace("doors: N N", "doors: ? N"))
+    no_doors = Snapshot("flipop", doors.cells)
+    assert foggy.tells_nothing_new(doors) and no_doors.tells_nothing_new(doors)
+    assert not doors.tells_nothing_new(foggy) and not doors.tells_nothing_new(no_doors)
+    turned = parse_snapshot("flipop", FLIPOP.replace("doors: N N", "doors: E N"))
+    assert not turned.tells_nothing_new(doors)

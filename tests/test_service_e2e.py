@@ -17,7 +17,7 @@ from controller.commands.demo import play_game
 )
 def test_no_false_verdict_with_hands_glare_and_bumps(game, seed, moves, tmp_path):
     outcome = play_game(game, seed, tmp_path, print_lights=False, max_moves=moves, noise_frames=2)
-    assert outcome.verdicts == outcome.intended
+    assert outcome.faithful, (outcome.verdicts, outcome.intended)
     kinds = [v["verdict"] for v in outcome.verdicts]
     assert "illegal" in kinds and "restored" in kinds
     assert any("hand in" in line for line in outcome.lines)
@@ -26,7 +26,7 @@ def test_no_false_verdict_with_hands_glare_and_bumps(game, seed, moves, tmp_path
 
 def test_stay_alive_with_the_switch_board_unplugged_and_back(tmp_path):
     outcome = play_game("stay-alive", 21, tmp_path, print_lights=True, max_moves=9)
-    assert outcome.verdicts == outcome.intended
+    assert outcome.faithful, (outcome.verdicts, outcome.intended)
     text = "\n".join(outcome.lines)
     assert "fault: the slide switches are not answering: check the USB cable of the switch board" in text
     assert "fault cleared: the slide switches are answering again" in text

@@ -23,7 +23,7 @@ from controller.errors import RefereeError
 from controller.record import setup_from_mapping
 from controller.service.app import Service
 from controller.service.config import config_from_mapping
-from controller.service.world import SimClock, SimDriver, SimPlayer, SimWorld, Step, starting_board
+from controller.service.world import SimClock, SimDriver, SimPlayer, SimWorld, Step, all_agree, starting_board
 
 GAMES = ("colorpop", "blockers", "flipop", "stay-alive")
 
@@ -66,7 +66,7 @@ class DemoResult:
 
     @property
     def faithful(self) -> bool:
-        return self.verdicts == self.intended
+        return all_agree(self.verdicts, self.intended)
 
 
 def demo_config(game: str, seed: int, folder: Path, settle_time: float = 0.3) -> dict[str, Any]:

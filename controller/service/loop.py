@@ -311,8 +311,9 @@ class RefereeLoop:
         self.unreadable_said = None
         if self.amber_blinking:  # readable again: amber back to what the game says
             self._show_amber()
-        if snapshot == self.session.last_snapshot:
-            return None
+        last = self.session.last_snapshot
+        if last is not None and snapshot.tells_nothing_new(last):
+            return None  # the same board, or the same board with a glyph or door unread this time
         return self._judge(snapshot)
 
     def _judge(self, snapshot: Snapshot) -> Verdict:

@@ -106,14 +106,34 @@ class SimWorld:
         return None if not self.camera_plugged else (self.version, self.frame % self.noise_frames)
 
     def visible(self, board: Snapshot | None = None) -> Snapshot:
-        """What a perfect camera and switches report: no Blockers! glyph, no Flipop door."""
-        board = board or self.board
-        if board.game == "blockers":
-            cells = tuple(tuple(v if v == ".." or v == EMPTY else v[0] + "?" for v in row) for row in board.cells)
-            return Snapshot(board.game, cells)
-        if board.game == "flipop":
-            return Snapshot(board.game, board.cells)
-        return board
+        """What a perfect camera and switches report: the board itself, glyphs and doors included."""
+        return board or self.board
+
+
+def agrees(actual: dict, intended: dict) -> bool:
+    """The referee's verdict is the one the player intended, allowing for what the camera could
+    not read: a Blockers! glyph seen as ``?`` (and its ``glyph-unread`` event)."""
+    if actual == intended:
+        return True
+    ignored = ("move", "events", "index")
+    if {k: v for k, v in actual.items() if k not in ignored} != {
+        k: v for k, v in intended.items() if k not in ignored
+    }:
+        return False
+    move, wanted = actual.get("move", ""), intended.get("move", "")
+    if len(move) != len(wanted) or any(a != b and a != "?" for a, b in zip(move, wanted)):
+        return False
+    events = [e for e in actual.get("events", []) if not e.startswith("glyph-unread")]
+    return events == [e for e in intended.get("events", []) if not e.startswith("glyph-unread")]
+
+
+def all_agree(actual: list[dict], intended: list[dict]) -> bool:
+    """Every verdict agrees, in order. ``unchanged`` verdicts are left out on both sides: when a
+    glyph the camera missed is read later, the referee judges that still board once more
+    (``unchanged``, learning the glyph), which a perfect camera never needs to."""
+    actual = [v for v in actual if v.get("verdict") != "unchanged"]
+    intended = [v for v in intended if v.get("verdict") != "unchanged"]
+    return len(actual) == len(intended) and all(agrees(a, b) for a, b in zip(actual, intended))
 
 
 class CachedFrames:
