@@ -15,20 +15,20 @@ from controller.errors import RefereeError
 
 #: Subcommand modules, in the order `referee --help` lists them.
 COMMAND_MODULES = [
-    "controller.commands.replay",
-    "controller.commands.lights_test",
-    "controller.commands.holes",
+    "controller.commands.demo",
     "controller.commands.run",
+    "controller.commands.replay",
     "controller.commands.status",
     "controller.commands.new_game",
     "controller.commands.reveal",
     "controller.commands.end",
     "controller.commands.export",
-    "controller.commands.demo",
-    "controller.commands.render",
     "controller.commands.read",
-    "controller.commands.lattice",
+    "controller.commands.render",
     "controller.commands.calibrate",
+    "controller.commands.lattice",
+    "controller.commands.holes",
+    "controller.commands.lights_test",
 ]
 
 
