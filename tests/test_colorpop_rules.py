@@ -5,6 +5,9 @@ Boards are given by their bottom rows (tokens rest at the bottom); `bottom()` fi
 
 from __future__ import annotations
 
+import itertools
+import re
+
 from colorpop_helpers import board, engine
 
 from controller.referee import Referee
@@ -194,14 +197,34 @@ def test_a_big_group_gets_the_fewest_slides_to_turn():
     check = eng.check_setup(board(text_of(grid)))
     assert not check.ok and "more than 5" in check.reason and "green" in check.reason
     assert {(0, c) for c in range(6)} <= set(check.cells)
-    assert check.advice == "turn slide 3 end for end" or check.advice.startswith("turn slide")
-    slides = [int(w) for w in check.advice.replace(",", " ").split() if w.isdigit()]
-    assert len(slides) == 1  # one reversal is enough to split a row of six
-    fixed = [row[:] for row in grid]
+    assert re.fullmatch(r"turn slide \d+", check.advice)  # one reversal splits a row of six
+    assert eng.check_setup(board(text_of(turned(grid, slides_of(check.advice))))).ok
+
+
+def slides_of(advice: str) -> list[int]:
+    return [int(w) for w in advice.replace(",", " ").split() if w.isdigit()]
+
+
+def turned(grid: list[list[str]], slides: list[int]) -> list[list[str]]:
+    """The board with the given slides (numbered from 1 on the left) turned end for end."""
+    out = [row[:] for row in grid]
     for n in slides:
         for r in range(10):
-            fixed[r][n - 1] = grid[9 - r][n - 1]
-    assert eng.check_setup(board(text_of(fixed))).ok
+            out[r][n - 1] = grid[9 - r][n - 1]
+    return out
+
+
+def test_the_advice_is_the_fewest_slides_to_turn():
+    grid = grid_of(SETUP_OK)
+    grid[0] = ["G"] * 10
+    grid[1] = ["G"] * 10  # a 2x10 block: runs of at most two unturned slides are needed
+    eng = engine(tokens={})
+    check = eng.check_setup(board(text_of(grid)))
+    slides = slides_of(check.advice)
+    assert check.advice.startswith("turn slides ") and len(slides) >= 3
+    assert eng.check_setup(board(text_of(turned(grid, slides)))).ok
+    for fewer in itertools.combinations(range(1, 11), len(slides) - 1):
+        assert not eng.check_setup(board(text_of(turned(grid, list(fewer))))).ok
 
 
 def test_a_setup_no_reversal_can_fix_says_so():

@@ -165,7 +165,7 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
         else:
             numbers = [str(c + 1) for c in flips]
             listed = numbers[0] if len(numbers) == 1 else ", ".join(numbers[:-1]) + " and " + numbers[-1]
-            advice = f"turn slide{'s' if len(numbers) > 1 else ''} {listed} end for end"
+            advice = f"turn slide{'s' if len(numbers) > 1 else ''} {listed}"  # end for end
         return SetupCheck(
             False,
             f"groups of more than {MAX_SETUP_GROUP} tokens of one colour: {names}",
