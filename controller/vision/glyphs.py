@@ -113,8 +113,11 @@ def normalise(pix: np.ndarray, white: np.ndarray | None = None
 
     med = q(0.5)
     hi, lo = q(0.98) - med, med - q(0.02)
-    sign = np.where(hi >= lo, 1.0, -1.0).astype(np.float32)
-    ink_level = np.maximum(np.maximum(hi, lo), 1e-3)
+    # Blockers! glyphs are printed in white: the glyph is the lighter side of the axis. Choosing
+    # the side by spread instead lets a faint thin print (the wild tile's ring under blur) lose
+    # to the tile's own darker shading, and the patch is then read inside out.
+    sign = np.where(axis.sum(axis=1) >= 0, 1.0, -1.0).astype(np.float32)
+    ink_level = np.maximum(np.where(sign > 0, hi, lo), 1e-3)
     rel = (proj - med[:, None]) * sign[:, None] / ink_level[:, None]
     ink = np.clip(rel, 0, 1) * mask
     return ink.astype(np.float32), mask, ink_level.astype(np.float32)
