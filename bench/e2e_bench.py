@@ -13,6 +13,10 @@ Usage: python bench/e2e_bench.py [--games colorpop blockers ...] [--moves N] [--
 
 from __future__ import annotations
 
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the referee runs (controller/__init__.py)
+
 import argparse
 import logging
 import random

@@ -19,6 +19,10 @@ wrong-but-not-doubtful.
 
 from __future__ import annotations
 
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the referee runs (controller/__init__.py)
+
 import argparse
 import sys
 import time

@@ -13,6 +13,10 @@ layouts among random balls): right, unsure (`?`), wrong-but-sure.
 
 from __future__ import annotations
 
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the referee runs (controller/__init__.py)
+
 import argparse
 import sys
 from dataclasses import replace

@@ -12,6 +12,10 @@ localisation and read, 2 ms for a gated still frame.
 
 from __future__ import annotations
 
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the referee runs (controller/__init__.py)
+
 import argparse
 import statistics
 import sys
