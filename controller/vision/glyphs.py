@@ -15,6 +15,10 @@ clearly larger than the best's (`MIN_RATIO` times).
 
 Templates come from the renderer's glyph drawing (the standard edition's look) unless the
 profile's `vision.glyphs` holds templates learned from a real copy (`calibration/vision_glyphs`).
+The drawn templates are drawn afresh at each angle and centring offset (`drawn_turns`) rather than
+turned and moved after drawing: bilinear resampling softens each glyph by an amount that depends on
+where its ink centre falls between pixels, so glyphs told apart by corners (B and 8) were softened
+differently from the tiles.
 """
 
 from __future__ import annotations
@@ -40,6 +44,13 @@ MAX_GLARE = 0.4  # most of a patch that glare may hide
 MIN_CONTRAST = 25.0  # least grey levels between glyph and tile
 SATURATED = 250
 DIL = 5  # pixels of rim around glare also left out
+#: How the print is drawn for the out-of-the-box templates: scale and softening (patch pixels).
+#: Fitted to tiles as the reader samples them on blurry, low-resolution frames (hard renders,
+#: pitch 33-49 px): a camera's blur and the ink normalisation's clipping thin the strokes' edges,
+#: so the print matches best about 3% smaller and a little softer than drawn (noise-free B tiles:
+#: 1 - score against B 0.006 -> 0.0015, against 8 0.017 -> 0.012, so B is no longer unsure).
+TEMPLATE_SCALE = 0.97
+TEMPLATE_BLUR = 1.2
 GLARE_OVER_WHITE = 1.35  # brighter than white paper by this much: glare (shadows and light
 # gradients between the markers make the local white uncertain by up to about a quarter)
 
@@ -153,18 +164,36 @@ def centred_turns(image: np.ndarray) -> np.ndarray:
     return np.stack(out)
 
 
-@lru_cache(maxsize=1)
-def default_images() -> dict[str, np.ndarray]:
-    """The standard edition's glyphs as a camera sees them (the renderer's drawing, softened by
-    a camera's blur), PATCH x PATCH, ink 0..1."""
+def _drawn(glyph: str, angle: float = 0.0, shift: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
+    """The renderer's drawing of `glyph` turned by `angle` and moved by `shift` pitches, as a
+    camera sees it (`TEMPLATE_SCALE`, softened by `TEMPLATE_BLUR`), PATCH x PATCH, ink 0..1."""
     from controller.vision.render import glyph_mask
 
-    out = {}
-    for g in GLYPHS:
-        img = glyph_mask(g, PPG, HALF)
-        img = cv2.GaussianBlur(img, (0, 0), 0.9)
-        out[g] = np.clip(img / max(float(np.percentile(img, 99)), 1e-3), 0, 1)
-    return out
+    img = glyph_mask(glyph, PPG * TEMPLATE_SCALE, HALF / TEMPLATE_SCALE, angle,
+                     (shift[0] / TEMPLATE_SCALE, shift[1] / TEMPLATE_SCALE))
+    img = cv2.GaussianBlur(img, (0, 0), TEMPLATE_BLUR)
+    return np.clip(img / max(float(np.percentile(img, 99)), 1e-3), 0, 1)
+
+
+@lru_cache(maxsize=1)
+def default_images() -> dict[str, np.ndarray]:
+    """The standard edition's glyphs as a camera sees them, upright, PATCH x PATCH, ink 0..1."""
+    return {g: _drawn(g) for g in GLYPHS}
+
+
+def drawn_turns(glyph: str) -> np.ndarray:
+    """(len(ANGLES), K) like `centred_turns`, but each angle drawn by the renderer's own
+    supersampled drawing, so every glyph and angle is exactly as soft as `TEMPLATE_BLUR`."""
+    out = []
+    for a in ANGLES:
+        c = ink_centre(_prepare(_drawn(glyph, a))[None, :])[0]
+        out.append(_prepare(_drawn(glyph, a, (-float(c[0]), -float(c[1])))))
+    return np.stack(out)
+
+
+@lru_cache(maxsize=1)
+def _default_turns() -> dict[str, np.ndarray]:
+    return {g: drawn_turns(g) for g in GLYPHS}
 
 
 def encode_image(image: np.ndarray) -> str:
@@ -219,12 +248,13 @@ class GlyphModel:
 
     def __init__(self, images: dict[str, np.ndarray] | None = None,
                  min_score: float = MIN_SCORE, min_ratio: float = MIN_RATIO) -> None:
-        base = dict(default_images())
-        base.update(images or {})
+        images = images or {}
+        drawn = _default_turns()
         self.glyphs = GLYPHS
         self.min_score = min_score
         self.min_ratio = min_ratio
-        self.templates = np.concatenate([centred_turns(base[g]) for g in GLYPHS])  # (G*A, K)
+        self.templates = np.concatenate([  # (G*A, K)
+            centred_turns(images[g]) if g in images else drawn[g] for g in GLYPHS])
         t = self.templates
         self.t2 = t * t
         self._full_st = SUPPORT @ t.T
