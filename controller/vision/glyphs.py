@@ -51,6 +51,10 @@ DIL = 5  # pixels of rim around glare also left out
 #: 1 - score against B 0.006 -> 0.0015, against 8 0.017 -> 0.012, so B is no longer unsure).
 TEMPLATE_SCALE = 0.97
 TEMPLATE_BLUR = 1.2
+NEAR = 1.5  # pitches: the tiles whose print tells the light at a tile
+MIN_NEAR = 4  # fewer tiles than this around a tile: keep the markers' paper white
+PRINT_PERCENTILE = 95.0  # of a disc's brightness: on the print for every glyph but the thinnest
+PRINT_OVER_WHITE = 1.1  # at most how much brighter than paper white that percentile may be
 GLARE_OVER_WHITE = 1.35  # brighter than white paper by this much: glare (shadows and light
 # gradients between the markers make the local white uncertain by up to about a quarter)
 
@@ -307,10 +311,34 @@ def _default_model() -> GlyphModel:
     return GlyphModel()
 
 
+def print_white(pix: np.ndarray, centres: np.ndarray, white: np.ndarray) -> np.ndarray:
+    """`white` (N, 3) raised where the tiles around a tile show brighter print than the markers'
+    paper would allow: markers in a shadow make the paper white too low, and the glare test then
+    masks the print itself. A tile's print level is a high percentile of its disc's brightness;
+    the median over the tiles within `NEAR` pitches (at least `MIN_NEAR` of them) stands for the
+    light there, so a glare spot on one tile does not raise its own threshold."""
+    white = np.asarray(white, np.float32)
+    centres = np.asarray(centres, np.float64).reshape(-1, 2)
+    disc = pix[:, SUPPORT > 0, :].sum(axis=2)
+    level = np.percentile(disc, PRINT_PERCENTILE, axis=1) / PRINT_OVER_WHITE
+    near = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1)) <= NEAR
+    out = white.copy()
+    for i in range(len(centres)):
+        if near[i].sum() >= MIN_NEAR:
+            lit = float(np.median(level[near[i]]))
+            total = float(white[i].sum())
+            if lit > total:
+                out[i] = white[i] * (lit / max(total, 1e-3))
+    return out
+
+
 def centred_patches(frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
                     white: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Normalised patches re-sampled around each tile's ink centre: (ink, mask, contrast)."""
-    ink, _, _ = normalise(sample_patches(frame, h, centres), white)
+    pix = sample_patches(frame, h, centres)
+    if white is not None:
+        white = print_white(pix, centres, white)
+    ink, _, _ = normalise(pix, white)
     shift = ink_centre(ink)
     return normalise(sample_patches(frame, h, centres, shift), white)
 
