@@ -62,6 +62,7 @@ _grid = (np.arange(PATCH) + 0.5) / PPG - HALF
 GRID = np.stack(np.meshgrid(_grid, _grid), axis=-1).reshape(-1, 2)  # (K, 2) board offsets (x, y)
 _r = np.hypot(GRID[:, 0], GRID[:, 1])
 SUPPORT = (_r <= HALF - 0.5 / PPG).astype(np.float32)  # a disc: a turned tile's corners stay out
+_DISC = np.flatnonzero(SUPPORT)
 
 
 @dataclass
@@ -319,17 +320,16 @@ def print_white(pix: np.ndarray, centres: np.ndarray, white: np.ndarray) -> np.n
     light there, so a glare spot on one tile does not raise its own threshold."""
     white = np.asarray(white, np.float32)
     centres = np.asarray(centres, np.float64).reshape(-1, 2)
-    disc = pix[:, SUPPORT > 0, :].sum(axis=2)
-    level = np.percentile(disc, PRINT_PERCENTILE, axis=1) / PRINT_OVER_WHITE
-    near = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1)) <= NEAR
-    out = white.copy()
-    for i in range(len(centres)):
-        if near[i].sum() >= MIN_NEAR:
-            lit = float(np.median(level[near[i]]))
-            total = float(white[i].sum())
-            if lit > total:
-                out[i] = white[i] * (lit / max(total, 1e-3))
-    return out
+    disc = pix[:, _DISC, 0] + pix[:, _DISC, 1] + pix[:, _DISC, 2]
+    k = int(len(_DISC) * PRINT_PERCENTILE / 100)
+    level = np.partition(disc, k, axis=1)[:, k] / PRINT_OVER_WHITE
+    d = centres[:, None, :] - centres[None, :, :]
+    near = d[..., 0] ** 2 + d[..., 1] ** 2 <= NEAR * NEAR
+    lit = np.nanmedian(np.where(near, level[None, :], np.nan), axis=1)
+    total = white.sum(axis=1)
+    raise_ = (near.sum(axis=1) >= MIN_NEAR) & (lit > total)
+    gain = np.where(raise_, lit / np.maximum(total, 1e-3), 1.0).astype(np.float32)
+    return white * gain[:, None]
 
 
 def centred_patches(frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
