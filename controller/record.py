@@ -125,9 +125,9 @@ def setup_from_mapping(data: dict, source: str = "record") -> GameSetup:
     if seats is not None:
         if not isinstance(seats, list) or len(seats) != players:
             raise ConfigError("seats", f"expected a list of {players} seats (one per player), got {seats!r}", source)
-        seats_t = tuple(tuple(_as_list(s)) if isinstance(s, list) else s for s in seats)
-        for i, s in enumerate(seats_t):
-            for letter in _as_list(list(s) if isinstance(s, tuple) else s):
+        seats_t = tuple(tuple(s) if isinstance(s, list) else s for s in seats)
+        for i, s in enumerate(seats):
+            for letter in _as_list(s):
                 if not isinstance(letter, str) or letter not in profile.letters:
                     raise ConfigError(
                         f"seats[{i}]",

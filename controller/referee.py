@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.games.base import Engine, Result
+from controller.games.base import ActionNotAllowed, Engine, Result
 from controller.snapshot import Snapshot
 
 Cell = tuple[int, int]
@@ -156,8 +156,6 @@ class Referee:
             verdict = Verdict("action", index, action=name)
         else:
             if self.state is None:
-                from controller.games.base import ActionNotAllowed
-
                 raise ActionNotAllowed(f"{name} needs a game in progress")
             self.state, events = self.engine.action(self.state, name)
             verdict = Verdict("action", index, action=name, events=events)
