@@ -177,13 +177,13 @@ def dump_record(setup: GameSetup, board: Snapshot, entries: list[Entry], profile
     """A record's YAML text, as `referee export` writes it."""
 
     class _Literal(str):
-        pass
+        """Text YAML writes as a `|` block, so boards read as boards."""
 
     def _repr(dumper: yaml.SafeDumper, value: _Literal) -> yaml.ScalarNode:
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
 
     class _Dumper(yaml.SafeDumper):
-        pass
+        """A dumper of our own, so the block style does not leak into yaml.SafeDumper."""
 
     _Dumper.add_representer(_Literal, _repr)
     data: dict[str, Any] = {

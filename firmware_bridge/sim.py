@@ -223,7 +223,7 @@ class _Poller:
         self._pico = pico
 
     def register(self, stream: object, mask: int = 1) -> None:
-        pass
+        """The program registers stdin once; the stand-in always polls the pty."""
 
     def poll(self, timeout_ms: int = -1) -> list[tuple[object, int]]:
         return [(None, 1)] if self._pico._device_wait(timeout_ms) else []

@@ -152,7 +152,7 @@ class PiCamera:
             try:
                 self.cam.stop()
                 self.cam.close()
-            except Exception:
+            except Exception:  # a camera that vanished cannot be stopped: nothing left to release
                 pass
             self.cam = None
 
