@@ -78,6 +78,35 @@ class GlyphReading:
 # --------------------------------------------------------------------------- patches
 
 
+def _image_points(h: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Image x and y (N*PATCH, PATCH) float32 of every patch pixel around board points `centres`.
+
+    The homography is applied by hand rather than by cv2.perspectiveTransform on N*K points: its
+    terms split into one per tile and one per patch pixel (shared by all tiles), so the grid is a
+    few broadcast additions and two divisions, cheap enough to redo for the re-centred pass."""
+    h = np.asarray(h, np.float64)
+    a = centres @ h[:, :2].T + h[:, 2]  # (N, 3): each tile centre's homogeneous image point
+    g = GRID @ h[:, :2].T  # (K, 3): each patch pixel's offset from it
+    w = a[:, 2:3] + g[None, :, 2]
+    x = (a[:, 0:1] + g[None, :, 0]) / w
+    y = (a[:, 1:2] + g[None, :, 1]) / w
+    n = len(centres)
+    return (x.astype(np.float32).reshape(n * PATCH, PATCH),
+            y.astype(np.float32).reshape(n * PATCH, PATCH))
+
+
+def _sample_planes(frame: np.ndarray, h: np.ndarray, centres: np.ndarray) -> list[np.ndarray]:
+    """The patches around `centres` as float32 (N, K) planes, one per colour channel: one
+    cv2.remap for all tiles, and planes rather than (N, K, 3) because every later step works
+    channel by channel (reductions over a last axis of 3 are slow in numpy)."""
+    x, y = _image_points(h, centres)
+    out = cv2.remap(frame, x, y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    n = len(centres)
+    if out.ndim == 2:
+        return [out.reshape(n, -1).astype(np.float32)] * 3
+    return [p.reshape(n, -1).astype(np.float32) for p in cv2.split(out)]
+
+
 def sample_patches(frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
                    shifts: np.ndarray | None = None) -> np.ndarray:
     """(N, K, 3) float32 pixels of the patches around board points `centres` (moved by `shifts`
@@ -85,11 +114,7 @@ def sample_patches(frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
     centres = np.asarray(centres, np.float64).reshape(-1, 2)
     if shifts is not None:
         centres = centres + shifts
-    pts = (centres[:, None, :] + GRID[None, :, :]).reshape(-1, 1, 2)
-    img = cv2.perspectiveTransform(pts, h).reshape(-1, PATCH, 2).astype(np.float32)
-    out = cv2.remap(frame, img[..., 0], img[..., 1], cv2.INTER_LINEAR,
-                    borderMode=cv2.BORDER_REPLICATE)
-    return out.reshape(len(centres), PATCH * PATCH, -1).astype(np.float32)
+    return np.stack(_sample_planes(frame, h, centres), axis=-1)
 
 
 def normalise(pix: np.ndarray, white: np.ndarray | None = None
@@ -103,25 +128,38 @@ def normalise(pix: np.ndarray, white: np.ndarray | None = None
     Ink is 0 on the tile and 1 on the glyph whatever their colours; the mask leaves out the area
     outside the disc and glare; contrast is how far the glyph's level is from the tile's, in
     grey levels along the patch's main colour axis."""
-    n = len(pix)
-    b, g, r = pix[..., 0], pix[..., 1], pix[..., 2]  # channel by channel: a reduction over a
-    glare = np.minimum(np.minimum(b, g), r) >= SATURATED  # last axis of 3 is slow in numpy
+    pix = np.asarray(pix, np.float32)
+    return _normalise_planes([np.ascontiguousarray(pix[..., c]) for c in range(3)], white)
+
+
+def _normalise_planes(planes: list[np.ndarray], white: np.ndarray | None = None
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`normalise` on (N, K) colour planes: every step is an elementwise or row operation on
+    whole planes (no per-tile loop, no small batched matrix products, which numpy runs slowly)."""
+    b, g, r = planes
+    n = len(b)
+    glare = np.minimum(np.minimum(b, g), r) >= SATURATED
     if white is not None:
         glare |= (b + g + r) > GLARE_OVER_WHITE * np.asarray(white, np.float32).sum(axis=1)[:, None]
-    sat = glare.astype(np.uint8).reshape(n * PATCH, PATCH)
-    if sat.any():
-        sat = cv2.dilate(sat, np.ones((DIL, DIL), np.uint8))
-    mask = SUPPORT[None, :] * (1 - sat.reshape(n, -1).astype(np.float32))
-    cnt = np.maximum(mask.sum(axis=1, keepdims=True), 1)
-    mean = (mask[:, None, :] @ pix)[:, 0, :] / cnt
-    d = (pix - mean[:, None, :]) * mask[..., None]
-    cov = d.transpose(0, 2, 1) @ d / cnt[:, :, None]
+    if glare.any():
+        sat = cv2.dilate(glare.astype(np.uint8).reshape(n * PATCH, PATCH),
+                         np.ones((DIL, DIL), np.uint8))
+        mask = SUPPORT[None, :] * (1 - sat.reshape(n, -1).astype(np.float32))
+    else:
+        mask = np.broadcast_to(SUPPORT, (n, len(SUPPORT))).copy()
+    cnt = np.maximum(mask.sum(axis=1), 1)
+    centred = [p - (np.einsum("nk,nk->n", mask, p) / cnt)[:, None] for p in planes]
+    masked = [c * mask for c in centred]
+    cov = np.empty((n, 3, 3), np.float32)
+    for i in range(3):
+        for j in range(i, 3):
+            cov[:, i, j] = cov[:, j, i] = np.einsum("nk,nk->n", masked[i], masked[j]) / cnt
     _, vecs = np.linalg.eigh(cov + np.eye(3, dtype=np.float32) * 1e-3)
     axis = vecs[:, :, -1]
-    proj = ((pix - mean[:, None, :]) @ axis[:, :, None])[:, :, 0]
+    proj = (centred[0] * axis[:, 0:1] + centred[1] * axis[:, 1:2]) + centred[2] * axis[:, 2:3]
     big = np.float32(1e9)
     ranked = np.sort(np.where(mask > 0, proj, big), axis=1)
-    m = cnt[:, 0].astype(int)
+    m = cnt.astype(int)
     rows = np.arange(n)
 
     def q(f: float) -> np.ndarray:
@@ -134,7 +172,7 @@ def normalise(pix: np.ndarray, white: np.ndarray | None = None
     # to the tile's own darker shading, and the patch is then read inside out.
     sign = np.where(axis.sum(axis=1) >= 0, 1.0, -1.0).astype(np.float32)
     ink_level = np.maximum(np.where(sign > 0, hi, lo), 1e-3)
-    rel = (proj - med[:, None]) * sign[:, None] / ink_level[:, None]
+    rel = (proj - med[:, None]) * (sign / ink_level)[:, None]
     ink = np.clip(rel, 0, 1) * mask
     return ink.astype(np.float32), mask, ink_level.astype(np.float32)
 
@@ -318,29 +356,44 @@ def print_white(pix: np.ndarray, centres: np.ndarray, white: np.ndarray) -> np.n
     masks the print itself. A tile's print level is a high percentile of its disc's brightness;
     the median over the tiles within `NEAR` pitches (at least `MIN_NEAR` of them) stands for the
     light there, so a glare spot on one tile does not raise its own threshold."""
+    pix = np.asarray(pix, np.float32)
+    return _print_white(pix[..., 0] + pix[..., 1] + pix[..., 2], centres, white)
+
+
+def _print_white(brightness: np.ndarray, centres: np.ndarray, white: np.ndarray) -> np.ndarray:
+    """`print_white` from the patches' brightness (N, K: the sum of the three channels)."""
     white = np.asarray(white, np.float32)
     centres = np.asarray(centres, np.float64).reshape(-1, 2)
-    disc = pix[:, _DISC, 0] + pix[:, _DISC, 1] + pix[:, _DISC, 2]
+    disc = brightness[:, _DISC]
     k = int(len(_DISC) * PRINT_PERCENTILE / 100)
     level = np.partition(disc, k, axis=1)[:, k] / PRINT_OVER_WHITE
     d = centres[:, None, :] - centres[None, :, :]
     near = d[..., 0] ** 2 + d[..., 1] ** 2 <= NEAR * NEAR
-    lit = np.nanmedian(np.where(near, level[None, :], np.nan), axis=1)
+    # The median of the near tiles' levels by one sort (np.nanmedian is far slower): the others
+    # are sent to the end as infinity, and every tile is near itself so each row has one.
+    ranked = np.sort(np.where(near, level[None, :], np.float32(np.inf)), axis=1)
+    count = near.sum(axis=1)
+    rows = np.arange(len(level))
+    lit = (ranked[rows, (count - 1) // 2] + ranked[rows, count // 2]) / 2
     total = white.sum(axis=1)
-    raise_ = (near.sum(axis=1) >= MIN_NEAR) & (lit > total)
+    raise_ = (count >= MIN_NEAR) & (lit > total)
     gain = np.where(raise_, lit / np.maximum(total, 1e-3), 1.0).astype(np.float32)
     return white * gain[:, None]
 
 
 def centred_patches(frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
                     white: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Normalised patches re-sampled around each tile's ink centre: (ink, mask, contrast)."""
-    pix = sample_patches(frame, h, centres)
+    """Normalised patches re-sampled around each tile's ink centre: (ink, mask, contrast).
+
+    The second sampling is exact (bilinear from the frame at the shifted points), not a shift of
+    the first patch, which would blur the print a second time."""
+    centres = np.asarray(centres, np.float64).reshape(-1, 2)
+    planes = _sample_planes(frame, h, centres)
     if white is not None:
-        white = print_white(pix, centres, white)
-    ink, _, _ = normalise(pix, white)
+        white = _print_white(planes[0] + planes[1] + planes[2], centres, white)
+    ink, _, _ = _normalise_planes(planes, white)
     shift = ink_centre(ink)
-    return normalise(sample_patches(frame, h, centres, shift), white)
+    return _normalise_planes(_sample_planes(frame, h, centres + shift), white)
 
 
 def read_glyphs(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
