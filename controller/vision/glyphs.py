@@ -63,6 +63,7 @@ GRID = np.stack(np.meshgrid(_grid, _grid), axis=-1).reshape(-1, 2)  # (K, 2) boa
 _r = np.hypot(GRID[:, 0], GRID[:, 1])
 SUPPORT = (_r <= HALF - 0.5 / PPG).astype(np.float32)  # a disc: a turned tile's corners stay out
 _DISC = np.flatnonzero(SUPPORT)
+_RIM = np.ones((DIL, DIL), np.uint8)
 
 
 @dataclass
@@ -87,19 +88,39 @@ def _image_points(h: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.nd
     h = np.asarray(h, np.float64)
     a = centres @ h[:, :2].T + h[:, 2]  # (N, 3): each tile centre's homogeneous image point
     g = GRID @ h[:, :2].T  # (K, 3): each patch pixel's offset from it
-    w = a[:, 2:3] + g[None, :, 2]
-    x = (a[:, 0:1] + g[None, :, 0]) / w
-    y = (a[:, 1:2] + g[None, :, 1]) / w
+    inv = 1 / (a[:, 2:3] + g[None, :, 2])
+    x = (a[:, 0:1] + g[None, :, 0]) * inv
+    y = (a[:, 1:2] + g[None, :, 1]) * inv
     n = len(centres)
     return (x.astype(np.float32).reshape(n * PATCH, PATCH),
             y.astype(np.float32).reshape(n * PATCH, PATCH))
 
 
-def _sample_planes(frame: np.ndarray, h: np.ndarray, centres: np.ndarray) -> list[np.ndarray]:
+class _PointsCache:
+    """The last tiles' patch grids: the homography is kept while the camera does not move and the
+    tiles seldom change between frames, so the first (uncentred) sampling's grid is reused."""
+
+    def __init__(self) -> None:
+        self.entry: tuple[bytes, tuple[np.ndarray, np.ndarray]] | None = None
+
+    def points(self, h: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        key = np.asarray(h, np.float64).tobytes() + centres.tobytes()
+        entry = self.entry  # one attribute, replaced whole: safe if two readers share it
+        if entry is None or entry[0] != key:
+            entry = (key, _image_points(h, centres))
+            self.entry = entry
+        return entry[1]
+
+
+_POINTS = _PointsCache()
+
+
+def _sample_planes(frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
+                   cache: _PointsCache | None = None) -> list[np.ndarray]:
     """The patches around `centres` as float32 (N, K) planes, one per colour channel: one
     cv2.remap for all tiles, and planes rather than (N, K, 3) because every later step works
     channel by channel (reductions over a last axis of 3 are slow in numpy)."""
-    x, y = _image_points(h, centres)
+    x, y = _image_points(h, centres) if cache is None else cache.points(h, centres)
     out = cv2.remap(frame, x, y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     n = len(centres)
     if out.ndim == 2:
@@ -141,12 +162,16 @@ def _normalise_planes(planes: list[np.ndarray], white: np.ndarray | None = None
     glare = np.minimum(np.minimum(b, g), r) >= SATURATED
     if white is not None:
         glare |= (b + g + r) > GLARE_OVER_WHITE * np.asarray(white, np.float32).sum(axis=1)[:, None]
-    if glare.any():
-        sat = cv2.dilate(glare.astype(np.uint8).reshape(n * PATCH, PATCH),
-                         np.ones((DIL, DIL), np.uint8))
-        mask = SUPPORT[None, :] * (1 - sat.reshape(n, -1).astype(np.float32))
-    else:
-        mask = np.broadcast_to(SUPPORT, (n, len(SUPPORT))).copy()
+    mask = np.broadcast_to(SUPPORT, (n, len(SUPPORT))).copy()
+    hit = np.flatnonzero(glare.any(axis=1))
+    if len(hit):
+        # Only the glared tiles are dilated, stacked with a gap of empty rows so that one tile's
+        # rim does not spill into the next tile's patch.
+        gap = DIL // 2
+        img = np.zeros((len(hit), PATCH + gap, PATCH), np.uint8)
+        img[:, :PATCH] = glare[hit].reshape(-1, PATCH, PATCH)
+        sat = cv2.dilate(img.reshape(-1, PATCH), _RIM).reshape(len(hit), PATCH + gap, PATCH)
+        mask[hit] *= 1 - sat[:, :PATCH].reshape(len(hit), -1).astype(np.float32)
     cnt = np.maximum(mask.sum(axis=1), 1)
     centred = [p - (np.einsum("nk,nk->n", mask, p) / cnt)[:, None] for p in planes]
     masked = [c * mask for c in centred]
@@ -388,7 +413,7 @@ def centred_patches(frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
     The second sampling is exact (bilinear from the frame at the shifted points), not a shift of
     the first patch, which would blur the print a second time."""
     centres = np.asarray(centres, np.float64).reshape(-1, 2)
-    planes = _sample_planes(frame, h, centres)
+    planes = _sample_planes(frame, h, centres, _POINTS)
     if white is not None:
         white = _print_white(planes[0] + planes[1] + planes[2], centres, white)
     ink, _, _ = _normalise_planes(planes, white)
