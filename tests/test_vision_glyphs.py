@@ -3,6 +3,7 @@ tiles, calibration of a copy's glyphs, and the profile's `vision.glyphs` checks.
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -10,7 +11,16 @@ from calibration import vision_glyphs as vg
 from controller.errors import ConfigError, RefereeError
 from controller.profile import default_profile, load_profile, save_profile
 from controller.snapshot import EMPTY, Snapshot
-from controller.vision.glyphs import GLYPHS, PATCH, encode_image
+from controller.vision.glyphs import (
+    ANGLES,
+    GLYPHS,
+    GRID,
+    PATCH,
+    SUPPORT,
+    GlyphModel,
+    _image_points,
+    encode_image,
+)
 from controller.vision.reader import BoardReader
 from controller.vision.render import Scene, random_snapshot, render_snapshot
 
@@ -142,3 +152,42 @@ def test_profile_glyph_settings_are_checked() -> None:
     ):
         with pytest.raises(ConfigError, match=where.replace(".", r"\.")):
             BoardReader(p.with_overrides({"vision": {"glyphs": bad}}))
+
+
+@pytest.mark.parametrize("seed", [56, 69, 87])
+def test_partly_hidden_tiles_are_not_misread(seed: int) -> None:
+    """Hard boards (the accuracy bench's scheme) where glare masked the part of a glyph that
+    tells it from another (an 8 read as 9, a 4 as G, a leaf as 9): now `?`, never wrong."""
+    p = default_profile("blockers")
+    snap = random_snapshot("blockers", p, seed=3000 + seed)
+    cells = read_cells(snap, p, "hard", seed)
+    assert wrong_but_sure(cells, snap) == []
+
+
+def test_hidden_pixels_that_tell_two_glyphs_apart_make_the_tile_unsure() -> None:
+    """A tile whose pixels that tell 8 from 9 are all hidden and whose visible ink is exactly a
+    9's: the visible pixels fit 9 perfectly but would fit an 8 too, so it is not sure. Hiding as
+    many pixels that tell nothing apart (blank in both) keeps a perfect 8 sure."""
+    model = GlyphModel()
+    up = ANGLES.index(0.0)
+    t8, t9 = (model.templates[GLYPHS.index(g) * len(ANGLES) + up] for g in "89")
+    differ = (t8 - t9) ** 2 > 0.01
+    mask = (SUPPORT * ~differ).astype(np.float32)
+    assert mask.sum() / SUPPORT.sum() >= 0.65  # not too much glare by the older rule
+    assert model.decide((t9 * mask)[None], mask[None], np.array([100.0])).glyphs == ["?"]
+    blank = np.flatnonzero((SUPPORT > 0) & (t8 < 0.02) & (t9 < 0.02))[: int(differ.sum())]
+    mask = SUPPORT.copy()
+    mask[blank] = 0
+    assert mask.sum() == SUPPORT.sum() - differ.sum()
+    assert model.decide((t8 * mask)[None], mask[None], np.array([100.0])).glyphs == ["8"]
+
+
+def test_patch_grid_matches_perspective_transform() -> None:
+    """The patch grid computed from the homography's split terms is the same as OpenCV's."""
+    rng = np.random.default_rng(1)
+    h = np.array([[40.0, 3.0, 300.0], [-2.0, 38.0, 120.0], [1e-4, 2e-4, 1.0]])
+    centres = rng.uniform(0, 9, (7, 2))
+    x, y = _image_points(h, centres)
+    pts = (centres[:, None, :] + GRID[None, :, :]).reshape(-1, 1, 2)
+    ref = cv2.perspectiveTransform(pts, h).reshape(-1, PATCH, 2)
+    assert np.abs(x - ref[..., 0]).max() < 1e-3 and np.abs(y - ref[..., 1]).max() < 1e-3
