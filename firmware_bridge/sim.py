@@ -432,7 +432,7 @@ class SimulatedPico:
             program = load_firmware(stand_ins, self._firmware_path)
             stand_ins["machine"].wire(program["ROW_PINS"], program["COL_PINS"])
             program["main"]()
-        except PowerOff:
+        except PowerOff:  # unplugged: the program stops as a real Pico loses power
             pass
         except Exception as exc:  # the program crashed: keep it for the tests to see
             self.crash = exc
