@@ -79,9 +79,3 @@ def splits_group(group: set[Cell], removed: Cell) -> bool:
     """True when taking `removed` out of the connected `group` leaves it in several pieces."""
     rest = group - {removed}
     return len(connected_groups(rest)) > 1
-
-
-def label(cell: Cell) -> str:
-    """A place as people name it on a chess-like board: column letter, row number from 1 (F3)."""
-    r, c = cell
-    return f"{chr(ord('A') + c)}{r + 1}"

@@ -8,7 +8,7 @@ both drive it, which is why a journal replayed through it reproduces the live ga
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from controller.games.base import ActionNotAllowed, Engine, Result
@@ -31,7 +31,6 @@ class Verdict:
     advice: str | None = None
     action: str | None = None
     doubtful: bool = False
-    extra: dict = field(default_factory=dict, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -55,26 +54,6 @@ class Verdict:
         if self.doubtful:
             out["doubtful"] = True
         return out
-
-    def describe(self) -> str:
-        """One line a person reads in the log."""
-        who = f"seat {self.seat}: " if self.seat is not None else ""
-        if self.verdict == "legal":
-            text = f"legal move, {who}{self.move}"
-            if self.events:
-                text += f" ({', '.join(self.events)})"
-            return text
-        if self.verdict == "illegal":
-            where = " at " + " ".join(f"{r},{c}" for r, c in self.cells) if self.cells else ""
-            lead = "doubtful reading" if self.doubtful else "illegal move"
-            return f"{lead}, {who}{self.reason}{where}"
-        if self.verdict == "setup-invalid":
-            return f"setup not valid: {self.reason}" + (f"; {self.advice}" if self.advice else "")
-        if self.verdict == "action":
-            return f"action {self.action}" + (f" ({', '.join(self.events)})" if self.events else "")
-        if self.verdict == "pending":
-            return f"pending, {who}move under way"
-        return self.verdict
 
 
 class Referee:

@@ -7,7 +7,7 @@ share it. An empty place is always ``"."`` in memory (Blockers! prints it as ``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from controller.errors import FormatError
 
@@ -57,7 +57,6 @@ class Snapshot:
     doors: tuple[str, ...] | None = None
     orange: tuple[str, ...] | None = None
     white: tuple[str, ...] | None = None
-    extra: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     @property
     def rows(self) -> int:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
 from controller.errors import RefereeError
@@ -81,7 +81,6 @@ class Result:
     winners: tuple[int, ...] | None = None
     scores: tuple[Any, ...] = ()
     reason: str = ""
-    extra: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
         out: dict[str, Any] = {"finished": self.finished}
@@ -90,7 +89,6 @@ class Result:
         out["scores"] = list(self.scores)
         if self.reason:
             out["reason"] = self.reason
-        out.update(self.extra)
         return out
 
 
