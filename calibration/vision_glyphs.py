@@ -79,6 +79,7 @@ def learn_glyphs(profile, images: list[np.ndarray], corners=None):
         raise RefereeError("the glyph calibration needs at least one picture")
     cells = {pos: g for g, pos in ARRANGEMENT.items()}
     sums = {g: np.zeros((gl.PATCH, gl.PATCH), np.float64) for g in gl.GLYPHS}
+    counts = dict.fromkeys(gl.GLYPHS, 0)
     for image in images:
         reader = BoardReader(profile, corners=corners)
         reading = reader.read(image)
@@ -105,11 +106,16 @@ def learn_glyphs(profile, images: list[np.ndarray], corners=None):
         ink, mask, contrast = gl.centred_patches(image, reader.h, centres, local)
         angles = tile_angle(image, reader.h, centres)
         for k, g in enumerate(order):
-            if mask[k].sum() < 0.9 * gl.SUPPORT.sum() or contrast[k] < gl.MIN_CONTRAST:
-                raise RefereeError(f"the glyph {g!r} is not clearly visible (glare or a faint print)")
-            sums[g] += _turned(ink[k].reshape(gl.PATCH, gl.PATCH), -angles[k])
-    learned = {g: np.clip(v / len(images) / max(float(np.percentile(v / len(images), 99)), 1e-3),
-                          0, 1) for g, v in sums.items()}
+            # A glared or faint tile is left to the other pictures (glare moves with the light).
+            if mask[k].sum() >= 0.9 * gl.SUPPORT.sum() and contrast[k] >= gl.MIN_CONTRAST:
+                sums[g] += _turned(ink[k].reshape(gl.PATCH, gl.PATCH), -angles[k])
+                counts[g] += 1
+    unseen = [g for g in gl.GLYPHS if not counts[g]]
+    if unseen:
+        raise RefereeError(f"the glyph {unseen[0]!r} is not clearly visible in any picture (glare or "
+                           "a faint print): take another picture with the light from elsewhere")
+    learned = {g: np.clip(v / counts[g] / max(float(np.percentile(v / counts[g], 99)), 1e-3), 0, 1)
+               for g, v in sums.items()}
     _check_distinct(learned)
     data = {"size": gl.PATCH, "templates": {g: gl.encode_image(learned[g]) for g in gl.GLYPHS}}
     return _with_vision(profile, "glyphs", data)

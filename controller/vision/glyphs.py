@@ -5,17 +5,24 @@ straight from the camera frame through the board homography, so the camera's own
 used (the colour reader's rectified image is far too coarse for glyphs). Each patch is made
 independent of the tile's colour and of the light: its pixels are projected on the patch's main
 colour axis (glyph against tile, whatever the two colours), the tile's level (the median: the
-glyph covers well under half the patch) is subtracted and the glyph's level scaled to 1. Glare
-(clipped pixels and a rim around them) is masked out. The patch is then re-sampled centred on its
-ink's centre of mass, which takes out where the tile was put down; what is left of the hand
-placement, a turn of up to about 12 degrees, is covered by comparing with every template at
-`ANGLES`. The score is the normalised cross-correlation over the unmasked pixels; a glyph is
-sure only when its best score is high and the second-best glyph's mismatch (1 - score) is
-clearly larger than the best's (`MIN_RATIO` times). A partly hidden tile must also show enough
-of the pixels that tell its best glyph from each close rival (`GlyphModel._tells_apart`). A
-glared tile left unsure is read once more from its pixels' chroma (`glare_free`): a glare spot
-adds white light, the same to every channel, so only clipped pixels are lost there; that reading
-counts only if sure by the same rules and by a wider margin (`GLARE_FREE_RATIO`).
+glyph covers well under half the patch) is subtracted and the glyph's level scaled to 1.
+
+Glare is a specular reflection: it adds white light, the same amount to every channel, and
+where it is strong it clips. So (`_ink`) a pixel's chroma (the pixel less its grey level) still
+says how much print it shows where glare has brightened it, and the brightness reading is never
+allowed above the chroma reading by more than `CHROMA_SLACK`; a pixel with a clipped channel is
+read by the censored model of `_censored_ink` (what print and glare could give those unclipped
+channels and push the others past the clip), and left out only when that model cannot tell
+print from tile there.
+
+The patch is then re-sampled centred on its ink's centre of mass, which takes out where the tile
+was put down; what is left of the hand placement, a turn of up to about 12 degrees, is covered by
+comparing with every template at `ANGLES`. A partly hidden tile's ink centre is pulled away from
+the hidden part, so it is also tried at every shift up to `SHIFT_RADIUS` patch pixels
+(`_best_shifts`). The score is the normalised cross-correlation over the usable pixels; a glyph
+is sure only when its best score is high and the second-best glyph's mismatch (1 - score) is
+clearly larger than the best's (`MIN_RATIO` times). A partly hidden tile must also show enough of
+the pixels that tell its best glyph from each close rival (`GlyphModel._tells_apart`).
 
 Templates come from the renderer's glyph drawing (the standard edition's look) unless the
 profile's `vision.glyphs` holds templates learned from a real copy (`calibration/vision_glyphs`).
@@ -44,17 +51,21 @@ ANGLES = (-12.0, -8.0, -4.0, 0.0, 4.0, 8.0, 12.0)
 MIN_SCORE = 0.6
 #: The second-best glyph must miss the patch by this many times more than the best.
 MIN_RATIO = 1.5
-#: A partly hidden tile (glare masked) is sure only if its best glyph is told apart from every
-#: rival (a glyph whose mismatch is within `RIVAL_RATIO` times the best's) on the visible pixels
-#: where the two templates differ, each weighted by the squared difference: the weights seen must
-#: add up to `MIN_DIFFER_SEEN` (pixels' worth of full difference; B and 8 differ by about 3 in
-#: all) and the ink there must miss the rival by `DIFFER_MARGIN` of a perfect print's margin.
-#: Fitted on 160 hard boards (seeds 0-159 of the accuracy bench's scheme), where it turns the 3
-#: sure-but-wrong partly hidden tiles into `?` for 3 more `?` on right ones.
+#: A partly hidden tile is sure only if its best glyph is told apart from every rival (a glyph
+#: whose mismatch is within `RIVAL_RATIO` times the best's) on the visible pixels where the two
+#: templates differ, each weighted by the squared difference: the weights seen must add up to
+#: `MIN_DIFFER_SEEN` (pixels' worth of full difference; B and 8 differ by about 3 in all), the ink
+#: there must miss the rival by `DIFFER_MARGIN` of a perfect print's margin, and that visible
+#: margin must outweigh `HIDDEN_MARGIN` times what the hidden pixels could say for the rival if
+#: they all showed it. A rival whose telling pixels are `FULLY_SEEN` visible is left to the usual
+#: rule, as on a whole tile. Fitted on hard boards 0-519 of the accuracy bench's scheme (25,000
+#: tiles): no wrong glyph reported as sure.
 RIVAL_RATIO = 2.5
 RIVAL_FLOOR = 0.02  # a near-perfect fit still has rivals: the best's mismatch counts as this
 MIN_DIFFER_SEEN = 2.0
 DIFFER_MARGIN = 0.3
+HIDDEN_MARGIN = 0.5
+FULLY_SEEN = 0.9
 MAX_GLARE = 0.4  # most of a patch that glare may hide
 MIN_CONTRAST = 25.0  # least grey levels between glyph and tile
 SATURATED = 250
@@ -70,19 +81,43 @@ NEAR = 1.5  # pitches: the tiles whose print tells the light at a tile
 MIN_NEAR = 4  # fewer tiles than this around a tile: keep the markers' paper white
 PRINT_PERCENTILE = 95.0  # of a disc's brightness: on the print for every glyph but the thinnest
 PRINT_OVER_WHITE = 1.1  # at most how much brighter than paper white that percentile may be
-#: A glared tile left unsure is read again from its pixels' chroma (`glare_free`); that reading
-#: counts only if sure by every rule above and its second-best glyph misses by this many times
-#: more than the best (at 1.7 it misreads; 2.0 on 520 hard boards, seeds 0-519: no misreads).
-GLARE_FREE_RATIO = 2.0
 GLARE_OVER_WHITE = 1.35  # brighter than white paper by this much: glare (shadows and light
 # gradients between the markers make the local white uncertain by up to about a quarter)
+#: How far above the chroma's reading of a pixel its brightness reading may go: glare adds
+#: brightness but no chroma, so a brighter reading than that is glare, not print.
+CHROMA_SLACK = 0.2
+#: The censored model of a pixel with a clipped channel (`_censored_ink`): the ink levels tried,
+#: how far under full scale a channel counts as clipped, the noise of a channel (grey levels), and
+#: the widest range of ink levels (within two noise levels of the best fit) a pixel may leave open
+#: and still be used.
+INK_STEPS = np.linspace(0, 1, 21).astype(np.float32)
+CLIP_TOLERANCE = 4.0
+NOISE = 8.0
+MAX_INK_SPREAD = 0.3
+MIN_GLARE = 4 * NOISE  # a clipped pixel that needs this much glare to fit is in a glare spot
+#: A partly hidden tile is tried at every shift of up to this many patch pixels either way.
+SHIFT_RADIUS = 3
 
-_grid = (np.arange(PATCH) + 0.5) / PPG - HALF
-GRID = np.stack(np.meshgrid(_grid, _grid), axis=-1).reshape(-1, 2)  # (K, 2) board offsets (x, y)
-_r = np.hypot(GRID[:, 0], GRID[:, 1])
-SUPPORT = (_r <= HALF - 0.5 / PPG).astype(np.float32)  # a disc: a turned tile's corners stay out
+
+
+def _grid(side: int) -> np.ndarray:
+    """(side*side, 2) board offsets (x, y) in pitches of a square patch of `side` pixels."""
+    g = (np.arange(side) + 0.5 - side / 2) / PPG
+    return np.stack(np.meshgrid(g, g), axis=-1).reshape(-1, 2)
+
+
+def _disc(grid: np.ndarray) -> np.ndarray:
+    """The patch's disc (float32 0/1) over `grid`: a turned tile's corners stay out."""
+    return (np.hypot(grid[:, 0], grid[:, 1]) <= HALF - 0.5 / PPG).astype(np.float32)
+
+
+GRID = _grid(PATCH)  # (K, 2)
+SUPPORT = _disc(GRID)
 _DISC = np.flatnonzero(SUPPORT)
 _RIM = np.ones((DIL, DIL), np.uint8)
+WIDE = PATCH + 2 * SHIFT_RADIUS  # the side of the patch that every shifted patch is cut from
+_WIDE_GRID = _grid(WIDE)
+_WIDE_DISC = _disc(_WIDE_GRID)
 
 
 @dataclass
@@ -98,21 +133,22 @@ class GlyphReading:
 # --------------------------------------------------------------------------- patches
 
 
-def _image_points(h: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Image x and y (N*PATCH, PATCH) float32 of every patch pixel around board points `centres`.
+def _image_points(h: np.ndarray, centres: np.ndarray, grid: np.ndarray = GRID
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Image x and y (N*side, side) float32 of every patch pixel around board points `centres`.
 
     The homography is applied by hand rather than by cv2.perspectiveTransform on N*K points: its
     terms split into one per tile and one per patch pixel (shared by all tiles), so the grid is a
     few broadcast additions and two divisions, cheap enough to redo for the re-centred pass."""
     h = np.asarray(h, np.float64)
     a = centres @ h[:, :2].T + h[:, 2]  # (N, 3): each tile centre's homogeneous image point
-    g = GRID @ h[:, :2].T  # (K, 3): each patch pixel's offset from it
+    g = grid @ h[:, :2].T  # (K, 3): each patch pixel's offset from it
     inv = 1 / (a[:, 2:3] + g[None, :, 2])
     x = (a[:, 0:1] + g[None, :, 0]) * inv
     y = (a[:, 1:2] + g[None, :, 1]) * inv
-    n = len(centres)
-    return (x.astype(np.float32).reshape(n * PATCH, PATCH),
-            y.astype(np.float32).reshape(n * PATCH, PATCH))
+    n, side = len(centres), int(round(np.sqrt(len(grid))))
+    return (x.astype(np.float32).reshape(n * side, side),
+            y.astype(np.float32).reshape(n * side, side))
 
 
 class _PointsCache:
@@ -135,11 +171,14 @@ _POINTS = _PointsCache()
 
 
 def _sample_planes(frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
-                   cache: _PointsCache | None = None) -> list[np.ndarray]:
+                   cache: _PointsCache | None = None, grid: np.ndarray = GRID) -> list[np.ndarray]:
     """The patches around `centres` as float32 (N, K) planes, one per colour channel: one
     cv2.remap for all tiles, and planes rather than (N, K, 3) because every later step works
     channel by channel (reductions over a last axis of 3 are slow in numpy)."""
-    x, y = _image_points(h, centres) if cache is None else cache.points(h, centres)
+    if cache is not None and grid is GRID:
+        x, y = cache.points(h, centres)
+    else:
+        x, y = _image_points(h, centres, grid)
     out = cv2.remap(frame, x, y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     n = len(centres)
     if out.ndim == 2:
@@ -163,48 +202,73 @@ def normalise(pix: np.ndarray, white: np.ndarray | None = None
 
     `white` (N, 3) is the white paper's colour at each patch (grey levels), when known: no
     printed surface is much brighter than white paper in the same light, so a pixel that is must
-    be glare (a specular reflection), and it and its rim are masked out like clipped pixels.
+    be glare (a specular reflection), read from its chroma rather than its brightness.
 
     Ink is 0 on the tile and 1 on the glyph whatever their colours; the mask leaves out the area
-    outside the disc and glare; contrast is how far the glyph's level is from the tile's, in
-    grey levels along the patch's main colour axis."""
+    outside the disc and clipped glare that cannot be read; contrast is how far the glyph's level
+    is from the tile's, in grey levels along the patch's main colour axis."""
     pix = np.asarray(pix, np.float32)
-    limit = None if white is None else GLARE_OVER_WHITE * np.asarray(white, np.float32).sum(axis=1)
-    return _normalise_planes([np.ascontiguousarray(pix[..., c]) for c in range(3)], limit)
+    return _normalise_planes([np.ascontiguousarray(pix[..., c]) for c in range(3)], white)
 
 
-def _normalise_planes(planes: list[np.ndarray], limit: np.ndarray | None = None
+def _normalise_planes(planes: list[np.ndarray], white: np.ndarray | None = None
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """`normalise` on (N, K) colour planes, with `limit` (N,) the brightness (sum of the three
-    channels) above which a pixel is glare. Every step is an elementwise or row operation on
-    whole planes (no per-tile loop, no small batched matrix products, which numpy runs slowly)."""
+    """`normalise` on (N, K) colour planes."""
+    ink, usable, contrast = _ink(planes, white, SUPPORT)
+    return ink * SUPPORT, usable * SUPPORT, contrast
+
+
+def _dilate_rows(marks: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """`marks` (N, side*side) bool of the given rows, each grown by a rim of `DIL // 2` pixels, as
+    float32 (len(rows), side*side). The rows are stacked with a gap of empty rows so that one
+    patch's rim does not spill into the next."""
+    side = int(round(np.sqrt(marks.shape[1])))
+    gap = DIL // 2
+    img = np.zeros((len(rows), side + gap, side), np.uint8)
+    img[:, :side] = marks[rows].reshape(-1, side, side)
+    grown = cv2.dilate(img.reshape(-1, side), _RIM).reshape(len(rows), side + gap, side)
+    return grown[:, :side].reshape(len(rows), -1).astype(np.float32)
+
+
+def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(ink, usable, contrast) of (N, side*side) colour planes, the tile's statistics taken over
+    `disc`. Every step is an elementwise or row operation on whole planes (no per-tile loop, no
+    small batched matrix products, which numpy runs slowly) but the censored model of the few
+    clipped pixels.
+
+    The brightness reading projects each pixel on the main colour axis of the glare-free pixels;
+    the chroma reading places each pixel's chroma between the tile's and the print's. Where glare
+    lit a pixel the chroma reading is the one to trust; elsewhere the brightness reading is less
+    noisy, and is kept unless it exceeds the chroma reading by more than `CHROMA_SLACK`."""
     b, g, r = planes
     n = len(b)
+    bright = b + g + r
     glare = np.minimum(np.minimum(b, g), r) >= SATURATED
-    if limit is not None:
-        glare |= (b + g + r) > np.asarray(limit, np.float32)[:, None]
-    mask = np.broadcast_to(SUPPORT, (n, len(SUPPORT))).copy()
+    if white is not None:
+        white = np.asarray(white, np.float32)
+        glare |= bright > GLARE_OVER_WHITE * white.sum(axis=1)[:, None]
+    glared = np.zeros(b.shape, np.float32)  # glare and a rim around it
     hit = np.flatnonzero(glare.any(axis=1))
     if len(hit):
-        # Only the glared tiles are dilated, stacked with a gap of empty rows so that one tile's
-        # rim does not spill into the next tile's patch.
-        gap = DIL // 2
-        img = np.zeros((len(hit), PATCH + gap, PATCH), np.uint8)
-        img[:, :PATCH] = glare[hit].reshape(-1, PATCH, PATCH)
-        sat = cv2.dilate(img.reshape(-1, PATCH), _RIM).reshape(len(hit), PATCH + gap, PATCH)
-        mask[hit] *= 1 - sat[:, :PATCH].reshape(len(hit), -1).astype(np.float32)
-    cnt = np.maximum(mask.sum(axis=1), 1)
-    centred = [p - (np.einsum("nk,nk->n", mask, p) / cnt)[:, None] for p in planes]
-    masked = [c * mask for c in centred]
+        glared[hit] = _dilate_rows(glare, hit)
+    lit = disc * (1 - glared)  # the pixels the tile's statistics come from
+    cnt = np.maximum(lit.sum(axis=1), 1)
+    mean = [np.einsum("nk,nk->n", lit, p) / cnt for p in planes]
+    centred = [p - m[:, None] for p, m in zip(planes, mean)]
+    masked = [c * lit for c in centred]
     cov = np.empty((n, 3, 3), np.float32)
     for i in range(3):
         for j in range(i, 3):
             cov[:, i, j] = cov[:, j, i] = np.einsum("nk,nk->n", masked[i], masked[j]) / cnt
     _, vecs = np.linalg.eigh(cov + np.eye(3, dtype=np.float32) * 1e-3)
+    # Blockers! glyphs are printed in white: the glyph is the lighter side of the axis. Choosing
+    # the side by spread instead lets a faint thin print (the wild tile's ring under blur) lose
+    # to the tile's own darker shading, and the patch is then read inside out.
     axis = vecs[:, :, -1]
+    axis = axis * np.where(axis.sum(axis=1) >= 0, 1.0, -1.0).astype(np.float32)[:, None]
     proj = (centred[0] * axis[:, 0:1] + centred[1] * axis[:, 1:2]) + centred[2] * axis[:, 2:3]
-    big = np.float32(1e9)
-    ranked = np.sort(np.where(mask > 0, proj, big), axis=1)
+    ranked = np.sort(np.where(lit > 0, proj, np.float32(1e9)), axis=1)
     m = cnt.astype(int)
     rows = np.arange(n)
 
@@ -212,15 +276,89 @@ def _normalise_planes(planes: list[np.ndarray], limit: np.ndarray | None = None
         return ranked[rows, np.clip((m * f).astype(int), 0, np.maximum(m - 1, 0))]
 
     med = q(0.5)
-    hi, lo = q(0.98) - med, med - q(0.02)
-    # Blockers! glyphs are printed in white: the glyph is the lighter side of the axis. Choosing
-    # the side by spread instead lets a faint thin print (the wild tile's ring under blur) lose
-    # to the tile's own darker shading, and the patch is then read inside out.
-    sign = np.where(axis.sum(axis=1) >= 0, 1.0, -1.0).astype(np.float32)
-    ink_level = np.maximum(np.where(sign > 0, hi, lo), 1e-3)
-    rel = (proj - med[:, None]) * (sign / ink_level)[:, None]
-    ink = np.clip(rel, 0, 1) * mask
-    return ink.astype(np.float32), mask, ink_level.astype(np.float32)
+    level = np.maximum(q(0.98) - med, 1e-3)
+    by_brightness = (proj - med[:, None]) / level[:, None]
+    tile = np.stack([mean[j] + med * axis[:, j] for j in range(3)], axis=1)  # (N, 3) colours
+    print_ = tile + level[:, None] * axis  # the print as the brightness statistics see it
+    # Every tile, not only those with flagged glare: a faint glare spot on a dark tile stays
+    # under the brightness test and clips nothing, and only the chroma shows it is not print.
+    clipped = np.maximum(np.maximum(b, g), r) >= SATURATED
+    ink, usable = _glared_ink(planes, tile, print_ if white is None else white, by_brightness,
+                              lit, glared, clipped)
+    ink = np.clip(ink, 0, 1) * usable
+    return ink.astype(np.float32), usable, level.astype(np.float32)
+
+
+def _glared_ink(planes: list[np.ndarray], tile: np.ndarray, paper: np.ndarray,
+                by_brightness: np.ndarray, lit: np.ndarray, glared: np.ndarray, clipped: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """(ink, usable) of tiles that glare may have lit (see `_ink`): `tile` and `paper` (N, 3) are
+    the colours of each tile and of white paper there; `lit` the pixels clear of flagged glare,
+    `glared` those in or around it, `clipped` those with a clipped channel."""
+    b, g, r = planes
+    tq = tile - tile.mean(axis=1, keepdims=True)
+    # The print's chroma is the white paper's: the brightness statistics, which glare can
+    # mislead, would give a glared tile's print the tile's own chroma.
+    d = paper - paper.mean(axis=1, keepdims=True) - tq
+    d = d / np.maximum((d * d).sum(axis=1), 1e-6)[:, None]
+    # A pixel's chroma (p - grey) less the tile's, along d: since d sums to zero, the grey level
+    # drops out and this is a plain projection of the pixel.
+    off = (tq * d).sum(axis=1)
+    by_chroma = (b * d[:, 0:1] + g * d[:, 1:2]) + (r * d[:, 2:3] - off[:, None])
+    ink = np.where(lit > 0, np.minimum(by_brightness, by_chroma + CHROMA_SLACK), by_chroma)
+    usable = np.ones_like(ink)
+    tiles, pixels = np.nonzero(clipped)
+    if len(tiles):
+        obs = np.stack([b[tiles, pixels], g[tiles, pixels], r[tiles, pixels]], axis=1)
+        level, spread, glare = _censored_ink(obs, tile[tiles], paper[tiles])
+        ink[tiles, pixels] = np.where(lit[tiles, pixels] > 0,
+                                      np.minimum(by_brightness[tiles, pixels], level + CHROMA_SLACK),
+                                      level)
+        # Left out: what the model cannot read where there is glare (flagged, or needed to fit).
+        unread = np.zeros_like(clipped)
+        unread[tiles, pixels] = (spread > MAX_INK_SPREAD) & ((glared[tiles, pixels] > 0)
+                                                             | (glare > MIN_GLARE))
+        bad = np.flatnonzero(unread.any(axis=1))
+        if len(bad):
+            usable[bad] = 1 - _dilate_rows(unread, bad)
+    return ink, usable
+
+
+def _censored_ink(obs: np.ndarray, tile: np.ndarray, print_: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Ink level, how uncertain it is and the glare that fits it, (P,) each, of pixels with a
+    clipped channel: `obs` (P, 3) their colours, `tile` and `print_` (P, 3) the colours of their
+    tile and its print.
+
+    A pixel showing ink level v under glare g (the same in every channel) is tile + v (print -
+    tile) + g, and a channel past the clip only says it is at least that far. For each level of
+    `INK_STEPS` the best glare g >= 0 is found (the unclipped channels' mean residual, raised
+    where the clipped ones need more), and the level that fits best is the pixel's ink. The
+    spread is the range of levels that fit within two noise levels: a pixel clipped in every
+    channel fits every level (spread 1) and is not used; a yellow tile clipped in red and green
+    with its blue channel well under the print's still says "no print"."""
+    clip = obs >= SATURATED
+    a = tile[:, :, None] + INK_STEPS[None, None, :] * (print_ - tile)[:, :, None]  # (P, 3, V)
+    res = obs[:, :, None] - a
+    free = ~clip[:, :, None]
+    n_free = free.sum(axis=1)
+    need = (SATURATED - CLIP_TOLERANCE) - a  # the glare a clipped channel needs
+    res_free = (res * free).sum(axis=1)
+    g = np.maximum(res_free / np.maximum(n_free, 1), 0)
+    for _ in range(3):
+        # The clipped channels that still need more glare join the mean. The best glare is at
+        # least every such estimate (the cost is convex in it and they approach it from below),
+        # and with no unclipped channel any glare enough for every clipped one fits.
+        short = ~free & (need > g[:, None, :])
+        more = (res_free + (need * short).sum(axis=1)) / np.maximum(n_free + short.sum(axis=1), 1)
+        g = np.maximum(g, more)
+    miss = np.where(free, res - g[:, None, :], np.maximum(need - g[:, None, :], 0))
+    cost = (miss * miss).sum(axis=1) / (NOISE * NOISE)
+    best = cost.argmin(axis=1)
+    fits = cost <= cost[np.arange(len(obs)), best][:, None] + 4.0
+    lo = INK_STEPS[fits.argmax(axis=1)]
+    hi = INK_STEPS[len(INK_STEPS) - 1 - fits[:, ::-1].argmax(axis=1)]
+    return INK_STEPS[best], hi - lo, g[np.arange(len(obs)), best]
 
 
 def ink_centre(ink: np.ndarray) -> np.ndarray:
@@ -407,27 +545,30 @@ class GlyphModel:
         rival. Hiding part of a glyph can leave what another glyph also shows (a 3 in an 8 with
         one side hidden), and the score over the visible pixels cannot see what was lost; so on
         the pixels where the two templates differ, enough must be visible and the ink there must
-        match the best glyph clearly better than the rival."""
+        match the best glyph clearly better than the rival, by more than the hidden pixels could
+        say for the rival."""
         a = len(ANGLES)
         b = int(score.argmax())
-        tb = self.templates[b * a + turn[b]]
-        seen = mask > 0
         near = RIVAL_RATIO * max(1 - float(score[b]), RIVAL_FLOOR)
-        for r in np.flatnonzero((1 - score) < near):
-            if r == b:
-                continue
-            tr = self.templates[r * a + turn[r]]
-            w = (tb - tr) ** 2  # how much each pixel tells the two apart
-            shown = w * seen
-            visible = float(shown.sum())
-            if visible < MIN_DIFFER_SEEN:
-                return False
-            ideal = float((shown * w).sum()) / visible  # the rival's mismatch on a perfect print
-            eb = float((shown * (ink - tb) ** 2).sum()) / visible
-            er = float((shown * (ink - tr) ** 2).sum()) / visible
-            if er - eb < DIFFER_MARGIN * ideal:
-                return False
-        return True
+        rivals = np.flatnonzero((1 - score) < near)
+        rivals = rivals[rivals != b]
+        if not len(rivals):
+            return True
+        tb = self.templates[b * a + turn[b]]
+        tr = self.templates[rivals * a + turn[rivals]]  # (R, K)
+        seen = mask > 0
+        w = (tb - tr) ** 2  # how much each pixel tells the two apart
+        shown = w * seen
+        visible = shown.sum(axis=1)
+        hidden = (w * w * ~seen).sum(axis=1)  # all a rival could gain where it is not seen
+        check = visible < FULLY_SEEN * w.sum(axis=1)
+        if np.any(check & (visible < MIN_DIFFER_SEEN)):
+            return False
+        seen_ = np.maximum(visible, 1e-9)
+        ideal = (shown * w).sum(axis=1) / seen_  # the rival's mismatch on a perfect print
+        margin = (shown * ((ink - tr) ** 2 - (ink - tb) ** 2)).sum(axis=1) / seen_
+        fails = check & ((margin < DIFFER_MARGIN * ideal) | (visible * margin < HIDDEN_MARGIN * hidden))
+        return not fails.any()
 
 
 @lru_cache(maxsize=1)
@@ -442,13 +583,11 @@ def print_white(pix: np.ndarray, centres: np.ndarray, white: np.ndarray) -> np.n
     the median over the tiles within `NEAR` pitches (at least `MIN_NEAR` of them) stands for the
     light there, so a glare spot on one tile does not raise its own threshold."""
     pix = np.asarray(pix, np.float32)
-    return _print_white(pix[..., 0] + pix[..., 1] + pix[..., 2], centres, white)[0]
+    return _print_white(pix[..., 0] + pix[..., 1] + pix[..., 2], centres, white)
 
 
-def _print_white(brightness: np.ndarray, centres: np.ndarray, white: np.ndarray
-                 ) -> tuple[np.ndarray, np.ndarray]:
-    """`print_white` from the patches' brightness (N, K: the sum of the three channels), and the
-    glare limit (N,): a brightness (sum of the channels) `GLARE_OVER_WHITE` times that white."""
+def _print_white(brightness: np.ndarray, centres: np.ndarray, white: np.ndarray) -> np.ndarray:
+    """`print_white` from the patches' brightness (N, K: the sum of the three channels)."""
     white = np.asarray(white, np.float32)
     centres = np.asarray(centres, np.float64).reshape(-1, 2)
     disc = brightness[:, _DISC]
@@ -465,7 +604,7 @@ def _print_white(brightness: np.ndarray, centres: np.ndarray, white: np.ndarray
     total = white.sum(axis=1)
     raise_ = (count >= MIN_NEAR) & (lit > total)
     gain = np.where(raise_, lit / np.maximum(total, 1e-3), 1.0).astype(np.float32)
-    return white * gain[:, None], (GLARE_OVER_WHITE * total * gain).astype(np.float32)
+    return white * gain[:, None]
 
 
 def centred_patches(frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
@@ -478,51 +617,51 @@ def centred_patches(frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
 
 
 def _centred(frame: np.ndarray, h: np.ndarray, centres: np.ndarray, white: np.ndarray | None
-             ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], list[np.ndarray],
-                        np.ndarray | None]:
-    """`centred_patches`, with the re-centred colour planes and the (raised) paper white."""
+             ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, np.ndarray | None]:
+    """`centred_patches`, with the board points they were sampled around and the paper white
+    at each tile as raised by `print_white` (None without a white)."""
     centres = np.asarray(centres, np.float64).reshape(-1, 2)
     planes = _sample_planes(frame, h, centres, _POINTS)
-    limit = None
     if white is not None:
-        white, limit = _print_white(planes[0] + planes[1] + planes[2], centres, white)
-    ink, _, _ = _normalise_planes(planes, limit)
-    shift = ink_centre(ink)
-    planes = _sample_planes(frame, h, centres + shift)
-    return _normalise_planes(planes, limit), planes, white
+        white = _print_white(planes[0] + planes[1] + planes[2], centres, white)
+    ink, _, _ = _normalise_planes(planes, white)
+    centres = centres + ink_centre(ink)
+    return _normalise_planes(_sample_planes(frame, h, centres), white), centres, white
 
 
-def glare_free(planes: list[np.ndarray], white: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(ink, mask, contrast) like `normalise`, but from the pixels' chroma only (each pixel less
-    its grey level), which an additive white glare spot leaves as it is. The print is white paper,
-    so its chroma is the paper white's (`white`, (N, 3)) and the tile's is its disc's median; ink
-    is each pixel's place between the two. Only pixels with a clipped channel (and their rim) are
-    left out: clipping, not the glare itself, loses the chroma. Contrast is the chroma distance
-    between print and tile, in grey levels."""
-    b, g, r = planes
-    n = len(b)
-    grey = (b + g + r) / 3
-    chroma = [b - grey, g - grey, r - grey]
-    clipped = np.maximum(np.maximum(b, g), r) >= SATURATED
-    mask = np.broadcast_to(SUPPORT, (n, len(SUPPORT))).copy()
-    hit = np.flatnonzero(clipped.any(axis=1))
-    for i in hit:
-        rim = cv2.dilate(clipped[i].reshape(PATCH, PATCH).astype(np.uint8), _RIM)
-        mask[i] *= 1 - rim.reshape(-1).astype(np.float32)
-    w = np.asarray(white, np.float32)
-    wq = w - w.mean(axis=1, keepdims=True)
-    big = np.float32(1e9)
-    vis = np.where(mask.any(axis=1, keepdims=True), mask, SUPPORT[None, :]) > 0
-    tile = np.stack([np.nanmedian(np.where(vis, c, np.nan), axis=1) for c in chroma], axis=1)
-    d = wq - tile
-    d2 = np.maximum((d * d).sum(axis=1), 1e-6)
-    u = sum((c - tile[:, j:j + 1]) * (d[:, j:j + 1] / d2[:, None]) for j, c in enumerate(chroma))
-    ranked = np.sort(np.where(mask > 0, u, big), axis=1)
-    m = np.maximum(mask.sum(axis=1).astype(int), 1)
-    level = np.maximum(ranked[np.arange(n), np.clip((m * 0.98).astype(int), 0, m - 1)], 1e-3)
-    ink = np.clip(u / level[:, None], 0, 1) * mask
-    return ink.astype(np.float32), mask, np.sqrt(d2).astype(np.float32)
+def _best_shifts(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
+                 white: np.ndarray | None) -> GlyphReading:
+    """The decision on each tile at the shift (up to `SHIFT_RADIUS` patch pixels either way of
+    `centres`) where its best glyph fits best. One wider patch is sampled and read per tile and
+    every shifted patch cut from it: the ink of a pixel hardly depends on which patch it is in,
+    and sampling the same points again would cost far more. The shifts are searched coarse to
+    fine: every other one first, then the eight around the best of those."""
+    n, r = len(centres), SHIFT_RADIUS
+    rows = np.arange(n)
+    planes = _sample_planes(frame, h, centres, grid=_WIDE_GRID)
+    ink, usable, contrast = _ink(planes, white, _WIDE_DISC)
+    ink, usable = ink.reshape(n, WIDE, WIDE), usable.reshape(n, WIDE, WIDE)
+
+    def cut(at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The patches of every tile at offsets `at` (S, N, 2): (S, N, K) ink and masks."""
+        pick = [(ink[i, y:y + PATCH, x:x + PATCH], usable[i, y:y + PATCH, x:x + PATCH])
+                for row in at for i, (y, x) in enumerate(row)]
+        inks = np.stack([p[0] for p in pick]).reshape(len(at), n, -1) * SUPPORT
+        return inks, np.stack([p[1] for p in pick]).reshape(len(at), n, -1) * SUPPORT
+
+    def best_of(at: np.ndarray) -> np.ndarray:
+        """(N, 2) the offset of `at` where each tile's best glyph fits best."""
+        inks, masks = cut(at)
+        k = len(SUPPORT)
+        best = model.scores(inks.reshape(-1, k), masks.reshape(-1, k)).max(axis=1)
+        return at[best.reshape(len(at), n).argmax(axis=0), rows]
+
+    coarse = [(r + dy, r + dx) for dy in (-2, 0, 2) for dx in (-2, 0, 2)]
+    start = best_of(np.array([[c] * n for c in coarse]))
+    around = np.array([start + (dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1)])
+    found = best_of(np.clip(around, 0, 2 * r))
+    inks, masks = cut(found[None])
+    return model.decide(inks[0], masks[0], contrast)
 
 
 def read_glyphs(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
@@ -532,17 +671,23 @@ def read_glyphs(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np
     if len(centres) == 0:
         z = np.zeros(0)
         return GlyphReading([], z.astype(bool), z, z)
-    (ink, mask, contrast), planes, white = _centred(frame, h, centres, white)
-    reading = model.decide(ink, mask, contrast)
-    if white is None:
-        return reading
-    redo = np.flatnonzero(~reading.sure & np.any(mask != SUPPORT[None, :], axis=1))
-    if len(redo):
-        again = model.decide(*glare_free([p[redo] for p in planes], white[redo]))
-        for j, i in enumerate(redo):
-            ratio = (1 - again.second[j]) / max(1 - float(again.best[j]), 1e-6)
-            if again.sure[j] and ratio >= max(model.min_ratio, GLARE_FREE_RATIO):
-                reading.glyphs[i] = again.glyphs[j]
-                reading.sure[i] = True
-                reading.best[i], reading.second[i] = again.best[j], again.second[j]
-    return reading
+    (ink, mask, contrast), centred, white = _centred(frame, h, centres, white)
+    hidden = np.any(mask != SUPPORT[None, :], axis=1)
+    parts = [(np.flatnonzero(~hidden), None), (np.flatnonzero(hidden), None)]
+    if len(parts[0][0]):
+        whole = parts[0][0]
+        parts[0] = (whole, model.decide(ink[whole], mask[whole], contrast[whole]))
+    if len(parts[1][0]):
+        some = parts[1][0]
+        parts[1] = (some, _best_shifts(model, frame, h, centred[some],
+                                       None if white is None else white[some]))
+    glyphs = ["?"] * len(centres)
+    sure = np.zeros(len(centres), bool)
+    best, second = np.zeros(len(centres)), np.zeros(len(centres))
+    for idx, part in parts:
+        if part is None:
+            continue
+        for j, i in enumerate(idx):
+            glyphs[i] = part.glyphs[j]
+        sure[idx], best[idx], second[idx] = part.sure, part.best, part.second
+    return GlyphReading(glyphs, sure, best, second)
