@@ -2,7 +2,8 @@
 
 Blockers! glyphs (`learn_glyphs`): the 28 tiles of one colour laid out in this arrangement,
 each tile square in its cell, every other cell empty (glyph shapes do not depend on colour, so
-one colour is enough; pictures of more colours are averaged)::
+one colour is enough; pictures of more colours are averaged, and a tile under glare in one
+picture is taken from the others)::
 
     row A (top):  1 2 3 4 5 6 7 8 9        the digits, in columns 1-9
     row B:        A B C D E F G H I        the letters

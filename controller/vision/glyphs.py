@@ -90,7 +90,7 @@ CHROMA_SLACK = 0.2
 #: how far under full scale a channel counts as clipped, the noise of a channel (grey levels), and
 #: the widest range of ink levels (within two noise levels of the best fit) a pixel may leave open
 #: and still be used.
-INK_STEPS = np.linspace(0, 1, 21).astype(np.float32)
+INK_STEPS = np.linspace(0, 1, 11).astype(np.float32)
 CLIP_TOLERANCE = 4.0
 NOISE = 8.0
 MAX_INK_SPREAD = 0.3
