@@ -307,7 +307,9 @@ def _glared_ink(planes: list[np.ndarray], tile: np.ndarray, paper: np.ndarray,
     by_chroma = (b * d[:, 0:1] + g * d[:, 1:2]) + (r * d[:, 2:3] - off[:, None])
     ink = np.where(lit > 0, np.minimum(by_brightness, by_chroma + CHROMA_SLACK), by_chroma)
     usable = np.ones_like(ink)
-    tiles, pixels = np.nonzero(clipped)
+    rows = np.flatnonzero(clipped.any(axis=1))
+    tiles, pixels = np.nonzero(clipped[rows])
+    tiles = rows[tiles]
     if len(tiles):
         obs = np.stack([b[tiles, pixels], g[tiles, pixels], r[tiles, pixels]], axis=1)
         level, spread, glare = _censored_ink(obs, tile[tiles], paper[tiles])
