@@ -294,3 +294,37 @@ def test_glared_tiles_are_read_and_none_wrongly(seed: int, read: dict) -> None:
     cells = read_cells(snap, p, "hard", seed)
     assert wrong_but_sure(cells, snap) == []
     assert {pos: cells[pos[0]][pos[1]] for pos in read} == read
+
+
+def test_unchanged_tiles_keep_their_reading_and_changed_ones_are_read_again(monkeypatch) -> None:
+    """Between two moves most tiles do not change: with the reader's glyph memory a new frame of
+    the same board (new sensor noise) reads no tile again; putting a different tile on one place
+    reads that tile alone, and reads it right; a forced re-localisation forgets everything."""
+    p = default_profile("blockers")
+    snap = random_snapshot("blockers", p, seed=3001)
+    read = []
+    real_read = glyph_module._read
+
+    def counting(model, frame, h, centres, *rest):
+        read.append(len(centres))
+        return real_read(model, frame, h, centres, *rest)
+
+    monkeypatch.setattr(glyph_module, "_read", counting)
+    reader = BoardReader(p)
+    first = reader.read(render_snapshot(snap, p, seed=1, preset="clean", scene=Scene(frame=1)))
+    tiles = sum(cell != EMPTY for row in snap.cells for cell in row)
+    assert read == [tiles]
+    again = reader.read(render_snapshot(snap, p, seed=1, preset="clean", scene=Scene(frame=2)))
+    assert read == [tiles] and again.cells == first.cells
+    r, c = next((r, c) for r in range(9) for c in range(9) if snap.cells[r][c] != EMPTY)
+    other = snap.cells[r][c][0] + ("5" if snap.cells[r][c][1] != "5" else "6")
+    cells = [list(row) for row in snap.cells]
+    cells[r][c] = other
+    moved = Snapshot("blockers", tuple(tuple(row) for row in cells))
+    after = reader.read(render_snapshot(moved, p, seed=1, preset="clean", scene=Scene(frame=3)))
+    assert read == [tiles, 1] and after.cells[r][c] == other
+    assert all(after.cells[i][j] == first.cells[i][j] for i in range(9) for j in range(9)
+               if (i, j) != (r, c))
+    reader.invalidate()
+    reader.read(render_snapshot(moved, p, seed=1, preset="clean", scene=Scene(frame=4)))
+    assert read == [tiles, 1, tiles]

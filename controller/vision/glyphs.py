@@ -618,14 +618,17 @@ def centred_patches(frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
     return _centred(frame, h, centres, white)[0]
 
 
-def _centred(frame: np.ndarray, h: np.ndarray, centres: np.ndarray, white: np.ndarray | None
+def _centred(frame: np.ndarray, h: np.ndarray, centres: np.ndarray, white: np.ndarray | None,
+             planes: list[np.ndarray] | None = None
              ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, np.ndarray | None]:
     """`centred_patches`, with the board points they were sampled around and the paper white
-    at each tile as raised by `print_white` (None without a white)."""
+    at each tile as raised by `print_white` (None without a white). `planes`, when given, are
+    the patches already sampled around `centres` and `white` is already raised."""
     centres = np.asarray(centres, np.float64).reshape(-1, 2)
-    planes = _sample_planes(frame, h, centres, _POINTS)
-    if white is not None:
-        white = _print_white(planes[0] + planes[1] + planes[2], centres, white)
+    if planes is None:
+        planes = _sample_planes(frame, h, centres, _POINTS)
+        if white is not None:
+            white = _print_white(planes[0] + planes[1] + planes[2], centres, white)
     ink, _, _ = _normalise_planes(planes, white)
     centres = centres + ink_centre(ink)
     return _normalise_planes(_sample_planes(frame, h, centres), white), centres, white
@@ -666,14 +669,87 @@ def _best_shifts(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: n
     return model.decide(inks[0], masks[0], contrast)
 
 
+class GlyphMemory:
+    """The last reading of each tile and what its patch looked like. Between two moves most
+    tiles do not change; a tile whose patch is the same as last time (same homography, no more
+    than `UNCHANGED_PIXELS` of its disc changed by over `UNCHANGED_LEVEL` grey levels) keeps its
+    reading, and only the others are read again. That holds for a `?` too: the same pixels give
+    the same doubt, and a tile that comes out from under glare or grime has changed."""
+
+    def __init__(self) -> None:
+        self.key: bytes | None = None
+        self.tiles: dict[tuple[float, float], tuple[np.ndarray, str, bool, float, float]] = {}
+
+    def forget(self) -> None:
+        self.key, self.tiles = None, {}
+
+    def recall(self, h: np.ndarray, centres: np.ndarray, brightness: np.ndarray
+               ) -> list[tuple[str, bool, float, float] | None]:
+        if self.key != np.asarray(h, np.float64).tobytes():
+            self.forget()
+            return [None] * len(centres)
+        out: list[tuple[str, bool, float, float] | None] = []
+        for c, now in zip(centres, brightness):
+            kept = self.tiles.get((float(c[0]), float(c[1])))
+            if kept is not None and _same_patch(kept[0], now):
+                out.append(kept[1:])
+            else:
+                out.append(None)
+        return out
+
+    def store(self, h: np.ndarray, centres: np.ndarray, brightness: np.ndarray,
+              reading: GlyphReading) -> None:
+        self.key = np.asarray(h, np.float64).tobytes()
+        self.tiles = {(float(c[0]), float(c[1])): (now, g, bool(ok), float(b), float(s))
+                      for c, now, g, ok, b, s in zip(centres, brightness, reading.glyphs,
+                                                      reading.sure, reading.best, reading.second)}
+
+
+UNCHANGED_LEVEL = 40.0  # grey levels (sum of the three channels): well over the sensor's noise
+UNCHANGED_PIXELS = 0.02  # of the disc
+
+
+def _same_patch(before: np.ndarray, now: np.ndarray) -> bool:
+    changed = np.abs(now[_DISC] - before[_DISC]) > UNCHANGED_LEVEL
+    return float(changed.mean()) <= UNCHANGED_PIXELS
+
+
 def read_glyphs(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
-                white: np.ndarray | None = None) -> GlyphReading:
+                white: np.ndarray | None = None, memory: GlyphMemory | None = None) -> GlyphReading:
     """The glyph of the tile at each board point `centres` (N, 2) of the frame; `white` is the
-    paper white at each point (N, 3 grey levels) when the caller knows it."""
-    if len(centres) == 0:
+    paper white at each point (N, 3 grey levels) when the caller knows it. With a `memory`,
+    tiles that look as they did at the last reading keep it."""
+    centres = np.asarray(centres, np.float64).reshape(-1, 2)
+    n = len(centres)
+    if n == 0:
         z = np.zeros(0)
         return GlyphReading([], z.astype(bool), z, z)
-    (ink, mask, contrast), centred, white = _centred(frame, h, centres, white)
+    planes = _sample_planes(frame, h, centres, _POINTS)
+    brightness = planes[0] + planes[1] + planes[2]
+    if white is not None:  # from every tile: a tile's light is told by the tiles around it
+        white = _print_white(brightness, centres, white)
+    kept = memory.recall(h, centres, brightness) if memory is not None else [None] * n
+    reading = GlyphReading(["?"] * n, np.zeros(n, bool), np.zeros(n), np.zeros(n))
+    for i, k in enumerate(kept):
+        if k is not None:
+            reading.glyphs[i], reading.sure[i], reading.best[i], reading.second[i] = k
+    todo = np.array([i for i, k in enumerate(kept) if k is None], int)
+    if len(todo):
+        fresh = _read(model, frame, h, centres[todo], [p[todo] for p in planes],
+                      None if white is None else white[todo])
+        for j, i in enumerate(todo):
+            reading.glyphs[i] = fresh.glyphs[j]
+        reading.sure[todo], reading.best[todo], reading.second[todo] = (
+            fresh.sure, fresh.best, fresh.second)
+    if memory is not None:
+        memory.store(h, centres, brightness, reading)
+    return reading
+
+
+def _read(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
+          planes: list[np.ndarray], white: np.ndarray | None) -> GlyphReading:
+    """`read_glyphs` of tiles whose patches around `centres` are `planes`, white raised."""
+    (ink, mask, contrast), centred, white = _centred(frame, h, centres, white, planes)
     hidden = np.any(mask != SUPPORT[None, :], axis=1)
     parts = [(np.flatnonzero(~hidden), None), (np.flatnonzero(hidden), None)]
     if len(parts[0][0]):

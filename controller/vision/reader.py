@@ -33,7 +33,7 @@ from controller.vision.geometry import (
     MarkerLocaliser,
     homography_from_corners,
 )
-from controller.vision.glyphs import GlyphModel, read_glyphs
+from controller.vision.glyphs import GlyphMemory, GlyphModel, read_glyphs
 
 HAND = "a hand or an object is over the board"
 PPP = 16  # rectified pixels per pitch
@@ -163,6 +163,7 @@ class BoardReader:
         self._last: tuple[np.ndarray, list[str], np.ndarray] | None = None
         # Shapes: Blockers! glyphs per tile, Flipop doors per post (see glyphs.py, doors.py).
         self.glyph_model = GlyphModel.from_profile(self.settings) if self.game == "blockers" else None
+        self.glyph_memory = GlyphMemory()
         if self.game == "flipop":
             self.door_model = model_from_settings(self.settings)
             self.door_shapes = shapes_from_profile(profile)
@@ -173,6 +174,7 @@ class BoardReader:
 
     def invalidate(self) -> None:
         """Forget the homography (the service loop knows the camera was moved)."""
+        self.glyph_memory.forget()
         if not self.fixed:
             self.h = None
 
@@ -256,7 +258,8 @@ class BoardReader:
         if not tiles:
             return {}
         local = self._local_white(white, self.paper_weights[tiles])
-        res = read_glyphs(self.glyph_model, frame, self.h, self.geom.points()[tiles], local)
+        res = read_glyphs(self.glyph_model, frame, self.h, self.geom.points()[tiles], local,
+                          self.glyph_memory)
         return dict(zip(tiles, res.glyphs))
 
     def read_doors(self, frame: np.ndarray, white: np.ndarray) -> tuple[str, ...]:
