@@ -58,8 +58,9 @@ MIN_RATIO = 1.5
 #: there must miss the rival by `DIFFER_MARGIN` of a perfect print's margin, and that visible
 #: margin must outweigh `HIDDEN_MARGIN` times what the hidden pixels could say for the rival if
 #: they all showed it. A rival whose telling pixels are `FULLY_SEEN` visible is left to the usual
-#: rule, as on a whole tile. Fitted on hard boards 0-519 of the accuracy bench's scheme (25,000
-#: tiles): no wrong glyph reported as sure.
+#: rule, as on a whole tile. Chosen on hard boards 0-719 of the accuracy bench's scheme (34,981
+#: tiles): no wrong glyph reported as sure; on boards 720-919, looked at only afterwards, 1 of
+#: 9,775 (a C half under a clipped glare spot whose halo thickens it into the moon).
 RIVAL_RATIO = 2.5
 RIVAL_FLOOR = 0.02  # a near-perfect fit still has rivals: the best's mismatch counts as this
 MIN_DIFFER_SEEN = 2.0
@@ -69,7 +70,7 @@ FULLY_SEEN = 0.9
 MAX_GLARE = 0.4  # most of a patch that glare may hide
 MIN_CONTRAST = 25.0  # least grey levels between glyph and tile
 SATURATED = 250
-DIL = 5  # pixels of rim around glare also left out
+DIL = 5  # side of the square that grows glare and unreadable pixels by a 2-pixel rim
 #: How the print is drawn for the out-of-the-box templates: scale and softening (patch pixels).
 #: Fitted to tiles as the reader samples them on blurry, low-resolution frames (hard renders,
 #: pitch 33-49 px): a camera's blur and the ink normalisation's clipping thin the strokes' edges,
@@ -97,7 +98,11 @@ MAX_INK_SPREAD = 0.3
 MIN_GLARE = 4 * NOISE  # a clipped pixel that needs this much glare to fit is in a glare spot
 #: A partly hidden tile is tried at every shift of up to this many patch pixels either way.
 SHIFT_RADIUS = 3
-
+#: A tile whose patch changed by more than `UNCHANGED_LEVEL` grey levels (sum of the three
+#: channels: well over the sensor's noise) on at most `UNCHANGED_PIXELS` of its disc since the last
+#: reading keeps that reading (`GlyphMemory`).
+UNCHANGED_LEVEL = 40.0
+UNCHANGED_PIXELS = 0.02
 
 
 def _grid(side: int) -> np.ndarray:
@@ -703,10 +708,6 @@ class GlyphMemory:
         self.tiles = {(float(c[0]), float(c[1])): (now, g, bool(ok), float(b), float(s))
                       for c, now, g, ok, b, s in zip(centres, brightness, reading.glyphs,
                                                       reading.sure, reading.best, reading.second)}
-
-
-UNCHANGED_LEVEL = 40.0  # grey levels (sum of the three channels): well over the sensor's noise
-UNCHANGED_PIXELS = 0.02  # of the disc
 
 
 def _same_patch(before: np.ndarray, now: np.ndarray) -> bool:
