@@ -297,8 +297,8 @@ def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray
 def _glared_ink(planes: list[np.ndarray], tile: np.ndarray, paper: np.ndarray,
                 by_brightness: np.ndarray, lit: np.ndarray, glared: np.ndarray, clipped: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray]:
-    """(ink, usable) of tiles that glare may have lit (see `_ink`): `tile` and `paper` (N, 3) are
-    the colours of each tile and of white paper there; `lit` the pixels clear of flagged glare,
+    """(ink, usable) of every tile, glared or not (see `_ink`): `tile` and `paper` (N, 3) are the
+    colours of each tile and of white paper there; `lit` the pixels clear of flagged glare,
     `glared` those in or around it, `clipped` those with a clipped channel."""
     b, g, r = planes
     tq = tile - tile.mean(axis=1, keepdims=True)
