@@ -134,6 +134,16 @@ class GlyphReading:
     best: np.ndarray
     second: np.ndarray
 
+    @classmethod
+    def blank(cls, n: int) -> GlyphReading:
+        return cls(["?"] * n, np.zeros(n, bool), np.zeros(n), np.zeros(n))
+
+    def put(self, idx: np.ndarray, part: GlyphReading) -> None:
+        """Set the tiles `idx` from `part`, the reading of those tiles alone."""
+        for j, i in enumerate(idx):
+            self.glyphs[i] = part.glyphs[j]
+        self.sure[idx], self.best[idx], self.second[idx] = part.sure, part.best, part.second
+
 
 # --------------------------------------------------------------------------- patches
 
@@ -723,25 +733,19 @@ def read_glyphs(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np
     centres = np.asarray(centres, np.float64).reshape(-1, 2)
     n = len(centres)
     if n == 0:
-        z = np.zeros(0)
-        return GlyphReading([], z.astype(bool), z, z)
+        return GlyphReading.blank(0)
     planes = _sample_planes(frame, h, centres, _POINTS)
     brightness = planes[0] + planes[1] + planes[2]
-    if white is not None:  # from every tile: a tile's light is told by the tiles around it
-        white = _print_white(brightness, centres, white)
     kept = memory.recall(h, centres, brightness) if memory is not None else [None] * n
-    reading = GlyphReading(["?"] * n, np.zeros(n, bool), np.zeros(n), np.zeros(n))
+    reading = GlyphReading.blank(n)
     for i, k in enumerate(kept):
         if k is not None:
             reading.glyphs[i], reading.sure[i], reading.best[i], reading.second[i] = k
     todo = np.array([i for i, k in enumerate(kept) if k is None], int)
     if len(todo):
-        fresh = _read(model, frame, h, centres[todo], [p[todo] for p in planes],
-                      None if white is None else white[todo])
-        for j, i in enumerate(todo):
-            reading.glyphs[i] = fresh.glyphs[j]
-        reading.sure[todo], reading.best[todo], reading.second[todo] = (
-            fresh.sure, fresh.best, fresh.second)
+        if white is not None:  # from every tile: a tile's light is told by the tiles around it
+            white = _print_white(brightness, centres, white)[todo]
+        reading.put(todo, _read(model, frame, h, centres[todo], [p[todo] for p in planes], white))
     if memory is not None:
         memory.store(h, centres, brightness, reading)
     return reading
@@ -752,21 +756,11 @@ def _read(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np.ndarr
     """`read_glyphs` of tiles whose patches around `centres` are `planes`, white raised."""
     (ink, mask, contrast), centred, white = _centred(frame, h, centres, white, planes)
     hidden = np.any(mask != SUPPORT[None, :], axis=1)
-    parts = [(np.flatnonzero(~hidden), None), (np.flatnonzero(hidden), None)]
-    if len(parts[0][0]):
-        whole = parts[0][0]
-        parts[0] = (whole, model.decide(ink[whole], mask[whole], contrast[whole]))
-    if len(parts[1][0]):
-        some = parts[1][0]
-        parts[1] = (some, _best_shifts(model, frame, h, centred[some],
+    whole, some = np.flatnonzero(~hidden), np.flatnonzero(hidden)
+    reading = GlyphReading.blank(len(centres))
+    if len(whole):
+        reading.put(whole, model.decide(ink[whole], mask[whole], contrast[whole]))
+    if len(some):
+        reading.put(some, _best_shifts(model, frame, h, centred[some],
                                        None if white is None else white[some]))
-    glyphs = ["?"] * len(centres)
-    sure = np.zeros(len(centres), bool)
-    best, second = np.zeros(len(centres)), np.zeros(len(centres))
-    for idx, part in parts:
-        if part is None:
-            continue
-        for j, i in enumerate(idx):
-            glyphs[i] = part.glyphs[j]
-        sure[idx], best[idx], second[idx] = part.sure, part.best, part.second
-    return GlyphReading(glyphs, sure, best, second)
+    return reading
