@@ -46,28 +46,36 @@ def colours(snap):
     return [[c[:1] for c in row] for row in snap.cells]
 
 
+class Tally:
+    """Items read: right, unsure (`?` anywhere in the reading) or wrong but sure."""
+
+    def __init__(self) -> None:
+        self.total = self.right = self.unsure = self.wrong = 0
+
+    def add(self, got: str, truth: str) -> None:
+        self.total += 1
+        if "?" in got:
+            self.unsure += 1
+        elif got == truth:
+            self.right += 1
+        else:
+            self.wrong += 1
+
+    def figures(self) -> tuple[int, int, int, int]:
+        return self.total, self.right, self.unsure, self.wrong
+
+
 def accuracy(game: str, preset: str, boards: int) -> tuple[int, int, int, int]:
     p = default_profile(game)
-    total = right = unsure = wrong = 0
+    tally = Tally()
     for seed in range(boards):
         snap = random_snapshot(game, p, seed=1000 + seed)
         reading = BoardReader(p).read(render_snapshot(snap, p, seed=seed, preset=preset))
         truth = colours(snap)
-        n = p.rows * p.cols
-        total += n
-        if reading.cells is None:
-            unsure += n
-            continue
         for r in range(p.rows):
             for c in range(p.cols):
-                got = reading.cells[r][c][:1]
-                if got == "?":
-                    unsure += 1
-                elif got == truth[r][c]:
-                    right += 1
-                else:
-                    wrong += 1
-    return total, right, unsure, wrong
+                tally.add(reading.cells[r][c][:1] if reading.cells is not None else "?", truth[r][c])
+    return tally.figures()
 
 
 def gated(game: str, preset: str, episodes: int) -> tuple[int, int, int]:
@@ -100,43 +108,29 @@ def glyph_accuracy(preset: str, boards: int, first: int = 0) -> tuple[int, int, 
     """Blockers! tiles: (tiles, glyph right, glyph unsure, glyph wrong but sure). A tile whose
     colour was not read counts as unsure."""
     p = default_profile("blockers")
-    total = right = unsure = wrong = 0
+    tally = Tally()
     for seed in range(first, first + boards):
         snap = random_snapshot("blockers", p, seed=3000 + seed)
         reading = BoardReader(p).read(render_snapshot(snap, p, seed=seed, preset=preset))
         for r in range(p.rows):
             for c in range(p.cols):
                 truth = snap.cells[r][c]
-                if truth == ".":
-                    continue
-                total += 1
-                got = reading.cells[r][c] if reading.cells is not None else "?"
-                if len(got) < 2 or got[1] == "?":
-                    unsure += 1
-                elif got == truth:
-                    right += 1
-                else:
-                    wrong += 1
-    return total, right, unsure, wrong
+                if truth != ".":
+                    got = reading.cells[r][c] if reading.cells is not None else "?"
+                    tally.add(got if len(got) == 2 else "?", truth)
+    return tally.figures()
 
 
 def door_accuracy(preset: str, boards: int, first: int = 0) -> tuple[int, int, int, int]:
     """Flipop doors in random turned layouts with random balls: (doors, right, unsure, wrong)."""
     p = default_profile("flipop")
-    total = right = unsure = wrong = 0
+    tally = Tally()
     for seed in range(first, first + boards):
         snap = replace(random_snapshot("flipop", p, seed=4000 + seed), doors=random_doors(p, seed))
         reading = BoardReader(p).read(render_snapshot(snap, p, seed=seed, preset=preset))
-        seen = reading.doors or ("?",) * 16
-        for got, truth in zip(seen, snap.doors):
-            total += 1
-            if got == "?":
-                unsure += 1
-            elif got == truth:
-                right += 1
-            else:
-                wrong += 1
-    return total, right, unsure, wrong
+        for got, truth in zip(reading.doors or ("?",) * 16, snap.doors):
+            tally.add(got, truth)
+    return tally.figures()
 
 
 def shapes(boards: int, first: int = 0) -> bool:
