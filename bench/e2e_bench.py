@@ -8,7 +8,7 @@ Measures, per game:
 * CPU time per frame while the board is still (motion gate on each frame; the frame source's own
   cost, rendering here, capture on a Pi, is not the referee's and is excluded).
 
-Usage: python bench/e2e_bench.py [--games colorpop blockers ...] [--moves N] [--seed N]
+Usage: python bench/e2e_bench.py [--games colorpop blockers ...] [--moves N] [--seed N] [--slow-listener]
 """
 
 from __future__ import annotations
@@ -35,7 +35,9 @@ from controller.service.config import config_from_mapping  # noqa: E402
 from controller.service.world import FPS, SimClock, SimDriver, SimPlayer, SimWorld, Step, starting_board  # noqa: E402
 
 
-def bench_game(game: str, seed: int, moves: int, folder: Path, still_frames: int = 300) -> dict:
+def bench_game(
+    game: str, seed: int, moves: int, folder: Path, still_frames: int = 300, slow_listener: bool = False
+) -> dict:
     config = config_from_mapping(demo_config(game, seed, folder), source="bench", base=folder)
     setup = setup_from_mapping(config.game_keys, "bench")
     board = starting_board(setup, random.Random(seed))
@@ -50,6 +52,8 @@ def bench_game(game: str, seed: int, moves: int, folder: Path, still_frames: int
     try:
         world = service.world
         loop = service.loop
+        if slow_listener:  # an output that takes a second per event must not delay judging or lights
+            loop.bus.subscribe(lambda event: time.sleep(1.0), name="slow listener")
         player = SimPlayer(world, setup, config.setup, seed=seed, troubles=False, max_moves=moves)
         changed_at: list[float] = []
         latencies: list[float] = []
@@ -98,6 +102,9 @@ def main() -> int:
     parser.add_argument("--games", nargs="+", default=list(GAMES), choices=GAMES)
     parser.add_argument("--moves", type=int, default=12)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--slow-listener", action="store_true", help="add an event listener that sleeps 1 s per event"
+    )
     args = parser.parse_args()
     print(
         f"{'game':<11} {'verdicts':>8} {'latency mean/max ms':>20} {'target ms':>9} "
@@ -105,7 +112,7 @@ def main() -> int:
     )
     with tempfile.TemporaryDirectory(prefix="referee-bench-") as tmp:
         for game in args.games:
-            r = bench_game(game, args.seed, args.moves, Path(tmp))
+            r = bench_game(game, args.seed, args.moves, Path(tmp), slow_listener=args.slow_listener)
             print(
                 f"{r['game']:<11} {r['verdicts']:>8} {r['latency_mean_ms']:>9.1f} / {r['latency_max_ms']:<8.1f} "
                 f"{r['target_ms']:>9.1f} {r['judge_tick_wall_mean_ms']:>12.1f} / {r['judge_tick_wall_max_ms']:<10.1f} "

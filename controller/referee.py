@@ -9,6 +9,7 @@ both drive it, which is why a journal replayed through it reproduces the live ga
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 from controller.games.base import ActionNotAllowed, Engine, Result
@@ -17,11 +18,27 @@ from controller.snapshot import Snapshot
 Cell = tuple[int, int]
 
 
+class VerdictKind(str, Enum):
+    """What a verdict says (`notation.md` §3); the value is the word the JSON lines print."""
+
+    SETUP_OK = "setup-ok"
+    SETUP_INVALID = "setup-invalid"
+    LEGAL = "legal"
+    ILLEGAL = "illegal"
+    PENDING = "pending"
+    RESTORED = "restored"
+    UNCHANGED = "unchanged"
+    ACTION = "action"
+
+    def __str__(self) -> str:
+        return self.value
+
+
 @dataclass(frozen=True)
 class Verdict:
     """One line of `notation.md` §3."""
 
-    verdict: str
+    verdict: VerdictKind
     index: int | None = None
     seat: int | None = None
     move: str = ""
@@ -32,11 +49,15 @@ class Verdict:
     action: str | None = None
     doubtful: bool = False
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.verdict, VerdictKind):  # a verdict read back from its JSON word
+            object.__setattr__(self, "verdict", VerdictKind(self.verdict))
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         if self.index is not None:
             out["index"] = self.index
-        out["verdict"] = self.verdict
+        out["verdict"] = self.verdict.value
         if self.action:
             out["action"] = self.action
         if self.seat is not None:
@@ -93,11 +114,11 @@ class Referee:
             check = self.engine.check_setup(snapshot)
             if not check.ok:
                 return Verdict(
-                    "setup-invalid", index, reason=check.reason, cells=check.cells, advice=check.advice
+                    VerdictKind.SETUP_INVALID, index, reason=check.reason, cells=check.cells, advice=check.advice
                 )
             self.state = self.engine.start(snapshot)
             self.in_illegal = self.in_pending = False
-            return Verdict("setup-ok", index)
+            return Verdict(VerdictKind.SETUP_OK, index)
 
         judgement = self.engine.judge(self.state, snapshot)
         if judgement.kind == "unchanged":
@@ -106,20 +127,20 @@ class Referee:
                 self.state = judgement.state
             restored = self.in_illegal
             self.in_illegal = self.in_pending = False
-            return Verdict("restored" if restored else "unchanged", index)
+            return Verdict(VerdictKind.RESTORED if restored else VerdictKind.UNCHANGED, index)
         if judgement.kind == "legal":
             self.state = judgement.state
             self.in_illegal = self.in_pending = False
             return Verdict(
-                "legal", index, seat=judgement.seat, move=judgement.move, events=judgement.events
+                VerdictKind.LEGAL, index, seat=judgement.seat, move=judgement.move, events=judgement.events
             )
         if judgement.kind == "pending":
             self.in_pending = True
-            return Verdict("pending", index, seat=judgement.seat)
+            return Verdict(VerdictKind.PENDING, index, seat=judgement.seat)
         self.in_illegal = True
         self.in_pending = False
         return Verdict(
-            "illegal",
+            VerdictKind.ILLEGAL,
             index,
             seat=judgement.seat,
             reason=judgement.reason,
@@ -132,12 +153,12 @@ class Referee:
         if name == "new-game":
             self.state = None
             self.in_illegal = self.in_pending = False
-            verdict = Verdict("action", index, action=name)
+            verdict = Verdict(VerdictKind.ACTION, index, action=name)
         else:
             if self.state is None:
                 raise ActionNotAllowed(f"{name} needs a game in progress")
             self.state, events = self.engine.action(self.state, name)
-            verdict = Verdict("action", index, action=name, events=events)
+            verdict = Verdict(VerdictKind.ACTION, index, action=name, events=events)
         self.history.append(verdict)
         return verdict
 

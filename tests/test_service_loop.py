@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 
 from controller.referee import Verdict
 from controller.service.control import ControlServer, request
+from controller.service.events import LogSubscriber
 from controller.service.loop import CAMERA_LOST, SWITCHES_LOST, verdict_line
 from controller.service.world import StubRig
 
@@ -59,7 +61,7 @@ def test_an_unreadable_board_is_never_a_move(tmp_path):
     _play(rig, 2)
     judged = len(rig.loop.verdicts)
     lines: list[str] = []
-    rig.loop.on_line = lines.append
+    rig.loop.bus.subscribe(LogSubscriber(logging.getLogger('test'), lines.append), inline=True)
     rig.world.set_hand((2.0, 2.0))
     rig.driver.run_frames(60)
     assert len(rig.loop.verdicts) == judged

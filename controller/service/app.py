@@ -54,9 +54,6 @@ class Service:
             self.journal = Journal(config.journal)
             self.closers.append(self.journal.close)
             session, how = GameSession.open(self.journal, config.game_keys, config.setup)
-            self.log.info("[%s] %s (journal %s)", config.setup.game, how, config.journal)
-            if on_line is not None:
-                on_line(f"[{config.setup.game}] {how}")
             self.switches = None
             if config.uses_switches:
                 self.switches = open_switches(config.switches)
@@ -83,6 +80,7 @@ class Service:
                 clock=clock,
                 log=self.log,
                 on_line=on_line,
+                opened=f"{how} (journal {config.journal})",
             )
             self.button = Button.from_config(
                 config.gpio,

@@ -30,7 +30,26 @@ from typing import Any, Protocol
 
 from controller.errors import RefereeError
 from controller.games.base import ActionNotAllowed
-from controller.referee import Verdict
+from controller.referee import Verdict, VerdictKind
+from controller.service.events import (
+    BoardRead,
+    BoardReadable,
+    BoardUnreadable,
+    Event,
+    EventBus,
+    FaultCleared,
+    FaultRaised,
+    GameOpened,
+    GameOver,
+    JournalEventsSubscriber,
+    LightsSubscriber,
+    LogSubscriber,
+    Revealed,
+    Said,
+    StateShown,
+    Table,
+    VerdictGiven,
+)
 from controller.service.session import GameSession
 from controller.snapshot import Snapshot
 
@@ -173,23 +192,30 @@ class RefereeLoop:
         self,
         session: GameSession,
         sensor: Sensor,
-        feedback: FeedbackLike,
+        feedback: FeedbackLike | None = None,
         *,
         switches: SwitchesLike | None = None,
         settings: Settings | None = None,
         clock: Callable[[], float] = time.monotonic,
         log: logging.Logger | None = None,
         on_line: Callable[[str], None] | None = None,
+        bus: EventBus | None = None,
+        opened: str = "",
     ) -> None:
         self.session = session
         self.sensor = sensor
-        self.feedback = feedback
         self.switches = switches
         self.settings = settings or Settings()
         self.clock = clock
         self.log = log or logging.getLogger("referee")
-        self.on_line = on_line
         self.game = session.setup.game
+        #: Where every output listens: the referee's own outputs are inline subscribers, in this
+        #: order (the journal's event lines, the log, then the lights), others are threaded.
+        self.bus = bus or EventBus()
+        self.bus.subscribe(JournalEventsSubscriber(lambda: self.session.journal), inline=True, name="journal")
+        self.bus.subscribe(LogSubscriber(self.log, on_line), inline=True, name="log")
+        if feedback is not None:
+            self.bus.subscribe(LightsSubscriber(feedback), inline=True, name="lights")
         self.commands: queue.SimpleQueue[Command] = queue.SimpleQueue()
         now = clock()
         self.started_at = now
@@ -205,7 +231,32 @@ class RefereeLoop:
         self.verdicts: list[Verdict] = []
         self.ticks = 0
         self.stopped = threading.Event()
-        self._show_state()
+        self._emit(GameOpened, how=opened)
+
+    # --- events ----------------------------------------------------------------------------------
+    def table(self) -> Table:
+        """What the players should be shown now."""
+        referee = self.session.referee
+        over = referee.over
+        winners = None
+        if over:
+            result = referee.result()
+            winners = tuple(result.winners) if result.winners else None
+        return Table(
+            game=self.game,
+            game_id=self.session.game_id,
+            started=referee.started,
+            over=over,
+            to_move=referee.to_move(),
+            winners=winners,
+            illegal=referee.in_illegal,
+            pending=referee.in_pending,
+            unreadable=self.unreadable_said,
+            faults=tuple(self.faults),
+        )
+
+    def _emit(self, kind: type[Event], **fields: Any) -> None:
+        self.bus.emit(kind(at=self.clock(), table=self.table(), **fields))
 
     # --- what other threads may call -----------------------------------------------------------
     def submit(self, name: str, **args: Any) -> Future:
@@ -228,6 +279,7 @@ class RefereeLoop:
             self._moved(now)
         if sight.new_reading:
             self.reading = sight
+            self._emit(BoardRead, snapshot=sight.snapshot, problem=sight.problem)
         state = self.switches.latest() if self.switches is not None else None
         if state is not None and state.link_ok and state.positions != self.positions:
             if self.positions is not None:
@@ -274,17 +326,13 @@ class RefereeLoop:
                 if now - since > self.settings.frame_timeout or self.last_switches_ok_at is not None:
                     faults.append(SWITCHES_LOST)
         if faults != self.faults:
-            for message in faults:
-                if message not in self.faults:
-                    self._say(f"fault: {message}", logging.WARNING, kind="fault")
-            for message in self.faults:
-                if message not in faults:
-                    self._say(f"fault cleared: {_cleared(message)}", kind="fault")
-            if faults:
-                self.feedback.fault("; ".join(faults))
-            else:
-                self.feedback.fault_cleared()
+            raised = [m for m in faults if m not in self.faults]
+            cleared = [m for m in self.faults if m not in faults]
             self.faults = faults
+            for message in raised:
+                self._emit(FaultRaised, message=message)
+            for message in cleared:
+                self._emit(FaultCleared, message=message, cleared=_cleared(message))
         camera_ok = CAMERA_LOST not in faults and self.last_frame_at is not None
         return camera_ok and switches_ok
 
@@ -299,9 +347,8 @@ class RefereeLoop:
             problem = sight.problem or "the board could not be read"
             if self.unreadable_said != problem:
                 self.unreadable_said = problem
-                self._say(f"board not read, no move judged: {problem}", kind="unreadable")
-                self.feedback.unreadable()
                 self.amber_blinking = True
+                self._emit(BoardUnreadable, problem=problem)
             return None
         snapshot = sight.snapshot
         if self.game == "stay-alive":
@@ -310,7 +357,8 @@ class RefereeLoop:
             snapshot = replace(snapshot, orange=tuple(self.positions[:7]), white=tuple(self.positions[7:]))
         self.unreadable_said = None
         if self.amber_blinking:  # readable again: amber back to what the game says
-            self._show_amber()
+            self.amber_blinking = False
+            self._emit(BoardReadable)
         last = self.session.last_snapshot
         if last is not None and snapshot.tells_nothing_new(last):
             return None  # the same board, or the same board with a glyph or door unread this time
@@ -319,63 +367,31 @@ class RefereeLoop:
     def _judge(self, snapshot: Snapshot) -> Verdict:
         verdict = self.session.observe(snapshot)
         self.verdicts.append(verdict)
-        referee = self.session.referee
-        self._say(verdict_line(verdict, referee.to_move()), kind="verdict")
-        kind = verdict.verdict
-        if kind in ("setup-ok", "legal"):
-            self.feedback.board_ok()
-            if kind == "legal":
-                self.feedback.legal()
+        self.amber_blinking = False
+        if verdict.verdict in (VerdictKind.SETUP_OK, VerdictKind.LEGAL):
             confirm = getattr(self.sensor, "confirm", None)
             if confirm is not None:
                 confirm(snapshot)
-            self._show_turn()
-        elif kind in ("illegal", "setup-invalid"):
-            self.feedback.illegal()
-        elif kind in ("restored", "unchanged"):
-            self.feedback.board_ok()
-        self._show_amber()
+        self._verdict_given(verdict, snapshot)
         return verdict
 
-    def _show_amber(self) -> None:
-        self.amber_blinking = False
-        if self.session.referee.in_pending:
-            self.feedback.pending()
-        else:
-            self.feedback.clear_pending()
-
-    def _show_turn(self) -> None:
-        referee = self.session.referee
-        if referee.over:
+    def _verdict_given(self, verdict: Verdict, snapshot: Snapshot | None, session: GameSession | None = None) -> None:
+        session = session or self.session
+        referee = session.referee
+        self._emit(
+            VerdictGiven,
+            verdict=verdict,
+            game_id=session.game_id,
+            seq=session.last_seq,
+            snapshot=snapshot,
+            line=verdict_line(verdict, referee.to_move()),
+        )
+        if verdict.verdict in (VerdictKind.SETUP_OK, VerdictKind.LEGAL, VerdictKind.ACTION) and referee.over:
             result = referee.result()
-            if result.winners:
-                self.feedback.winner(list(result.winners))
-            else:
-                self.feedback.turn(None)
-            self._say(f"game over: {result.reason or 'no winner'}", kind="result")
-        else:
-            self.feedback.turn(referee.to_move())
+            self._emit(GameOver, result=result, line=f"game over: {result.reason or 'no winner'}")
 
-    def _show_state(self) -> None:
-        """Lights for the game as it stands (after a restart, a new game or a reveal)."""
-        referee = self.session.referee
-        if referee.in_illegal:
-            self.feedback.illegal()
-        else:
-            self.feedback.board_ok()
-        self._show_amber()
-        if referee.started:
-            self._show_turn()
-        else:
-            self.feedback.turn(None)
-
-    def _say(self, text: str, level: int = logging.INFO, kind: str = "") -> None:
-        line = f"[{self.game}] {text}"
-        self.log.log(level, "%s", line)
-        if kind in ("fault", "unreadable"):
-            self.session.journal.event(self.session.game_id, kind, text)
-        if self.on_line is not None:
-            self.on_line(line)
+    def _say(self, text: str, level: int = logging.INFO) -> None:
+        self._emit(Said, text=text, level=level)
 
     # --- commands ------------------------------------------------------------------------------
     def _run_commands(self, produced: list[Verdict]) -> None:
@@ -404,12 +420,15 @@ class RefereeLoop:
             self.verdicts.append(verdict)
             if produced is not None:
                 produced.append(verdict)
-            self._say(f"new game {self.session.game_id}: set up the board (game {old.game_id} is in the journal)")
+            self._verdict_given(verdict, None, old)
             # The board in front of the camera (the last reading) is judged again, as the new
             # game's setup, once it has been still for the settle time.
             self.last_motion = self.clock()
             self.unreadable_said = None
-            self._show_state()
+            self._emit(
+                GameOpened,
+                how=f"new game {self.session.game_id}: set up the board (game {old.game_id} is in the journal)",
+            )
             return {"ok": True, "game_id": self.session.game_id, "message": "new game: set up the board"}
         if name == "end":
             try:
@@ -421,8 +440,8 @@ class RefereeLoop:
             self.verdicts.append(verdict)
             if produced is not None:
                 produced.append(verdict)
-            self._say(verdict_line(verdict), kind="verdict")
-            self._show_state()
+            self._verdict_given(verdict, None)
+            self._emit(StateShown)
             return {"ok": True, "verdict": verdict.to_json(), "result": self.session.referee.result().to_json()}
         if name == "reveal":
             seat = args.get("seat")
@@ -431,8 +450,7 @@ class RefereeLoop:
                 raise RefereeError("reveal needs a seat number and at least one colour letter")
             result = self.session.reveal(seat, tuple(str(c) for c in colours))
             self._say(f"seat {seat} revealed {' '.join(colours)}")
-            if self.session.referee.over:
-                self._show_turn()
+            self._emit(Revealed, seat=seat, colours=tuple(str(c) for c in colours), result=result)
             return {"ok": True, "result": result.to_json()}
         raise RefereeError(f"unknown command {name!r}; the commands are status, new-game, reveal, end")
 

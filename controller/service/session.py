@@ -45,6 +45,8 @@ class GameSession:
         self.last_snapshot: Snapshot | None = None
         self.reveals: list[Revealed] = []
         self.verdicts: list[dict[str, Any]] = []
+        #: The journal's sequence number of the last entry committed by this session.
+        self.last_seq: int | None = None
 
     # --- opening ----------------------------------------------------------------------------
     @classmethod
@@ -123,13 +125,13 @@ class GameSession:
     def observe(self, snapshot: Snapshot) -> Verdict:
         """Judge a settled snapshot and commit it with its verdict."""
         verdict = self._observe(snapshot)
-        self.journal.append(self.game_id, "snapshot", snapshot.to_text(), verdict.to_json())
+        self.last_seq = self.journal.append(self.game_id, "snapshot", snapshot.to_text(), verdict.to_json())
         return verdict
 
     def act(self, name: str) -> Verdict:
         """A player's action (`new-game`, `end-by-agreement`); raises ActionNotAllowed if refused."""
         verdict = self._act(name)
-        self.journal.append(self.game_id, "action", name, verdict.to_json())
+        self.last_seq = self.journal.append(self.game_id, "action", name, verdict.to_json())
         return verdict
 
     def reveal(self, seat: int, colours: tuple[str, ...]) -> Result:
@@ -137,7 +139,8 @@ class GameSession:
         if not self.referee.started:
             raise RefereeError("the game has not started yet; reveal the secret colours at the end")
         out = self._reveal(seat, colours)
-        self.journal.append(self.game_id, "reveal", json.dumps({"seat": seat, "colours": list(colours)}), out)
+        payload = json.dumps({"seat": seat, "colours": list(colours)})
+        self.last_seq = self.journal.append(self.game_id, "reveal", payload, out)
         return self.referee.result()
 
     def new_game(self) -> GameSession:
