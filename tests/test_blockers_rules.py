@@ -166,7 +166,7 @@ def test_a_moved_tile_is_illegal():
 
 def test_the_tile_must_be_of_the_colour_of_the_seat_to_move():
     j = judge(EMPTY, ONE_TILE_AT_C7.format("G7"), to_move=0)[2]
-    assert j.kind == "illegal" and j.reason == "it is seat 0 (red)'s turn, but a green tile was put on C7"
+    assert j.kind == "illegal" and j.reason == "it is player 1 (red)'s turn, but a green tile was put on C7"
     j = judge(EMPTY, ONE_TILE_AT_C7.format("V7"), to_move=0)[2]
     assert j.kind == "illegal" and "violet is not played in this game" in j.reason
 
@@ -345,7 +345,7 @@ def test_a_lifted_tile_the_mover_cannot_capture_is_illegal():
     j = judge(middle, middle.replace("GD", ".."), to_move=0)[2]
     assert j.kind == "illegal" and "would split" in j.reason
     j = judge(ONE_TILE_AT_C7.format("G4"), EMPTY, to_move=0, captured_tiles=("R7", "RC", "Rd", "R*"))[2]
-    assert j.kind == "illegal" and "no unplayed tile of seat 0 (red) may go there" in j.reason
+    assert j.kind == "illegal" and "no unplayed tile of player 1 (red) may go there" in j.reason
 
 
 # -- passes, the end, scores ----------------------------------------------------------------------
@@ -411,7 +411,7 @@ def test_scores_count_groups_plus_the_most_captured_of_one_colour():
     state = dataclasses.replace(state, captures=((0, 2, 1), (0, 0, 0), (1, 0, 0)))
     result = eng.result(state)
     assert result.finished and result.scores == (4, 1, 2) and result.winners == (1,)
-    assert "seat 1 wins with the lowest score, 1" in result.reason
+    assert "player 2 (green) wins with the lowest score, 1" in result.reason
 
 
 def test_tie_break_fewest_captured_in_total_then_a_shared_win():
@@ -421,7 +421,7 @@ def test_tie_break_fewest_captured_in_total_then_a_shared_win():
     state = dataclasses.replace(state, captures=((0, 2, 0), (2, 0, 1), (0, 2, 0)))
     result = eng.result(state)
     assert result.scores == (4, 3, 3) and result.winners == (2,)
-    assert "seats 1 and 2 tie on 3; seat 2 wins the tie-break" in result.reason
+    assert "player 2 (green) and player 3 (blue) tie on 3; player 3 (blue) wins the tie-break" in result.reason
     state = dataclasses.replace(state, captures=((0, 2, 0), (2, 0, 0), (0, 2, 0)))
     result = eng.result(state)
     assert result.winners == (1, 2) and "share the win" in result.reason
@@ -471,5 +471,5 @@ def test_tiles_that_unread_tiles_must_be_are_no_longer_playable():
 def test_two_player_lifting_a_tile_of_the_only_colour_left_is_illegal():
     eng = two_player()
     j = judge(ONE_TILE_AT_C7.format("R4"), EMPTY, eng=eng, placed={"R": 5, "G": 24})[2]
-    assert j.kind == "illegal" and "red is the only colour seat 0 has left to place" in j.reason
+    assert j.kind == "illegal" and "red is the only colour player 1 (red and green) has left to place" in j.reason
     assert judge(ONE_TILE_AT_C7.format("R4"), EMPTY, eng=eng, placed={"R": 5, "G": 5})[2].kind == "pending"

@@ -457,7 +457,7 @@ def test_the_wrong_colour_moving_is_illegal():
     """
     assert engine(seats=("B", "W")).judge(engine(seats=("B", "W")).start(board(START)), board(black)).kind == "legal"
     j = eng.judge(state, board(black))
-    assert j.kind == "illegal" and "it is white's turn" in j.reason
+    assert j.kind == "illegal" and "it is player 1 (white)'s turn" in j.reason
 
 
 def test_impossible_readings_are_doubtful():

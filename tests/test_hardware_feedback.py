@@ -79,8 +79,8 @@ def test_turn_lights_exactly_one_seat(tonal) -> None:
     feedback.turn(None)
     assert [pin(feedback, p).state for p in (5, 6, 13)] == [0, 0, 0]
     feedback.turn(4)
-    assert heard[-1] == "seat 4 has no LED fitted"
-    assert heard[:3] == ["seat 1 LED on", "seat 1 LED off", "seat 2 LED on"]
+    assert heard[-1] == "player 5 has no LED fitted"  # seats are named as players count them, from 1
+    assert heard[:3] == ["seat 2 LED on", "seat 2 LED off", "seat 3 LED on"]
 
 
 def test_legal_is_one_green_flash_and_a_high_pip(tonal) -> None:

@@ -8,8 +8,9 @@ import threading
 from controller.referee import Verdict
 from controller.service.control import ControlServer, request
 from controller.service.events import LogSubscriber
-from controller.service.loop import CAMERA_LOST, SWITCHES_LOST, verdict_line
+from controller.service.loop import CAMERA_LOST, SWITCHES_LOST
 from controller.service.world import StubRig
+from controller.words import verdict_line
 
 STAY_ALIVE = {"game": "stay-alive", "players": 2, "seats": ["B", "Y"]}
 FLIPOP = {"game": "flipop", "players": 2}
@@ -84,7 +85,7 @@ def test_a_board_is_judged_only_after_the_settle_time(tmp_path):
 def test_doubtful_readings_blame_the_reading_not_a_player():
     verdict = Verdict("illegal", 4, seat=1, reason="a token changed colour in place", cells=((2, 3),), doubtful=True)
     line = verdict_line(verdict)
-    assert line.startswith("the reading is doubtful at 2,3")
+    assert line.startswith("the reading is doubtful at row 3 column 4")
     assert "no player is blamed" in line
     assert "illegal move" not in line
 

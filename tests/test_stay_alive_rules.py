@@ -190,7 +190,7 @@ def test_a_marble_seen_on_an_open_point_is_illegal():
 def test_placing_out_of_turn_is_illegal():
     lines = replay(PLACEMENT_RECORD, [board_text({(0, 0): "G"})])
     assert lines[1]["verdict"] == "illegal" and lines[1]["seat"] == 0
-    assert lines[1]["reason"] == "it is red (seat 0)'s turn to place a marble, not green (seat 1)'s"
+    assert lines[1]["reason"] == "it is player 1 (red)'s turn to place a marble, not player 2 (green)'s"
 
 
 def test_placing_two_marbles_at_once_is_illegal():
@@ -382,7 +382,7 @@ def test_own_twice_forbids_a_third_own_consecutive_move_of_the_same_slide():
     state = play(engine, state, ["orange 5 B->C", "white 5 B->C", "orange 5 C->B", "white 5 C->B"])
     # red moved orange slide 5 on both of their last two turns
     reasons = engine.banned(state, 0)
-    assert reasons[5] == ("red (seat 0) moved orange slide 5 on their last two turns; with two "
+    assert reasons[5] == ("player 1 (red) moved orange slide 5 on their last two turns; with two "
                           "players left a player may move the same slide only twice in a row")
     third = QUIET.replace("orange: B B B B B B B", "orange: B B B B B C B")
     assert engine.judge(state, snap(third)).kind == "illegal"
@@ -465,7 +465,7 @@ def test_the_last_player_with_marbles_wins():
     assert engine.is_over(judgement.state) and engine.to_move(judgement.state) is None
     assert engine.result(judgement.state).to_json() == {
         "finished": True, "winners": [1], "scores": [0, 2],
-        "reason": "green (seat 1) wins: the last player with marbles on the grid",
+        "reason": "player 2 (green) wins: the last player with marbles on the grid",
     }
 
 

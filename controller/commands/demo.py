@@ -158,7 +158,8 @@ def play_game(
         result = loop.session.referee.result().to_json()
         winners = result.get("winners")
         if result.get("finished") and winners:
-            say(f"[{game}] winner: {' and '.join(f'seat {s}' for s in winners)} ({result.get('reason', '')})")
+            names = " and ".join(loop.session.referee.engine.seat_name(s) for s in winners)
+            say(f"[{game}] winner: {names} ({result.get('reason', '')})")
         else:
             say(f"[{game}] result: {result.get('reason') or 'the game did not finish'}")
         verdicts = list(loop.session.verdicts)

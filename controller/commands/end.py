@@ -21,6 +21,6 @@ def run(args: argparse.Namespace) -> int:
     answer = request(socket_path(args), "end")
     result = answer["result"]
     winners = result.get("winners")
-    who = " and ".join(f"seat {s}" for s in winners) if winners else "nobody"
+    who = " and ".join(f"player {s + 1}" for s in winners) if winners else "nobody"
     print(f"game ended by agreement; winner: {who}" + (f" ({result['reason']})" if result.get("reason") else ""))
     return 0

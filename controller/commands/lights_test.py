@@ -72,7 +72,7 @@ def lights_test_steps(feedback: Feedback) -> list[tuple[str, Callable[[], None]]
         steps.append((f"{kind} buzzer: {sound}", lambda sound=sound: feedback.play(sound)))
     seats = len(feedback.seat_leds)
     for seat in range(seats):
-        steps.append((f"pattern: seat {seat}'s turn", lambda seat=seat: feedback.turn(seat)))
+        steps.append((f"pattern: player {seat + 1}'s turn", lambda seat=seat: feedback.turn(seat)))
     steps += [
         ("pattern: legal move (green flash, pip)", feedback.legal),
         ("pattern: illegal move (red on, alarm)", feedback.illegal),
@@ -82,7 +82,7 @@ def lights_test_steps(feedback: Feedback) -> list[tuple[str, Callable[[], None]]
         ("pattern: pending cleared (amber off)", feedback.clear_pending),
     ]
     if seats:
-        steps.append(("pattern: winner (seat 0 blinks, tune)", lambda: feedback.winner([0])))
+        steps.append(("pattern: winner (player 1 blinks, tune)", lambda: feedback.winner([0])))
     steps += [
         ("pattern: fault (red and amber blink fast, low double beep)", lambda: feedback.fault("lights test")),
         ("pattern: fault cleared", feedback.fault_cleared),

@@ -25,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
     answer = request(socket_path(args), "reveal", seat=args.seat, colours=colours)
     result = answer["result"]
     if result.get("finished") and result.get("winners"):
-        print(f"winner: {' and '.join(f'seat {s}' for s in result['winners'])} ({result.get('reason', '')})")
+        print(f"winner: {' and '.join(f'player {s + 1}' for s in result['winners'])} ({result.get('reason', '')})")
     else:
         print(f"noted; result so far: {json.dumps(result)}")
     return 0

@@ -26,10 +26,10 @@ def describe(status: dict) -> list[str]:
     elif status["over"]:
         result = status.get("result", {})
         winners = result.get("winners")
-        who = " and ".join(f"seat {s}" for s in winners) if winners else "no winner yet"
+        who = " and ".join(f"player {s + 1}" for s in winners) if winners else "no winner yet"
         lines.append(f"game over: {who}" + (f" ({result['reason']})" if result.get("reason") else ""))
     else:
-        lines.append(f"seat {status['to_move']} to move")
+        lines.append(f"player {status['to_move'] + 1} to move")
     if status["illegal"]:
         lines.append("the board is in an illegal state: put it back")
     if status["pending"]:

@@ -139,6 +139,33 @@ class Engine(ABC, Generic[S, M]):
     def judge(self, state: S, snapshot: Snapshot) -> Judgement[S]:
         """Compare a settled snapshot with the last legal state (`rules.md` §5)."""
 
+    # -- words for players ------------------------------------------------------------------
+    def place_name(self, cell: Cell) -> str:
+        """A place as players of this game name it (default: column letter, row from the top: ``F3``)."""
+        row, col = cell
+        return f"{chr(ord('A') + col)}{row + 1}"
+
+    def places_text(self, cells: Sequence[Cell]) -> str:
+        names = [self.place_name(c) for c in cells]
+        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1] if names else ""
+
+    def seat_name(self, seat: int) -> str:
+        """A seat as players count them: ``player 2``, with its colour where seats have one (``player 2 (red)``)."""
+        name = f"player {seat + 1}"
+        colours = self.seat_colours_of(seat)
+        if colours:
+            classes = self.profile.classes
+            words = [str(classes.get(c, {}).get("name", c)) for c in colours]
+            name += f" ({' and '.join(words)})"
+        return name
+
+    def seat_colours_of(self, seat: int) -> tuple[str, ...]:
+        """The colour letters a seat plays (none for games whose seats have no colour)."""
+        seats = self.setup.seats
+        if seats is None or not 0 <= seat < len(seats):
+            return ()
+        return seats[seat] if isinstance(seats[seat], tuple) else (seats[seat],)
+
     # -- end -----------------------------------------------------------------------------
     @abstractmethod
     def is_over(self, state: S) -> bool: ...

@@ -151,11 +151,21 @@ class BlockersEngine(Engine[BlockersState, Placement]):
         return tuple(out)
 
     # -- words -------------------------------------------------------------------------
+    def place_name(self, cell: Cell) -> str:
+        return cell_name(cell)
+
     def colour_name(self, colour: str) -> str:
         return self.names.get(colour, colour)
 
+    def seat_colours_of(self, seat: int) -> tuple[str, ...]:
+        return tuple(self.seat_colours[seat]) if 0 <= seat < len(self.seat_colours) else ()
+
+    def _seats_text(self, seats: Sequence[int]) -> str:
+        names = [self.seat_name(s) for s in seats]
+        return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+
     def seat_text(self, seat: int) -> str:
-        return f"seat {seat} ({' and '.join(self.colour_name(c) for c in self.seat_colours[seat])})"
+        return self.seat_name(seat)
 
     # -- setup -------------------------------------------------------------------------
     def check_setup(self, snapshot: Snapshot) -> SetupCheck:
@@ -507,7 +517,7 @@ class BlockersEngine(Engine[BlockersState, Placement]):
                 f"{self.seat_text(seat)} may not capture its own colour"
                 if len(self.seat_colours[seat]) == 1
                 else f"a {colour} tile is only captured by another colour, and {colour} is "
-                f"the only colour seat {seat} has left to place"
+                f"the only colour {self.seat_name(seat)} has left to place"
             )
             return Judgement(
                 "illegal",
@@ -633,7 +643,7 @@ class BlockersEngine(Engine[BlockersState, Placement]):
         parts = [self.score_parts(state, s) for s in range(self.players)]
         scores = tuple(g + m for g, m, _ in parts)
         detail = "; ".join(
-            f"seat {s} {g} groups + {m} captured = {g + m}" for s, (g, m, _) in enumerate(parts)
+            f"{self.seat_name(s)} {g} groups + {m} captured = {g + m}" for s, (g, m, _) in enumerate(parts)
         )
         if not self.is_over(state):
             made = sum(state.placed)
@@ -648,26 +658,21 @@ class BlockersEngine(Engine[BlockersState, Placement]):
         fewest = min(parts[s][2] for s in lowest)
         winners = tuple(s for s in lowest if parts[s][2] == fewest)
         if len(lowest) == 1:
-            verdict = f"seat {winners[0]} wins with the lowest score, {best}"
+            verdict = f"{self.seat_name(winners[0])} wins with the lowest score, {best}"
         elif len(winners) == 1:
-            others = ", ".join(f"seat {s} {parts[s][2]}" for s in lowest if s not in winners)
+            others = ", ".join(f"{self.seat_name(s)} {parts[s][2]}" for s in lowest if s not in winners)
             verdict = (
-                f"seats {_and(lowest)} tie on {best}; seat {winners[0]} wins the tie-break "
+                f"{self._seats_text(lowest)} tie on {best}; {self.seat_name(winners[0])} wins the tie-break "
                 f"with the fewest tiles captured in total ({fewest}; {others})"
             )
         else:
             verdict = (
-                f"seats {_and(winners)} share the win: score {best} and {fewest} tiles "
+                f"{self._seats_text(winners)} share the win: score {best} and {fewest} tiles "
                 "captured in total each"
             )
         if any(p < PLACEMENTS_PER_COLOUR for p in state.placed):
             verdict = "no colour can place a tile any more; " + verdict
         return Result(True, winners=winners, scores=scores, reason=f"{verdict} ({detail})")
-
-
-def _and(seats: Sequence[int]) -> str:
-    names = [str(s) for s in seats]
-    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
 
 
 def _unread_order(u: Unread) -> tuple:

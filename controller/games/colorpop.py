@@ -536,7 +536,7 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
         return tuple(sorted(seat for u in units if key(u) == best for seat in u))
 
     def _reason(self, state: ColorpopState, winners: tuple[int, ...], how: str) -> str:
-        seats = " and ".join(f"seat {s}" for s in winners)
+        seats = " and ".join(self.seat_name(s) for s in winners)
         if self.variant == "teams":
             return f"the team of {seats} wins: {how}"
         shared = " (a shared win)" if len(winners) > 1 else ""

@@ -88,6 +88,13 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
 
     game = "flipop"
 
+    def seat_colours_of(self, seat: int) -> tuple[str, ...]:
+        return (self.colours[seat],) if 0 <= seat < len(self.colours) else ()
+
+    def place_name(self, cell: Cell) -> str:
+        """Cells as this game's move notation writes them (`W (4,2) N`)."""
+        return _cell_text(cell)
+
     def __init__(self, setup: GameSetup) -> None:
         super().__init__(setup)
         if setup.players != 2:
@@ -466,7 +473,7 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
                     "illegal",
                     seat=seat,
                     reason=(
-                        f"it is {COLOUR_NAMES[colour]}'s turn (seat {seat}), but {COLOUR_NAMES[self.colours[other]]} "
+                        f"it is {self.seat_name(seat)}'s turn, but {COLOUR_NAMES[self.colours[other]]} "
                         f"moved ({option.text})"
                     ),
                     cells=changed,
@@ -518,7 +525,7 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         if len(emptied) == 1:
             seat = emptied[0]
             colour = COLOUR_NAMES[self.colours[seat]]
-            return Result(True, (seat,), scores, f"seat {seat} wins: all {colour} balls left the board")
+            return Result(True, (seat,), scores, f"{self.seat_name(seat)} wins: all {colour} balls left the board")
         if state.agreed_end:
             how = "the players ended the game by agreement"
         elif emptied:
@@ -528,7 +535,7 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         if scores[0] == scores[1]:
             return Result(True, (0, 1), scores, f"a draw: {how} with {scores[0]} balls each on the board")
         winner = 0 if scores[0] < scores[1] else 1
-        return Result(True, (winner,), scores, f"seat {winner} wins with fewer balls on the board: {how}")
+        return Result(True, (winner,), scores, f"{self.seat_name(winner)} wins with fewer balls on the board: {how}")
 
 
 @lru_cache(maxsize=8192)

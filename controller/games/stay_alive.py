@@ -110,6 +110,13 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
 
     game = "stay-alive"
 
+    def seat_colours_of(self, seat: int) -> tuple[str, ...]:
+        return (self.seats[seat],) if 0 <= seat < len(self.seats) else ()
+
+    def place_name(self, cell: Cell) -> str:
+        """Points as this game's events and reasons write them (`point 3,4`)."""
+        return f"point {point_name(cell)}"
+
     def __init__(self, setup: GameSetup) -> None:
         super().__init__(setup)
         if setup.variant != "standard":
@@ -140,9 +147,7 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
 
     # -- names -------------------------------------------------------------------------------
     def who(self, seat: int) -> str:
-        colour = self.seats[seat]
-        name = self.profile.classes.get(colour, {}).get("name", colour)
-        return f"{name} (seat {seat})"
+        return self.seat_name(seat)
 
     def open_mask(self, orange: Sequence[str], white: Sequence[str]) -> int:
         return self.holes.open_mask(orange, white)

@@ -154,7 +154,7 @@ class Feedback:
             return device
 
         seats = [
-            make(f"seat {i} LED", pin, lambda pin=pin: LED(pin, pin_factory=factory))
+            make(f"seat {i + 1} LED", pin, lambda pin=pin: LED(pin, pin_factory=factory))
             for i, pin in enumerate(pins.seat_leds)
         ]
         green = make("green LED", pins.green, lambda: LED(pins.green, pin_factory=factory))
@@ -184,9 +184,9 @@ class Feedback:
         """Light the seat whose turn it is (None: nobody's, e.g. between games)."""
         with self._lock:
             for index in range(len(self.seat_leds)):
-                self._set_led(f"seat {index}", "on" if index == seat else "off")
+                self._set_led(f"seat {index + 1}", "on" if index == seat else "off")
             if seat is not None and not 0 <= seat < len(self.seat_leds):
-                self._tell(f"seat {seat} has no LED fitted")
+                self._tell(f"player {seat + 1} has no LED fitted")
 
     def legal(self) -> None:
         with self._lock:
@@ -228,7 +228,7 @@ class Feedback:
         """Blink the winners' seat LEDs (several for a shared win) and play the tune."""
         with self._lock:
             for index in range(len(self.seat_leds)):
-                self._set_led(f"seat {index}", "blink" if index in seats else "off")
+                self._set_led(f"seat {index + 1}", "blink" if index in seats else "off")
             self.play("tune")
 
     def fault(self, message: str) -> None:
@@ -263,7 +263,7 @@ class Feedback:
     # --- building blocks (also used by `referee lights-test`) --------------------------------
     def leds(self) -> dict[str, LED]:
         """Every LED by the name the listener uses ('seat 0', ..., 'green', 'red', 'amber')."""
-        named = {f"seat {i}": led for i, led in enumerate(self.seat_leds)}
+        named = {f"seat {i + 1}": led for i, led in enumerate(self.seat_leds)}
         named.update(green=self.green, red=self.red, amber=self.amber)
         return named
 

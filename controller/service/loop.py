@@ -52,6 +52,7 @@ from controller.service.events import (
 )
 from controller.service.session import GameSession
 from controller.snapshot import Snapshot
+from controller.words import verdict_line
 
 CAMERA_LOST = "the camera is not sending pictures: check its cable"
 #: Clock arithmetic slack, so a board still for exactly the settle time is judged on that frame.
@@ -145,44 +146,6 @@ class Command:
 class Settings:
     settle_time: float = 0.3
     frame_timeout: float = 2.0
-
-
-def places(cells: tuple[tuple[int, int], ...] | list) -> str:
-    return " ".join(f"{r},{c}" for r, c in cells)
-
-
-def verdict_line(verdict: Verdict, to_move: int | None = None) -> str:
-    """One log line a person reads, for any verdict."""
-    who = f"seat {verdict.seat}: " if verdict.seat is not None else ""
-    kind = verdict.verdict
-    if kind == "legal":
-        text = f"{who}legal move, {verdict.move}"
-        if verdict.events:
-            text += f" ({', '.join(verdict.events)})"
-        return text
-    if kind == "illegal" and verdict.doubtful:
-        where = places(verdict.cells) or "the board"
-        return (
-            f"the reading is doubtful at {where}: {verdict.reason}; no player is blamed, "
-            "check the pieces there and the camera's view"
-        )
-    if kind == "illegal":
-        where = f" (look at {places(verdict.cells)})" if verdict.cells else ""
-        return f"{who}illegal move, {verdict.reason}{where}; put the board back"
-    if kind == "pending":
-        return f"{who}move under way, waiting for it to be finished"
-    if kind == "restored":
-        return "board put back to the last legal position"
-    if kind == "unchanged":
-        return "board back to the last legal position, no move"
-    if kind == "setup-ok":
-        return "starting board accepted" + (f"; seat {to_move} begins" if to_move is not None else "")
-    if kind == "setup-invalid":
-        where = f" (look at {places(verdict.cells)})" if verdict.cells else ""
-        return f"starting board not valid: {verdict.reason}{where}" + (f"; {verdict.advice}" if verdict.advice else "")
-    if kind == "action":
-        return f"action {verdict.action}" + (f" ({', '.join(verdict.events)})" if verdict.events else "")
-    return kind
 
 
 class RefereeLoop:
@@ -384,7 +347,7 @@ class RefereeLoop:
             game_id=session.game_id,
             seq=session.last_seq,
             snapshot=snapshot,
-            line=verdict_line(verdict, referee.to_move()),
+            line=verdict_line(verdict, referee.engine, referee.to_move()),
         )
         if verdict.verdict in (VerdictKind.SETUP_OK, VerdictKind.LEGAL, VerdictKind.ACTION) and referee.over:
             result = referee.result()
@@ -449,7 +412,7 @@ class RefereeLoop:
             if not isinstance(seat, int) or not isinstance(colours, list) or not colours:
                 raise RefereeError("reveal needs a seat number and at least one colour letter")
             result = self.session.reveal(seat, tuple(str(c) for c in colours))
-            self._say(f"seat {seat} revealed {' '.join(colours)}")
+            self._say(f"{self.session.referee.engine.seat_name(seat)} revealed {' '.join(colours)}")
             self._emit(Revealed, seat=seat, colours=tuple(str(c) for c in colours), result=result)
             return {"ok": True, "result": result.to_json()}
         raise RefereeError(f"unknown command {name!r}; the commands are status, new-game, reveal, end")

@@ -65,7 +65,11 @@ class GameSession:
                 session = cls.replay(journal, latest.id)
                 return session, (
                     f"resumed game {latest.id} from the journal after {session.next_index} verdicts"
-                    + (f", seat {session.referee.to_move()} to move" if session.referee.to_move() is not None else "")
+                    + (
+                        f", {session.referee.engine.seat_name(to_move)} to move"
+                        if (to_move := session.referee.to_move()) is not None
+                        else ""
+                    )
                 )
             journal.close_game(latest.id, "the config file now asks for a different game")
             session = cls.start(journal, keys, setup)

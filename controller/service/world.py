@@ -382,7 +382,8 @@ class SimPlayer:
             elif trouble == "switches" and world.pico is not None and self.switch_unplug:
                 yield Step("slide switch board unplugged", 0.5, lambda w: w.pico.unplug())
                 yield Step("slide switch board plugged back", self.still, lambda w: w.pico.plug())
-            label = f"seat {self.engine.to_move(self.state)} moves: {self.engine.describe(self.state, move)}"
+            mover = self.engine.seat_name(self.engine.to_move(self.state))
+            label = f"{mover} moves: {self.engine.describe(self.state, move)}"
             yield from self._show(after, label, self._hand_for(self.current, after))
             if trouble == "glare":
                 yield Step("glare gone", self.still, lambda w: w.set_glare(False))
@@ -459,7 +460,7 @@ class SimPlayer:
                 self.shadow.reveal(seat, tuple(colours))
                 self.intended.append({"verdict": "reveal", "seat": seat, "colours": list(colours)})
                 yield Step(
-                    f"seat {seat} reveals {' '.join(colours)}",
+                    f"{self.engine.seat_name(seat)} reveals {' '.join(colours)}",
                     0.1,
                     command=("reveal", {"seat": seat, "colours": list(colours)}),
                 )

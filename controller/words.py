@@ -1,0 +1,62 @@
+"""What the referee says to people: one way of naming seats, places and verdicts everywhere.
+
+The log, the demo, the web page and the club page all word a verdict through `verdict_line`, so a
+player reads the same sentence wherever they look. Seats are counted from 1 as players count
+them (the machine formats of `notation.md` keep counting from 0), places are named as each game
+names them (`Engine.place_name`: Colorpop `F3`, Blockers! `C7`, ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from controller.games.base import Engine
+from controller.referee import Verdict, VerdictKind
+
+Cell = tuple[int, int]
+
+
+def seat_words(engine: Engine | None, seat: int) -> str:
+    return engine.seat_name(seat) if engine is not None else f"player {seat + 1}"
+
+
+def places_words(engine: Engine | None, cells: Sequence[Cell]) -> str:
+    if engine is None:
+        return ", ".join(f"row {r + 1} column {c + 1}" for r, c in cells)
+    return engine.places_text(list(cells))
+
+
+def verdict_line(verdict: Verdict, engine: Engine | None = None, to_move: int | None = None) -> str:
+    """One sentence a person reads, for any verdict."""
+    who = f"{seat_words(engine, verdict.seat)}: " if verdict.seat is not None else ""
+    kind = verdict.verdict
+    cells = list(verdict.cells)
+    if kind == VerdictKind.LEGAL:
+        text = f"{who}legal move, {verdict.move}"
+        if verdict.events:
+            text += f" ({', '.join(verdict.events)})"
+        return text
+    if kind == VerdictKind.ILLEGAL and verdict.doubtful:
+        where = places_words(engine, cells) or "the board"
+        return (
+            f"the reading is doubtful at {where}: {verdict.reason}; no player is blamed, "
+            "check the pieces there and the camera's view"
+        )
+    if kind == VerdictKind.ILLEGAL:
+        where = f" (look at {places_words(engine, cells)})" if cells else ""
+        return f"{who}illegal move, {verdict.reason}{where}; put the board back"
+    if kind == VerdictKind.PENDING:
+        return f"{who}move under way, waiting for it to be finished"
+    if kind == VerdictKind.RESTORED:
+        return "board put back to the last legal position"
+    if kind == VerdictKind.UNCHANGED:
+        return "board back to the last legal position, no move"
+    if kind == VerdictKind.SETUP_OK:
+        begins = f"; {seat_words(engine, to_move)} begins" if to_move is not None else ""
+        return "starting board accepted" + begins
+    if kind == VerdictKind.SETUP_INVALID:
+        where = f" (look at {places_words(engine, cells)})" if cells else ""
+        return f"starting board not valid: {verdict.reason}{where}" + (f"; {verdict.advice}" if verdict.advice else "")
+    if kind == VerdictKind.ACTION:
+        return f"action {verdict.action}" + (f" ({', '.join(verdict.events)})" if verdict.events else "")
+    return str(kind)
