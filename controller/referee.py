@@ -8,12 +8,16 @@ both drive it, which is why a journal replayed through it reproduces the live ga
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.games.base import ActionNotAllowed, Engine, Result
 from controller.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from controller.record import GameRecord
 
 Cell = tuple[int, int]
 
@@ -169,3 +173,22 @@ class Referee:
         if self.state is None:
             return Result(finished=False, reason="the game has not started")
         return self.engine.result(self.state)
+
+
+def judge_record(record: GameRecord) -> Iterator[dict[str, Any]]:
+    """The verdict lines of a game record (`notation.md` §3), then its result line.
+
+    `referee replay` prints them; the journal's export checks a record against them.
+    """
+    from controller.games import engine_for
+    from controller.record import Action
+
+    referee = Referee(engine_for(record.setup))
+    yield referee.observe(record.board, index=0).to_json()
+    for index, entry in enumerate(record.observations, start=1):
+        if isinstance(entry, Action):
+            verdict = referee.act(entry.name, index=index)
+        else:
+            verdict = referee.observe(entry, index=index)
+        yield verdict.to_json()
+    yield {"result": referee.result().to_json()}

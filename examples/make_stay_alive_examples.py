@@ -24,11 +24,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from controller.commands.replay import judge_record  # noqa: E402
 from controller.games.base import GameSetup  # noqa: E402
 from controller.games.stay_alive import Placement, SlideMove, StayAliveEngine, StayAliveState  # noqa: E402
 from controller.profile import default_profile  # noqa: E402
 from controller.record import dump_record, parse_record  # noqa: E402
+from controller.referee import judge_record  # noqa: E402
 from controller.snapshot import EMPTY, Snapshot, empty_snapshot  # noqa: E402
 
 HERE = Path(__file__).resolve().parent

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from controller.commands.replay import judge_record
 from controller.record import parse_record
+from controller.referee import judge_record
 from controller.service.journal import Journal
 from controller.service.session import GameSession, export_record
 from controller.service.world import Killed, StubRig

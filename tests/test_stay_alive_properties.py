@@ -8,11 +8,11 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.commands.replay import judge_record
 from controller.games.base import GameSetup
 from controller.games.stay_alive import SLIDES, SlideMove, StayAliveEngine, StayAliveState
 from controller.profile import default_profile
 from controller.record import dump_record, parse_record
+from controller.referee import judge_record
 from controller.snapshot import EMPTY, Snapshot, empty_snapshot
 
 FAST = settings(max_examples=12, deadline=None)

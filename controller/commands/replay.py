@@ -5,11 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
 
-from controller.games import engine_for
-from controller.record import Action, GameRecord, load_record
-from controller.referee import Referee, Verdict
+from controller.record import load_record
+from controller.referee import judge_record
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -20,20 +18,6 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     parser.add_argument("record", help="the game record, a YAML file")
     return parser
-
-
-def judge_record(record: GameRecord) -> Iterator[dict]:
-    """The verdict lines of a record, then its result line."""
-    referee = Referee(engine_for(record.setup))
-    yield referee.observe(record.board, index=0).to_json()
-    for index, entry in enumerate(record.observations, start=1):
-        verdict: Verdict
-        if isinstance(entry, Action):
-            verdict = referee.act(entry.name, index=index)
-        else:
-            verdict = referee.observe(entry, index=index)
-        yield verdict.to_json()
-    yield {"result": referee.result().to_json()}
 
 
 def run(args: argparse.Namespace) -> int:

@@ -15,7 +15,7 @@ from controller.errors import RefereeError
 from controller.games import engine_for
 from controller.games.base import GameSetup, Result
 from controller.record import Action, dump_record, parse_record, setup_from_mapping
-from controller.referee import Referee, Verdict
+from controller.referee import Referee, Verdict, judge_record
 from controller.service.journal import Entry, Journal
 from controller.snapshot import Snapshot, parse_snapshot
 
@@ -205,6 +205,4 @@ def export_record(journal: Journal, game_id: int | None = None) -> str:
 
 
 def _verdicts_of(text: str) -> list[dict[str, Any]]:
-    from controller.commands.replay import judge_record
-
     return [line for line in judge_record(parse_record(text)) if "result" not in line]
