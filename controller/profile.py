@@ -8,7 +8,6 @@ Every key is validated here, and a wrong one is reported with its full key path.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -17,122 +16,19 @@ from typing import Any
 import yaml
 
 from controller.errors import ConfigError, RefereeError
-from controller.snapshot import GAMES, SHAPES
-
-# --------------------------------------------------------------------------- schema
-# A schema is a small tree of checkers; each takes (value, key path) and raises ConfigError.
-
-Checker = Callable[[Any, str], None]
-
-
-def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true/false"
-    if isinstance(value, int):
-        return "a whole number"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "text"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    if value is None:
-        return "nothing"
-    return type(value).__name__
-
-
-def integer(lo: int | None = None, hi: int | None = None) -> Checker:
-    def check(value: Any, path: str) -> None:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(path, f"expected a whole number, got {_kind(value)} ({value!r})")
-        if (lo is not None and value < lo) or (hi is not None and value > hi):
-            raise ConfigError(path, f"expected a whole number from {lo} to {hi}, got {value}")
-
-    return check
-
-
-def number(lo: float | None = None, hi: float | None = None) -> Checker:
-    def check(value: Any, path: str) -> None:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(path, f"expected a number, got {_kind(value)} ({value!r})")
-        if (lo is not None and value < lo) or (hi is not None and value > hi):
-            raise ConfigError(path, f"expected a number from {lo} to {hi}, got {value}")
-
-    return check
-
-
-def text(pattern: Callable[[str], bool] | None = None, what: str = "text") -> Checker:
-    def check(value: Any, path: str) -> None:
-        if not isinstance(value, str):
-            raise ConfigError(path, f"expected {what}, got {_kind(value)} ({value!r})")
-        if pattern is not None and not pattern(value):
-            raise ConfigError(path, f"expected {what}, got {value!r}")
-
-    return check
-
-
-def one_of(*choices: Any) -> Checker:
-    def check(value: Any, path: str) -> None:
-        if value not in choices:
-            listed = ", ".join(str(c) for c in choices)
-            raise ConfigError(path, f"expected one of {listed}, got {value!r}")
-
-    return check
-
-
-def flag() -> Checker:
-    return one_of(True, False)
-
-
-def list_of(item: Checker, length: int | None = None, min_len: int = 0) -> Checker:
-    def check(value: Any, path: str) -> None:
-        if not isinstance(value, list):
-            raise ConfigError(path, f"expected a list, got {_kind(value)} ({value!r})")
-        if length is not None and len(value) != length:
-            raise ConfigError(path, f"expected a list of {length} items, got {len(value)}")
-        if len(value) < min_len:
-            raise ConfigError(path, f"expected at least {min_len} items, got {len(value)}")
-        for i, v in enumerate(value):
-            item(v, f"{path}[{i}]")
-
-    return check
-
-
-def mapping(
-    fields: dict[str, Checker] | None = None,
-    required: tuple[str, ...] = (),
-    keys: Checker | None = None,
-    values: Checker | None = None,
-) -> Checker:
-    """A mapping with named `fields`, or with free keys checked by `keys`/`values`."""
-
-    def check(value: Any, path: str) -> None:
-        if not isinstance(value, dict):
-            raise ConfigError(path, f"expected a mapping of keys, got {_kind(value)} ({value!r})")
-        for key, v in value.items():
-            sub = f"{path}.{key}" if path else str(key)
-            if fields is not None:
-                if key not in fields:
-                    known = ", ".join(fields)
-                    raise ConfigError(sub, f"unknown key; known keys here are: {known}")
-                fields[key](v, sub)
-            else:
-                if keys is not None:
-                    keys(key, sub)
-                if values is not None:
-                    values(v, sub)
-        for key in required:
-            if key not in value:
-                raise ConfigError(f"{path}.{key}" if path else key, "this key is required")
-
-    return check
-
-
-def anything() -> Checker:
-    return lambda value, path: None
-
+from controller.games import registry
+from controller.schema import (  # noqa: F401  (re-exported: the profile's schema is written with them)
+    Checker,
+    anything,
+    flag,
+    integer,
+    kind_of,
+    list_of,
+    mapping,
+    number,
+    one_of,
+    text,
+)
 
 # --------------------------------------------------------------------------- per-game schemas
 
@@ -148,7 +44,7 @@ _MARKERS = mapping(
 
 
 def _geometry(game: str) -> Checker:
-    rows, cols = SHAPES[game]
+    rows, cols = registry.get(game).shape
     return mapping(
         {
             "rows": one_of(rows),
@@ -168,59 +64,27 @@ def _letter(value: Any, path: str) -> None:
 _CLASSES = mapping(keys=_letter, values=mapping({"name": text()}, required=("name",)))
 
 
-def _symbol_regions(value: Any, path: str) -> None:
-    list_of(text(lambda s: len(s) == 3, "three symbol letters a-i"), length=3)(value, path)
-    letters = "".join(value)
-    if sorted(letters) != list("abcdefghi"):
-        raise ConfigError(
-            path, f"the nine regions must use each symbol letter a-i exactly once, got {letters!r}"
-        )
+def letter_key(value: Any, path: str) -> None:
+    """A class letter used as a key (token counts, ...)."""
+    _letter(value, path)
 
 
-def _hole_string(value: Any, path: str) -> None:
-    text(lambda s: len(s) == 7 and set(s) <= {"0", "1"}, "seven characters 0 or 1")(value, path)
-
-
-_SLIDE_HOLES = mapping({p: _hole_string for p in "ABC"}, required=("A", "B", "C"))
-_CELL = list_of(integer(0, 9), length=2)
-
-_SETTINGS: dict[str, dict[str, Checker]] = {
-    "colorpop": {"joker_only_groups": flag()},
-    "blockers": {},
-    "flipop": {},
-    "stay-alive": {"two_player_rule": one_of("own_twice", "lift_ban")},
-}
-
-_GAME_KEYS: dict[str, dict[str, Checker]] = {
-    "colorpop": {"tokens": mapping(keys=_letter, values=integer(0, 100))},
-    "blockers": {
-        "symbols": list_of(text(), length=9),
-        "regions": _symbol_regions,
-    },
-    "flipop": {
-        "start": text(),
-        "exits": mapping({"W": list_of(_CELL, min_len=1), "B": list_of(_CELL, min_len=1)}),
-    },
-    "stay-alive": {
-        "holes": mapping(
-            {"orange": list_of(_SLIDE_HOLES, length=7), "white": list_of(_SLIDE_HOLES, length=7)},
-            required=("orange", "white"),
-        ),
-        "marbles_per_player": integer(1, 12),
-    },
-}
+def cell_pair() -> Checker:
+    """A board place written `[row, col]`."""
+    return list_of(integer(0, 99), length=2)
 
 
 def schema_for(game: str) -> Checker:
+    spec = registry.get(game)
     fields: dict[str, Checker] = {
         "game": one_of(game),
         "geometry": _geometry(game),
         "classes": _CLASSES,
-        "settings": mapping(_SETTINGS[game]),
+        "settings": mapping(dict(spec.settings)),
         # Learned vision references; owned and validated by controller.vision.
         "vision": mapping(keys=text()),
     }
-    fields.update(_GAME_KEYS[game])
+    fields.update(spec.profile_keys)
     return mapping(fields, required=("game", "geometry", "classes", "settings"))
 
 
@@ -279,7 +143,7 @@ class Profile:
         if not overrides:
             return self
         if not isinstance(overrides, dict):
-            raise ConfigError("profile", f"expected a mapping of profile keys, got {_kind(overrides)}")
+            raise ConfigError("profile", f"expected a mapping of profile keys, got {kind_of(overrides)}")
         merged = copy.deepcopy(self.data)
         for key, value in overrides.items():
             if key == "settings" and isinstance(value, dict):
@@ -294,8 +158,8 @@ def make_profile(data: dict, source: str = "profile") -> Profile:
     if not isinstance(data, dict):
         raise ConfigError("game", "a profile is a mapping of keys", source)
     game = data.get("game")
-    if game not in GAMES:
-        raise ConfigError("game", f"expected one of {', '.join(GAMES)}, got {game!r}", source)
+    if not registry.known(game):
+        raise ConfigError("game", f"expected one of {', '.join(registry.names())}, got {game!r}", source)
     try:
         schema_for(game)(data, "")
     except ConfigError as exc:
@@ -305,14 +169,10 @@ def make_profile(data: dict, source: str = "profile") -> Profile:
 
 
 def _check_consistency(game: str, data: dict, source: str) -> None:
-    """Checks that span several keys (a token count for an unknown class, and so on)."""
-    classes = set(data["classes"])
-    if game == "colorpop" and "tokens" in data:
-        for letter in data["tokens"]:
-            if letter not in classes:
-                raise ConfigError(f"tokens.{letter}", "this letter is not one of the profile's classes", source)
-    if game == "blockers" and "symbols" in data and len(set(data["symbols"])) != 9:
-        raise ConfigError("symbols", "the nine symbol names must all differ", source)
+    """Checks that span several keys (a token count for an unknown class, and so on): the game's own."""
+    check = registry.get(game).check_profile
+    if check is not None:
+        check(data, source)
 
 
 _cache: dict[str, dict] = {}
@@ -320,14 +180,19 @@ _cache: dict[str, dict] = {}
 
 def _default_data(game: str) -> dict:
     if game not in _cache:
-        text_ = resources.files("controller.profiles").joinpath(f"{game}.yaml").read_text("utf-8")
-        _cache[game] = yaml.safe_load(text_)
+        where = registry.get(game).default_profile
+        if where is None:
+            raise RefereeError(f"the game {game!r} ships no default profile")
+        if isinstance(where, tuple):
+            package, name = where
+            _cache[game] = yaml.safe_load(resources.files(package).joinpath(name).read_text("utf-8"))
+        else:
+            _cache[game] = dict(where)
     return copy.deepcopy(_cache[game])
 
 
 def default_profile(game: str) -> Profile:
-    if game not in GAMES:
-        raise RefereeError(f"unknown game {game!r}; expected one of {', '.join(GAMES)}")
+    registry.get(game)  # a sentence naming the known games if there is no such game
     return make_profile(_default_data(game), source=f"default {game} profile")
 
 
@@ -342,8 +207,8 @@ def load_profile(path: str | Path) -> Profile:
         raise RefereeError(f"the profile {path} is not valid YAML: {exc}") from None
     if not isinstance(raw, dict) or "game" not in raw:
         raise ConfigError("game", "a profile must say which game it describes", str(path))
-    if raw["game"] not in GAMES:
-        raise ConfigError("game", f"expected one of {', '.join(GAMES)}, got {raw['game']!r}", str(path))
+    if not registry.known(raw["game"]):
+        raise ConfigError("game", f"expected one of {', '.join(registry.names())}, got {raw['game']!r}", str(path))
     return default_profile(raw["game"]).with_overrides(
         {k: v for k, v in raw.items() if k != "game"}, source=str(path)
     )

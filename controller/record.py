@@ -9,17 +9,12 @@ from typing import Any
 import yaml
 
 from controller.errors import ConfigError, FormatError, RefereeError
+from controller.games import registry
 from controller.games.base import GameSetup
 from controller.profile import default_profile
-from controller.snapshot import GAMES, Snapshot, format_snapshot, parse_snapshot
+from controller.snapshot import Snapshot, format_snapshot, parse_snapshot
 
 ACTIONS = ("end-by-agreement", "new-game")
-VARIANTS = {
-    "colorpop": ("standard", "solo", "two-colours", "teams"),
-    "blockers": ("standard", "two-player"),
-    "flipop": ("standard",),
-    "stay-alive": ("standard",),
-}
 RECORD_KEYS = (
     "game", "variant", "players", "first", "seats", "secrets", "targets", "profile", "setup",
     "observations",
@@ -96,11 +91,12 @@ def _as_list(value: Any) -> list:
 def setup_from_mapping(data: dict, source: str = "record") -> GameSetup:
     """The `GameSetup` of a record or of `config.yaml` (both use the same keys)."""
     game = data.get("game")
-    if game not in GAMES:
-        raise ConfigError("game", f"expected one of {', '.join(GAMES)}, got {game!r}", source)
+    if not registry.known(game):
+        raise ConfigError("game", f"expected one of {', '.join(registry.names())}, got {game!r}", source)
+    spec = registry.get(game)
     variant = data.get("variant", "standard")
-    if variant not in VARIANTS[game]:
-        raise ConfigError("variant", f"{game} variants are {', '.join(VARIANTS[game])}; got {variant!r}", source)
+    if variant not in spec.variants:
+        raise ConfigError("variant", f"{game} variants are {', '.join(spec.variants)}; got {variant!r}", source)
     profile = default_profile(game)
     if data.get("profile") is not None:
         overrides = data["profile"]
@@ -113,7 +109,7 @@ def setup_from_mapping(data: dict, source: str = "record") -> GameSetup:
                 profile = profile.with_overrides(overrides, source=f"{source}, profile")
             except ConfigError as exc:
                 raise ConfigError(f"profile.{exc.key}", str(exc).split(": ", 2)[-1], source) from None
-    players = data.get("players", _default_players(game, variant))
+    players = data.get("players", spec.default_players(variant))
     if isinstance(players, bool) or not isinstance(players, int) or players < 1:
         raise ConfigError("players", f"expected a number of players, got {players!r}", source)
     first = data.get("first", 0)
@@ -163,14 +159,6 @@ def setup_from_mapping(data: dict, source: str = "record") -> GameSetup:
         secrets=secrets_t,
         targets=targets_t,
     )
-
-
-def _default_players(game: str, variant: str) -> int:
-    if game == "colorpop" and variant == "solo":
-        return 1
-    if game == "colorpop" and variant == "teams":
-        return 4
-    return 2
 
 
 def dump_record(setup: GameSetup, board: Snapshot, entries: list[Entry], profile_overrides: dict | None = None) -> str:

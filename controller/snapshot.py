@@ -1,47 +1,47 @@
 """Board snapshots: what the sensors saw when the board settled (`notation.md` §1).
 
-One `Snapshot` type serves all four games so vision, the engines, the journal and the tests
-share it. An empty place is always ``"."`` in memory (Blockers! prints it as ``..``).
+One `Snapshot` type serves every game so vision, the engines, the journal and the tests share
+it. An empty place is always ``"."`` in memory. How a game's snapshot is written (its cells and
+its extra lines, such as Flipop's `doors:`) is described by the game itself
+(`controller.games.registry.GameSpec`), so nothing here knows any game by name.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
+from typing import Any
 
 from controller.errors import FormatError
+from controller.games import registry
 
-EMPTY = "."
-GAMES = ("colorpop", "blockers", "flipop", "stay-alive")
+EMPTY = registry.EMPTY
 
-#: Lattice size of each game (rows, cols).
-SHAPES: dict[str, tuple[int, int]] = {
-    "colorpop": (10, 10),
-    "blockers": (9, 9),
-    "flipop": (5, 5),
-    "stay-alive": (7, 7),
+#: Names kept here for the code that imported them from this module; each now lives with its game.
+_MOVED = {
+    "BLOCKERS_GLYPHS": ("controller.games.blockers_board", "GLYPHS"),
+    "WING_ORDER": ("controller.games.flipop_doors", "WING_ORDER"),
+    "UNKNOWN_DOOR": ("controller.games.flipop_doors", "UNKNOWN_DOOR"),
+    "FLIPOP_POSTS": ("controller.games.flipop_doors", "POST_COUNT"),
+    "canonical_door": ("controller.games.flipop_doors", "canonical_door"),
+    "SLIDE_POSITIONS": ("controller.games.stay_alive_holes", "POSITIONS"),
 }
 
-#: Letters a snapshot may hold when the profile does not say otherwise.
-DEFAULT_LETTERS: dict[str, str] = {
-    "colorpop": "GYOBPJ",
-    "blockers": "RGBYV",
-    "flipop": "WB",
-    "stay-alive": "RGBY",
-}
 
-BLOCKERS_GLYPHS = "123456789ABCDEFGHIabcdefghi*?"
-WING_ORDER = "NESW"
-UNKNOWN_DOOR = "?"
-SLIDE_POSITIONS = "ABC"
-FLIPOP_POSTS = 16
+def __getattr__(name: str) -> Any:
+    """`GAMES`, `SHAPES`, `DEFAULT_LETTERS` from the registry (looked up when asked, never cached
+    across registrations), and the constants that moved to their games."""
+    if name == "GAMES":
+        return registry.names()
+    if name == "SHAPES":
+        return {g: registry.get(g).shape for g in registry.names()}
+    if name == "DEFAULT_LETTERS":
+        return {g: registry.get(g).letters for g in registry.names()}
+    if name in _MOVED:
+        import importlib
 
-
-def canonical_door(token: str) -> str:
-    """A door's wings in N E S W order, so ``EW`` and ``WE`` compare equal."""
-    if token == UNKNOWN_DOOR:
-        return token
-    return "".join(d for d in WING_ORDER if d in token)
+        module, attr = _MOVED[name]
+        return getattr(importlib.import_module(module), attr)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -87,23 +87,28 @@ class Snapshot:
     def tells_nothing_new(self, previous: Snapshot) -> bool:
         """True when this reading differs from `previous` only where it knows less.
 
-        A glyph or a door that was read before and shows as ``?`` now (glare, a passing shadow),
-        or doors not read at all, is not a change on the board.
+        A cell or an extra-line token that was read before and shows as unknown now (a glyph
+        unread this time, a door under glare), or an optional line not read at all, is not a
+        change on the board. What counts as knowing less is the game's to say.
         """
-        if (self.game, self.orange, self.white) != (previous.game, previous.orange, previous.white):
+        if self.game != previous.game:
             return False
+        spec = registry.get(self.game)
         if self.cells != previous.cells:
+            knows_less = spec.cells.knows_less
             for row, old_row in zip(self.cells, previous.cells):
                 for new, old in zip(row, old_row):
-                    if new != old and not (
-                        self.game == "blockers" and new[-1:] == "?" and old != EMPTY and new[0] == old[0]
-                    ):
+                    if new != old and not (knows_less is not None and knows_less(new, old)):
                         return False
-        if self.doors is None or self.doors == previous.doors:
-            return True
-        if previous.doors is None:
-            return False
-        return all(new in (old, UNKNOWN_DOOR) for new, old in zip(self.doors, previous.doors))
+        for line in spec.extra_lines:
+            new_value, old_value = getattr(self, line.field), getattr(previous, line.field)
+            if new_value == old_value or (new_value is None and not line.required):
+                continue
+            if old_value is None or new_value is None or line.unknown is None:
+                return False
+            if not all(new in (old, line.unknown) for new, old in zip(new_value, old_value)):
+                return False
+        return True
 
 
 def _meaningful_lines(text: str) -> list[tuple[int, str]]:
@@ -114,11 +119,6 @@ def _meaningful_lines(text: str) -> list[tuple[int, str]]:
             continue
         out.append((number, line))
     return out
-
-
-def _split_cells(line: str) -> list[str]:
-    """Cells of a one-character-per-place line; spaces between cells are optional."""
-    return [ch for ch in line if not ch.isspace()]
 
 
 def parse_snapshot(
@@ -134,129 +134,51 @@ def parse_snapshot(
     `letters` are the piece letters the board profile allows (defaults per game); `where`
     prefixes error messages so a person knows which snapshot of a record is wrong.
     """
-    if game not in SHAPES:
-        raise FormatError(f"unknown game {game!r}; expected one of {', '.join(GAMES)}", where)
-    rows, cols = shape or SHAPES[game]
-    allowed = letters if letters is not None else DEFAULT_LETTERS[game]
-    lines = _meaningful_lines(text)
-    doors: tuple[str, ...] | None = None
-    orange: tuple[str, ...] | None = None
-    white: tuple[str, ...] | None = None
-    grid: list[tuple[int, list[str]]] = []
-
-    for number, line in lines:
+    if not registry.known(game):
+        raise FormatError(f"unknown game {game!r}; expected one of {', '.join(registry.names())}", where)
+    spec = registry.get(game)
+    rows, cols = shape or spec.shape
+    allowed = letters if letters is not None else spec.letters
+    extras: dict[str, tuple[str, ...]] = {}
+    grid: list[list[str]] = []
+    for number, line in _meaningful_lines(text):
         at = f"{where}, line {number}"
-        lowered = line.lower()
-        if game == "flipop" and lowered.startswith("doors:"):
-            if doors is not None:
-                raise FormatError("a second 'doors:' line", at)
-            doors = _parse_doors(line[len("doors:"):], at)
+        key = line.partition(":")[0].strip().lower() if ":" in line else None
+        extra = next((x for x in spec.extra_lines if x.key == key), None)
+        if extra is not None:
+            if extra.field in extras:
+                raise FormatError(f"a second '{extra.key}:' line", at)
+            extras[extra.field] = extra.parse(line.partition(":")[2], rows, cols, at)
             continue
-        if game == "stay-alive" and (lowered.startswith("orange:") or lowered.startswith("white:")):
-            name, _, rest = line.partition(":")
-            positions = tuple(_split_cells(rest))
-            size = rows if name.lower() == "orange" else cols
-            if len(positions) != size or any(p not in SLIDE_POSITIONS for p in positions):
-                raise FormatError(
-                    f"'{name.lower()}:' needs {size} slide positions, each A, B or C; got {rest.strip()!r}",
-                    at,
-                )
-            if name.lower() == "orange":
-                if orange is not None:
-                    raise FormatError("a second 'orange:' line", at)
-                orange = positions
-            else:
-                if white is not None:
-                    raise FormatError("a second 'white:' line", at)
-                white = positions
-            continue
-        if doors is not None:
-            raise FormatError("board rows must come before the 'doors:' line", at)
-        if game == "blockers":
-            cells = _parse_blockers_row(line, cols, allowed, at)
-        else:
-            cells = _split_cells(line)
-            if len(cells) != cols:
-                raise FormatError(f"expected {cols} cells, found {len(cells)} in {line!r}", at)
-            for ch in cells:
-                if ch != EMPTY and ch not in allowed:
-                    raise FormatError(
-                        f"unknown cell {ch!r}; expected one of {' '.join(allowed)} or '.'", at
-                    )
-        grid.append((number, cells))
-
+        if any(not x.before_grid and x.field in extras for x in spec.extra_lines):
+            after = next(x for x in spec.extra_lines if not x.before_grid and x.field in extras)
+            raise FormatError(f"board rows must come before the '{after.key}:' line", at)
+        grid.append(spec.cells.parse(line, cols, allowed, at))
     if len(grid) != rows:
         raise FormatError(f"a {game} snapshot has {rows} board rows, found {len(grid)}", where)
-    if game == "stay-alive" and (orange is None or white is None):
-        missing = "orange:" if orange is None else "white:"
-        raise FormatError(f"a stay-alive snapshot needs its '{missing}' line of slide positions", where)
-    return Snapshot(
-        game=game,
-        cells=tuple(tuple(cells) for _, cells in grid),
-        doors=doors,
-        orange=orange,
-        white=white,
-    )
-
-
-def _parse_blockers_row(line: str, cols: int, colours: str, at: str) -> list[str]:
-    tokens = line.split()
-    if len(tokens) != cols:
-        raise FormatError(
-            f"expected {cols} cells of two characters separated by spaces, found {len(tokens)}", at
-        )
-    cells = []
-    for tok in tokens:
-        if tok == "..":
-            cells.append(EMPTY)
-            continue
-        if len(tok) != 2 or tok[0] not in colours or tok[1] not in BLOCKERS_GLYPHS:
-            raise FormatError(
-                f"bad cell {tok!r}: expected '..' or a colour ({' '.join(colours)}) followed by "
-                "a glyph (1-9, A-I, a-i, * or ?)",
-                at,
-            )
-        cells.append(tok)
-    return cells
-
-
-_DOOR_TOKEN = re.compile(r"^(\?|[NESW]{1,4})$")
-
-
-def _parse_doors(rest: str, at: str) -> tuple[str, ...]:
-    tokens = rest.split()
-    if len(tokens) != FLIPOP_POSTS:
-        raise FormatError(f"'doors:' needs {FLIPOP_POSTS} door tokens, found {len(tokens)}", at)
-    out = []
-    for tok in tokens:
-        if not _DOOR_TOKEN.match(tok) or len(set(tok)) != len(tok):
-            raise FormatError(
-                f"bad door {tok!r}: expected wing letters from N E S W (each at most once) or '?'",
-                at,
-            )
-        out.append(canonical_door(tok))
-    return tuple(out)
+    for extra in spec.extra_lines:
+        if extra.required and extra.field not in extras:
+            raise FormatError(f"a {game} snapshot needs its '{extra.key}:' line", where)
+    return Snapshot(game=game, cells=tuple(tuple(row) for row in grid), **extras)
 
 
 def format_snapshot(snap: Snapshot) -> str:
     """The text form of a snapshot, as `notation.md` writes it (ends with a newline)."""
-    lines: list[str] = []
-    if snap.game == "stay-alive":
-        lines.append("orange: " + " ".join(snap.orange or ()))
-        lines.append("white:  " + " ".join(snap.white or ()))
-    for row in snap.cells:
-        if snap.game == "blockers":
-            lines.append(" ".join(".." if c == EMPTY else c for c in row))
-        else:
-            lines.append(" ".join(row))
-    if snap.game == "flipop" and snap.doors is not None:
-        lines.append("doors: " + " ".join(snap.doors))
+    spec = registry.get(snap.game)
+    before: list[str] = []
+    after: list[str] = []
+    for extra in spec.extra_lines:
+        value = getattr(snap, extra.field)
+        if value is None:
+            continue
+        (before if extra.before_grid else after).append(f"{extra.key}:{extra.pad}" + " ".join(value))
+    lines = before + [spec.cells.format(row) for row in snap.cells] + after
     return "\n".join(lines) + "\n"
 
 
 def empty_snapshot(game: str, shape: tuple[int, int] | None = None) -> Snapshot:
-    rows, cols = shape or SHAPES[game]
+    spec = registry.get(game)
+    rows, cols = shape or spec.shape
     cells = tuple(tuple(EMPTY for _ in range(cols)) for _ in range(rows))
-    if game == "stay-alive":
-        return Snapshot(game, cells, orange=("A",) * rows, white=("A",) * cols)
-    return Snapshot(game, cells)
+    extras = {x.field: x.default(rows, cols) for x in spec.extra_lines if x.default is not None}
+    return Snapshot(game, cells, **extras)

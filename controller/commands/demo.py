@@ -20,20 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from controller.errors import RefereeError
+from controller.games import registry
 from controller.record import setup_from_mapping
 from controller.service.app import Service
 from controller.service.config import config_from_mapping
 from controller.service.world import SimClock, SimDriver, SimPlayer, SimWorld, Step, all_agree, starting_board
 
-GAMES = ("colorpop", "blockers", "flipop", "stay-alive")
-
-#: Who plays each game in the demo (the config's game keys).
-DEMO_GAMES: dict[str, dict[str, Any]] = {
-    "colorpop": {"game": "colorpop", "variant": "standard", "players": 3},
-    "blockers": {"game": "blockers", "variant": "standard", "players": 3, "seats": ["R", "G", "B"]},
-    "flipop": {"game": "flipop", "players": 2},
-    "stay-alive": {"game": "stay-alive", "players": 2, "seats": ["B", "Y"]},
-}
+#: The games the demo plays: every game that says who plays it in a demo (its `GameSpec.demo`).
+GAMES = tuple(g for g in registry.names() if registry.get(g).demo)
 #: Flipop can go round in circles; after this many moves the players end it by agreement.
 FLIPOP_AGREE_AFTER = 30
 
@@ -72,7 +66,7 @@ class DemoResult:
 def demo_config(game: str, seed: int, folder: Path, settle_time: float = 0.3) -> dict[str, Any]:
     """The config.yaml of a demo game: simulated devices, a journal in `folder`."""
     return {
-        **DEMO_GAMES[game],
+        **registry.get(game).demo,
         "settle_time": settle_time,
         "frame_timeout": 2.0,
         "journal": str(folder / f"{game}-journal.sqlite"),

@@ -1,21 +1,15 @@
-"""The rules engines, one module per game, and the registry that picks one for a setup."""
+"""The rules engines, one module per game; `registry` says which games there are."""
 
 from __future__ import annotations
 
-import importlib
+from typing import TYPE_CHECKING
 
-from controller.games.base import Engine, GameSetup
-
-_MODULES = {
-    "colorpop": ("controller.games.colorpop", "ColorpopEngine"),
-    "blockers": ("controller.games.blockers", "BlockersEngine"),
-    "flipop": ("controller.games.flipop", "FlipopEngine"),
-    "stay-alive": ("controller.games.stay_alive", "StayAliveEngine"),
-}
+if TYPE_CHECKING:
+    from controller.games.base import Engine, GameSetup
 
 
 def engine_for(setup: GameSetup) -> Engine:
     """The engine of `setup.game`, checked against the setup (seats, variant, players)."""
-    module_name, class_name = _MODULES[setup.game]
-    engine_class = getattr(importlib.import_module(module_name), class_name)
-    return engine_class(setup)
+    from controller.games import registry
+
+    return registry.get(setup.game).engine_class()(setup)

@@ -29,6 +29,7 @@ from controller.games.blockers_board import (
     count_groups,
     group_of,
 )
+from controller.games.registry import CellFormat, GameSpec
 from controller.snapshot import Snapshot
 
 #: Placements each colour makes in a game (5 in hand + 23 draws; 4 of its 28 tiles stay unplayed).
@@ -678,3 +679,39 @@ class BlockersEngine(Engine[BlockersState, Placement]):
 def _unread_order(u: Unread) -> tuple:
     """Unread tiles in a fixed order, so equal histories give equal states."""
     return (u.colour, u.cell is None, u.cell or (0, 0), sorted(u.glyphs))
+
+
+def _symbol_regions(value, path: str) -> None:
+    from controller.profile import list_of, text
+
+    list_of(text(lambda s: len(s) == 3, "three symbol letters a-i"), length=3)(value, path)
+    letters = "".join(value)
+    if sorted(letters) != list("abcdefghi"):
+        raise ConfigError(path, f"the nine regions must use each symbol letter a-i exactly once, got {letters!r}")
+
+
+def _check_symbols(data: dict, source: str) -> None:
+    if "symbols" in data and len(set(data["symbols"])) != 9:
+        raise ConfigError("symbols", "the nine symbol names must all differ", source)
+
+
+def _spec() -> GameSpec:
+    from controller.games import blockers_board
+    from controller.profile import list_of, text
+
+    return GameSpec(
+        name="blockers",
+        title="Blockers!",
+        shape=(9, 9),
+        letters="RGBYV",
+        engine="controller.games.blockers:BlockersEngine",
+        variants=("standard", "two-player"),
+        cells=CellFormat(parse_row=blockers_board.parse_row, empty_text="..", knows_less=blockers_board.knows_less),
+        profile_keys={"symbols": list_of(text(), length=9), "regions": _symbol_regions},
+        check_profile=_check_symbols,
+        default_profile=("controller.profiles", "blockers.yaml"),
+        demo={"game": "blockers", "variant": "standard", "players": 3, "seats": ["R", "G", "B"]},
+    )
+
+
+SPEC = _spec()

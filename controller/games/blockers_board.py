@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from controller.errors import FormatError
+
 Cell = tuple[int, int]
 
 SIZE = 9
@@ -158,3 +160,35 @@ def count_groups(board: Sequence[Sequence[str]], colour: str) -> int:
                 groups += 1
                 seen |= group_of(board, (r, c))
     return groups
+
+
+#: What the second character of a snapshot cell may be: a glyph, `*` the wild tile, `?` unread.
+GLYPHS = "123456789ABCDEFGHIabcdefghi*?"
+UNREAD = "?"
+
+
+def parse_row(line: str, cols: int, colours: str, at: str) -> list[str]:
+    """One snapshot row of two-character cells (`R5`, `..`) separated by single spaces."""
+    tokens = line.split()
+    if len(tokens) != cols:
+        raise FormatError(
+            f"expected {cols} cells of two characters separated by spaces, found {len(tokens)}", at
+        )
+    cells = []
+    for tok in tokens:
+        if tok == "..":
+            cells.append(".")
+            continue
+        if len(tok) != 2 or tok[0] not in colours or tok[1] not in GLYPHS:
+            raise FormatError(
+                f"bad cell {tok!r}: expected '..' or a colour ({' '.join(colours)}) followed by "
+                "a glyph (1-9, A-I, a-i, * or ?)",
+                at,
+            )
+        cells.append(tok)
+    return cells
+
+
+def knows_less(new: str, old: str) -> bool:
+    """A tile read again with its glyph unread (`R?` where `R5` was) is the same tile."""
+    return new[-1:] == UNREAD and old != "." and new[:1] == old[:1]

@@ -18,6 +18,7 @@ from functools import cache, lru_cache
 
 from controller.errors import ConfigError
 from controller.games.base import Engine, GameSetup, Judgement, Result, SetupCheck
+from controller.games.registry import GameSpec
 from controller.grid import connected_groups, groups_by_value, neighbours
 from controller.snapshot import EMPTY, Snapshot
 
@@ -629,3 +630,32 @@ def _match_column(src: list[str], dst: list[str], deletable, positions: list[int
             gone.add((positions[i], col))
         i += 1
     return gone
+
+
+def _check_tokens(data: dict, source: str) -> None:
+    classes = set(data["classes"])
+    for letter in data.get("tokens", {}):
+        if letter not in classes:
+            raise ConfigError(f"tokens.{letter}", "this letter is not one of the profile's classes", source)
+
+
+def _spec() -> GameSpec:
+    from controller.profile import flag, integer, letter_key, mapping
+
+    return GameSpec(
+        name="colorpop",
+        title="Colorpop",
+        shape=(10, 10),
+        letters="GYOBPJ",
+        engine="controller.games.colorpop:ColorpopEngine",
+        variants=("standard", "solo", "two-colours", "teams"),
+        players={"solo": 1, "teams": 4},
+        settings={"joker_only_groups": flag()},
+        profile_keys={"tokens": mapping(keys=letter_key, values=integer(0, 100))},
+        check_profile=_check_tokens,
+        default_profile=("controller.profiles", "colorpop.yaml"),
+        demo={"game": "colorpop", "variant": "standard", "players": 3},
+    )
+
+
+SPEC = _spec()

@@ -15,8 +15,9 @@ from functools import lru_cache
 from controller.errors import ConfigError, FormatError
 from controller.games import flipop_doors as doors_model
 from controller.games.base import ActionNotAllowed, Engine, GameSetup, Judgement, Result, SetupCheck
-from controller.games.flipop_doors import OPPOSITE, POSTS, SIZE, Cell, Problem, PushOutcome
-from controller.snapshot import EMPTY, UNKNOWN_DOOR, Snapshot, parse_snapshot
+from controller.games.flipop_doors import OPPOSITE, POSTS, SIZE, UNKNOWN_DOOR, Cell, Problem, PushOutcome
+from controller.games.registry import ExtraLine, GameSpec
+from controller.snapshot import EMPTY, Snapshot, parse_snapshot
 
 Balls = tuple[tuple[str, ...], ...]
 Doors = tuple[str, ...]
@@ -546,3 +547,27 @@ def _options_cached(engine: FlipopEngine, line: Line) -> tuple[_Option, ...]:
 def _options_of(engine: FlipopEngine, line: Line) -> tuple[_Option, ...]:
     """Legal moves of a line, cached: judging and replays ask for the same lines again and again."""
     return _options_cached(engine, line)
+
+
+def _spec() -> GameSpec:
+    from controller.profile import cell_pair, list_of, mapping, text
+
+    return GameSpec(
+        name="flipop",
+        title="Flipop",
+        shape=(5, 5),
+        letters="WB",
+        engine="controller.games.flipop:FlipopEngine",
+        extra_lines=(
+            ExtraLine("doors", "doors", doors_model.parse_doors_line, unknown=doors_model.UNKNOWN_DOOR),
+        ),
+        profile_keys={
+            "start": text(),
+            "exits": mapping({"W": list_of(cell_pair(), min_len=1), "B": list_of(cell_pair(), min_len=1)}),
+        },
+        default_profile=("controller.profiles", "flipop.yaml"),
+        demo={"game": "flipop", "players": 2},
+    )
+
+
+SPEC = _spec()

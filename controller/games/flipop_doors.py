@@ -58,9 +58,12 @@ the pushed ball is set down in its target cell last.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+
+from controller.errors import FormatError
 
 Cell = tuple[int, int]
 Edge = tuple[Cell, Cell]
@@ -341,3 +344,33 @@ def pushable(
                 if on_board(target) and edge_between((r, c), target) in wings:
                     out.append(((r, c), d))
     return out
+
+
+# --- the doors line of a snapshot (`notation.md` §1) ------------------------------------------------
+WING_ORDER = "NESW"
+UNKNOWN_DOOR = "?"
+POST_COUNT = 16
+_DOOR_TOKEN = re.compile(r"^(\?|[NESW]{1,4})$")
+
+
+def canonical_door(token: str) -> str:
+    """A door's wings in N E S W order, so ``EW`` and ``WE`` compare equal."""
+    if token == UNKNOWN_DOOR:
+        return token
+    return "".join(d for d in WING_ORDER if d in token)
+
+
+def parse_doors_line(rest: str, rows: int, cols: int, at: str) -> tuple[str, ...]:
+    """The 16 door tokens after `doors:`."""
+    tokens = rest.split()
+    if len(tokens) != POST_COUNT:
+        raise FormatError(f"'doors:' needs {POST_COUNT} door tokens, found {len(tokens)}", at)
+    out = []
+    for tok in tokens:
+        if not _DOOR_TOKEN.match(tok) or len(set(tok)) != len(tok):
+            raise FormatError(
+                f"bad door {tok!r}: expected wing letters from N E S W (each at most once) or '?'",
+                at,
+            )
+        out.append(canonical_door(tok))
+    return tuple(out)

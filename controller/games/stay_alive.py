@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 
 from controller.errors import ConfigError
 from controller.games.base import Engine, GameSetup, Judgement, Result, SetupCheck
+from controller.games.registry import ExtraLine, GameSpec
 from controller.games.stay_alive_holes import POSITIONS, SIZE, bit, pattern_of
 from controller.snapshot import EMPTY, Snapshot
 
@@ -573,3 +574,42 @@ def _counts(board: Sequence[Sequence[str]]) -> dict[str, int]:
 
 
 __all__ = ["POSITIONS", "Placement", "SlideMove", "StayAliveEngine", "StayAliveState", "slide_name"]
+
+
+def _spec() -> GameSpec:
+    from controller.games.stay_alive_holes import slides_line
+    from controller.profile import integer, list_of, mapping, one_of, text
+
+    hole_string = text(lambda s: len(s) == 7 and set(s) <= {"0", "1"}, "seven characters 0 or 1")
+    slide_holes = mapping({p: hole_string for p in POSITIONS}, required=tuple(POSITIONS))
+    return GameSpec(
+        name="stay-alive",
+        title="Stay Alive",
+        shape=(SIZE, SIZE),
+        letters="RGBY",
+        engine="controller.games.stay_alive:StayAliveEngine",
+        extra_lines=(
+            ExtraLine(
+                "orange", "orange", slides_line("orange", along_rows=True), before_grid=True, required=True,
+                default=lambda rows, cols: ("A",) * rows,
+            ),
+            ExtraLine(
+                "white", "white", slides_line("white", along_rows=False), before_grid=True, required=True,
+                pad="  ", default=lambda rows, cols: ("A",) * cols,
+            ),
+        ),
+        settings={"two_player_rule": one_of("own_twice", "lift_ban")},
+        profile_keys={
+            "holes": mapping(
+                {"orange": list_of(slide_holes, length=7), "white": list_of(slide_holes, length=7)},
+                required=("orange", "white"),
+            ),
+            "marbles_per_player": integer(1, 12),
+        },
+        uses_switches=True,
+        default_profile=("controller.profiles", "stay-alive.yaml"),
+        demo={"game": "stay-alive", "players": 2, "seats": ["B", "Y"]},
+    )
+
+
+SPEC = _spec()

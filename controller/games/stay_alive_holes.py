@@ -19,6 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from controller.errors import FormatError
+
 SIZE = 7
 POSITIONS = "ABC"
 Point = tuple[int, int]
@@ -153,3 +155,19 @@ def pattern_of(source: Any) -> HolePattern:
 def open_points(holes: Any, orange: Sequence[str], white: Sequence[str]) -> frozenset[Point]:
     """The open points for these slide positions; `holes` is anything `pattern_of` accepts."""
     return pattern_of(holes).open_points(orange, white)
+
+
+# --- the slide lines of a snapshot (`notation.md` §1) ------------------------------------------------
+def slides_line(name: str, along_rows: bool):
+    """The parser of an `orange:` (one slide per row) or `white:` (one per column) line."""
+
+    def parse(rest: str, rows: int, cols: int, at: str) -> tuple[str, ...]:
+        positions = tuple(ch for ch in rest if not ch.isspace())
+        size = rows if along_rows else cols
+        if len(positions) != size or any(p not in POSITIONS for p in positions):
+            raise FormatError(
+                f"'{name}:' needs {size} slide positions, each A, B or C; got {rest.strip()!r}", at
+            )
+        return positions
+
+    return parse

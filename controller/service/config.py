@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from controller.errors import ConfigError, RefereeError
-from controller.games import engine_for
+from controller.games import engine_for, registry
 from controller.games.base import GameSetup
 from controller.hardware.config import GpioConfig, SwitchConfig, validate_gpio, validate_switches
 from controller.record import setup_from_mapping
@@ -57,7 +57,7 @@ class ServiceConfig:
 
     @property
     def uses_switches(self) -> bool:
-        return self.setup.game == "stay-alive"
+        return registry.get(self.setup.game).uses_switches
 
 
 def load_config(path: str | Path) -> ServiceConfig:
@@ -129,7 +129,7 @@ def config_from_mapping(data: Any, source: str = "config.yaml", base: Path | Non
             )
     game_keys = {k: data[k] for k in GAME_KEYS if k in data and data[k] is not None}
     if "game" not in game_keys:
-        raise ConfigError("game", "is required: colorpop, blockers, flipop or stay-alive", source)
+        raise ConfigError("game", f"is required: one of {', '.join(registry.names())}", source)
     if isinstance(game_keys.get("profile"), str):
         profile_path = Path(os.path.expanduser(game_keys["profile"]))
         game_keys["profile"] = str(profile_path if profile_path.is_absolute() else base / profile_path)
@@ -144,7 +144,7 @@ def config_from_mapping(data: Any, source: str = "config.yaml", base: Path | Non
         gpio = validate_gpio(data.get("gpio"))
     except ConfigError as exc:
         raise _sub(exc, source) from None
-    if setup.game == "stay-alive" and switches.source == "none":
+    if registry.get(setup.game).uses_switches and switches.source == "none":
         raise ConfigError(
             "switches.source",
             "Stay Alive needs the slide switches: use serial (a real switch board) or simulated",

@@ -1,0 +1,110 @@
+"""A game defined only in the test suite goes through records, replay and the simulated service."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import fifth_game
+import pytest
+
+from controller.games import registry
+from controller.record import parse_record
+from controller.referee import VerdictKind, judge_record
+from controller.snapshot import format_snapshot, parse_snapshot
+
+RECORD = textwrap.dedent(
+    """\
+    game: noughts
+    players: 2
+    setup: |
+      . . .
+      . . .
+      . . .
+    observations:
+      - |
+        X . .
+        . . .
+        . . .
+      - |
+        X O .
+        . . .
+        . X .
+      - |
+        X . .
+        . . .
+        . . .
+      - |
+        X O .
+        . . .
+        . . .
+      - |
+        X O .
+        . X .
+        . . .
+      - |
+        X O .
+        . X O
+        . . .
+      - |
+        X O .
+        . X O
+        . . X
+    """
+)
+
+
+@pytest.fixture(autouse=True)
+def noughts():
+    registry.register(fifth_game.SPEC)
+    yield
+    registry.unregister(fifth_game.NAME)
+
+
+def test_its_snapshots_read_and_print_like_any_game():
+    snap = parse_snapshot("noughts", "X . O\n. X .\nO . X\n")
+    assert snap.cells[0] == ("X", ".", "O")
+    assert parse_snapshot("noughts", format_snapshot(snap)) == snap
+    with pytest.raises(Exception, match="unknown cell 'Z'"):
+        parse_snapshot("noughts", "Z . .\n. . .\n. . .\n")
+
+
+def test_a_record_of_it_is_judged_by_the_one_referee():
+    lines = list(judge_record(parse_record(RECORD)))
+    kinds = [line.get("verdict") for line in lines[:-1]]
+    assert kinds == ["setup-ok", "legal", "illegal", "restored", "legal", "legal", "legal", "legal"]
+    assert lines[1]["move"] == "X on A1"
+    assert lines[-1]["result"]["winners"] == [0]
+    assert "player 1 (cross) has three in a row" in lines[-1]["result"]["reason"]
+
+
+def test_referee_replay_prints_it(tmp_path: Path):
+    path = tmp_path / "noughts.yaml"
+    path.write_text(RECORD)
+    # a fresh interpreter knows only the built-in games: register the fifth one first, as a plug-in would
+    code = (
+        "import sys; sys.path[:0] = ['tests', '.']; import fifth_game; from controller.games import registry; "
+        "registry.register(fifth_game.SPEC); from controller.cli import main; sys.exit(main())"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, "replay", str(path)], capture_output=True, text=True, timeout=60,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert done.returncode == 0, done.stderr
+    verdicts = [json.loads(line) for line in done.stdout.splitlines()]
+    assert verdicts[2]["verdict"] == "illegal" and verdicts[2]["cells"] == [[0, 1], [2, 1]]
+
+
+def test_the_simulated_service_referees_a_whole_game_of_it(tmp_path: Path):
+    from controller.service.world import StubRig, all_agree
+
+    rig = StubRig({"game": "noughts", "players": 2}, tmp_path / "j.sqlite", seed=3, troubles=True)
+    rig.driver.run(rig.player.steps())
+    verdicts = [v.to_json() for v in rig.loop.verdicts]
+    assert verdicts[0]["verdict"] == VerdictKind.SETUP_OK.value
+    assert rig.loop.session.referee.over
+    assert all_agree(verdicts, rig.player.intended)
+    assert any(v["verdict"] == "illegal" for v in verdicts)  # the player's troubles included an illegal move
