@@ -14,6 +14,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from controller.games.base import ActionNotAllowed, Engine, Result
+from controller.games.events import GameEvent
 from controller.snapshot import Snapshot
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ class Verdict:
     index: int | None = None
     seat: int | None = None
     move: str = ""
-    events: tuple[str, ...] = ()
+    events: tuple[GameEvent, ...] = ()
     reason: str = ""
     cells: tuple[Cell, ...] = ()
     advice: str | None = None

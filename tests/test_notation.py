@@ -226,3 +226,39 @@ def test_a_reading_that_only_knows_less_tells_nothing_new():
     assert not doors.tells_nothing_new(foggy) and not doors.tells_nothing_new(no_doors)
     turned = parse_snapshot("flipop", FLIPOP.replace("doors: N N", "doors: E N"))
     assert not turned.tells_nothing_new(doors)
+
+
+# --- events (notation.md §3) ---------------------------------------------------------------------
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from controller.games.events import EventKind, GameEvent  # noqa: E402
+
+_cells = st.tuples(st.integers(0, 20), st.integers(0, 20))
+_events = st.one_of(
+    st.builds(GameEvent.fell, _cells),
+    st.builds(GameEvent.exit, _cells),
+    st.builds(GameEvent.expected_fall_missing, _cells),
+    st.builds(GameEvent.glyph_unread, _cells),
+    st.builds(GameEvent.passed, st.integers(0, 4)),
+    st.builds(GameEvent.eliminated, st.integers(0, 4)),
+    st.builds(GameEvent.cleared, st.sampled_from("GYOBP")),
+)
+
+
+@given(_events)
+def test_an_event_is_its_notation_text_and_reads_back_typed(event):
+    again = GameEvent.parse(str(event))
+    assert again == event and str(again) == str(event)
+    assert (again.kind, again.cell, again.seat, again.colour) == (event.kind, event.cell, event.seat, event.colour)
+
+
+def test_event_texts_are_those_of_notation_md():
+    assert GameEvent.fell((3, 4)) == "fell:3,4"
+    assert GameEvent.passed(2) == "pass:2" and GameEvent.parse("pass:2").seat == 2
+    assert GameEvent.parse("exit:0,1").kind == EventKind.EXIT and GameEvent.parse("exit:0,1").cell == (0, 1)
+    assert GameEvent.parse("cleared:G").colour == "G"
+    with pytest.raises(FormatError, match="unknown event"):
+        GameEvent.parse("teleported:1,1")
+    with pytest.raises(FormatError, match="bad event"):
+        GameEvent.parse("fell:x")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
 from controller.errors import RefereeError
+from controller.games.events import GameEvent
 from controller.profile import Profile
 from controller.snapshot import Snapshot
 
@@ -69,7 +70,7 @@ class Judgement(Generic[S]):
     seat: int | None = None
     state: S | None = None
     move: str = ""
-    events: tuple[str, ...] = ()
+    events: tuple[GameEvent, ...] = ()
     reason: str = ""
     cells: tuple[Cell, ...] = ()
     doubtful: bool = False
@@ -124,7 +125,7 @@ class Engine(ABC, Generic[S, M]):
         """Every legal move of the seat to move."""
 
     @abstractmethod
-    def apply(self, state: S, move: M) -> tuple[S, tuple[str, ...]]:
+    def apply(self, state: S, move: M) -> tuple[S, tuple[GameEvent, ...]]:
         """The state after `move` (and any automatic passes), with the events it caused."""
 
     @abstractmethod
@@ -173,7 +174,7 @@ class Engine(ABC, Generic[S, M]):
     @abstractmethod
     def result(self, state: S) -> Result: ...
 
-    def action(self, state: S, name: str) -> tuple[S, tuple[str, ...]]:
+    def action(self, state: S, name: str) -> tuple[S, tuple[GameEvent, ...]]:
         """Apply a player's action other than a move (e.g. Flipop's end by agreement)."""
         raise ActionNotAllowed(f"{name} is not an action of {self.game}")
 

@@ -29,6 +29,7 @@ from controller.games.blockers_board import (
     count_groups,
     group_of,
 )
+from controller.games.events import GameEvent
 from controller.games.registry import CellFormat, GameSpec
 from controller.snapshot import Snapshot
 
@@ -299,7 +300,7 @@ class BlockersEngine(Engine[BlockersState, Placement]):
 
     def apply(
         self, state: BlockersState, move: Placement
-    ) -> tuple[BlockersState, tuple[str, ...]]:
+    ) -> tuple[BlockersState, tuple[GameEvent, ...]]:
         """The move, then turn order and passes."""
         seat = state.to_move
         if seat is None:
@@ -328,7 +329,7 @@ class BlockersEngine(Engine[BlockersState, Placement]):
         if move.glyph == UNREAD:
             choices = state.available[k] & self.map.fits[(r, c)]
             unread.append(Unread(move.colour, (r, c), choices))
-            events.append(f"glyph-unread:{r},{c}")
+            events.append(GameEvent.glyph_unread((r, c)))
             to_settle.add(move.colour)
         else:
             available[k] = available[k] - {move.glyph}
@@ -411,7 +412,7 @@ class BlockersEngine(Engine[BlockersState, Placement]):
                 continue
             if any(self.can_place(rows, c, available[self.colour_index[c]]) for c in left):
                 return other, passes
-            passes.append(f"pass:{other}")
+            passes.append(GameEvent.passed(other))
         return None, passes
 
     def describe(self, state: BlockersState, move: Placement) -> str:

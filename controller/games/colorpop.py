@@ -18,6 +18,7 @@ from functools import cache, lru_cache
 
 from controller.errors import ConfigError
 from controller.games.base import Engine, GameSetup, Judgement, Result, SetupCheck
+from controller.games.events import GameEvent
 from controller.games.registry import GameSpec
 from controller.grid import connected_groups, groups_by_value, neighbours
 from controller.snapshot import EMPTY, Snapshot
@@ -288,7 +289,7 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
         colour = move.colour or JOKER
         return f"remove {colour} x{len(move.cells)}{extra} at {place_name(min(move.cells))}"
 
-    def apply(self, state: ColorpopState, move: Move) -> tuple[ColorpopState, tuple[str, ...]]:
+    def apply(self, state: ColorpopState, move: Move) -> tuple[ColorpopState, tuple[GameEvent, ...]]:
         board = remove_cells(state.board, move.cells)
         seat = state.to_move
         gained = dict(move.counts)
@@ -299,7 +300,7 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
         newly = [ch for ch in self.colours if before[ch] > 0 and after[ch] == 0]
         moves_made = state.moves_made + 1
         cleared = state.cleared + tuple((ch, moves_made, tuple(removed)) for ch in newly)
-        events = tuple(f"cleared:{ch}" for ch in newly)
+        events = tuple(GameEvent.cleared(ch) for ch in newly)
         new = replace(
             state,
             board=board,

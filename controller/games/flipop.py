@@ -15,6 +15,7 @@ from functools import lru_cache
 from controller.errors import ConfigError, FormatError
 from controller.games import flipop_doors as doors_model
 from controller.games.base import ActionNotAllowed, Engine, GameSetup, Judgement, Result, SetupCheck
+from controller.games.events import GameEvent
 from controller.games.flipop_doors import OPPOSITE, POSTS, SIZE, UNKNOWN_DOOR, Cell, Problem, PushOutcome
 from controller.games.registry import ExtraLine, GameSpec
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
@@ -61,7 +62,7 @@ class _Option:
     text: str
     outcome: PushOutcome
     after: Line
-    events: tuple[str, ...]
+    events: tuple[GameEvent, ...]
 
 
 def _cell_text(cell: Cell) -> str:
@@ -204,7 +205,7 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         moves = {o.move for ln in self._live(state) if ln.to_move == seat for o in self._options(ln)}
         return sorted(moves)
 
-    def apply(self, state: FlipopState, move: FlipopMove) -> tuple[FlipopState, tuple[str, ...]]:
+    def apply(self, state: FlipopState, move: FlipopMove) -> tuple[FlipopState, tuple[GameEvent, ...]]:
         seat = self.to_move(state)
         chosen = [o for ln in self._live(state) if ln.to_move == seat for o in self._options(ln) if o.move == move]
         if not chosen:
@@ -259,14 +260,14 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
                 return True
         return False
 
-    def _after_move(self, line: Line, seat: int, result: PushOutcome) -> tuple[Line, tuple[str, ...]]:
+    def _after_move(self, line: Line, seat: int, result: PushOutcome) -> tuple[Line, tuple[GameEvent, ...]]:
         banned = frozenset((cell, OPPOSITE[d]) for cell, d in result.displaced)
         nxt = Line(result.balls, result.doors, 1 - seat, banned)
         settled, passes = self._settle(nxt, pass_was_free=False)
-        events = tuple(f"exit:{r},{c}" for r, c in result.exits) + passes
+        events = tuple(GameEvent.exit((r, c)) for r, c in result.exits) + passes
         return settled, events
 
-    def _settle(self, line: Line, pass_was_free: bool) -> tuple[Line, tuple[str, ...]]:
+    def _settle(self, line: Line, pass_was_free: bool) -> tuple[Line, tuple[GameEvent, ...]]:
         """Apply automatic passes: a seat with no legal move passes, which lifts the ban.
 
         The game ends blocked when a seat cannot move with no ban in force right after the other
@@ -283,7 +284,7 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
             if free and pass_was_free:
                 line = Line(line.balls, line.doors, None)
                 break
-            events.append(f"pass:{line.to_move}")
+            events.append(GameEvent.passed(line.to_move))
             pass_was_free = free
             line = Line(line.balls, line.doors, 1 - line.to_move)
         return line, tuple(events)
@@ -510,7 +511,7 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
             return True
         return all(ln.to_move is None or self._exits_done(ln.balls) for ln in state.lines)
 
-    def action(self, state: FlipopState, name: str) -> tuple[FlipopState, tuple[str, ...]]:
+    def action(self, state: FlipopState, name: str) -> tuple[FlipopState, tuple[GameEvent, ...]]:
         if name != "end-by-agreement":
             return super().action(state, name)
         if self.is_over(state):

@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 
 from controller.errors import ConfigError
 from controller.games.base import Engine, GameSetup, Judgement, Result, SetupCheck
+from controller.games.events import GameEvent
 from controller.games.registry import ExtraLine, GameSpec
 from controller.games.stay_alive_holes import POSITIONS, SIZE, bit, pattern_of
 from controller.snapshot import EMPTY, Snapshot
@@ -243,7 +244,7 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
         layer, index = ("orange", move.slide) if move.slide < SIZE else ("white", move.slide - SIZE)
         return f"{layer} {index} {move.before}->{move.after}"
 
-    def apply(self, state: StayAliveState, move: Move) -> tuple[StayAliveState, tuple[str, ...]]:
+    def apply(self, state: StayAliveState, move: Move) -> tuple[StayAliveState, tuple[GameEvent, ...]]:
         if isinstance(move, Placement):
             return self._place(state, move), ()
         falls = self._falls(state, move)
@@ -291,7 +292,7 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
             ghosts.append((r, c, board[r][c]))
         for r, c in (*fell, *stuck):
             board[r][c] = EMPTY
-        events = [f"fell:{r},{c}" for r, c in fell] + [f"expected-fall-missing:{r},{c}" for r, c in stuck]
+        events = [GameEvent.fell(cell) for cell in fell] + [GameEvent.expected_fall_missing(cell) for cell in stuck]
         counts = _counts(board)
         alive_before = [s for s in range(self.players) if s not in state.out]
         gone = [s for s in alive_before if counts.get(self.seats[s], 0) == 0]
@@ -307,7 +308,7 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
         elif len(alive) == 1:
             winners = (alive[0],)
             reason = f"{self.who(alive[0])} wins: the last player with marbles on the grid"
-        events += [f"eliminated:{s}" for s in gone]
+        events += [GameEvent.eliminated(s) for s in gone]
         own = list(state.own_recent)
         own[seat] = (*own[seat], move.slide)[-2:]
         next_seat = None if winners else self._next_alive(seat, alive)

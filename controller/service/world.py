@@ -28,6 +28,7 @@ import numpy as np
 
 from controller.games import engine_for
 from controller.games.base import GameSetup
+from controller.games.events import EventKind, GameEvent
 from controller.referee import Referee, Verdict
 from controller.snapshot import EMPTY, Snapshot, empty_snapshot
 from controller.vision.render import Scene
@@ -123,8 +124,9 @@ def agrees(actual: dict, intended: dict) -> bool:
     move, wanted = actual.get("move", ""), intended.get("move", "")
     if len(move) != len(wanted) or any(a != b and a != "?" for a, b in zip(move, wanted)):
         return False
-    events = [e for e in actual.get("events", []) if not e.startswith("glyph-unread")]
-    return events == [e for e in intended.get("events", []) if not e.startswith("glyph-unread")]
+    unread = EventKind.GLYPH_UNREAD
+    events = [e for e in actual.get("events", []) if GameEvent.parse(e).kind != unread]
+    return events == [e for e in intended.get("events", []) if GameEvent.parse(e).kind != unread]
 
 
 def all_agree(actual: list[dict], intended: list[dict]) -> bool:
@@ -436,8 +438,8 @@ class SimPlayer:
             _, events = self.engine.apply(self.state, move)
             exits = self.engine.profile.get("exits") or {}
             for event in events:
-                if event.startswith("exit:"):
-                    r, c = (int(v) for v in event[len("exit:"):].split(","))
+                if event.kind == EventKind.EXIT and event.cell is not None:
+                    r, c = event.cell
                     colour = next((k for k, cells in exits.items() if [r, c] in cells), None)
                     if colour is not None and after.cells[r][c] == EMPTY:
                         grid = [list(row) for row in after.cells]
