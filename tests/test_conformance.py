@@ -69,14 +69,14 @@ def test_the_board_a_legal_move_leaves_is_judged_that_move(game, seed):
         assert engine.expected(judgement.state) == board
 
 
-def _corrupt(engine, state, rng: random.Random):
+def _corrupt(engine, state, rng: random.Random, kind: str | None = None):
     """A board no single legal move leaves, and which corruption made it (None if none could be made)."""
     board = engine.expected(state)
     letters = engine.profile.letters
     cells = [(r, c) for r in range(board.rows) for c in range(board.cols)]
     empty = [x for x in cells if board.cells[x[0]][x[1]] == EMPTY]
     full = [x for x in cells if board.cells[x[0]][x[1]] != EMPTY]
-    kind = rng.choice(CORRUPTIONS)
+    kind = kind or rng.choice(CORRUPTIONS)
     grid = [list(row) for row in board.cells]
     if kind == "a piece added" and empty:
         r, c = rng.choice(empty)
@@ -147,10 +147,13 @@ def test_every_kind_of_corruption_occurred():
     """Guard for the test above: it is not passing by never making a corruption of some kind."""
     for game in GAMES:
         rng = random.Random(7)
-        for _ in range(300):
+        for attempt in range(120):
+            wanted = [k for k in CORRUPTIONS if not seen_corruptions[game][k]]
+            if not wanted:
+                break
             engine, state, _ = _position(game, rng, max_moves=8)
             if not engine.is_over(state):
-                corrupted, kind = _corrupt(engine, state, rng)
+                corrupted, kind = _corrupt(engine, state, rng, wanted[attempt % len(wanted)])
                 if corrupted is not None:
                     assert engine.judge(state, corrupted).kind in ("illegal", "pending"), (game, kind)
                     seen_corruptions[game][kind] += 1
