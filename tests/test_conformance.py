@@ -214,3 +214,19 @@ def test_a_referee_restarted_from_its_verdicts_resumes_at_the_same_state(game):
         second.observe(board)
     assert first.state == second.state and first.to_move() == second.to_move()
     assert isinstance(boards[-1], Snapshot)
+
+
+@pytest.mark.parametrize("game", GAMES)
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=seeds)
+def test_a_move_reads_back_from_the_text_describe_writes(game, seed):
+    rng = random.Random(seed)
+    engine, state, _ = _position(game, rng)
+    moves = list(engine.legal_moves(state))
+    for move in rng.sample(moves, min(6, len(moves))):
+        text = engine.describe(state, move)
+        again = engine.parse_move(state, text)
+        assert engine.describe(state, again) == text
+        assert engine.apply(state, again)[0] == engine.apply(state, move)[0]
+    with pytest.raises(FormatError):
+        engine.parse_move(state, "no such move")

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
-from controller.errors import RefereeError
+from controller.errors import FormatError, RefereeError
 from controller.games.events import GameEvent
 from controller.profile import Profile
 from controller.snapshot import Snapshot
@@ -131,6 +131,18 @@ class Engine(ABC, Generic[S, M]):
     @abstractmethod
     def describe(self, state: S, move: M) -> str:
         """A short text for `move` in the game's own terms (`notation.md` §3)."""
+
+    def parse_move(self, state: S, text: str) -> M:
+        """The legal move of the seat to move that `describe` writes as `text` (its move notation).
+
+        As a chess move in SAN is read against its position, a move text is read against the state:
+        the legal move whose description it is. FormatError when no legal move is written so.
+        """
+        wanted = " ".join(text.split())
+        for move in self.legal_moves(state):
+            if self.describe(state, move) == wanted:
+                return move
+        raise FormatError(f"{text!r} is not a legal move here", "move")
 
     @abstractmethod
     def expected(self, state: S) -> Snapshot:
