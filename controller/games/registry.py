@@ -112,10 +112,16 @@ class GameSpec:
     check_profile: Callable[[dict, str], None] | None = None
     #: The default profile: (package, file name) of a YAML resource, or a mapping.
     default_profile: tuple[str, str] | Mapping[str, Any] | None = None
-    #: Slide switches report part of the board (Stay Alive): the service needs the switch board.
-    uses_switches: bool = False
+    #: Slide switches report part of the board (Stay Alive): (camera's snapshot, the switch board's
+    #: positions in its order) -> the whole snapshot. None: the game has no switches.
+    with_switches: Callable[[Any, tuple[str, ...]], Any] | None = None
     #: The game keys the demo plays with (`referee demo`).
     demo: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def uses_switches(self) -> bool:
+        """The service needs the switch board for this game."""
+        return self.with_switches is not None
 
     def default_players(self, variant: str) -> int:
         return int(self.players.get(variant, 2))

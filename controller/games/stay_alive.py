@@ -577,6 +577,11 @@ def _counts(board: Sequence[Sequence[str]]) -> dict[str, int]:
 __all__ = ["POSITIONS", "Placement", "SlideMove", "StayAliveEngine", "StayAliveState", "slide_name"]
 
 
+def _with_switches(snapshot: Snapshot, positions: tuple[str, ...]) -> Snapshot:
+    """The camera's marbles with the slide positions the switch board reports (orange rows first)."""
+    return replace(snapshot, orange=tuple(positions[:SIZE]), white=tuple(positions[SIZE:]))
+
+
 def _spec() -> GameSpec:
     from controller.games.stay_alive_holes import slides_line
     from controller.profile import integer, list_of, mapping, one_of, text
@@ -607,7 +612,7 @@ def _spec() -> GameSpec:
             ),
             "marbles_per_player": integer(1, 12),
         },
-        uses_switches=True,
+        with_switches=_with_switches,
         default_profile=("controller.profiles", "stay-alive.yaml"),
         demo={"game": "stay-alive", "players": 2, "seats": ["B", "Y"]},
     )

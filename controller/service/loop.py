@@ -25,10 +25,11 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from controller.errors import RefereeError
+from controller.games import registry
 from controller.games.base import ActionNotAllowed
 from controller.referee import Verdict, VerdictKind
 from controller.service.events import (
@@ -314,10 +315,11 @@ class RefereeLoop:
                 self._emit(BoardUnreadable, problem=problem)
             return None
         snapshot = sight.snapshot
-        if self.game == "stay-alive":
+        merge = registry.get(self.game).with_switches
+        if merge is not None:  # part of the board is told by the slide switches, not the camera
             if self.positions is None or any(p is None for p in self.positions):
                 return None
-            snapshot = replace(snapshot, orange=tuple(self.positions[:7]), white=tuple(self.positions[7:]))
+            snapshot = merge(snapshot, tuple(self.positions))
         self.unreadable_said = None
         if self.amber_blinking:  # readable again: amber back to what the game says
             self.amber_blinking = False
