@@ -28,8 +28,8 @@ from controller.service.world import SimClock, SimDriver, SimPlayer, SimWorld, S
 
 #: The games the demo plays: every game that says who plays it in a demo (its `GameSpec.demo`).
 GAMES = tuple(g for g in registry.names() if registry.get(g).demo)
-#: Flipop can go round in circles; after this many moves the players end it by agreement.
-FLIPOP_AGREE_AFTER = 30
+#: A game that may go round in circles (Flipop) is ended by agreement after this many moves.
+AGREE_AFTER = 30
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -95,8 +95,9 @@ def play_game(
     rng = random.Random(seed)
     config = config_from_mapping(demo_config(game, seed, folder, settle_time), source="demo config", base=folder)
     truth_keys = dict(config.game_keys)
-    if game == "colorpop":  # the players know their secret colours; the referee learns them at the end
-        truth_keys["secrets"] = rng.sample(["G", "Y", "O", "B", "P"], truth_keys.get("players", 3))
+    spec = registry.get(game)
+    if spec.secret_colours:  # the players know their secret colours; the referee learns them at the end
+        truth_keys["secrets"] = rng.sample(list(spec.secret_colours), truth_keys.get("players", 3))
     truth_setup = setup_from_mapping(truth_keys, "demo")
     board = starting_board(truth_setup, rng)
     lines: list[str] = []
@@ -132,7 +133,7 @@ def play_game(
             seed=seed,
             settle_time=settle_time,
             troubles=troubles,
-            agree_after=FLIPOP_AGREE_AFTER if game == "flipop" else None,
+            agree_after=AGREE_AFTER if spec.ends_by_agreement else None,
             max_moves=max_moves,
         )
         driver = SimDriver(

@@ -655,6 +655,7 @@ def _spec() -> GameSpec:
         profile_keys={"tokens": mapping(keys=letter_key, values=integer(0, 100))},
         check_profile=_check_tokens,
         default_profile=("controller.profiles", "colorpop.yaml"),
+        secret_colours="GYOBP",
         demo={"game": "colorpop", "variant": "standard", "players": 3},
     )
 

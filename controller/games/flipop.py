@@ -567,6 +567,7 @@ def _spec() -> GameSpec:
             "exits": mapping({"W": list_of(cell_pair(), min_len=1), "B": list_of(cell_pair(), min_len=1)}),
         },
         default_profile=("controller.profiles", "flipop.yaml"),
+        ends_by_agreement=True,
         demo={"game": "flipop", "players": 2},
     )
 

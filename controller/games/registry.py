@@ -115,6 +115,10 @@ class GameSpec:
     #: Slide switches report part of the board (Stay Alive): (camera's snapshot, the switch board's
     #: positions in its order) -> the whole snapshot. None: the game has no switches.
     with_switches: Callable[[Any, tuple[str, ...]], Any] | None = None
+    #: The colours a seat's secret may be (Colorpop: learned at the end, `referee reveal`); "" for none.
+    secret_colours: str = ""
+    #: Players may end the game by agreement (Flipop), which the button's hold does.
+    ends_by_agreement: bool = False
     #: The game keys the demo plays with (`referee demo`).
     demo: Mapping[str, Any] = field(default_factory=dict)
 
