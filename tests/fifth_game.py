@@ -28,6 +28,7 @@ class NoughtsState:
 
 
 class NoughtsEngine(Engine[NoughtsState, tuple[int, int]]):
+    state_type = NoughtsState
     game = NAME
     letters = "XO"
 

@@ -230,3 +230,14 @@ def test_a_move_reads_back_from_the_text_describe_writes(game, seed):
         assert engine.apply(state, again)[0] == engine.apply(state, move)[0]
     with pytest.raises(FormatError):
         engine.parse_move(state, "no such move")
+
+
+@pytest.mark.parametrize("game", GAMES)
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=seeds)
+def test_a_position_reads_back_from_its_text(game, seed):
+    rng = random.Random(seed)
+    engine, state, _ = _position(game, rng)
+    text = engine.position_text(state)
+    assert engine.parse_position(text) == state
+    assert engine.position_text(engine.parse_position(text)) == text

@@ -101,6 +101,8 @@ class Engine(ABC, Generic[S, M]):
     """One game's rules. Subclasses set `game` and implement the abstract methods."""
 
     game: str = ""
+    #: The type of this engine's states (an immutable dataclass): its position notation follows it.
+    state_type: type | None = None
 
     def __init__(self, setup: GameSetup) -> None:
         self.setup = setup
@@ -143,6 +145,20 @@ class Engine(ABC, Generic[S, M]):
             if self.describe(state, move) == wanted:
                 return move
         raise FormatError(f"{text!r} is not a legal move here", "move")
+
+    def position_text(self, state: S) -> str:
+        """The state as text (`controller.games.position`), as FEN writes a chess position."""
+        from controller.games.position import position_text
+
+        return position_text(self.setup.game, state)
+
+    def parse_position(self, text: str) -> S:
+        """The state a position text describes (tests build positions this way)."""
+        from controller.games.position import parse_position
+
+        if self.state_type is None:
+            raise FormatError(f"{self.setup.game} has no position notation", "position")
+        return parse_position(self.setup.game, self.state_type, text)
 
     @abstractmethod
     def expected(self, state: S) -> Snapshot:

@@ -100,6 +100,7 @@ def _can_match(choices: Sequence[frozenset[str]], banned: frozenset[str] | set[s
 
 
 class BlockersEngine(Engine[BlockersState, Placement]):
+    state_type = BlockersState
     game = "blockers"
 
     def __init__(self, setup: GameSetup) -> None:

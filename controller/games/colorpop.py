@@ -88,6 +88,7 @@ class ColorpopState:
 
 
 class ColorpopEngine(Engine[ColorpopState, Move]):
+    state_type = ColorpopState
     game = "colorpop"
 
     def __init__(self, setup: GameSetup) -> None:

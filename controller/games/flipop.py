@@ -88,6 +88,7 @@ def doors_match(doors: Doors, seen: Sequence[str] | None) -> bool:
 class FlipopEngine(Engine[FlipopState, FlipopMove]):
     """Flipop for two seats, each pushing balls of one colour (default seat 0 white)."""
 
+    state_type = FlipopState
     game = "flipop"
 
     def seat_colours_of(self, seat: int) -> tuple[str, ...]:

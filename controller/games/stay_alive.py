@@ -110,6 +110,7 @@ class _Comparison:
 class StayAliveEngine(Engine[StayAliveState, Move]):
     """Judges Stay Alive from snapshots of the grid and the fourteen slide positions."""
 
+    state_type = StayAliveState
     game = "stay-alive"
 
     def seat_colours_of(self, seat: int) -> tuple[str, ...]:
