@@ -404,11 +404,26 @@ R1 .. .. .. .. .. .. .. ..
 """
 
 
+#: A finished game as a position (controller.games.position): red captured 2 green and 1 blue, blue 1 red.
+SCORED_POSITION = """\
+game: blockers
+board: |
+""" + "".join(f"  {row}\n" for row in SCORED.strip().splitlines()) + """\
+to_move: null
+placed: [24, 24, 24]
+captures: [[0, 2, 1], [0, 0, 0], [1, 0, 0]]
+captured_tiles: []
+unread: []
+available: [[], [], []]
+moves: 72
+"""
+
+
 def test_scores_count_groups_plus_the_most_captured_of_one_colour():
     eng = engine()
-    state = eng.position(board(SCORED), None, placed={"R": 24, "G": 24, "B": 24})
+    state = eng.parse_position(SCORED_POSITION)
     # red: 2 groups; captured 2 green and 1 blue -> 2 + 2. green: 1 group + 0. blue: 1 group + 1.
-    state = dataclasses.replace(state, captures=((0, 2, 1), (0, 0, 0), (1, 0, 0)))
+    assert eng.position_text(state) == SCORED_POSITION
     result = eng.result(state)
     assert result.finished and result.scores == (4, 1, 2) and result.winners == (1,)
     assert "player 2 (green) wins with the lowest score, 1" in result.reason

@@ -139,7 +139,10 @@ def position_text(game: str, state: Any) -> str:
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
     def _list(dumper: yaml.SafeDumper, value: list) -> yaml.SequenceNode:
-        flat = all(not isinstance(v, dict | list) for v in value)
+        flat = all(
+            not isinstance(v, dict) and (not isinstance(v, list) or all(not isinstance(w, dict | list) for w in v))
+            for v in value
+        )
         return dumper.represent_sequence("tag:yaml.org,2002:seq", value, flow_style=flat)
 
     _Dumper.add_representer(str, _str)
