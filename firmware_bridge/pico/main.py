@@ -9,7 +9,8 @@ framed protocol of PROTOCOL.md:
   period (1 s by default) even when nothing changes, so the Pi can tell a quiet board from a
   dead link;
 * a PONG for every PING, a STATE for every GET_STATE, and a STATE after a CONFIG that sets the
-  debounce time (20-50 ms) and heartbeat period.
+  debounce time (20-50 ms) and heartbeat period (50-5000 ms); a CONFIG outside those ranges is
+  garbage that passed the CRC by chance, and is ignored.
 
 A slide whose two switches are both closed cannot be in any position, so it is reported as a
 fault ('X'), never guessed.
@@ -64,6 +65,14 @@ REASON_REQUEST = 2
 REASON_BOOT = 3
 REASON_CONFIG = 4
 MAX_PING_TOKEN = 8
+CONFIG_PAYLOAD_LEN = 3
+# The frames the Pi sends: message type -> (shortest, longest) payload. Any other header is
+# impossible and is dropped at once (protocol.TO_PICO; a test checks they agree).
+RX_SHAPES = {
+    MSG_PING: (0, MAX_PING_TOKEN),
+    MSG_GET_STATE: (0, 0),
+    MSG_CONFIG: (CONFIG_PAYLOAD_LEN, CONFIG_PAYLOAD_LEN),
+}
 
 # Ctrl-C no longer interrupts the program (frames may contain 0x03), so a run of this many 0x03
 # bytes, which the Pi never sends, ends it and returns to the REPL for mpremote (see WIRING.md).
@@ -103,10 +112,21 @@ def encode_frame(msg_type, seq, payload):
     return bytes(frame)
 
 
-class FrameReader:
-    """Finds checked frames in the incoming bytes; drops garbage and resynchronises."""
+def settings_in_range(debounce_ms, heartbeat_ms):
+    """The settings this program accepts, as firmware_bridge.protocol.settings_in_range."""
+    return DEBOUNCE_MIN_MS <= debounce_ms <= DEBOUNCE_MAX_MS and HEARTBEAT_MIN_MS <= heartbeat_ms <= HEARTBEAT_MAX_MS
 
-    def __init__(self):
+
+class FrameReader:
+    """Finds checked frames in the incoming bytes; drops garbage and resynchronises.
+
+    The same rules as firmware_bridge.protocol.FrameParser: an impossible header (a type or length
+    not in `shapes`) or a bad CRC gives up only the first marker byte, and the CRC of a frame
+    found stays in the scan, so a frame cut short by a byte never hides the next one.
+    """
+
+    def __init__(self, shapes=None):
+        self.shapes = RX_SHAPES if shapes is None else shapes
         self.buf = bytearray()
         self.bad_frames = 0
 
@@ -128,8 +148,9 @@ class FrameReader:
             buf = buf[start:]
             if len(buf) < 5:
                 break
+            shape = self.shapes.get(buf[2])
             length = buf[4]
-            if length > MAX_PAYLOAD:
+            if shape is None or length < shape[0] or length > shape[1]:
                 self.bad_frames += 1
                 buf = buf[1:]
                 continue
@@ -141,7 +162,7 @@ class FrameReader:
                 buf = buf[1:]
                 continue
             frames.append((buf[2], buf[3], bytes(buf[5 : total - 2])))
-            buf = buf[total:]
+            buf = buf[total - 2 :]
         self.buf = bytearray(buf)
         return frames
 
@@ -279,10 +300,12 @@ class Firmware:
                 self.send(MSG_PONG, payload[:MAX_PING_TOKEN])
             elif msg_type == MSG_GET_STATE:
                 self.send_state(REASON_REQUEST)
-            elif msg_type == MSG_CONFIG and len(payload) == 3:
-                debounce = min(max(payload[0], DEBOUNCE_MIN_MS), DEBOUNCE_MAX_MS)
+            elif msg_type == MSG_CONFIG:
+                debounce = payload[0]
                 heartbeat = (payload[1] << 8) | payload[2]
-                heartbeat = min(max(heartbeat, HEARTBEAT_MIN_MS), HEARTBEAT_MAX_MS)
+                if not settings_in_range(debounce, heartbeat):
+                    self.reader.bad_frames += 1  # the Pi never sends these: garbage with a lucky CRC
+                    continue
                 self.debouncer.debounce_ms = debounce
                 self.heartbeat_ms = heartbeat
                 self.send_state(REASON_CONFIG)
