@@ -11,7 +11,9 @@ frame encoder; `tests/test_firmware_protocol.py` checks that both copies agree.
 The parser never trusts a byte it has not checked: it looks for the start marker, gives up at
 once on a header no sender would write (a type or length the direction does not carry), waits
 for the whole frame, and on a bad CRC drops only the first marker byte and scans on, so a real
-frame hidden behind garbage or a truncated frame is still found. `SequenceTracker` then decides
+frame hidden behind garbage or a truncated frame is still found. A frame still waiting for bytes
+is given up as soon as a whole good frame begins inside it, so a frame after a cut one is not
+held back until more bytes come. `SequenceTracker` then decides
 which checked frames are news (the stale and duplicate rule of PROTOCOL.md).
 """
 
@@ -142,6 +144,10 @@ class ParserStats:
     discarded_bytes: int = 0
 
 
+# What FrameParser._check says of a candidate frame other than its size.
+_WAIT, _IMPOSSIBLE, _BAD_CRC = -1, -2, -3
+
+
 @dataclass
 class FrameParser:
     """Incremental frame parser: feed it whatever bytes arrived, get back the good frames.
@@ -173,29 +179,55 @@ class FrameParser:
                 self._discard(len(buf) - keep)
                 return frames
             self._discard(start)
-            if len(buf) < HEADER_LEN:
-                return frames
-            length = buf[4]
-            if not self._possible(buf[2], length):
+            size = self._check(0)
+            if size == _WAIT:
+                inside = self._good_frame_inside()
+                if inside is None:
+                    return frames
+                # A whole good frame starts within this one's length: this one was cut short.
+                self.stats.crc_errors += 1
+                self._discard(inside)
+                continue
+            if size == _IMPOSSIBLE:
                 self.stats.length_errors += 1
                 self._discard(1)
                 continue
-            total = HEADER_LEN + length + CRC_LEN
-            if len(buf) < total:
-                return frames
-            received_crc = (buf[total - 2] << 8) | buf[total - 1]
-            if crc16(memoryview(buf)[2 : total - 2]) != received_crc:
+            if size == _BAD_CRC:
                 self.stats.crc_errors += 1
                 self._discard(1)
                 continue
-            frames.append(Frame(buf[2], buf[3], bytes(buf[HEADER_LEN : total - 2])))
+            frames.append(Frame(buf[2], buf[3], bytes(buf[HEADER_LEN : size - CRC_LEN])))
             self.stats.frames += 1
             # The CRC stays in the scan: a frame cut short by one or two bytes is completed by the
             # start of the next frame, and is then right (those bytes were the missing ones), but
             # the next frame's start marker is inside it. No marker is otherwise missed this way:
             # a real frame never starts with 0xA5 as its type.
-            del buf[: total - CRC_LEN]
+            del buf[: size - CRC_LEN]
             self._delivered_tail = CRC_LEN
+
+    def _check(self, at: int) -> int:
+        """The size of the good frame at `at` (a start marker), or _WAIT, _IMPOSSIBLE or _BAD_CRC."""
+        buf = self._buffer
+        if len(buf) < at + HEADER_LEN:
+            return _WAIT
+        length = buf[at + 4]
+        if not self._possible(buf[at + 2], length):
+            return _IMPOSSIBLE
+        end = at + HEADER_LEN + length + CRC_LEN
+        if len(buf) < end:
+            return _WAIT
+        if crc16(memoryview(buf)[at + 2 : end - CRC_LEN]) != (buf[end - 2] << 8) | buf[end - 1]:
+            return _BAD_CRC
+        return end - at
+
+    def _good_frame_inside(self) -> int | None:
+        """Where the first whole good frame after the buffer's first byte starts, if any."""
+        at = self._buffer.find(START, 1)
+        while at > 0:
+            if self._check(at) > 0:
+                return at
+            at = self._buffer.find(START, at + 1)
+        return None
 
     def _possible(self, msg_type: int, length: int) -> bool:
         if self.shapes is None:
@@ -255,14 +287,14 @@ class SequenceTracker:
             news = self._count(seq, may_advance=True)
         else:
             news = self._newer_state(seq, uptime_ms)
-            self._count(seq, may_advance=news)
+            counted = self._count(seq, may_advance=news)
             if news:
                 if self._newest is None and self._uptime_before_reset is not None:
-                    if _serial_ahead(uptime_ms, self._uptime_before_reset, UPTIME_MODULUS) is None:
-                        self.restarts += 1
+                    if _serial_ahead(self._uptime_before_reset, uptime_ms, UPTIME_MODULUS) is not None:
+                        self.restarts += 1  # the uptime went back
                     self._uptime_before_reset = None
                 self._newest = (uptime_ms, seq)
-                if self._last_seq != seq:  # news by uptime across a gap of 128 frames or more
+                if not counted:  # newer by its uptime, yet its number looks old: 128 frames or more lost
                     self._last_seq = seq
                     self._missing.clear()
         if not news:
