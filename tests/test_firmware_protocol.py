@@ -174,6 +174,24 @@ def test_a_state_missing_its_last_byte_does_not_hide_the_next_one() -> None:
     assert [Frame(*f) for f in PICO["FrameReader"](dict(FROM_PICO)).feed(stream)] == [cut, *follow]
 
 
+@pytest.mark.parametrize(
+    ("shapes", "long", "short"),
+    [
+        (FROM_PICO, state_frame(3), Frame(MsgType.PONG, 4, b"")),
+        (TO_PICO, Frame(MsgType.PING, 3, b"12345678"), Frame(MsgType.GET_STATE, 4, b"")),
+    ],
+    ids=["pi", "pico"],
+)
+@pytest.mark.parametrize("kept", [5, 6, 7])
+def test_a_short_frame_after_a_cut_long_one_comes_out_at_once(shapes, long: Frame, short: Frame, kept: int) -> None:
+    """The cut frame's header promises more bytes than follow; the short good frame inside that
+    length is delivered when its own last byte arrives, not when the next frame does."""
+    stream = long.encode()[:kept] + short.encode()
+    assert len(stream) < len(long.encode())
+    assert FrameParser(shapes=shapes).feed(stream) == [short]
+    assert [Frame(*f) for f in PICO["FrameReader"](dict(shapes)).feed(stream)] == [short]
+
+
 # --- the stale and duplicate rule ----------------------------------------------------------------
 def test_sequence_gaps_are_counted_across_the_wrap() -> None:
     tracker = SequenceTracker()
