@@ -13,8 +13,8 @@ once on a header no sender would write (a type or length the direction does not 
 for the whole frame, and on a bad CRC drops only the first marker byte and scans on, so a real
 frame hidden behind garbage or a truncated frame is still found. A frame still waiting for bytes
 is given up as soon as a whole good frame begins inside it, so a frame after a cut one is not
-held back until more bytes come. `SequenceTracker` then decides
-which checked frames are news (the stale and duplicate rule of PROTOCOL.md).
+held back until more bytes come. `SequenceTracker` then decides which checked frames are news
+(the stale and duplicate rule of PROTOCOL.md).
 """
 
 from __future__ import annotations
