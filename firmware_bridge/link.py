@@ -8,7 +8,12 @@ watch on the link:
   lost (the callback `on_link(False)` fires) and the Pi keeps asking with GET_STATE;
 * when the port fails (the Pico was unplugged) it is closed and reopened every
   `reconnect_interval` seconds until the device is back; no state is invented meanwhile;
-* sequence-number gaps, bad CRCs, bad lengths and nonsense payloads are counted in `stats()`.
+* duplicated and late frames are dropped (`SequenceTracker`), so positions never roll back; when
+  the link is lost the tracker starts afresh, which is how a Pico that restarted is taken back;
+* a STATE reporting other settings than the Pi's (a Pico that restarted keeps its defaults) is
+  answered with the CONFIG again;
+* sequence-number gaps, bad CRCs, impossible headers, nonsense payloads and stale frames are
+  counted in `stats()`, and `trouble()` names the link's current problem in a player's words.
 """
 
 from __future__ import annotations
@@ -23,6 +28,9 @@ from dataclasses import dataclass, replace
 import serial
 
 from firmware_bridge.protocol import (
+    FROM_PICO,
+    SETTINGS_RANGES,
+    Frame,
     FrameParser,
     MsgType,
     ProtocolError,
@@ -31,12 +39,24 @@ from firmware_bridge.protocol import (
     decode_state,
     encode_config,
     encode_frame,
+    settings_in_range,
 )
 
 log = logging.getLogger(__name__)
 
 StateCallback = Callable[[int, StatePayload, float], None]
 LinkCallback = Callable[[bool], None]
+
+# What `trouble()` says, in words for the players at the table.
+UNPLUGGED = "the switch board is not connected: check its USB cable"
+SILENT = "the switch board has stopped answering: unplug its USB cable and plug it back in"
+GARBLED = "the switch board's messages arrive garbled: check its USB cable and keep it away from power leads"
+OUT_OF_ORDER = "the switch board's messages arrive out of order: its slides are being read again"
+RESTARTED = "the switch board restarted by itself; its slides were read again"
+SOME_GARBLED = "some messages from the switch board arrived garbled and were ignored: check its USB cable"
+SOME_OLD = "old messages from the switch board arrived again and were ignored"
+#: Seconds a trouble the link got over is still named.
+TROUBLE_MEMORY = 10.0
 
 
 @dataclass(frozen=True)
@@ -49,10 +69,12 @@ class LinkStats:
     frames: int = 0
     states: int = 0
     crc_errors: int = 0
-    length_errors: int = 0
-    payload_errors: int = 0
+    length_errors: int = 0  # headers with a type or length the Pico never sends
+    payload_errors: int = 0  # CRC right, content impossible (values out of range, unknown PONG)
     discarded_bytes: int = 0
-    missed_frames: int = 0  # counted from gaps in sequence numbers
+    missed_frames: int = 0  # sequence numbers skipped and never heard (a late arrival is not missed)
+    stale_frames: int = 0  # duplicates and late copies, dropped
+    restarts: int = 0  # the Pico was found to have restarted (its uptime went back)
     last_pong_rtt: float | None = None  # seconds, from the last PING answered
 
 
@@ -73,6 +95,8 @@ class PicoLink:
         read_timeout: float = 0.05,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        if not settings_in_range(debounce_ms, heartbeat_ms):
+            raise ValueError(f"debounce {debounce_ms} ms, heartbeat {heartbeat_ms} ms: outside {SETTINGS_RANGES}")
         self.port = port
         self.baudrate = baudrate
         self.heartbeat_timeout = heartbeat_timeout
@@ -84,7 +108,7 @@ class PicoLink:
         self._read_timeout = read_timeout
         self._clock = clock
         self._serial: serial.Serial | None = None
-        self._parser = FrameParser()
+        self._parser = FrameParser(shapes=FROM_PICO)
         self._sequence = SequenceTracker()
         self._stats = LinkStats()
         self._write_lock = threading.Lock()
@@ -95,8 +119,18 @@ class PicoLink:
         self._last_state_at: float | None = None
         self._last_poke_at = 0.0
         self._ping_sent: dict[bytes, float] = {}
+        self._pongs_heard: list[bytes] = []  # recent tokens, so a repeated PONG is not garbage
         self._ping_count = 0
         self._outage_logged = False
+        self._config_sent_at: float | None = None
+        # For `trouble()`: what arrived since the last fresh STATE, and when troubles last happened.
+        self._bytes_since_state = 0
+        self._garbage_since_state = 0
+        self._stale_since_state = 0
+        self._garbage_at: float | None = None
+        self._stale_at: float | None = None
+        self._restart_at: float | None = None
+        self._connects_at_reset = 0  # a restart found without a reconnect in between is named
 
     # --- lifecycle ----------------------------------------------------------------------------
     def start(self) -> None:
@@ -123,7 +157,31 @@ class PicoLink:
                 discarded_bytes=parser.discarded_bytes,
                 frames=parser.frames,
                 missed_frames=self._sequence.missed,
+                stale_frames=self._sequence.stale,
+                restarts=self._sequence.restarts,
             )
+
+    def trouble(self) -> str | None:
+        """The link's problem now or in the last `TROUBLE_MEMORY` seconds, in a player's words; None if none."""
+        now = self._clock()
+        with self._stats_lock:
+            stats = self._stats
+            if not stats.connected:
+                return UNPLUGGED
+            if not stats.alive:
+                if self._garbage_since_state:
+                    return GARBLED
+                if self._stale_since_state:
+                    return OUT_OF_ORDER
+                return GARBLED if self._bytes_since_state else SILENT
+            for happened_at, message in (
+                (self._restart_at, RESTARTED),
+                (self._garbage_at, SOME_GARBLED),
+                (self._stale_at, SOME_OLD),
+            ):
+                if happened_at is not None and now - happened_at <= TROUBLE_MEMORY:
+                    return message
+            return None
 
     # --- requests to the microcontroller ------------------------------------------------------
     def request_state(self) -> bool:
@@ -140,6 +198,10 @@ class PicoLink:
             self._ping_sent.clear()
         self._ping_sent[token] = self._clock()
         return self._send(MsgType.PING, token)
+
+    def _send_config(self) -> bool:
+        self._config_sent_at = self._clock()
+        return self._send(MsgType.CONFIG, encode_config(self.debounce_ms, self.heartbeat_ms))
 
     def _send(self, msg_type: int, payload: bytes) -> bool:
         with self._write_lock:
@@ -189,14 +251,16 @@ class PicoLink:
                 self._outage_logged = True
             return False
         self._outage_logged = False
-        self._parser.reset()
-        self._sequence.reset()
+        with self._stats_lock:
+            self._parser.reset()
+            self._sequence.reset()
+            self._bytes_since_state = self._garbage_since_state = self._stale_since_state = 0
         with self._write_lock:
             self._serial = port
         with self._stats_lock:
             self._stats = replace(self._stats, connected=True, connects=self._stats.connects + 1)
         log.info("slide switches: connected on %s", self.port)
-        self._send(MsgType.CONFIG, encode_config(self.debounce_ms, self.heartbeat_ms))
+        self._send_config()
         self._send(MsgType.GET_STATE, b"")
         self._last_poke_at = self._clock()
         return True
@@ -215,29 +279,78 @@ class PicoLink:
     def _handle_bytes(self, data: bytes) -> None:
         now = self._clock()
         with self._stats_lock:
+            parser = self._parser.stats
+            errors_before = parser.crc_errors + parser.length_errors
             frames = self._parser.feed(data)
-            for frame in frames:
-                self._sequence.observe(frame.seq)
+            garbage = parser.crc_errors + parser.length_errors - errors_before
+            self._bytes_since_state += len(data)
+        if garbage:
+            self._note_garbage(now, garbage)
         for frame in frames:
             if frame.type == MsgType.STATE:
-                try:
-                    state = decode_state(frame.payload)
-                except ProtocolError as exc:
-                    log.warning("slide switches: ignoring a bad STATE (%s)", exc)
-                    with self._stats_lock:
-                        self._stats = replace(self._stats, payload_errors=self._stats.payload_errors + 1)
-                    continue
-                with self._stats_lock:
-                    self._stats = replace(self._stats, states=self._stats.states + 1)
-                self._last_state_at = now
-                self._set_alive(True)
-                if self._on_state is not None:
-                    self._on_state(frame.seq, state, now)
+                self._handle_state(frame, now)
             elif frame.type == MsgType.PONG:
-                sent = self._ping_sent.pop(frame.payload, None)
-                if sent is not None:
-                    with self._stats_lock:
-                        self._stats = replace(self._stats, last_pong_rtt=now - sent)
+                self._handle_pong(frame, now)
+
+    def _handle_state(self, frame: Frame, now: float) -> None:
+        try:
+            state = decode_state(frame.payload)
+        except ProtocolError as exc:
+            log.warning("slide switches: ignoring a bad STATE (%s)", exc)
+            with self._stats_lock:
+                self._stats = replace(self._stats, payload_errors=self._stats.payload_errors + 1)
+            self._note_garbage(now)
+            return
+        with self._stats_lock:
+            restarts = self._sequence.restarts
+            news = self._sequence.observe(frame.seq, state.uptime_ms)
+            restarted = self._sequence.restarts > restarts
+            if news:
+                self._stats = replace(self._stats, states=self._stats.states + 1)
+                self._bytes_since_state = self._garbage_since_state = self._stale_since_state = 0
+            else:
+                self._stale_since_state += 1
+                if self._last_state_at is not None:
+                    self._stale_at = now
+        if not news:
+            log.debug("slide switches: dropped an old or repeated STATE (seq %d)", frame.seq)
+            return
+        if restarted and self._stats.connects == self._connects_at_reset:
+            log.warning("slide switches: the microcontroller restarted (its uptime went back)")
+            self._restart_at = now
+        self._last_state_at = now
+        self._set_alive(True)
+        wanted = (self.debounce_ms, self.heartbeat_ms)
+        resend_due = self._config_sent_at is None or now - self._config_sent_at >= self.heartbeat_timeout
+        if (state.debounce_ms, state.heartbeat_ms) != wanted and resend_due:
+            log.info(
+                "slide switches: the microcontroller runs with debounce %d ms and heartbeat %d ms; sending ours again",
+                state.debounce_ms,
+                state.heartbeat_ms,
+            )
+            self._send_config()
+        if self._on_state is not None:
+            self._on_state(frame.seq, state, now)
+
+    def _handle_pong(self, frame: Frame, now: float) -> None:
+        sent = self._ping_sent.pop(frame.payload, None)
+        if sent is None and frame.payload not in self._pongs_heard:
+            with self._stats_lock:
+                self._stats = replace(self._stats, payload_errors=self._stats.payload_errors + 1)
+            self._note_garbage(now)  # an answer to no PING: garbage with a lucky CRC
+            return
+        with self._stats_lock:
+            self._sequence.observe(frame.seq)
+            if sent is not None:
+                self._stats = replace(self._stats, last_pong_rtt=now - sent)
+        if sent is not None:
+            self._pongs_heard = [*self._pongs_heard[-15:], frame.payload]
+
+    def _note_garbage(self, now: float, count: int = 1) -> None:
+        with self._stats_lock:
+            self._garbage_since_state += count
+            if self._last_state_at is not None:  # before the first STATE it is the tail of a frame cut by opening
+                self._garbage_at = now
 
     def _watch_heartbeat(self) -> None:
         """Declare the link lost when the heartbeat stops, and keep asking for a state."""
@@ -246,6 +359,7 @@ class PicoLink:
         if not silent:
             return
         self._set_alive(False)
+        self._last_state_at = None
         if self._serial is not None and now - self._last_poke_at >= self.heartbeat_timeout:
             self._last_poke_at = now
             self.request_state()
@@ -255,6 +369,10 @@ class PicoLink:
             changed = self._stats.alive != alive
             if changed:
                 self._stats = replace(self._stats, alive=alive)
+            if changed and not alive:
+                # Whatever comes next is a fresh start: a Pico that restarted counts from 0 again.
+                self._sequence.reset()
+                self._connects_at_reset = self._stats.connects
         if changed:
             log.info("slide switches: link %s", "up" if alive else "lost")
             if self._on_link is not None:

@@ -8,15 +8,21 @@ with the CRC-16/CCITT-FALSE computed over ``type .. payload``. The microcontroll
 (`pico/main.py`) cannot import this package, so it carries its own copy of `crc16` and of the
 frame encoder; `tests/test_firmware_protocol.py` checks that both copies agree.
 
-The parser never trusts a byte it has not checked: it looks for the start marker, waits for the
-whole frame, and on a bad length or CRC drops only the first marker byte and scans on, so a real
-frame hidden behind garbage or a truncated frame is still found.
+The parser never trusts a byte it has not checked: it looks for the start marker, gives up at
+once on a header no sender would write (a type or length the direction does not carry), waits
+for the whole frame, and on a bad CRC drops only the first marker byte and scans on, so a real
+frame hidden behind garbage or a truncated frame is still found. A frame still waiting for bytes
+is given up as soon as a whole good frame begins inside it, so a frame after a cut one is not
+held back until more bytes come. `SequenceTracker` then decides which checked frames are news
+(the stale and duplicate rule of PROTOCOL.md).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
+from types import MappingProxyType
 
 START = b"\xa5\x5a"
 HEADER_LEN = 5  # start marker (2), type, seq, length
@@ -29,6 +35,15 @@ POSITIONS = ("A", "B", "C")
 FAULT_CODE = "X"
 STATE_PAYLOAD_LEN = 24
 MAX_PING_TOKEN = 8
+CONFIG_PAYLOAD_LEN = 3
+
+# The settings the microcontroller accepts (and so reports in every STATE), in ms.
+DEBOUNCE_RANGE_MS = (20, 50)
+HEARTBEAT_RANGE_MS = (50, 5000)
+SETTINGS_RANGES = "debounce {}-{} ms, heartbeat {}-{} ms".format(*DEBOUNCE_RANGE_MS, *HEARTBEAT_RANGE_MS)
+
+SEQ_MODULUS = 1 << 8
+UPTIME_MODULUS = 1 << 32  # the uptime wraps after 49.7 days
 
 
 class MsgType(IntEnum):
@@ -49,6 +64,24 @@ class StateReason(IntEnum):
     REQUEST = 2
     BOOT = 3
     CONFIG = 4
+
+
+#: Message type -> (shortest, longest) payload, for each direction. A header outside its table is
+#: impossible: the parser drops it at once rather than wait for bytes that belong to other frames.
+FrameShapes = Mapping[int, tuple[int, int]]
+FROM_PICO: FrameShapes = MappingProxyType(
+    {
+        MsgType.STATE: (STATE_PAYLOAD_LEN, STATE_PAYLOAD_LEN),
+        MsgType.PONG: (0, MAX_PING_TOKEN),
+    }
+)
+TO_PICO: FrameShapes = MappingProxyType(
+    {
+        MsgType.PING: (0, MAX_PING_TOKEN),
+        MsgType.GET_STATE: (0, 0),
+        MsgType.CONFIG: (CONFIG_PAYLOAD_LEN, CONFIG_PAYLOAD_LEN),
+    }
+)
 
 
 class ProtocolError(ValueError):
@@ -107,20 +140,32 @@ class ParserStats:
 
     frames: int = 0
     crc_errors: int = 0
-    length_errors: int = 0
+    length_errors: int = 0  # headers with a type or length the direction never carries
     discarded_bytes: int = 0
+
+
+# What FrameParser._check says of a candidate frame other than its size.
+_WAIT, _IMPOSSIBLE, _BAD_CRC = -1, -2, -3
 
 
 @dataclass
 class FrameParser:
-    """Incremental frame parser: feed it whatever bytes arrived, get back the good frames."""
+    """Incremental frame parser: feed it whatever bytes arrived, get back the good frames.
 
+    `shapes` names the frames this direction carries (`FROM_PICO` on the Pi, the default;
+    `TO_PICO` is what the microcontroller reads); None accepts any type with 0-32 bytes.
+    """
+
+    shapes: FrameShapes | None = field(default_factory=lambda: FROM_PICO)
     stats: ParserStats = field(default_factory=ParserStats)
     _buffer: bytearray = field(default_factory=bytearray)
+    # Leading buffer bytes that are the CRC of a frame already delivered (see `feed`).
+    _delivered_tail: int = 0
 
     def reset(self) -> None:
         """Forget any half-received frame (after a reconnect)."""
         self._buffer.clear()
+        self._delivered_tail = 0
 
     def feed(self, data: bytes | bytearray) -> list[Frame]:
         self._buffer.extend(data)
@@ -131,54 +176,157 @@ class FrameParser:
             if start < 0:
                 # Keep a trailing first marker byte: its partner may be in the next read.
                 keep = 1 if buf.endswith(START[:1]) else 0
-                self.stats.discarded_bytes += len(buf) - keep
-                del buf[: len(buf) - keep]
+                self._discard(len(buf) - keep)
                 return frames
-            if start:
-                self.stats.discarded_bytes += start
-                del buf[:start]
-            if len(buf) < HEADER_LEN:
-                return frames
-            length = buf[4]
-            if length > MAX_PAYLOAD:
-                self.stats.length_errors += 1
-                self._drop_marker()
-                continue
-            total = HEADER_LEN + length + CRC_LEN
-            if len(buf) < total:
-                return frames
-            received_crc = (buf[total - 2] << 8) | buf[total - 1]
-            if crc16(memoryview(buf)[2 : total - 2]) != received_crc:
+            self._discard(start)
+            size = self._check(0)
+            if size == _WAIT:
+                inside = self._good_frame_inside()
+                if inside is None:
+                    return frames
+                # A whole good frame starts within this one's length: this one was cut short.
                 self.stats.crc_errors += 1
-                self._drop_marker()
+                self._discard(inside)
                 continue
-            frames.append(Frame(buf[2], buf[3], bytes(buf[HEADER_LEN : total - 2])))
+            if size == _IMPOSSIBLE:
+                self.stats.length_errors += 1
+                self._discard(1)
+                continue
+            if size == _BAD_CRC:
+                self.stats.crc_errors += 1
+                self._discard(1)
+                continue
+            frames.append(Frame(buf[2], buf[3], bytes(buf[HEADER_LEN : size - CRC_LEN])))
             self.stats.frames += 1
-            del buf[:total]
+            # The CRC stays in the scan: a frame cut short by one or two bytes is completed by the
+            # start of the next frame, and is then right (those bytes were the missing ones), but
+            # the next frame's start marker is inside it. No marker is otherwise missed this way:
+            # a real frame never starts with 0xA5 as its type.
+            del buf[: size - CRC_LEN]
+            self._delivered_tail = CRC_LEN
 
-    def _drop_marker(self) -> None:
-        """Give up on the candidate at the buffer's start; the next scan starts one byte on."""
-        self.stats.discarded_bytes += 1
-        del self._buffer[:1]
+    def _check(self, at: int) -> int:
+        """The size of the good frame at `at` (a start marker), or _WAIT, _IMPOSSIBLE or _BAD_CRC."""
+        buf = self._buffer
+        if len(buf) < at + HEADER_LEN:
+            return _WAIT
+        length = buf[at + 4]
+        if not self._possible(buf[at + 2], length):
+            return _IMPOSSIBLE
+        end = at + HEADER_LEN + length + CRC_LEN
+        if len(buf) < end:
+            return _WAIT
+        if crc16(memoryview(buf)[at + 2 : end - CRC_LEN]) != (buf[end - 2] << 8) | buf[end - 1]:
+            return _BAD_CRC
+        return end - at
+
+    def _good_frame_inside(self) -> int | None:
+        """Where the first whole good frame after the buffer's first byte starts, if any."""
+        at = self._buffer.find(START, 1)
+        while at > 0:
+            if self._check(at) > 0:
+                return at
+            at = self._buffer.find(START, at + 1)
+        return None
+
+    def _possible(self, msg_type: int, length: int) -> bool:
+        if self.shapes is None:
+            return length <= MAX_PAYLOAD
+        shape = self.shapes.get(msg_type)
+        return shape is not None and shape[0] <= length <= shape[1]
+
+    def _discard(self, count: int) -> None:
+        """Drop `count` bytes from the buffer's start; only bytes of no delivered frame count as discarded."""
+        if count <= 0:
+            return
+        self.stats.discarded_bytes += max(0, count - self._delivered_tail)
+        self._delivered_tail = max(0, self._delivered_tail - count)
+        del self._buffer[:count]
+
+
+def _serial_ahead(new: int, old: int, modulus: int) -> int | None:
+    """How far `new` is after `old` as serial numbers (RFC 1982): None when it is not after."""
+    step = (new - old) % modulus
+    return step if 0 < step < modulus // 2 else None
 
 
 @dataclass
 class SequenceTracker:
-    """Counts frames lost between two received ones, from the 8-bit sequence numbers."""
+    """Which checked frames are news, and how many frames were lost, from the 8-bit sequence
+    numbers and, for STATE frames, the microcontroller's uptime.
 
-    last: int | None = None
+    A STATE is news when it is newer than the newest STATE heard: a later uptime, or the same
+    uptime (two frames within a millisecond) and a later sequence number. Anything else is a
+    duplicate or a late copy and is dropped, so positions never roll back. A microcontroller that
+    restarted counts from 0 again; its frames look old until `reset()` (the Pi calls it when the
+    port is opened and when the link is lost), after which the next STATE is a fresh start.
+
+    The missed count is the number of sequence numbers skipped and never heard since the last
+    reset; a frame that turns up late takes itself back off that count, a duplicate adds nothing.
+    """
+
     missed: int = 0
+    stale: int = 0  # frames dropped as duplicates or late copies
+    restarts: int = 0  # fresh starts whose uptime was below the newest before the reset
+    _last_seq: int | None = None
+    _missing: set[int] = field(default_factory=set)
+    _newest: tuple[int, int] | None = None  # (uptime_ms, seq) of the newest STATE
+    _uptime_before_reset: int | None = None
 
     def reset(self) -> None:
-        """Start afresh: after a reconnect the microcontroller counts from 0 again."""
-        self.last = None
+        """Start afresh: the next frame is news whatever its numbers (the counts are kept)."""
+        if self._newest is not None:
+            self._uptime_before_reset = self._newest[0]
+        self._last_seq = None
+        self._missing.clear()
+        self._newest = None
 
-    def observe(self, seq: int) -> int:
-        """Record `seq`; return how many frames went missing just before it."""
-        gap = 0 if self.last is None else (seq - self.last - 1) & 0xFF
-        self.last = seq
-        self.missed += gap
-        return gap
+    def observe(self, seq: int, uptime_ms: int | None = None) -> bool:
+        """Record a checked frame (`uptime_ms` for a STATE); True when it is news, to be delivered."""
+        if uptime_ms is None:
+            news = self._count(seq, may_advance=True)
+        else:
+            news = self._newer_state(seq, uptime_ms)
+            counted = self._count(seq, may_advance=news)
+            if news:
+                if self._newest is None and self._uptime_before_reset is not None:
+                    if _serial_ahead(self._uptime_before_reset, uptime_ms, UPTIME_MODULUS) is not None:
+                        self.restarts += 1  # the uptime went back
+                    self._uptime_before_reset = None
+                self._newest = (uptime_ms, seq)
+                if not counted:  # newer by its uptime, yet its number looks old: 128 frames or more lost
+                    self._last_seq = seq
+                    self._missing.clear()
+        if not news:
+            self.stale += 1
+        return news
+
+    def _newer_state(self, seq: int, uptime_ms: int) -> bool:
+        if self._newest is None:
+            return True
+        newest_uptime, newest_seq = self._newest
+        if uptime_ms == newest_uptime:
+            return _serial_ahead(seq, newest_seq, SEQ_MODULUS) is not None
+        return _serial_ahead(uptime_ms, newest_uptime, UPTIME_MODULUS) is not None
+
+    def _count(self, seq: int, *, may_advance: bool) -> bool:
+        """Update the missed count; True unless `seq` was heard before (or is too old to tell)."""
+        if self._last_seq is None:
+            self._last_seq = seq
+            return True
+        if seq in self._missing:
+            self._missing.discard(seq)
+            self.missed -= 1
+            return True
+        ahead = _serial_ahead(seq, self._last_seq, SEQ_MODULUS)
+        if ahead is None or not may_advance:
+            return False
+        self.missed += ahead - 1
+        self._missing.update((self._last_seq + skipped) % SEQ_MODULUS for skipped in range(1, ahead))
+        self._last_seq = seq
+        # A gap more than half the sequence space back can no longer be told from a frame ahead.
+        self._missing = {s for s in self._missing if (seq - s) % SEQ_MODULUS < SEQ_MODULUS // 2}
+        return True
 
 
 @dataclass(frozen=True)
@@ -239,13 +387,25 @@ def decode_state(payload: bytes) -> StatePayload:
         reason = StateReason(payload[20])
     except ValueError as exc:
         raise ProtocolError(f"unknown STATE reason {payload[20]}") from exc
+    debounce_ms = payload[21]
+    heartbeat_ms = int.from_bytes(payload[22:24], "big")
+    if not settings_in_range(debounce_ms, heartbeat_ms):
+        raise ProtocolError(f"debounce {debounce_ms} ms, heartbeat {heartbeat_ms} ms: outside {SETTINGS_RANGES}")
     return StatePayload(
         positions=tuple(positions),
         faults=tuple(faults),
         uptime_ms=int.from_bytes(payload[16:20], "big"),
         reason=reason,
-        debounce_ms=payload[21],
-        heartbeat_ms=int.from_bytes(payload[22:24], "big"),
+        debounce_ms=debounce_ms,
+        heartbeat_ms=heartbeat_ms,
+    )
+
+
+def settings_in_range(debounce_ms: int, heartbeat_ms: int) -> bool:
+    """The debounce and heartbeat the microcontroller accepts; anything else is garbage."""
+    return (
+        DEBOUNCE_RANGE_MS[0] <= debounce_ms <= DEBOUNCE_RANGE_MS[1]
+        and HEARTBEAT_RANGE_MS[0] <= heartbeat_ms <= HEARTBEAT_RANGE_MS[1]
     )
 
 

@@ -9,7 +9,8 @@ side therefore opens `port` with pyserial exactly as it opens a real device.
 The stand-in `machine.Pin` wires the program's row and column pins to a model of the 28
 microswitches, so moving a slide (`set_slide`) changes what the program's matrix scan reads. Test
 hooks mimic the real world's trouble: switch bounce, garbage on the line, lost bytes, and
-unplugging (the program stops, the pty and the symlink vanish) and plugging back (a fresh boot).
+unplugging (the program stops, the pty and the symlink vanish) and plugging back (a fresh boot),
+and a restart with the cable in (a soft reset: the program boots again behind the same port).
 """
 
 from __future__ import annotations
@@ -117,6 +118,21 @@ def load_firmware(stand_ins: dict[str, Any], path: Path = FIRMWARE_PATH) -> dict
     }
     exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
     return namespace
+
+
+def firmware_helpers(path: Path = FIRMWARE_PATH) -> dict[str, Any]:
+    """The program's functions and classes (its parser, CRC, encoder), with inert stand-in modules:
+    for tests that call them directly without a switch board or a serial port."""
+    return load_firmware(
+        {
+            "machine": machine_module(SwitchBoard(), lambda: None),
+            "time": micropython_time(lambda: 0.0, lambda: None),
+            "sys": object(),
+            "select": object(),
+            "micropython": micropython_module(),
+        },
+        path,
+    )
 
 
 def micropython_time(clock: Callable[[], float], check: Callable[[], None]) -> types.ModuleType:
@@ -277,6 +293,19 @@ class SimulatedPico:
         self._thread.start()
 
     replug = plug
+
+    def restart(self) -> None:
+        """Reset the program with the cable in (MicroPython's soft reset keeps the USB port open):
+        it boots again, counting uptime and sequence numbers from 0, with its default settings."""
+        if not self.plugged:
+            return
+        self._powered.clear()
+        if self._thread is not None:
+            self._thread.join(timeout=2.0)
+        self._powered.set()
+        self.boots += 1
+        self._thread = threading.Thread(target=self._run, name="simulated-pico", daemon=True)
+        self._thread.start()
 
     def unplug(self) -> None:
         """Pull the cable: the program stops, the port disappears, the Pi's reads fail."""

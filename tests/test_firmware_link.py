@@ -10,6 +10,8 @@ import pytest
 
 from controller.hardware.config import validate_switches
 from controller.hardware.switches import SerialSwitches, SlideState, SwitchSource, open_switches
+from firmware_bridge import link
+from firmware_bridge.protocol import MsgType, StateReason, encode_frame, encode_state
 from firmware_bridge.sim import SimulatedPico
 
 HEARTBEAT = 0.25
@@ -40,6 +42,12 @@ def rig(tmp_path) -> Iterator[tuple[SerialSwitches, SimulatedPico, list[SlideSta
 
 def summary(reports: list[SlideState]) -> list[tuple[str, bool]]:
     return [("".join(p or "X" for p in s.positions), s.link_ok) for s in reports]
+
+
+def slides_heard(reports: list[SlideState]) -> list[tuple[str, bool]]:
+    """`summary` without the repeats that only a change of `trouble` made."""
+    heard = summary(reports)
+    return [item for i, item in enumerate(heard) if i == 0 or item != heard[i - 1]]
 
 
 def test_moves_bounce_and_faults_arrive_as_slide_states(rig) -> None:
@@ -92,7 +100,9 @@ def test_garbage_and_lost_bytes_are_survived(rig) -> None:
     assert stats.crc_errors + stats.length_errors >= 1
     assert stats.missed_frames >= 1
     assert stats.discarded_bytes > 0
-    assert summary(reports) == [("B" * 14, True), ("BBBCBBBBBBBBBB", True), ("B" * 14, True)]
+    # The garbage is named (a report of its own when no move came first); only real positions were heard.
+    assert slides_heard(reports) == [("B" * 14, True), ("BBBCBBBBBBBBBB", True), ("B" * 14, True)]
+    assert reports[0].trouble is None and reports[-1].trouble == link.SOME_GARBLED
 
 
 def test_unplug_and_replug_mid_game(rig) -> None:
@@ -123,7 +133,8 @@ def test_unplug_and_replug_mid_game(rig) -> None:
 def test_a_silent_microcontroller_is_a_lost_link_without_invented_positions(rig) -> None:
     source, pico, reports = rig
     pico._powered.clear()  # the program stops (a hang) but the port stays open
-    assert source.wait_for(lambda s: not s.link_ok, TIMEOUT + 1.0)
+    lost = source.wait_for(lambda s: not s.link_ok, TIMEOUT + 1.0)
+    assert lost is not None and lost.trouble == link.SILENT
     assert source.stats().connected
     assert summary(reports) == [("B" * 14, True), ("B" * 14, False)]
 
@@ -160,3 +171,82 @@ def test_open_switches_simulated_and_none_and_clean_shutdown() -> None:
     import os
 
     assert not os.path.exists(port)
+
+
+# --- faults on the line, each named in a player's words ------------------------------------------
+def copy_of(state: SlideState, debounce_ms: int = 20, heartbeat_ms: int = round(HEARTBEAT * 1000)) -> bytes:
+    """The frame that carried `state`, byte for byte (as a line that repeats frames would repeat it)."""
+    codes = "".join(p or "X" for p in state.positions)
+    payload = encode_state(codes, state.uptime_ms, StateReason[state.reason.upper()], debounce_ms, heartbeat_ms)
+    return encode_frame(MsgType.STATE, state.seq, payload)
+
+
+def test_late_and_repeated_copies_never_roll_the_slides_back(rig) -> None:
+    """A -> B -> A -> B was heard when an old frame came late; now the copy is dropped."""
+    source, pico, reports = rig
+    pico.set_slide(2, "A")
+    a_state = source.wait_for_positions("BBABBBBBBBBBBB", 2.0)
+    pico.set_slide(2, "C")
+    c_state = source.wait_for_positions("BBCBBBBBBBBBBB", 2.0)
+    assert a_state is not None and c_state is not None
+    pico.inject_garbage(copy_of(a_state) + copy_of(c_state) * 3)  # a late copy, and repeats of the newest
+    # The copies themselves are never published; the next real state names them.
+    later = source.wait_for(lambda s: s.trouble == link.SOME_OLD, 2 * HEARTBEAT + 0.5)
+    assert later is not None and later.positions == c_state.positions and later.count > c_state.count
+    stats = source.stats()
+    assert stats.stale_frames == 4
+    assert stats.missed_frames == 0  # a repeat once counted 255 missed frames
+    assert slides_heard(reports) == [("B" * 14, True), ("BBABBBBBBBBBBB", True), ("BBCBBBBBBBBBBB", True)]
+    assert source.healthy()
+
+
+def test_a_state_with_impossible_settings_is_garbage_not_news(rig) -> None:
+    source, pico, reports = rig
+    first = source.latest()
+    assert first is not None
+    # Right CRC, right letters, and a 23 s heartbeat: once delivered from random garbage.
+    bogus = encode_state("C" * 14, first.uptime_ms + 10, StateReason.CHANGE, 20, 23000)
+    pico.inject_garbage(encode_frame(MsgType.STATE, (first.seq + 1) % 256, bogus))
+    later = source.wait_for(lambda s: s.trouble == link.SOME_GARBLED, 2 * HEARTBEAT + 0.5)
+    assert later is not None and later.positions == ("B",) * 14
+    assert source.stats().payload_errors == 1
+    assert all(p == "B" * 14 for p, _ in summary(reports))
+
+
+def test_a_restart_with_the_cable_in_is_a_fresh_start(rig) -> None:
+    """The Pico's uptime goes back; its frames look old until the link counts as lost, then the
+    next one is taken afresh, the restart is named, and the Pi's settings are sent again."""
+    source, pico, reports = rig
+    pico.set_slide(9, "C")
+    # Up long enough that a restart, found only after the heartbeat timeout, shows the uptime back.
+    before = source.wait_for(lambda s: s.positions[9] == "C" and s.uptime_ms > 1000 * TIMEOUT + 800, 3.0)
+    assert before is not None
+    pico.restart()
+    pico.set_slide(9, "A")  # moved while it restarted
+    after = source.wait_for(lambda s: s.link_ok and s.positions[9] == "A", TIMEOUT + 2.0)
+    assert after is not None and after.uptime_ms < before.uptime_ms
+    assert after.trouble == link.RESTARTED
+    # It restarted with its default 1 s heartbeat; the Pi sent its own again, so four more states
+    # come within 2 s (at 1 s apart they would take 3 s).
+    assert source.wait_for(lambda s: s.count >= after.count + 4, 2.0) is not None
+    stats = source.stats()
+    assert (stats.restarts, stats.connects) == (1, 1)
+    assert source.healthy()
+    assert (summary(reports)[-2][1], summary(reports)[-1]) == (False, ("BBBBBBBBBABBBB", True))
+
+
+def test_the_trouble_is_named_when_the_link_is_lost(rig) -> None:
+    source, pico, reports = rig
+    assert source.trouble() is None
+    pico._powered.clear()  # the program stops; only garbage comes
+    deadline = time.monotonic() + TIMEOUT + 1.0
+    while source.healthy() and time.monotonic() < deadline:
+        pico.inject_garbage(b"\xa5\x5a\x01\x00\x18" + bytes(8))
+        time.sleep(0.05)
+    lost = source.wait_for(lambda s: not s.link_ok, 1.0)
+    assert lost is not None and lost.trouble == link.GARBLED
+    pico.unplug()
+    deadline = time.monotonic() + 2.0
+    while source.trouble() != link.UNPLUGGED and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert source.trouble() == link.UNPLUGGED

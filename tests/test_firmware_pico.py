@@ -170,9 +170,13 @@ def test_ping_get_state_and_config_are_answered() -> None:
     [config] = states([(0, f) for f in bench.frames()])
     assert (config.reason, config.debounce_ms, config.heartbeat_ms) == (StateReason.CONFIG, 45, 300)
 
-    bench.firmware.receive(encode_frame(MsgType.CONFIG, 3, encode_config(5, 10)))
-    [clamped] = states([(0, f) for f in bench.frames()])
-    assert (clamped.debounce_ms, clamped.heartbeat_ms) == (20, 50)  # kept within 20-50 ms
+    for debounce, heartbeat in ((5, 300), (51, 300), (45, 49), (45, 5001)):
+        bench.firmware.receive(encode_frame(MsgType.CONFIG, 3, encode_config(debounce, heartbeat)))
+        assert bench.frames() == []  # out of range: garbage with a lucky CRC, neither applied nor answered
+    bench.firmware.receive(encode_frame(MsgType.GET_STATE, 1, b""))
+    [kept] = states([(0, f) for f in bench.frames()])
+    assert (kept.debounce_ms, kept.heartbeat_ms) == (45, 300)
+    assert bench.firmware.reader.bad_frames == 4
 
     corrupt = bytearray(encode_frame(MsgType.PING, 4, b"x"))
     corrupt[-1] ^= 1

@@ -11,7 +11,9 @@ is at 'A', 'B' or 'C'. The positions come from a microcontroller over a serial l
 * ``none``: no switches; `open_switches` returns None.
 
 The service polls `latest()`; `listener` (optional) hears each state whose positions, faults or
-link health differ from the previous one, so nothing is reported that did not happen.
+link health differ from the previous one, so nothing is reported that did not happen. A state's
+`trouble` names what is wrong with the link (unplugged, silent, garbled, out of order, restarted)
+in words for the players; duplicated and late messages never reach `latest()` at all.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ class SlideState:
     uptime_ms: int  # the microcontroller's uptime when it sent the state
     reason: str  # 'heartbeat', 'change', 'request', 'boot' or 'config'
     count: int  # states received so far by this source; grows by one per state
+    trouble: str | None = None  # the link's problem in a player's words (firmware_bridge.link), None if none
 
     def same_report(self, other: SlideState | None) -> bool:
         """True when `other` tells a person nothing new (ignoring timing and sequence)."""
@@ -50,6 +53,7 @@ class SlideState:
             and other.positions == self.positions
             and other.faults == self.faults
             and other.link_ok == self.link_ok
+            and other.trouble == self.trouble
         )
 
 
@@ -150,6 +154,10 @@ class SerialSwitches:
     def stats(self) -> LinkStats:
         return self.link.stats()
 
+    def trouble(self) -> str | None:
+        """What is wrong with the link right now, in a player's words; None when nothing is."""
+        return self.link.trouble()
+
     def wait_for(self, predicate: Callable[[SlideState], bool], timeout: float) -> SlideState | None:
         """Block until a state satisfying `predicate` arrives (or is already there); None on timeout."""
         deadline = self._clock() + timeout
@@ -179,6 +187,7 @@ class SerialSwitches:
                 uptime_ms=payload.uptime_ms,
                 reason=payload.reason.name.lower(),
                 count=self._count,
+                trouble=self.link.trouble(),
             )
             self._publish(state)
 
@@ -187,7 +196,7 @@ class SerialSwitches:
             return  # the STATE that brought the link back is published by _on_state
         with self._changed:
             if self._latest is not None and self._latest.link_ok:
-                self._publish(replace(self._latest, link_ok=False))
+                self._publish(replace(self._latest, link_ok=False, trouble=self.link.trouble()))
 
     def _publish(self, state: SlideState) -> None:
         """Store a new state (caller holds the lock); tell the listener only about news."""

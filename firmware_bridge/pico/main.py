@@ -9,7 +9,8 @@ framed protocol of PROTOCOL.md:
   period (1 s by default) even when nothing changes, so the Pi can tell a quiet board from a
   dead link;
 * a PONG for every PING, a STATE for every GET_STATE, and a STATE after a CONFIG that sets the
-  debounce time (20-50 ms) and heartbeat period.
+  debounce time (20-50 ms) and heartbeat period (50-5000 ms); a CONFIG outside those ranges is
+  garbage that passed the CRC by chance, and is ignored.
 
 A slide whose two switches are both closed cannot be in any position, so it is reported as a
 fault ('X'), never guessed.
@@ -64,6 +65,14 @@ REASON_REQUEST = 2
 REASON_BOOT = 3
 REASON_CONFIG = 4
 MAX_PING_TOKEN = 8
+CONFIG_PAYLOAD_LEN = 3
+# The frames the Pi sends: message type -> (shortest, longest) payload. Any other header is
+# impossible and is dropped at once (protocol.TO_PICO; a test checks they agree).
+RX_SHAPES = {
+    MSG_PING: (0, MAX_PING_TOKEN),
+    MSG_GET_STATE: (0, 0),
+    MSG_CONFIG: (CONFIG_PAYLOAD_LEN, CONFIG_PAYLOAD_LEN),
+}
 
 # Ctrl-C no longer interrupts the program (frames may contain 0x03), so a run of this many 0x03
 # bytes, which the Pi never sends, ends it and returns to the REPL for mpremote (see WIRING.md).
@@ -103,10 +112,36 @@ def encode_frame(msg_type, seq, payload):
     return bytes(frame)
 
 
-class FrameReader:
-    """Finds checked frames in the incoming bytes; drops garbage and resynchronises."""
+def settings_in_range(debounce_ms, heartbeat_ms):
+    """The settings this program accepts, as firmware_bridge.protocol.settings_in_range."""
+    return DEBOUNCE_MIN_MS <= debounce_ms <= DEBOUNCE_MAX_MS and HEARTBEAT_MIN_MS <= heartbeat_ms <= HEARTBEAT_MAX_MS
 
-    def __init__(self):
+
+# What FrameReader.check says of a candidate frame other than its size.
+WAIT = -1
+IMPOSSIBLE = -2
+BAD_CRC = -3
+
+
+def find_start(buf, begin):
+    """Index of the first start marker at or after `begin`, or -1."""
+    for i in range(begin, len(buf) - 1):
+        if buf[i] == START0 and buf[i + 1] == START1:
+            return i
+    return -1
+
+
+class FrameReader:
+    """Finds checked frames in the incoming bytes; drops garbage and resynchronises.
+
+    The same rules as firmware_bridge.protocol.FrameParser: an impossible header (a type or length
+    not in `shapes`) or a bad CRC gives up only the first marker byte; a frame still waiting for
+    bytes is given up once a whole good frame begins inside it; and the CRC of a frame found stays
+    in the scan, so a frame cut short by a byte never hides the next one.
+    """
+
+    def __init__(self, shapes=None):
+        self.shapes = RX_SHAPES if shapes is None else shapes
         self.buf = bytearray()
         self.bad_frames = 0
 
@@ -116,34 +151,52 @@ class FrameReader:
         frames = []
         buf = self.buf
         while True:
-            start = -1
-            for i in range(len(buf) - 1):
-                if buf[i] == START0 and buf[i + 1] == START1:
-                    start = i
-                    break
+            start = find_start(buf, 0)
             if start < 0:
                 keep = 1 if (len(buf) and buf[-1] == START0) else 0
                 buf = buf[len(buf) - keep :]
                 break
             buf = buf[start:]
-            if len(buf) < 5:
-                break
-            length = buf[4]
-            if length > MAX_PAYLOAD:
+            size = self.check(buf, 0)
+            if size == WAIT:
+                inside = self.good_frame_inside(buf)
+                if inside < 0:
+                    break
+                self.bad_frames += 1  # cut short: a whole good frame begins within its length
+                buf = buf[inside:]
+                continue
+            if size < 0:
                 self.bad_frames += 1
                 buf = buf[1:]
                 continue
-            total = 5 + length + 2
-            if len(buf) < total:
-                break
-            if crc16(buf[2 : total - 2]) != (buf[total - 2] << 8) | buf[total - 1]:
-                self.bad_frames += 1
-                buf = buf[1:]
-                continue
-            frames.append((buf[2], buf[3], bytes(buf[5 : total - 2])))
-            buf = buf[total:]
+            frames.append((buf[2], buf[3], bytes(buf[5 : size - 2])))
+            buf = buf[size - 2 :]
         self.buf = bytearray(buf)
         return frames
+
+    def check(self, buf, at):
+        """The size of the good frame at `at` (a start marker), or WAIT, IMPOSSIBLE or BAD_CRC."""
+        if len(buf) < at + 5:
+            return WAIT
+        shape = self.shapes.get(buf[at + 2])
+        length = buf[at + 4]
+        if shape is None or length < shape[0] or length > shape[1]:
+            return IMPOSSIBLE
+        end = at + 7 + length
+        if len(buf) < end:
+            return WAIT
+        if crc16(buf[at + 2 : end - 2]) != (buf[end - 2] << 8) | buf[end - 1]:
+            return BAD_CRC
+        return end - at
+
+    def good_frame_inside(self, buf):
+        """Where the first whole good frame after the first byte starts, or -1."""
+        at = find_start(buf, 1)
+        while at > 0:
+            if self.check(buf, at) > 0:
+                return at
+            at = find_start(buf, at + 1)
+        return -1
 
 
 class SwitchMatrix:
@@ -279,10 +332,12 @@ class Firmware:
                 self.send(MSG_PONG, payload[:MAX_PING_TOKEN])
             elif msg_type == MSG_GET_STATE:
                 self.send_state(REASON_REQUEST)
-            elif msg_type == MSG_CONFIG and len(payload) == 3:
-                debounce = min(max(payload[0], DEBOUNCE_MIN_MS), DEBOUNCE_MAX_MS)
+            elif msg_type == MSG_CONFIG:
+                debounce = payload[0]
                 heartbeat = (payload[1] << 8) | payload[2]
-                heartbeat = min(max(heartbeat, HEARTBEAT_MIN_MS), HEARTBEAT_MAX_MS)
+                if not settings_in_range(debounce, heartbeat):
+                    self.reader.bad_frames += 1  # the Pi never sends these: garbage with a lucky CRC
+                    continue
                 self.debouncer.debounce_ms = debounce
                 self.heartbeat_ms = heartbeat
                 self.send_state(REASON_CONFIG)
