@@ -37,6 +37,8 @@ MAX_UNACKED = 100
 #: The pump looks at the journal this often even without an event (an event may have been dropped).
 POLL_SECONDS = 2.0
 RECONNECT_MIN, RECONNECT_MAX = 1, 30
+#: Early acknowledgements remembered, at most (they are matched within microseconds).
+EARLY_ACKS = 1000
 
 
 class GameFollower:
@@ -102,6 +104,8 @@ class TablePublisher:
         self._outage_said = False
         self._lock = threading.Lock()  # guards the unacknowledged list (paho's thread and the pump)
         self._unacked: collections.deque[tuple[Point, set[int]]] = collections.deque()
+        #: Message ids acknowledged before the pump recorded them (insertion-ordered, bounded).
+        self._early_acks: dict[int, None] = {}
         self._sent: Point | None = None
         self._last_state: bytes | None = None
         self._follower: GameFollower | None = None
@@ -208,13 +212,27 @@ class TablePublisher:
                     mids.discard(mid)
                     self.acknowledged += 1
                     break
-            while self._unacked and not self._unacked[0][1]:
-                done = self._unacked.popleft()[0]
-        if done is not None and self.feed is not None:
-            self.feed.mark(done)
+            else:  # PUBACK can beat the pump's bookkeeping of the message it answers
+                self._early_acks[mid] = None
+                while len(self._early_acks) > EARLY_ACKS:
+                    del self._early_acks[next(iter(self._early_acks))]
+            done = self._mark_acked_front()
+        if done is not None:
             with self._cond:
                 self._wake = True  # room for more
                 self._cond.notify()
+
+    def _mark_acked_front(self) -> Point | None:
+        """Drop the fully acknowledged entries at the front and move the journal's mark past them.
+
+        Called with `_lock` held, so two threads never write the mark out of order.
+        """
+        done = None
+        while self._unacked and not self._unacked[0][1]:
+            done = self._unacked.popleft()[0]
+        if done is not None and self.feed is not None:
+            self.feed.mark(done)
+        return done
 
     # --- the pump -------------------------------------------------------------------------------
     def _run(self) -> None:
@@ -271,8 +289,13 @@ class TablePublisher:
             with self._lock:
                 if any(info.rc != mqtt.MQTT_ERR_SUCCESS for info in infos):
                     return  # the connection went: resent from the mark after reconnecting
-                mids.update(info.mid for info in infos)
+                for info in infos:
+                    if self._early_acks.pop(info.mid, False) is None:
+                        self.acknowledged += 1
+                    else:
+                        mids.add(info.mid)
                 self._unacked.append((point, mids))
+                self._mark_acked_front()
             self._sent = point
 
     def _follow(self, entry: Entry) -> dict[str, Any] | None:
