@@ -104,8 +104,9 @@ class RecordTable:
 
     @property
     def last_point(self) -> tuple[int, int]:
+        """(game_id, seq) of the game's last journal entry (a replayed session has one per stored verdict)."""
         session = self.loop.session
-        return session.game_id, session.last_seq if session.last_seq is not None else -1
+        return session.game_id, session.last_seq if session.last_seq is not None else len(session.verdicts) - 1
 
     def close(self) -> None:
         if self.publisher is not None:
