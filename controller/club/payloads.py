@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.referee import Verdict, VerdictKind
+from controller.service.events import Table
 
 #: The payloads' version: `"v": 1` in every object.
 SCHEMA = 1
@@ -59,6 +60,42 @@ def result_payload(
         "variant": setup.get("variant", "standard"),
         "names": names,
         "result": result,
+        "sent": round(sent, 3),
+    }
+
+
+def state_payload(
+    table_name: str,
+    game_keys: dict[str, Any],
+    names: list[str],
+    table: Table,
+    snapshot: str | None,
+    scores: list[Any] | None,
+    last_seq: int | None,
+    sent: float,
+) -> dict[str, Any]:
+    """The retained state: the table as its players see it (`events.Table`), the board and scores."""
+    return {
+        "v": SCHEMA,
+        "table": table_name,
+        "game": table.game,
+        "variant": game_keys.get("variant", "standard"),
+        "players": len(names),
+        "seats": game_keys.get("seats"),
+        "names": names,
+        "game_id": table.game_id,
+        "started": table.started,
+        "over": table.over,
+        "turn": table.to_move,
+        "winners": list(table.winners) if table.winners else None,
+        "illegal": table.illegal,
+        "pending": table.pending,
+        "unreadable": table.unreadable,
+        "faults": list(table.faults),
+        "snapshot": snapshot,
+        "scores": scores,
+        "last_seq": last_seq,
+        "online": True,
         "sent": round(sent, 3),
     }
 

@@ -25,7 +25,7 @@ import paho.mqtt.client as mqtt
 
 from controller.club.config import MqttConfig
 from controller.club.journal_feed import JournalFeed, Point
-from controller.club.payloads import SCHEMA, encode, result_payload, verdict_payload
+from controller.club.payloads import encode, result_payload, state_payload, verdict_payload
 from controller.errors import RefereeError
 from controller.record import setup_from_mapping
 from controller.service.events import Event, Table
@@ -333,37 +333,17 @@ class TablePublisher:
             self._last_state = key
 
     def state_payload(self, table: Table) -> dict[str, Any]:
-        keys = self.game_keys
-        body: dict[str, Any] = {
-            "v": SCHEMA,
-            "table": self.config.table,
-            "game": table.game,
-            "variant": keys.get("variant", "standard"),
-            "players": len(self.names),
-            "seats": keys.get("seats"),
-            "names": self.names,
-            "game_id": table.game_id,
-            "started": table.started,
-            "over": table.over,
-            "turn": table.to_move,
-            "winners": list(table.winners) if table.winners else None,
-            "illegal": table.illegal,
-            "pending": table.pending,
-            "unreadable": table.unreadable,
-            "faults": list(table.faults),
-            "snapshot": None,
-            "scores": None,
-            "online": True,
-        }
         follower = self._follower
+        snapshot = scores = last_seq = None
         if follower is not None and follower.game_id == table.game_id:
             last = follower.session.last_snapshot
-            body["snapshot"] = last.to_text() if last is not None else None
+            snapshot = last.to_text() if last is not None else None
             result = follower.result()
-            body["scores"] = result.get("scores") if result else None
-            body["last_seq"] = follower.seq
-        body["sent"] = round(self.wall(), 3)
-        return body
+            scores = result.get("scores") if result else None
+            last_seq = follower.seq
+        return state_payload(
+            self.config.table, self.game_keys, self.names, table, snapshot, scores, last_seq, self.wall()
+        )
 
 
 def _str(path: Path | None) -> str | None:
