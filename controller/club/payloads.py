@@ -36,6 +36,8 @@ class Message:
     table: str
     leaf: str
     body: Any
+    #: The payload as received (stored as it is: no second encoding).
+    text: str = ""
 
 
 def encode(body: Any) -> bytes:
@@ -113,19 +115,20 @@ def parse_message(topic: str, payload: bytes, prefix: str = "referee") -> Messag
     if leaf not in LEAVES:
         raise BadPayload(f"unknown topic leaf {leaf!r}; the leaves are {', '.join(LEAVES)}")
     try:
-        body = json.loads(payload.decode("utf-8"), parse_constant=_no_constant)
+        text = payload.decode("utf-8")
+        body = json.loads(text, parse_constant=_no_constant)
     except (UnicodeDecodeError, ValueError) as exc:
         raise BadPayload(f"not JSON ({exc.__class__.__name__})") from None
     if leaf == "online":
         if not isinstance(body, bool):
             raise BadPayload("expected true or false")
-        return Message(table, leaf, body)
+        return Message(table, leaf, body, text)
     if not isinstance(body, dict):
         raise BadPayload("expected a JSON object")
     if body.get("v") != SCHEMA:
         raise BadPayload(f"schema version {body.get('v')!r}, this club reads version {SCHEMA}")
     _CHECKS[leaf](body)
-    return Message(table, leaf, body)
+    return Message(table, leaf, body, text)
 
 
 def _no_constant(name: str) -> Any:

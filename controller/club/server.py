@@ -14,6 +14,7 @@ import json
 import logging
 import queue
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,9 @@ from controller.club.store import Changes, ClubStore
 
 #: Messages applied in one transaction, at most.
 BATCH = 2000
+#: Seconds the store waits after a message for others to apply with it: one commit for a burst
+#: (tables' messages come in threes), at the price of that much latency.
+GATHER = 0.02
 #: An open page gets at most one update per this many seconds (changes in between are merged).
 PUSH_INTERVAL = 0.25
 
@@ -119,9 +123,10 @@ class ClubListener:
                 return
             batch = [first]
             stop = False
+            gather_until = time.monotonic() + GATHER
             while len(batch) < BATCH:
                 try:
-                    item = self.queue.get_nowait()
+                    item = self.queue.get(timeout=max(0.0, gather_until - time.monotonic()))
                 except queue.Empty:
                     break
                 if item is None:

@@ -153,8 +153,10 @@ class ClubStore:
         for name, state, online, last, seen in rows:
             self.tables[name] = {
                 "state": json.loads(state) if state else None,
+                "state_text": state,
                 "online": None if online is None else bool(online),
                 "last_verdict": json.loads(last) if last else None,
+                "last_text": last,
                 "seen": seen,
             }
         for table, game_id, _seq, body in self.db.execute("SELECT table_name, game_id, seq, body FROM results"):
@@ -206,9 +208,9 @@ class ClubStore:
             "last_verdict = excluded.last_verdict, seen = excluded.seen",
             (
                 name,
-                json.dumps(t["state"]) if t["state"] is not None else None,
+                t.get("state_text"),
                 None if t["online"] is None else int(t["online"]),
-                json.dumps(t["last_verdict"]) if t["last_verdict"] is not None else None,
+                t.get("last_text"),
                 now,
             ),
         )
@@ -219,7 +221,8 @@ class ClubStore:
         return True
 
     def _state(self, message: Message, now: float, changes: Changes, standings_sent: list) -> bool:
-        self._table(message.table)["state"] = message.body
+        table = self._table(message.table)
+        table["state"], table["state_text"] = message.body, message.text
         return True
 
     def _verdict(self, message: Message, now: float, changes: Changes, standings_sent: list) -> bool:
@@ -227,7 +230,7 @@ class ClubStore:
         key = (message.table, body["game_id"])
         cur = self.db.execute(
             "INSERT OR IGNORE INTO verdicts (table_name, game_id, seq, body, received) VALUES (?, ?, ?, ?, ?)",
-            (message.table, body["game_id"], body["seq"], json.dumps(body), now),
+            (message.table, body["game_id"], body["seq"], message.text, now),
         )
         if cur.rowcount == 0:
             self.counts["duplicates"] += 1
@@ -245,8 +248,7 @@ class ClubStore:
         table = self._table(message.table)
         current = table["last_verdict"]
         if current is None or (body["game_id"], body["seq"]) >= (current["game_id"], current["seq"]):
-            names = (table["state"] or {}).get("names")
-            table["last_verdict"] = {**body, "words": verdict_words(body, names)}
+            table["last_verdict"], table["last_text"] = body, message.text  # in words when asked
             return True
         return False
 
@@ -259,7 +261,7 @@ class ClubStore:
             return False
         self.db.execute(
             "INSERT OR REPLACE INTO results (table_name, game_id, seq, body, received) VALUES (?, ?, ?, ?, ?)",
-            (message.table, body["game_id"], body["seq"], json.dumps(body), now),
+            (message.table, body["game_id"], body["seq"], message.text, now),
         )
         self.results[key] = body
         self.counts["results"] += 1
@@ -335,7 +337,7 @@ class ClubStore:
             "pending": bool(state.get("pending")),
             "unreadable": state.get("unreadable"),
             "snapshot": state.get("snapshot"),
-            "last_verdict": last.get("words") if last else None,
+            "last_verdict": verdict_words(last, names) if last else None,
             "last_verdict_seq": [last["game_id"], last["seq"]] if last else None,
         }
         return view
