@@ -193,7 +193,8 @@ def main() -> int:
         try:
             wait_port(port)
             club = subprocess.Popen(
-                [*os.environ.get("CLUB_BENCH_PYTHON", sys.executable).split(), "-m", "controller.cli", "club", "--broker", f"127.0.0.1:{port}", "--db",
+                [*os.environ.get("CLUB_BENCH_PYTHON", sys.executable).split(), "-m", "controller.cli", "club",
+                 "--broker", f"127.0.0.1:{port}", "--db",
                  str(folder / "club.sqlite"), "--port", str(web), "--bind", "127.0.0.1"],
                 cwd=ROOT, stdout=subprocess.DEVNULL, stderr=club_log,
             )
