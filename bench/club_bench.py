@@ -155,6 +155,43 @@ def run_tables(first: int, count: int, port: int, every: float, seconds: float, 
         client.loop_stop()
 
 
+def run_real_tables(first: int, count: int, port: int, every: float, seconds: float, counter, ready, go, done,
+                    folder: str) -> None:
+    """`--real-tables`: each table is `referee run`'s own path (journal, loop, rules, `TablePublisher`)."""
+    import logging
+
+    from controller.club.config import MqttConfig
+    from controller.club.simtable import RecordTable
+
+    logging.getLogger().setLevel(logging.WARNING)
+    rng = random.Random(first)
+    tables = []
+    for n in range(first, first + count):
+        record = RECORDS[n % len(RECORDS)]
+        table = RecordTable(record, Path(folder) / f"bench-{n:02d}.sqlite")  # to learn its player count
+        players = table.setup.players
+        table.close()
+        names = tuple(rng.sample(PLAYERS, players))
+        config = MqttConfig(host="127.0.0.1", port=port, table=f"bench-{n:02d}", names=names)
+        tables.append(RecordTable(record, Path(folder) / f"bench-{n:02d}.sqlite", config))
+    ready.release()
+    go.wait()
+    started = time.monotonic()
+    period, tick = every / count, 0
+    while time.monotonic() - started < seconds:
+        tables[tick % count].step()
+        tick += 1
+        delay = started + tick * period - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+    with counter.get_lock():
+        counter.value += tick
+    done.release()
+    time.sleep(2.0)
+    for table in tables:
+        table.close()
+
+
 def cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -171,6 +208,8 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--speed", type=float, default=10.0, help="times game speed (default 10)")
     parser.add_argument("--board-every", type=float, default=2.0, help="game speed: seconds per settled board")
+    parser.add_argument("--real-tables", action="store_true",
+                        help="run referee run's own path per table (journal, loop, rules, publisher): CPU-heavy")
     parser.add_argument("--no-page", action="store_true", help="no page open on the club's /events")
     parser.add_argument("--processes", type=int, default=2, help="processes the tables are spread over")
     args = parser.parse_args()
@@ -209,9 +248,11 @@ def main() -> int:
                    for i in range(args.processes)]
             workers, first = [], 0
             for count in per:
-                w = multiprocessing.Process(
-                    target=run_tables, args=(first, count, port, every, args.seconds, counter, ready, go, done),
-                )
+                common = (first, count, port, every, args.seconds, counter, ready, go, done)
+                if args.real_tables:
+                    w = multiprocessing.Process(target=run_real_tables, args=(*common, str(folder)))
+                else:
+                    w = multiprocessing.Process(target=run_tables, args=common)
                 first += count
                 workers.append(w)
             for w in workers:
@@ -241,8 +282,10 @@ def main() -> int:
     applied = stats["messages"] - before
     print(f"{args.tables} tables, {args.seconds:.0f} s at {args.speed:g}x game speed "
           f"(one settled board every {every:.2f} s per table), {args.processes} table processes, "
-          f"{'no page' if args.no_page else 'one page'} open")
-    print(f"published {counter.value} verdict/state/result messages; the club applied {applied} "
+          f"{'no page' if args.no_page else 'one page'} open, "
+          f"{'real tables (journal, loop, rules, publisher)' if args.real_tables else 'replayed payloads'}")
+    what = "settled boards judged and published" if args.real_tables else "verdict/state/result messages published"
+    print(f"{counter.value} {what}; the club applied {applied} "
           f"({applied / wall:.0f} messages/s), {stats['verdicts']} verdicts, {stats['results']} results, "
           f"{stats['duplicates']} duplicates, {stats['ignored']} ignored, {len(standings)} players in the standings")
     v, s = stats["verdict_latency_ms"], stats["standings_latency_ms"]
