@@ -155,6 +155,8 @@ def test_bad_payloads_from_a_rogue_client_are_ignored_with_one_log_line_each(bro
         ("referee/rogue/other", b"{}"),
         ("referee/rogue/deep/verdict", b"{}"),
         ("referee/rogue/verdict", b'{"v": 1, "game_id": 1, "seq": NaN, "verdict": "legal"}'),
+        ("referee/rogue/verdict", b'{"v": 1, "game_id": 1, "seq": 99999999999999999999999, "verdict": "legal"}'),
+        ("referee/rogue/state", b'{"v": 1, "game": "flipop", "game_id": 1, "faults": [], "winners": ["x"]}'),
     ]
     try:
         with caplog.at_level(logging.WARNING, logger="referee.club"):

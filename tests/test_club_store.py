@@ -82,6 +82,7 @@ def test_payloads_that_a_table_would_never_send_are_refused():
         ("referee/t1", b"true"),
         ("other/t1/online", b"true"),
         ("referee/t1/state", b" " * 70_000),
+        ("referee/<b>x</b>/online", b"true"),
     ]:
         with pytest.raises(BadPayload):
             parse_message(topic, payload)

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from controller.club.config import NAME
 from controller.referee import Verdict, VerdictKind
 from controller.service.events import Table
 
@@ -112,6 +113,8 @@ def parse_message(topic: str, payload: bytes, prefix: str = "referee") -> Messag
     if levels[: len(base)] != base or len(levels) != len(base) + 2:
         raise BadPayload(f"not a topic {prefix}/<table>/<{'|'.join(LEAVES)}>")
     table, leaf = levels[-2], levels[-1]
+    if not NAME.match(table):
+        raise BadPayload("the table's name is not letters, digits, '-', '_' or '.' (at most 64)")
     if leaf not in LEAVES:
         raise BadPayload(f"unknown topic leaf {leaf!r}; the leaves are {', '.join(LEAVES)}")
     try:
@@ -152,9 +155,15 @@ def _need(body: dict, key: str, kinds: type | tuple[type, ...], optional: bool =
 
 def _count(body: dict, key: str) -> int:
     value = _need(body, key, int)
-    if value < 0:
-        raise BadPayload(f"'{key}' is negative")
+    if not 0 <= value < 2**53:
+        raise BadPayload(f"'{key}' is out of range")
     return value
+
+
+def _seats(body: dict, key: str) -> None:
+    value = _need(body, key, list, optional=True)
+    if value is not None and not all(isinstance(w, int) and not isinstance(w, bool) and 0 <= w < 64 for w in value):
+        raise BadPayload(f"'{key}' should be seat numbers")
 
 
 def _strings(body: dict, key: str, optional: bool = False) -> None:
@@ -166,7 +175,10 @@ def _strings(body: dict, key: str, optional: bool = False) -> None:
 def _check_state(body: dict) -> None:
     _need(body, "game", str)
     _count(body, "game_id")
-    _need(body, "turn", int, optional=True)
+    turn = _need(body, "turn", int, optional=True)
+    if turn is not None and not 0 <= turn < 64:
+        raise BadPayload("'turn' is not a seat")
+    _seats(body, "winners")
     _strings(body, "faults")
     _strings(body, "names", optional=True)
     _need(body, "snapshot", str, optional=True)
@@ -192,9 +204,8 @@ def _check_result(body: dict) -> None:
     _strings(body, "names")
     result = _need(body, "result", dict)
     _need(result, "finished", bool)
-    winners = _need(result, "winners", list, optional=True)
-    if winners is not None and not all(isinstance(w, int) and not isinstance(w, bool) for w in winners):
-        raise BadPayload("'result.winners' should be seat numbers")
+    _seats(result, "winners")
+    winners = result.get("winners")
     if winners and not all(0 <= w < len(body["names"]) for w in winners):
         raise BadPayload("'result.winners' names a seat that 'names' does not have")
     _need(body, "sent", (int, float), optional=True)
@@ -210,10 +221,10 @@ def verdict_words(body: dict[str, Any], names: list[str] | None = None) -> str:
 
     word = body.get("verdict")
     seat = body.get("seat")
-    if word == "reveal":
-        text = f"seat {seat} revealed {' '.join(str(c) for c in body.get('colours', []))}"
-    else:
-        try:
+    try:
+        if word == "reveal":
+            text = f"seat {seat} revealed {' '.join(str(c) for c in body.get('colours', []))}"
+        else:
             verdict = Verdict(
                 verdict=VerdictKind(word),
                 seat=seat,
@@ -226,8 +237,8 @@ def verdict_words(body: dict[str, Any], names: list[str] | None = None) -> str:
                 doubtful=bool(body.get("doubtful", False)),
             )
             text = verdict_line(verdict)
-        except (ValueError, TypeError):
-            text = str(word)
+    except (ValueError, TypeError):  # a table's odd but valid payload: its bare word
+        text = str(word)
     who = f"seat {seat}"
     if names and isinstance(seat, int) and 0 <= seat < len(names) and text.startswith(who):
         text = names[seat] + text[len(who):]

@@ -115,6 +115,9 @@ class ClubListener:
         except BadPayload as exc:
             self.store.counts["ignored"] += 1
             self.log.warning("ignored a message on %s: %s", _safe(msg.topic), exc)
+        except Exception as exc:  # paho's thread must survive anything a client sends
+            self.store.counts["ignored"] += 1
+            self.log.warning("ignored a message on %s: could not read it (%s)", _safe(msg.topic), type(exc).__name__)
 
     def _apply_loop(self) -> None:
         while True:

@@ -178,8 +178,13 @@ class ClubStore:
                 for message in messages:
                     self.counts["messages"] += 1
                     handler = getattr(self, f"_{message.leaf}")
-                    if handler(message, now, changes, standings_sent):
-                        changes.tables.add(message.table)
+                    try:
+                        if handler(message, now, changes, standings_sent):
+                            changes.tables.add(message.table)
+                    except (sqlite3.Error, ValueError, TypeError, KeyError, OverflowError) as exc:
+                        self.counts["ignored"] += 1  # one odd message; the batch's others are kept
+                        self.log.warning("ignored a message from table %r: could not store it (%s)",
+                                         message.table[:80], exc)
                 for name in changes.tables:
                     self._save_table(name, now)
                 self.db.execute("COMMIT")
