@@ -174,3 +174,24 @@ def test_bad_payloads_from_a_rogue_client_are_ignored_with_one_log_line_each(bro
         rogue.loop_stop()
         rogue.disconnect()
         club.stop()
+
+
+def test_games_judged_before_the_broker_is_first_reached_are_all_delivered(broker, tmp_path):
+    club = _club(broker, tmp_path)  # the club's session is on the broker (persistent) ...
+    broker.stop()  # ... which is down when the table starts
+    table = _table(broker, tmp_path)
+    try:
+        while not table.finished:
+            table.step()
+        first_game = table.loop.session.game_id
+        table.step()  # a new game, its setup judged
+        table.step()
+        broker.start()
+        wait_for(lambda: _seen(club, table), timeout=40, what="the club to receive both games")
+        # every board of game 1 and the new-game action that closed it, then game 2's first two boards
+        assert club.store.verdicts_of("t1", first_game) == list(range(len(table.entries) + 1))
+        assert club.store.verdicts_of("t1", first_game + 1) == [0, 1]
+        wait_for(lambda: _get(club, "/api/standings")["standings"], what="game 1's result in the standings")
+    finally:
+        table.close()
+        club.stop()

@@ -120,6 +120,7 @@ class TablePublisher:
     def start(self) -> TablePublisher:
         cfg = self.config
         self.feed = JournalFeed(self.journal_path, cfg.table)
+        self.feed.delivered()  # the mark is set now: games judged before the broker is first seen are sent too
         client = mqtt.Client(
             mqtt.CallbackAPIVersion.VERSION2, client_id=f"referee-{cfg.table}", clean_session=True
         )
