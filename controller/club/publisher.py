@@ -102,6 +102,7 @@ class TablePublisher:
         self._connected = False
         self._fresh = False
         self._outage_said = False
+        self._failing = False
         self._lock = threading.Lock()  # guards the unacknowledged list (paho's thread and the pump)
         self._unacked: collections.deque[tuple[Point, set[int]]] = collections.deque()
         #: Message ids acknowledged before the pump recorded them (insertion-ordered, bounded).
@@ -253,8 +254,15 @@ class TablePublisher:
                     self._reconnected()
                 self._send_entries()
                 self._send_state(table, force=fresh)
-            except Exception:  # the pump must outlive any one bad entry or a journal hiccup
-                self.log.exception("[mqtt] publishing failed; trying again")
+                self._failing = False
+            except Exception as exc:  # the pump must outlive any one bad entry or a journal hiccup
+                if not self._failing:  # one line per trouble, not one every few seconds
+                    self._failing = True
+                    self.log.warning("[mqtt] cannot publish from the journal (%s); trying again every %g s", exc,
+                                     POLL_SECONDS)
+                if fresh:
+                    with self._cond:
+                        self._fresh = True
                 with self._cond:
                     self._cond.wait(POLL_SECONDS)
                     self._wake = True
