@@ -131,3 +131,18 @@ def test_a_journal_never_published_starts_at_its_latest_game(tmp_path):
     feed.mark((new, 0))
     assert JournalFeed(tmp_path / "j.sqlite", "t1").delivered() == (new, 0)
     assert feed.after((new, 0), 10) == []
+
+
+@pytest.mark.parametrize("args", [
+    ["--broker", "host:port"],
+    ["--broker", ":1883"],
+    ["--points", "win=lots"],
+    ["--username", "club", "--password-file", "/nonexistent/club-password"],
+    ["--prefix", "a/+/b"],
+])
+def test_referee_club_refuses_bad_options_with_a_sentence(args, capsys, tmp_path):
+    from controller.cli import main
+
+    assert main(["club", "--db", str(tmp_path / "c.sqlite"), *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("referee: --") and "Traceback" not in err
