@@ -291,6 +291,8 @@ def main() -> int:
     v, s = stats["verdict_latency_ms"], stats["standings_latency_ms"]
     print(f"verdict published -> club's table updated: p50 {v['p50']} ms, p99 {v['p99']} ms (n={v['n']})")
     print(f"result published -> club's standings updated: p50 {s['p50']} ms, p99 {s['p99']} ms (n={s['n']})")
+    c = stats["club_latency_ms"]
+    print(f"  of which in the club (message received -> update): p50 {c['p50']} ms, p99 {c['p99']} ms")
     print(f"club CPU: {cpu1 - cpu0:.2f} s in {wall:.1f} s = {100 * (cpu1 - cpu0) / wall:.1f}% of one core")
     ok = (v["p99"] or 0) <= 200 and (s["p99"] or 0) <= 200 and (cpu1 - cpu0) / wall < 0.25
     print("targets (p99 <= 200 ms, club < 25% of a core):", "met" if ok else "NOT met")

@@ -39,6 +39,8 @@ class Message:
     body: Any
     #: The payload as received (stored as it is: no second encoding).
     text: str = ""
+    #: When the club's MQTT thread received it (time.time()), for the club's own share of latency.
+    received: float | None = None
 
 
 def encode(body: Any) -> bytes:

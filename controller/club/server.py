@@ -15,7 +15,7 @@ import logging
 import queue
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -111,7 +111,8 @@ class ClubListener:
 
     def _on_message(self, client, userdata, msg) -> None:
         try:
-            self.queue.put(parse_message(msg.topic, msg.payload, self.broker.prefix))
+            received = time.time()
+            self.queue.put(replace(parse_message(msg.topic, msg.payload, self.broker.prefix), received=received))
         except BadPayload as exc:
             self.store.counts["ignored"] += 1
             self.log.warning("ignored a message on %s: %s", _safe(msg.topic), exc)

@@ -143,6 +143,8 @@ class ClubStore:
         self.counts = collections.Counter()
         self.verdict_latency: collections.deque[float] = collections.deque(maxlen=LATENCY_WINDOW)
         self.standings_latency: collections.deque[float] = collections.deque(maxlen=LATENCY_WINDOW)
+        #: From the club's receiving a message to its update: the club's own share.
+        self.club_latency: collections.deque[float] = collections.deque(maxlen=LATENCY_WINDOW)
         self._load()
 
     def close(self) -> None:
@@ -198,6 +200,8 @@ class ClubStore:
             sent = message.body.get("sent") if isinstance(message.body, dict) else None
             if message.leaf == "verdict" and isinstance(sent, (int, float)):
                 self.verdict_latency.append(done - sent)
+            if message.received is not None:
+                self.club_latency.append(done - message.received)
         self.standings_latency.extend(done - s for s in standings_sent)
         return changes
 
@@ -362,6 +366,7 @@ class ClubStore:
     def stats(self) -> dict[str, Any]:
         verdict = list(self.verdict_latency)
         standings = list(self.standings_latency)
+        club = list(self.club_latency)
 
         def ms(values: list[float], q: float) -> float | None:
             v = percentile(values, q)
@@ -371,6 +376,7 @@ class ClubStore:
             **{k: self.counts.get(k, 0) for k in ("messages", "verdicts", "results", "duplicates", "ignored", "gaps")},
             "verdict_latency_ms": {"p50": ms(verdict, 0.5), "p99": ms(verdict, 0.99), "n": len(verdict)},
             "standings_latency_ms": {"p50": ms(standings, 0.5), "p99": ms(standings, 0.99), "n": len(standings)},
+            "club_latency_ms": {"p50": ms(club, 0.5), "p99": ms(club, 0.99), "n": len(club)},
         }
 
 
