@@ -239,7 +239,7 @@ def verdict_words(body: dict[str, Any], names: list[str] | None = None) -> str:
                 doubtful=bool(body.get("doubtful", False)),
             )
             text = verdict_line(verdict)
-    except (ValueError, TypeError):  # a table's odd but valid payload: its bare word
+    except Exception:  # a table's odd but valid payload (or words that changed): its bare word, never a broken page
         text = str(word)
     who = f"seat {seat}"
     if names and isinstance(seat, int) and 0 <= seat < len(names) and text.startswith(who):
