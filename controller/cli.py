@@ -29,6 +29,7 @@ COMMAND_MODULES = [
     "controller.commands.lattice",
     "controller.commands.holes",
     "controller.commands.lights_test",
+    "controller.commands.club",
 ]
 
 

@@ -82,6 +82,15 @@ class Service:
                 on_line=on_line,
                 opened=f"{how} (journal {config.journal})",
             )
+            self.publisher = None
+            if config.mqtt is not None:  # the club's broker (controller/club): fed from the journal
+                from controller.club.publisher import TablePublisher
+
+                self.publisher = TablePublisher(
+                    config.mqtt, config.journal, config.game_keys, table=self.loop.table(), log=self.log
+                ).start()
+                self.closers.append(self.publisher.close)
+                self.loop.bus.subscribe(self.publisher.on_event, name="mqtt")
             self.button = Button.from_config(
                 config.gpio,
                 on_press=lambda: self.loop.submit("new-game"),

@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from controller.club.config import MqttConfig, validate_mqtt
 from controller.errors import ConfigError, RefereeError
 from controller.games import engine_for, registry
 from controller.games.base import GameSetup
@@ -24,7 +25,7 @@ from controller.record import setup_from_mapping
 GAME_KEYS = ("game", "variant", "players", "first", "seats", "secrets", "targets", "profile")
 SERVICE_KEYS = (
     "settle_time", "frame_timeout", "journal", "control_socket", "camera", "switches", "gpio", "log",
-    "simulation",
+    "simulation", "mqtt",
 )
 LOG_LEVELS = ("debug", "info", "warning", "error")
 DEFAULT_SOCKET = "/tmp/referee-control.sock"
@@ -54,6 +55,8 @@ class ServiceConfig:
     log_level: str
     log_file: Path | None
     simulation: SimulationConfig
+    #: Where the table publishes for the club (`controller/club`); None: it publishes nothing.
+    mqtt: MqttConfig | None = None
 
     @property
     def uses_switches(self) -> bool:
@@ -192,6 +195,7 @@ def config_from_mapping(data: Any, source: str = "config.yaml", base: Path | Non
         log_level=level,
         log_file=log_file,
         simulation=SimulationConfig(player=player, seed=seed, move_every=move_every),
+        mqtt=validate_mqtt(data.get("mqtt"), base, source, setup.players),
     )
 
 

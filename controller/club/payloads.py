@@ -1,0 +1,247 @@
+"""The MQTT payloads of `docs/mqtt.md`, version 1: built by the tables, checked by the club.
+
+Why one module for both ends: the club must refuse exactly what a table would never send, so the
+builders and the checks sit side by side and change together (a new field bumps `SCHEMA`).
+Every payload is one JSON object (`online` is the bare JSON `true` or `false`), at most
+`MAX_BYTES` long.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from controller.club.config import NAME
+from controller.referee import Verdict, VerdictKind
+from controller.service.events import Table
+
+#: The payloads' version: `"v": 1` in every object.
+SCHEMA = 1
+#: Larger payloads are refused by the club (a table's largest, a state with a Blockers! board,
+#: is under 2 KB).
+MAX_BYTES = 64 * 1024
+LEAVES = ("state", "verdict", "result", "online")
+VERDICT_WORDS = tuple(k.value for k in VerdictKind) + ("reveal",)
+
+
+class BadPayload(ValueError):
+    """A message the club ignores; the text says why, for its one log line."""
+
+
+@dataclass(frozen=True)
+class Message:
+    """A checked message: which table, which leaf (state, verdict, result, online), its body."""
+
+    table: str
+    leaf: str
+    body: Any
+    #: The payload as received (stored as it is: no second encoding).
+    text: str = ""
+    #: When the club's MQTT thread received it (time.time()), for the club's own share of latency.
+    received: float | None = None
+
+
+def encode(body: Any) -> bytes:
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+# --- what tables send -------------------------------------------------------------------------
+def verdict_payload(table: str, game_id: int, seq: int, verdict: dict[str, Any], sent: float) -> dict[str, Any]:
+    """A journal entry's verdict (`notation.md` §3 keys, or a reveal) with where it is in the journal."""
+    return {"v": SCHEMA, "table": table, "game_id": game_id, "seq": seq, **verdict, "sent": round(sent, 3)}
+
+
+def result_payload(
+    table: str, game_id: int, seq: int, setup: dict[str, Any], names: list[str], result: dict[str, Any], sent: float
+) -> dict[str, Any]:
+    return {
+        "v": SCHEMA,
+        "table": table,
+        "game_id": game_id,
+        "seq": seq,
+        "game": setup.get("game"),
+        "variant": setup.get("variant", "standard"),
+        "names": names,
+        "result": result,
+        "sent": round(sent, 3),
+    }
+
+
+def state_payload(
+    table_name: str,
+    game_keys: dict[str, Any],
+    names: list[str],
+    table: Table,
+    snapshot: str | None,
+    scores: list[Any] | None,
+    last_seq: int | None,
+    sent: float,
+) -> dict[str, Any]:
+    """The retained state: the table as its players see it (`events.Table`), the board and scores."""
+    return {
+        "v": SCHEMA,
+        "table": table_name,
+        "game": table.game,
+        "variant": game_keys.get("variant", "standard"),
+        "players": len(names),
+        "seats": game_keys.get("seats"),
+        "names": names,
+        "game_id": table.game_id,
+        "started": table.started,
+        "over": table.over,
+        "turn": table.to_move,
+        "winners": list(table.winners) if table.winners else None,
+        "illegal": table.illegal,
+        "pending": table.pending,
+        "unreadable": table.unreadable,
+        "faults": list(table.faults),
+        "snapshot": snapshot,
+        "scores": scores,
+        "last_seq": last_seq,
+        "online": True,
+        "sent": round(sent, 3),
+    }
+
+
+# --- what the club accepts --------------------------------------------------------------------
+def parse_message(topic: str, payload: bytes, prefix: str = "referee") -> Message:
+    """Check one message from the broker; raises BadPayload with a reason for anything else."""
+    if len(payload) > MAX_BYTES:
+        raise BadPayload(f"{len(payload)} bytes, more than the {MAX_BYTES} a table ever sends")
+    levels = topic.split("/")
+    base = prefix.split("/")
+    if levels[: len(base)] != base or len(levels) != len(base) + 2:
+        raise BadPayload(f"not a topic {prefix}/<table>/<{'|'.join(LEAVES)}>")
+    table, leaf = levels[-2], levels[-1]
+    if not NAME.match(table):
+        raise BadPayload("the table's name is not letters, digits, '-', '_' or '.' (at most 64)")
+    if leaf not in LEAVES:
+        raise BadPayload(f"unknown topic leaf {leaf!r}; the leaves are {', '.join(LEAVES)}")
+    try:
+        text = payload.decode("utf-8")
+        body = json.loads(text, parse_constant=_no_constant)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise BadPayload(f"not JSON ({exc.__class__.__name__})") from None
+    if leaf == "online":
+        if not isinstance(body, bool):
+            raise BadPayload("expected true or false")
+        return Message(table, leaf, body, text)
+    if not isinstance(body, dict):
+        raise BadPayload("expected a JSON object")
+    if body.get("v") != SCHEMA:
+        raise BadPayload(f"schema version {body.get('v')!r}, this club reads version {SCHEMA}")
+    _CHECKS[leaf](body)
+    return Message(table, leaf, body, text)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _need(body: dict, key: str, kinds: type | tuple[type, ...], optional: bool = False) -> Any:
+    if key not in body or body[key] is None:
+        if optional:
+            return None
+        raise BadPayload(f"'{key}' is missing")
+    value = body[key]
+    if isinstance(value, bool) and bool not in (kinds if isinstance(kinds, tuple) else (kinds,)):
+        raise BadPayload(f"'{key}' has the wrong type")
+    if not isinstance(value, kinds):
+        raise BadPayload(f"'{key}' has the wrong type")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise BadPayload(f"'{key}' is not a finite number")
+    return value
+
+
+def _count(body: dict, key: str) -> int:
+    value = _need(body, key, int)
+    if not 0 <= value < 2**53:
+        raise BadPayload(f"'{key}' is out of range")
+    return value
+
+
+def _seats(body: dict, key: str) -> None:
+    value = _need(body, key, list, optional=True)
+    if value is not None and not all(isinstance(w, int) and not isinstance(w, bool) and 0 <= w < 64 for w in value):
+        raise BadPayload(f"'{key}' should be seat numbers")
+
+
+def _strings(body: dict, key: str, optional: bool = False) -> None:
+    value = _need(body, key, list, optional)
+    if value is not None and not all(isinstance(s, str) for s in value):
+        raise BadPayload(f"'{key}' should be a list of texts")
+
+
+def _check_state(body: dict) -> None:
+    _need(body, "game", str)
+    _count(body, "game_id")
+    turn = _need(body, "turn", int, optional=True)
+    if turn is not None and not 0 <= turn < 64:
+        raise BadPayload("'turn' is not a seat")
+    _seats(body, "winners")
+    _strings(body, "faults")
+    _strings(body, "names", optional=True)
+    _need(body, "snapshot", str, optional=True)
+    _need(body, "scores", list, optional=True)
+    for key in ("started", "over", "illegal", "pending"):
+        _need(body, key, bool, optional=True)
+
+
+def _check_verdict(body: dict) -> None:
+    _count(body, "game_id")
+    _count(body, "seq")
+    word = _need(body, "verdict", str)
+    if word not in VERDICT_WORDS:
+        raise BadPayload(f"unknown verdict {word!r}")
+    _need(body, "seat", int, optional=True)
+    _need(body, "sent", (int, float), optional=True)
+
+
+def _check_result(body: dict) -> None:
+    _count(body, "game_id")
+    _count(body, "seq")
+    _need(body, "game", str)
+    _strings(body, "names")
+    result = _need(body, "result", dict)
+    _need(result, "finished", bool)
+    _seats(result, "winners")
+    winners = result.get("winners")
+    if winners and not all(0 <= w < len(body["names"]) for w in winners):
+        raise BadPayload("'result.winners' names a seat that 'names' does not have")
+    _need(body, "sent", (int, float), optional=True)
+
+
+_CHECKS = {"state": _check_state, "verdict": _check_verdict, "result": _check_result}
+
+
+# --- words for people -------------------------------------------------------------------------
+def verdict_words(body: dict[str, Any], names: list[str] | None = None) -> str:
+    """The verdict in the referee's own log words (`loop.verdict_line`), with player names when known."""
+    from controller.service.loop import verdict_line
+
+    word = body.get("verdict")
+    seat = body.get("seat")
+    try:
+        if word == "reveal":
+            text = f"seat {seat} revealed {' '.join(str(c) for c in body.get('colours', []))}"
+        else:
+            verdict = Verdict(
+                verdict=VerdictKind(word),
+                seat=seat,
+                move=str(body.get("move", "")),
+                events=tuple(str(e) for e in body.get("events", [])),
+                reason=str(body.get("reason", "")),
+                cells=tuple(tuple(c) for c in body.get("cells", []) if isinstance(c, list) and len(c) == 2),
+                advice=body.get("advice"),
+                action=body.get("action"),
+                doubtful=bool(body.get("doubtful", False)),
+            )
+            text = verdict_line(verdict)
+    except Exception:  # a table's odd but valid payload (or words that changed): its bare word, never a broken page
+        text = str(word)
+    who = f"seat {seat}"
+    if names and isinstance(seat, int) and 0 <= seat < len(names) and text.startswith(who):
+        text = names[seat] + text[len(who):]
+    return text

@@ -1,0 +1,306 @@
+"""`referee club`: every table of the club, live, and the standings, on one read-only page.
+
+Two halves on their own threads: `ClubListener` subscribes to `<prefix>/+/#` on the broker (paho's
+thread checks each message, one worker thread applies them in batches to the `ClubStore`), and
+`ClubWeb` serves the page, the JSON and the CSV with aiohttp and pushes what changed to open pages
+over Server-Sent Events (at most a few times a second each; nothing is rendered for a page nobody
+has open). The page has no form and no button: the club only reads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import queue
+import threading
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from aiohttp import web
+
+from controller.club.config import DEFAULT_PREFIX, read_password
+from controller.club.page import PAGE
+from controller.club.payloads import BadPayload, Message, parse_message
+from controller.club.store import Changes, ClubStore
+
+#: Messages applied in one transaction, at most.
+BATCH = 2000
+#: Seconds the store waits after a message for others to apply with it: one commit for a burst
+#: (tables' messages come in threes), at the price of that much latency.
+GATHER = 0.02
+#: An open page gets at most one update per this many seconds (changes in between are merged).
+PUSH_INTERVAL = 0.25
+
+
+@dataclass(frozen=True)
+class BrokerAddress:
+    host: str
+    port: int = 1883
+    prefix: str = DEFAULT_PREFIX
+    username: str | None = None
+    password_file: Path | None = None
+    ca_file: Path | None = None
+    client_id: str = "referee-club"
+
+    def __repr__(self) -> str:  # never the credentials
+        return f"BrokerAddress({self.host}:{self.port}, prefix={self.prefix!r})"
+
+
+def _safe(text: str, limit: int = 80) -> str:
+    """A topic from an unknown client, fit for one log line."""
+    return repr(text[:limit] + ("..." if len(text) > limit else ""))
+
+
+class ClubListener:
+    """Subscribes to every table and feeds the store; `on_changes` hears what each batch changed."""
+
+    def __init__(self, broker: BrokerAddress, store: ClubStore, on_changes=None, log: logging.Logger | None = None):
+        self.broker = broker
+        self.store = store
+        self.on_changes = on_changes
+        self.log = log or logging.getLogger("referee.club")
+        self.queue: queue.SimpleQueue[Message | None] = queue.SimpleQueue()
+        self.connected = threading.Event()
+        self.client: mqtt.Client | None = None
+        self._worker: threading.Thread | None = None
+
+    def start(self) -> ClubListener:
+        b = self.broker
+        # A persistent session: the broker keeps the club's QoS 1 messages while the club is away.
+        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=b.client_id, clean_session=False)
+        if b.username is not None:
+            client.username_pw_set(b.username, read_password(b.password_file))
+        if b.ca_file is not None:
+            client.tls_set(ca_certs=str(b.ca_file))
+        client.reconnect_delay_set(1, 30)
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_message = self._on_message
+        self.client = client
+        self._worker = threading.Thread(target=self._apply_loop, name="club-store", daemon=True)
+        self._worker.start()
+        client.connect_async(b.host, b.port, keepalive=30)
+        client.loop_start()
+        return self
+
+    def stop(self) -> None:
+        if self.client is not None:
+            self.client.disconnect()
+            self.client.loop_stop()
+        self.queue.put(None)
+        if self._worker is not None:
+            self._worker.join(5.0)
+
+    def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
+        if reason_code.is_failure:
+            self.log.warning("the broker %s:%d refused the club: %s", self.broker.host, self.broker.port, reason_code)
+            return
+        client.subscribe(f"{self.broker.prefix}/+/#", qos=1)
+        self.connected.set()
+        self.log.info("listening to %s/+/# on %s:%d", self.broker.prefix, self.broker.host, self.broker.port)
+
+    def _on_disconnect(self, client, userdata, flags, reason_code, properties) -> None:
+        self.connected.clear()
+        if not reason_code.is_failure:
+            return
+        self.log.warning("lost the broker %s:%d (%s); reconnecting", self.broker.host, self.broker.port, reason_code)
+
+    def _on_message(self, client, userdata, msg) -> None:
+        try:
+            received = time.time()
+            self.queue.put(replace(parse_message(msg.topic, msg.payload, self.broker.prefix), received=received))
+        except BadPayload as exc:
+            self.store.counts["ignored"] += 1
+            self.log.warning("ignored a message on %s: %s", _safe(msg.topic), exc)
+        except Exception as exc:  # paho's thread must survive anything a client sends
+            self.store.counts["ignored"] += 1
+            self.log.warning("ignored a message on %s: could not read it (%s)", _safe(msg.topic), type(exc).__name__)
+
+    def _apply_loop(self) -> None:
+        while True:
+            first = self.queue.get()
+            if first is None:
+                return
+            batch = [first]
+            stop = False
+            gather_until = time.monotonic() + GATHER
+            while len(batch) < BATCH:
+                try:
+                    item = self.queue.get(timeout=max(0.0, gather_until - time.monotonic()))
+                except queue.Empty:
+                    break
+                if item is None:
+                    stop = True
+                    break
+                batch.append(item)
+            try:
+                changes = self.store.apply(batch)
+                if self.on_changes is not None and (changes.tables or changes.standings):
+                    self.on_changes(changes)
+            except Exception:  # one bad batch must not stop the club
+                self.log.exception("could not store %d messages", len(batch))
+            if stop:
+                return
+
+
+class _Page:
+    """One open page: what changed since it was last told, merged."""
+
+    def __init__(self) -> None:
+        self.tables: set[str] = set()
+        self.standings = False
+        self.wake = asyncio.Event()
+
+    def add(self, changes: Changes) -> None:
+        self.tables |= changes.tables
+        self.standings = self.standings or changes.standings
+        self.wake.set()
+
+
+class ClubWeb:
+    """The aiohttp application: page, JSON, CSV and the live stream."""
+
+    def __init__(self, store: ClubStore, log: logging.Logger | None = None) -> None:
+        self.store = store
+        self.log = log or logging.getLogger("referee.club")
+        self.pages: set[_Page] = set()
+        self.closing = False
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.app = web.Application()
+        self.app.add_routes([
+            web.get("/", self.page),
+            web.get("/api/tables", self.api_tables),
+            web.get("/api/standings", self.api_standings),
+            web.get("/api/stats", self.api_stats),
+            web.get("/standings.csv", self.standings_csv),
+            web.get("/events", self.events),
+        ])
+
+    # thread-safe: called by the store's worker
+    def changed(self, changes: Changes) -> None:
+        if self.loop is not None and self.pages:
+            self.loop.call_soon_threadsafe(self._tell, changes)
+
+    def _tell(self, changes: Changes) -> None:
+        for page in self.pages:
+            page.add(changes)
+
+    def close_streams(self) -> None:
+        self.closing = True
+        for page in self.pages:
+            page.wake.set()
+
+    async def page(self, request: web.Request) -> web.Response:
+        return web.Response(text=PAGE, content_type="text/html")
+
+    async def api_tables(self, request: web.Request) -> web.Response:
+        return web.json_response([self.store.table_view(n) for n in self.store.table_names()])
+
+    async def api_standings(self, request: web.Request) -> web.Response:
+        return web.json_response({"points": vars(self.store.points), "standings": self.store.standings()})
+
+    async def api_stats(self, request: web.Request) -> web.Response:
+        return web.json_response(self.store.stats())
+
+    async def standings_csv(self, request: web.Request) -> web.Response:
+        return web.Response(
+            text=self.store.standings_csv(),
+            content_type="text/csv",
+            headers={"Content-Disposition": 'attachment; filename="standings.csv"'},
+        )
+
+    async def events(self, request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
+        await response.prepare(request)
+        page = _Page()
+        page.add(Changes(set(self.store.table_names()), True))
+        self.pages.add(page)
+        try:
+            while not self.closing:
+                await page.wake.wait()
+                page.wake.clear()
+                if self.closing:
+                    break
+                tables, page.tables = page.tables, set()
+                standings, page.standings = page.standings, False
+                for name in sorted(tables):
+                    await _send(response, "table", self.store.table_view(name))
+                if standings:
+                    await _send(response, "standings", self.store.standings())
+                await asyncio.sleep(PUSH_INTERVAL)
+        except (ConnectionResetError, asyncio.CancelledError):
+            pass
+        finally:
+            self.pages.discard(page)
+        return response
+
+
+async def _send(response: web.StreamResponse, kind: str, data: Any) -> None:
+    await response.write(f"event: {kind}\ndata: {json.dumps(data)}\n\n".encode())
+
+
+class ClubServer:
+    """The listener, the store and the web page together, the web side on a thread of its own."""
+
+    def __init__(self, broker: BrokerAddress, store: ClubStore, host: str = "0.0.0.0", port: int = 8090,
+                 log: logging.Logger | None = None) -> None:
+        self.log = log or logging.getLogger("referee.club")
+        self.store = store
+        self.web = ClubWeb(store, self.log)
+        self.listener = ClubListener(broker, store, self.web.changed, self.log)
+        self.host, self.port = host, port
+        self._loop = asyncio.new_event_loop()
+        self._runner: web.AppRunner | None = None
+        self._thread: threading.Thread | None = None
+        self._started = threading.Event()
+        self._error: BaseException | None = None
+
+    def start(self) -> ClubServer:
+        self._thread = threading.Thread(target=self._serve, name="club-web", daemon=True)
+        self._thread.start()
+        self._started.wait(10)
+        if self._error is not None:
+            raise self._error
+        self.listener.start()
+        return self
+
+    def _serve(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        self.web.loop = self._loop
+        try:
+            self._runner = web.AppRunner(self.web.app, access_log=None)
+            self._loop.run_until_complete(self._runner.setup())
+            site = web.TCPSite(self._runner, self.host, self.port)
+            self._loop.run_until_complete(site.start())
+            if self.port == 0:
+                self.port = self._runner.addresses[0][1]
+        except OSError as exc:
+            from controller.errors import RefereeError
+
+            self._error = RefereeError(f"cannot serve the club's page on {self.host}:{self.port}: {exc.strerror}")
+            self._started.set()
+            return
+        self._started.set()
+        self._loop.run_forever()
+
+    @property
+    def url(self) -> str:
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
+        return f"http://{host}:{self.port}"
+
+    def stop(self) -> None:
+        self.listener.stop()
+        if self._runner is not None and self._thread is not None and self._thread.is_alive():
+            self._loop.call_soon_threadsafe(self.web.close_streams)
+            future = asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop)
+            try:
+                future.result(10)
+            except Exception:  # closing anyway
+                self.log.debug("web server cleanup", exc_info=True)
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(5)
+        self.store.close()
