@@ -218,14 +218,14 @@ _CHECKS = {"state": _check_state, "verdict": _check_verdict, "result": _check_re
 
 # --- words for people -------------------------------------------------------------------------
 def verdict_words(body: dict[str, Any], names: list[str] | None = None) -> str:
-    """The verdict in the referee's own log words (`loop.verdict_line`), with player names when known."""
-    from controller.service.loop import verdict_line
+    """The verdict in the referee's own words (`controller.words.verdict_line`), with player names when known."""
+    from controller.words import verdict_line
 
     word = body.get("verdict")
     seat = body.get("seat")
     try:
         if word == "reveal":
-            text = f"seat {seat} revealed {' '.join(str(c) for c in body.get('colours', []))}"
+            text = f"player {int(seat) + 1} revealed {' '.join(str(c) for c in body.get('colours', []))}"
         else:
             verdict = Verdict(
                 verdict=VerdictKind(word),
@@ -241,7 +241,7 @@ def verdict_words(body: dict[str, Any], names: list[str] | None = None) -> str:
             text = verdict_line(verdict)
     except Exception:  # a table's odd but valid payload (or words that changed): its bare word, never a broken page
         text = str(word)
-    who = f"seat {seat}"
+    who = f"player {seat + 1}" if isinstance(seat, int) else ""
     if names and isinstance(seat, int) and 0 <= seat < len(names) and text.startswith(who):
         text = names[seat] + text[len(who):]
     return text
