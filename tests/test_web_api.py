@@ -190,6 +190,6 @@ def test_camera_pictures_are_encoded_only_when_asked_and_at_most_five_a_second()
     assert first[:2] == b"\xff\xd8" and pictures.encoded == 1
     now[0] += 0.1
     assert pictures.jpeg([]) is first and pictures.encoded == 1
-    now[0] += 0.15
+    now[0] += 0.1
     pictures.jpeg([])
     assert pictures.encoded == 2
