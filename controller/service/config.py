@@ -220,8 +220,8 @@ def _web_section(web: dict, source: str) -> WebConfig:
     if not isinstance(host, str) or not host.strip():
         raise ConfigError("web.host", f"expected an address to listen on (0.0.0.0: all), got {host!r}", source)
     port = web.get("port", 8080)
-    if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
-        raise ConfigError("web.port", f"expected a port number 1-65535, got {port!r}", source)
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise ConfigError("web.port", f"expected a port number 1-65535 (0: any free port), got {port!r}", source)
     pin = web.get("pin")
     if pin is not None:
         pin = str(pin)
