@@ -75,7 +75,6 @@ class TimedLoop:
         self.loop = loop
         self.cpu = 0.0
         self.ticks = 0
-        self.source_cpu = 0.0
 
     def tick(self) -> None:
         started = time.thread_time()
@@ -176,7 +175,8 @@ def main() -> int:
     rows = [("no web server", base), ("web server, no page open", idle), ("one page, camera.jpg 5/s", watched)]
     for name, r in rows:
         print(
-            f"  {name:<28} loop thread {r['per_frame_ms']:.3f} ms/frame   process {100 * r['process_core']:.1f}% of a core"
+            f"  {name:<28} loop thread {r['per_frame_ms']:.3f} ms/frame"
+            f"   process {100 * r['process_core']:.1f}% of a core"
             + (f"   ({r['pictures']} pictures fetched)" if r["pictures"] is not None else "")
         )
     print(

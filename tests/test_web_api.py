@@ -193,3 +193,23 @@ def test_camera_pictures_are_encoded_only_when_asked_and_at_most_five_a_second()
     now[0] += 0.1
     pictures.jpeg([])
     assert pictures.encoded == 2
+
+
+def test_stay_alive_slides_are_live_from_the_switches_with_the_links_health(tmp_path):
+    from dataclasses import replace
+
+    rig = StubRig({"game": "stay-alive", "players": 2, "seats": ["B", "Y"]}, tmp_path / "j.sqlite", seed=4,
+                  troubles=False, max_moves=4)
+    _play(rig, 1)
+    app = WebApp(rig.loop, switches=rig.switches, pin=PIN)
+    board = rig.world.board
+    assert app.view.state()["slides"] == {
+        "orange": list(board.orange), "white": list(board.white), "link_ok": True, "faults": []
+    }
+    moved = "A" if board.orange[2] != "A" else "B"
+    rig.world.set_board(replace(board, orange=board.orange[:2] + (moved,) + board.orange[3:]))
+    mark = app.view.slides_mark()
+    assert app.view.state()["slides"]["orange"][2] == moved  # before the referee judges anything
+    rig.switches.plugged = False
+    assert app.view.state()["slides"]["link_ok"] is False
+    assert app.view.slides_mark() != mark  # the pusher sends the page the change

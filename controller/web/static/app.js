@@ -110,7 +110,10 @@ function drawBoard(svg, board, palette, game, names, marks) {
     const slide = (pos, x, y, colour, label) => {
       const g = el("g", { class: "slide" }, svg);
       el("title", {}, g, `${label}: ${pos || "?"}`);
-      el("rect", { x: x - 13, y: y - 10, width: 26, height: 20, rx: 4, fill: colour, stroke: "#222" }, g);
+      const moved = marks.moved && marks.moved.has(label);
+      if (moved) g.classList.add("moved");
+      el("rect", { x: x - 13, y: y - 10, width: 26, height: 20, rx: 4, fill: colour,
+                   stroke: moved ? "#e02020" : "#222", "stroke-width": moved ? 3 : 1 }, g);
       el("text", { x, y: y + 5, "text-anchor": "middle", "font-size": 13, "font-weight": 700 }, g, pos || "?");
     };
     (board.orange || []).forEach((p, i) => slide(p, M / 2 - 4, M + i * S + S / 2, "#ec7a24", `orange ${i + 1}`));
@@ -139,7 +142,16 @@ function render(s) {
   const faults = $("faults");
   faults.replaceChildren(...s.faults.map((f) => { const li = document.createElement("li"); li.textContent = f; return li; }));
 
-  drawBoard($("board"), s.board, s.palette, s.game, s.place_names, { illegal: s.illegal_cells });
+  // Stay Alive: the slides as the switches say now; one that differs from the judged board is outlined.
+  let board = s.board;
+  const moved = new Set();
+  if (board && s.slides && s.slides.link_ok && s.slides.orange.length) {
+    ["orange", "white"].forEach((line) => (board[line] || []).forEach((p, i) => {
+      if (s.slides[line][i] !== p) moved.add(`${line} ${i + 1}`);
+    }));
+    board = Object.assign({}, board, { orange: s.slides.orange, white: s.slides.white });
+  }
+  drawBoard($("board"), board, s.palette, s.game, s.place_names, { illegal: s.illegal_cells, moved });
   const slides = $("slides-health");
   if (s.slides) {
     slides.textContent = s.slides.link_ok
