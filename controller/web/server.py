@@ -95,8 +95,6 @@ class WebApp:
         self.view = LiveView(loop, sensor, switches)
         self.pictures = CameraPictures(sensor)
         self.journal_path = journal_path or loop.session.journal.path
-        self._journal: Journal | None = None
-        self._journal_lock = threading.Lock()
         self.sockets: set[web.WebSocketResponse] = set()
         self._wrong_pins: collections.deque[float] = collections.deque()
         loop.bus.subscribe(self.view, name="web")
@@ -145,10 +143,13 @@ class WebApp:
         return web.Response(body=data, content_type="image/jpeg", headers={"Cache-Control": "no-store"})
 
     def _with_journal(self, fn):
-        with self._journal_lock:
-            if self._journal is None:
-                self._journal = Journal(self.journal_path)
-            return fn(self._journal)
+        """Run `fn` on a connection of its own to the journal (the loop's file now: it may have been moved aside)."""
+        path = getattr(getattr(self.loop.session, "journal", None), "path", None) or self.journal_path
+        journal = Journal(path)
+        try:
+            return fn(journal)
+        finally:
+            journal.close()
 
     async def _in_journal(self, fn):
         return await asyncio.get_running_loop().run_in_executor(None, self._with_journal, fn)
@@ -341,8 +342,7 @@ class WebApp:
         return await self._submit("end")
 
     def close(self) -> None:
-        if self._journal is not None:
-            self._journal.close()
+        """Nothing held between requests; kept so a server can close what it serves."""
 
 
 class WebServer:
