@@ -57,11 +57,16 @@ def served(tmp_path):
 
 def wait_for(condition, timeout: float = 10.0, tick=None):
     """Poll `condition` (ticking the rig meanwhile when `tick` is given) until it is truthy."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if tick is not None:
             tick()
-        value = condition()
+        try:
+            value = condition()
+        except StaleElementReferenceException:  # the page was redrawn meanwhile: look again
+            value = None
         if value:
             return value
         time.sleep(0.05)
@@ -69,9 +74,14 @@ def wait_for(condition, timeout: float = 10.0, tick=None):
 
 
 def history(browser) -> list[str]:
-    from selenium.webdriver.common.by import By
+    """The verdict lines, read in one go (the page redraws the list whenever the state changes)."""
+    return browser.execute_script("return [...document.querySelectorAll('#history li')].map(li => li.textContent)")
 
-    return [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#history li")]
+
+def marked_cells(browser, selector: str) -> list[str]:
+    return browser.execute_script(
+        "return [...document.querySelectorAll(arguments[0])].map(g => g.getAttribute('data-cell'))", selector
+    )
 
 
 def test_a_verdict_appears_after_a_simulated_move(browser, served):
@@ -105,14 +115,16 @@ def test_an_illegal_moves_places_are_highlighted_and_corrections_listed(browser,
     rig.world.set_hand(None)
     rig.world.set_board(legal.with_cells(cells))
     rig.driver.run_frames(30)
-    marked = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#board g.place.illegal"))
-    assert [m.get_attribute("data-cell") for m in marked] == [f"9,{col}"]
+    marked = wait_for(lambda: marked_cells(browser, "#board g.place.illegal"))
+    assert marked == [f"9,{col}"]
     assert "Illegal move" in browser.find_element(By.ID, "status").text
-    steps_shown = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#corrections li")]
+    steps_shown = browser.execute_script(
+        "return [...document.querySelectorAll('#corrections li')].map(li => li.textContent)"
+    )
     assert steps_shown and steps_shown[0].startswith("put the ") and steps_shown[0].endswith(f"{chr(65 + col)}10")
     rig.world.set_board(legal)
     rig.driver.run_frames(30)
-    wait_for(lambda: not browser.find_elements(By.CSS_SELECTOR, "#board g.place.illegal"))
+    wait_for(lambda: not marked_cells(browser, "#board g.place.illegal"))
     assert browser.find_element(By.ID, "correction-box").get_attribute("hidden") is not None
 
 
@@ -140,3 +152,27 @@ def test_a_new_game_needs_the_pin(browser, served):
     wait_for(lambda: "game 2" in browser.find_element(By.ID, "title").text, tick=lambda: rig.driver.run_frames(1))
     assert rig.loop.session.game_id == 2
     assert "new game" in answer.text
+
+
+def test_a_past_game_is_stepped_through_verdict_by_verdict(browser, served):
+    from selenium.webdriver.common.by import By
+
+    rig, url = served
+    steps = rig.player.steps()
+    while rig.player.moves < 2:
+        rig.driver.do(next(steps))
+    browser.get(url)
+    browser.find_element(By.ID, "load-games").click()
+    game = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#games li"))
+    assert game[0].text.startswith("game 1: Colorpop")
+    game[0].click()
+    line = browser.find_element(By.ID, "step-line")
+    wait_for(lambda: line.text.startswith("starting board accepted"))
+    stored = rig.loop.session.verdicts
+    assert f"verdict 1 of {len(stored)}" in browser.find_element(By.ID, "step-title").text
+    browser.find_element(By.ID, "step-next").click()
+    wait_for(lambda: "verdict 2 of" in browser.find_element(By.ID, "step-title").text)
+    assert line.text.startswith("player 1: ")
+    pieces = browser.find_elements(By.CSS_SELECTOR, "#step-board .piece")
+    board = rig.loop.session.journal.entries(1)[1].payload
+    assert len(pieces) == sum(ch not in ". \n" for ch in board)
