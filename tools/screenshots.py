@@ -33,8 +33,16 @@ MOVES = {"colorpop": 3, "blockers": 4, "flipop": 3, "stay-alive": 6}
 
 
 def misplace(board, rng: random.Random):
-    """The board with one piece moved to an empty place (an illegal change in every game)."""
+    """The board with one piece moved to an empty place (an illegal change in every game).
+
+    Colorpop tokens are only ever taken off (one moved elsewhere is a doubtful reading, not a
+    player's move), so there two tokens of the bottom row are taken off.
+    """
     cells = [list(r) for r in board.cells]
+    if board.game == "colorpop":
+        for c in rng.sample(range(0, board.cols, 2), 2):
+            cells[-1][c] = EMPTY
+        return board.with_cells(cells)
     pieces = [(r, c) for r, row in enumerate(cells) for c, v in enumerate(row) if v != EMPTY]
     empties = [(r, c) for r, row in enumerate(cells) for c, v in enumerate(row) if v == EMPTY]
     (r, c), (r2, c2) = rng.choice(pieces), rng.choice(empties)
