@@ -46,6 +46,7 @@ class Service:
         feedback_tempo: float = 1.0,
         control: bool = True,
         log: logging.Logger | None = None,
+        web: bool | None = None,
     ) -> None:
         self.config = config
         self.log = log or logging.getLogger("referee")
@@ -102,9 +103,27 @@ class Service:
                 self.control = ControlServer(config.control_socket, self.submit)
                 self.closers.append(self.control.close)
                 self.control.start()
+            self.web = None
+            if (control if web is None else web) and config.web.enabled:
+                self._serve_web()
         except BaseException:
             self.close()
             raise
+
+    def _serve_web(self) -> None:
+        """The live page (`controller.web`), in its own thread; a port in use is a warning, not a stop."""
+        from controller.web import WebApp, WebServer
+
+        settings = self.config.web
+        app = WebApp(self.loop, sensor=self.sensor, switches=self.switches, pin=settings.pin,
+                     journal_path=self.config.journal)
+        server = WebServer(app, settings.host, settings.port)
+        if server.start():
+            self.web = server
+            self.closers.append(server.close)
+            self.log.info("[%s] live page on %s (PIN %s for its controls)", self.loop.game, server.url, app.pin)
+        else:
+            self.log.warning("[%s] %s; the referee runs without it", self.loop.game, server.error)
 
     def submit(self, name: str, **args: Any):
         return self.loop.submit(name, **args)

@@ -25,7 +25,7 @@ from controller.record import setup_from_mapping
 GAME_KEYS = ("game", "variant", "players", "first", "seats", "secrets", "targets", "profile")
 SERVICE_KEYS = (
     "settle_time", "frame_timeout", "journal", "control_socket", "camera", "switches", "gpio", "log",
-    "simulation", "mqtt",
+    "simulation", "mqtt", "web",
 )
 LOG_LEVELS = ("debug", "info", "warning", "error")
 DEFAULT_SOCKET = "/tmp/referee-control.sock"
@@ -38,6 +38,16 @@ class SimulationConfig:
     player: bool
     seed: int
     move_every: float
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    """The live page (`controller.web`): where it listens and the PIN its controls need (None: a random one)."""
+
+    enabled: bool = True
+    host: str = "0.0.0.0"
+    port: int = 8080
+    pin: str | None = None
 
 
 @dataclass(frozen=True)
@@ -57,6 +67,7 @@ class ServiceConfig:
     simulation: SimulationConfig
     #: Where the table publishes for the club (`controller/club`); None: it publishes nothing.
     mqtt: MqttConfig | None = None
+    web: WebConfig = WebConfig()
 
     @property
     def uses_switches(self) -> bool:
@@ -181,6 +192,8 @@ def config_from_mapping(data: Any, source: str = "config.yaml", base: Path | Non
     except ConfigError as exc:
         raise ConfigError("simulation.move_every", str(exc).split(": ", 2)[-1], source) from None
 
+    web = _web_section(_mapping(data, "web", source), source)
+
     return ServiceConfig(
         source=source,
         game_keys=game_keys,
@@ -196,7 +209,30 @@ def config_from_mapping(data: Any, source: str = "config.yaml", base: Path | Non
         log_file=log_file,
         simulation=SimulationConfig(player=player, seed=seed, move_every=move_every),
         mqtt=validate_mqtt(data.get("mqtt"), base, source, setup.players),
+        web=web,
     )
+
+
+def _web_section(web: dict, source: str) -> WebConfig:
+    for key in web:
+        if key not in ("enabled", "host", "port", "pin"):
+            raise ConfigError(f"web.{key}", "is not a known setting; the settings are enabled, host, port, pin", source)
+    enabled = web.get("enabled", True)
+    if not isinstance(enabled, bool):
+        raise ConfigError("web.enabled", f"expected true or false, got {enabled!r}", source)
+    host = web.get("host", "0.0.0.0")
+    if not isinstance(host, str) or not host.strip():
+        raise ConfigError("web.host", f"expected an address to listen on (0.0.0.0: all), got {host!r}", source)
+    port = web.get("port", 8080)
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise ConfigError("web.port", f"expected a port number 1-65535 (0: any free port), got {port!r}", source)
+    pin = web.get("pin")
+    if pin is not None:
+        pin = str(pin)
+        if not (4 <= len(pin) <= 12 and pin.isdigit()):
+            raise ConfigError("web.pin", f"expected 4 to 12 digits (or null: a random PIN at each start), got {pin!r}",
+                              source)
+    return WebConfig(enabled=enabled, host=host, port=port, pin=pin)
 
 
 def simulated(config: ServiceConfig) -> bool:

@@ -117,6 +117,7 @@ class CameraSensor:
         if frame is None:
             self._had_frame = False
             return Sight(frame=False)
+        self.latest_frame = frame  # for the live page, which encodes it only when asked
         started = time.thread_time()
         try:
             if not self._had_frame:  # back after a gap: the camera may have been moved
@@ -128,6 +129,7 @@ class CameraSensor:
             if result.state != "still":
                 return Sight(frame=True, moving=moving)
             reading = self.reader.read(frame)
+            self.latest_reading = reading
             return Sight(frame=True, moving=False, new_reading=True, snapshot=reading.snapshot, problem=reading.problem)
         finally:
             self.cpu += time.thread_time() - started
@@ -380,7 +382,8 @@ class RefereeLoop:
             return self.status()
         if name == "new-game":
             old = self.session
-            self.session = old.new_game()
+            # The web page may start it with other game keys (checked there; the same game).
+            self.session = old.new_game(args.get("keys"), args.get("setup"))
             verdict = self._last_action(old)
             self.verdicts.append(verdict)
             if produced is not None:

@@ -147,11 +147,13 @@ class GameSession:
         self.last_seq = self.journal.append(self.game_id, "reveal", payload, out)
         return self.referee.result()
 
-    def new_game(self) -> GameSession:
-        """Close this game with a `new-game` action and open the next one with the same setup."""
+    def new_game(self, keys: dict[str, Any] | None = None, setup: GameSetup | None = None) -> GameSession:
+        """Close this game with a `new-game` action and open the next one, with the same setup or `keys`/`setup`."""
         self.act("new-game")
         self.journal.close_game(self.game_id, "new game")
-        return GameSession.start(self.journal, self.keys, self.setup)
+        if not isinstance(keys, dict) or not isinstance(setup, GameSetup):
+            keys, setup = self.keys, self.setup
+        return GameSession.start(self.journal, keys, setup)
 
 
 # --- export -------------------------------------------------------------------------------------

@@ -1,0 +1,258 @@
+"""How to put an illegal board right, piece by piece (pure logic, no I/O).
+
+Why: after an illegal move the lights only say "put the board back"; players who did not watch
+the move need to know *what* to put back. As DGT Centaur's correction mode does with its LEDs,
+`plan` compares the last legal board with what the camera sees and lists the corrections: a
+piece that is missing in one place and extra in another is one move ("move the red marble from
+point 2,3 back to point 4,4"), paired by the fewest steps over all pieces (an optimal assignment),
+the rest are put back or taken off; Stay Alive's slides and Flipop's doors are set back. Each
+correction names the places it concerns, so `progress` can tick it off once a newer reading shows
+those places as on the legal board.
+
+Places are named as each game names them (`Engine.place_name`), colours by the profile's names.
+Unsure places (`?`) are never corrected: nothing is known there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.snapshot import EMPTY, UNKNOWN_DOOR, Snapshot
+
+Cell = tuple[int, int]
+
+#: What one piece is called in each game.
+PIECE_NOUN = {"colorpop": "token", "blockers": "tile", "flipop": "ball", "stay-alive": "marble"}
+#: Cost of pairing two pieces that are not the same piece: above any board's distances, so the
+#: assignment first pairs as many same pieces as it can, then minimises the steps.
+MISMATCH = 10_000
+
+
+@dataclass(frozen=True)
+class Correction:
+    """One thing to do with the hands; `cells`, `slides` and `posts` are where it shows when done."""
+
+    kind: str  # "move", "put", "take", "slide" or "door"
+    text: str
+    cells: tuple[Cell, ...] = ()
+    #: Stay Alive slides as ("orange" | "white", index from 0).
+    slides: tuple[tuple[str, int], ...] = ()
+    #: Flipop posts as indices into the snapshot's `doors`.
+    posts: tuple[int, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "text": self.text, "cells": [list(c) for c in self.cells]}
+
+
+@dataclass
+class Progress:
+    """A plan made when the board went illegal, ticked against the latest reading."""
+
+    steps: list[tuple[Correction, bool]] = field(default_factory=list)
+
+    @property
+    def done(self) -> bool:
+        return all(ok for _, ok in self.steps)
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [dict(c.to_json(), done=ok) for c, ok in self.steps]
+
+
+# --- the plan -------------------------------------------------------------------------------------
+def plan(engine: Any, legal: Snapshot, seen: Snapshot) -> list[Correction]:
+    """The corrections that turn `seen` back into `legal`, in an order hands can follow.
+
+    Slides and doors first (a slide moved back may free a point), then pieces taken off, then
+    moves, then pieces put back (a move's or a put's target may be where an extra piece lies).
+    """
+    out: list[Correction] = []
+    out += _slides(legal, seen)
+    out += _doors(engine, legal, seen)
+    missing, extra = _differences(legal, seen)
+    pairs, lone_missing, lone_extra = _pair(missing, extra)
+    noun = PIECE_NOUN.get(legal.game, "piece")
+    for cell, piece in lone_extra:
+        out.append(Correction("take", f"take the {_piece_words(engine, piece, noun)} off {_place(engine, cell)}",
+                              cells=(cell,)))
+    for (to, piece), (frm, _) in pairs:
+        out.append(Correction(
+            "move",
+            f"move the {_piece_words(engine, piece, noun)} from {_place(engine, frm)} back to {_place(engine, to)}",
+            cells=(frm, to),
+        ))
+    for cell, piece in lone_missing:
+        out.append(Correction("put", f"put the {_piece_words(engine, piece, noun)} back on {_place(engine, cell)}",
+                              cells=(cell,)))
+    return out
+
+
+def progress(engine: Any, legal: Snapshot, first_seen: Snapshot, seen: Snapshot | None) -> Progress:
+    """The plan made against `first_seen`, each step ticked when `seen` shows it done.
+
+    Anything newly wrong in `seen` (a piece knocked while correcting) is added as further steps.
+    `seen` None (nothing read yet since) ticks nothing.
+    """
+    steps = plan(engine, legal, first_seen)
+    if seen is None:
+        return Progress([(c, False) for c in steps])
+    ticked = [(c, is_done(c, legal, seen)) for c in steps]
+    covered_cells = {cell for c in steps for cell in c.cells}
+    covered_slides = {s for c in steps for s in c.slides}
+    covered_posts = {p for c in steps for p in c.posts}
+    for c in plan(engine, legal, seen):
+        if (set(c.cells) - covered_cells) or (set(c.slides) - covered_slides) or (set(c.posts) - covered_posts):
+            ticked.append((c, False))
+    return Progress(ticked)
+
+
+def is_done(correction: Correction, legal: Snapshot, seen: Snapshot) -> bool:
+    """Whether every place the correction concerns shows what the legal board has."""
+    for r, c in correction.cells:
+        if not _same_piece(legal.cells[r][c], seen.cells[r][c]):
+            return False
+    for line, i in correction.slides:
+        want = getattr(legal, line)
+        got = getattr(seen, line)
+        if got is None or want is None or got[i] != want[i]:
+            return False
+    for k in correction.posts:
+        if seen.doors is None or legal.doors is None or seen.doors[k] != legal.doors[k]:
+            return False
+    return True
+
+
+# --- what differs ---------------------------------------------------------------------------------
+def _same_piece(legal: str, seen: str) -> bool:
+    """A Blockers! tile whose glyph is not read (`R?`) is taken as the tile it is in colour."""
+    if legal == seen:
+        return True
+    return len(seen) == 2 and seen[1] == "?" and legal[:1] == seen[:1]
+
+
+def _differences(legal: Snapshot, seen: Snapshot) -> tuple[list[tuple[Cell, str]], list[tuple[Cell, str]]]:
+    """Pieces of the legal board not seen where they belong, and pieces seen where none belongs."""
+    missing: list[tuple[Cell, str]] = []
+    extra: list[tuple[Cell, str]] = []
+    for r, (want_row, got_row) in enumerate(zip(legal.cells, seen.cells)):
+        for c, (want, got) in enumerate(zip(want_row, got_row)):
+            if got == "?" or _same_piece(want, got):
+                continue
+            if want != EMPTY:
+                missing.append(((r, c), want))
+            if got != EMPTY:
+                extra.append(((r, c), got))
+    return missing, extra
+
+
+def _pair(
+    missing: list[tuple[Cell, str]], extra: list[tuple[Cell, str]]
+) -> tuple[list[tuple[tuple[Cell, str], tuple[Cell, str]]], list[tuple[Cell, str]], list[tuple[Cell, str]]]:
+    """Pair missing with extra pieces of the same kind by the fewest steps in total."""
+    if not missing or not extra:
+        return [], missing, extra
+    cost = [
+        [
+            abs(m[0][0] - e[0][0]) + abs(m[0][1] - e[0][1]) if _same_piece(m[1], e[1]) else MISMATCH
+            for e in extra
+        ]
+        for m in missing
+    ]
+    assignment = min_cost_assignment(cost)
+    pairs = []
+    paired_m: set[int] = set()
+    paired_e: set[int] = set()
+    for i, j in assignment:
+        if cost[i][j] < MISMATCH:
+            pairs.append((missing[i], extra[j]))
+            paired_m.add(i)
+            paired_e.add(j)
+    lone_m = [m for i, m in enumerate(missing) if i not in paired_m]
+    lone_e = [e for j, e in enumerate(extra) if j not in paired_e]
+    return pairs, lone_m, lone_e
+
+
+def _slides(legal: Snapshot, seen: Snapshot) -> list[Correction]:
+    out = []
+    for line in ("orange", "white"):
+        want, got = getattr(legal, line), getattr(seen, line)
+        if want is None or got is None:
+            continue
+        for i, (w, g) in enumerate(zip(want, got)):
+            if g is not None and w != g:
+                out.append(Correction("slide", f"slide {line} {i + 1} back to {w}", slides=((line, i),)))
+    return out
+
+
+def _doors(engine: Any, legal: Snapshot, seen: Snapshot) -> list[Correction]:
+    if legal.doors is None or seen.doors is None:
+        return []
+    out = []
+    for k, (w, g) in enumerate(zip(legal.doors, seen.doors)):
+        if g != UNKNOWN_DOOR and w != UNKNOWN_DOOR and w != g:
+            post = f"({k // 4},{k % 4})"
+            out.append(Correction("door", f"turn the door on post {post} back so its wings point {' '.join(w)}",
+                                  posts=(k,)))
+    return out
+
+
+# --- words ----------------------------------------------------------------------------------------
+def _place(engine: Any, cell: Cell) -> str:
+    return engine.place_name(cell) if engine is not None else f"row {cell[0] + 1} column {cell[1] + 1}"
+
+
+def _piece_words(engine: Any, piece: str, noun: str) -> str:
+    classes = engine.profile.classes if engine is not None else {}
+    colour = str(classes.get(piece[0], {}).get("name", piece[0]))
+    if len(piece) == 2 and piece[1] != "?":
+        return f"{colour} {noun} {piece[1]}"
+    return f"{colour} {noun}"
+
+
+# --- the assignment -------------------------------------------------------------------------------
+def min_cost_assignment(cost: list[list[int]]) -> list[tuple[int, int]]:
+    """Rows paired with distinct columns at the least total cost (Hungarian method, O(n^3)).
+
+    Works for any rectangular matrix: the shorter side is fully paired. Written out here because
+    the pairing needs nothing else from SciPy (`linear_sum_assignment` does the same).
+    """
+    if not cost or not cost[0]:
+        return []
+    transposed = len(cost) > len(cost[0])
+    a = [list(col) for col in zip(*cost)] if transposed else cost
+    n, m = len(a), len(a[0])
+    inf = float("inf")
+    u = [0.0] * (n + 1)
+    v = [0.0] * (m + 1)
+    p = [0] * (m + 1)  # p[j]: the row assigned to column j (1-based; 0 = none)
+    way = [0] * (m + 1)
+    for i in range(1, n + 1):
+        p[0] = i
+        j0 = 0
+        minv = [inf] * (m + 1)
+        used = [False] * (m + 1)
+        while True:
+            used[j0] = True
+            i0, delta, j1 = p[j0], inf, 0
+            for j in range(1, m + 1):
+                if not used[j]:
+                    cur = a[i0 - 1][j - 1] - u[i0] - v[j]
+                    if cur < minv[j]:
+                        minv[j], way[j] = cur, j0
+                    if minv[j] < delta:
+                        delta, j1 = minv[j], j
+            for j in range(m + 1):
+                if used[j]:
+                    u[p[j]] += delta
+                    v[j] -= delta
+                else:
+                    minv[j] -= delta
+            j0 = j1
+            if p[j0] == 0:
+                break
+        while j0:
+            j1 = way[j0]
+            p[j0] = p[j1]
+            j0 = j1
+    pairs = [(p[j] - 1, j - 1) for j in range(1, m + 1) if p[j]]
+    return sorted((j, i) for i, j in pairs) if transposed else sorted(pairs)

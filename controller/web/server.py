@@ -1,0 +1,398 @@
+"""The live page's HTTP server: the page, its JSON API, the camera picture and a WebSocket.
+
+Why aiohttp: one mature async package gives the HTTP server, WebSockets and static files, with
+wheels for the Pi's aarch64 and nothing else to install (Starlette would need uvicorn and more).
+It runs in a thread of its own with its own asyncio loop, so the referee's loop never waits on
+a page; everything that changes the game goes through `RefereeLoop.submit`, run on the loop's
+thread like the control socket's commands.
+
+Safety: reading needs nothing; every changing request needs the PIN in the `X-Referee-PIN`
+header (401 without it, 403 when wrong, 429 after repeated wrong ones), a JSON body, and, when
+the browser says where it comes from (`Origin`, `Sec-Fetch-Site`), this very page: a custom
+header and a JSON body cannot be sent cross-site without a CORS preflight, which is never
+answered, and no cookie is used, so another site cannot act for a visitor. Nothing from a
+request names a file or reaches a shell: the game keys are checked by the same validator as a
+game record, and a board profile cannot be chosen from the page.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import hmac
+import logging
+import secrets
+import socket
+import threading
+import time
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from aiohttp import WSMsgType, web
+
+from controller.errors import RefereeError
+from controller.games import engine_for
+from controller.record import setup_from_mapping
+from controller.service.journal import Journal
+from controller.service.session import export_record
+from controller.snapshot import parse_snapshot
+from controller.web.camera import CameraPictures
+from controller.web.view import LiveView, board_json, palette, place_names, verdict_words
+
+log = logging.getLogger("referee.web")
+PUSHER = web.AppKey("pusher", asyncio.Task)
+
+PIN_HEADER = "X-Referee-PIN"
+#: Game keys a new game may set from the page (never `profile`: that names a file).
+NEW_GAME_KEYS = ("game", "variant", "players", "seats", "first", "secrets", "targets")
+#: How often the pusher looks for news while a page is connected (seconds).
+PUSH_PERIOD = 0.2
+#: Longest wait for the referee's loop to run a command (seconds).
+ANSWER_TIMEOUT = 10.0
+#: Wrong PINs allowed per `WRONG_PIN_WINDOW` seconds before every control is refused for that long.
+WRONG_PINS = 5
+WRONG_PIN_WINDOW = 60.0
+STATIC = Path(str(resources.files("controller.web") / "static"))
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; img-src 'self' data:; connect-src 'self'; style-src 'self'; script-src 'self'; "
+        "frame-ancestors 'none'"
+    ),
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+def random_pin() -> str:
+    return f"{secrets.randbelow(10**6):06d}"
+
+
+class BadRequest(Exception):
+    """A request the page or a client got wrong: answered with `status` and the sentence."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class WebApp:
+    """The routes, for one referee loop. `build()` gives the aiohttp application."""
+
+    def __init__(
+        self,
+        loop: Any,
+        *,
+        sensor: Any = None,
+        switches: Any = None,
+        pin: str | None = None,
+        journal_path: Path | None = None,
+    ) -> None:
+        self.loop = loop
+        self.pin = pin or random_pin()
+        self.view = LiveView(loop, sensor, switches)
+        self.pictures = CameraPictures(sensor)
+        self.journal_path = journal_path or loop.session.journal.path
+        self.sockets: set[web.WebSocketResponse] = set()
+        self._wrong_pins: collections.deque[float] = collections.deque()
+        loop.bus.subscribe(self.view, name="web")
+
+    # --- the application -------------------------------------------------------------------------
+    def build(self) -> web.Application:
+        app = web.Application(middlewares=[self._headers], client_max_size=64 * 1024)
+        app.router.add_get("/", self.index)
+        app.router.add_static("/static/", STATIC, follow_symlinks=False)
+        app.router.add_get("/ws", self.websocket)
+        app.router.add_get("/api/state", self.state)
+        app.router.add_get("/camera.jpg", self.camera)
+        app.router.add_get("/api/record", self.record)
+        app.router.add_get("/api/games", self.games)
+        app.router.add_get("/api/games/{id}", self.game)
+        app.router.add_post("/api/new-game", self.new_game)
+        app.router.add_post("/api/reveal", self.reveal)
+        app.router.add_post("/api/end", self.end)
+        app.on_startup.append(self._start_pusher)
+        app.on_shutdown.append(self._close_sockets)
+        return app
+
+    @web.middleware
+    async def _headers(self, request: web.Request, handler) -> web.StreamResponse:
+        try:
+            response = await handler(request)
+        except BadRequest as exc:
+            response = web.json_response({"ok": False, "error": str(exc)}, status=exc.status)
+        response.headers.update(SECURITY_HEADERS)
+        return response
+
+    # --- pages and reading -----------------------------------------------------------------------
+    async def index(self, request: web.Request) -> web.StreamResponse:
+        return web.FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
+
+    async def state(self, request: web.Request) -> web.Response:
+        return web.json_response(self.view.state(), headers={"Cache-Control": "no-store"})
+
+    async def camera(self, request: web.Request) -> web.Response:
+        if not self.pictures.available():
+            raise BadRequest(404, "no picture from the camera yet")
+        cells = [tuple(c) for c in self.view.illegal_cells()]
+        data = await asyncio.get_running_loop().run_in_executor(None, self.pictures.jpeg, cells)
+        if data is None:
+            raise BadRequest(404, "no picture from the camera yet")
+        return web.Response(body=data, content_type="image/jpeg", headers={"Cache-Control": "no-store"})
+
+    def _with_journal(self, fn):
+        """Run `fn` on a connection of its own to the journal (the loop's file now: it may have been moved aside)."""
+        path = getattr(getattr(self.loop.session, "journal", None), "path", None) or self.journal_path
+        journal = Journal(path)
+        try:
+            return fn(journal)
+        finally:
+            journal.close()
+
+    async def _in_journal(self, fn):
+        return await asyncio.get_running_loop().run_in_executor(None, self._with_journal, fn)
+
+    def _game_id(self, text: str | None) -> int | None:
+        if text is None or text == "":
+            return None
+        if not text.isdigit():
+            raise BadRequest(400, f"a game is named by its number in the journal, not {text!r}")
+        return int(text)
+
+    async def record(self, request: web.Request) -> web.Response:
+        game_id = self._game_id(request.query.get("game"))
+        try:
+            text = await self._in_journal(lambda j: export_record(j, game_id if game_id is not None else None))
+        except RefereeError as exc:
+            raise BadRequest(404, str(exc)) from None
+        name = f"game-{game_id if game_id is not None else self.loop.session.game_id}.yaml"
+        return web.Response(
+            text=text, content_type="application/yaml",
+            headers={"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"},
+        )
+
+    async def games(self, request: web.Request) -> web.Response:
+        def listing(journal: Journal) -> list[dict[str, Any]]:
+            return [
+                {
+                    "id": row.id,
+                    "game": row.setup.get("game"),
+                    "keys": {k: v for k, v in row.setup.items() if k != "profile"},
+                    "started_at": row.started_at,
+                    "closed_at": row.closed_at,
+                    "closed_why": row.closed_why,
+                    "entries": len(journal.entries(row.id)),
+                }
+                for row in reversed(journal.games())
+            ]
+
+        return web.json_response({"games": await self._in_journal(listing)}, headers={"Cache-Control": "no-store"})
+
+    async def game(self, request: web.Request) -> web.Response:
+        game_id = self._game_id(request.match_info["id"])
+
+        def steps(journal: Journal) -> dict[str, Any]:
+            row = journal.game(game_id)
+            setup = setup_from_mapping(row.setup, source=f"journal game {game_id}")
+            engine = engine_for(setup)
+            out = []
+            board = None
+            for entry in journal.entries(game_id):
+                if entry.kind == "snapshot":
+                    board = board_json(parse_snapshot(setup.game, entry.payload, letters=setup.profile.letters))
+                out.append({
+                    "seq": entry.seq, "kind": entry.kind, "at": entry.at, "verdict": entry.verdict,
+                    "line": verdict_words(entry.verdict, engine, setup.first), "board": board,
+                })
+            return {
+                "id": game_id, "game": setup.game, "palette": palette(setup.game, setup.profile),
+                "place_names": place_names(engine, setup.profile.rows, setup.profile.cols), "steps": out,
+            }
+
+        try:
+            data = await self._in_journal(steps)
+        except RefereeError as exc:
+            raise BadRequest(404, str(exc)) from None
+        return web.json_response(data, headers={"Cache-Control": "no-store"})
+
+    # --- the WebSocket: the page is pushed the state whenever it changed ----------------------------
+    async def websocket(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse(heartbeat=20)
+        await ws.prepare(request)
+        self.sockets.add(ws)
+        try:
+            await ws.send_json({"type": "state", "state": self.view.state()})
+            async for message in ws:  # the page sends nothing; this waits for it to go
+                if message.type == WSMsgType.ERROR:
+                    break
+        finally:
+            self.sockets.discard(ws)
+        return ws
+
+    async def _start_pusher(self, app: web.Application) -> None:
+        app[PUSHER] = asyncio.get_running_loop().create_task(self._pusher())
+
+    async def _pusher(self) -> None:
+        """Every `PUSH_PERIOD` while a page is connected: send the state if anything changed."""
+        sent: tuple[Any, Any] | None = None
+        while True:
+            await asyncio.sleep(PUSH_PERIOD)
+            if not self.sockets:
+                sent = None
+                continue
+            try:
+                mark = (self.view.version, self.view.slides_mark())
+                if mark == sent:
+                    continue
+                sent = mark
+                message = {"type": "state", "state": self.view.state()}
+                for ws in list(self.sockets):
+                    try:
+                        await ws.send_json(message)
+                    except (ConnectionError, RuntimeError):
+                        self.sockets.discard(ws)
+            except Exception:  # a bug in the page's state must not stop the pushes for good
+                log.exception("the live page's state could not be made")
+
+    async def _close_sockets(self, app: web.Application) -> None:
+        app[PUSHER].cancel()
+        for ws in list(self.sockets):
+            await ws.close()
+
+    # --- controls --------------------------------------------------------------------------------
+    async def _control(self, request: web.Request) -> dict[str, Any]:
+        """Check where the request comes from, its PIN and its JSON body; returns the body."""
+        origin = request.headers.get("Origin")
+        if request.headers.get("Sec-Fetch-Site", "same-origin") not in ("same-origin", "none") or (
+            origin is not None and urlsplit(origin).netloc != request.host
+        ):
+            raise BadRequest(403, "requests from another site are refused; use the referee's own page")
+        now = time.monotonic()
+        while self._wrong_pins and now - self._wrong_pins[0] > WRONG_PIN_WINDOW:
+            self._wrong_pins.popleft()
+        if len(self._wrong_pins) >= WRONG_PINS:
+            raise BadRequest(429, "too many wrong PINs: the controls are refused for a minute")
+        pin = request.headers.get(PIN_HEADER)
+        if not pin:
+            raise BadRequest(401, f"this needs the referee's PIN (header {PIN_HEADER}); it is printed in the log")
+        if not hmac.compare_digest(pin.encode("utf-8", "replace"), self.pin.encode()):
+            self._wrong_pins.append(now)
+            raise BadRequest(403, "wrong PIN: the PIN is printed in the referee's log at start")
+        if request.content_type != "application/json":
+            raise BadRequest(400, "send the request as JSON (Content-Type: application/json)")
+        try:
+            body = await request.json()
+        except ValueError:
+            raise BadRequest(400, "the request body is not valid JSON") from None
+        if not isinstance(body, dict):
+            raise BadRequest(400, "the request body should be a JSON object of 'name: value' settings")
+        return body
+
+    async def _submit(self, name: str, **args: Any) -> web.Response:
+        future = self.loop.submit(name, **args)
+        try:
+            answer = await asyncio.wait_for(asyncio.wrap_future(future), ANSWER_TIMEOUT)
+        except asyncio.TimeoutError:
+            raise BadRequest(503, "the referee did not answer in time; try again") from None
+        except RefereeError as exc:
+            raise BadRequest(409, str(exc)) from None
+        return web.json_response(answer)
+
+    async def new_game(self, request: web.Request) -> web.Response:
+        body = await self._control(request)
+        unknown = [k for k in body if k not in NEW_GAME_KEYS]
+        if unknown:
+            raise BadRequest(400, f"{unknown[0]!r} is not a key of a new game; the keys are {', '.join(NEW_GAME_KEYS)}")
+        current = self.loop.session
+        game = body.get("game", current.setup.game)
+        if game != current.setup.game:
+            raise BadRequest(
+                400,
+                f"this referee watches a {current.setup.game} board; to referee {game}, set 'game: {game}' in its "
+                "config file and restart it",
+            )
+        keys = {k: v for k, v in body.items() if v is not None}
+        keys["game"] = game
+        if "profile" in current.keys:
+            keys["profile"] = current.keys["profile"]
+        try:
+            setup = setup_from_mapping(keys, "new game")
+            engine_for(setup)
+        except RefereeError as exc:
+            raise BadRequest(400, str(exc)) from None
+        return await self._submit("new-game", keys=keys, setup=setup)
+
+    async def reveal(self, request: web.Request) -> web.Response:
+        body = await self._control(request)
+        seat, colours = body.get("seat"), body.get("colours")
+        setup = self.loop.session.setup
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < setup.players:
+            raise BadRequest(400, f"'seat' should be a seat number from 0 to {setup.players - 1} (0 is the first seat)")
+        letters = setup.profile.letters
+        if not isinstance(colours, list) or not colours or any(
+            not isinstance(c, str) or len(c) != 1 or c not in letters for c in colours
+        ):
+            raise BadRequest(400, f"'colours' should be a list of colour letters from {' '.join(letters)}")
+        return await self._submit("reveal", seat=seat, colours=colours)
+
+    async def end(self, request: web.Request) -> web.Response:
+        await self._control(request)
+        return await self._submit("end")
+
+    def close(self) -> None:
+        """Nothing held between requests; kept so a server can close what it serves."""
+
+
+class WebServer:
+    """`WebApp` served on `host:port` from a thread of its own (`referee run`)."""
+
+    def __init__(self, web_app: WebApp, host: str, port: int) -> None:
+        self.web_app = web_app
+        self.host = host
+        self.port = port
+        self.error: str | None = None
+        self._ready = threading.Event()
+        self._aloop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self.thread = threading.Thread(target=self._run, name="web", daemon=True)
+
+    def start(self, timeout: float = 10.0) -> bool:
+        """Serve; False (with `error` saying why) when the port cannot be had."""
+        self.thread.start()
+        self._ready.wait(timeout)
+        return self.error is None and self._ready.is_set()
+
+    @property
+    def url(self) -> str:
+        host = socket.gethostname() if self.host in ("0.0.0.0", "::", "") else self.host
+        return f"http://{host}:{self.port}/"
+
+    def _run(self) -> None:
+        asyncio.run(self._main())
+
+    async def _main(self) -> None:
+        self._aloop = asyncio.get_running_loop()
+        self._stop = asyncio.Event()
+        runner = web.AppRunner(self.web_app.build(), access_log=None, shutdown_timeout=1.0)
+        await runner.setup()
+        try:
+            site = web.TCPSite(runner, self.host, self.port)
+            await site.start()
+        except OSError as exc:
+            self.error = f"the live page cannot listen on {self.host}:{self.port}: {exc.strerror or exc}"
+            self._ready.set()
+            await runner.cleanup()
+            return
+        if self.port == 0:
+            self.port = runner.addresses[0][1]
+        self._ready.set()
+        await self._stop.wait()
+        await runner.cleanup()
+
+    def close(self) -> None:
+        if self._aloop is not None and self._stop is not None and self.thread.is_alive():
+            self._aloop.call_soon_threadsafe(self._stop.set)
+            self.thread.join(5)
+        self.web_app.close()

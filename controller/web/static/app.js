@@ -1,0 +1,345 @@
+// The referee's live page: state pushed over a WebSocket, the board drawn in SVG, controls with a PIN.
+// Everything comes from the Pi itself (no CDN), so it works on a network without internet.
+"use strict";
+
+const VARIANTS = {
+  colorpop: ["standard", "solo", "two-colours", "teams"],
+  blockers: ["standard", "two-player"],
+  flipop: ["standard"],
+  "stay-alive": ["standard"],
+};
+const GAME_NAMES = { colorpop: "Colorpop", blockers: "Blockers!", flipop: "Flipop", "stay-alive": "Stay Alive" };
+const SVG = "http://www.w3.org/2000/svg";
+const CAMERA_PERIOD_MS = 200;  // at most 5 pictures a second, and only while the picture is visible
+
+let state = null;
+let cameraVisible = true;
+let formGame = null;
+
+const $ = (id) => document.getElementById(id);
+
+function el(name, attrs, parent, text) {
+  const node = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+  if (text !== undefined) node.textContent = text;
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+function rgb(palette, letter) {
+  const p = palette[letter];
+  return p ? `rgb(${p.rgb.join(",")})` : "#888";
+}
+
+function ink(palette, letter) {
+  const p = palette[letter];
+  if (!p) return "#000";
+  const [r, g, b] = p.rgb;
+  return 0.299 * r + 0.587 * g + 0.114 * b > 140 ? "#000" : "#fff";
+}
+
+// --- the board ------------------------------------------------------------------------------------
+function drawBoard(svg, board, palette, game, names, marks) {
+  while (svg.firstChild) svg.removeChild(svg.firstChild);
+  if (!board) {
+    el("text", { x: 10, y: 30, "font-size": 14 }, svg, "no board yet: set up the board in front of the camera");
+    svg.setAttribute("viewBox", "0 0 340 50");
+    return;
+  }
+  marks = marks || {};
+  const S = 32, M = game === "stay-alive" ? 40 : 8;
+  const W = board.cols * S + 2 * M, H = board.rows * S + 2 * M;
+  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  svg.dataset.game = game;
+  const back = { colorpop: "#28345f", blockers: "#e2d6ba", flipop: "#cea674", "stay-alive": "#2e52a2" }[game];
+  el("rect", { x: 0, y: 0, width: W, height: H, fill: back, rx: 6 }, svg);
+  const illegal = new Set((marks.illegal || []).map((c) => c.join(",")));
+  const unsure = new Set((marks.unsure || []).map((c) => c.join(",")));
+  for (let r = 0; r < board.rows; r++) {
+    for (let c = 0; c < board.cols; c++) {
+      const x = M + c * S, y = M + r * S, cx = x + S / 2, cy = y + S / 2;
+      const v = board.cells[r][c];
+      const g = el("g", { class: "place", "data-cell": `${r},${c}` }, svg);
+      el("title", {}, g, names && names[r] ? names[r][c] : `${r},${c}`);
+      if (game === "colorpop") {
+        el("circle", { cx, cy, r: S * 0.42, fill: "#3a3a40" }, g);
+        if (v !== ".") {
+          el("circle", { cx, cy, r: S * 0.4, fill: rgb(palette, v), class: "piece" }, g);
+          if (v === "J") el("text", { x: cx, y: cy + 4, "text-anchor": "middle", "font-size": 11 }, g, "J");
+        }
+      } else if (game === "blockers") {
+        el("rect", { x: x + 1, y: y + 1, width: S - 2, height: S - 2, fill: "none", stroke: "#b9ab8a" }, g);
+        if (v !== ".") {
+          el("rect", { x: x + 3, y: y + 3, width: S - 6, height: S - 6, rx: 4, fill: rgb(palette, v[0]), class: "piece" }, g);
+          el("text", { x: cx, y: cy + 5, "text-anchor": "middle", "font-size": 14, "font-weight": 700,
+                       fill: ink(palette, v[0]) }, g, v[1] === "*" ? "★" : v[1]);
+        }
+      } else if (game === "flipop") {
+        el("rect", { x: x + 1, y: y + 1, width: S - 2, height: S - 2, fill: "#c39a68", stroke: "#8a6a44" }, g);
+        if (v !== ".") el("circle", { cx, cy, r: S * 0.34, fill: rgb(palette, v), stroke: "#555", class: "piece" }, g);
+      } else {
+        el("circle", { cx, cy, r: S * 0.3, fill: "#e0e0da", stroke: "#1d2f5e" }, g);
+        if (v !== ".") el("circle", { cx, cy, r: S * 0.36, fill: rgb(palette, v), stroke: "#222", class: "piece" }, g);
+      }
+      if (v === "?" || unsure.has(`${r},${c}`)) {
+        g.classList.add("unsure");
+        el("rect", { x: x + 2, y: y + 2, width: S - 4, height: S - 4, fill: "none", stroke: "#ffaa00",
+                     "stroke-width": 3, "stroke-dasharray": "4 3" }, g);
+      }
+      if (illegal.has(`${r},${c}`)) {
+        g.classList.add("illegal");
+        el("rect", { x: x + 1, y: y + 1, width: S - 2, height: S - 2, fill: "none", stroke: "#e02020", "stroke-width": 4 }, g);
+      }
+    }
+  }
+  if (game === "flipop" && board.doors) {
+    board.doors.forEach((door, k) => {
+      const px = M + (k % 4 + 1) * S, py = M + (Math.floor(k / 4) + 1) * S;
+      const g = el("g", { class: "door", "data-post": k }, svg);
+      el("title", {}, g, `post (${Math.floor(k / 4)},${k % 4}): ${door}`);
+      const arm = { N: [0, -1], E: [1, 0], S: [0, 1], W: [-1, 0] };
+      for (const w of door) {
+        if (!arm[w]) continue;
+        el("line", { x1: px, y1: py, x2: px + arm[w][0] * S * 0.95, y2: py + arm[w][1] * S * 0.95,
+                     stroke: "#1b3b8f", "stroke-width": 4, "stroke-linecap": "round" }, g);
+      }
+      el("circle", { cx: px, cy: py, r: 4, fill: door === "?" ? "#ffaa00" : "#1b3b8f" }, g);
+    });
+  }
+  if (game === "stay-alive") {
+    const slide = (pos, x, y, colour, label) => {
+      const g = el("g", { class: "slide" }, svg);
+      el("title", {}, g, `${label}: ${pos || "?"}`);
+      const moved = marks.moved && marks.moved.has(label);
+      if (moved) g.classList.add("moved");
+      el("rect", { x: x - 13, y: y - 10, width: 26, height: 20, rx: 4, fill: colour,
+                   stroke: moved ? "#e02020" : "#222", "stroke-width": moved ? 3 : 1 }, g);
+      el("text", { x, y: y + 5, "text-anchor": "middle", "font-size": 13, "font-weight": 700 }, g, pos || "?");
+    };
+    (board.orange || []).forEach((p, i) => slide(p, M / 2 - 4, M + i * S + S / 2, "#ec7a24", `orange ${i + 1}`));
+    (board.white || []).forEach((p, i) => slide(p, M + i * S + S / 2, M / 2 - 4, "#e4e4dc", `white ${i + 1}`));
+  }
+}
+
+// --- the state ------------------------------------------------------------------------------------
+function render(s) {
+  state = s;
+  const game = GAME_NAMES[s.game] || s.game;
+  document.title = `${game}: referee`;
+  $("title").textContent = `${game}, game ${s.game_id}`;
+  let turn;
+  if (!s.started) turn = "Set up the board: the referee checks the starting position.";
+  else if (s.over) turn = s.winners.length ? `Game over: ${s.winners.join(" and ")} won` : "Game over: no winner";
+  else if (s.to_move_name) turn = `${s.to_move_name} to move`;
+  else turn = "";
+  $("turn").textContent = turn;
+  const status = $("status");
+  status.className = "";
+  if (s.illegal) { status.textContent = "Illegal move: put the board back as listed below."; status.className = "illegal"; }
+  else if (s.pending) { status.textContent = "Move under way: finish it."; status.className = "pending"; }
+  else if (s.unreadable) { status.textContent = `Board not read: ${s.unreadable}.`; status.className = "unreadable"; }
+  else status.textContent = "";
+  const faults = $("faults");
+  faults.replaceChildren(...s.faults.map((f) => { const li = document.createElement("li"); li.textContent = f; return li; }));
+
+  // Stay Alive: the slides as the switches say now; one that differs from the judged board is outlined.
+  let board = s.board;
+  const moved = new Set();
+  if (board && s.slides && s.slides.link_ok && s.slides.orange.length) {
+    ["orange", "white"].forEach((line) => (board[line] || []).forEach((p, i) => {
+      if (s.slides[line][i] !== p) moved.add(`${line} ${i + 1}`);
+    }));
+    board = Object.assign({}, board, { orange: s.slides.orange, white: s.slides.white });
+  }
+  drawBoard($("board"), board, s.palette, s.game, s.place_names, { illegal: s.illegal_cells, moved });
+  const slides = $("slides-health");
+  if (s.slides) {
+    slides.textContent = s.slides.link_ok
+      ? `Slide switches: connected (orange ${s.slides.orange.join(" ")}, white ${s.slides.white.join(" ")})`
+      : "Slide switches: not answering: check the USB cable of the switch board";
+    slides.className = s.slides.link_ok ? "" : "illegal";
+  } else slides.textContent = "";
+
+  const box = $("correction-box");
+  if (s.correction) {
+    box.hidden = false;
+    const list = $("corrections");
+    list.replaceChildren(...s.correction.steps.map((step) => {
+      const li = document.createElement("li");
+      li.textContent = step.text;
+      if (step.done) li.className = "done";
+      return li;
+    }));
+    if (!s.correction.steps.length) {
+      const li = document.createElement("li");
+      li.textContent = "Nothing left to correct that the camera can see: wait for the referee to look again.";
+      list.appendChild(li);
+    }
+    drawBoard($("legal-board"), s.correction.legal, s.palette, s.game, s.place_names, {});
+    drawBoard($("seen-board"), s.correction.seen, s.palette, s.game, s.place_names,
+      { illegal: s.correction.steps.filter((x) => !x.done).flatMap((x) => x.cells) });
+  } else box.hidden = true;
+
+  const scores = (s.result && s.result.scores) || [];
+  const winners = new Set(((s.result && s.result.winners) || []));
+  $("seats").tBodies[0].replaceChildren(...s.seats.map((seat) => {
+    const tr = document.createElement("tr");
+    if (s.started && !s.over && s.to_move === seat.seat) tr.className = "to-move";
+    if (s.over && winners.has(seat.seat)) tr.className = "winner";
+    const name = document.createElement("td");
+    name.textContent = seat.name;
+    const score = document.createElement("td");
+    const v = scores[seat.seat];
+    score.textContent = v === undefined || v === null ? "" : (typeof v === "object" ? JSON.stringify(v) : String(v));
+    tr.append(name, score);
+    return tr;
+  }));
+  $("result").textContent = s.result && s.result.reason ? s.result.reason : "";
+
+  $("history").replaceChildren(...s.verdicts.slice().reverse().map((v) => {
+    const li = document.createElement("li");
+    li.textContent = v.line;
+    li.className = v.json.verdict;
+    li.title = JSON.stringify(v.json);
+    return li;
+  }));
+  $("history").setAttribute("start", s.verdict_count);
+
+  const reading = s.reading;
+  let text = reading.problem ? `Last look: ${reading.problem}.` : "";
+  if (reading.unsure.length) text += ` Unsure of ${reading.unsure.join(", ")}.`;
+  $("reading").textContent = text;
+
+  $("reveal-box").hidden = s.game !== "colorpop";
+  $("end-box").hidden = s.game !== "flipop";
+  $("record").href = `/api/record?game=${s.game_id}`;
+  if (formGame !== `${s.game}:${s.game_id}`) fillForm(s);
+}
+
+function fillForm(s) {
+  formGame = `${s.game}:${s.game_id}`;
+  const select = $("ng-variant");
+  select.replaceChildren(...(VARIANTS[s.game] || ["standard"]).map((v) => {
+    const o = document.createElement("option"); o.value = v; o.textContent = v; return o;
+  }));
+  select.value = s.variant;
+  $("ng-players").value = s.players;
+  $("ng-first").value = s.first + 1;
+  const seats = s.keys.seats;
+  $("ng-seats").value = Array.isArray(seats) ? seats.map((x) => (Array.isArray(x) ? x.join("") : x)).join(" ") : "";
+}
+
+// --- live updates ---------------------------------------------------------------------------------
+function connect() {
+  const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
+  ws.onopen = () => { $("link").textContent = "live"; $("link").className = "link on"; };
+  ws.onmessage = (e) => {
+    const message = JSON.parse(e.data);
+    if (message.type === "state") render(message.state);
+  };
+  ws.onclose = () => {
+    $("link").textContent = "offline"; $("link").className = "link off";
+    setTimeout(connect, 2000);
+  };
+}
+
+function refreshCamera() {
+  const img = $("camera");
+  const wanted = document.visibilityState === "visible" && cameraVisible && $("camera-on").checked;
+  if (!wanted) { setTimeout(refreshCamera, CAMERA_PERIOD_MS); return; }
+  const started = Date.now();
+  const next = () => setTimeout(refreshCamera, Math.max(0, CAMERA_PERIOD_MS - (Date.now() - started)));
+  img.onload = next;
+  img.onerror = () => setTimeout(refreshCamera, 1000);
+  img.src = `/camera.jpg?t=${started}`;
+}
+
+// --- controls -------------------------------------------------------------------------------------
+async function control(path, body) {
+  const answer = $("control-answer");
+  const pin = $("pin").value.trim();
+  sessionStorage.setItem("referee-pin", pin);
+  const headers = { "Content-Type": "application/json" };
+  if (pin) headers["X-Referee-PIN"] = pin;
+  try {
+    const response = await fetch(path, { method: "POST", headers, body: JSON.stringify(body) });
+    const data = await response.json();
+    answer.className = response.ok ? "" : "error";
+    answer.textContent = response.ok ? (data.message || "done") : `Refused (${response.status}): ${data.error}`;
+  } catch (err) {
+    answer.className = "error";
+    answer.textContent = `The referee did not answer: ${err}`;
+  }
+}
+
+function seatsValue(text) {
+  const tokens = text.trim().split(/[\s,]+/).filter(Boolean);
+  if (!tokens.length) return undefined;
+  return tokens.map((t) => (t.length > 1 ? t.split("") : t));
+}
+
+function newGame() {
+  const body = {
+    game: state ? state.game : undefined,
+    variant: $("ng-variant").value,
+    players: Number($("ng-players").value),
+    first: Number($("ng-first").value) - 1,
+  };
+  const seats = seatsValue($("ng-seats").value);
+  if (seats) body.seats = seats;
+  if (state && state.keys.targets) body.targets = state.keys.targets;
+  control("/api/new-game", body);
+}
+
+// --- past games -----------------------------------------------------------------------------------
+let past = null;
+
+async function loadGames() {
+  const data = await (await fetch("/api/games")).json();
+  $("games").replaceChildren(...data.games.map((g) => {
+    const li = document.createElement("li");
+    const when = new Date(g.started_at * 1000).toLocaleString();
+    li.textContent = `game ${g.id}: ${GAME_NAMES[g.game] || g.game}, ${g.entries} entries, ${when}` +
+      (g.closed_at ? "" : " (being played)");
+    li.onclick = () => openGame(g.id);
+    return li;
+  }));
+}
+
+async function openGame(id) {
+  past = await (await fetch(`/api/games/${id}`)).json();
+  $("stepper").hidden = false;
+  $("step-range").max = Math.max(0, past.steps.length - 1);
+  showStep(past.steps.length ? 0 : -1);
+}
+
+function showStep(i) {
+  if (!past) return;
+  $("step-title").textContent = `game ${past.id}: ${past.steps.length ? `verdict ${i + 1} of ${past.steps.length}` : "no verdict yet"}`;
+  $("step-range").value = i;
+  const step = past.steps[i];
+  drawBoard($("step-board"), step ? step.board : null, past.palette, past.game, past.place_names,
+    { illegal: step && step.verdict.verdict === "illegal" ? step.verdict.cells || [] : [] });
+  $("step-line").textContent = step ? step.line : "";
+}
+
+// --- start ----------------------------------------------------------------------------------------
+window.addEventListener("DOMContentLoaded", () => {
+  $("pin").value = sessionStorage.getItem("referee-pin") || "";
+  $("new-game").onclick = newGame;
+  $("reveal").onclick = () => control("/api/reveal", {
+    seat: Number($("rv-seat").value) - 1,
+    colours: $("rv-colours").value.trim().toUpperCase().split(/[\s,]*/).filter(Boolean),
+  });
+  $("end").onclick = () => control("/api/end", {});
+  $("load-games").onclick = loadGames;
+  $("step-prev").onclick = () => showStep(Math.max(0, Number($("step-range").value) - 1));
+  $("step-next").onclick = () => showStep(Math.min(past.steps.length - 1, Number($("step-range").value) + 1));
+  $("step-range").oninput = (e) => showStep(Number(e.target.value));
+  if ("IntersectionObserver" in window) {
+    new IntersectionObserver((entries) => { cameraVisible = entries[0].isIntersecting; }).observe($("camera"));
+  }
+  fetch("/api/state").then((r) => r.json()).then(render).catch(() => {});
+  connect();
+  refreshCamera();
+});

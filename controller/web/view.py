@@ -1,0 +1,243 @@
+"""What the live page shows, as JSON: built from the loop's state on request, never per frame.
+
+Thread safety: the loop's thread owns the game. This module only *reads* it from the web thread:
+it takes `loop.session` and the referee's `state` once (engine states are immutable values, so
+a state read once stays consistent), and copies lists before walking them. It never calls a
+method that changes anything; changes go through `RefereeLoop.submit`.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+from typing import Any
+
+from controller import corrections
+from controller.referee import Verdict, VerdictKind
+from controller.service.events import BoardRead, Event, GameOpened, VerdictGiven
+from controller.snapshot import Snapshot
+from controller.vision import looks
+from controller.words import verdict_line
+
+#: Verdicts the page's history shows (the newest last); the whole game is in the journal.
+HISTORY = 60
+
+
+def board_json(snapshot: Snapshot | None) -> dict[str, Any] | None:
+    """A snapshot as the page draws it: its text (notation.md §1) and its parts."""
+    if snapshot is None:
+        return None
+    return {
+        "text": snapshot.to_text(),
+        "rows": snapshot.rows,
+        "cols": snapshot.cols,
+        "cells": [list(row) for row in snapshot.cells],
+        "doors": list(snapshot.doors) if snapshot.doors is not None else None,
+        "orange": list(snapshot.orange) if snapshot.orange is not None else None,
+        "white": list(snapshot.white) if snapshot.white is not None else None,
+    }
+
+
+def verdict_from_json(data: dict[str, Any]) -> Verdict | None:
+    """A stored verdict (notation.md §3) back as a `Verdict`, to word it; None for a reveal line."""
+    if data.get("verdict") not in {k.value for k in VerdictKind}:
+        return None
+    return Verdict(
+        VerdictKind(data["verdict"]),
+        data.get("index"),
+        seat=data.get("seat"),
+        move=data.get("move", ""),
+        events=tuple(data.get("events", ())),
+        reason=data.get("reason", ""),
+        cells=tuple(tuple(c) for c in data.get("cells", ())),
+        advice=data.get("advice"),
+        action=data.get("action"),
+        doubtful=bool(data.get("doubtful", False)),
+    )
+
+
+def verdict_words(data: dict[str, Any], engine: Any, first: int) -> str:
+    """The sentence of `words.verdict_line` for a stored verdict (reveals worded here)."""
+    verdict = verdict_from_json(data)
+    if verdict is None:
+        if data.get("verdict") == "reveal":
+            return f"{engine.seat_name(int(data['seat']))} revealed {' '.join(data.get('colours', []))}"
+        return str(data)
+    return verdict_line(verdict, engine, first if verdict.verdict == VerdictKind.SETUP_OK else None)
+
+
+def palette(game: str, profile: Any) -> dict[str, dict[str, Any]]:
+    """Each piece letter's name (the profile's) and colour (the renderer's standard edition)."""
+    colours = looks.PIECES.get(game, {})
+    out = {}
+    for letter in profile.letters:
+        rgb = colours.get(letter, (128, 128, 128))
+        out[letter] = {"name": str(profile.classes.get(letter, {}).get("name", letter)), "rgb": list(rgb)}
+    return out
+
+
+def place_names(engine: Any, rows: int, cols: int) -> list[list[str]]:
+    """Every place as the game names it, for the page's labels."""
+    return [[engine.place_name((r, c)) for c in range(cols)] for r in range(rows)]
+
+
+class LiveView:
+    """Listens to the loop's events (on its own bus thread) and answers `state()` for the page.
+
+    Per event it only keeps a few references (the board seen, the illegal board), so it costs
+    nothing measurable; `state()` does the work, when a page asks.
+    """
+
+    def __init__(self, loop: Any, sensor: Any = None, switches: Any = None) -> None:
+        self.loop = loop
+        self.sensor = sensor
+        self.switches = switches
+        self._lock = threading.Lock()
+        #: The snapshot of the first illegal verdict of the current illegal run (the plan's base).
+        self.illegal_seen: Snapshot | None = None
+        #: The latest board read surely by the camera (None: nothing read yet).
+        self.seen: Snapshot | None = None
+        self.problem: str | None = None
+        #: Grows with every event: the page is pushed a new state when it changed.
+        self.version = 0
+        session = loop.session
+        if session.referee.in_illegal and session.last_snapshot is not None:
+            self.illegal_seen = session.last_snapshot
+
+    # --- the event stream (a threaded bus subscriber) -----------------------------------------
+    def __call__(self, event: Event) -> None:
+        with self._lock:
+            self.version += 1
+            if isinstance(event, VerdictGiven):
+                kind = event.verdict.verdict
+                if kind == VerdictKind.ILLEGAL:
+                    if self.illegal_seen is None and event.snapshot is not None:
+                        self.illegal_seen = event.snapshot
+                elif kind != VerdictKind.PENDING or not event.table.illegal:
+                    self.illegal_seen = None
+            elif isinstance(event, BoardRead):
+                self.problem = event.problem
+                if event.snapshot is not None:
+                    self.seen = event.snapshot
+            elif isinstance(event, GameOpened):
+                self.illegal_seen = None if not event.table.illegal else self.illegal_seen
+
+    # --- what the page is sent ------------------------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        loop = self.loop
+        session = loop.session
+        referee = session.referee
+        engine = referee.engine
+        setup = session.setup
+        game_state = referee.state
+        table = loop.table()
+        expected = engine.expected(game_state) if game_state is not None else None
+        result = engine.result(game_state).to_json() if game_state is not None else None
+        stored = list(session.verdicts)
+        first_index = max(0, len(stored) - HISTORY)
+        verdicts = [
+            {"json": v, "line": verdict_words(v, engine, setup.first)} for v in stored[first_index:]
+        ]
+        seats = [{"seat": s, "name": engine.seat_name(s)} for s in range(setup.players)]
+        out: dict[str, Any] = {
+            "game": setup.game,
+            "game_id": session.game_id,
+            "variant": setup.variant,
+            "players": setup.players,
+            "first": setup.first,
+            "seats": seats,
+            "keys": {k: v for k, v in session.keys.items() if k != "profile"},
+            "started": table.started,
+            "over": table.over,
+            "to_move": table.to_move,
+            "to_move_name": engine.seat_name(table.to_move) if table.to_move is not None else None,
+            "illegal": table.illegal,
+            "pending": table.pending,
+            "unreadable": table.unreadable,
+            "faults": list(table.faults),
+            "board": board_json(expected),
+            "result": result,
+            "winners": [engine.seat_name(s) for s in (table.winners or ())],
+            "verdicts": verdicts,
+            "verdict_count": len(stored),
+            "palette": palette(setup.game, setup.profile),
+            "place_names": place_names(engine, setup.profile.rows, setup.profile.cols),
+            "reading": self._reading(engine),
+            "slides": self._slides(),
+            "version": self.version,
+        }
+        out["correction"] = self._correction(engine, expected, table.illegal)
+        out["illegal_cells"] = [list(c) for c in self.illegal_cells()]
+        return out
+
+    def illegal_cells(self) -> list[tuple[int, int]]:
+        """The places of the illegal move the board is in now (none when it is not illegal)."""
+        session = self.loop.session
+        if not session.referee.in_illegal:
+            return []
+        for verdict in reversed(list(session.verdicts)):
+            if verdict.get("verdict") == "illegal":
+                return [tuple(c) for c in verdict.get("cells", [])]
+        return []
+
+    def slides_mark(self) -> Any:
+        """What the slide switches say now, to notice a change (None without switches)."""
+        if self.switches is None:
+            return None
+        state = self.switches.latest()
+        return None if state is None else (state.positions, state.link_ok, state.faults)
+
+    def _reading(self, engine: Any) -> dict[str, Any]:
+        reading = getattr(self.sensor, "latest_reading", None)
+        with self._lock:
+            seen, problem = self.seen, self.problem
+        unsure = [tuple(c) for c in reading.unsure] if reading is not None else []
+        snapshot = seen if reading is None or reading.snapshot is None else reading.snapshot
+        return {
+            "snapshot": snapshot.to_text() if snapshot is not None else None,
+            "unsure": [engine.place_name(c) for c in unsure],
+            "unsure_cells": [list(c) for c in unsure],
+            "problem": problem,
+        }
+
+    def _slides(self) -> dict[str, Any] | None:
+        if self.switches is None:
+            return None
+        state = self.switches.latest()
+        positions = list(state.positions) if state is not None else []
+        return {
+            "orange": positions[:7],
+            "white": positions[7:],
+            "link_ok": bool(state is not None and state.link_ok and self.switches.healthy()),
+            "faults": list(getattr(state, "faults", ()) or ()),
+        }
+
+    def _seen_now(self) -> Snapshot | None:
+        """The board the camera sees now, unsure places as `?`, with the slides as switched."""
+        reading = getattr(self.sensor, "latest_reading", None)
+        with self._lock:
+            seen = self.seen
+        if reading is not None and reading.snapshot is None and reading.cells is not None:
+            # read, but unsure of some places: they show as `?` and are not corrected
+            seen = Snapshot(self.loop.game, tuple(tuple(row) for row in reading.cells), doors=reading.doors)
+        if seen is not None and seen.game == "stay-alive" and self.switches is not None:
+            state = self.switches.latest()
+            if state is not None and state.link_ok and None not in state.positions:
+                seen = replace(seen, orange=tuple(state.positions[:7]), white=tuple(state.positions[7:]))
+        return seen
+
+    def _correction(self, engine: Any, legal: Snapshot | None, illegal: bool) -> dict[str, Any] | None:
+        with self._lock:
+            first = self.illegal_seen
+        if first is None:  # the illegal verdict's event is still on its way: the board it judged
+            first = self.loop.session.last_snapshot
+        if not illegal or legal is None or first is None:
+            return None
+        seen = self._seen_now()
+        progress = corrections.progress(engine, legal, first, seen)
+        return {
+            "legal": board_json(legal),
+            "seen": board_json(seen if seen is not None else first),
+            "steps": progress.to_json(),
+            "done": progress.done,
+        }

@@ -1,0 +1,178 @@
+"""The live page in a real browser (headless Chromium driven by selenium) against the stand-in rig."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+
+import pytest
+
+from controller.service.world import StubRig
+from controller.web import WebApp, WebServer
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None or CHROMEDRIVER is None,
+    reason="Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)",
+)
+PIN = "135790"
+COLORPOP = {"game": "colorpop", "players": 2}
+
+
+def start_browser(width: int = 412, height: int = 915):
+    """Headless Chromium, phone-sized, with a fresh profile and no network beyond this machine."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service as DriverService
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (
+        "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--disable-dev-shm-usage", f"--window-size={width},{height}",
+        f"--user-data-dir={tempfile.mkdtemp(prefix='referee-chromium-')}",
+    ):
+        options.add_argument(flag)
+    return webdriver.Chrome(service=DriverService(CHROMEDRIVER), options=options)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    driver = start_browser()
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture
+def served(tmp_path):
+    rig = StubRig(COLORPOP, tmp_path / "j.sqlite", seed=3, troubles=False, max_moves=6)
+    app = WebApp(rig.loop, pin=PIN)
+    server = WebServer(app, "127.0.0.1", 0)
+    assert server.start(), server.error
+    yield rig, f"http://127.0.0.1:{server.port}/"
+    server.close()
+
+
+def wait_for(condition, timeout: float = 10.0, tick=None):
+    """Poll `condition` (ticking the rig meanwhile when `tick` is given) until it is truthy."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if tick is not None:
+            tick()
+        try:
+            value = condition()
+        except StaleElementReferenceException:  # the page was redrawn meanwhile: look again
+            value = None
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError("the page did not show it in time")
+
+
+def history(browser) -> list[str]:
+    """The verdict lines, read in one go (the page redraws the list whenever the state changes)."""
+    return browser.execute_script("return [...document.querySelectorAll('#history li')].map(li => li.textContent)")
+
+
+def marked_cells(browser, selector: str) -> list[str]:
+    return browser.execute_script(
+        "return [...document.querySelectorAll(arguments[0])].map(g => g.getAttribute('data-cell'))", selector
+    )
+
+
+def test_a_verdict_appears_after_a_simulated_move(browser, served):
+    rig, url = served
+    steps = rig.player.steps()
+    while not rig.loop.session.referee.started:
+        rig.driver.do(next(steps))
+    browser.get(url)
+    wait_for(lambda: any("starting board accepted" in line for line in history(browser)))
+    assert not any("legal move" in line for line in history(browser))
+    while rig.player.moves < 1:
+        rig.driver.do(next(steps))
+    line = wait_for(lambda: next((x for x in history(browser) if "legal move" in x), None))
+    assert line.startswith("player 1: legal move, remove ")
+    assert "player 2 to move" in browser.find_element("id", "turn").text
+
+
+def test_an_illegal_moves_places_are_highlighted_and_corrections_listed(browser, served):
+    from selenium.webdriver.common.by import By
+
+    rig, url = served
+    steps = rig.player.steps()
+    while rig.player.moves < 1:
+        rig.driver.do(next(steps))
+    browser.get(url)
+    wait_for(lambda: any("legal move" in line for line in history(browser)))
+    legal = rig.loop.session.referee.expected()
+    cells = [list(r) for r in legal.cells]
+    col = next(c for c in range(10) if cells[9][c] != ".")
+    cells[9][col] = "."
+    rig.world.set_hand(None)
+    rig.world.set_board(legal.with_cells(cells))
+    rig.driver.run_frames(30)
+    marked = wait_for(lambda: marked_cells(browser, "#board g.place.illegal"))
+    assert marked == [f"9,{col}"]
+    assert "Illegal move" in browser.find_element(By.ID, "status").text
+    steps_shown = browser.execute_script(
+        "return [...document.querySelectorAll('#corrections li')].map(li => li.textContent)"
+    )
+    assert steps_shown and steps_shown[0].startswith("put the ") and steps_shown[0].endswith(f"{chr(65 + col)}10")
+    rig.world.set_board(legal)
+    rig.driver.run_frames(30)
+    wait_for(lambda: not marked_cells(browser, "#board g.place.illegal"))
+    assert browser.find_element(By.ID, "correction-box").get_attribute("hidden") is not None
+
+
+def test_a_new_game_needs_the_pin(browser, served):
+    from selenium.webdriver.common.by import By
+
+    rig, url = served
+    rig.driver.run_frames(5)
+    browser.get(url)
+    browser.execute_script("sessionStorage.clear()")
+    browser.get(url)
+    wait_for(lambda: "game 1" in browser.find_element(By.ID, "title").text)
+    answer = browser.find_element(By.ID, "control-answer")
+    pin = browser.find_element(By.ID, "pin")
+    pin.clear()
+    browser.find_element(By.ID, "new-game").click()
+    wait_for(lambda: "Refused (401)" in answer.text)
+    pin.send_keys("111111")
+    browser.find_element(By.ID, "new-game").click()
+    wait_for(lambda: "Refused (403)" in answer.text)
+    assert rig.loop.session.game_id == 1
+    pin.clear()
+    pin.send_keys(PIN)
+    browser.find_element(By.ID, "new-game").click()
+    wait_for(lambda: "game 2" in browser.find_element(By.ID, "title").text, tick=lambda: rig.driver.run_frames(1))
+    assert rig.loop.session.game_id == 2
+    assert "new game" in answer.text
+
+
+def test_a_past_game_is_stepped_through_verdict_by_verdict(browser, served):
+    from selenium.webdriver.common.by import By
+
+    rig, url = served
+    steps = rig.player.steps()
+    while rig.player.moves < 2:
+        rig.driver.do(next(steps))
+    browser.get(url)
+    browser.find_element(By.ID, "load-games").click()
+    game = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#games li"))
+    assert game[0].text.startswith("game 1: Colorpop")
+    game[0].click()
+    line = browser.find_element(By.ID, "step-line")
+    wait_for(lambda: line.text.startswith("starting board accepted"))
+    stored = rig.loop.session.verdicts
+    assert f"verdict 1 of {len(stored)}" in browser.find_element(By.ID, "step-title").text
+    browser.find_element(By.ID, "step-next").click()
+    wait_for(lambda: "verdict 2 of" in browser.find_element(By.ID, "step-title").text)
+    assert line.text.startswith("player 1: ")
+    pieces = browser.find_elements(By.CSS_SELECTOR, "#step-board .piece")
+    board = rig.loop.session.journal.entries(1)[1].payload
+    assert len(pieces) == sum(ch not in ". \n" for ch in board)

@@ -1,0 +1,108 @@
+"""Screenshots of the live page for each game (docs/live-<game>.png), as a phone shows it.
+
+Each game is played a few moves on the stand-in rig, then one piece is moved where it does not
+belong, so the page shows an illegal board with its corrections. The camera picture is the
+renderer's drawing of the same board, read by the real board reader.
+
+Usage: python tools/screenshots.py [--games colorpop ...] [--out docs] [--width 412]
+Needs Chromium and chromedriver (Debian: apt-get install chromium chromium-driver).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from controller.commands.demo import DEMO_GAMES, GAMES  # noqa: E402
+from controller.service.loop import CameraSensor  # noqa: E402
+from controller.service.world import StubRig  # noqa: E402
+from controller.snapshot import EMPTY  # noqa: E402
+from controller.vision.gating import MotionGate  # noqa: E402
+from controller.vision.reader import BoardReader  # noqa: E402
+from controller.vision.sources import RendererSource  # noqa: E402
+from controller.web import WebApp, WebServer  # noqa: E402
+
+MOVES = {"colorpop": 3, "blockers": 4, "flipop": 3, "stay-alive": 6}
+
+
+def misplace(board, rng: random.Random):
+    """The board with one piece moved to an empty place (an illegal change in every game).
+
+    Colorpop tokens are only ever taken off (one moved elsewhere is a doubtful reading, not a
+    player's move), so there two tokens of the bottom row are taken off.
+    """
+    cells = [list(r) for r in board.cells]
+    if board.game == "colorpop":
+        for c in rng.sample(range(0, board.cols, 2), 2):
+            cells[-1][c] = EMPTY
+        return board.with_cells(cells)
+    pieces = [(r, c) for r, row in enumerate(cells) for c, v in enumerate(row) if v != EMPTY]
+    empties = [(r, c) for r, row in enumerate(cells) for c, v in enumerate(row) if v == EMPTY]
+    (r, c), (r2, c2) = rng.choice(pieces), rng.choice(empties)
+    cells[r2][c2], cells[r][c] = cells[r][c], EMPTY
+    return board.with_cells(cells)
+
+
+def shoot(game: str, out: Path, width: int, folder: Path) -> Path:
+    from selenium.webdriver.common.by import By
+
+    from tests.test_web_browser import start_browser, wait_for
+
+    rig = StubRig(DEMO_GAMES[game], folder / f"{game}.sqlite", seed=2, troubles=False, max_moves=40)
+    steps = rig.player.steps()
+    while rig.player.moves < MOVES[game]:
+        rig.driver.do(next(steps))
+    rig.world.set_hand(None)
+    rig.world.set_board(misplace(rig.loop.session.referee.expected(), random.Random(5)))
+    rig.driver.run_frames(30)
+    camera = CameraSensor(RendererSource(rig.world, 960, 720, 2, "clean"), BoardReader(rig.setup.profile),
+                          MotionGate(settle=2))
+    for _ in range(6):  # still frames: the gate lets the reader look
+        camera.sense()
+    app = WebApp(rig.loop, sensor=camera, switches=rig.switches, pin="000000")
+    server = WebServer(app, "127.0.0.1", 0)
+    if not server.start():
+        raise SystemExit(server.error)
+    browser = start_browser(width, 900)
+    try:
+        browser.get(f"http://127.0.0.1:{server.port}/")
+        wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#history li"))
+        wait_for(lambda: browser.execute_script("return document.getElementById('camera').naturalWidth > 0"))
+        time.sleep(0.5)
+        height = browser.execute_script("return document.documentElement.scrollHeight")
+        browser.set_window_size(width, height + 20)
+        time.sleep(0.5)
+        path = out / f"live-{game}.png"
+        browser.save_screenshot(str(path))
+        return path
+    finally:
+        browser.quit()
+        server.close()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", nargs="+", choices=GAMES, default=list(GAMES))
+    parser.add_argument("--out", default="docs", help="folder of the pictures (default docs)")
+    parser.add_argument("--width", type=int, default=412, help="page width in CSS pixels (default 412, a phone)")
+    args = parser.parse_args()
+    if not (shutil.which("chromium") and shutil.which("chromedriver")):
+        print("Chromium and chromedriver are needed: apt-get install chromium chromium-driver", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as folder:
+        for game in args.games:
+            print(shoot(game, out, args.width, Path(folder)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
