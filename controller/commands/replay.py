@@ -7,6 +7,7 @@ import json
 import sys
 from collections.abc import Iterator
 
+from controller.errors import RefereeError
 from controller.games import engine_for
 from controller.record import Action, GameRecord, load_record
 from controller.referee import Referee, Verdict
@@ -37,7 +38,10 @@ def judge_record(record: GameRecord) -> Iterator[dict]:
 
 
 def run(args: argparse.Namespace) -> int:
-    record = load_record(args.record)
+    try:
+        record = load_record(args.record)
+    except UnicodeDecodeError:
+        raise RefereeError(f"the game record {args.record} is not a text file (a YAML game record)") from None
     lines = list(judge_record(record))  # judge it all first: a malformed record prints nothing
     for line in lines:
         sys.stdout.write(json.dumps(line) + "\n")
