@@ -57,7 +57,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args._run(args) or 0)
+        code = int(args._run(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not in Python's own flush at exit
+        return code
     except RefereeError as exc:
         return _fail(str(exc))
     except BrokenPipeError:
