@@ -100,7 +100,8 @@ def cases() -> list[tuple[list[str], int]]:
 
 
 def run_cli(args: list[str], cwd: Path, **kwargs) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_RUNTIME_DIR": str(cwd / "runtime")}
+    env = {k: v for k, v in os.environ.items() if k != "RUNTIME_DIRECTORY"}
+    env.update(PYTHONPATH=str(ROOT), XDG_RUNTIME_DIR=str(cwd / "runtime"))
     streams = kwargs or {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
     return subprocess.run(
         [sys.executable, "-m", "controller.cli", *args], cwd=cwd, env=env, text=True, timeout=120, **streams
@@ -113,6 +114,7 @@ def test_odd_input_to_every_command_gets_a_sentence(tmp_path, monkeypatch, capsy
 
     odd_inputs(tmp_path)
     monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("RUNTIME_DIRECTORY", raising=False)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "runtime"))
     digest = hashlib.sha256((tmp_path / "other.sqlite").read_bytes()).hexdigest()
     wrong = []

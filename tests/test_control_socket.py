@@ -266,6 +266,7 @@ def test_default_socket_is_in_a_private_runtime_folder(tmp_path, monkeypatch):
 
 
 def test_config_without_control_socket_uses_the_default(tmp_path, monkeypatch):
+    monkeypatch.delenv("RUNTIME_DIRECTORY", raising=False)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
     keys = {"game": "flipop", "players": 2, "camera": {"source": "renderer"}, "gpio": {"backend": "mock"}}
     for extra in ({}, {"control_socket": None}):
@@ -308,6 +309,7 @@ def test_a_socket_of_another_user_is_left_alone(tmp_path):
 
 def test_clients_find_the_socket_and_name_what_is_wrong(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("RUNTIME_DIRECTORY", raising=False)
     with pytest.raises(RefereeError, match="cannot read the config file missing.yaml"):
         socket_path(Namespace(config="missing.yaml", socket=None))
     (tmp_path / "c.yaml").write_text("game: flipop\ncontrol_socket: sub/ctl.sock\n")
