@@ -5,6 +5,8 @@
 - `snapshots/GAME.txt`: one board snapshot per game (notation.md section 1), taken from the example
   game records: Colorpop's full setup (what `referee calibrate --setup` wants to see), a board in
   mid-game for the others (Flipop with its doors line, Stay Alive with its slide positions);
+- `snapshots/calibration/`: the boards `referee calibrate` learns Blockers! and Stay Alive from
+  (empty board, one piece of each colour on the top row, the Blockers! glyph arrangement);
 - `stay-alive-grids.txt`: the nine observation grids of the default Stay Alive copy, the input of
   `referee holes derive` (format: calibration/holes.py);
 - `lattice/`: two camera pictures of a Colorpop board read as a plain 10x10 lattice, the labels of
@@ -13,6 +15,7 @@
 
 from __future__ import annotations
 
+import itertools
 import sys
 from pathlib import Path
 
@@ -21,10 +24,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import cv2  # noqa: E402
 
 from calibration.holes import format_grids, observe  # noqa: E402
+from calibration.vision_glyphs import ARRANGEMENT  # noqa: E402
 from controller.games.stay_alive_holes import pattern_of  # noqa: E402
 from controller.profile import default_profile  # noqa: E402
 from controller.record import load_record  # noqa: E402
-from controller.snapshot import Snapshot, format_snapshot  # noqa: E402
+from controller.snapshot import Snapshot, empty_snapshot, format_snapshot  # noqa: E402
 from controller.vision.geometry import LatticeGeometry, project  # noqa: E402
 from controller.vision.render import random_snapshot, render_scene  # noqa: E402
 
@@ -52,6 +56,53 @@ def write_snapshots() -> None:
         (HERE / "snapshots" / f"{game}.txt").write_text(head + format_snapshot(board_of(record_name, index)))
 
 
+def write_calibration_boards() -> None:
+    """The boards `referee calibrate` wants pictures of (drawn with `referee render` in the README)."""
+    folder = HERE / "snapshots" / "calibration"
+    folder.mkdir(exist_ok=True)
+    head = "# {what} (written by examples/make_snapshots.py)\n"
+    blockers = default_profile("blockers")
+    empty = empty_snapshot("blockers")
+    pieces = [list(row) for row in empty.cells]
+    for col, letter in enumerate(blockers.letters):
+        pieces[0][col] = f"{letter}1"
+    glyphs = [list(row) for row in empty.cells]
+    for glyph, (row, col) in ARRANGEMENT.items():
+        glyphs[row][col] = f"R{glyph}"
+    boards = {
+        "blockers-empty": (empty.cells, "Blockers!: the empty board"),
+        "blockers-pieces": (pieces, "Blockers!: one tile of each colour on the top row, in the profile's order"),
+        "blockers-glyphs": (glyphs, "Blockers!: one colour's 28 tiles in the glyph arrangement"),
+    }
+    for name, (cells, what) in boards.items():
+        snap = Snapshot("blockers", tuple(tuple(row) for row in cells))
+        (folder / f"{name}.txt").write_text(head.format(what=what) + format_snapshot(snap))
+    stay = default_profile("stay-alive")
+    orange, white = closed_top_row(stay, len(stay.letters))
+    empty = empty_snapshot("stay-alive")
+    pieces = [list(row) for row in empty.cells]
+    for col, letter in enumerate(stay.letters):
+        pieces[0][col] = letter
+    for name, cells, what in (
+        ("stay-alive-empty", empty.cells, "Stay Alive: the empty grid"),
+        ("stay-alive-pieces", pieces, "Stay Alive: one marble of each colour on the top row, in the profile's order"),
+    ):
+        snap = Snapshot("stay-alive", tuple(tuple(row) for row in cells), orange=orange, white=white)
+        (folder / f"{name}.txt").write_text(head.format(what=what) + format_snapshot(snap))
+
+
+def closed_top_row(profile, count: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Slide positions where the first `count` points of the top row are closed (a marble can rest there)."""
+    pattern = pattern_of(profile)
+    for orange_top in "ABC":
+        for white in itertools.product("ABC", repeat=7):
+            orange = (orange_top,) + ("A",) * 6
+            opened = pattern.open_points(orange, white)
+            if not any((0, col) in opened for col in range(count)):
+                return orange, tuple(white)
+    raise SystemExit("no slide positions close the top row: check the default hole pattern")
+
+
 def write_grids() -> None:
     pattern = pattern_of(default_profile("stay-alive"))
     head = "# The nine observations of the default Stay Alive copy (written by examples/make_snapshots.py)\n"
@@ -75,5 +126,6 @@ def write_lattice() -> str:
 
 if __name__ == "__main__":
     write_snapshots()
+    write_calibration_boards()
     write_grids()
     print("lattice corners:", write_lattice())

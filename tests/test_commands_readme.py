@@ -100,6 +100,7 @@ def test_every_readme_command_runs_as_written(tmp_path, monkeypatch, capsys):
     assert set(ran) == OFFLINE | SERVICE
     # What the README promises each command gives.
     assert (tmp_path / "board.png").exists() and (tmp_path / "my-board.yaml").exists()
+    assert "glyphs" in (tmp_path / "my-blockers.yaml").read_text()
     assert "holes:" in (tmp_path / "my-stay-alive.yaml").read_text()
     assert (tmp_path / "game.yaml").read_text().startswith("game: colorpop")
     assert outputs["lattice read"] == (tmp_path / "examples" / "lattice" / "photo2.txt").read_text()
