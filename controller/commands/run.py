@@ -18,6 +18,7 @@ import threading
 from controller.errors import RefereeError
 from controller.service.app import Service, play_in_background
 from controller.service.config import ServiceConfig, load_config
+from controller.service.control import check_socket_path
 from controller.service.notify import Notifier
 from controller.service.world import SimWorld, starting_board
 
@@ -66,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
+    check_socket_path(config.control_socket)  # a referee already running: stop before its journal is opened
     service = Service(config, world_factory=world_factory, log=log)
     try:
         log.info(

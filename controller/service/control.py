@@ -267,6 +267,16 @@ def _reply(conn: socket.socket, answer: dict[str, Any]) -> None:
 
 
 # --- the socket's folder and path -------------------------------------------------------------
+def check_socket_path(path: Path) -> None:
+    """Fail now, with a sentence, if the server could not take `path` (e.g. a referee already runs).
+
+    `referee run` calls it before opening the journal, so a second referee stops before it
+    touches the first one's journal.
+    """
+    prepare_folder(path.parent)
+    clear_stale_socket(path)
+
+
 def prepare_folder(folder: Path) -> None:
     """Create the socket's folder if missing; the per-user fallback folder must be ours and private."""
     from controller.service.config import private_fallback_folder
