@@ -324,3 +324,28 @@ def test_clients_find_the_socket_and_name_what_is_wrong(tmp_path, monkeypatch):
         request(tmp_path / "notes.txt", "status")
     with pytest.raises(RefereeError, match="no referee is running"):
         request(tmp_path / "none.sock", "status")
+
+
+def test_the_client_retries_a_dropped_connection_with_the_same_id(tmp_path):
+    path = tmp_path / "flaky.sock"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(2)
+    seen = []
+
+    def flaky_referee() -> None:
+        for attempt in range(2):
+            conn, _ = listener.accept()
+            with conn:
+                seen.append(json.loads(conn.recv(4096)))
+                if attempt == 1:  # the first connection drops without an answer
+                    conn.sendall(b'{"ok": true, "game_id": 7}\n')
+
+    server = threading.Thread(target=flaky_referee, daemon=True)
+    server.start()
+    try:
+        assert request(path, "new-game", timeout=5)["game_id"] == 7
+    finally:
+        server.join(5)
+        listener.close()
+    assert len(seen) == 2 and seen[0] == seen[1] and seen[0]["command"] == "new-game" and seen[0]["id"]
