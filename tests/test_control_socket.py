@@ -287,9 +287,10 @@ def test_a_foreign_file_at_the_path_is_named_and_left_alone(tmp_path):
     try:
         with pytest.raises(RefereeError, match="another referee is already running"):
             ControlServer(path, loop.submit)
-    finally:
-        first.sock.close()  # dies without cleaning up: its socket file stays
+    finally:  # it dies without cleaning up: its socket file stays
         first._stop.set()
+        first._thread.join(2)  # a socket closed while another thread waits in accept() still listens
+        first.sock.close()
     second = ControlServer(path, loop.submit)  # a stale socket of our own is replaced
     second.close()
     loop.stop.set()
