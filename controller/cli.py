@@ -8,7 +8,9 @@ never means editing another's code.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import sys
 
 from controller.errors import RefereeError
@@ -47,16 +49,43 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Exit codes: 0 done, 1 done but the check failed (see each command), 2 bad input (a sentence on
+#: stderr), 3 `read` unsure of some places, 130 Ctrl-C, 141 the reader of the output went away.
+BAD_INPUT, INTERRUPTED, CLOSED_PIPE = 2, 130, 141
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args._run(args) or 0)
+        code = int(args._run(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not in Python's own flush at exit
+        return code
     except RefereeError as exc:
-        print(f"referee: {exc}", file=sys.stderr)
-        return 2
+        return _fail(str(exc))
+    except BrokenPipeError:
+        # `referee demo | head -2`: the reader has what it wanted; end quietly, as Unix tools do.
+        _silence_stdout()
+        return CLOSED_PIPE
+    except UnicodeDecodeError:  # a command handed a binary file to a loader that expected text
+        return _fail("a file given to this command is not a text file (UTF-8)")
+    except OSError as exc:  # a file the command reads or writes: name it rather than show a traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        return _fail(f"{where}{exc.strerror or exc}")
     except KeyboardInterrupt:
-        return 130
+        return INTERRUPTED
+
+
+def _fail(sentence: str) -> int:
+    with contextlib.suppress(OSError):
+        print(f"referee: {sentence}", file=sys.stderr)
+    return BAD_INPUT
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so Python's own flush at exit does not complain about the pipe."""
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 if __name__ == "__main__":

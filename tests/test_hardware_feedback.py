@@ -257,7 +257,7 @@ def run_lights_test(argv: list[str]) -> int:
 
 def test_lights_test_walks_through_everything(tmp_path, capsys) -> None:
     config = tmp_path / "config.yaml"
-    config.write_text("gpio:\n  backend: real\n  hold_time: 0.1\n  pins: {seat_leds: [5, 6]}\n")
+    config.write_text("game: flipop\ngpio:\n  backend: real\n  hold_time: 0.1\n  pins: {seat_leds: [5, 6]}\n")
     assert run_lights_test(["--config", str(config), "--simulate", "--pause", "0"]) == 0
     out = capsys.readouterr().out
     for step in ("seat 1 LED on", "green LED off", "tonal buzzer: alarm", "pattern: winner", "button: hold seen"):
@@ -267,7 +267,7 @@ def test_lights_test_walks_through_everything(tmp_path, capsys) -> None:
 
 def test_lights_test_reports_config_mistakes(tmp_path) -> None:
     config = tmp_path / "config.yaml"
-    config.write_text("gpio:\n  pins: {green: 27}\n")
+    config.write_text("game: flipop\ngpio:\n  pins: {green: 27}\n")
     with pytest.raises(ConfigError, match="gpio.pins.red"):
         run_lights_test(["--config", str(config), "--simulate", "--pause", "0"])
     with pytest.raises(ConfigError, match="not found"):

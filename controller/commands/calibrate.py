@@ -21,8 +21,14 @@ from controller.snapshot import GAMES, parse_snapshot
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    p = subparsers.add_parser("calibrate", help="learn a board's colours and write its profile")
-    p.add_argument("--game", required=True, choices=GAMES)
+    p = subparsers.add_parser(
+        "calibrate",
+        help="learn a board's colours and write its profile",
+        description="Learn your copy's colours (and Blockers! glyphs, Flipop doors) from pictures and "
+        "write a board profile that config.yaml's profile: can name. Give --setup, or --empty with "
+        "--pieces, or --image/--snapshot pairs (see README.md for what each game wants).",
+    )
+    p.add_argument("--game", required=True, choices=GAMES, help="which game's copy to calibrate")
     p.add_argument("--profile", help="start from this profile (default: the game's default)")
     p.add_argument("--out", required=True, help="the profile file to write")
     p.add_argument("--corners", help="lattice corner points 'x,y x,y x,y x,y' (board without markers)")

@@ -47,6 +47,10 @@ def _write_profile(path: Path, holes_text: str, holes: dict) -> None:
     if path.exists():
         try:
             loaded = yaml.safe_load(path.read_text("utf-8"))
+        except OSError as exc:
+            raise RefereeError(f"cannot read the profile {path}: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise RefereeError(f"the profile {path} is not a text file") from None
         except yaml.YAMLError as exc:
             raise RefereeError(f"the profile {path} is not valid YAML: {exc}") from None
         if loaded is not None:
@@ -59,7 +63,10 @@ def _write_profile(path: Path, holes_text: str, holes: dict) -> None:
         {**{k: v for k, v in data.items() if k != "game"}, "holes": holes}, source=str(path)
     )
     head = yaml.safe_dump(data, sort_keys=False)
-    path.write_text(head + holes_text, "utf-8")
+    try:
+        path.write_text(head + holes_text, "utf-8")
+    except OSError as exc:
+        raise RefereeError(f"cannot write the profile {path}: {exc.strerror}") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -68,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
         text = grids_path.read_text("utf-8")
     except OSError as exc:
         raise RefereeError(f"cannot read the grids file {grids_path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise RefereeError(f"the grids file {grids_path} is not a text file") from None
     derivation = derive(parse_grids(text, where=str(grids_path)))
     print(report(derivation))
     if not derivation.ok:

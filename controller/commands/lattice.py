@@ -18,22 +18,37 @@ DOUBT = 0.15
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    p = subparsers.add_parser("lattice", help="learn or read the places of any grid game")
+    p = subparsers.add_parser(
+        "lattice",
+        help="learn or read the places of any grid game",
+        description="Read any grid game's places with no profile: learn a model from labelled "
+        "pictures, then read new pictures with it.",
+    )
     sub = p.add_subparsers(dest="lattice_command", metavar="ACTION")
     sub.required = True
-    learn = sub.add_parser("learn", help="learn labels from pictures with known labels")
+    learn = sub.add_parser(
+        "learn",
+        help="learn labels from pictures with known labels",
+        description="Learn what each label looks like from pictures whose places' labels are known "
+        "(any character is a label) and write the model file.",
+    )
     learn.add_argument("--size", required=True, help="rows x columns, e.g. 19x19")
     learn.add_argument("--corners", required=True, action="append",
                        help="corner points 'x,y x,y x,y x,y' (TL TR BR BL); once, or once per image")
-    learn.add_argument("--image", required=True, action="append")
+    learn.add_argument("--image", required=True, action="append", help="a picture (repeatable)")
     learn.add_argument("--labels", required=True, action="append",
                        help="R lines of C one-character labels, one file per --image")
     learn.add_argument("--out", required=True, help="the model file to write")
-    rd = sub.add_parser("read", help="print the labels of a picture's places")
-    rd.add_argument("--size", required=True)
-    rd.add_argument("--corners", required=True)
-    rd.add_argument("--model", required=True)
-    rd.add_argument("--image", required=True)
+    rd = sub.add_parser(
+        "read",
+        help="print the labels of a picture's places",
+        description="Print R lines of C labels, the learned label nearest to each place of the picture; "
+        "doubtful places are listed on stderr.",
+    )
+    rd.add_argument("--size", required=True, help="rows x columns, as the model was learned, e.g. 19x19")
+    rd.add_argument("--corners", required=True, help="corner points 'x,y x,y x,y x,y' (TL TR BR BL)")
+    rd.add_argument("--model", required=True, help="the model file written by 'referee lattice learn'")
+    rd.add_argument("--image", required=True, help="the picture to read")
     return p
 
 

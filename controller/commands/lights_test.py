@@ -8,13 +8,11 @@ checked (pressed in software with `--simulate`, by the person otherwise).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-import yaml
 
 from controller.errors import ConfigError
 from controller.hardware.button import Button
@@ -43,22 +41,19 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def load_gpio_config(path: str, simulate: bool) -> GpioConfig:
-    """The `gpio:` section of the config file; with --simulate a missing file means defaults."""
-    file = Path(path)
-    if not file.exists():
+    """The `gpio:` section of the config file, after the same check of the whole file as `referee run`.
+
+    Why the whole file: a lights test that passes on a config `run` then refuses would send a
+    person looking in the wrong place. With --simulate a missing file means the default pins.
+    """
+    from controller.commands.run import read_config
+
+    if not Path(path).exists():
         if simulate:
             return validate_gpio({"backend": "mock"})
         raise ConfigError("gpio", "is needed to know the pins, but the config file was not found", source=path)
-    try:
-        data: Any = yaml.safe_load(file.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        raise ConfigError("gpio", f"the file is not valid YAML ({exc})", source=path) from exc
-    if not isinstance(data, dict):
-        raise ConfigError("gpio", "the file should hold 'name: value' sections", source=path)
-    section = data.get("gpio") or {}
-    if simulate and isinstance(section, dict):
-        section = {**section, "backend": "mock"}
-    return validate_gpio(section)
+    gpio = read_config(path).gpio
+    return dataclasses.replace(gpio, backend="mock") if simulate else gpio
 
 
 def lights_test_steps(feedback: Feedback) -> list[tuple[str, Callable[[], None]]]:

@@ -19,5 +19,5 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     answer = request(socket_path(args), "new-game")
-    print(f"new game {answer['game_id']}: {answer['message']}")
+    print(f"{answer['message']} (game {answer['game_id']} in the journal)")
     return 0

@@ -20,9 +20,14 @@ UNSURE_EXIT = 3
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    p = subparsers.add_parser("read", help="read a board snapshot from a camera picture")
-    p.add_argument("--game", required=True, choices=GAMES)
-    p.add_argument("--image", required=True)
+    p = subparsers.add_parser(
+        "read",
+        help="read a board snapshot from a camera picture",
+        description="Print the snapshot (notation.md section 1) a camera picture shows. Places the "
+        "reader is unsure of are printed as ? and listed on stderr, with exit code 3.",
+    )
+    p.add_argument("--game", required=True, choices=GAMES, help="which game's board the picture shows")
+    p.add_argument("--image", required=True, help="the picture (.png, .jpg)")
     p.add_argument("--profile", help="a calibrated board profile (default: the game's default)")
     p.add_argument("--corners", help="the lattice's corner points 'x,y x,y x,y x,y' (TL TR BR BL) "
                                      "for a board without markers")

@@ -13,12 +13,18 @@ from controller.snapshot import GAMES, parse_snapshot
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    p = subparsers.add_parser("render", help="draw a board snapshot as a camera would see it")
-    p.add_argument("--game", required=True, choices=GAMES)
+    p = subparsers.add_parser(
+        "render",
+        help="draw a board snapshot as a camera would see it",
+        description="Draw a board snapshot (notation.md section 1) as the simulated camera sees it, "
+        "with the game's markers, so `referee read` and `referee calibrate` can be tried without a camera.",
+    )
+    p.add_argument("--game", required=True, choices=GAMES, help="which game's board to draw")
     p.add_argument("--snapshot", required=True, help="a snapshot file (notation.md section 1)")
     p.add_argument("--out", required=True, help="the image to write (.png, .jpg)")
     p.add_argument("--seed", type=int, default=0, help="camera pose, lighting and noise seed")
-    p.add_argument("--preset", choices=("clean", "hard"), default="clean")
+    p.add_argument("--preset", choices=("clean", "hard"), default="clean",
+                   help="clean: even light; hard: glare, shadows and blur as at a real table (default: clean)")
     p.add_argument("--profile", help="a board profile (default: the game's default profile)")
     p.add_argument("--hand", help="draw a hand with its fingertips over 'row,col'")
     return p
@@ -34,15 +40,28 @@ def read_text(path: str, what: str) -> str:
 
 
 def profile_for(game: str, path: str | None):
-    profile = load_profile(path) if path else default_profile(game)
+    try:
+        profile = load_profile(path) if path else default_profile(game)
+    except UnicodeDecodeError:
+        raise RefereeError(f"the profile {path} is not a text file") from None
     if profile.game != game:
         raise RefereeError(f"the profile {path} describes {profile.game}, not {game}")
     return profile
 
 
+def check_image_name(path: str) -> None:
+    """Refuse, before any work, an output name OpenCV cannot write (it would raise, not return False)."""
+    if not cv2.haveImageWriter(path):
+        raise RefereeError(f"cannot write the image {path}: its name must end in .png or .jpg")
+    folder = Path(path).parent
+    if not folder.is_dir():
+        raise RefereeError(f"cannot write the image {path}: there is no folder {folder}")
+
+
 def run(args: argparse.Namespace) -> int:
     from controller.vision.render import Scene, render_snapshot
 
+    check_image_name(args.out)
     profile = profile_for(args.game, args.profile)
     snap = parse_snapshot(args.game, read_text(args.snapshot, "snapshot"),
                           letters=profile.letters, where=args.snapshot)
@@ -55,7 +74,11 @@ def run(args: argparse.Namespace) -> int:
         hand = (r, c)
     img = render_snapshot(snap, profile, seed=args.seed, preset=args.preset,
                           scene=Scene(hand=hand))
-    if not cv2.imwrite(args.out, img):
+    try:
+        written = cv2.imwrite(args.out, img)
+    except cv2.error:
+        written = False
+    if not written:
         raise RefereeError(f"cannot write the image {args.out} (is the folder there, and the "
                            "name ending in .png or .jpg?)")
     return 0

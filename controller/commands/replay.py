@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from controller.errors import RefereeError
 from controller.record import load_record
 from controller.referee import judge_record
 
@@ -21,7 +22,10 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    record = load_record(args.record)
+    try:
+        record = load_record(args.record)
+    except UnicodeDecodeError:
+        raise RefereeError(f"the game record {args.record} is not a text file (a YAML game record)") from None
     lines = list(judge_record(record))  # judge it all first: a malformed record prints nothing
     for line in lines:
         sys.stdout.write(json.dumps(line) + "\n")

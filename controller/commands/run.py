@@ -15,8 +15,10 @@ import signal
 import sys
 import threading
 
+from controller.errors import RefereeError
 from controller.service.app import Service, play_in_background
 from controller.service.config import ServiceConfig, load_config
+from controller.service.control import check_socket_path
 from controller.service.notify import Notifier
 from controller.service.world import SimWorld, starting_board
 
@@ -29,6 +31,14 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     parser.add_argument("--config", default="config.yaml", help="config file (default: config.yaml)")
     return parser
+
+
+def read_config(path: str) -> ServiceConfig:
+    """The checked config file, as `run` and `lights-test` both read it (one check for both)."""
+    try:
+        return load_config(path)
+    except UnicodeDecodeError:
+        raise RefereeError(f"the config file {path} is not a text file") from None
 
 
 def setup_logging(config: ServiceConfig) -> None:
@@ -46,7 +56,7 @@ def setup_logging(config: ServiceConfig) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    config = load_config(args.config)
+    config = read_config(args.config)
     setup_logging(config)
     log = logging.getLogger("referee")
     world_factory = None
@@ -57,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
+    check_socket_path(config.control_socket)  # a referee already running: stop before its journal is opened
     service = Service(config, world_factory=world_factory, log=log)
     try:
         log.info(

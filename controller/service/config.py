@@ -9,6 +9,7 @@ are checked by their own validators. Every error names the key and what was expe
 from __future__ import annotations
 
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,38 @@ SERVICE_KEYS = (
     "simulation", "mqtt", "web",
 )
 LOG_LEVELS = ("debug", "info", "warning", "error")
-DEFAULT_SOCKET = "/tmp/referee-control.sock"
+#: Where systemd's `RuntimeDirectory=referee` puts the socket (the unit in systemd/referee.service).
+SYSTEM_SOCKET = Path("/run/referee/control.sock")
+SOCKET_NAME = "control.sock"
+
+
+def default_control_socket() -> Path:
+    """The control socket when config.yaml names none: always inside a private runtime folder.
+
+    Why not /tmp: anyone may create a file there, so another user could take the path first.
+    Under systemd `RUNTIME_DIRECTORY` is /run/referee (group referee, 0770); a desktop session has
+    `XDG_RUNTIME_DIR` (the user's own 0700 folder); otherwise a per-user folder that the server
+    creates with mode 0700 and checks is the user's own (`private_fallback_folder`).
+    """
+    runtime = os.environ.get("RUNTIME_DIRECTORY", "").split(":")[0]
+    if runtime:
+        return Path(runtime) / SOCKET_NAME
+    xdg = os.environ.get("XDG_RUNTIME_DIR", "")
+    if xdg and Path(xdg).is_absolute():
+        return Path(xdg) / "referee" / SOCKET_NAME
+    return private_fallback_folder() / SOCKET_NAME
+
+
+def private_fallback_folder() -> Path:
+    """A per-user folder for the socket on systems without a runtime folder (like tmux's /tmp/tmux-UID)."""
+    return Path(tempfile.gettempdir()) / f"referee-{os.getuid()}"
+
+
+def control_socket_setting(data: dict, base: Path, source: str) -> Path:
+    """config.yaml's `control_socket:` (relative to the file), or the default when absent or null."""
+    if data.get("control_socket") is None:
+        return default_control_socket()
+    return _path(data, "control_socket", "", base, source)
 
 
 @dataclass(frozen=True)
@@ -201,7 +233,7 @@ def config_from_mapping(data: Any, source: str = "config.yaml", base: Path | Non
         settle_time=_number(data, "settle_time", 0.3, 0.05, 5.0, source),
         frame_timeout=_number(data, "frame_timeout", 2.0, 0.2, 60.0, source),
         journal=_path(data, "journal", "referee-journal.sqlite", base, source),
-        control_socket=_path(data, "control_socket", DEFAULT_SOCKET, base, source),
+        control_socket=control_socket_setting(data, base, source),
         camera=camera,
         switches=switches,
         gpio=gpio,
