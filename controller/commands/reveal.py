@@ -5,16 +5,20 @@ from __future__ import annotations
 import argparse
 import json
 
+from controller.errors import RefereeError
 from controller.service.control import add_socket_arguments, request, socket_path
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "reveal",
-        help="tell the running referee a seat's secret colour(s) (Colorpop)",
-        description="Tell the running referee a seat's secret colour(s), e.g. `referee reveal 1 G`.",
+        help="tell the running referee a player's secret colour(s) (Colorpop)",
+        description=(
+            "Tell the running referee a player's secret colour(s), e.g. `referee reveal 1 G` for the "
+            "first player. Players are counted from 1, as they count themselves."
+        ),
     )
-    parser.add_argument("seat", type=int, help="the seat number (0 is the first seat)")
+    parser.add_argument("player", type=int, help="the player, counted from 1 (1 is the first player)")
     parser.add_argument("colours", nargs="+", metavar="COLOUR", help="colour letters: G Y O B P")
     add_socket_arguments(parser)
     return parser
@@ -22,7 +26,9 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     colours = [c.upper() for c in args.colours]
-    answer = request(socket_path(args), "reveal", seat=args.seat, colours=colours)
+    if args.player < 1:
+        raise RefereeError(f"players are counted from 1; got {args.player}")
+    answer = request(socket_path(args), "reveal", seat=args.player - 1, colours=colours)
     result = answer["result"]
     if result.get("finished") and result.get("winners"):
         print(f"winner: {' and '.join(f'player {s + 1}' for s in result['winners'])} ({result.get('reason', '')})")
