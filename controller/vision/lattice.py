@@ -34,7 +34,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from controller.errors import FormatError, RefereeError
+from controller.errors import ConfigError, FormatError, RefereeError
+from controller.vision.classify import ClassModel
 from controller.vision.features import PatchSampler, Rectifier, ring_offsets
 from controller.vision.geometry import (
     CornersError,
@@ -44,17 +45,15 @@ from controller.vision.geometry import (
 )
 
 PPP = 24  # rectified pixels per pitch
-MODEL_VERSION = 2
+MODEL_VERSION = 3
 EPS = 0.02  # added before the log so that black stays finite (and its noise small)
 DISC = 0.35  # pitches: the disc describing a place
 CORE = 0.15  # pitches: its core
 BETWEEN = 0.1  # pitches: the small disc sampled at each between point
 SHIFT = 0.1  # pitches: how far the extra samples of a place are moved
 SHIFTS = np.array([[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]], np.float64) * SHIFT
-FLOOR = 0.05  # least spread of any feature within a label (log units, ~5%)
-NEIGHBOURS = 3
-FAR = 10.0  # scaled distance from which a place looks less and less like anything learned
-MAX_LOOKS = 1500  # learned looks kept per label (reading cost grows with them)
+FLOOR = 0.05  # least spread of any feature within a look (log units, ~5%: light the smooth fit misses)
+NOISE = 0.0  # grey levels (0-1, ~5 of 255) by which pictures of one look may differ at any level
 N_FEATURES = 8
 
 
@@ -174,12 +173,14 @@ def illumination(logimg: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray,
     return coef, quadratic
 
 
-def place_features(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> np.ndarray:
+def place_features(image: np.ndarray, size: tuple[int, int], corners: np.ndarray,
+                   with_light: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """(shifts, rows*cols, N_FEATURES) features of every place, relative to the picture's light.
 
     Per place: the median log colour (B, G, R) of its disc, the same of its core, and the 20th
     and 80th percentiles of the disc's lightness, each minus the illumination surface there.
-    The first shift is the point itself, the others 0.1 pitch away.
+    The first shift is the point itself, the others 0.1 pitch away. `with_light` also returns
+    the (rows*cols, 3) log light at every place (features + light = log colour in the picture).
     """
     rows, cols = size
     logimg = _rectified_log(image, size, corners)
@@ -196,27 +197,39 @@ def place_features(image: np.ndarray, size: tuple[int, int], corners: np.ndarray
         out[k, :, 0:3] = np.median(vals, axis=1)
         out[k, :, 3:6] = np.median(vals[:, core_mask], axis=1)
         out[k, :, 6:8] = np.percentile(lightness, [20, 80], axis=1).T
-    return out
+    return (out, light) if with_light else out
+
+
+def noise_variance(feats: np.ndarray, light: np.ndarray) -> np.ndarray:
+    """(..., N_FEATURES) variance every feature owes to a few grey levels of noise (sensor,
+    JPEG, another tone curve): NOISE in linear units is NOISE / level in log units, large for
+    a dark piece and negligible for a light one."""
+    level = np.exp(feats[..., 0:6] + np.concatenate([light, light], axis=1))  # includes EPS
+    var = (NOISE / level) ** 2
+    grey = var[..., 0:3].mean(axis=-1, keepdims=True)
+    return np.concatenate([var, grey, grey], axis=-1)
 
 
 @dataclass
 class LatticeModel:
-    """Learned looks of every label (features relative to each picture's light) and the spread
-    that scales each feature."""
+    """The learned looks of every label: the same `ClassModel` the games read with, over the
+    features of `place_features`."""
 
     size: tuple[int, int]
-    features: np.ndarray
-    labels: list[str]
-    scale: np.ndarray
+    classes: ClassModel
+
+    @property
+    def labels(self) -> list[str]:
+        """Every label learned, once."""
+        return sorted({r.letter for r in self.classes.refs})
 
     def to_json(self) -> str:
         return json.dumps({
             "kind": "referee-lattice-model",
             "version": MODEL_VERSION,
             "size": list(self.size),
-            "scale": [round(float(v), 5) for v in self.scale],
-            "labels": "".join(self.labels),
-            "features": [[round(float(v), 4) for v in row] for row in self.features],
+            "floor": [round(float(v), 7) for v in self.classes.floor],
+            **self.classes.to_yaml(),
         })
 
     @classmethod
@@ -234,118 +247,84 @@ class LatticeModel:
         if version != MODEL_VERSION:
             raise RefereeError(
                 f"{path} is a lattice model of version {version}, but this referee reads version "
-                f"{MODEL_VERSION} (it describes places relative to the picture's light); learn it "
+                f"{MODEL_VERSION} (one Gaussian per look, read with the games' classifier); learn it "
                 f"again with 'referee lattice learn'")
         try:
-            feats = np.array(data["features"], np.float64)
-            labels = list(data["labels"])
-            scale = np.array(data["scale"], np.float64)
             size = (int(data["size"][0]), int(data["size"][1]))
+            floor = np.array(data["floor"], np.float64)
+            if floor.shape != (N_FEATURES,) or not np.all(floor >= 0):
+                raise ValueError
+            classes = ClassModel.from_yaml(data, path="model", dims=N_FEATURES)
+        except ConfigError as exc:
+            raise RefereeError(f"{path}: the lattice model is damaged ({exc}); learn it again") from None
         except (KeyError, TypeError, ValueError, IndexError):
-            raise RefereeError(f"{not_model} (or it is damaged)") from None
-        if feats.ndim != 2 or feats.shape[1] != N_FEATURES or len(labels) != len(feats) or (
-                scale.shape != (N_FEATURES,)) or not np.all(scale > 0) or not labels:
-            raise RefereeError(f"{path}: the lattice model is damaged; learn it again")
-        return cls(size, feats, labels, scale)
+            raise RefereeError(f"{path}: the lattice model is damaged; learn it again") from None
+        classes = ClassModel(classes.refs, classes.max_distance, classes.min_margin, floor)
+        return cls(size, classes)
 
-    def scores(self, feats: np.ndarray) -> tuple[list[str], np.ndarray]:
-        """Labels and (shifts, N, labels) mean scaled distance to each label's nearest looks."""
-        classes = sorted(set(self.labels))
-        lab = np.array(self.labels)
-        s = (self.features / self.scale).astype(np.float32)
-        f = (feats / self.scale).astype(np.float32)
-        out = np.empty(f.shape[:2] + (len(classes),), np.float32)
-        for j, c in enumerate(classes):
-            sc = s[lab == c]
-            k = min(NEIGHBOURS, len(sc))
-            s2 = (sc * sc).sum(axis=1)
-            for i in range(len(f)):
-                for a in range(0, f.shape[1], 2000):
-                    fi = f[i, a : a + 2000]
-                    d2 = (fi * fi).sum(axis=1)[:, None] + s2[None, :] - 2 * fi @ sc.T
-                    near = np.partition(d2, k - 1, axis=1)[:, :k]
-                    out[i, a : a + 2000, j] = np.sqrt(np.maximum(near, 0)).mean(axis=1)
-        return classes, out
+    def distances(self, feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(N, looks) distance of every place to every look at the sample position that fits
+        that look best, and (N, looks) which position that was."""
+        d = np.stack([self.classes.distances(f) for f in feats])  # (shifts, N, looks)
+        return d.min(axis=0), d.argmin(axis=0)
 
-    def decide(self, feats: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
-        """Best label index per place, its confidence, the best shift, and the labels."""
-        classes, sc = self.scores(feats)
-        per_class = sc.min(axis=0)  # the best-matching position for every label
-        order = np.argsort(per_class, axis=1)
-        n = np.arange(per_class.shape[0])
-        best = per_class[n, order[:, 0]]
-        second = per_class[n, order[:, 1]] if len(classes) > 1 else np.full_like(best, np.inf)
-        margin = np.clip(1 - best / np.maximum(second, 1e-9), 0, 1)
-        closeness = np.clip(1.5 - best / FAR, 0, 1)
-        shift = sc[:, n, order[:, 0]].argmin(axis=0)
-        return order[:, 0], margin * closeness, shift, classes
+    def read(self, feats: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """Each place's label, whether it is sure and a confidence in [0, 1], from (shifts, N, F)
+        features.
 
-    def read(self, feats: np.ndarray) -> tuple[list[str], np.ndarray]:
-        """Each place's label and a confidence in [0, 1], from (shifts, N, F) features.
-
-        A first reading gives the places that are read confidently; the median offset between
-        them and their labels' nearest learned looks is what the light estimate missed (a tone curve,
-        the board's material answering differently from the pieces), and is removed before
-        reading again.
+        A first reading gives the places read surely; the median offset between them and their
+        looks' means is what the light estimate missed (a tone curve, the board's material
+        answering differently from the pieces). It is the same for every place, so it is
+        removed and the board read again: the classes keep their order under any light.
         """
         feats = np.asarray(feats, np.float64)
         if feats.ndim == 2:
             feats = feats[None]
-        best, conf, shift, classes = self.decide(feats)
-        lab = np.array(self.labels)
+        dist, pos = self.distances(feats)
+        dec = self.classes.decide_distances(dist)
         n = np.arange(feats.shape[1])
-        chosen = feats[shift, n]
-        good = conf >= 0.3
-        if good.sum() >= 4:
-            resid = np.zeros((len(n), N_FEATURES))
-            for j, c in enumerate(classes):
-                here = good & (best == j)
-                if not here.any():
-                    continue
-                looks = self.features[lab == c]
-                d = (((chosen[here][:, None, :] - looks[None]) / self.scale) ** 2).sum(axis=2)
-                resid[here] = chosen[here] - looks[d.argmin(axis=1)]
-            offset = np.median(resid[good], axis=0)
+        best = dist.argmin(axis=1)
+        if dec.sure.sum() >= 4:
+            chosen = feats[pos[n, best], n]
+            resid = (chosen - self.classes.means[best])[dec.sure]
+            offset = np.median(resid, axis=0)
             per_channel = np.clip((offset[0:3] + offset[3:6]) / 2, -0.3, 0.3)
             full = np.concatenate([per_channel, per_channel, [per_channel.mean()] * 2])
-            best, conf, _, _ = self.decide(feats - full)
-        return [classes[i] for i in best], conf
+            dist, _ = self.distances(feats - full)
+            dec = self.classes.decide_distances(dist)
+        return dec.letters, dec.sure, dec.confidence
 
 
 def learn(samples: list[tuple[np.ndarray, list[list[str]]]], size: tuple[int, int],
           corners: list[np.ndarray]) -> LatticeModel:
-    """A model from (image, labels) pairs, each with its own lattice corners."""
-    looks, labels = [], []
+    """A model from (image, labels) pairs, each with its own lattice corners: the looks of
+    every label (`ClassModel.learn_looks`), every place counted once however many of its
+    shifted samples are kept."""
+    looks, labels, places, noise = [], [], [], []
+    first = 0
     for (image, grid), cor in zip(samples, corners):
-        f = place_features(image, size, cor)  # (shifts, N, F)
+        f, light = place_features(image, size, cor, with_light=True)  # (shifts, N, F), (N, 3)
         flat = [ch for row in grid for ch in row]
         for k in range(len(f)):
             looks.append(f[k])
+            noise.append(noise_variance(f[k].astype(np.float64), light))
             labels += flat
+            places.append(first + np.arange(len(flat)))
+        first += len(flat)
     x = np.concatenate(looks).astype(np.float64)
-    lab = np.array(labels)
-    classes = sorted(set(labels))
-    # Within-label spread of every feature, pooled over labels, robust to mislabelled places.
-    resid = np.concatenate([x[lab == c] - np.median(x[lab == c], axis=0) for c in classes])
-    mad = 1.4826 * np.median(np.abs(resid), axis=0)
-    scale = np.maximum(mad, FLOOR)
-    # Keep the reading cost bounded on very large lattices.
-    keep = np.zeros(len(x), bool)
-    rng = np.random.default_rng(0)
-    for c in classes:
-        idx = np.flatnonzero(lab == c)
-        if len(idx) > MAX_LOOKS:
-            idx = rng.choice(idx, MAX_LOOKS, replace=False)
-        keep[idx] = True
-    return LatticeModel(tuple(size), x[keep], [str(v) for v in lab[keep]], scale)
+    floor = np.full(N_FEATURES, FLOOR**2)
+    refs = ClassModel.learn_looks(x, labels, np.concatenate(places), floor, np.concatenate(noise))
+    return LatticeModel(tuple(size), ClassModel(refs, floor=floor))
 
 
-def read(model: LatticeModel, image: np.ndarray, corners: np.ndarray) -> tuple[list[list[str]], np.ndarray]:
-    """The label of every place of a picture (row lists) and each one's confidence."""
+def read(model: LatticeModel, image: np.ndarray,
+         corners: np.ndarray) -> tuple[list[list[str]], np.ndarray, np.ndarray]:
+    """The label of every place of a picture (row lists), whether it is sure and a confidence
+    ((rows, cols) arrays)."""
     rows, cols = model.size
-    labels, conf = model.read(place_features(image, model.size, corners))
+    labels, sure, conf = model.read(place_features(image, model.size, corners))
     grid = [labels[r * cols : (r + 1) * cols] for r in range(rows)]
-    return grid, conf.reshape(rows, cols)
+    return grid, sure.reshape(rows, cols), conf.reshape(rows, cols)
 
 
 __all__ = ["CornersError", "LatticeModel", "MODEL_VERSION", "illumination", "learn", "load_image",
