@@ -34,10 +34,6 @@ MIN_VAR = np.array([0.04**2, 0.012**2, 0.012**2])
 #: a look several standard deviations away from everything learned is never forced into a class.
 P_KNOWN = 0.9999
 
-#: A look is split in two when its two halves (2-means) lie further apart, in their pooled
-#: spread, than this many times the open-set distance would allow within one look.
-SPLIT = 1.0
-
 
 def open_set_distance(dims: int, p: float = P_KNOWN) -> float:
     """The Mahalanobis distance within which a sample of a Gaussian look in `dims` dimensions
@@ -173,7 +169,7 @@ class ClassModel:
 
     @staticmethod
     def learn_looks(samples: np.ndarray, labels: list[str], place: np.ndarray | None = None,
-                    floor: np.ndarray | None = None, noise: np.ndarray | None = None) -> list[ClassRef]:
+                    floor: np.ndarray | None = None) -> list[ClassRef]:
         """Looks of every label from labelled samples (N, D), e.g. the places of one picture.
 
         `place` numbers the place each sample came from (several samples of one place, taken a
@@ -183,16 +179,15 @@ class ClassModel:
         while the halves lie further apart than the open-set distance. Each look's covariance
         is shrunk towards the spread pooled over all looks, with the weight of D places, so a
         look learned from one or two places gets the typical spread rather than its own
-        accidental one, and widened by (1 + 1/places), the uncertainty of its mean; the model adds `floor` on top of it, and `noise` (N, D), each sample's
-        own measurement variance (how much pictures differ at its level), averaged over the
-        look, is added to the look's covariance.
+        accidental one, and widened by (1 + 1/places), the uncertainty of its mean; the model
+        adds `floor` on top of it.
         """
         x = np.asarray(samples, np.float64)
         lab = np.asarray(labels)
         place = np.arange(len(x)) if place is None else np.asarray(place)
         dims = x.shape[1]
         floor_cov = np.diag(np.zeros(dims) if floor is None else np.asarray(floor, np.float64))
-        limit = open_set_distance(dims) * SPLIT
+        limit = open_set_distance(dims)  # further apart than one look would be
         groups: list[tuple[str, np.ndarray]] = []
         for letter in sorted(set(labels)):
             idx = np.flatnonzero(lab == letter)
@@ -201,8 +196,6 @@ class ClassModel:
         for letter, idx in groups:
             n = len(np.unique(place[idx]))
             cov = np.cov(x[idx].T) if len(idx) > 1 else np.zeros((dims, dims))
-            if noise is not None:
-                cov = cov + np.diag(np.asarray(noise, np.float64)[idx].mean(axis=0))
             stats.append((letter, x[idx].mean(axis=0), np.atleast_2d(cov), n))
         weight = sum(max(n - 1, 0) for *_, n in stats)
         pooled = (sum(max(n - 1, 0) * c for _, _, c, n in stats) / weight if weight

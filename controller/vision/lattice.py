@@ -18,11 +18,12 @@ illumination*:
 * Pieces a little off their point and corner points a few pixels off: each place is also
   sampled at four positions 0.1 pitch away; learning keeps them all as looks of the label, and
   reading takes, per label, the position that matches best.
-* The decision is nearest neighbours among the learned looks after scaling every feature by
-  its spread within labels (so several looks of one label, dark and light empty squares, need
-  no special case), then the global offset that the confidently read places still show is
-  removed and the board is read again. A place's confidence is how much nearer its best label
-  is than the next one; the command lists doubtful places on stderr.
+* The decision is the games' classifier (`classify.ClassModel`): every label is one or more
+  Gaussian looks (light and dark empty squares are two looks of one label), a place takes the
+  nearest look by Mahalanobis distance, and it is sure only within the open-set distance of
+  that look and clearly nearer to it than to any other label. The global offset that the surely
+  read places still show is removed and the board read again. A place where the board is hidden
+  around it (a hand, a sleeve, a cup) is never sure. The command lists unsure places on stderr.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ BETWEEN = 0.1  # pitches: the small disc sampled at each between point
 SHIFT = 0.1  # pitches: how far the extra samples of a place are moved
 SHIFTS = np.array([[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]], np.float64) * SHIFT
 FLOOR = 0.05  # least spread of any feature within a look (log units, ~5%: light the smooth fit misses)
-NOISE = 0.0  # grey levels (0-1, ~5 of 255) by which pictures of one look may differ at any level
+HIDDEN_AROUND = 2  # of the four between points around a place: hidden by something larger than a piece
 N_FEATURES = 8
 
 
@@ -152,6 +153,13 @@ def _terms(pts: np.ndarray, size: tuple[int, int], quadratic: bool) -> np.ndarra
 def illumination(logimg: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, bool]:
     """Per channel, coefficients of a smooth log-light surface over the lattice, fitted robustly
     (Tukey-weighted) to the between points; quadratic when there are enough of them."""
+    coef, quadratic, _ = _illumination(logimg, size)
+    return coef, quadratic
+
+
+def _illumination(logimg: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, bool, np.ndarray]:
+    """`illumination`, and which between points ((rows+1, cols+1) bools) the fit rejected in
+    some channel: what shows there is not the board under the fitted light."""
     rows, cols = size
     ys, xs = np.mgrid[0 : rows + 1, 0 : cols + 1]
     pts = np.stack([xs.ravel() - 0.5, ys.ravel() - 0.5], axis=1).astype(np.float64)
@@ -161,6 +169,7 @@ def illumination(logimg: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray,
     a = _terms(pts, size, quadratic)
     ridge = np.diag([0.0] + [0.5] * (a.shape[1] - 1))
     coef = np.zeros((a.shape[1], 3))
+    rejected = np.zeros(len(pts), bool)
     for ch in range(3):
         y = vals[:, ch]
         w = np.ones(len(y))
@@ -170,23 +179,52 @@ def illumination(logimg: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray,
             r = y - a @ coef[:, ch]
             s = 1.4826 * np.median(np.abs(r)) + 0.02
             w = np.clip(1 - (r / (4.685 * s)) ** 2, 0, None) ** 2
-    return coef, quadratic
+        rejected |= w == 0
+    return coef, quadratic, rejected.reshape(rows + 1, cols + 1)
 
 
-def place_features(image: np.ndarray, size: tuple[int, int], corners: np.ndarray,
-                   with_light: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+@dataclass
+class Described:
+    """What a picture shows at every place: `feats` (shifts, N, N_FEATURES) relative to the
+    light, `light` (N, 3) the log light there, `hidden` (N,) whether the board is hidden at
+    every between point around the place (see `describe`)."""
+
+    feats: np.ndarray
+    light: np.ndarray
+    hidden: np.ndarray
+
+
+def describe(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> Described:
+    """The features of every place (`place_features`), and which places are hidden by something
+    larger than a piece.
+
+    A piece stands on its place and leaves the board visible at the between points around it
+    (the light is measured there because a piece rarely covers them). A hand, a sleeve, a cup
+    or a book covers places *and* the board between them: a place with HIDDEN_AROUND of its four
+    between points unlike the board under the fitted light (rejected by the robust fit) is not
+    read as anything. A tall piece seen at an angle can hide one of them, rarely two.
+    """
+    rows, cols = size
+    logimg = _rectified_log(image, size, corners)
+    coef, quadratic, rejected = _illumination(logimg, size)
+    points = LatticeGeometry(rows, cols).points()
+    light = _terms(points, size, quadratic) @ coef  # (N, 3)
+    around = rejected[:-1, :-1].astype(int) + rejected[:-1, 1:] + rejected[1:, :-1] + rejected[1:, 1:]
+    hidden = around >= HIDDEN_AROUND
+    return Described(_features(logimg, points, light), light, hidden.ravel())
+
+
+def place_features(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> np.ndarray:
     """(shifts, rows*cols, N_FEATURES) features of every place, relative to the picture's light.
 
     Per place: the median log colour (B, G, R) of its disc, the same of its core, and the 20th
     and 80th percentiles of the disc's lightness, each minus the illumination surface there.
-    The first shift is the point itself, the others 0.1 pitch away. `with_light` also returns
-    the (rows*cols, 3) log light at every place (features + light = log colour in the picture).
+    The first shift is the point itself, the others 0.1 pitch away.
     """
-    rows, cols = size
-    logimg = _rectified_log(image, size, corners)
-    coef, quadratic = illumination(logimg, size)
-    points = LatticeGeometry(rows, cols).points()
-    light = _terms(points, size, quadratic) @ coef  # (N, 3)
+    return describe(image, size, corners).feats
+
+
+def _features(logimg: np.ndarray, points: np.ndarray, light: np.ndarray) -> np.ndarray:
     disc = ring_offsets(0, DISC * PPP)
     core_mask = np.hypot(disc[:, 0], disc[:, 1]) <= CORE * PPP
     out = np.empty((len(SHIFTS), len(points), N_FEATURES), np.float32)
@@ -197,17 +235,7 @@ def place_features(image: np.ndarray, size: tuple[int, int], corners: np.ndarray
         out[k, :, 0:3] = np.median(vals, axis=1)
         out[k, :, 3:6] = np.median(vals[:, core_mask], axis=1)
         out[k, :, 6:8] = np.percentile(lightness, [20, 80], axis=1).T
-    return (out, light) if with_light else out
-
-
-def noise_variance(feats: np.ndarray, light: np.ndarray) -> np.ndarray:
-    """(..., N_FEATURES) variance every feature owes to a few grey levels of noise (sensor,
-    JPEG, another tone curve): NOISE in linear units is NOISE / level in log units, large for
-    a dark piece and negligible for a light one."""
-    level = np.exp(feats[..., 0:6] + np.concatenate([light, light], axis=1))  # includes EPS
-    var = (NOISE / level) ** 2
-    grey = var[..., 0:3].mean(axis=-1, keepdims=True)
-    return np.concatenate([var, grey, grey], axis=-1)
+    return out
 
 
 @dataclass
@@ -268,9 +296,9 @@ class LatticeModel:
         d = np.stack([self.classes.distances(f) for f in feats])  # (shifts, N, looks)
         return d.min(axis=0), d.argmin(axis=0)
 
-    def read(self, feats: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
+    def read(self, feats: np.ndarray, hidden: np.ndarray | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
         """Each place's label, whether it is sure and a confidence in [0, 1], from (shifts, N, F)
-        features.
+        features; `hidden` places (see `describe`) are never sure.
 
         A first reading gives the places read surely; the median offset between them and their
         looks' means is what the light estimate missed (a tone curve, the board's material
@@ -292,7 +320,9 @@ class LatticeModel:
             full = np.concatenate([per_channel, per_channel, [per_channel.mean()] * 2])
             dist, _ = self.distances(feats - full)
             dec = self.classes.decide_distances(dist)
-        return dec.letters, dec.sure, dec.confidence
+        if hidden is None:
+            return dec.letters, dec.sure, dec.confidence
+        return dec.letters, dec.sure & ~hidden, np.where(hidden, 0.0, dec.confidence)
 
 
 def learn(samples: list[tuple[np.ndarray, list[list[str]]]], size: tuple[int, int],
@@ -300,20 +330,19 @@ def learn(samples: list[tuple[np.ndarray, list[list[str]]]], size: tuple[int, in
     """A model from (image, labels) pairs, each with its own lattice corners: the looks of
     every label (`ClassModel.learn_looks`), every place counted once however many of its
     shifted samples are kept."""
-    looks, labels, places, noise = [], [], [], []
+    looks, labels, places = [], [], []
     first = 0
     for (image, grid), cor in zip(samples, corners):
-        f, light = place_features(image, size, cor, with_light=True)  # (shifts, N, F), (N, 3)
+        f = place_features(image, size, cor)  # (shifts, N, F)
         flat = [ch for row in grid for ch in row]
         for k in range(len(f)):
             looks.append(f[k])
-            noise.append(noise_variance(f[k].astype(np.float64), light))
             labels += flat
             places.append(first + np.arange(len(flat)))
         first += len(flat)
     x = np.concatenate(looks).astype(np.float64)
     floor = np.full(N_FEATURES, FLOOR**2)
-    refs = ClassModel.learn_looks(x, labels, np.concatenate(places), floor, np.concatenate(noise))
+    refs = ClassModel.learn_looks(x, labels, np.concatenate(places), floor)
     return LatticeModel(tuple(size), ClassModel(refs, floor=floor))
 
 
@@ -322,7 +351,8 @@ def read(model: LatticeModel, image: np.ndarray,
     """The label of every place of a picture (row lists), whether it is sure and a confidence
     ((rows, cols) arrays)."""
     rows, cols = model.size
-    labels, sure, conf = model.read(place_features(image, model.size, corners))
+    seen = describe(image, model.size, corners)
+    labels, sure, conf = model.read(seen.feats, seen.hidden)
     grid = [labels[r * cols : (r + 1) * cols] for r in range(rows)]
     return grid, sure.reshape(rows, cols), conf.reshape(rows, cols)
 
