@@ -130,3 +130,20 @@ def test_a_model_of_another_version_is_refused_clearly(tmp_path: Path) -> None:
     (tmp_path / "bad.json").write_text(json.dumps(data))
     with pytest.raises(RefereeError, match="damaged"):
         lattice.LatticeModel.load(tmp_path / "bad.json")
+
+
+@pytest.mark.parametrize("colour", [(235, 235, 235), (30, 30, 30)])  # a white cup, a black sleeve
+def test_an_object_the_colour_of_a_piece_over_places_is_not_read(colour) -> None:
+    """Stones of these colours are learned, but an object hides the board between the places
+    too: the places under it are unsure, not stones."""
+    rows, cols = SCENARIOS["go"][:2]
+    model = learned("go", (1,))
+    img, grid, given, _ = make_case("go", 2)
+    pitch = np.linalg.norm(given[1] - given[0]) / (cols - 1)
+    centre = given[0] + (given[1] - given[0]) * 4 / (cols - 1) + (given[3] - given[0]) * 4 / (rows - 1)
+    cv2.ellipse(img, (int(centre[0]), int(centre[1])), (int(1.6 * pitch), int(1.2 * pitch)), 10, 0, 360,
+                colour, -1, cv2.LINE_AA)
+    got, sure, _ = lattice.read(model, img, given)
+    for r, c in [(4, 4), (4, 3), (4, 5)]:
+        assert not sure[r, c], (r, c, got[r][c])
+    assert sure.sum() >= rows * cols - 12  # the rest of the board is still read
