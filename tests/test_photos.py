@@ -4,6 +4,8 @@ cup drawn over places of a real photo."""
 
 from __future__ import annotations
 
+import functools
+
 import cv2
 import numpy as np
 import pytest
@@ -49,11 +51,17 @@ OBJECTS = {"hand": (120, 150, 205), "sleeve": (110, 60, 35), "red cup": (40, 40,
            "white cup": (225, 225, 225)}
 
 
+@functools.cache
+def _nine_by_nine() -> tuple[list[Photo], lattice.LatticeModel]:
+    """The 9x9 webcam game's photos and the model learned from the README's photo."""
+    photos = folder_photos(PHOTOS / "go-tengen-9x9-webcam")
+    return photos, learn_from(teacher(photos))
+
+
 def _read_with_objects(thing: str):
     """A 9x9 webcam game learned from one photo, its last photo read with `thing` over four
     places in turn (middle, edge, corner): (places covered, truth, reading, sure) per case."""
-    photos = folder_photos(PHOTOS / "go-tengen-9x9-webcam")
-    model = learn_from(teacher(photos))
+    photos, model = _nine_by_nine()
     photo: Photo = photos[-1]
     corners = parse_corners(photo.corners)
     rows, cols = photo.size
@@ -72,20 +80,15 @@ def _read_with_objects(thing: str):
 @needs_photos
 @pytest.mark.parametrize("thing", sorted(OBJECTS))
 def test_an_object_over_places_of_a_real_photo_is_never_a_piece(thing: str) -> None:
-    for covered, _, got, sure in _read_with_objects(thing):
-        for r, c in covered:
-            assert not (sure[r, c] and got[r][c] != "."), (thing, r, c, got[r][c])
-
-
-@needs_photos
-@pytest.mark.parametrize("thing", ["sleeve", "red cup", "white cup"])
-def test_an_object_unlike_the_board_leaves_its_places_unsure(thing: str) -> None:
-    """Unlike the hand, whose colour is close to this wooden board's (then only the missing
-    grid lines tell them apart), these hide the board: every place under them is unsure, or at
-    the object's rim, where the place still shows, read right."""
+    """No place under an object is read as a stone. Unlike the hand, whose colour is close to
+    this wooden board's (only the missing grid lines tell them apart), the others hide the
+    board: every place under them is unsure, or at the object's rim, where the place still
+    shows, read right."""
     for covered, truth, got, sure in _read_with_objects(thing):
         for r, c in covered:
-            assert not sure[r, c] or got[r][c] == truth[r][c], (thing, r, c, got[r][c])
+            assert not (sure[r, c] and got[r][c] != "."), (thing, r, c, got[r][c])
+            if thing != "hand":
+                assert not sure[r, c] or got[r][c] == truth[r][c], (thing, r, c, got[r][c])
 
 
 @needs_photos
@@ -97,8 +100,7 @@ def test_an_object_unlike_the_board_leaves_its_places_unsure(thing: str) -> None
 def test_a_real_photo_under_other_light_keeps_its_classes(exposure, cast, gradient) -> None:
     from tests.test_vision_lattice_robust import relit
 
-    photos = folder_photos(PHOTOS / "go-tengen-9x9-webcam")
-    model = learn_from(teacher(photos))
+    photos, model = _nine_by_nine()
     photo = photos[-1]
     got, sure, _ = lattice.read(model, relit(photo.image(), exposure, cast, gradient),
                                 parse_corners(photo.corners))
