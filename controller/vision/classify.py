@@ -278,7 +278,7 @@ def _split(x: np.ndarray, place: np.ndarray, idx: np.ndarray, floor_cov: np.ndar
     spread = np.sqrt(np.diag(np.cov(centre.T)) + np.diag(floor_cov) + 1e-12)
     z = centre / spread
     # 2-means from the two places furthest apart along the main direction.
-    u, _, vt = np.linalg.svd(z - z.mean(axis=0), full_matrices=False)
+    _, _, vt = np.linalg.svd(z - z.mean(axis=0), full_matrices=False)
     proj = (z - z.mean(axis=0)) @ vt[0]
     c = np.stack([z[proj.argmin()], z[proj.argmax()]])
     for _ in range(20):

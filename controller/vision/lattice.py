@@ -187,7 +187,7 @@ def _illumination(logimg: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray
 class Described:
     """What a picture shows at every place: `feats` (shifts, N, N_FEATURES) relative to the
     light, `light` (N, 3) the log light there, `hidden` (N,) whether the board is hidden at
-    every between point around the place (see `describe`)."""
+    HIDDEN_AROUND of the four between points around the place (see `describe`)."""
 
     feats: np.ndarray
     light: np.ndarray
@@ -202,7 +202,8 @@ def describe(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> D
     (the light is measured there because a piece rarely covers them). A hand, a sleeve, a cup
     or a book covers places *and* the board between them: a place with HIDDEN_AROUND of its four
     between points unlike the board under the fitted light (rejected by the robust fit) is not
-    read as anything. A tall piece seen at an angle can hide one of them, rarely two.
+    read as anything. Stones seen at an angle, and their shadows, sometimes hide two as well:
+    such a stone is then unsure, not wrong (about 1% of the places of the shared photographs).
     """
     rows, cols = size
     logimg = _rectified_log(image, size, corners)
