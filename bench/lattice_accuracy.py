@@ -33,7 +33,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from controller.commands.lattice import DOUBT  # noqa: E402
 from controller.vision import lattice  # noqa: E402
 
 TEXP = 40  # texture pixels per pitch
@@ -215,14 +214,14 @@ def evaluate(scenario: str, boards: int, n_learn: int, n_read: int) -> tuple[int
         model = lattice.learn([(c[0], c[1]) for c in learn_cases], size, [c[2] for c in learn_cases])
         for img, grid, given, _ in cases[n_learn:]:
             t = time.perf_counter()
-            got, conf = lattice.read(model, img, given)
+            got, sure, _ = lattice.read(model, img, given)
             times.append((time.perf_counter() - t) * 1000)
             for r in range(size[0]):
                 for c in range(size[1]):
                     total += 1
                     ok = got[r][c] == grid[r][c]
                     right += ok
-                    doubt = conf[r, c] < DOUBT
+                    doubt = not sure[r, c]
                     doubtful += doubt
                     sure_wrong += (not ok) and not doubt
     return total, right, doubtful, sure_wrong, float(np.median(times))

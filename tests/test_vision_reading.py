@@ -159,3 +159,26 @@ def test_gate_waits_for_stillness_and_skips_idle_frames() -> None:
     reads = [reader.read(f) for f, g in zip(after, results) if g.read_now]
     assert len(reads) == 1 and reads[0].snapshot is not None
     assert colours(reads[0].snapshot) == colours(snap)
+
+
+@pytest.mark.parametrize("game", ["colorpop", "stay-alive"])
+@pytest.mark.parametrize("exposure,cast", [
+    (0.6, (1.0, 1.0, 1.0)),  # a darker room
+    (1.0, (0.75, 1.0, 1.25)),  # a warm lamp (BGR gains)
+    (1.1, (1.2, 1.05, 0.8)),  # a cool window
+])
+def test_light_of_another_colour_or_strength_is_read_relative_to_the_board(game, exposure, cast) -> None:
+    """Every place is read relative to the light measured on the board's own white paper, so a
+    lamp or a window shifts every place alike: the classes keep their order, nothing is wrong."""
+    from tests.test_vision_lattice_robust import relit
+
+    p = default_profile(game)
+    snap = every_class(game)
+    img, _ = render_scene(snap, p, seed=5, preset="clean")
+    reading = BoardReader(p).read(relit(img, exposure, cast, 0.0))
+    cells = reading.cells
+    assert cells is not None
+    wrong = [(r, c) for r, row in enumerate(colours(snap)) for c, t in enumerate(row)
+             if cells[r][c] != "?" and cells[r][c][:1] != t]
+    assert wrong == []
+    assert sum(c == "?" for row in cells for c in row) <= 0.02 * p.rows * p.cols

@@ -1,8 +1,9 @@
 """`referee lattice learn|read`: read any grid game's places, learned from labelled pictures.
 
 `read` prints R lines of C labels separated by single spaces: the nearest learned label of
-every place. Places whose label is doubtful are listed on stderr (the output still gives the
-best label there, because the output format has no "unknown" label).
+every place. Places the classifier is not sure of (a look like none learned, or two labels
+nearly as near) are listed on stderr as doubtful (the output still gives the best label there,
+because the output format has no "unknown" label).
 """
 
 from __future__ import annotations
@@ -13,8 +14,6 @@ from pathlib import Path
 
 from controller.commands.render import read_text
 from controller.errors import RefereeError
-
-DOUBT = 0.15
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -80,10 +79,10 @@ def run(args: argparse.Namespace) -> int:
     if tuple(model.size) != size:
         raise RefereeError(f"the model {args.model} was learned for a {model.size[0]}x"
                            f"{model.size[1]} lattice, not {size[0]}x{size[1]}")
-    grid, conf = lattice.read(model, lattice.load_image(args.image), parse_corners(args.corners))
+    grid, sure, _ = lattice.read(model, lattice.load_image(args.image), parse_corners(args.corners))
     for row in grid:
         print(" ".join(row))
-    doubtful = [(r, c) for r in range(size[0]) for c in range(size[1]) if conf[r, c] < DOUBT]
+    doubtful = [(r, c) for r in range(size[0]) for c in range(size[1]) if not sure[r, c]]
     if doubtful:
         print("referee: doubtful places (row,col): " + " ".join(f"{r},{c}" for r, c in doubtful),
               file=sys.stderr)

@@ -1,22 +1,64 @@
-"""Class references and confidence.
+"""The one classifier of places: class references, an open-set rule and confidence.
 
-Each class has a mean and a covariance in feature space, learned from samples (calibration) or
-shipped as defaults. A place is given the nearest class by Mahalanobis distance; it is *sure*
-only when that class is close in absolute terms (the patch looks like something we know) and
-clearly nearer than the nearest class with a different meaning. Anything else is unsure and is
-reported as such, never guessed.
+Every reader (the four games, and `referee lattice` for any grid game) describes a place by
+features relative to the picture's own light and hands them to a `ClassModel`. Each class (a
+*look*: several looks may share one meaning, e.g. light and dark empty squares) is a Gaussian in
+feature space, a mean and a covariance, learned from samples (calibration, `lattice learn`) or
+shipped as defaults. A place is given the nearest look by Mahalanobis distance; it is *sure*
+only when
+
+* that look is close in absolute terms: the squared distance is below the chi-square quantile
+  of the feature dimension at `P_KNOWN` (the **open-set rule**: a hand, a sleeve, a cup or a
+  die looks like none of the learned looks, so it is unsure whatever its nearest label), and
+* it is clearly nearer than the nearest look with a different meaning (the margin).
+
+Anything else is unsure and is reported as such, never guessed. Covariances learned from few
+samples are shrunk towards the spread pooled over all looks and never tighter than a floor.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from controller.errors import ConfigError
 
-#: A covariance floor: no class is trusted to be tighter than this (feature units squared).
+#: A covariance floor for the games' 3 colour features: no class is trusted to be tighter than
+#: this (feature units squared).
 MIN_VAR = np.array([0.04**2, 0.012**2, 0.012**2])
+
+#: A sample of a learned look falls inside the open-set distance with this probability: one place
+#: in 10,000 of a known look is called unsure for nothing (the next frame reads it again), while
+#: a look several standard deviations away from everything learned is never forced into a class.
+P_KNOWN = 0.9999
+
+
+def open_set_distance(dims: int, p: float = P_KNOWN) -> float:
+    """The Mahalanobis distance within which a sample of a Gaussian look in `dims` dimensions
+    falls with probability `p`: the square root of the chi-square quantile, found by bisection
+    on the chi-square distribution function."""
+    lo, hi = 0.0, 10.0 * dims + 100.0
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if _chi2_cdf(mid, dims) < p else (lo, mid)
+    return float(np.sqrt((lo + hi) / 2))
+
+
+def _chi2_cdf(x: float, dims: int) -> float:
+    """P(chi-square with `dims` degrees of freedom <= x): the regularised lower incomplete
+    gamma function P(dims/2, x/2) by its power series."""
+    a, y = dims / 2, x / 2
+    if y <= 0:
+        return 0.0
+    term = total = 1 / a
+    n = 0
+    while term > total * 1e-15 and n < 10000:
+        n += 1
+        term *= y / (a + n)
+        total += term
+    return float(np.exp(-y + a * np.log(y) - math.lgamma(a)) * total)
 
 
 @dataclass
@@ -47,19 +89,23 @@ class Decision:
 class ClassModel:
     """Nearest-class decisions with a confidence per place."""
 
-    def __init__(self, refs: list[ClassRef], max_distance: float = 4.5, min_margin: float = 0.3):
+    def __init__(self, refs: list[ClassRef], max_distance: float | None = None, min_margin: float = 0.3,
+                 floor: np.ndarray | None = None):
         if not refs:
             raise ConfigError("vision.classes", "at least one class reference is needed")
         self.refs = refs
-        self.max_distance = max_distance
+        dims = len(refs[0].mean)
+        self.max_distance = open_set_distance(dims) if max_distance is None else float(max_distance)
         self.min_margin = min_margin
+        self.floor = np.asarray(MIN_VAR if floor is None and dims == 3 else
+                                np.zeros(dims) if floor is None else floor, np.float64)
         self._prepare()
 
     def _prepare(self) -> None:
         self.means = np.stack([r.mean for r in self.refs]).astype(np.float64)
         covs = []
         for r in self.refs:
-            c = np.asarray(r.cov, np.float64) + np.diag(MIN_VAR)
+            c = np.asarray(r.cov, np.float64) + np.diag(self.floor)
             covs.append(np.linalg.inv(c))
         self.inv = np.stack(covs)
         meanings = [r.meaning() for r in self.refs]
@@ -72,9 +118,14 @@ class ClassModel:
         return np.sqrt(np.maximum(q, 0))
 
     def decide(self, feats: np.ndarray) -> Decision:
-        dist = self.distances(feats)
+        """The nearest look of every place (rows of `feats`) and whether it is sure."""
+        return self.decide_distances(self.distances(feats))
+
+    def decide_distances(self, dist: np.ndarray) -> Decision:
+        """As `decide`, from (N, K) distances already measured (e.g. the least over several
+        sample positions of each place)."""
         best = dist.argmin(axis=1)
-        d1 = dist[np.arange(len(feats)), best]
+        d1 = dist[np.arange(len(dist)), best]
         other = np.where(self.same[best], np.inf, dist)
         d2 = other.min(axis=1)
         margin = np.where(np.isfinite(d2), (d2 - d1) / np.maximum(d2, 1e-9), 1.0)
@@ -116,11 +167,54 @@ class ClassModel:
         cov = cov + 0.5 * np.asarray(shading, np.float64)
         return ClassRef(key, letter, mean, cov, open_)
 
+    @staticmethod
+    def learn_looks(samples: np.ndarray, labels: list[str], place: np.ndarray | None = None,
+                    floor: np.ndarray | None = None) -> list[ClassRef]:
+        """Looks of every label from labelled samples (N, D), e.g. the places of one picture.
+
+        `place` numbers the place each sample came from (several samples of one place, taken a
+        little off its point, are not independent): the number of distinct places is what a
+        look's spread was measured on. A label whose places fall in clearly separate groups
+        (light and dark squares) gets one look per group, found by splitting in two (2-means)
+        while the halves lie further apart than the open-set distance. Each look's covariance
+        is shrunk towards the spread pooled over all looks, with the weight of D places, so a
+        look learned from one or two places gets the typical spread rather than its own
+        accidental one, and widened by (1 + 1/places), the uncertainty of its mean; the model
+        adds `floor` on top of it.
+        """
+        x = np.asarray(samples, np.float64)
+        lab = np.asarray(labels)
+        place = np.arange(len(x)) if place is None else np.asarray(place)
+        dims = x.shape[1]
+        floor_cov = np.diag(np.zeros(dims) if floor is None else np.asarray(floor, np.float64))
+        limit = open_set_distance(dims)  # further apart than one look would be
+        groups: list[tuple[str, np.ndarray]] = []
+        for letter in sorted(set(labels)):
+            idx = np.flatnonzero(lab == letter)
+            groups += [(letter, g) for g in _split(x, place, idx, floor_cov, limit)]
+        stats = []
+        for letter, idx in groups:
+            n = len(np.unique(place[idx]))
+            cov = np.cov(x[idx].T) if len(idx) > 1 else np.zeros((dims, dims))
+            stats.append((letter, x[idx].mean(axis=0), np.atleast_2d(cov), n))
+        weight = sum(max(n - 1, 0) for *_, n in stats)
+        pooled = (sum(max(n - 1, 0) * c for _, _, c, n in stats) / weight if weight
+                  else np.zeros((dims, dims)))
+        refs = []
+        count: dict[str, int] = {}
+        for letter, mean, cov, n in stats:
+            k = count[letter] = count.get(letter, 0) + 1
+            # The spread of new samples about a mean measured on n places is (1 + 1/n) times
+            # the look's own: the mean itself is only known to within cov / n.
+            shrunk = (n * cov + dims * pooled) / (n + dims) * (1 + 1 / n)
+            refs.append(ClassRef(letter if k == 1 else f"{letter}#{k}", letter, mean, shrunk))
+        return refs
+
     def replaced(self, refs: list[ClassRef]) -> ClassModel:
         """This model with the references of the same keys replaced (others kept)."""
         new = {r.key: r for r in refs}
         kept = [new.pop(r.key, r) for r in self.refs]
-        return ClassModel(kept + list(new.values()), self.max_distance, self.min_margin)
+        return ClassModel(kept + list(new.values()), self.max_distance, self.min_margin, self.floor)
 
     def to_yaml(self) -> dict:
         return {
@@ -162,12 +256,51 @@ class ClassModel:
         sure = data.get("sure", {})
         if not isinstance(sure, dict):
             raise ConfigError(f"{path}.sure", "expected a mapping with max_distance and min_margin")
-        max_d = sure.get("max_distance", 4.5)
+        unknown = set(sure) - {"max_distance", "min_margin"}
+        if unknown:
+            raise ConfigError(f"{path}.sure.{sorted(unknown)[0]}", "unknown key; known: max_distance, min_margin")
+        max_d = sure.get("max_distance", open_set_distance(dims))
         min_m = sure.get("min_margin", 0.3)
         for name, v in (("max_distance", max_d), ("min_margin", min_m)):
             if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
                 raise ConfigError(f"{path}.sure.{name}", f"expected a positive number, got {v!r}")
         return cls(refs, float(max_d), float(min_m))
+
+
+def _split(x: np.ndarray, place: np.ndarray, idx: np.ndarray, floor_cov: np.ndarray,
+           limit: float, depth: int = 0) -> list[np.ndarray]:
+    """`idx` in one group, or split in two (2-means over whole places) when the halves are
+    further apart than `limit` in their pooled covariance; each half needs two places."""
+    places = np.unique(place[idx])
+    if depth >= 3 or len(places) < 4:
+        return [idx]
+    centre = np.stack([x[idx][place[idx] == p].mean(axis=0) for p in places])
+    spread = np.sqrt(np.diag(np.cov(centre.T)) + np.diag(floor_cov) + 1e-12)
+    z = centre / spread
+    # 2-means from the two places furthest apart along the main direction.
+    _, _, vt = np.linalg.svd(z - z.mean(axis=0), full_matrices=False)
+    proj = (z - z.mean(axis=0)) @ vt[0]
+    c = np.stack([z[proj.argmin()], z[proj.argmax()]])
+    for _ in range(20):
+        side = ((z[:, None, :] - c[None]) ** 2).sum(axis=2).argmin(axis=1)
+        if side.min() == side.max():
+            return [idx]
+        new = np.stack([z[side == 0].mean(axis=0), z[side == 1].mean(axis=0)])
+        if np.allclose(new, c):
+            break
+        c = new
+    if min((side == 0).sum(), (side == 1).sum()) < 2:
+        return [idx]
+    halves = [centre[side == 0], centre[side == 1]]
+    pooled = sum((len(h) - 1) * np.atleast_2d(np.cov(h.T)) for h in halves) / (len(centre) - 2) + floor_cov
+    d = halves[0].mean(axis=0) - halves[1].mean(axis=0)
+    if float(np.sqrt(d @ np.linalg.solve(pooled + 1e-12 * np.eye(len(d)), d))) <= limit:
+        return [idx]
+    out = []
+    for s in (0, 1):
+        member = np.isin(place[idx], places[side == s])
+        out += _split(x, place, idx[member], floor_cov, limit, depth + 1)
+    return out
 
 
 def _numbers(value, path: str, n: int) -> np.ndarray:

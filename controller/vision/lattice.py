@@ -18,11 +18,12 @@ illumination*:
 * Pieces a little off their point and corner points a few pixels off: each place is also
   sampled at four positions 0.1 pitch away; learning keeps them all as looks of the label, and
   reading takes, per label, the position that matches best.
-* The decision is nearest neighbours among the learned looks after scaling every feature by
-  its spread within labels (so several looks of one label, dark and light empty squares, need
-  no special case), then the global offset that the confidently read places still show is
-  removed and the board is read again. A place's confidence is how much nearer its best label
-  is than the next one; the command lists doubtful places on stderr.
+* The decision is the games' classifier (`classify.ClassModel`): every label is one or more
+  Gaussian looks (light and dark empty squares are two looks of one label), a place takes the
+  nearest look by Mahalanobis distance, and it is sure only within the open-set distance of
+  that look and clearly nearer to it than to any other label. The global offset that the surely
+  read places still show is removed and the board read again. A place where the board is hidden
+  around it (a hand, a sleeve, a cup) is never sure. The command lists unsure places on stderr.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from controller.errors import FormatError, RefereeError
+from controller.errors import ConfigError, FormatError, RefereeError
+from controller.vision.classify import ClassModel
 from controller.vision.features import PatchSampler, Rectifier, ring_offsets
 from controller.vision.geometry import (
     CornersError,
@@ -44,17 +46,15 @@ from controller.vision.geometry import (
 )
 
 PPP = 24  # rectified pixels per pitch
-MODEL_VERSION = 2
+MODEL_VERSION = 3
 EPS = 0.02  # added before the log so that black stays finite (and its noise small)
 DISC = 0.35  # pitches: the disc describing a place
 CORE = 0.15  # pitches: its core
 BETWEEN = 0.1  # pitches: the small disc sampled at each between point
 SHIFT = 0.1  # pitches: how far the extra samples of a place are moved
 SHIFTS = np.array([[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]], np.float64) * SHIFT
-FLOOR = 0.05  # least spread of any feature within a label (log units, ~5%)
-NEIGHBOURS = 3
-FAR = 10.0  # scaled distance from which a place looks less and less like anything learned
-MAX_LOOKS = 1500  # learned looks kept per label (reading cost grows with them)
+FLOOR = 0.05  # least spread of any feature within a look (log units, ~5%: light the smooth fit misses)
+HIDDEN_AROUND = 2  # of the four between points around a place: hidden by something larger than a piece
 N_FEATURES = 8
 
 
@@ -153,6 +153,13 @@ def _terms(pts: np.ndarray, size: tuple[int, int], quadratic: bool) -> np.ndarra
 def illumination(logimg: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, bool]:
     """Per channel, coefficients of a smooth log-light surface over the lattice, fitted robustly
     (Tukey-weighted) to the between points; quadratic when there are enough of them."""
+    coef, quadratic, _ = _illumination(logimg, size)
+    return coef, quadratic
+
+
+def _illumination(logimg: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, bool, np.ndarray]:
+    """`illumination`, and which between points ((rows+1, cols+1) bools) the fit rejected in
+    some channel: what shows there is not the board under the fitted light."""
     rows, cols = size
     ys, xs = np.mgrid[0 : rows + 1, 0 : cols + 1]
     pts = np.stack([xs.ravel() - 0.5, ys.ravel() - 0.5], axis=1).astype(np.float64)
@@ -162,6 +169,7 @@ def illumination(logimg: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray,
     a = _terms(pts, size, quadratic)
     ridge = np.diag([0.0] + [0.5] * (a.shape[1] - 1))
     coef = np.zeros((a.shape[1], 3))
+    rejected = np.zeros(len(pts), bool)
     for ch in range(3):
         y = vals[:, ch]
         w = np.ones(len(y))
@@ -171,7 +179,40 @@ def illumination(logimg: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray,
             r = y - a @ coef[:, ch]
             s = 1.4826 * np.median(np.abs(r)) + 0.02
             w = np.clip(1 - (r / (4.685 * s)) ** 2, 0, None) ** 2
-    return coef, quadratic
+        rejected |= w == 0
+    return coef, quadratic, rejected.reshape(rows + 1, cols + 1)
+
+
+@dataclass
+class Described:
+    """What a picture shows at every place: `feats` (shifts, N, N_FEATURES) relative to the
+    light, `light` (N, 3) the log light there, `hidden` (N,) whether the board is hidden at
+    HIDDEN_AROUND of the four between points around the place (see `describe`)."""
+
+    feats: np.ndarray
+    light: np.ndarray
+    hidden: np.ndarray
+
+
+def describe(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> Described:
+    """The features of every place (`place_features`), and which places are hidden by something
+    larger than a piece.
+
+    A piece stands on its place and leaves the board visible at the between points around it
+    (the light is measured there because a piece rarely covers them). A hand, a sleeve, a cup
+    or a book covers places *and* the board between them: a place with HIDDEN_AROUND of its four
+    between points unlike the board under the fitted light (rejected by the robust fit) is not
+    read as anything. Stones seen at an angle, and their shadows, sometimes hide two as well:
+    such a stone is then unsure, not wrong (about 1% of the places of the shared photographs).
+    """
+    rows, cols = size
+    logimg = _rectified_log(image, size, corners)
+    coef, quadratic, rejected = _illumination(logimg, size)
+    points = LatticeGeometry(rows, cols).points()
+    light = _terms(points, size, quadratic) @ coef  # (N, 3)
+    around = rejected[:-1, :-1].astype(int) + rejected[:-1, 1:] + rejected[1:, :-1] + rejected[1:, 1:]
+    hidden = around >= HIDDEN_AROUND
+    return Described(_features(logimg, points, light), light, hidden.ravel())
 
 
 def place_features(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> np.ndarray:
@@ -181,11 +222,10 @@ def place_features(image: np.ndarray, size: tuple[int, int], corners: np.ndarray
     and 80th percentiles of the disc's lightness, each minus the illumination surface there.
     The first shift is the point itself, the others 0.1 pitch away.
     """
-    rows, cols = size
-    logimg = _rectified_log(image, size, corners)
-    coef, quadratic = illumination(logimg, size)
-    points = LatticeGeometry(rows, cols).points()
-    light = _terms(points, size, quadratic) @ coef  # (N, 3)
+    return describe(image, size, corners).feats
+
+
+def _features(logimg: np.ndarray, points: np.ndarray, light: np.ndarray) -> np.ndarray:
     disc = ring_offsets(0, DISC * PPP)
     core_mask = np.hypot(disc[:, 0], disc[:, 1]) <= CORE * PPP
     out = np.empty((len(SHIFTS), len(points), N_FEATURES), np.float32)
@@ -201,22 +241,24 @@ def place_features(image: np.ndarray, size: tuple[int, int], corners: np.ndarray
 
 @dataclass
 class LatticeModel:
-    """Learned looks of every label (features relative to each picture's light) and the spread
-    that scales each feature."""
+    """The learned looks of every label: the same `ClassModel` the games read with, over the
+    features of `place_features`."""
 
     size: tuple[int, int]
-    features: np.ndarray
-    labels: list[str]
-    scale: np.ndarray
+    classes: ClassModel
+
+    @property
+    def labels(self) -> list[str]:
+        """Every label learned, once."""
+        return sorted({r.letter for r in self.classes.refs})
 
     def to_json(self) -> str:
         return json.dumps({
             "kind": "referee-lattice-model",
             "version": MODEL_VERSION,
             "size": list(self.size),
-            "scale": [round(float(v), 5) for v in self.scale],
-            "labels": "".join(self.labels),
-            "features": [[round(float(v), 4) for v in row] for row in self.features],
+            "floor": [round(float(v), 7) for v in self.classes.floor],
+            **self.classes.to_yaml(),
         })
 
     @classmethod
@@ -234,118 +276,86 @@ class LatticeModel:
         if version != MODEL_VERSION:
             raise RefereeError(
                 f"{path} is a lattice model of version {version}, but this referee reads version "
-                f"{MODEL_VERSION} (it describes places relative to the picture's light); learn it "
+                f"{MODEL_VERSION} (one Gaussian per look, read with the games' classifier); learn it "
                 f"again with 'referee lattice learn'")
         try:
-            feats = np.array(data["features"], np.float64)
-            labels = list(data["labels"])
-            scale = np.array(data["scale"], np.float64)
             size = (int(data["size"][0]), int(data["size"][1]))
+            floor = np.array(data["floor"], np.float64)
+            if floor.shape != (N_FEATURES,) or not np.all(floor >= 0):
+                raise ValueError
+            classes = ClassModel.from_yaml(data, path="model", dims=N_FEATURES)
+        except ConfigError as exc:
+            raise RefereeError(f"{path}: the lattice model is damaged ({exc}); learn it again") from None
         except (KeyError, TypeError, ValueError, IndexError):
-            raise RefereeError(f"{not_model} (or it is damaged)") from None
-        if feats.ndim != 2 or feats.shape[1] != N_FEATURES or len(labels) != len(feats) or (
-                scale.shape != (N_FEATURES,)) or not np.all(scale > 0) or not labels:
-            raise RefereeError(f"{path}: the lattice model is damaged; learn it again")
-        return cls(size, feats, labels, scale)
+            raise RefereeError(f"{path}: the lattice model is damaged; learn it again") from None
+        classes = ClassModel(classes.refs, classes.max_distance, classes.min_margin, floor)
+        return cls(size, classes)
 
-    def scores(self, feats: np.ndarray) -> tuple[list[str], np.ndarray]:
-        """Labels and (shifts, N, labels) mean scaled distance to each label's nearest looks."""
-        classes = sorted(set(self.labels))
-        lab = np.array(self.labels)
-        s = (self.features / self.scale).astype(np.float32)
-        f = (feats / self.scale).astype(np.float32)
-        out = np.empty(f.shape[:2] + (len(classes),), np.float32)
-        for j, c in enumerate(classes):
-            sc = s[lab == c]
-            k = min(NEIGHBOURS, len(sc))
-            s2 = (sc * sc).sum(axis=1)
-            for i in range(len(f)):
-                for a in range(0, f.shape[1], 2000):
-                    fi = f[i, a : a + 2000]
-                    d2 = (fi * fi).sum(axis=1)[:, None] + s2[None, :] - 2 * fi @ sc.T
-                    near = np.partition(d2, k - 1, axis=1)[:, :k]
-                    out[i, a : a + 2000, j] = np.sqrt(np.maximum(near, 0)).mean(axis=1)
-        return classes, out
+    def distances(self, feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(N, looks) distance of every place to every look at the sample position that fits
+        that look best, and (N, looks) which position that was."""
+        d = np.stack([self.classes.distances(f) for f in feats])  # (shifts, N, looks)
+        return d.min(axis=0), d.argmin(axis=0)
 
-    def decide(self, feats: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
-        """Best label index per place, its confidence, the best shift, and the labels."""
-        classes, sc = self.scores(feats)
-        per_class = sc.min(axis=0)  # the best-matching position for every label
-        order = np.argsort(per_class, axis=1)
-        n = np.arange(per_class.shape[0])
-        best = per_class[n, order[:, 0]]
-        second = per_class[n, order[:, 1]] if len(classes) > 1 else np.full_like(best, np.inf)
-        margin = np.clip(1 - best / np.maximum(second, 1e-9), 0, 1)
-        closeness = np.clip(1.5 - best / FAR, 0, 1)
-        shift = sc[:, n, order[:, 0]].argmin(axis=0)
-        return order[:, 0], margin * closeness, shift, classes
+    def read(self, feats: np.ndarray, hidden: np.ndarray | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """Each place's label, whether it is sure and a confidence in [0, 1], from (shifts, N, F)
+        features; `hidden` places (see `describe`) are never sure.
 
-    def read(self, feats: np.ndarray) -> tuple[list[str], np.ndarray]:
-        """Each place's label and a confidence in [0, 1], from (shifts, N, F) features.
-
-        A first reading gives the places that are read confidently; the median offset between
-        them and their labels' nearest learned looks is what the light estimate missed (a tone curve,
-        the board's material answering differently from the pieces), and is removed before
-        reading again.
+        A first reading gives the places read surely; the median offset between them and their
+        looks' means is what the light estimate missed (a tone curve, the board's material
+        answering differently from the pieces). It is the same for every place, so it is
+        removed and the board read again: the classes keep their order under any light.
         """
         feats = np.asarray(feats, np.float64)
         if feats.ndim == 2:
             feats = feats[None]
-        best, conf, shift, classes = self.decide(feats)
-        lab = np.array(self.labels)
+        dist, pos = self.distances(feats)
+        dec = self.classes.decide_distances(dist)
         n = np.arange(feats.shape[1])
-        chosen = feats[shift, n]
-        good = conf >= 0.3
-        if good.sum() >= 4:
-            resid = np.zeros((len(n), N_FEATURES))
-            for j, c in enumerate(classes):
-                here = good & (best == j)
-                if not here.any():
-                    continue
-                looks = self.features[lab == c]
-                d = (((chosen[here][:, None, :] - looks[None]) / self.scale) ** 2).sum(axis=2)
-                resid[here] = chosen[here] - looks[d.argmin(axis=1)]
-            offset = np.median(resid[good], axis=0)
+        best = dist.argmin(axis=1)
+        if dec.sure.sum() >= 4:
+            chosen = feats[pos[n, best], n]
+            resid = (chosen - self.classes.means[best])[dec.sure]
+            offset = np.median(resid, axis=0)
             per_channel = np.clip((offset[0:3] + offset[3:6]) / 2, -0.3, 0.3)
             full = np.concatenate([per_channel, per_channel, [per_channel.mean()] * 2])
-            best, conf, _, _ = self.decide(feats - full)
-        return [classes[i] for i in best], conf
+            dist, _ = self.distances(feats - full)
+            dec = self.classes.decide_distances(dist)
+        if hidden is None:
+            return dec.letters, dec.sure, dec.confidence
+        return dec.letters, dec.sure & ~hidden, np.where(hidden, 0.0, dec.confidence)
 
 
 def learn(samples: list[tuple[np.ndarray, list[list[str]]]], size: tuple[int, int],
           corners: list[np.ndarray]) -> LatticeModel:
-    """A model from (image, labels) pairs, each with its own lattice corners."""
-    looks, labels = [], []
+    """A model from (image, labels) pairs, each with its own lattice corners: the looks of
+    every label (`ClassModel.learn_looks`), every place counted once however many of its
+    shifted samples are kept."""
+    looks, labels, places = [], [], []
+    first = 0
     for (image, grid), cor in zip(samples, corners):
         f = place_features(image, size, cor)  # (shifts, N, F)
         flat = [ch for row in grid for ch in row]
         for k in range(len(f)):
             looks.append(f[k])
             labels += flat
+            places.append(first + np.arange(len(flat)))
+        first += len(flat)
     x = np.concatenate(looks).astype(np.float64)
-    lab = np.array(labels)
-    classes = sorted(set(labels))
-    # Within-label spread of every feature, pooled over labels, robust to mislabelled places.
-    resid = np.concatenate([x[lab == c] - np.median(x[lab == c], axis=0) for c in classes])
-    mad = 1.4826 * np.median(np.abs(resid), axis=0)
-    scale = np.maximum(mad, FLOOR)
-    # Keep the reading cost bounded on very large lattices.
-    keep = np.zeros(len(x), bool)
-    rng = np.random.default_rng(0)
-    for c in classes:
-        idx = np.flatnonzero(lab == c)
-        if len(idx) > MAX_LOOKS:
-            idx = rng.choice(idx, MAX_LOOKS, replace=False)
-        keep[idx] = True
-    return LatticeModel(tuple(size), x[keep], [str(v) for v in lab[keep]], scale)
+    floor = np.full(N_FEATURES, FLOOR**2)
+    refs = ClassModel.learn_looks(x, labels, np.concatenate(places), floor)
+    return LatticeModel(tuple(size), ClassModel(refs, floor=floor))
 
 
-def read(model: LatticeModel, image: np.ndarray, corners: np.ndarray) -> tuple[list[list[str]], np.ndarray]:
-    """The label of every place of a picture (row lists) and each one's confidence."""
+def read(model: LatticeModel, image: np.ndarray,
+         corners: np.ndarray) -> tuple[list[list[str]], np.ndarray, np.ndarray]:
+    """The label of every place of a picture (row lists), whether it is sure and a confidence
+    ((rows, cols) arrays)."""
     rows, cols = model.size
-    labels, conf = model.read(place_features(image, model.size, corners))
+    seen = describe(image, model.size, corners)
+    labels, sure, conf = model.read(seen.feats, seen.hidden)
     grid = [labels[r * cols : (r + 1) * cols] for r in range(rows)]
-    return grid, conf.reshape(rows, cols)
+    return grid, sure.reshape(rows, cols), conf.reshape(rows, cols)
 
 
 __all__ = ["CornersError", "LatticeModel", "MODEL_VERSION", "illumination", "learn", "load_image",

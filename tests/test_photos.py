@@ -1,0 +1,109 @@
+"""`referee lattice` on real photographs (`../shared/photos/`, see its README): a few folders that
+read quickly, learned from one labelled photo as the README suggests, and a hand, a sleeve or a
+cup drawn over places of a real photo."""
+
+from __future__ import annotations
+
+import functools
+
+import cv2
+import numpy as np
+import pytest
+
+from bench.photo_accuracy import Photo, folder_photos, learn_from, photos_dir, run_folder, teacher
+from controller.vision import lattice
+from controller.vision.geometry import LatticeGeometry, homography_from_corners, parse_corners
+
+PHOTOS = photos_dir()
+needs_photos = pytest.mark.skipif(
+    PHOTOS is None, reason="the shared photographs (../shared/photos or /work/shared/photos) are not here")
+
+
+@needs_photos
+@pytest.mark.parametrize("folder,rate", [
+    ("go-tengen-9x9-webcam", 0.99),  # one webcam pose: every place read
+    ("chess-pcwawc-wooden", 0.99),
+    ("go-tengen-13x13-angled", 0.95),  # phone, six poses: stones seen at an angle hide the board
+])
+def test_photos_of_a_folder_are_read_from_one_labelled_photo(folder: str, rate: float) -> None:
+    score = run_folder(PHOTOS, folder, {})
+    assert score.places > 0
+    assert score.wrong == 0, score.mistakes
+    assert score.right >= rate * score.places
+
+
+def _blob(img: np.ndarray, centre: np.ndarray, axes: tuple[int, int], bgr: tuple[int, int, int],
+          seed: int) -> np.ndarray:
+    """An object of one colour over the picture: an ellipse with a light gradient across it and
+    some texture (skin, cloth, glazed clay), as a mask and the picture with it."""
+    rng = np.random.default_rng(seed)
+    mask = np.zeros(img.shape[:2], np.uint8)
+    cv2.ellipse(mask, (int(centre[0]), int(centre[1])), axes, 25, 0, 360, 255, -1)
+    shade = np.linspace(0.8, 1.1, img.shape[1], dtype=np.float32)[None, :, None]
+    paint = np.array(bgr, np.float32) * shade + rng.normal(0, 8, img.shape).astype(np.float32)
+    out = img.copy()
+    out[mask > 0] = np.clip(paint, 0, 255).astype(np.uint8)[mask > 0]
+    return mask, out
+
+
+#: Colours (BGR) of things that come over a board: a hand, a dark sleeve, a red cup, a white cup.
+OBJECTS = {"hand": (120, 150, 205), "sleeve": (110, 60, 35), "red cup": (40, 40, 190),
+           "white cup": (225, 225, 225)}
+
+
+@functools.cache
+def _nine_by_nine() -> tuple[list[Photo], lattice.LatticeModel]:
+    """The 9x9 webcam game's photos and the model learned from the README's photo."""
+    photos = folder_photos(PHOTOS / "go-tengen-9x9-webcam")
+    return photos, learn_from(teacher(photos))
+
+
+def _read_with_objects(thing: str):
+    """A 9x9 webcam game learned from one photo, its last photo read with `thing` over four
+    places in turn (middle, edge, corner): (places covered, truth, reading, sure) per case."""
+    photos, model = _nine_by_nine()
+    photo: Photo = photos[-1]
+    corners = parse_corners(photo.corners)
+    rows, cols = photo.size
+    h = homography_from_corners(LatticeGeometry(rows, cols), corners)
+    pitch = np.linalg.norm(corners[1] - corners[0]) / (cols - 1)
+    points = cv2.perspectiveTransform(LatticeGeometry(rows, cols).points()[None], h)[0]
+    for seed, (c, r) in enumerate([(2, 3), (6, 5), (4, 0), (8, 8)]):
+        mask, img = _blob(photo.image(), points[r * cols + c], (int(1.4 * pitch), int(pitch)),
+                          OBJECTS[thing], seed)
+        got, sure, _ = lattice.read(model, img, corners)
+        covered = [divmod(i, cols) for i, p in enumerate(points) if mask[int(round(p[1])), int(round(p[0]))]]
+        assert len(covered) >= 2
+        yield covered, photo.grid, got, sure
+
+
+@needs_photos
+@pytest.mark.parametrize("thing", sorted(OBJECTS))
+def test_an_object_over_places_of_a_real_photo_is_never_a_piece(thing: str) -> None:
+    """No place under an object is read as a stone. Unlike the hand, whose colour is close to
+    this wooden board's (only the missing grid lines tell them apart), the others hide the
+    board: every place under them is unsure, or at the object's rim, where the place still
+    shows, read right."""
+    for covered, truth, got, sure in _read_with_objects(thing):
+        for r, c in covered:
+            assert not (sure[r, c] and got[r][c] != "."), (thing, r, c, got[r][c])
+            if thing != "hand":
+                assert not sure[r, c] or got[r][c] == truth[r][c], (thing, r, c, got[r][c])
+
+
+@needs_photos
+@pytest.mark.parametrize("exposure,cast,gradient", [
+    (0.6, (1.0, 1.0, 1.0), 0.0),  # a darker exposure
+    (1.0, (0.75, 1.0, 1.25), 0.0),  # a warm lamp (BGR gains)
+    (1.2, (1.2, 1.0, 0.8), 0.3),  # a window's cool light from one side
+])
+def test_a_real_photo_under_other_light_keeps_its_classes(exposure, cast, gradient) -> None:
+    from tests.test_vision_lattice_robust import relit
+
+    photos, model = _nine_by_nine()
+    photo = photos[-1]
+    got, sure, _ = lattice.read(model, relit(photo.image(), exposure, cast, gradient),
+                                parse_corners(photo.corners))
+    wrong = [(r, c) for r, row in enumerate(photo.grid) for c, t in enumerate(row) if sure[r, c] and got[r][c] != t]
+    assert wrong == []
+    assert sure.mean() >= 0.95
