@@ -163,8 +163,25 @@ class CachedFrames:
                 self._cache[key] = frame
         return frame
 
+    def frame_number(self) -> int:
+        """The world's frame counter: a new picture every frame, even when a still scene is drawn
+        identically (the camera watch's frozen-picture check counts on it, see camera_watch.py)."""
+        return self.world.frame
+
     def close(self) -> None:
         self.source.close()
+
+
+def resume_world(world: SimWorld, session: Any) -> None:
+    """Put the simulated board where the journal's game left it, as a real board stays put.
+
+    The board is the referee's last legal position (a board left illegal or half moved is put
+    back, as players do after a restart); a game not started yet keeps the world's starting board.
+    """
+    expected = session.referee.expected()
+    if expected is not None and expected != world.board:
+        world.set_hand(None)
+        world.set_board(expected)
 
 
 class SnapshotSensor:
@@ -309,6 +326,17 @@ class SimPlayer:
         self.intended.append(out)
         return out
 
+    def resume_from(self, referee: Referee, index: int, last_seen: Snapshot | None) -> None:
+        """Play on a game the referee has judged so far (after a restart): the shadow referee is a
+        copy of it, play goes on from its last legal position, and `last_seen` is the board it
+        judged last (a board that differs from the world's is judged once more, as it should)."""
+        import copy
+
+        self.shadow = copy.deepcopy(referee)
+        self.state = referee.state
+        self.index = index
+        self.shown = last_seen
+
     # --- steps ---------------------------------------------------------------------------------
     def _show(self, board: Snapshot, label: str, hand_at: list[tuple[int, int]] | None) -> Iterator[Step]:
         """Reach in (if the change is on the grid), change the board, take the hand away, wait."""
@@ -343,8 +371,11 @@ class SimPlayer:
         world = self.world
         start = world.board
         self.current = start
-        yield Step("the starting board", self.still, None, intended=self._settle(start))
-        self.state = self.engine.start(start)
+        resumed = self.state is not None
+        label = "the board as the journal left it" if resumed else "the starting board"
+        yield Step(label, self.still, None, intended=self._settle(start))
+        if not resumed:
+            self.state = self.engine.start(start)
         trouble_at = {2: "illegal", 3: "pending", 4: "glare", 5: "bump", 6: "camera", 7: "switches"}
         while not self.engine.is_over(self.state) and self.moves < self.max_moves:
             if self.agree_after is not None and self.moves >= self.agree_after:
@@ -681,12 +712,14 @@ class StubRig:
 
     def restart(self, die_at: int | None = None) -> Any:
         """A new loop from the journal (the old loop object is dropped without any cleanup)."""
-        from controller.service.journal import Journal
         from controller.service.loop import RefereeLoop, Settings
-        from controller.service.session import GameSession
+        from controller.service.session import open_journal
 
-        journal = Journal(self.journal_path)
-        session, _ = GameSession.open(journal, self.keys, self.setup)
+        opened = open_journal(self.journal_path, self.keys, self.setup)
+        if opened.moved_aside is not None:
+            opened.journal.notices.append(opened.moved_aside)
+        session = opened.session
+        self.opened = opened
         self.feedback = RecordingFeedback()
         self.loop = RefereeLoop(
             session,
