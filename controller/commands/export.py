@@ -6,7 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from controller.errors import RefereeError
 from controller.service.journal import Journal
 from controller.service.session import export_record
 
@@ -25,9 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     path = Path(args.journal)
-    if not path.exists():
-        raise RefereeError(f"there is no journal at {path}")
-    journal = Journal(path)
+    journal = Journal(path, read_only=True)  # never creates tables in a file that is not a journal
     try:
         if args.list:
             for game in journal.games():

@@ -16,10 +16,19 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "replay",
         help="judge a game record and print one verdict per line",
-        description="Judge a game record (YAML) and print the verdicts as JSON lines, then the result.",
+        description="Judge a game record (YAML) and print the verdicts as JSON lines, then the result. "
+        "Given the referee's journal, it judges the journal's latest game (the journal is only read).",
     )
-    parser.add_argument("record", help="the game record, a YAML file")
+    parser.add_argument("record", help="the game record, a YAML file (or a journal)")
     return parser
+
+
+def _is_sqlite(path: str) -> bool:
+    try:
+        with open(path, "rb") as file:
+            return file.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
 
 
 def judge_record(record: GameRecord) -> Iterator[dict]:
@@ -37,7 +46,18 @@ def judge_record(record: GameRecord) -> Iterator[dict]:
 
 
 def run(args: argparse.Namespace) -> int:
-    record = load_record(args.record)
+    if _is_sqlite(args.record):  # a journal: judge its latest game, opened read-only
+        from controller.record import parse_record
+        from controller.service.journal import Journal
+        from controller.service.session import export_record
+
+        journal = Journal(args.record, read_only=True)
+        try:
+            record = parse_record(export_record(journal))
+        finally:
+            journal.close()
+    else:
+        record = load_record(args.record)
     lines = list(judge_record(record))  # judge it all first: a malformed record prints nothing
     for line in lines:
         sys.stdout.write(json.dumps(line) + "\n")

@@ -211,7 +211,7 @@ class Journal:
             if not read_only:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             if existed and self.path.stat().st_size == 0:
-                raise JournalDamaged(self.path, "the file is empty (0 bytes): its games were lost")
+                raise JournalDamaged(self.path, "the file is empty (0 bytes)")
             self.db = self._connect()
             if existed:
                 self._check()
@@ -222,8 +222,10 @@ class Journal:
             self._identity = self._stat()
         except sqlite3.DatabaseError as exc:
             self._close_quietly()
+            if "not a database" in str(exc):
+                raise JournalDamaged(self.path, "it is not a referee journal (not an SQLite database)") from None
             if _is_damage(exc):
-                raise JournalDamaged(self.path, f"SQLite says: {exc}") from None
+                raise JournalDamaged(self.path, f"it is damaged (SQLite says: {exc})") from None
             raise RefereeError(f"cannot open the journal {self.path}: {exc}") from None
         except OSError as exc:
             self._close_quietly()
