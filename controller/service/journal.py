@@ -212,9 +212,12 @@ class Journal:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             if existed and self.path.stat().st_size == 0:
                 raise JournalDamaged(self.path, "the file is empty (0 bytes)")
-            self.db = self._connect()
+            # A file is checked before the WAL mode is set: a file that is not a journal stays untouched.
+            self.db = self._connect(wal=not existed)
             if existed:
                 self._check()
+                if not read_only:
+                    self._set_wal(self.db)
             else:
                 self._create(self.db)
             row = self.db.execute("SELECT MAX(id) FROM games").fetchone()
@@ -235,14 +238,19 @@ class Journal:
             raise
 
     # --- opening ----------------------------------------------------------------------------
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self, wal: bool = True) -> sqlite3.Connection:
         if self.read_only:
             uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
             return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
         db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+        if wal:
+            self._set_wal(db)
+        return db
+
+    @staticmethod
+    def _set_wal(db: sqlite3.Connection) -> None:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=FULL")  # a committed verdict survives a power cut
-        return db
 
     @staticmethod
     def _create(db: sqlite3.Connection) -> None:
@@ -486,6 +494,10 @@ class Journal:
         if now is None:
             what = "was deleted"
         else:
+            # The write-ahead log at the path is ours (SQLite leaves it when the file under it is
+            # replaced) and would be applied to the other file: drop it, memory has its rows.
+            self._close_quietly()
+            self._remove_wal()
             try:
                 aside = quarantine(self.path, "replaced", self._now)
             except OSError as exc:
@@ -499,9 +511,7 @@ class Journal:
     def _rewrite(self, what: str) -> None:
         """Write a new file from memory: every remembered game and its entries, then what waits."""
         self._close_quietly()
-        for suffix in ("-wal", "-shm"):  # left over from the old file: not for the new one
-            with contextlib.suppress(OSError):
-                Path(f"{self.path}{suffix}").unlink()
+        self._remove_wal()  # left over from the old file: not for the new one
         events = [(sql, p) for sql, p in self._pending if sql.startswith("INSERT INTO events")]
         rows: list[tuple[str, tuple]] = []
         for game in sorted(self._games.values(), key=lambda g: g.id):
@@ -529,8 +539,12 @@ class Journal:
             f"the journal {self.path} {what} while running; it was written again from memory "
             f"(game {games or 'none'}, {entries} entries)"
         )
-        log.warning("%s", notice)
-        self.notices.append(notice)
+        self.notices.append(notice)  # the loop shows it as a fault and logs it
+
+    def _remove_wal(self) -> None:
+        for suffix in ("-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                Path(f"{self.path}{suffix}").unlink()
 
     def take_notices(self) -> list[str]:
         out, self.notices = self.notices, []
