@@ -243,6 +243,7 @@ class RefereeLoop:
         self.notices: dict[str, float] = {}
         #: Why the last `sensor.sense()` raised (None: it did not).
         self.sense_error: str | None = None
+        self.sense_error_since = now
         self._cleared_words: dict[str, str] = {}
         #: Every verdict this loop produced, in order (the demo and tests compare them).
         self.verdicts: list[Verdict] = []
@@ -289,7 +290,7 @@ class RefereeLoop:
         produced: list[Verdict] = []
         self._run_commands(produced)
         now = self.clock()
-        sight = self._sense()
+        sight = self._sense(now)
         if sight.frame:
             self.last_frame_at = now
         if sight.moving:
@@ -314,16 +315,19 @@ class RefereeLoop:
             produced.append(verdict)
         return produced
 
-    def _sense(self) -> Sight:
-        """The sensor's sight; a failure of the camera or the reader is no frame, never a crash."""
+    def _sense(self, now: float) -> Sight:
+        """The sensor's sight. A failure of the reader (or of a source without a `CameraWatch`) is
+        an unreadable board, never a crash; failing on every frame for `frame_timeout` is a fault."""
         try:
             sight = self.sensor.sense()
         except Exception as exc:
             problem = f"the camera picture cannot be read ({type(exc).__name__}: {exc})"
             if problem != self.sense_error:
                 self.log.warning("%s", problem, exc_info=self.log.isEnabledFor(logging.DEBUG))
+            if self.sense_error is None:
+                self.sense_error_since = now
             self.sense_error = problem
-            return Sight(frame=False)
+            return Sight(frame=True, new_reading=True, snapshot=None, problem=problem)
         self.sense_error = None
         return sight
 
@@ -338,8 +342,11 @@ class RefereeLoop:
         timeout = self.settings.frame_timeout
         camera_ok = self.last_frame_at is not None
         if now - (self.last_frame_at if self.last_frame_at is not None else self.started_at) > timeout:
-            why = self.sense_error or getattr(self.camera, "problem", None)
+            why = getattr(self.camera, "problem", None)
             faults.append(f"{why}: check the camera" if why else CAMERA_LOST)
+            camera_ok = False
+        elif self.sense_error is not None and now - self.sense_error_since > timeout:
+            faults.append(f"{self.sense_error}: check the camera")
             camera_ok = False
         elif self.camera is not None and self.camera.frozen_for(now) > timeout:
             faults.append(CAMERA_FROZEN)
