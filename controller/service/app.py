@@ -150,49 +150,30 @@ class Service:
 
 
 def play_in_background(service: Service, stop: threading.Event, seed: int, move_every: float) -> threading.Thread:
-    """`referee run` with simulated devices: a simulated player moves pieces in real time.
+    """`referee run` with simulated devices: simulated players move pieces in real time.
 
-    It plays on from the journal's position after a restart, and after a new game (the button or
-    `referee new-game`) it sets up a new starting board and plays that game; after the end of a
-    game it waits for a new one.
+    They play on from the journal's position after a restart, and set up a new starting board
+    after a new game (`SimTable`).
     """
-    import random
-
-    from controller.service.world import SimPlayer, starting_board
+    from controller.service.world import SimTable
 
     world = service.world
     assert world is not None
     setup = service.config.setup
-    rng = random.Random(seed)
-
-    def new_player(resume: bool) -> SimPlayer:
-        player = SimPlayer(
-            world, setup, setup, seed=rng.randrange(1 << 30), settle_time=service.config.settle_time, troubles=False
-        )
-        session = service.loop.session
-        if resume and session.referee.started:
-            player.resume_from(session.referee, session.next_index, session.last_snapshot)
-        return player
+    table = SimTable(world, setup, lambda: service.loop.session, seed=seed, settle_time=service.config.settle_time)
 
     def play() -> None:
-        game_id = service.loop.session.game_id
-        steps = new_player(resume=True).steps()
-        said_done = False
-        while not stop.is_set():
-            if service.loop.session.game_id != game_id:  # a new game: the players set up a new board
-                game_id = service.loop.session.game_id
-                world.set_hand(None)
-                world.set_board(starting_board(setup, rng))
-                steps = new_player(resume=False).steps()
-                said_done = False
-                service.log.info("[%s] the simulated player sets up a new starting board", setup.game)
-            step = next(steps, None)
-            if step is None:
-                if not said_done:
-                    service.log.info("[%s] the simulated player has finished its game", setup.game)
-                    said_done = True
+        finished = False
+        for step in table.steps():
+            if stop.is_set():
+                return
+            if step is None:  # the game is over: wait for a new one
+                if not finished:
+                    service.log.info("[%s] the simulated players have finished their game", setup.game)
+                    finished = True
                 stop.wait(0.2)
                 continue
+            finished = False
             if step.apply is not None:
                 step.apply(world)
             # Real time is shared with rendering and reading on a small machine: hold every

@@ -496,6 +496,54 @@ class SimPlayer:
                 )
 
 
+class SimTable:
+    """The simulated players of `referee run`: they play the refereed game on (after a restart,
+    from where the journal left it) and, after a new game (the button, `referee new-game`), set up
+    a new starting board and play that game too.
+
+    `session_of` gives the loop's current game session (read from the player's thread: one
+    attribute read). `steps()` yields the player's steps, or None while there is nothing to do
+    (the game is over and no new one was started).
+    """
+
+    def __init__(
+        self, world: SimWorld, setup: GameSetup, session_of: Callable[[], Any], seed: int = 0,
+        settle_time: float = 0.3, troubles: bool = False,
+    ) -> None:
+        self.world = world
+        self.setup = setup
+        self.session_of = session_of
+        self.rng = random.Random(seed)
+        self.settle_time = settle_time
+        self.troubles = troubles
+        self.player: SimPlayer | None = None
+        #: Games set up by the simulated players after a new game.
+        self.new_boards = 0
+
+    def _player(self, resume: bool) -> SimPlayer:
+        player = SimPlayer(
+            self.world, self.setup, self.setup, seed=self.rng.randrange(1 << 30), settle_time=self.settle_time,
+            troubles=self.troubles,
+        )
+        session = self.session_of()
+        if resume and session.referee.started:
+            player.resume_from(session.referee, session.next_index, session.last_snapshot)
+        self.player = player
+        return player
+
+    def steps(self) -> Iterator[Step | None]:
+        game_id = self.session_of().game_id
+        steps = self._player(resume=True).steps()
+        while True:
+            if self.session_of().game_id != game_id:  # a new game: the players set up a new board
+                game_id = self.session_of().game_id
+                board = starting_board(self.setup, self.rng)
+                self.new_boards += 1
+                yield Step("a new starting board", 0.0, lambda w, board=board: (w.set_hand(None), w.set_board(board)))
+                steps = self._player(resume=False).steps()
+            yield next(steps, None)
+
+
 # --------------------------------------------------------------------------- starting boards
 def starting_board(setup: GameSetup, rng: random.Random) -> Snapshot:
     """A valid starting board for the game, as players would set it up."""
