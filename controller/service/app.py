@@ -131,6 +131,8 @@ class Service:
                 self.world.advance_frame()
             if loop.fresh:
                 status = f"refereeing {loop.game}, game {loop.session.game_id}, {loop.session.next_index} verdicts"
+                if loop.faults:  # the journal's faults and notices: refereeing goes on, but say so
+                    status += "; " + "; ".join(loop.faults)
                 if not notifier.ready_sent:
                     notifier.ready(status)
                 now = time.monotonic()
