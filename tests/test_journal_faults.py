@@ -96,6 +96,17 @@ def test_an_unreadable_journal_is_moved_aside_with_a_fault_and_refereeing_starts
     assert rig.loop.fresh  # the journal's notice does not stop systemd's watchdog
 
 
+def test_a_journal_whose_game_no_longer_replays_is_moved_aside(tmp_path):
+    path, rig = _journal_with_a_game(tmp_path)
+    db = sqlite3.connect(path)
+    db.execute("""UPDATE entries SET verdict = '{"index": 1, "verdict": "illegal"}' WHERE seq = 1""")
+    db.commit()
+    db.close()
+    opened = open_journal(path, FLIPOP, rig.setup)
+    assert opened.moved_aside is not None and "cannot be replayed" in opened.moved_aside
+    assert len(_aside(path)) == 1 and opened.session.next_index == 0
+
+
 def test_the_moved_aside_notice_is_cleared_after_a_minute_or_by_a_new_game(tmp_path):
     path, _ = _journal_with_a_game(tmp_path)
     path.write_bytes(b"")

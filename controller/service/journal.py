@@ -313,7 +313,9 @@ class Journal:
         try:
             return self.db.execute(sql, params).fetchall()
         except sqlite3.DatabaseError as exc:
-            raise JournalDamaged(self.path, f"SQLite says: {exc}") from None
+            if "decode" in str(exc):  # bytes that are not text where the journal wrote text
+                raise JournalDamaged(self.path, "a row is garbled (its text is not text)") from None
+            raise JournalDamaged(self.path, f"it is damaged (SQLite says: {exc})") from None
 
     def game(self, game_id: int) -> GameRow:
         rows = self._read("SELECT id, setup, started_at, closed_at, closed_why FROM games WHERE id = ?", (game_id,))
