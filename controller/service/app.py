@@ -16,13 +16,13 @@ from typing import Any
 from controller.hardware.button import Button
 from controller.hardware.feedback import Feedback
 from controller.hardware.switches import open_switches
+from controller.service.camera_watch import CameraWatch
 from controller.service.config import ServiceConfig, simulated
 from controller.service.control import ControlServer
-from controller.service.journal import Journal
 from controller.service.loop import CameraSensor, RefereeLoop, Settings, run_realtime
 from controller.service.notify import Notifier
-from controller.service.session import GameSession
-from controller.service.world import CachedFrames, SimWorld
+from controller.service.session import open_journal
+from controller.service.world import CachedFrames, SimWorld, resume_world
 from controller.vision.gating import MotionGate
 from controller.vision.reader import BoardReader
 from controller.vision.sources import open_frame_source
@@ -52,9 +52,12 @@ class Service:
         self.log = log or logging.getLogger("referee")
         self.closers: list[Callable[[], None]] = []
         try:
-            self.journal = Journal(config.journal)
+            opened = open_journal(config.journal, config.game_keys, config.setup)
+            self.journal = opened.journal
             self.closers.append(self.journal.close)
-            session, how = GameSession.open(self.journal, config.game_keys, config.setup)
+            if opened.moved_aside is not None:  # shown on the fault lights and logged once, by the loop
+                self.journal.notices.append(opened.moved_aside)
+            session, how = opened.session, opened.how
             self.switches = None
             if config.uses_switches:
                 self.switches = open_switches(config.switches)
@@ -62,12 +65,16 @@ class Service:
             self.world: SimWorld | None = None
             if world_factory is not None:
                 self.world = world_factory(getattr(self.switches, "simulator", None))
+                resume_world(self.world, session)  # the simulated board is where the journal left it
             source = open_frame_source(config.camera, self.world)
             if self.world is not None:
                 source = CachedFrames(source, self.world)
             self.closers.append(source.close)
             self.source = source
-            self.sensor = CameraSensor(source, BoardReader(config.setup.profile), MotionGate(settle=GATE_STILL_FRAMES))
+            self.camera = CameraWatch(source, clock)
+            self.sensor = CameraSensor(
+                self.camera, BoardReader(config.setup.profile), MotionGate(settle=GATE_STILL_FRAMES)
+            )
             self.feedback = Feedback.from_config(config.gpio, listener=light_listener, tempo=feedback_tempo)
             self.closers.append(self.feedback.close)
             if self.switches is not None:
@@ -82,6 +89,7 @@ class Service:
                 log=self.log,
                 on_line=on_line,
                 opened=f"{how} (journal {config.journal})",
+                camera=self.camera,
             )
             self.publisher = None
             if config.mqtt is not None:  # the club's broker (controller/club): fed from the journal
@@ -151,6 +159,8 @@ class Service:
                 self.world.advance_frame()
             if loop.fresh:
                 status = f"refereeing {loop.game}, game {loop.session.game_id}, {loop.session.next_index} verdicts"
+                if loop.faults:  # the journal's faults and notices: refereeing goes on, but say so
+                    status += "; " + "; ".join(loop.faults)
                 if not notifier.ready_sent:
                     notifier.ready(status)
                 now = time.monotonic()
@@ -170,18 +180,30 @@ class Service:
 
 
 def play_in_background(service: Service, stop: threading.Event, seed: int, move_every: float) -> threading.Thread:
-    """`referee run` with simulated devices: a simulated player moves pieces in real time."""
-    from controller.service.world import SimPlayer
+    """`referee run` with simulated devices: simulated players move pieces in real time.
+
+    They play on from the journal's position after a restart, and set up a new starting board
+    after a new game (`SimTable`).
+    """
+    from controller.service.world import SimTable
 
     world = service.world
     assert world is not None
     setup = service.config.setup
-    player = SimPlayer(world, setup, setup, seed=seed, settle_time=service.config.settle_time, troubles=False)
+    table = SimTable(world, setup, lambda: service.loop.session, seed=seed, settle_time=service.config.settle_time)
 
     def play() -> None:
-        for step in player.steps():
+        finished = False
+        for step in table.steps():
             if stop.is_set():
                 return
+            if step is None:  # the game is over: wait for a new one
+                if not finished:
+                    service.log.info("[%s] the simulated players have finished their game", setup.game)
+                    finished = True
+                stop.wait(0.2)
+                continue
+            finished = False
             if step.apply is not None:
                 step.apply(world)
             # Real time is shared with rendering and reading on a small machine: hold every
@@ -189,7 +211,6 @@ def play_in_background(service: Service, stop: threading.Event, seed: int, move_
             pause = 2 * step.hold + (move_every if step.intended is not None else 0.0)
             if stop.wait(pause):
                 return
-        service.log.info("[%s] the simulated player has finished its game", setup.game)
 
     thread = threading.Thread(target=play, name="simulated-player", daemon=True)
     thread.start()

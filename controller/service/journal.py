@@ -9,18 +9,48 @@ but not yet committed when the power went is simply judged again after the resta
 A game is one setup (the config's game keys) and its entries. `new-game` closes the current game
 (its last entry is the `new-game` action) and opens a new one with the same setup, so every game
 exports as one record.
+
+What goes wrong with a file on a small computer, and what the journal does about it:
+* **Damaged or foreign at open** (a garbled page, a file cut short, a 0-byte file, another
+  program's database): `Journal` refuses it with `JournalDamaged`; the service moves it aside
+  (`quarantine`, kept under a dated name) and starts a fresh journal, and says so.
+* **A write fails** (disk full, read-only file, I/O error): nothing is lost from memory. The
+  game's rows are remembered here (`_games`) and every write waits in `_pending` until it is
+  committed; later writes and `tick()` (every few seconds) try again, in order. `problem` names
+  the failure in words for the fault lights.
+* **Deleted or replaced while running**: every write and `tick()` compare the file's device and
+  inode with the ones opened; a missing file is written again from memory (the open game and any
+  game not yet fully written), a replaced one is first moved aside.
+Export and replay open journals read-only (`read_only=True`, SQLite's `mode=ro`): they never create
+tables or change a byte.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
+import os
 import sqlite3
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from controller.errors import RefereeError
+
+log = logging.getLogger("referee.journal")
+
+#: `PRAGMA user_version` of a referee journal. 0 is a journal from before the version was set:
+#: accepted when its tables are right.
+SCHEMA_VERSION = 1
+#: Seconds between tries to write a journal that could not be written, and between checks that
+#: the file is still the one opened.
+RETRY_SECONDS = 5.0
+#: Event lines (faults, unreadable boards) kept waiting at most while the journal cannot be
+#: written; games and verdicts are never dropped.
+PENDING_EVENTS_LIMIT = 1000
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -47,6 +77,22 @@ CREATE TABLE IF NOT EXISTS events (
     message TEXT NOT NULL
 );
 """
+
+#: The columns of each table, as a referee journal has them.
+TABLES = {
+    "games": ["id", "setup", "started_at", "closed_at", "closed_why"],
+    "entries": ["game_id", "seq", "kind", "payload", "verdict", "at"],
+    "events": ["id", "game_id", "at", "kind", "message"],
+}
+
+
+class JournalDamaged(RefereeError):
+    """The file cannot be used as a referee journal; `why` says what is wrong with it."""
+
+    def __init__(self, path: Path, why: str) -> None:
+        super().__init__(f"the journal {path} cannot be used: {why}")
+        self.path = path
+        self.why = why
 
 
 @dataclass(frozen=True)
@@ -75,82 +121,442 @@ class Entry:
     at: float
 
 
-class Journal:
-    """One SQLite file in WAL mode; every write is its own committed transaction."""
+@dataclass
+class _Game:
+    """A game as this process knows it, so it can be written again if the file goes."""
 
-    def __init__(self, path: str | Path, wall_clock=time.time) -> None:
+    id: int
+    setup: str
+    started_at: float
+    closed_at: float | None = None
+    closed_why: str | None = None
+    entries: list[tuple[int, str, str, str, float]] = field(default_factory=list)  # seq, kind, payload, verdict, at
+
+
+def why_not_written(exc: BaseException) -> str:
+    """A failed write in words a player or owner understands."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    text = str(exc)
+    if name.startswith("SQLITE_FULL") or "disk is full" in text or getattr(exc, "errno", None) == 28:
+        return "the disk is full"
+    if name.startswith("SQLITE_READONLY") or "readonly" in text or isinstance(exc, PermissionError):
+        return "the file is read-only (check its permissions and the disk)"
+    if name.startswith("SQLITE_BUSY") or "locked" in text:
+        return "another program holds it locked"
+    if name.startswith("SQLITE_IOERR") or "I/O" in text or isinstance(exc, OSError):
+        return "the disk reports an error"
+    return text
+
+
+def _damaged_name(path: Path, label: str, wall_clock=time.time) -> Path:
+    stamp = time.strftime("%Y-%m-%dT%H-%M-%S", time.localtime(wall_clock()))
+    aside = path.with_name(f"{path.name}.{label}-{stamp}")
+    n = 2
+    while aside.exists():
+        aside = path.with_name(f"{path.name}.{label}-{stamp}-{n}")
+        n += 1
+    return aside
+
+
+def quarantine(path: str | Path, label: str = "damaged", wall_clock=time.time) -> Path:
+    """Move a journal (and its write-ahead log) aside under a dated name; returns the new name.
+
+    The WAL file goes with it because it may hold committed verdicts not yet copied into the
+    main file; SQLite opens the two together under the new name.
+    """
+    path = Path(path)
+    aside = _damaged_name(path, label, wall_clock)
+    os.replace(path, aside)
+    for suffix in ("-wal", "-shm"):
+        extra = Path(f"{path}{suffix}")
+        if extra.exists():
+            try:
+                if suffix == "-wal":
+                    os.replace(extra, Path(f"{aside}{suffix}"))
+                else:
+                    extra.unlink()  # the shared-memory index is rebuilt from the WAL
+            except OSError:
+                log.warning("could not move %s aside", extra)
+    return aside
+
+
+class Journal:
+    """One SQLite file in WAL mode; every write is committed, or kept in memory until it can be.
+
+    `read_only`: open an existing journal without ever writing (export, replay); a missing file
+    or one that is not a referee journal raises a `RefereeError` with a sentence.
+    """
+
+    def __init__(self, path: str | Path, wall_clock=time.time, *, read_only: bool = False) -> None:
         self.path = Path(path)
         self._now = wall_clock
+        self.read_only = read_only
+        self.db: sqlite3.Connection | None = None
+        self._games: dict[int, _Game] = {}
+        self._pending: list[tuple[str, tuple]] = []
+        self._last_game_id = 0
+        self._identity: tuple[int, int] | None = None
+        #: Why the journal cannot be written now (None: it can), in words for the fault lights.
+        self.problem: str | None = None
+        #: Things that happened to the file worth showing the players for a while (moved aside,
+        #: written again); the loop takes them with `take_notices()`.
+        self.notices: list[str] = []
+        self._last_try: float | None = None
+        existed = self.path.exists()
+        if read_only and not existed:
+            raise RefereeError(f"there is no journal at {self.path}")
+        if existed and not self.path.is_file():
+            raise RefereeError(f"the journal {self.path} is not a file")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")  # a committed verdict survives a power cut
-            self.db.executescript(SCHEMA)
-        except (OSError, sqlite3.Error) as exc:
+            if not read_only:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            if existed and self.path.stat().st_size == 0:
+                raise JournalDamaged(self.path, "the file is empty (0 bytes)")
+            # A file is checked before the WAL mode is set: a file that is not a journal stays untouched.
+            self.db = self._connect(wal=not existed)
+            if existed:
+                self._check()
+                if not read_only:
+                    self._set_wal(self.db)
+            else:
+                self._create(self.db)
+            row = self.db.execute("SELECT MAX(id) FROM games").fetchone()
+            self._last_game_id = int(row[0] or 0)
+            self._identity = self._stat()
+        except sqlite3.DatabaseError as exc:
+            self._close_quietly()
+            if "not a database" in str(exc):
+                raise JournalDamaged(self.path, "it is not a referee journal (not an SQLite database)") from None
+            if _is_damage(exc):
+                raise JournalDamaged(self.path, f"it is damaged (SQLite says: {exc})") from None
             raise RefereeError(f"cannot open the journal {self.path}: {exc}") from None
+        except OSError as exc:
+            self._close_quietly()
+            raise RefereeError(f"cannot open the journal {self.path}: {exc.strerror or exc}") from None
+        except RefereeError:
+            self._close_quietly()
+            raise
+
+    # --- opening ----------------------------------------------------------------------------
+    def _connect(self, wal: bool = True) -> sqlite3.Connection:
+        if self.read_only:
+            uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+            return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+        if wal:
+            self._set_wal(db)
+        return db
+
+    @staticmethod
+    def _set_wal(db: sqlite3.Connection) -> None:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")  # a committed verdict survives a power cut
+
+    @staticmethod
+    def _create(db: sqlite3.Connection) -> None:
+        db.executescript(SCHEMA)
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _check(self) -> None:
+        """Refuse a file that is damaged or not a referee journal (raises JournalDamaged)."""
+        assert self.db is not None
+        result = [r[0] for r in self.db.execute("PRAGMA quick_check").fetchall()]
+        if result != ["ok"]:
+            first = str(result[0]).replace("\n", " ").removeprefix("*** in database main *** ")
+            raise JournalDamaged(self.path, f"it is damaged ({first})")
+        version = int(self.db.execute("PRAGMA user_version").fetchone()[0])
+        tables = {
+            name: [c[1] for c in self.db.execute(f"PRAGMA table_info({name})")]
+            for (name,) in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
+        if not tables:
+            raise JournalDamaged(self.path, "it is an empty database, not a referee journal")
+        if version > SCHEMA_VERSION:
+            raise JournalDamaged(self.path, f"it was written by a newer referee (journal version {version})")
+        wrong = [name for name, columns in TABLES.items() if tables.get(name) != columns]
+        if wrong or version not in (0, SCHEMA_VERSION):
+            raise JournalDamaged(
+                self.path, f"it is not a referee journal (its tables are {', '.join(sorted(tables))})"
+            )
+        if version == 0 and not self.read_only:
+            with contextlib.suppress(sqlite3.Error):  # a read-only journal of an older referee: still readable
+                self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _stat(self) -> tuple[int, int] | None:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return st.st_dev, st.st_ino
+
+    def _close_quietly(self) -> None:
+        if self.db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.close()
+            self.db = None
 
     def close(self) -> None:
-        self.db.close()
+        """Try once more to write what waits, then close."""
+        if not self.read_only and self._pending:
+            self.flush()
+        if self._pending:
+            log.error(
+                "the journal %s could not be written before stopping: %d entries are lost (%s)",
+                self.path, len(self._pending), self.problem,
+            )
+        self._close_quietly()
 
-    # --- games ------------------------------------------------------------------------------
-    def new_game(self, setup: dict[str, Any]) -> int:
-        cur = self.db.execute(
-            "INSERT INTO games (setup, started_at) VALUES (?, ?)", (json.dumps(setup, sort_keys=True), self._now())
-        )
-        return int(cur.lastrowid)
-
-    def close_game(self, game_id: int, why: str) -> None:
-        self.db.execute(
-            "UPDATE games SET closed_at = ?, closed_why = ? WHERE id = ? AND closed_at IS NULL",
-            (self._now(), why, game_id),
-        )
+    # --- reading ----------------------------------------------------------------------------
+    def _read(self, sql: str, params: tuple = ()) -> list[tuple]:
+        if self.db is None:
+            self.db = self._connect()
+        try:
+            return self.db.execute(sql, params).fetchall()
+        except sqlite3.DatabaseError as exc:
+            if "decode" in str(exc):  # bytes that are not text where the journal wrote text
+                raise JournalDamaged(self.path, "a row is garbled (its text is not text)") from None
+            raise JournalDamaged(self.path, f"it is damaged (SQLite says: {exc})") from None
 
     def game(self, game_id: int) -> GameRow:
-        row = self.db.execute(
-            "SELECT id, setup, started_at, closed_at, closed_why FROM games WHERE id = ?", (game_id,)
-        ).fetchone()
-        if row is None:
+        rows = self._read("SELECT id, setup, started_at, closed_at, closed_why FROM games WHERE id = ?", (game_id,))
+        if not rows:
             raise RefereeError(f"the journal {self.path} has no game {game_id}")
-        return GameRow(row[0], json.loads(row[1]), row[2], row[3], row[4])
+        row = rows[0]
+        try:
+            setup = json.loads(row[1])
+        except (TypeError, ValueError):
+            raise JournalDamaged(self.path, f"the setup of game {game_id} is garbled") from None
+        return GameRow(row[0], setup, row[2], row[3], row[4])
 
     def latest_game(self) -> GameRow | None:
-        row = self.db.execute("SELECT MAX(id) FROM games").fetchone()
+        row = self._read("SELECT MAX(id) FROM games")[0]
         return None if row[0] is None else self.game(row[0])
 
     def games(self) -> list[GameRow]:
-        ids = [r[0] for r in self.db.execute("SELECT id FROM games ORDER BY id")]
-        return [self.game(i) for i in ids]
-
-    # --- entries ----------------------------------------------------------------------------
-    def append(self, game_id: int, kind: str, payload: str, verdict: dict[str, Any]) -> int:
-        """Commit one entry; returns its sequence number (0 for a game's first entry)."""
-        with self.db:  # BEGIN ... COMMIT, so seq is unique even with two writers
-            self.db.execute("BEGIN IMMEDIATE")
-            row = self.db.execute("SELECT COALESCE(MAX(seq) + 1, 0) FROM entries WHERE game_id = ?", (game_id,))
-            seq = int(row.fetchone()[0])
-            self.db.execute(
-                "INSERT INTO entries (game_id, seq, kind, payload, verdict, at) VALUES (?, ?, ?, ?, ?, ?)",
-                (game_id, seq, kind, payload, json.dumps(verdict, sort_keys=True), self._now()),
-            )
-            self.db.execute("COMMIT")
-        return seq
+        return [self.game(r[0]) for r in self._read("SELECT id FROM games ORDER BY id")]
 
     def entries(self, game_id: int) -> list[Entry]:
-        rows = self.db.execute(
+        rows = self._read(
             "SELECT game_id, seq, kind, payload, verdict, at FROM entries WHERE game_id = ? ORDER BY seq", (game_id,)
         )
-        return [Entry(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5]) for r in rows]
+        out = []
+        for r in rows:
+            try:
+                verdict = json.loads(r[4])
+            except (TypeError, ValueError):
+                raise JournalDamaged(self.path, f"entry {r[1]} of game {game_id} is garbled") from None
+            if not isinstance(verdict, dict) or not isinstance(r[3], str):
+                raise JournalDamaged(self.path, f"entry {r[1]} of game {game_id} is garbled")
+            out.append(Entry(r[0], r[1], r[2], r[3], verdict, r[5]))
+        if [e.seq for e in out] != list(range(len(out))):
+            raise JournalDamaged(self.path, f"game {game_id} has entries missing")
+        return out
 
-    # --- events (faults, unreadable boards): for people reading the journal, never replayed ------
-    def event(self, game_id: int | None, kind: str, message: str) -> None:
-        self.db.execute(
-            "INSERT INTO events (game_id, at, kind, message) VALUES (?, ?, ?, ?)", (game_id, self._now(), kind, message)
+    def resume(self, game_id: int) -> list[Entry]:
+        """A game's entries, remembered from now on so they can be written again if the file goes."""
+        row = self.game(game_id)
+        entries = self.entries(game_id)
+        self._games[game_id] = _Game(
+            game_id,
+            json.dumps(row.setup, sort_keys=True),
+            row.started_at,
+            row.closed_at,
+            row.closed_why,
+            [(e.seq, e.kind, e.payload, json.dumps(e.verdict, sort_keys=True), e.at) for e in entries],
         )
+        return entries
 
     def events(self, game_id: int | None = None) -> list[tuple[float, str, str]]:
         if game_id is None:
-            rows = self.db.execute("SELECT at, kind, message FROM events ORDER BY id")
+            rows = self._read("SELECT at, kind, message FROM events ORDER BY id")
         else:
-            rows = self.db.execute("SELECT at, kind, message FROM events WHERE game_id = ? ORDER BY id", (game_id,))
+            rows = self._read("SELECT at, kind, message FROM events WHERE game_id = ? ORDER BY id", (game_id,))
         return [tuple(r) for r in rows]  # type: ignore[misc]
+
+    # --- writing ----------------------------------------------------------------------------
+    def new_game(self, setup: dict[str, Any]) -> int:
+        """Open a game; its number is given here, so it is known even before it is written."""
+        self._last_game_id = max([self._last_game_id, *self._games]) + 1
+        game = _Game(self._last_game_id, json.dumps(setup, sort_keys=True), self._now())
+        self._games[game.id] = game
+        self._write(
+            "INSERT INTO games (id, setup, started_at) VALUES (?, ?, ?)", (game.id, game.setup, game.started_at)
+        )
+        return game.id
+
+    def close_game(self, game_id: int, why: str) -> None:
+        at = self._now()
+        game = self._games.get(game_id)
+        if game is not None and game.closed_at is None:
+            game.closed_at, game.closed_why = at, why
+        self._write(
+            "UPDATE games SET closed_at = ?, closed_why = ? WHERE id = ? AND closed_at IS NULL", (at, why, game_id)
+        )
+
+    def append(self, game_id: int, kind: str, payload: str, verdict: dict[str, Any]) -> int:
+        """Commit one entry (or keep it until it can be); returns its sequence number (0 first)."""
+        game = self._games.get(game_id)
+        if game is None:
+            self.resume(game_id)
+            game = self._games[game_id]
+        seq = len(game.entries)
+        row = (seq, kind, payload, json.dumps(verdict, sort_keys=True), self._now())
+        game.entries.append(row)
+        self._write(
+            "INSERT INTO entries (game_id, seq, kind, payload, verdict, at) VALUES (?, ?, ?, ?, ?, ?)", (game_id, *row)
+        )
+        return seq
+
+    def event(self, game_id: int | None, kind: str, message: str) -> None:
+        """A line for people reading the journal (faults, unreadable boards); never replayed."""
+        self._write(
+            "INSERT INTO events (game_id, at, kind, message) VALUES (?, ?, ?, ?)", (game_id, self._now(), kind, message)
+        )
+
+    @property
+    def waiting(self) -> int:
+        """Writes kept in memory because the journal could not be written."""
+        return len(self._pending)
+
+    def _write(self, sql: str, params: tuple) -> None:
+        if self.read_only:
+            raise RefereeError(f"the journal {self.path} was opened read-only")
+        self._pending.append((sql, params))
+        if self.problem is not None and sql.startswith("INSERT INTO events"):
+            self._drop_old_events()
+        self.flush()
+
+    def _drop_old_events(self) -> None:
+        events = [i for i, (sql, _) in enumerate(self._pending) if sql.startswith("INSERT INTO events")]
+        for i in reversed(events[: max(0, len(events) - PENDING_EVENTS_LIMIT)]):
+            del self._pending[i]
+
+    def tick(self, now: float) -> None:
+        """Called often by the loop (`now`: its clock): every `RETRY_SECONDS` check that the file
+        is still there and try again to write what waits. Cheap otherwise."""
+        if self.read_only or (self._last_try is not None and now - self._last_try < RETRY_SECONDS):
+            return
+        self._last_try = now
+        self.flush()
+
+    def flush(self) -> bool:
+        """Write everything that waits, in order, in one transaction; True when nothing waits."""
+        self._check_file()
+        if not self._pending:
+            return True
+        try:
+            if self.db is None:
+                self.db = self._connect()
+            self.db.execute("BEGIN IMMEDIATE")
+            for sql, params in self._pending:
+                self.db.execute(sql, params)
+            self.db.execute("COMMIT")
+        except (sqlite3.Error, OSError) as exc:
+            self._failed(exc)
+            return False
+        written = len(self._pending)
+        self._pending.clear()
+        if self.problem is not None:
+            log.warning("the journal %s is written again: %d waiting writes were committed", self.path, written)
+            self.problem = None
+        self._forget_written_games()
+        return True
+
+    def _failed(self, exc: BaseException) -> None:
+        if self.db is not None:
+            try:
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+        why = why_not_written(exc)
+        if "read-only" in why:
+            self._close_quietly()  # a connection opened read-only stays so: open it again next time
+        problem = f"the journal cannot be written: {why}"
+        if problem != self.problem:
+            log.warning(
+                "%s (%s: %s); the verdicts are kept in memory and written once it works again",
+                problem, self.path, exc,
+            )
+        self.problem = problem
+
+    def _forget_written_games(self) -> None:
+        """Closed games that are fully written need not be remembered (memory stays small)."""
+        closed = [g for g in self._games.values() if g.closed_at is not None]
+        for game in closed:
+            del self._games[game.id]
+
+    # --- the file going away --------------------------------------------------------------
+    def _check_file(self) -> None:
+        if self.read_only or self._identity is None:
+            return
+        now = self._stat()
+        if now == self._identity:
+            return
+        if now is None:
+            what = "was deleted"
+        else:
+            # The write-ahead log at the path is ours (SQLite leaves it when the file under it is
+            # replaced) and would be applied to the other file: drop it, memory has its rows.
+            self._close_quietly()
+            self._remove_wal()
+            try:
+                aside = quarantine(self.path, "replaced", self._now)
+            except OSError as exc:
+                log.error("the journal %s was replaced and could not be moved aside: %s", self.path, exc)
+                self._identity = None  # leave that file alone; writes wait in memory
+                self.problem = "the journal cannot be written: the file was replaced by another one"
+                return
+            what = f"was replaced by another file (now kept as {aside})"
+        self._rewrite(what)
+
+    def _rewrite(self, what: str) -> None:
+        """Write a new file from memory: every remembered game and its entries, then what waits."""
+        self._close_quietly()
+        self._remove_wal()  # left over from the old file: not for the new one
+        events = [(sql, p) for sql, p in self._pending if sql.startswith("INSERT INTO events")]
+        rows: list[tuple[str, tuple]] = []
+        for game in sorted(self._games.values(), key=lambda g: g.id):
+            rows.append((
+                "INSERT INTO games (id, setup, started_at, closed_at, closed_why) VALUES (?, ?, ?, ?, ?)",
+                (game.id, game.setup, game.started_at, game.closed_at, game.closed_why),
+            ))
+            rows.extend(
+                ("INSERT INTO entries (game_id, seq, kind, payload, verdict, at) VALUES (?, ?, ?, ?, ?, ?)",
+                 (game.id, *entry))
+                for entry in game.entries
+            )
+        self._pending = rows + events
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = self._connect()
+            self._create(self.db)
+        except (sqlite3.Error, OSError) as exc:
+            self._close_quietly()
+            self._failed(exc)
+        self._identity = self._stat()
+        entries = sum(len(g.entries) for g in self._games.values())
+        games = ", ".join(str(g) for g in sorted(self._games))
+        notice = (
+            f"the journal {self.path} {what} while running; it was written again from memory "
+            f"(game {games or 'none'}, {entries} entries)"
+        )
+        self.notices.append(notice)  # the loop shows it as a fault and logs it
+
+    def _remove_wal(self) -> None:
+        for suffix in ("-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                Path(f"{self.path}{suffix}").unlink()
+
+    def take_notices(self) -> list[str]:
+        out, self.notices = self.notices, []
+        return out
+
+
+def _is_damage(exc: sqlite3.DatabaseError) -> bool:
+    """A file SQLite cannot read as a database (as opposed to one it cannot open or lock)."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
+        return True
+    text = str(exc)
+    return "malformed" in text or "not a database" in text or type(exc) is sqlite3.DatabaseError

@@ -9,8 +9,11 @@ What one tick does (`rules.md` §5):
    only ever touched here);
 2. look: the sensor says whether a frame came, whether the picture moved, and gives a new board
    reading once the picture is still; the switches give the slide positions (Stay Alive);
-3. faults: no frame for `frame_timeout` seconds, or the slide switches silent or contradictory,
-   show the fault pattern and stop judging until they are fresh again;
+3. faults: no usable frame for `frame_timeout` seconds, the same bit-identical picture for as
+   long (a frozen camera), or the slide switches silent or contradictory, show the fault pattern
+   and stop judging until they are fresh again. A journal that cannot be written, or was moved
+   aside or written again, shows the fault pattern too but judging goes on: the verdicts wait in
+   memory (see `controller.service.journal`);
 4. once nothing has moved for `settle_time`, a reading that differs from the last judged board is
    judged by the `Referee` (through `GameSession`, which journals it before the lights show it).
    An unreadable reading (hand, glare, an unsure place) is never judged: amber blinks and the log
@@ -56,6 +59,10 @@ from controller.snapshot import Snapshot
 from controller.words import verdict_line
 
 CAMERA_LOST = "the camera is not sending pictures: check its cable"
+CAMERA_FROZEN = "camera picture frozen: the same picture over and over; check the camera and its cable"
+#: Seconds a journal notice (a damaged journal moved aside, a deleted one written again) stays
+#: on the fault lights, unless a new game is started first.
+JOURNAL_NOTICE_SECONDS = 60.0
 #: Clock arithmetic slack, so a board still for exactly the settle time is judged on that frame.
 SETTLE_EPSILON = 1e-6
 SWITCHES_LOST = "the slide switches are not answering: check the USB cable of the switch board"
@@ -167,9 +174,12 @@ class RefereeLoop:
         on_line: Callable[[str], None] | None = None,
         bus: EventBus | None = None,
         opened: str = "",
+        camera: Any = None,
     ) -> None:
         self.session = session
         self.sensor = sensor
+        #: The `CameraWatch` around the frame source, when there is one: why frames are missing, frozen.
+        self.camera = camera
         self.switches = switches
         self.settings = settings or Settings()
         self.clock = clock
@@ -193,6 +203,14 @@ class RefereeLoop:
         self.unreadable_said: str | None = None
         self.amber_blinking = False
         self.faults: list[str] = []
+        #: The faults that make the devices unfit to judge (not the journal's).
+        self.device_faults: list[str] = []
+        #: Journal notices on the fault lights, and the clock time each goes off.
+        self.notices: dict[str, float] = {}
+        #: Why the last `sensor.sense()` raised (None: it did not).
+        self.sense_error: str | None = None
+        self.sense_error_since = now
+        self._cleared_words: dict[str, str] = {}
         #: Every verdict this loop produced, in order (the demo and tests compare them).
         self.verdicts: list[Verdict] = []
         self.ticks = 0
@@ -238,7 +256,7 @@ class RefereeLoop:
         produced: list[Verdict] = []
         self._run_commands(produced)
         now = self.clock()
-        sight = self.sensor.sense()
+        sight = self._sense(now)
         if sight.frame:
             self.last_frame_at = now
         if sight.moving:
@@ -263,6 +281,22 @@ class RefereeLoop:
             produced.append(verdict)
         return produced
 
+    def _sense(self, now: float) -> Sight:
+        """The sensor's sight. A failure of the reader (or of a source without a `CameraWatch`) is
+        an unreadable board, never a crash; failing on every frame for `frame_timeout` is a fault."""
+        try:
+            sight = self.sensor.sense()
+        except Exception as exc:
+            problem = f"the camera picture cannot be read ({type(exc).__name__}: {exc})"
+            if problem != self.sense_error:
+                self.log.warning("%s", problem, exc_info=self.log.isEnabledFor(logging.DEBUG))
+            if self.sense_error is None:
+                self.sense_error_since = now
+            self.sense_error = problem
+            return Sight(frame=True, new_reading=True, snapshot=None, problem=problem)
+        self.sense_error = None
+        return sight
+
     def _moved(self, now: float) -> None:
         self.last_motion = now
         self.reading = None
@@ -271,10 +305,18 @@ class RefereeLoop:
     def _check_faults(self, now: float, state: Any) -> bool:
         """Show or clear the fault pattern; True when the devices are fresh enough to judge."""
         faults: list[str] = []
-        if now - (self.last_frame_at if self.last_frame_at is not None else self.started_at) > (
-            self.settings.frame_timeout
-        ):
-            faults.append(CAMERA_LOST)
+        timeout = self.settings.frame_timeout
+        camera_ok = self.last_frame_at is not None
+        if now - (self.last_frame_at if self.last_frame_at is not None else self.started_at) > timeout:
+            why = getattr(self.camera, "problem", None)
+            faults.append(f"{why}: check the camera" if why else CAMERA_LOST)
+            camera_ok = False
+        elif self.sense_error is not None and now - self.sense_error_since > timeout:
+            faults.append(f"{self.sense_error}: check the camera")
+            camera_ok = False
+        elif self.camera is not None and self.camera.frozen_for(now) > timeout:
+            faults.append(CAMERA_FROZEN)
+            camera_ok = False
         switches_ok = True
         if self.switches is not None:
             if self.switches.healthy():
@@ -291,6 +333,8 @@ class RefereeLoop:
                 since = self.last_switches_ok_at if self.last_switches_ok_at is not None else self.started_at
                 if now - since > self.settings.frame_timeout or self.last_switches_ok_at is not None:
                     faults.append(SWITCHES_LOST)
+        self.device_faults = list(faults)
+        faults.extend(self._journal_faults(now))
         if faults != self.faults:
             raised = [m for m in faults if m not in self.faults]
             cleared = [m for m in self.faults if m not in faults]
@@ -298,14 +342,40 @@ class RefereeLoop:
             for message in raised:
                 self._emit(FaultRaised, message=message)
             for message in cleared:
-                self._emit(FaultCleared, message=message, cleared=_cleared(message))
-        camera_ok = CAMERA_LOST not in faults and self.last_frame_at is not None
+                self._emit(FaultCleared, message=message, cleared=self._cleared(message))
         return camera_ok and switches_ok
+
+    def _journal_faults(self, now: float) -> list[str]:
+        """The journal's own fault (cannot be written) and its notices still on show."""
+        journal = self.session.journal
+        journal.tick(now)
+        for notice in journal.take_notices():
+            self.notices[notice] = now + JOURNAL_NOTICE_SECONDS
+            self._cleared_words[notice] = "the journal notice was shown long enough (it stays in the log)"
+        self.notices = {text: until for text, until in self.notices.items() if now < until}
+        out = list(self.notices)
+        if journal.problem is not None:
+            out.append(journal.problem)
+            self._cleared_words[journal.problem] = "the journal is written again; no verdict was lost"
+        return out
+
+    def _cleared(self, message: str) -> str:
+        if message in self._cleared_words:
+            return self._cleared_words.pop(message)
+        if message == SWITCHES_LOST:
+            return "the slide switches are answering again"
+        if message.startswith("slide "):
+            return "the slide switches read normally again"
+        if message == CAMERA_FROZEN:
+            return "the camera's picture is live again"
+        return "pictures are arriving from the camera again"
 
     @property
     def fresh(self) -> bool:
-        """Frames and switch heartbeats are fresh: the condition for systemd's READY and WATCHDOG."""
-        return not self.faults and self.last_frame_at is not None
+        """Frames (new ones, not a frozen picture) and switch heartbeats are fresh: the condition for
+        systemd's READY and WATCHDOG. A journal fault does not count: the service must go on
+        running (and holding the verdicts that wait in memory), not be restarted."""
+        return not self.device_faults and self.last_frame_at is not None
 
     # --- judging -------------------------------------------------------------------------------
     def _look(self, sight: Sight) -> Verdict | None:
@@ -384,6 +454,8 @@ class RefereeLoop:
             old = self.session
             # The web page may start it with other game keys (checked there; the same game).
             self.session = old.new_game(args.get("keys"), args.get("setup"))
+            for notice in self.notices:  # a new game: the old journal notices have been seen
+                self.notices[notice] = self.clock()
             verdict = self._last_action(old)
             self.verdicts.append(verdict)
             if produced is not None:
@@ -451,14 +523,6 @@ class RefereeLoop:
         if referee.started:
             out["result"] = referee.result().to_json()
         return out
-
-
-def _cleared(message: str) -> str:
-    if message == CAMERA_LOST:
-        return "pictures are arriving from the camera again"
-    if message == SWITCHES_LOST:
-        return "the slide switches are answering again"
-    return "the slide switches read normally again"
 
 
 def run_realtime(

@@ -8,7 +8,9 @@ each reproduced verdict equals the stored one, so the game resumes at exactly th
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from controller.errors import RefereeError
@@ -16,7 +18,7 @@ from controller.games import engine_for
 from controller.games.base import GameSetup, Result
 from controller.record import Action, dump_record, parse_record, setup_from_mapping
 from controller.referee import Referee, Verdict, judge_record
-from controller.service.journal import Entry, Journal
+from controller.service.journal import Entry, Journal, JournalDamaged, quarantine
 from controller.snapshot import Snapshot, parse_snapshot
 
 
@@ -85,8 +87,11 @@ class GameSession:
         row = journal.game(game_id)
         setup = setup_from_mapping(row.setup, source=f"journal game {game_id}")
         session = cls(journal, game_id, row.setup, setup)
-        for entry in journal.entries(game_id):
-            got = session._apply(entry)
+        for entry in journal.resume(game_id):
+            try:
+                got = session._apply(entry)
+            except (RefereeError, ValueError, KeyError, TypeError) as exc:
+                raise JournalDamaged(journal.path, f"entry {entry.seq} of game {game_id} is garbled ({exc})") from None
             if got != entry.verdict:
                 raise JournalMismatch(
                     f"replaying game {game_id} of the journal {journal.path} gave {got} at entry {entry.seq} "
@@ -154,6 +159,55 @@ class GameSession:
         if not isinstance(keys, dict) or not isinstance(setup, GameSetup):
             keys, setup = self.keys, self.setup
         return GameSession.start(self.journal, keys, setup)
+
+
+@dataclass
+class Opened:
+    """What `open_journal` found: the journal, the game to referee, and what to tell people."""
+
+    journal: Journal
+    session: GameSession
+    #: A sentence for the log: which game is refereed and how (resumed, started).
+    how: str
+    #: Set when the journal on disk could not be used and was moved aside: a sentence naming
+    #: both files, shown as a fault for a while.
+    moved_aside: str | None = None
+
+
+def open_journal(path: str | Path, keys: dict[str, Any], setup: GameSetup, wall_clock=time.time) -> Opened:
+    """Open the service's journal and the game to referee, never refusing to referee.
+
+    A journal that is damaged, is not a referee journal, or whose open game cannot be replayed
+    (a garbled row, rules that changed) is moved aside, kept under a dated name, and refereeing
+    starts on a fresh journal: under systemd a refusal would only restart the service in a loop.
+    A journal that cannot be opened at all (no permission on its folder) is still an error.
+    """
+    journal: Journal | None = None
+    try:
+        journal = Journal(path, wall_clock)
+        session, how = GameSession.open(journal, keys, setup)
+        return Opened(journal, session, how)
+    except RefereeError as exc:
+        damaged = isinstance(exc, JournalDamaged)
+        if not damaged and not isinstance(exc, JournalMismatch):
+            raise
+        why = exc.why if isinstance(exc, JournalDamaged) else f"it cannot be replayed: {exc}"
+        if journal is not None:
+            journal._close_quietly()
+    try:
+        aside = quarantine(path, "damaged", wall_clock)
+    except OSError as err:
+        raise RefereeError(
+            f"the journal {path} cannot be used ({why}) and cannot be moved aside ({err.strerror or err}); "
+            "move it away by hand"
+        ) from None
+    journal = Journal(path, wall_clock)
+    session, how = GameSession.open(journal, keys, setup)
+    said = (
+        f"the journal {path} could not be read ({why}); it was moved aside to {aside} "
+        "and a fresh journal was started"
+    )
+    return Opened(journal, session, how, said)
 
 
 # --- export -------------------------------------------------------------------------------------

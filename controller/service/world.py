@@ -165,8 +165,25 @@ class CachedFrames:
                 self._cache[key] = frame
         return frame
 
+    def frame_number(self) -> int:
+        """The world's frame counter: a new picture every frame, even when a still scene is drawn
+        identically (the camera watch's frozen-picture check counts on it, see camera_watch.py)."""
+        return self.world.frame
+
     def close(self) -> None:
         self.source.close()
+
+
+def resume_world(world: SimWorld, session: Any) -> None:
+    """Put the simulated board where the journal's game left it, as a real board stays put.
+
+    The board is the referee's last legal position (a board left illegal or half moved is put
+    back, as players do after a restart); a game not started yet keeps the world's starting board.
+    """
+    expected = session.referee.expected()
+    if expected is not None and expected != world.board:
+        world.set_hand(None)
+        world.set_board(expected)
 
 
 class SnapshotSensor:
@@ -311,6 +328,17 @@ class SimPlayer:
         self.intended.append(out)
         return out
 
+    def resume_from(self, referee: Referee, index: int, last_seen: Snapshot | None) -> None:
+        """Play on a game the referee has judged so far (after a restart): the shadow referee is a
+        copy of it, play goes on from its last legal position, and `last_seen` is the board it
+        judged last (a board that differs from the world's is judged once more, as it should)."""
+        import copy
+
+        self.shadow = copy.deepcopy(referee)
+        self.state = referee.state
+        self.index = index
+        self.shown = last_seen
+
     # --- steps ---------------------------------------------------------------------------------
     def _show(self, board: Snapshot, label: str, hand_at: list[tuple[int, int]] | None) -> Iterator[Step]:
         """Reach in (if the change is on the grid), change the board, take the hand away, wait."""
@@ -345,8 +373,11 @@ class SimPlayer:
         world = self.world
         start = world.board
         self.current = start
-        yield Step("the starting board", self.still, None, intended=self._settle(start))
-        self.state = self.engine.start(start)
+        resumed = self.state is not None
+        label = "the board as the journal left it" if resumed else "the starting board"
+        yield Step(label, self.still, None, intended=self._settle(start))
+        if not resumed:
+            self.state = self.engine.start(start)
         trouble_at = {2: "illegal", 3: "pending", 4: "glare", 5: "bump", 6: "camera", 7: "switches"}
         while not self.engine.is_over(self.state) and self.moves < self.max_moves:
             if self.agree_after is not None and self.moves >= self.agree_after:
@@ -466,6 +497,54 @@ class SimPlayer:
                     0.1,
                     command=("reveal", {"seat": seat, "colours": list(colours)}),
                 )
+
+
+class SimTable:
+    """The simulated players of `referee run`: they play the refereed game on (after a restart,
+    from where the journal left it) and, after a new game (the button, `referee new-game`), set up
+    a new starting board and play that game too.
+
+    `session_of` gives the loop's current game session (read from the player's thread: one
+    attribute read). `steps()` yields the player's steps, or None while there is nothing to do
+    (the game is over and no new one was started).
+    """
+
+    def __init__(
+        self, world: SimWorld, setup: GameSetup, session_of: Callable[[], Any], seed: int = 0,
+        settle_time: float = 0.3, troubles: bool = False,
+    ) -> None:
+        self.world = world
+        self.setup = setup
+        self.session_of = session_of
+        self.rng = random.Random(seed)
+        self.settle_time = settle_time
+        self.troubles = troubles
+        self.player: SimPlayer | None = None
+        #: Games set up by the simulated players after a new game.
+        self.new_boards = 0
+
+    def _player(self, resume: bool) -> SimPlayer:
+        player = SimPlayer(
+            self.world, self.setup, self.setup, seed=self.rng.randrange(1 << 30), settle_time=self.settle_time,
+            troubles=self.troubles,
+        )
+        session = self.session_of()
+        if resume and session.referee.started:
+            player.resume_from(session.referee, session.next_index, session.last_snapshot)
+        self.player = player
+        return player
+
+    def steps(self) -> Iterator[Step | None]:
+        game_id = self.session_of().game_id
+        steps = self._player(resume=True).steps()
+        while True:
+            if self.session_of().game_id != game_id:  # a new game: the players set up a new board
+                game_id = self.session_of().game_id
+                board = starting_board(self.setup, self.rng)
+                self.new_boards += 1
+                yield Step("a new starting board", 0.0, lambda w, board=board: (w.set_hand(None), w.set_board(board)))
+                steps = self._player(resume=False).steps()
+            yield next(steps, None)
 
 
 # --------------------------------------------------------------------------- starting boards
@@ -684,12 +763,14 @@ class StubRig:
 
     def restart(self, die_at: int | None = None) -> Any:
         """A new loop from the journal (the old loop object is dropped without any cleanup)."""
-        from controller.service.journal import Journal
         from controller.service.loop import RefereeLoop, Settings
-        from controller.service.session import GameSession
+        from controller.service.session import open_journal
 
-        journal = Journal(self.journal_path)
-        session, _ = GameSession.open(journal, self.keys, self.setup)
+        opened = open_journal(self.journal_path, self.keys, self.setup)
+        if opened.moved_aside is not None:
+            opened.journal.notices.append(opened.moved_aside)
+        session = opened.session
+        self.opened = opened
         self.feedback = RecordingFeedback()
         self.loop = RefereeLoop(
             session,
