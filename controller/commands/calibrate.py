@@ -7,7 +7,10 @@ Ways to calibrate (any game: `--image` with `--snapshot`, as often as wanted):
   colour on the top row from the left, in the profile's class order;
 - blockers: `--glyphs IMAGE` (repeatable), the 28 tiles of one colour in the glyph arrangement of
   `calibration/vision_glyphs.py` (rows A-C: 1-9, A-I, the symbols; the wild tile at D1);
-- flipop: `--setup` also learns the doors from the start position.
+- flipop: `--setup` also learns the doors from the start position;
+- any: `--camera CONFIG` opens the camera of that config file, lets its automatic exposure and
+  white balance settle on the board, and stores the values in the profile (the service then
+  locks them when it opens the camera; `camera: {lock: false}` leaves them automatic).
 """
 
 from __future__ import annotations
@@ -33,7 +36,26 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--pieces", help="blockers, stay-alive: one piece of each colour on the top row")
     p.add_argument("--glyphs", action="append", default=[],
                    help="blockers: one colour's 28 tiles in the glyph calibration arrangement")
+    p.add_argument("--camera", metavar="CONFIG",
+                   help="store the exposure and white balance of this config's camera (picamera or usb)")
     return p
+
+
+def _camera_section(path: str) -> dict:
+    import yaml
+
+    from controller.service.config import validate_camera_section
+
+    try:
+        data = yaml.safe_load(read_text(path, "config"))
+    except yaml.YAMLError as exc:
+        raise RefereeError(f"the config {path} is not valid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise RefereeError(f"the config {path} should be a set of 'name: value' settings")
+    section = data.get("camera") or {}
+    if not isinstance(section, dict):
+        raise RefereeError(f"the config {path}: camera should be a mapping (source, device, ...)")
+    return validate_camera_section(section, path)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -46,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     corners = parse_corners(args.corners) if args.corners else None
     if len(args.image) != len(args.snapshot):
         raise RefereeError("give one --snapshot per --image")
-    if not (args.image or args.setup or args.empty or args.pieces or args.glyphs):
+    if not (args.image or args.setup or args.empty or args.pieces or args.glyphs or args.camera):
         raise RefereeError("nothing to learn from: give --image/--snapshot, --setup, or "
                            "--empty and --pieces")
     if args.setup:
@@ -76,6 +98,27 @@ def run(args: argparse.Namespace) -> int:
         if args.game != "blockers":
             raise RefereeError("--glyphs is for blockers")
         profile = shapes.learn_glyphs(profile, [load_image(g) for g in args.glyphs], corners)
+    if args.camera:
+        profile = _store_camera(profile, _camera_section(args.camera))
     save_profile(profile, args.out)
     print(f"wrote {args.out}")
     return 0
+
+
+def _store_camera(profile, camera: dict):
+    from calibration.camera import learn_camera_settings
+    from controller.vision.sources import open_frame_source
+
+    if not camera["lock"]:
+        print("camera.lock is false: exposure and white balance stay automatic; nothing stored")
+        return profile
+    if camera["source"] not in ("picamera", "usb"):
+        raise RefereeError(f"the {camera['source']} camera source has no exposure or white balance to lock "
+                           "(only picamera and usb cameras have)")
+    source = open_frame_source(camera)
+    try:
+        profile = learn_camera_settings(profile, source)
+    finally:
+        source.close()
+    print(f"camera locked: {profile.get('camera')}")
+    return profile

@@ -64,7 +64,7 @@ class Service:
             self.world: SimWorld | None = None
             if world_factory is not None:
                 self.world = world_factory(getattr(self.switches, "simulator", None))
-            source = open_frame_source(config.camera, self.world)
+            source = open_frame_source(config.camera, self.world, config.setup.profile.get("camera"))
             if self.world is not None:
                 source = CachedFrames(source, self.world)
             self.closers.append(source.close)
