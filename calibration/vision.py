@@ -173,13 +173,29 @@ def pieces_row(profile) -> list[str]:
     return list(letters) + [EMPTY] * (profile.cols - len(letters))
 
 
-def learn_pieces(profile, pieces: np.ndarray, corners=None):
-    """The piece classes from one piece of each colour on the top row from the left."""
+def learn_pieces(profile, pieces: np.ndarray, corners=None, name: str = "the pieces picture"):
+    """The piece classes from one piece of each colour on the top row from the left.
+
+    One sample per class cannot contradict itself, so the pieces are checked against the
+    references known before: a piece read surely as another colour means the row is not in the
+    profile's order (a copy whose colours differ is read unsure, and is not refused)."""
     if profile.game not in ("blockers", "stay-alive"):
         raise RefereeError("the one-piece-of-each-colour calibration is for Blockers! and Stay Alive")
     row = pieces_row(profile)
     model = model_for(profile)
     feats = _features(profile, pieces, corners)
+    dec = model.decide(feats[: len(row)])
+    wrong = [c for c, want in enumerate(row) if dec.sure[c] and dec.letters[c] != want]
+    if wrong:
+        from calibration.checks import place_names
+
+        c = wrong[0]
+        raise RefereeError(
+            f"{name} does not show one piece of each colour in the profile's order "
+            f"({' '.join(profile.letters)} from the left of the top row): at "
+            f"{place_names(profile.game, [(0, k) for k in wrong])} it shows "
+            f"{'no piece' if dec.letters[c] == EMPTY else dec.letters[c]} where {row[c]} belongs"
+            f"{' (first place)' if len(wrong) > 1 else ''}")
     return with_model(profile, _fit(model, {letter: [feats[i]] for i, letter in enumerate(row) if letter != EMPTY}))
 
 

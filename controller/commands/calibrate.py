@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         if args.game not in ("blockers", "stay-alive") or not args.empty:
             raise RefereeError("--pieces is for blockers and stay-alive, and goes with --empty")
         image = load_image(args.pieces)
-        profile = cal.learn_pieces(profile, image, corners)
+        profile = cal.learn_pieces(profile, image, corners, name=f"the pieces picture {args.pieces}")
         cells = [cal.pieces_row(profile)] + [[EMPTY] * cols for _ in range(rows - 1)]
         pictures.append(checks.Expected(args.pieces, image, cells))
     elif args.empty and args.game in ("blockers", "stay-alive"):
