@@ -145,3 +145,31 @@ def test_flipop_start_with_other_doors_is_refused_naming_the_post(tmp_path, caps
     assert calibrate("--game", "flipop", "--setup", pic, "--out", str(tmp_path / "o.yaml")) == 2
     err = capsys.readouterr().err
     assert "start.png" in err and "post 1,1" in err
+
+
+def wing_glare(profile, post: int) -> tuple[float, float, float]:
+    """A reflection on the middle of the first wing of a post's start door."""
+    start = parse_snapshot("flipop", profile.get("start"))
+    i, j = divmod(post, 4)
+    dx, dy = {"N": (0, -1), "E": (1, 0), "S": (0, 1), "W": (-1, 0)}[start.doors[post][0]]
+    return (i + 0.5 + 0.27 * dy, j + 0.5 + 0.27 * dx, 0.14)
+
+
+@pytest.mark.parametrize("post", [0, 6, 13])
+def test_flipop_start_with_a_glared_wing_is_learned(post: int, tmp_path, capsys) -> None:
+    p = default_profile("flipop")
+    start = parse_snapshot("flipop", p.get("start"))
+    pic = write(tmp_path / "start.png", start, p, seed=post, scene=Scene(glare_at=(wing_glare(p, post),)))
+    out = tmp_path / "mine.yaml"
+    assert calibrate("--game", "flipop", "--setup", pic, "--out", str(out)) == 0, capsys.readouterr().err
+    reading = BoardReader(load_profile(out)).read(cv2.imread(pic))
+    assert all(g in ("?", w) for g, w in zip(reading.doors, start.doors))
+    # With the same glare, doors that really differ are refused for what they are.
+    doors = list(start.doors)
+    other = (post + 5) % 16
+    doors[other] = "".join(sorted(doors[other].replace("N", "S"))) if "N" in doors[other] else doors[other] + "N"
+    pic = write(tmp_path / "moved.png", replace(start, doors=tuple(doors)), p, seed=post,
+                scene=Scene(glare_at=(wing_glare(p, post),)))
+    assert calibrate("--game", "flipop", "--setup", pic, "--out", str(out)) == 2
+    err = capsys.readouterr().err
+    assert f"post {other // 4},{other % 4}" in err and "glare?" not in err

@@ -23,8 +23,9 @@ import numpy as np
 
 #: Odd patches in a row that make an arm (the renderer's narrowest arm covers four, 0.5 pitch apart).
 MIN_ARM = 3
-#: Longest run of patches (0.5 pitch apart) a reflection may cover: 2 pitches.
-MAX_SPOT = 4
+#: Longest run of patches (0.5 pitch apart) a reflection may cover: 2.5 pitches, a lamp's
+#: reflection of 0.6 pitch radius with its halo; a forearm crossing the band covers more.
+MAX_SPOT = 5
 #: A patch is odd when its chromaticity moves this far from the band's, or its log brightness
 #: rises this much, or most of it is clipped (the reader's long-standing rule).
 CHROMA_ODD = 0.09
