@@ -8,9 +8,11 @@ picture does not show keep their previous references.
 - `learn_colorpop_setup`: the full Colorpop setup, 19 tokens of each colour and 5 jokers, whose
   places are not known: clustering with known cluster sizes.
 - `learn_flipop_start`: the Flipop start position, which the profile knows.
-- `learn_empty_and_pieces`: an empty Blockers!/Stay Alive board (the empty class, and for Stay
-  Alive the open and closed points), then one piece of each colour on the top row from the left
-  in the profile's class order.
+- `learn_empty`: an empty board (the empty class; for Stay Alive the open and closed points).
+- `learn_pieces`: one Blockers!/Stay Alive piece of each colour on the top row from the left in
+  the profile's class order (`learn_empty_and_pieces` does both).
+
+`calibration/checks.py` then reads the pictures back and refuses a set that contradicts itself.
 """
 
 from __future__ import annotations
@@ -108,11 +110,20 @@ def _capacity_assign(dist: np.ndarray, counts: list[int]) -> np.ndarray:
     return out
 
 
-def learn_colorpop_setup(profile, image: np.ndarray, corners=None):
-    """References from the full setup: 19 of each colour and 5 jokers (the profile's counts)."""
+def setup_counts(profile) -> dict[str, int]:
+    """How many tokens of each class a Colorpop setup holds (the profile's `tokens`)."""
+    return dict(profile.get("tokens") or {"G": 19, "Y": 19, "O": 19, "B": 19, "P": 19, "J": 5})
+
+
+def learn_colorpop_setup(profile, image: np.ndarray, corners=None, name: str = "the setup picture"):
+    """References from the full setup: 19 of each colour and 5 jokers (the profile's counts).
+
+    Places that already read surely as empty (the empty class: learned from the empty board,
+    else the standard edition's) show the picture is no setup: refused before anything is learned
+    from it, since clustering would otherwise fold the empty slots into some colour."""
     if profile.game != "colorpop":
         raise RefereeError("the setup calibration with known token counts is for Colorpop")
-    tokens = profile.get("tokens") or {"G": 19, "Y": 19, "O": 19, "B": 19, "P": 19, "J": 5}
+    tokens = setup_counts(profile)
     total = sum(tokens.values())
     places = profile.rows * profile.cols
     if total != places:
@@ -127,6 +138,13 @@ def learn_colorpop_setup(profile, image: np.ndarray, corners=None):
     missing = [k for k in keys if k not in by_key]
     if missing:
         raise RefereeError(f"no starting reference for the token class(es) {', '.join(missing)}")
+    dec = model.decide(feats)
+    empty = [divmod(int(i), profile.cols) for i in np.flatnonzero(dec.sure & (np.array(dec.letters) == EMPTY))]
+    if empty:
+        from calibration.checks import place_names
+
+        raise RefereeError(f"{name} is not a full setup: the places {place_names('colorpop', empty)} "
+                           "are empty")
     current = ClassModel([by_key[k] for k in keys])
     for _ in range(6):
         assign = _capacity_assign(current.distances(feats), [tokens[k] for k in keys])
@@ -138,19 +156,51 @@ def learn_colorpop_setup(profile, image: np.ndarray, corners=None):
     return with_model(profile, model.replaced(current.refs))
 
 
+def learn_empty(profile, empty: np.ndarray, corners=None):
+    """The empty class (each empty look, for Stay Alive) from a picture of the empty board."""
+    model = model_for(profile)
+    groups: dict[str, list[np.ndarray]] = {}
+    for f in _features(profile, empty, corners):
+        groups.setdefault(_empty_key(model, f).key, []).append(f)
+    return with_model(profile, _fit(model, groups))
+
+
+def pieces_row(profile) -> list[str]:
+    """The top row of the pieces picture: one piece of each colour from the left, then empty."""
+    letters = profile.letters
+    if len(letters) > profile.cols:
+        raise RefereeError("there are more piece colours than places on the top row")
+    return list(letters) + [EMPTY] * (profile.cols - len(letters))
+
+
+def learn_pieces(profile, pieces: np.ndarray, corners=None, name: str = "the pieces picture"):
+    """The piece classes from one piece of each colour on the top row from the left.
+
+    One sample per class cannot contradict itself, so the pieces are checked against the
+    references known before: a piece read surely as another colour means the row is not in the
+    profile's order (a copy whose colours differ is read unsure, and is not refused)."""
+    if profile.game not in ("blockers", "stay-alive"):
+        raise RefereeError("the one-piece-of-each-colour calibration is for Blockers! and Stay Alive")
+    row = pieces_row(profile)
+    model = model_for(profile)
+    feats = _features(profile, pieces, corners)
+    dec = model.decide(feats[: len(row)])
+    wrong = [c for c, want in enumerate(row) if dec.sure[c] and dec.letters[c] != want]
+    if wrong:
+        from calibration.checks import place_names
+
+        c = wrong[0]
+        raise RefereeError(
+            f"{name} does not show one piece of each colour in the profile's order "
+            f"({' '.join(profile.letters)} from the left of the top row): at "
+            f"{place_names(profile.game, [(0, k) for k in wrong])} it shows "
+            f"{'no piece' if dec.letters[c] == EMPTY else dec.letters[c]} where {row[c]} belongs"
+            f"{' (first place)' if len(wrong) > 1 else ''}")
+    return with_model(profile, _fit(model, {letter: [feats[i]] for i, letter in enumerate(row) if letter != EMPTY}))
+
+
 def learn_empty_and_pieces(profile, empty: np.ndarray, pieces: np.ndarray, corners=None):
     """The empty board, then one piece of each colour on the top row from the left."""
     if profile.game not in ("blockers", "stay-alive"):
         raise RefereeError("the empty-board calibration is for Blockers! and Stay Alive")
-    letters = profile.letters
-    if len(letters) > profile.cols:
-        raise RefereeError("there are more piece colours than places on the top row")
-    model = model_for(profile)
-    feats = _features(profile, empty, corners)
-    groups: dict[str, list[np.ndarray]] = {}
-    for f in feats:
-        groups.setdefault(_empty_key(model, f).key, []).append(f)
-    model = _fit(model, groups)
-    feats = _features(profile, pieces, corners)
-    pg = {letter: [feats[i]] for i, letter in enumerate(letters)}
-    return with_model(profile, _fit(model, pg))
+    return learn_pieces(learn_empty(profile, empty, corners), pieces, corners)

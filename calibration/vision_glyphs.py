@@ -142,8 +142,15 @@ def _check_distinct(learned: dict[str, np.ndarray]) -> None:
             "out as documented (rows A-C: 1-9, A-I, the symbols in profile order; wild at D1)?")
 
 
-def learn_doors(profile, image: np.ndarray, corners=None):
-    """The profile with `vision.doors` learned from a picture of its start position."""
+def learn_doors(profile, image: np.ndarray, corners=None, name: str = "the start picture"):
+    """The profile with `vision.doors` learned from a picture of its start position.
+
+    A half-edge glare hides is neither learned from nor checked (glare moves with the light, the
+    reader leaves such a door `?`); a half-edge seen clearly and read against the start's doors
+    refuses the picture, naming the posts."""
+    from controller.games.flipop_doors import POSTS
+    from controller.vision.doors import MAX_HIDDEN
+
     start = profile.get("start")
     if profile.game != "flipop" or not start:
         raise RefereeError("the door calibration is for Flipop, whose profile has a start")
@@ -158,13 +165,17 @@ def learn_doors(profile, image: np.ndarray, corners=None):
             if used[k, w] >= 0.8:
                 groups[PRESENT if wing in door else ABSENT].append(feats[k, w])
     if len(groups[PRESENT]) < 3 or len(groups[ABSENT]) < 3:
-        raise RefereeError("too few door edges were clearly visible (glare?) to learn the doors")
+        raise RefereeError(f"too few door edges were clearly visible in {name} to learn the doors: "
+                           "glare? take the picture with the light from elsewhere")
     shading = np.diag(np.array(DEFAULT_SIGMA) ** 2) * 0.5
     refs = [ClassModel.fit_ref("wing", PRESENT, np.array(groups[PRESENT]), shading),
             ClassModel.fit_ref("bare", ABSENT, np.array(groups[ABSENT]), shading)]
     model = ClassModel(refs)
-    dec = model.decide(feats.reshape(-1, 3))
+    dec = model.decide(feats.reshape(-1, feats.shape[-1]))
     want = np.array([[w in d for w in WINGS] for d in doors]).reshape(-1)
-    if not np.array_equal(np.array(dec.letters) == PRESENT, want):
-        raise RefereeError("the doors in the picture do not match the profile's start doors")
+    seen = dec.sure & (used.reshape(-1) >= 1 - MAX_HIDDEN)
+    wrong = sorted({int(i) // 4 for i in np.flatnonzero(seen & ((np.array(dec.letters) == PRESENT) != want))})
+    if wrong:
+        what = ", ".join(f"post {POSTS[k][0]},{POSTS[k][1]} (start: {doors[k]})" for k in wrong[:6])
+        raise RefereeError(f"the doors in {name} do not match the profile's start doors at {what}")
     return _with_vision(profile, "doors", model.to_yaml())

@@ -74,6 +74,22 @@ def cell_pair() -> Checker:
     return list_of(integer(0, 99), length=2)
 
 
+#: Exposure, gain and white balance locked at calibration (`controller/vision/sources.py`), per
+#: kind of camera, in each interface's own units.
+_CAMERA = mapping({
+    "picamera": mapping({
+        "exposure_time": integer(1, 10_000_000),  # microseconds
+        "analogue_gain": number(1, 64),
+        "colour_gains": list_of(number(0.01, 32), length=2),  # red, blue
+    }),
+    "usb": mapping({
+        "exposure": number(0, 1_000_000),  # the V4L2 driver's units (usually 100 microseconds)
+        "gain": number(0, 100_000),
+        "wb_temperature": number(1000, 20000),  # kelvin
+    }),
+})
+
+
 def schema_for(game: str) -> Checker:
     spec = registry.get(game)
     fields: dict[str, Checker] = {
@@ -83,6 +99,7 @@ def schema_for(game: str) -> Checker:
         "settings": mapping(dict(spec.settings)),
         # Learned vision references; owned and validated by controller.vision.
         "vision": mapping(keys=text()),
+        "camera": _CAMERA,
     }
     fields.update(spec.profile_keys)
     return mapping(fields, required=("game", "geometry", "classes", "settings"))

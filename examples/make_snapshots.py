@@ -5,7 +5,7 @@
 - `snapshots/GAME.txt`: one board snapshot per game (notation.md section 1), taken from the example
   game records: Colorpop's full setup (what `referee calibrate --setup` wants to see), a board in
   mid-game for the others (Flipop with its doors line, Stay Alive with its slide positions);
-- `snapshots/calibration/`: the boards `referee calibrate` learns Blockers! and Stay Alive from
+- `snapshots/calibration/`: the boards `referee calibrate` learns Colorpop's empty slots, Blockers! and Stay Alive from
   (empty board, one piece of each colour on the top row, the Blockers! glyph arrangement);
 - `stay-alive-grids.txt`: the nine observation grids of the default Stay Alive copy, the input of
   `referee holes derive` (format: calibration/holes.py);
@@ -77,6 +77,10 @@ def write_calibration_boards() -> None:
     for name, (cells, what) in boards.items():
         snap = Snapshot("blockers", tuple(tuple(row) for row in cells))
         (folder / f"{name}.txt").write_text(head.format(what=what) + format_snapshot(snap))
+    colorpop_empty = empty_snapshot("colorpop")
+    (folder / "colorpop-empty.txt").write_text(
+        head.format(what="Colorpop: the empty board, the slots' own look") + format_snapshot(colorpop_empty)
+    )
     stay = default_profile("stay-alive")
     orange, white = closed_top_row(stay, len(stay.letters))
     empty = empty_snapshot("stay-alive")

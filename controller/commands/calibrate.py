@@ -1,13 +1,21 @@
 """`referee calibrate`: learn a board's looks from pictures and write the user's profile.
 
 Ways to calibrate (any game: `--image` with `--snapshot`, as often as wanted):
-- colorpop: `--setup IMAGE`, the full board just set up (19 of each colour, 5 jokers);
+- colorpop: `--empty IMAGE --setup IMAGE`, the empty board and the full board just set up (the
+  profile's `tokens`: 19 of each colour, 5 jokers); --empty is required with --setup, so the
+  look of an empty slot is learned from this copy and the setup can be checked to have none;
 - flipop: `--setup IMAGE`, the start position of the profile;
 - blockers, stay-alive: `--empty IMAGE --pieces IMAGE`, the empty board, then one piece of each
   colour on the top row from the left, in the profile's class order;
 - blockers: `--glyphs IMAGE` (repeatable), the 28 tiles of one colour in the glyph arrangement of
   `calibration/vision_glyphs.py` (rows A-C: 1-9, A-I, the symbols; the wild tile at D1);
-- flipop: `--setup` also learns the doors from the start position.
+- flipop: `--setup` also learns the doors from the start position;
+- every picture is then read back with what was learned and checked against what it should show
+  (`calibration/checks.py`): a set that contradicts itself is refused, naming the picture and the
+  places; otherwise a short quality report is printed;
+- any: `--camera CONFIG` opens the camera of that config file, lets its automatic exposure and
+  white balance settle on the board, and stores the values in the profile (the service then
+  locks them when it opens the camera; `camera: {lock: false}` leaves them automatic).
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ import argparse
 from controller.commands.render import profile_for, read_text
 from controller.errors import RefereeError
 from controller.profile import save_profile
-from controller.snapshot import GAMES, parse_snapshot
+from controller.snapshot import EMPTY, GAMES, parse_snapshot
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -35,40 +43,80 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--image", action="append", default=[], help="a picture whose content is known")
     p.add_argument("--snapshot", action="append", default=[], help="its snapshot, one per --image")
     p.add_argument("--setup", help="colorpop: the full setup; flipop: the start position")
-    p.add_argument("--empty", help="blockers, stay-alive: the empty board")
+    p.add_argument("--empty", help="colorpop, blockers, stay-alive: the empty board")
     p.add_argument("--pieces", help="blockers, stay-alive: one piece of each colour on the top row")
     p.add_argument("--glyphs", action="append", default=[],
                    help="blockers: one colour's 28 tiles in the glyph calibration arrangement")
+    p.add_argument("--camera", metavar="CONFIG",
+                   help="store the exposure and white balance of this config's camera (picamera or usb)")
     return p
 
 
+def _camera_section(path: str) -> dict:
+    import yaml
+
+    from controller.service.config import validate_camera_section
+
+    try:
+        data = yaml.safe_load(read_text(path, "config"))
+    except yaml.YAMLError as exc:
+        raise RefereeError(f"the config {path} is not valid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise RefereeError(f"the config {path} should be a set of 'name: value' settings")
+    section = data.get("camera") or {}
+    if not isinstance(section, dict):
+        raise RefereeError(f"the config {path}: camera should be a mapping (source, device, ...)")
+    return validate_camera_section(section, path)
+
+
 def run(args: argparse.Namespace) -> int:
+    from calibration import checks
     from calibration import vision as cal
     from calibration import vision_glyphs as shapes
     from controller.vision.geometry import parse_corners
     from controller.vision.lattice import load_image
 
     profile = profile_for(args.game, args.profile)
+    before = profile
     corners = parse_corners(args.corners) if args.corners else None
     if len(args.image) != len(args.snapshot):
         raise RefereeError("give one --snapshot per --image")
-    if not (args.image or args.setup or args.empty or args.pieces or args.glyphs):
-        raise RefereeError("nothing to learn from: give --image/--snapshot, --setup, or "
-                           "--empty and --pieces")
+    if not (args.image or args.setup or args.empty or args.pieces or args.glyphs or args.camera):
+        raise RefereeError("nothing to learn from: give --image/--snapshot, --setup, "
+                           "--empty and --pieces, or --camera")
+    rows, cols = profile.rows, profile.cols
+    pictures: list[checks.Expected] = []
+    if args.empty:
+        if args.game == "flipop":
+            raise RefereeError("--empty is for colorpop, blockers and stay-alive (Flipop: --setup)")
+        image = load_image(args.empty)
+        profile = cal.learn_empty(profile, image, corners)
+        pictures.append(checks.Expected(args.empty, image, [[EMPTY] * cols for _ in range(rows)]))
     if args.setup:
         image = load_image(args.setup)
         if args.game == "colorpop":
-            profile = cal.learn_colorpop_setup(profile, image, corners)
+            if not args.empty:
+                raise RefereeError("--setup needs --empty IMAGE too: a picture of the empty board, so that "
+                                   "the look of an empty slot is learned and checked as well")
+            profile = cal.learn_colorpop_setup(profile, image, corners, name=f"the setup picture {args.setup}")
+            pictures.append(checks.Expected(args.setup, image, counts=cal.setup_counts(profile)))
         elif args.game == "flipop":
             profile = cal.learn_flipop_start(profile, image, corners)
-            profile = shapes.learn_doors(profile, image, corners)
+            profile = shapes.learn_doors(profile, image, corners, name=args.setup)
+            start = parse_snapshot("flipop", profile.get("start"))
+            pictures.append(checks.Expected(args.setup, image, [list(r) for r in start.cells],
+                                            doors=start.doors))
         else:
             raise RefereeError("--setup is for colorpop and flipop; use --empty and --pieces")
-    if args.empty or args.pieces:
-        if not (args.empty and args.pieces):
-            raise RefereeError("--empty and --pieces go together")
-        profile = cal.learn_empty_and_pieces(profile, load_image(args.empty),
-                                             load_image(args.pieces), corners)
+    if args.pieces:
+        if args.game not in ("blockers", "stay-alive") or not args.empty:
+            raise RefereeError("--pieces is for blockers and stay-alive, and goes with --empty")
+        image = load_image(args.pieces)
+        profile = cal.learn_pieces(profile, image, corners, name=f"the pieces picture {args.pieces}")
+        cells = [cal.pieces_row(profile)] + [[EMPTY] * cols for _ in range(rows - 1)]
+        pictures.append(checks.Expected(args.pieces, image, cells))
+    elif args.empty and args.game in ("blockers", "stay-alive"):
+        raise RefereeError("--empty and --pieces go together")
     if args.image:
         pairs = []
         for img, snap in zip(args.image, args.snapshot):
@@ -78,10 +126,36 @@ def run(args: argparse.Namespace) -> int:
             pairs.append((load_image(img), parse_snapshot(args.game, text,
                                                           letters=profile.letters, where=snap)))
         profile = cal.learn_labelled(profile, pairs, corners)
+        for name, (image, snapshot) in zip(args.image, pairs):
+            pictures.append(checks.Expected(name, image, [[c[:1] for c in r] for r in snapshot.cells]))
     if args.glyphs:
         if args.game != "blockers":
             raise RefereeError("--glyphs is for blockers")
         profile = shapes.learn_glyphs(profile, [load_image(g) for g in args.glyphs], corners)
+    if pictures:
+        quality = checks.check_pictures(profile, pictures, corners, checks.learned_keys(before, profile))
+        print(quality.text())
+    if args.camera:
+        profile = _store_camera(profile, _camera_section(args.camera))
     save_profile(profile, args.out)
     print(f"wrote {args.out}")
     return 0
+
+
+def _store_camera(profile, camera: dict):
+    from calibration.camera import learn_camera_settings
+    from controller.vision.sources import open_frame_source
+
+    if not camera["lock"]:
+        print("camera.lock is false: exposure and white balance stay automatic; nothing stored")
+        return profile
+    if camera["source"] not in ("picamera", "usb"):
+        raise RefereeError(f"the {camera['source']} camera source has no exposure or white balance to lock "
+                           "(only picamera and usb cameras have)")
+    source = open_frame_source(camera)
+    try:
+        profile = learn_camera_settings(profile, source)
+    finally:
+        source.close()
+    print(f"camera locked: {profile.get('camera')}")
+    return profile

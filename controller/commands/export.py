@@ -15,8 +15,6 @@ from controller.errors import RefereeError
 from controller.service.journal import Journal
 from controller.service.session import export_record
 
-JOURNAL_TABLES = {"games", "entries"}
-
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(

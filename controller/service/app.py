@@ -66,7 +66,7 @@ class Service:
             if world_factory is not None:
                 self.world = world_factory(getattr(self.switches, "simulator", None))
                 resume_world(self.world, session)  # the simulated board is where the journal left it
-            source = open_frame_source(config.camera, self.world)
+            source = open_frame_source(config.camera, self.world, config.setup.profile.get("camera"))
             if self.world is not None:
                 source = CachedFrames(source, self.world)
             self.closers.append(source.close)

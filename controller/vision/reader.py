@@ -280,20 +280,13 @@ class BoardReader:
         return np.maximum(med, 0.02)
 
     def _arm_seen(self, rect: np.ndarray, white: np.ndarray) -> bool:
-        """An arm must cross the frame band around the lattice: look for a run of band patches
-        whose colour differs from the band's own typical colour."""
+        """An arm must cross the frame band around the lattice: a run of band patches whose
+        colour differs from the band's own, unless it is only a lamp's reflection (hands.py)."""
+        from controller.vision import hands
+
         med, used = self.ring.medians(rect)
-        norm = _normalise(med, white, self.ring_weights)
-        f = colour_features(norm)
-        ref = np.median(f, axis=0)
-        chroma = np.hypot(f[:, 1] - ref[1], f[:, 2] - ref[2])
-        odd = (chroma > 0.09) | (f[:, 0] - ref[0] > 0.45) | (used < 0.3)
-        run = 0
-        for v in np.concatenate([odd, odd[:2]]):
-            run = run + 1 if v else 0
-            if run >= 3:
-                return True
-        return False
+        feats = colour_features(_normalise(med, white, self.ring_weights))
+        return hands.arm_seen(feats, used, self.ring.values(rect), self._local_white(white, self.ring_weights))
 
     # ---------------------------------------------------------------- following the light
 

@@ -47,7 +47,9 @@ class Scene:
     `glare`/`shadows` None means the preset decides. `frame` seeds the sensor noise; `seed` and
     `preset`, when given, replace the arguments of `render_snapshot`. `smudged` places get a
     smear of grime over their middle; `covered` places are half hidden under a sheet of paper
-    (both to test that the reader abstains on a glyph it cannot see well).
+    (both to test that the reader abstains on a glyph it cannot see well). `glare_at` adds a
+    lamp's reflection (row, col, radius), in lattice coordinates and pitches, anywhere on the
+    board (near its edge too), besides the preset's own glare.
     """
 
     hand: tuple[float, float] | None = None
@@ -61,6 +63,7 @@ class Scene:
     preset: str | None = None
     smudged: frozenset[tuple[int, int]] = frozenset()
     covered: frozenset[tuple[int, int]] = frozenset()
+    glare_at: tuple[tuple[float, float, float], ...] = ()
 
 
 def _bgr(rgb: tuple[int, int, int]) -> tuple[int, int, int]:
@@ -602,7 +605,7 @@ def render_scene(
     n_glare = int(p["glare"]) if scene.glare is not False else 0
     if scene.glare and not n_glare:
         n_glare = 2
-    if n_glare:
+    if n_glare or scene.glare_at:
         pitch = float(np.sqrt(abs(np.linalg.det(hom[:2, :2])))) / float(hom[2, 2])
         gl = np.zeros((h, w), np.float32)
         pts = geom.points()
@@ -612,6 +615,14 @@ def render_scene(
             gx, gy = q[0] / q[2], q[1] / q[2]
             rad = rng.uniform(0.06, 0.16) * pitch
             cv2.circle(gl, (int(gx), int(gy)), max(1, int(rad)), float(rng.uniform(250, 400)), -1)
+        if scene.glare_at:  # a lamp's reflection: a clipped core in a soft halo
+            halo = np.zeros((h, w), np.float32)
+            for row, col, radius in scene.glare_at:
+                q = hom @ np.array([col, row, 1.0])
+                level = float(_rng("glare_at", seed, row, col).uniform(250, 400))
+                cv2.circle(halo, (int(q[0] / q[2]), int(q[1] / q[2])), max(1, int(radius * pitch)), level, -1)
+                gl += cv2.GaussianBlur(halo, (0, 0), max(1.0, radius * pitch * 0.6)) * 1.5
+                halo[:] = 0
         gl = cv2.GaussianBlur(gl, (0, 0), max(1.0, pitch * 0.05))
         lit += gl[..., None]
 

@@ -4,11 +4,18 @@
 source's `read()` returns a BGR frame or None when no frame is available right now (a camera
 unplugged, the end of a video); it never raises on a transient failure, and a lost USB camera
 is reopened by the source itself.
+
+Exposure, gain and white balance (`rig.md`): with `camera: {lock: true}` (the default) a real
+camera's automatic exposure and white balance are switched off. The values come from the
+profile's `camera:` key when calibration stored them (so play sees the colours calibration saw);
+otherwise the camera's own automatic choice is taken after `SETTLE_FRAMES` frames and held for
+the rest of the session. `lock: false` leaves (and sets) them automatic.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -20,7 +27,11 @@ from controller.errors import ConfigError, HardwareError
 
 SOURCES = ("renderer", "picamera", "usb", "video", "images")
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
-KEYS = {"source", "device", "path", "width", "height", "fps", "loop", "seed", "preset"}
+KEYS = {"source", "device", "path", "width", "height", "fps", "loop", "seed", "preset", "lock"}
+#: Frames the camera's automatic exposure and white balance get to settle before they are locked.
+SETTLE_FRAMES = 30
+#: V4L2's exposure modes as OpenCV's V4L2 backend passes them (V4L2_EXPOSURE_MANUAL, _APERTURE_PRIORITY).
+V4L2_MANUAL_EXPOSURE, V4L2_AUTO_EXPOSURE = 1, 3
 
 
 class FrameSource(Protocol):
@@ -39,7 +50,7 @@ def validate_camera(section: Any) -> dict:
         if key not in KEYS:
             raise ConfigError(f"camera.{key}", f"unknown key; known keys: {', '.join(sorted(KEYS))}")
     out = {"source": "renderer", "device": 0, "width": 1280, "height": 720, "fps": 30,
-           "loop": False, "seed": 0, "preset": "clean"}
+           "loop": False, "seed": 0, "preset": "clean", "lock": True}
     out.update(section)
     if out["source"] not in SOURCES:
         raise ConfigError("camera.source", f"expected one of {', '.join(SOURCES)}, got {out['source']!r}")
@@ -50,8 +61,9 @@ def validate_camera(section: Any) -> dict:
     dev = out["device"]
     if isinstance(dev, bool) or not isinstance(dev, (int, str)):
         raise ConfigError("camera.device", f"expected a device number or a path like /dev/video0, got {dev!r}")
-    if not isinstance(out["loop"], bool):
-        raise ConfigError("camera.loop", "expected true or false")
+    for key in ("loop", "lock"):
+        if not isinstance(out[key], bool):
+            raise ConfigError(f"camera.{key}", "expected true or false")
     if isinstance(out["seed"], bool) or not isinstance(out["seed"], int):
         raise ConfigError("camera.seed", "expected a whole number")
     if out["preset"] not in ("clean", "hard"):
@@ -66,17 +78,24 @@ def validate_camera(section: Any) -> dict:
 
 
 class UsbCamera:
-    """A V4L2/USB camera through OpenCV; reopens itself (at most once a second) when lost."""
+    """A V4L2/USB camera through OpenCV; reopens itself (at most once a second) when lost.
 
-    def __init__(self, device: int | str, width: int, height: int, fps: int) -> None:
+    `locked` holds stored settings (exposure, gain, wb_temperature in the driver's own units);
+    `capture` makes the OpenCV capture (a fake in tests)."""
+
+    def __init__(self, device: int | str, width: int, height: int, fps: int, lock: bool = True,
+                 locked: dict | None = None, capture: Callable[[int | str], Any] | None = None) -> None:
         self.device, self.width, self.height, self.fps = device, width, height, fps
-        self.cap: cv2.VideoCapture | None = None
+        self.lock, self.locked = lock, dict(locked) if locked else None
+        self._capture = capture or cv2.VideoCapture
+        self.cap: Any = None
         self._next_try = 0.0
+        self._frames = 0
         self._open()
 
     def _open(self) -> None:
         self._next_try = time.monotonic() + 1.0
-        cap = cv2.VideoCapture(self.device)
+        cap = self._capture(self.device)
         if not cap.isOpened():
             cap.release()
             self.cap = None
@@ -86,6 +105,34 @@ class UsbCamera:
         cap.set(cv2.CAP_PROP_FPS, self.fps)
         cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)
         self.cap = cap
+        if self.lock and self.locked:
+            self._apply(self.locked)
+        else:  # automatic: to stay so, or to settle before being locked
+            cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, V4L2_AUTO_EXPOSURE)
+            cap.set(cv2.CAP_PROP_AUTO_WB, 1)
+
+    def _apply(self, values: dict) -> None:
+        """Automatic exposure and white balance off, then the stored values (V4L2 controls
+        persist on the device, so they are always set, never assumed)."""
+        self.cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, V4L2_MANUAL_EXPOSURE)
+        self.cap.set(cv2.CAP_PROP_AUTO_WB, 0)
+        for key, prop in (("exposure", cv2.CAP_PROP_EXPOSURE), ("gain", cv2.CAP_PROP_GAIN),
+                          ("wb_temperature", cv2.CAP_PROP_WB_TEMPERATURE)):
+            if key in values:
+                self.cap.set(prop, float(values[key]))
+
+    def _lock_current(self) -> None:
+        """Take the values the automatic controls settled on and hold them."""
+        values = {"exposure": float(self.cap.get(cv2.CAP_PROP_EXPOSURE)),
+                  "gain": float(self.cap.get(cv2.CAP_PROP_GAIN)),
+                  "wb_temperature": float(self.cap.get(cv2.CAP_PROP_WB_TEMPERATURE))}
+        # OpenCV answers 0 (or -1) for a control the driver does not have: leave that one alone.
+        self.locked = {k: v for k, v in values.items() if v > 0}
+        self._apply(self.locked)
+
+    def camera_settings(self) -> dict | None:
+        """The locked values, as the profile's `camera:` key stores them (None until locked)."""
+        return {"usb": dict(self.locked)} if self.lock and self.locked else None
 
     def read(self) -> np.ndarray | None:
         if self.cap is None:
@@ -101,6 +148,9 @@ class UsbCamera:
             self.cap.release()
             self.cap = None
             return None
+        self._frames += 1
+        if self.lock and self.locked is None and self._frames >= SETTLE_FRAMES:
+            self._lock_current()
         return frame
 
     def close(self) -> None:
@@ -110,19 +160,27 @@ class UsbCamera:
 
 
 class PiCamera:
-    """The Pi camera module through picamera2 (from the OS packages, imported only here)."""
+    """The Pi camera module through picamera2 (from the OS packages, imported only here).
 
-    def __init__(self, width: int, height: int) -> None:
-        try:
-            from picamera2 import Picamera2  # type: ignore[import-not-found]
-        except ImportError:
-            raise HardwareError(
-                "the Pi camera needs picamera2, which comes with Raspberry Pi OS "
-                "(sudo apt install python3-picamera2); on other machines use source: usb"
-            ) from None
+    `locked` holds stored settings (exposure_time in microseconds, analogue_gain, colour_gains
+    red and blue); `picamera_class` replaces picamera2's `Picamera2` (a fake in tests)."""
+
+    def __init__(self, width: int, height: int, lock: bool = True, locked: dict | None = None,
+                 picamera_class: Any = None) -> None:
+        if picamera_class is None:
+            try:
+                from picamera2 import Picamera2  # type: ignore[import-not-found]
+            except ImportError:
+                raise HardwareError(
+                    "the Pi camera needs picamera2, which comes with Raspberry Pi OS "
+                    "(sudo apt install python3-picamera2); on other machines use source: usb"
+                ) from None
+            picamera_class = Picamera2
         self.size = (width, height)
-        self._cls = Picamera2
+        self._cls = picamera_class
+        self.lock, self.locked = lock, dict(locked) if locked else None
         self.cam = None
+        self._frames = 0
         self._start()
 
     def _start(self) -> None:
@@ -131,9 +189,25 @@ class PiCamera:
             cfg = cam.create_video_configuration(main={"size": self.size, "format": "RGB888"})
             cam.configure(cfg)
             cam.start()
+            if self.lock and self.locked:
+                cam.set_controls(_picamera_controls(self.locked))
+            else:  # automatic: to stay so, or to settle before being locked
+                cam.set_controls({"AeEnable": True, "AwbEnable": True})
             self.cam = cam
         except Exception:  # the camera library raises many kinds; none should stop the referee
             self.cam = None
+
+    def _lock_current(self) -> None:
+        """Take the values the automatic controls settled on (the frame metadata) and hold them."""
+        md = self.cam.capture_metadata()
+        self.locked = {"exposure_time": int(md["ExposureTime"]),
+                       "analogue_gain": float(md["AnalogueGain"]),
+                       "colour_gains": [float(v) for v in md["ColourGains"]]}
+        self.cam.set_controls(_picamera_controls(self.locked))
+
+    def camera_settings(self) -> dict | None:
+        """The locked values, as the profile's `camera:` key stores them (None until locked)."""
+        return {"picamera": dict(self.locked)} if self.lock and self.locked else None
 
     def read(self) -> np.ndarray | None:
         if self.cam is None:
@@ -142,7 +216,11 @@ class PiCamera:
                 return None
         try:
             # picamera2's "RGB888" is laid out B, G, R in memory: OpenCV's order already.
-            return np.ascontiguousarray(self.cam.capture_array("main")[:, :, :3])
+            frame = np.ascontiguousarray(self.cam.capture_array("main")[:, :, :3])
+            self._frames += 1
+            if self.lock and self.locked is None and self._frames >= SETTLE_FRAMES:
+                self._lock_current()
+            return frame
         except Exception:
             self.close()
             return None
@@ -155,6 +233,18 @@ class PiCamera:
             except Exception:  # a camera that vanished cannot be stopped: nothing left to release
                 pass
             self.cam = None
+
+
+def _picamera_controls(values: dict) -> dict:
+    """picamera2 controls that switch the automatic loops off and set the stored values."""
+    controls: dict[str, Any] = {"AeEnable": False, "AwbEnable": False}
+    if "exposure_time" in values:
+        controls["ExposureTime"] = int(values["exposure_time"])
+    if "analogue_gain" in values:
+        controls["AnalogueGain"] = float(values["analogue_gain"])
+    if "colour_gains" in values:
+        controls["ColourGains"] = tuple(float(v) for v in values["colour_gains"])
+    return controls
 
 
 class VideoFile:
@@ -228,16 +318,18 @@ class RendererSource:
         self.world = None
 
 
-def open_frame_source(camera_config: dict, world=None) -> FrameSource:
-    """The frame source `camera_config` (config.yaml's `camera:` section) asks for."""
+def open_frame_source(camera_config: dict, world=None, locked: dict | None = None) -> FrameSource:
+    """The frame source `camera_config` (config.yaml's `camera:` section) asks for; `locked` is
+    the profile's `camera:` key (stored exposure, gain and white balance per kind of camera)."""
     c = validate_camera(camera_config)
+    locked = locked or {}
     src = c["source"]
     if src == "renderer":
         return RendererSource(world, c["width"], c["height"], c["seed"], c["preset"])
     if src == "usb":
-        return UsbCamera(c["device"], c["width"], c["height"], c["fps"])
+        return UsbCamera(c["device"], c["width"], c["height"], c["fps"], c["lock"], locked.get("usb"))
     if src == "picamera":
-        return PiCamera(c["width"], c["height"])
+        return PiCamera(c["width"], c["height"], c["lock"], locked.get("picamera"))
     if src == "video":
         return VideoFile(c["path"], c["loop"])
     return ImageFolder(c["path"], c["loop"])

@@ -1,0 +1,91 @@
+"""How often the hand check is fooled by a lamp's reflection near the board's edge, and how many of
+the renderer's hands it catches, per game (issue 15, item 4).
+
+    .venv/bin/python bench/hand_check.py [--seeds N] [--preset hard]
+
+Glare: one reflection (radius 0.15-0.45 pitch unless --radius says otherwise) on the board's
+frame band, 0.6-1.1 pitch outside the lattice, anywhere along a random side between the corner
+markers. Hands: fingertips over a random place, the arm from a random side. Prints, per game,
+pictures read as 'a hand' out of those with glare only, and hands caught out of hands shown; a
+hand that hides the corner markers is not read either (counted apart, as 'markers hidden'), and
+none may ever be read as a board.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+
+import numpy as np
+
+from controller.profile import default_profile
+from controller.snapshot import GAMES
+from controller.vision.geometry import MARKERS_HIDDEN
+from controller.vision.reader import HAND, BoardReader
+from controller.vision.render import Scene, random_snapshot, render_snapshot
+
+
+def edge_glare(profile, rng: np.random.Generator,
+               radii: tuple[float, float] = (0.15, 0.45)) -> tuple[float, float, float]:
+    """A reflection (row, col, radius) on the frame band, 0.6-1.1 pitches outside the lattice."""
+    rows, cols = profile.rows, profile.cols
+    out = float(rng.uniform(0.6, 1.1))
+    side = int(rng.integers(4))
+    along = float(rng.uniform(0.0, 1.0))  # between the corner markers, not on them
+    radius = float(rng.uniform(*radii))
+    if side == 0:
+        return (-out, along * (cols - 1), radius)
+    if side == 1:
+        return (rows - 1 + out, along * (cols - 1), radius)
+    if side == 2:
+        return (along * (rows - 1), -out, radius)
+    return (along * (rows - 1), cols - 1 + out, radius)
+
+
+def outcome(reading) -> str:
+    """'hand', 'markers' (hidden: nothing read either), 'unsure' (places unsure) or 'read'."""
+    if reading.problem is not None and reading.problem.startswith(HAND):
+        return "hand"
+    if reading.problem == MARKERS_HIDDEN:
+        return "markers"
+    return "read" if reading.snapshot is not None else "unsure"
+
+
+def measure(game: str, seeds: int, preset: str, radii: tuple[float, float]) -> tuple[Counter, Counter]:
+    """Outcomes of pictures with an edge reflection, and of pictures with a hand."""
+    p = default_profile(game)
+    glare: Counter = Counter()
+    hand: Counter = Counter()
+    for seed in range(seeds):
+        rng = np.random.default_rng(1000 + seed)
+        snap = random_snapshot(game, p, seed=seed)
+        img = render_snapshot(snap, p, seed=seed, preset=preset,
+                              scene=Scene(glare_at=(edge_glare(p, rng, radii),), frame=1))
+        glare[outcome(BoardReader(p).read(img))] += 1
+        side = str(rng.choice(["bottom", "top", "left", "right"]))
+        place = (float(rng.integers(p.rows)), float(rng.integers(p.cols)))
+        img = render_snapshot(snap, p, seed=seed, preset=preset, scene=Scene(hand=place, hand_side=side, frame=2))
+        reader = BoardReader(p)  # it saw the board before the hand came, as in play
+        reader.read(render_snapshot(snap, p, seed=seed, preset=preset, scene=Scene(frame=3)))
+        hand[outcome(reader.read(img))] += 1
+    return glare, hand
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=40)
+    ap.add_argument("--preset", default="hard", choices=["clean", "hard"])
+    ap.add_argument("--radius", default="0.15,0.45", help="smallest,largest reflection radius in pitches")
+    args = ap.parse_args()
+    lo, hi = (float(v) for v in args.radius.split(","))
+    print(f"{args.seeds} pictures per game, preset {args.preset}, reflection radius {lo}-{hi} pitch")
+    for game in GAMES:
+        glare, hand = measure(game, args.seeds, args.preset, (lo, hi))
+        print(f"{game:11s} edge glare taken for a hand: {glare['hand']}/{args.seeds} "
+              f"(read {glare['read']}, unsure {glare['unsure']}, markers hidden {glare['markers']})   "
+              f"hands caught: {hand['hand']}/{args.seeds} (markers hidden {hand['markers']}, "
+              f"unsure {hand['unsure']}, read as a board {hand['read']})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,114 @@
+"""The hand check: an arm reaching over the board, or only a lamp's reflection near its edge?
+
+An arm reaching for a piece crosses the band of board frame around the lattice, so the reader
+looks along that band (a ring of small patches, half a pitch apart) for a run of patches whose
+colour is not the band's own. A reflection of a lamp can make such a run too, but it differs in
+ways that follow from the physics of light:
+
+- it *adds* the lamp's light to the band's colour instead of replacing it: under white light the
+  change, relative to white paper, is about the same in every channel (a skin or sleeve colour
+  over a coloured band changes the channels very differently, or darkens them);
+- it has a core brighter than the white paper around the markers, or clipped: no diffuse surface
+  under the same light is brighter than white paper, only a mirror-like reflection of the lamp;
+- it is small: a run longer than `MAX_SPOT` patches is never taken for a reflection.
+
+So a run of odd patches is a hand unless, once the reflection's patches are left out (only when
+the run has a core), fewer than `MIN_ARM` odd patches in a row remain. Motion is not used: a
+hand held still over the board must still be caught (the motion gate waits for stillness).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Odd patches in a row that make an arm (the renderer's narrowest arm covers four, 0.5 pitch apart).
+MIN_ARM = 3
+#: Longest run of patches (0.5 pitch apart) a reflection may cover: 2.5 pitches, a lamp's
+#: reflection of 0.6 pitch radius with its halo; a forearm crossing the band covers more.
+MAX_SPOT = 5
+#: A patch is odd when its chromaticity moves this far from the band's, or its log brightness
+#: rises this much, or most of it is clipped (the reader's long-standing rule).
+CHROMA_ODD = 0.09
+BRIGHTER_ODD = 0.45
+CLIPPED_ODD = 0.7
+#: Added light: a brightening of at least `ADDED_MIN` of paper white whose channels differ by at
+#: most `ADDED_SPREAD` of it (the renderer's hands differ by at least their whole brightening).
+ADDED_MIN = 0.1
+ADDED_SPREAD = 0.35
+#: A patch with this fraction of clipped pixels is lit by a reflection.
+CLIPPED_GLARE = 0.15
+#: Brighter than white paper by this factor in every channel: a specular core.
+OVER_WHITE = 1.1
+SATURATED = 250
+
+
+def odd_patches(feats: np.ndarray, used: np.ndarray) -> np.ndarray:
+    """Band patches whose colour differs from the band's typical colour (`feats`: log brightness
+    and two chromaticities per patch; `used`: the unclipped fraction of each patch)."""
+    ref = np.median(feats, axis=0)
+    chroma = np.hypot(feats[:, 1] - ref[1], feats[:, 2] - ref[2])
+    return (chroma > CHROMA_ODD) | (feats[:, 0] - ref[0] > BRIGHTER_ODD) | (used < 1 - CLIPPED_ODD)
+
+
+def reflection_patches(vals: np.ndarray, white: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(patches lit by added white light or clipped, patches with a core brighter than paper).
+
+    `vals` are the band patches' pixels (N, K, 3) in grey levels, `white` the paper white at each
+    patch (N, 3) in grey levels."""
+    vals = np.asarray(vals, np.float32)
+    white = np.maximum(np.asarray(white, np.float32), 1.0)
+    clipped = (vals.max(axis=2) >= SATURATED).mean(axis=1)
+    colour = np.median(vals, axis=1) / white
+    change = colour - np.median(colour, axis=0)
+    added = change.mean(axis=1)
+    spread = change.max(axis=1) - change.min(axis=1)
+    lit = (clipped >= CLIPPED_GLARE) | ((added >= ADDED_MIN) & (spread <= ADDED_SPREAD * added))
+    peak = (vals / white[:, None, :]).min(axis=2).max(axis=1)
+    core = (vals.min(axis=2) >= SATURATED).any(axis=1) | (peak >= OVER_WHITE)
+    return lit, core
+
+
+def _runs(flags: np.ndarray) -> list[list[int]]:
+    """Maximal runs of set flags around the closed band, as index lists."""
+    n = len(flags)
+    if flags.all():
+        return [list(range(n))]
+    start = int(np.flatnonzero(~flags)[0])  # begin just after an unset flag: no run wraps
+    runs: list[list[int]] = []
+    current: list[int] = []
+    for step in range(1, n + 1):
+        i = (start + step) % n
+        if flags[i]:
+            current.append(i)
+        elif current:
+            runs.append(current)
+            current = []
+    if current:
+        runs.append(current)
+    return runs
+
+
+def _longest(indices: list[int], run: list[int]) -> int:
+    keep = set(indices)
+    best = count = 0
+    for i in run:
+        count = count + 1 if i in keep else 0
+        best = max(best, count)
+    return best
+
+
+def arm_seen(feats: np.ndarray, used: np.ndarray, vals: np.ndarray, white: np.ndarray) -> bool:
+    """Whether an arm crosses the band (see the module's docstring)."""
+    odd = odd_patches(feats, used)
+    if not odd.any():
+        return False
+    lit, core = reflection_patches(vals, white)
+    for run in _runs(odd):
+        if len(run) < MIN_ARM:
+            continue
+        if len(run) > MAX_SPOT:
+            return True
+        rest = [i for i in run if not lit[i]] if core[run].any() else run
+        if _longest(rest, run) >= MIN_ARM:
+            return True
+    return False

@@ -1,0 +1,93 @@
+"""Glare is not a hand (issue 15, item 4): a lamp's reflection near the board's edge is never
+taken for an arm, while the renderer's arms are all caught."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from controller.profile import default_profile
+from controller.vision import hands
+from controller.vision.features import colour_features
+from controller.vision.geometry import MARKERS_HIDDEN
+from controller.vision.reader import HAND, BoardReader
+from controller.vision.render import Scene, random_snapshot, render_snapshot
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+from hand_check import edge_glare  # noqa: E402
+
+SIZE = (960, 540)
+
+
+def is_hand(reading) -> bool:
+    return reading.problem is not None and reading.problem.startswith(HAND)
+
+
+def not_read(reading) -> bool:
+    """A hand hiding the corner markers is reported as such: not read either."""
+    return is_hand(reading) or reading.problem == MARKERS_HIDDEN
+
+
+@pytest.mark.parametrize("game", ["colorpop", "blockers", "flipop", "stay-alive"])
+def test_edge_glare_is_not_a_hand_and_hands_are_caught(game: str) -> None:
+    p = default_profile(game)
+    glare_hands = caught = 0
+    for seed in range(10):  # ten reflections, five hands (bench/hand_check.py measures many more)
+        rng = np.random.default_rng(500 + seed)
+        snap = random_snapshot(game, p, seed=seed)
+        glare = Scene(glare_at=(edge_glare(p, rng, (0.3, 0.6)),), frame=1)
+        glare_hands += is_hand(BoardReader(p).read(render_snapshot(snap, p, seed=seed, preset="hard",
+                                                                   scene=glare, size=SIZE)))
+        if seed % 2:
+            continue
+        side = ("bottom", "top", "left", "right")[seed % 4]
+        hand = Scene(hand=(float(rng.integers(p.rows)), float(rng.integers(p.cols))), hand_side=side, frame=2)
+        reader = BoardReader(p)  # it saw the board before the hand came, as in play
+        reader.read(render_snapshot(snap, p, seed=seed, preset="hard", scene=Scene(frame=3), size=SIZE))
+        caught += not_read(reader.read(render_snapshot(snap, p, seed=seed, preset="hard", scene=hand, size=SIZE)))
+    assert (glare_hands, caught) == (0, 5)
+
+
+def band(colour, n: int = 40, k: int = 30) -> tuple[np.ndarray, np.ndarray]:
+    """A ring of `n` band patches of `k` pixels, in grey levels, and paper white at each."""
+    vals = np.tile(np.array(colour, np.float32), (n, k, 1))
+    vals += np.random.default_rng(0).normal(0, 2, vals.shape).astype(np.float32)
+    return vals, np.full((n, 3), 220.0, np.float32)
+
+
+def features(vals: np.ndarray, white: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    f = colour_features(np.median(vals, axis=1) / white)
+    used = (vals.min(axis=2) < hands.SATURATED).mean(axis=1)
+    return f, used
+
+
+def check(vals, white) -> bool:
+    f, used = features(vals, white)
+    return hands.arm_seen(f, used, np.clip(vals, 0, 255), white)
+
+
+def test_reflection_rules_on_a_synthetic_band() -> None:
+    blue = (160, 80, 45)  # BGR of a blue frame
+    vals, white = band(blue)
+    assert not check(vals, white)
+    # A reflection: white light added to three patches, its core clipped.
+    spot = vals.copy()
+    spot[10:13] += np.array([120, 120, 120], np.float32)
+    spot[11, :8] = 255
+    assert not check(spot, white)
+    # The same light without a core brighter than paper is a pale object, not a reflection.
+    pale = vals.copy()
+    pale[10:13] += np.array([60, 60, 60], np.float32)
+    assert check(pale, white)
+    # Skin over three patches: its channels change unlike added light.
+    arm = vals.copy()
+    arm[10:13] = np.array([150, 180, 224], np.float32)
+    assert check(arm, white)
+    # A reflection longer than a spot (a white sleeve lit to clipping) is not waved through.
+    long = vals.copy()
+    long[10:16] += np.array([120, 120, 120], np.float32)
+    long[12, :8] = 255
+    assert check(long, white)
