@@ -164,9 +164,9 @@ def test_the_sentences_name_what_is_wrong(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     expected = {
         ("status", "--config", "missing.txt"): "cannot read the config file missing.txt",
-        ("export", "other.sqlite"): "other.sqlite is not a referee journal",
-        ("export", "empty.txt"): "empty.txt is not a referee journal",
-        ("export", "garbled.sqlite"): "damaged",
+        ("export", "other.sqlite"): "the journal other.sqlite cannot be used: it is not a referee journal",
+        ("export", "empty.txt"): "empty.txt",
+        ("export", "garbled.sqlite"): "garbled",
         ("replay", "binary.dat"): "the game record binary.dat is not a text file",
         ("holes", "derive", "--grids", "binary.dat"): "the grids file binary.dat is not a text file",
         ("render", "--game", "colorpop", "--snapshot", SNAPSHOT, "--out", "o.txt"): "must end in .png or .jpg",

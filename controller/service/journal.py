@@ -241,6 +241,10 @@ class Journal:
     def _connect(self, wal: bool = True) -> sqlite3.Connection:
         if self.read_only:
             uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+            if not Path(f"{self.path}-wal").exists():
+                # No write-ahead log beside it: no referee has it open, and `immutable` reads it
+                # without creating the -wal and -shm files a WAL database otherwise gets even when read.
+                uri += "&immutable=1"
             return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
         db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
         if wal:

@@ -332,7 +332,9 @@ class RefereeLoop:
                 switches_ok = False
                 since = self.last_switches_ok_at if self.last_switches_ok_at is not None else self.started_at
                 if now - since > self.settings.frame_timeout or self.last_switches_ok_at is not None:
-                    faults.append(SWITCHES_LOST)
+                    # the link names what is wrong (unplugged, silent, garbled) where it can tell
+                    trouble = getattr(state, "trouble", None) if state is not None else None
+                    faults.append(trouble or SWITCHES_LOST)
         self.device_faults = list(faults)
         faults.extend(self._journal_faults(now))
         if faults != self.faults:
@@ -362,7 +364,7 @@ class RefereeLoop:
     def _cleared(self, message: str) -> str:
         if message in self._cleared_words:
             return self._cleared_words.pop(message)
-        if message == SWITCHES_LOST:
+        if message == SWITCHES_LOST or message.startswith("the switch board"):
             return "the slide switches are answering again"
         if message.startswith("slide "):
             return "the slide switches read normally again"
