@@ -28,7 +28,8 @@ def test_stay_alive_with_the_switch_board_unplugged_and_back(tmp_path):
     outcome = play_game("stay-alive", 21, tmp_path, print_lights=True, max_moves=9)
     assert outcome.faithful, (outcome.verdicts, outcome.intended)
     text = "\n".join(outcome.lines)
-    assert "fault: the slide switches are not answering: check the USB cable of the switch board" in text
+    # the link names what happened: the board unplugged (its USB cable), in a player's words
+    assert "fault: the switch board is not connected: check its USB cable" in text
     assert "fault cleared: the slide switches are answering again" in text
     assert "  lights: green LED flash" in text
     assert "  sound: alarm tone" in text
