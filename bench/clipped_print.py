@@ -17,7 +17,7 @@ import numpy as np
 from controller.profile import default_profile
 from controller.snapshot import EMPTY
 from controller.vision.reader import BoardReader
-from controller.vision.render import random_snapshot, render_snapshot
+from simulation.render import random_snapshot, render_snapshot
 
 CHANNELS = {"blue": 0, "green": 1, "red": 2}
 

@@ -161,7 +161,7 @@ def run_real_tables(first: int, count: int, port: int, every: float, seconds: fl
     import logging
 
     from controller.club.config import MqttConfig
-    from controller.club.simtable import RecordTable
+    from simulation.club_table import RecordTable
 
     logging.getLogger().setLevel(logging.WARNING)
     rng = random.Random(first)

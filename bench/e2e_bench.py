@@ -32,7 +32,8 @@ from controller.commands.demo import GAMES, demo_config  # noqa: E402
 from controller.record import setup_from_mapping  # noqa: E402
 from controller.service.app import Service  # noqa: E402
 from controller.service.config import config_from_mapping  # noqa: E402
-from controller.service.world import FPS, SimClock, SimDriver, SimPlayer, SimWorld, Step, starting_board  # noqa: E402
+from simulation.devices import SimulatedDevices
+from simulation.world import FPS, SimClock, SimDriver, SimPlayer, SimWorld, Step, starting_board  # noqa: E402
 
 
 def bench_game(
@@ -46,7 +47,8 @@ def bench_game(
     log.propagate = False
     log.addHandler(logging.NullHandler())
     service = Service(
-        config, world_factory=lambda pico: SimWorld(setup, board, pico=pico), clock=clock, control=False, log=log,
+        config, devices=SimulatedDevices(lambda pico: SimWorld(setup, board, pico=pico)), clock=clock, control=False,
+        log=log,
         feedback_tempo=0.02,
     )
     try:

@@ -64,7 +64,7 @@ GAMES = {
 def child(journal: str, game: str, seed: int) -> None:
     """Run the stand-in rig until killed, printing what the players were shown."""
     from controller.service.events import VerdictGiven
-    from controller.service.world import SimTable, StubRig, resume_world
+    from simulation.world import SimTable, StubRig, resume_world
 
     rig = StubRig(GAMES[game], journal, seed=seed, troubles=True, max_moves=60)
     session = rig.loop.session
@@ -268,7 +268,7 @@ def kill_run(kills: int, seed: int, folder: Path) -> Tally:
 
 # --------------------------------------------------------------------------- part 3
 def journal_faults(game: str, seed: int, folder: Path) -> tuple[Tally, list[str]]:
-    from controller.service.world import StubRig
+    from simulation.world import StubRig
 
     keys = GAMES[game]
     tally = Tally()

@@ -22,7 +22,7 @@ from controller.profile import default_profile
 from controller.snapshot import GAMES
 from controller.vision.geometry import MARKERS_HIDDEN
 from controller.vision.reader import HAND, BoardReader
-from controller.vision.render import Scene, random_snapshot, render_snapshot
+from simulation.render import Scene, random_snapshot, render_snapshot
 
 
 def edge_glare(profile, rng: np.random.Generator,

@@ -193,7 +193,7 @@ def render_case(seed: int) -> tuple[np.ndarray, list[list[str]], np.ndarray, np.
     """One of our own Colorpop boards under the `hard` preset, as the colleague measured."""
     from controller.profile import default_profile
     from controller.vision.geometry import LatticeGeometry, project
-    from controller.vision.render import random_snapshot, render_scene
+    from simulation.render import random_snapshot, render_scene
 
     p = default_profile("colorpop")
     snap = random_snapshot("colorpop", p, seed=seed)

@@ -32,7 +32,7 @@ import cv2  # noqa: E402
 from controller.profile import default_profile  # noqa: E402
 from controller.vision.gating import MotionGate  # noqa: E402
 from controller.vision.reader import BoardReader  # noqa: E402
-from controller.vision.render import (  # noqa: E402
+from simulation.render import (  # noqa: E402
     Scene,
     random_doors,
     random_snapshot,

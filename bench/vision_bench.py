@@ -32,7 +32,7 @@ from controller.profile import default_profile  # noqa: E402
 from controller.snapshot import EMPTY, Snapshot  # noqa: E402
 from controller.vision.gating import MotionGate  # noqa: E402
 from controller.vision.reader import BoardReader  # noqa: E402
-from controller.vision.render import Scene, random_snapshot, render_snapshot  # noqa: E402
+from simulation.render import Scene, random_snapshot, render_snapshot  # noqa: E402
 
 GAMES = ["colorpop", "blockers", "flipop", "stay-alive"]
 

@@ -38,11 +38,11 @@ from controller.record import setup_from_mapping  # noqa: E402
 from controller.service.journal import Journal  # noqa: E402
 from controller.service.loop import CameraSensor, RefereeLoop, Settings, run_realtime  # noqa: E402
 from controller.service.session import GameSession  # noqa: E402
-from controller.service.world import CachedFrames, RecordingFeedback, SimWorld, starting_board  # noqa: E402
 from controller.vision.gating import MotionGate  # noqa: E402
 from controller.vision.reader import BoardReader  # noqa: E402
-from controller.vision.sources import RendererSource  # noqa: E402
 from controller.web import WebApp, WebServer  # noqa: E402
+from simulation.camera import RendererSource  # noqa: E402
+from simulation.world import CachedFrames, RecordingFeedback, SimWorld, starting_board  # noqa: E402
 
 FPS = 30
 
@@ -93,7 +93,7 @@ def build(game: str, folder: Path, width: int, height: int) -> tuple[RefereeLoop
     session = GameSession.start(journal, keys, setup)
     switches = None
     if game == "stay-alive":
-        from controller.service.world import WorldSwitches
+        from simulation.world import WorldSwitches
 
         switches = WorldSwitches(world)
     loop = RefereeLoop(session, sensor, RecordingFeedback(), switches=switches, settings=Settings(0.3, 2.0))

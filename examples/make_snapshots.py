@@ -30,7 +30,7 @@ from controller.profile import default_profile  # noqa: E402
 from controller.record import load_record  # noqa: E402
 from controller.snapshot import Snapshot, empty_snapshot, format_snapshot  # noqa: E402
 from controller.vision.geometry import LatticeGeometry, project  # noqa: E402
-from controller.vision.render import random_snapshot, render_scene  # noqa: E402
+from simulation.render import random_snapshot, render_scene  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 #: game -> (example record, which board: 0 the setup, else that observation's index)

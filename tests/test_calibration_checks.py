@@ -17,7 +17,7 @@ from controller.profile import default_profile, load_profile
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
 from controller.vision import looks
 from controller.vision.reader import BoardReader
-from controller.vision.render import Scene, random_snapshot, render_snapshot
+from simulation.render import Scene, random_snapshot, render_snapshot
 
 
 def colorpop_setup(seed: int = 0) -> Snapshot:

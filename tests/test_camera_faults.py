@@ -13,11 +13,11 @@ from controller.record import setup_from_mapping
 from controller.service.camera_watch import CameraWatch
 from controller.service.loop import CAMERA_FROZEN, CameraSensor, RefereeLoop, Settings
 from controller.service.session import open_journal
-from controller.service.world import CachedFrames, RecordingFeedback, SimClock, SimWorld, starting_board
 from controller.vision.gating import MotionGate
 from controller.vision.reader import BoardReader, as_bgr, frame_problem
-from controller.vision.render import Scene, render_snapshot
-from controller.vision.sources import RendererSource
+from simulation.camera import RendererSource
+from simulation.render import Scene, render_snapshot
+from simulation.world import CachedFrames, RecordingFeedback, SimClock, SimWorld, starting_board
 
 KEYS = {"game": "colorpop", "players": 3}
 SETUP = setup_from_mapping(KEYS, "test")

@@ -13,9 +13,9 @@ from mqtt_helpers import wait_for
 
 from controller.club.config import MqttConfig
 from controller.club.server import BrokerAddress, ClubServer
-from controller.club.simtable import RecordTable
 from controller.club.store import ClubStore
 from controller.commands.replay import judge_record
+from simulation.club_table import RecordTable
 
 ROOT = Path(__file__).resolve().parent.parent
 COLORPOP = ROOT / "examples" / "colorpop-standard.yaml"

@@ -17,7 +17,7 @@ RECORD = ROOT / "examples" / "colorpop-standard.yaml"
 
 def _start(broker, journal: Path) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "controller.club.simtable", str(RECORD), str(journal), "--port", str(broker.port),
+        [sys.executable, "-m", "simulation.club_table", str(RECORD), str(journal), "--port", str(broker.port),
          "--table", "t9", "--names", "Ann,Bob,Cy", "--every", "0.05"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )

@@ -212,7 +212,7 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
 
 @pytest.mark.parametrize("live", [False, True])
 def test_export_reads_a_journal_without_writing(tmp_path, live):
-    from controller.service.world import StubRig
+    from simulation.world import StubRig
 
     rig = StubRig({"game": "flipop", "players": 2}, tmp_path / "j.sqlite", seed=1, troubles=False, max_moves=3)
     rig.driver.run(rig.player.steps())

@@ -21,7 +21,7 @@ import yaml
 from controller.cli import main
 from controller.service.config import default_control_socket
 from controller.service.control import ControlServer
-from controller.service.world import StubRig
+from simulation.world import StubRig
 
 ROOT = Path(__file__).resolve().parent.parent
 OFFLINE = {"render", "read", "calibrate", "replay", "holes", "lattice", "export"}

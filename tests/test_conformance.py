@@ -21,8 +21,8 @@ from controller.errors import FormatError
 from controller.games import engine_for, registry
 from controller.record import dump_record, parse_record, setup_from_mapping
 from controller.referee import Referee, VerdictKind, judge_record
-from controller.service.world import starting_board
 from controller.snapshot import EMPTY, Snapshot, format_snapshot, parse_snapshot
+from simulation.world import starting_board
 
 registry.register(fifth_game.SPEC)
 GAMES = registry.names()
@@ -192,7 +192,7 @@ def test_snapshots_and_records_survive_their_text_forms(game):
 @pytest.mark.parametrize("game", GAMES)
 def test_a_journalled_game_exports_to_a_record_that_judges_the_same(game, tmp_path):
     from controller.service.session import export_record
-    from controller.service.world import StubRig
+    from simulation.world import StubRig
 
     rig = StubRig(_keys(game), tmp_path / "j.sqlite", seed=4, troubles=True, max_moves=12)
     rig.driver.run(rig.player.steps())

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from controller.errors import RefereeError
 from controller.service import config as service_config
 from controller.service.control import COMMANDS, MAX_REQUEST, ControlServer, request, socket_path
-from controller.service.world import StubRig
+from simulation.world import StubRig
 
 
 class FakeLoop:

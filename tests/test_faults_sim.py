@@ -9,7 +9,8 @@ from pathlib import Path
 
 from controller.service.app import Service
 from controller.service.config import load_config
-from controller.service.world import SimClock, SimDriver, SimTable, SimWorld, all_agree, starting_board
+from simulation.devices import SimulatedDevices
+from simulation.world import SimClock, SimDriver, SimTable, SimWorld, all_agree, starting_board
 
 SHIPPED = Path(__file__).resolve().parent.parent / "config.yaml"
 
@@ -28,7 +29,7 @@ class Run:
         self.clock = SimClock()
         self.service = Service(
             self.config,
-            world_factory=lambda pico: SimWorld(self.config.setup, board, pico=pico, noise_frames=1),
+            devices=SimulatedDevices(lambda pico: SimWorld(self.config.setup, board, pico=pico, noise_frames=1)),
             clock=self.clock,
             control=False,
         )

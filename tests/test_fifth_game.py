@@ -99,7 +99,7 @@ def test_referee_replay_prints_it(tmp_path: Path):
 
 
 def test_the_simulated_service_referees_a_whole_game_of_it(tmp_path: Path):
-    from controller.service.world import StubRig, all_agree
+    from simulation.world import StubRig, all_agree
 
     rig = StubRig({"game": "noughts", "players": 2}, tmp_path / "j.sqlite", seed=3, troubles=True)
     rig.driver.run(rig.player.steps())

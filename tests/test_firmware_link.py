@@ -5,14 +5,18 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from types import SimpleNamespace
 
 import pytest
 
+from controller.errors import ConfigError
 from controller.hardware.config import validate_switches
-from controller.hardware.switches import SerialSwitches, SlideState, SwitchSource, open_switches
+from controller.hardware.switches import SerialSwitches, SlideState, SwitchSource
+from controller.service.devices import RealDevices
 from firmware_bridge import link
 from firmware_bridge.protocol import MsgType, StateReason, encode_frame, encode_state
-from firmware_bridge.sim import SimulatedPico
+from simulation.devices import SimulatedDevices
+from simulation.pico import SimulatedPico
 
 HEARTBEAT = 0.25
 TIMEOUT = 0.6
@@ -141,7 +145,7 @@ def test_a_silent_microcontroller_is_a_lost_link_without_invented_positions(rig)
 
 def test_serial_source_waits_for_a_device_plugged_in_later(tmp_path) -> None:
     config = validate_switches({"source": "serial", "port": str(tmp_path / "ttyLATE")})
-    source = open_switches(config)
+    source = RealDevices().open_switches(SimpleNamespace(uses_switches=True, switches=config))
     assert isinstance(source, SerialSwitches) and source.simulator is None
     source.start()
     try:
@@ -156,9 +160,12 @@ def test_serial_source_waits_for_a_device_plugged_in_later(tmp_path) -> None:
 
 def test_open_switches_simulated_and_none_and_clean_shutdown() -> None:
     before = set(threading.enumerate())
-    assert open_switches(validate_switches({"source": "none"})) is None
+    none = SimpleNamespace(uses_switches=True, switches=validate_switches({"source": "none"}))
+    assert RealDevices().open_switches(none) is None
     config = validate_switches({"source": "simulated", "heartbeat_interval": HEARTBEAT, "heartbeat_timeout": TIMEOUT})
-    source = open_switches(config)
+    with pytest.raises(ConfigError, match="simulated"):  # real devices never open a simulated board
+        RealDevices().open_switches(SimpleNamespace(uses_switches=True, switches=config))
+    source = SimulatedDevices(lambda pico: None).open_switches(SimpleNamespace(uses_switches=True, switches=config))
     assert source is not None and source.simulator is not None
     source.start()
     source.simulator.set_slide(1, "C")

@@ -7,7 +7,7 @@ import ast
 import pytest
 
 from firmware_bridge.protocol import FrameParser, MsgType, StateReason, decode_state, encode_config, encode_frame
-from firmware_bridge.sim import (
+from simulation.pico import (
     FIRMWARE_PATH,
     MICROPYTHON_MODULES,
     SimulatedPico,

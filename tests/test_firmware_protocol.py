@@ -26,7 +26,7 @@ from firmware_bridge.protocol import (
     encode_state,
     settings_in_range,
 )
-from firmware_bridge.sim import firmware_helpers
+from simulation.pico import firmware_helpers
 
 FUZZ = settings(max_examples=200, deadline=None, derandomize=True)
 PICO = firmware_helpers()

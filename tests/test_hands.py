@@ -14,7 +14,7 @@ from controller.vision import hands
 from controller.vision.features import colour_features
 from controller.vision.geometry import MARKERS_HIDDEN
 from controller.vision.reader import HAND, BoardReader
-from controller.vision.render import Scene, random_snapshot, render_snapshot
+from simulation.render import Scene, random_snapshot, render_snapshot
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from hand_check import edge_glare  # noqa: E402

@@ -12,7 +12,7 @@ import pytest
 from controller.errors import RefereeError
 from controller.service.journal import Journal, JournalDamaged
 from controller.service.session import GameSession, open_journal
-from controller.service.world import StubRig
+from simulation.world import StubRig
 
 FLIPOP = {"game": "flipop", "players": 2}
 

@@ -21,7 +21,8 @@ from controller.commands.demo import demo_config
 from controller.record import setup_from_mapping
 from controller.service.app import Service
 from controller.service.config import config_from_mapping
-from controller.service.world import SimWorld, starting_board
+from simulation.devices import SimulatedDevices
+from simulation.world import SimWorld, starting_board
 
 TABLE_PASSWORD = "tbl-Secret-Xq7w"
 CLUB_PASSWORD = "club-Secret-Zp3k"
@@ -49,7 +50,7 @@ def _service(tmp_path: Path, port: int, password_file: Path) -> Service:
     config = config_from_mapping(data, source="test config", base=tmp_path)
     setup = setup_from_mapping(config.game_keys)
     board = starting_board(setup, random.Random(1))
-    return Service(config, world_factory=lambda pico: SimWorld(setup, board, pico=pico), control=False,
+    return Service(config, devices=SimulatedDevices(lambda pico: SimWorld(setup, board, pico=pico)), control=False,
                    log=logging.getLogger("referee.acltest"))
 
 

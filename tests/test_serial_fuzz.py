@@ -29,7 +29,7 @@ from firmware_bridge.protocol import (
     SequenceTracker,
     crc16,
 )
-from firmware_bridge.sim import firmware_helpers
+from simulation.pico import firmware_helpers
 
 FUZZ = settings(max_examples=60, deadline=None, derandomize=True)
 PICO = firmware_helpers()

@@ -6,7 +6,7 @@ import time
 
 from controller.referee import VerdictKind
 from controller.service.events import BoardUnreadable, EventBus, FaultRaised, GameOpened, Said, VerdictGiven
-from controller.service.world import StubRig
+from simulation.world import StubRig
 
 FLIPOP = {"game": "flipop", "players": 2}
 

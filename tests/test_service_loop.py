@@ -9,8 +9,8 @@ from controller.referee import Verdict
 from controller.service.control import ControlServer, request
 from controller.service.events import LogSubscriber
 from controller.service.loop import CAMERA_LOST, SWITCHES_LOST
-from controller.service.world import StubRig
 from controller.words import verdict_line
+from simulation.world import StubRig
 
 STAY_ALIVE = {"game": "stay-alive", "players": 2, "seats": ["B", "Y"]}
 FLIPOP = {"game": "flipop", "players": 2}

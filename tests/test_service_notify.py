@@ -15,7 +15,8 @@ import time
 from controller.service.app import Service
 from controller.service.config import config_from_mapping
 from controller.service.notify import Notifier
-from controller.service.world import SimWorld, starting_board
+from simulation.devices import SimulatedDevices
+from simulation.world import SimWorld, starting_board
 
 
 def receive_all(sock: socket.socket, seconds: float) -> list[str]:
@@ -47,7 +48,8 @@ def test_ready_and_watchdog_only_while_frames_are_fresh(tmp_path, monkeypatch):
         base=tmp_path,
     )
     board = starting_board(config.setup, random.Random(0))
-    service = Service(config, world_factory=lambda pico: SimWorld(config.setup, board, pico=pico), control=False)
+    devices = SimulatedDevices(lambda pico: SimWorld(config.setup, board, pico=pico))
+    service = Service(config, devices=devices, control=False)
     stop = threading.Event()
     runner = threading.Thread(target=service.run, args=(stop, Notifier(address)), daemon=True)
     try:

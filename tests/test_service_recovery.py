@@ -10,7 +10,7 @@ from controller.record import parse_record
 from controller.referee import judge_record
 from controller.service.journal import Journal
 from controller.service.session import GameSession, export_record
-from controller.service.world import Killed, StubRig
+from simulation.world import Killed, StubRig
 
 GAMES = {
     "colorpop": ({"game": "colorpop", "players": 3}, {"game": "colorpop", "players": 3, "secrets": ["G", "Y", "O"]}),

@@ -13,8 +13,9 @@ from controller.errors import ConfigError, RefereeError
 from controller.profile import default_profile, load_profile, save_profile
 from controller.snapshot import EMPTY, parse_snapshot
 from controller.vision.reader import BoardReader
-from controller.vision.render import Scene, random_snapshot, render_snapshot
 from controller.vision.sources import open_frame_source, validate_camera
+from simulation.camera import RendererSource
+from simulation.render import Scene, random_snapshot, render_snapshot
 
 
 def colours(snap):
@@ -47,7 +48,7 @@ def test_empty_board_then_pieces_round_trip(game: str, tmp_path) -> None:
     row0 = [(ch + ("1" if game == "blockers" else "")) for ch in p.letters]
     row0 += [EMPTY] * (p.cols - len(row0))
     pieces = empty.with_cells([row0] + [list(r) for r in empty.cells[1:]])
-    from controller.vision.render import stay_alive_points
+    from simulation.render import stay_alive_points
 
     if game == "stay-alive":
         # The marked places must be closed points: choose slides that close the top row.
@@ -128,7 +129,7 @@ def test_image_folder_and_renderer_sources(tmp_path) -> None:
         def current_scene(self):
             return snap, Scene()
 
-    rs = open_frame_source({"source": "renderer", "width": 320, "height": 240}, World())
+    rs = RendererSource(World(), 320, 240, 0, "clean")
     a, b = rs.read(), rs.read()
     assert a.shape == (240, 320, 3) and not np.array_equal(a, b)  # new noise every frame
     with pytest.raises(ConfigError):

@@ -9,7 +9,7 @@ import numpy as np
 from controller.cli import main
 from controller.profile import default_profile
 from controller.vision.geometry import LatticeGeometry, project
-from controller.vision.render import random_snapshot, render_scene
+from simulation.render import random_snapshot, render_scene
 
 
 def corners_text(h: np.ndarray, rows: int, cols: int) -> str:

@@ -15,7 +15,7 @@ from controller.errors import ConfigError, RefereeError
 from controller.profile import default_profile, load_profile
 from controller.snapshot import parse_snapshot
 from controller.vision.reader import BoardReader
-from controller.vision.render import random_doors, random_snapshot, render_snapshot
+from simulation.render import random_doors, random_snapshot, render_snapshot
 
 
 def start():

@@ -25,7 +25,7 @@ from controller.vision.glyphs import (
     normalise,
 )
 from controller.vision.reader import BoardReader
-from controller.vision.render import Scene, random_snapshot, render_snapshot
+from simulation.render import Scene, random_snapshot, render_snapshot
 
 COLOURS = "RGBYV"
 
@@ -328,3 +328,15 @@ def test_unchanged_tiles_keep_their_reading_and_changed_ones_are_read_again(monk
     reader.invalidate()
     reader.read(render_snapshot(moved, p, seed=1, preset="clean", scene=Scene(frame=4)))
     assert read == [tiles, 1, tiles]
+
+
+def test_the_shipped_glyph_templates_are_what_the_renderer_draws():
+    """The reader's default templates ship as data (the reader never imports the simulation);
+    they must still be exactly the renderer's drawing, or simulated pictures and templates drift."""
+    from simulation import glyph_templates
+
+    drawn = glyph_templates.templates()
+    shipped = np.load(glyph_templates.OUT)
+    assert str(shipped["glyphs"]) == str(drawn["glyphs"])
+    assert np.allclose(shipped["images"], drawn["images"], atol=1e-6)
+    assert np.allclose(shipped["turns"], drawn["turns"], atol=1e-6)

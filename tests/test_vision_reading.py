@@ -10,7 +10,7 @@ from controller.snapshot import EMPTY, Snapshot
 from controller.vision.gating import IDLE, MOVING, STILL, MotionGate
 from controller.vision.geometry import MARKERS_HIDDEN, LatticeGeometry, project
 from controller.vision.reader import HAND, BoardReader
-from controller.vision.render import (
+from simulation.render import (
     Scene,
     random_snapshot,
     render_scene,

@@ -11,9 +11,9 @@ import yaml
 from aiohttp.test_utils import TestClient, TestServer
 
 from controller.record import parse_record
-from controller.service.world import StubRig
 from controller.web import WebApp
 from controller.web.camera import CameraPictures
+from simulation.world import StubRig
 
 FLIPOP = {"game": "flipop", "players": 2}
 COLORPOP = {"game": "colorpop", "players": 2}

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from controller.service.world import StubRig
 from controller.web import WebApp, WebServer
+from simulation.world import StubRig
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")

@@ -22,12 +22,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from controller.commands.demo import DEMO_GAMES, GAMES  # noqa: E402
 from controller.service.loop import CameraSensor  # noqa: E402
-from controller.service.world import StubRig  # noqa: E402
 from controller.snapshot import EMPTY  # noqa: E402
 from controller.vision.gating import MotionGate  # noqa: E402
 from controller.vision.reader import BoardReader  # noqa: E402
-from controller.vision.sources import RendererSource  # noqa: E402
 from controller.web import WebApp, WebServer  # noqa: E402
+from simulation.camera import RendererSource  # noqa: E402
+from simulation.world import StubRig  # noqa: E402
 
 MOVES = {"colorpop": 3, "blockers": 4, "flipop": 3, "stay-alive": 6}
 

@@ -24,7 +24,8 @@ from controller.games import registry
 from controller.record import setup_from_mapping
 from controller.service.app import Service
 from controller.service.config import config_from_mapping
-from controller.service.world import SimClock, SimDriver, SimPlayer, SimWorld, Step, all_agree, starting_board
+from simulation.devices import SimulatedDevices
+from simulation.world import SimClock, SimDriver, SimPlayer, SimWorld, Step, all_agree, starting_board
 
 #: The games the demo plays: every game that says who plays it in a demo (its `GameSpec.demo`).
 GAMES = tuple(g for g in registry.names() if registry.get(g).demo)
@@ -115,7 +116,7 @@ def play_game(
     clock = SimClock()
     service = Service(
         config,
-        world_factory=lambda pico: SimWorld(truth_setup, board, pico=pico, noise_frames=noise_frames),
+        devices=SimulatedDevices(lambda pico: SimWorld(truth_setup, board, pico=pico, noise_frames=noise_frames)),
         clock=clock,
         on_line=say,
         light_listener=lights,

@@ -59,7 +59,7 @@ def check_image_name(path: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from controller.vision.render import Scene, render_snapshot
+    from simulation.render import Scene, render_snapshot
 
     check_image_name(args.out)
     profile = profile_for(args.game, args.profile)

@@ -16,11 +16,10 @@ import sys
 import threading
 
 from controller.errors import RefereeError
-from controller.service.app import Service, play_in_background
+from controller.service.app import Service
 from controller.service.config import ServiceConfig, load_config
 from controller.service.control import check_socket_path
 from controller.service.notify import Notifier
-from controller.service.world import SimWorld, starting_board
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -59,22 +58,27 @@ def run(args: argparse.Namespace) -> int:
     config = read_config(args.config)
     setup_logging(config)
     log = logging.getLogger("referee")
-    world_factory = None
-    if config.camera.get("source") == "renderer":
-        rng = random.Random(config.simulation.seed)
-        board = starting_board(config.setup, rng)
-        world_factory = lambda pico: SimWorld(config.setup, board, pico=pico)  # noqa: E731
+    devices = None
+    if config.camera.get("source") == "renderer" or config.switches.source == "simulated":
+        # the simulated rig (the shipped config): this command hands it to the service
+        from simulation.devices import SimulatedDevices
+        from simulation.world import SimWorld, starting_board
+
+        board = starting_board(config.setup, random.Random(config.simulation.seed))
+        devices = SimulatedDevices(lambda pico: SimWorld(config.setup, board, pico=pico))
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     check_socket_path(config.control_socket)  # a referee already running: stop before its journal is opened
-    service = Service(config, world_factory=world_factory, log=log)
+    service = Service(config, devices=devices, log=log)
     try:
         log.info(
             "[%s] refereeing; control socket %s; settle time %.2f s",
             config.setup.game, config.control_socket, config.settle_time,
         )
         if service.world is not None and config.simulation.player:
+            from simulation.world import play_in_background
+
             play_in_background(service, stop, config.simulation.seed, config.simulation.move_every)
         service.run(stop, Notifier())
     finally:

@@ -2,13 +2,10 @@
 
 Slides 0-6 are the orange slides of rows 0-6, slides 7-13 the white slides of columns 0-6; each
 is at 'A', 'B' or 'C'. The positions come from a microcontroller over a serial link
-(`firmware_bridge`); `open_switches` picks the source named in config.yaml:
-
-* ``serial``: a real Pico on `port`;
-* ``simulated``: the same firmware run by `firmware_bridge.sim.SimulatedPico` behind a
-  pseudo-terminal, read through the very same `SerialSwitches` (the simulator is exposed as
-  `source.simulator` so a simulated player can move slides);
-* ``none``: no switches; `open_switches` returns None.
+(`firmware_bridge`): `SerialSwitches` reads a real Pico on the configured port
+(`controller.service.devices.RealDevices`), or the same firmware run by the simulated rig behind
+a pseudo-terminal (`simulation.devices`, which hands it over as `simulator` so a simulated
+player can move slides; this module never imports the simulation).
 
 The service polls `latest()`; `listener` (optional) hears each state whose positions, faults or
 link health differ from the previous one, so nothing is reported that did not happen. A state's
@@ -22,12 +19,11 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from controller.hardware.config import SwitchConfig
 from firmware_bridge.link import LinkStats, PicoLink
 from firmware_bridge.protocol import SLIDE_COUNT, StatePayload
-from firmware_bridge.sim import SimulatedPico
 
 Position = str  # 'A' | 'B' | 'C'
 
@@ -85,7 +81,7 @@ class SerialSwitches:
         debounce_ms: int = 30,
         heartbeat_interval: float = 1.0,
         listener: StateListener | None = None,
-        simulator: SimulatedPico | None = None,
+        simulator: Any = None,
         owns_simulator: bool = False,
         reconnect_interval: float = 0.25,
         clock: Callable[[], float] = time.monotonic,
@@ -118,7 +114,7 @@ class SerialSwitches:
         config: SwitchConfig,
         *,
         port: str | None = None,
-        simulator: SimulatedPico | None = None,
+        simulator: Any = None,
         owns_simulator: bool = False,
         listener: StateListener | None = None,
     ) -> SerialSwitches:
@@ -208,39 +204,9 @@ class SerialSwitches:
                 self._listener(state)
 
 
-def open_switches(
-    switch_config: SwitchConfig,
-    sim: SimulatedPico | None = None,
-    *,
-    listener: StateListener | None = None,
-) -> SerialSwitches | None:
-    """The slide-switch source config.yaml asks for, not yet started (call `start()`).
-
-    For ``source: simulated`` a `SimulatedPico` is plugged in (or `sim`, if given, is used and
-    plugged in) and the returned source reads it through its pseudo-terminal; `source.simulator`
-    is that simulator. A simulator created here is closed with the source. ``source: none``
-    gives None.
-    """
-    if switch_config.source == "none":
-        return None
-    if switch_config.source == "serial":
-        return SerialSwitches.from_config(switch_config, listener=listener)
-    owns = sim is None
-    simulator = sim if sim is not None else SimulatedPico()
-    simulator.plug()
-    return SerialSwitches.from_config(
-        switch_config,
-        port=simulator.port,
-        simulator=simulator,
-        owns_simulator=owns,
-        listener=listener,
-    )
-
-
 __all__ = [
     "SLIDE_COUNT",
     "SerialSwitches",
     "SlideState",
     "SwitchSource",
-    "open_switches",
 ]

@@ -15,17 +15,15 @@ from typing import Any
 
 from controller.hardware.button import Button
 from controller.hardware.feedback import Feedback
-from controller.hardware.switches import open_switches
 from controller.service.camera_watch import CameraWatch
 from controller.service.config import ServiceConfig, simulated
 from controller.service.control import ControlServer
+from controller.service.devices import Devices, RealDevices
 from controller.service.loop import CameraSensor, RefereeLoop, Settings, run_realtime
 from controller.service.notify import Notifier
 from controller.service.session import open_journal
-from controller.service.world import CachedFrames, SimWorld, resume_world
 from controller.vision.gating import MotionGate
 from controller.vision.reader import BoardReader
-from controller.vision.sources import open_frame_source
 
 #: Frames of stillness the motion gate wants before the reader looks (the loop's settle time
 #: does the rest, counted from the last frame that moved).
@@ -39,7 +37,7 @@ class Service:
         self,
         config: ServiceConfig,
         *,
-        world_factory: Callable[[Any], SimWorld] | None = None,
+        devices: Devices | None = None,
         clock: Callable[[], float] = time.monotonic,
         on_line: Callable[[str], None] | None = None,
         light_listener: Callable[[str], None] | None = None,
@@ -58,18 +56,14 @@ class Service:
             if opened.moved_aside is not None:  # shown on the fault lights and logged once, by the loop
                 self.journal.notices.append(opened.moved_aside)
             session, how = opened.session, opened.how
-            self.switches = None
-            if config.uses_switches:
-                self.switches = open_switches(config.switches)
+            devices = devices or RealDevices()
+            self.switches = devices.open_switches(config)
+            if self.switches is not None:
                 self.closers.append(self.switches.close)
-            self.world: SimWorld | None = None
-            if world_factory is not None:
-                self.world = world_factory(getattr(self.switches, "simulator", None))
-                resume_world(self.world, session)  # the simulated board is where the journal left it
-            source = open_frame_source(config.camera, self.world, config.setup.profile.get("camera"))
-            if self.world is not None:
-                source = CachedFrames(source, self.world)
+            source = devices.open_camera(config, session)
             self.closers.append(source.close)
+            #: The simulated world, when the devices are simulated (None on real hardware).
+            self.world: Any = devices.world
             self.source = source
             self.camera = CameraWatch(source, clock)
             self.sensor = CameraSensor(
@@ -179,42 +173,4 @@ class Service:
             notifier.stopping()
 
 
-def play_in_background(service: Service, stop: threading.Event, seed: int, move_every: float) -> threading.Thread:
-    """`referee run` with simulated devices: simulated players move pieces in real time.
-
-    They play on from the journal's position after a restart, and set up a new starting board
-    after a new game (`SimTable`).
-    """
-    from controller.service.world import SimTable
-
-    world = service.world
-    assert world is not None
-    setup = service.config.setup
-    table = SimTable(world, setup, lambda: service.loop.session, seed=seed, settle_time=service.config.settle_time)
-
-    def play() -> None:
-        finished = False
-        for step in table.steps():
-            if stop.is_set():
-                return
-            if step is None:  # the game is over: wait for a new one
-                if not finished:
-                    service.log.info("[%s] the simulated players have finished their game", setup.game)
-                    finished = True
-                stop.wait(0.2)
-                continue
-            finished = False
-            if step.apply is not None:
-                step.apply(world)
-            # Real time is shared with rendering and reading on a small machine: hold every
-            # state well beyond the settle time so no settled board is missed.
-            pause = 2 * step.hold + (move_every if step.intended is not None else 0.0)
-            if stop.wait(pause):
-                return
-
-    thread = threading.Thread(target=play, name="simulated-player", daemon=True)
-    thread.start()
-    return thread
-
-
-__all__ = ["Service", "play_in_background", "simulated"]
+__all__ = ["Service", "simulated"]

@@ -26,10 +26,10 @@ the pixels that tell its best glyph from each close rival (`GlyphModel._tells_ap
 
 Templates come from the renderer's glyph drawing (the standard edition's look) unless the
 profile's `vision.glyphs` holds templates learned from a real copy (`calibration/vision_glyphs`).
-The drawn templates are drawn afresh at each angle and centring offset (`drawn_turns`) rather than
-turned and moved after drawing: bilinear resampling softens each glyph by an amount that depends on
-where its ink centre falls between pixels, so glyphs told apart by corners (B and 8) were softened
-differently from the tiles.
+The drawn templates are drawn afresh at each angle and centring offset (by
+`simulation.glyph_templates`, shipped as data) rather than turned and moved after drawing:
+bilinear resampling softens each glyph by an amount that depends on where its ink centre falls
+between pixels, so glyphs told apart by corners (B and 8) were softened differently from the tiles.
 """
 
 from __future__ import annotations
@@ -408,36 +408,34 @@ def centred_turns(image: np.ndarray) -> np.ndarray:
     return np.stack(out)
 
 
-def _drawn(glyph: str, angle: float = 0.0, shift: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
-    """The renderer's drawing of `glyph` turned by `angle` and moved by `shift` pitches, as a
-    camera sees it (`TEMPLATE_SCALE`, softened by `TEMPLATE_BLUR`), PATCH x PATCH, ink 0..1."""
-    from controller.vision.render import glyph_mask
+#: The standard edition's glyphs as a camera sees them, drawn once by the simulated rig's renderer
+#: (`python -m simulation.glyph_templates` writes it; a test checks it still matches the drawing):
+#: `images` upright, `turns` at each of `ANGLES`, each centred on its ink.
+TEMPLATES_FILE = "glyph_templates.npz"
 
-    img = glyph_mask(glyph, PPG * TEMPLATE_SCALE, HALF / TEMPLATE_SCALE, angle,
-                     (shift[0] / TEMPLATE_SCALE, shift[1] / TEMPLATE_SCALE))
-    img = cv2.GaussianBlur(img, (0, 0), TEMPLATE_BLUR)
-    return np.clip(img / max(float(np.percentile(img, 99)), 1e-3), 0, 1)
+
+@lru_cache(maxsize=1)
+def _shipped() -> dict[str, np.ndarray]:
+    from importlib import resources
+
+    with resources.files("controller.vision").joinpath(TEMPLATES_FILE).open("rb") as file:
+        data = np.load(file)
+        return {"images": np.array(data["images"]), "turns": np.array(data["turns"]), "glyphs": str(data["glyphs"])}
 
 
 @lru_cache(maxsize=1)
 def default_images() -> dict[str, np.ndarray]:
     """The standard edition's glyphs as a camera sees them, upright, PATCH x PATCH, ink 0..1."""
-    return {g: _drawn(g) for g in GLYPHS}
-
-
-def drawn_turns(glyph: str) -> np.ndarray:
-    """(len(ANGLES), K) like `centred_turns`, but each angle drawn by the renderer's own
-    supersampled drawing, so every glyph and angle is exactly as soft as `TEMPLATE_BLUR`."""
-    out = []
-    for a in ANGLES:
-        c = ink_centre(_prepare(_drawn(glyph, a))[None, :])[0]
-        out.append(_prepare(_drawn(glyph, a, (-float(c[0]), -float(c[1])))))
-    return np.stack(out)
+    data = _shipped()
+    return {g: data["images"][i] for i, g in enumerate(data["glyphs"])}
 
 
 @lru_cache(maxsize=1)
 def _default_turns() -> dict[str, np.ndarray]:
-    return {g: drawn_turns(g) for g in GLYPHS}
+    """(len(ANGLES), K) per glyph, like `centred_turns`, but each angle drawn afresh, so every glyph
+    and angle is exactly as soft as the drawing (no resampling blur)."""
+    data = _shipped()
+    return {g: data["turns"][i] for i, g in enumerate(data["glyphs"])}
 
 
 def encode_image(image: np.ndarray) -> str:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -289,43 +288,18 @@ class ImageFolder:
         self.files = []
 
 
-class RendererSource:
-    """The simulated camera: draws `world.current_scene()` on every read."""
-
-    def __init__(self, world, width: int, height: int, seed: int, preset: str) -> None:
-        if world is None or not hasattr(world, "current_scene"):
-            raise ConfigError("camera.source", "the renderer source needs a simulated world")
-        self.world, self.size, self.seed, self.preset = world, (width, height), seed, preset
-        self.frame = 0
-
-    def read(self) -> np.ndarray | None:
-        from controller.profile import default_profile
-        from controller.vision.render import Scene, render_snapshot
-
-        snapshot, scene = self.world.current_scene()
-        if snapshot is None:
-            return None
-        profile = getattr(self.world, "profile", None) or default_profile(snapshot.game)
-        self.frame += 1
-        if scene is None:
-            scene = Scene(frame=self.frame)
-        elif scene.frame == 0:
-            scene = replace(scene, frame=self.frame)
-        return render_snapshot(snapshot, profile, seed=self.seed, preset=self.preset,
-                               scene=scene, size=self.size)
-
-    def close(self) -> None:
-        self.world = None
-
-
-def open_frame_source(camera_config: dict, world=None, locked: dict | None = None) -> FrameSource:
+def open_frame_source(camera_config: dict, locked: dict | None = None) -> FrameSource:
     """The frame source `camera_config` (config.yaml's `camera:` section) asks for; `locked` is
     the profile's `camera:` key (stored exposure, gain and white balance per kind of camera)."""
     c = validate_camera(camera_config)
     locked = locked or {}
     src = c["source"]
     if src == "renderer":
-        return RendererSource(world, c["width"], c["height"], c["seed"], c["preset"])
+        raise ConfigError(
+            "camera.source",
+            "the renderer is the simulated camera: `referee run` and `referee demo` hand it to the service "
+            "(simulation.devices); this function opens real cameras and recordings only",
+        )
     if src == "usb":
         return UsbCamera(c["device"], c["width"], c["height"], c["fps"], c["lock"], locked.get("usb"))
     if src == "picamera":

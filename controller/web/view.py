@@ -9,10 +9,10 @@ method that changes anything; changes go through `RefereeLoop.submit`.
 from __future__ import annotations
 
 import threading
-from dataclasses import replace
 from typing import Any
 
 from controller import corrections
+from controller.games import registry
 from controller.referee import Verdict, VerdictKind
 from controller.service.events import BoardRead, Event, GameOpened, VerdictGiven
 from controller.snapshot import Snapshot
@@ -220,10 +220,11 @@ class LiveView:
         if reading is not None and reading.snapshot is None and reading.cells is not None:
             # read, but unsure of some places: they show as `?` and are not corrected
             seen = Snapshot(self.loop.game, tuple(tuple(row) for row in reading.cells), doors=reading.doors)
-        if seen is not None and seen.game == "stay-alive" and self.switches is not None:
+        merge = registry.get(self.loop.game).with_switches
+        if seen is not None and merge is not None and self.switches is not None:
             state = self.switches.latest()
             if state is not None and state.link_ok and None not in state.positions:
-                seen = replace(seen, orange=tuple(state.positions[:7]), white=tuple(state.positions[7:]))
+                seen = merge(seen, tuple(state.positions))
         return seen
 
     def _correction(self, engine: Any, legal: Snapshot | None, illegal: bool) -> dict[str, Any] | None:

@@ -17,7 +17,7 @@ fault ('X'), never guessed.
 
 Only modules MicroPython has are used (machine, time, sys, select, micropython), and no type
 annotations or f-strings, so the file runs unchanged on the Pico. The simulator
-(`firmware_bridge/sim.py`) runs this same file under CPython with stand-ins for those modules;
+(`simulation/pico.py`) runs this same file under CPython with stand-ins for those modules;
 that is why everything below `main()` takes its clock, pins and output as arguments.
 """
 

@@ -2,10 +2,10 @@
 
 Why: the club's tests and `bench/club_bench.py` need many tables that behave like `referee run`
 (journal, loop events, publisher) without cameras or rendering. The board comes from the record,
-the sensor and switches are the fast stand-ins of `controller.service.world`, the clock is
+the sensor and switches are the fast stand-ins of `simulation.world`, the clock is
 simulated (each step ticks it past the settle time), so a step costs what judging costs.
 
-`python -m controller.club.simtable RECORD JOURNAL --host H --port P --table T --every S` plays
+`python -m simulation.club_table RECORD JOURNAL --host H --port P --table T --every S` plays
 a record in real time, one settled board every S seconds, and starts the record again as a new
 game at its end (the kill -9 test and the bench run it as a process).
 """
@@ -23,12 +23,13 @@ import yaml
 
 from controller.club.config import MqttConfig
 from controller.club.publisher import TablePublisher
+from controller.games import registry
 from controller.record import Action, parse_record
 from controller.service.config import GAME_KEYS
 from controller.service.journal import Journal
 from controller.service.loop import RefereeLoop, Settings
 from controller.service.session import GameSession
-from controller.service.world import SimClock, SimWorld, SnapshotSensor, WorldSwitches
+from simulation.world import SimClock, SimWorld, SnapshotSensor, WorldSwitches
 
 #: Simulated seconds per tick, and the settle time: a board is judged two ticks after it is set.
 TICK, SETTLE = 0.05, 0.1
@@ -56,7 +57,7 @@ class RecordTable:
         #: The record entry shown next: a resumed game goes on where its journal stopped.
         self.position = min(session.next_index, len(self.entries))
         self.world = SimWorld(self.setup, self._board_before(self.position))
-        switches = WorldSwitches(self.world) if self.setup.game == "stay-alive" else None
+        switches = WorldSwitches(self.world) if registry.get(self.setup.game).uses_switches else None
         self.loop = RefereeLoop(
             session, SnapshotSensor(self.world), None, switches=switches, settings=Settings(SETTLE, 3600.0),
             clock=self.clock, log=self.log,
@@ -115,7 +116,7 @@ class RecordTable:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m controller.club.simtable", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m simulation.club_table", description=__doc__)
     parser.add_argument("record")
     parser.add_argument("journal")
     parser.add_argument("--host", default="127.0.0.1")

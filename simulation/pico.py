@@ -1,6 +1,6 @@
 """A simulated Pico: the real MicroPython program, run under CPython behind a pseudo-terminal.
 
-`SimulatedPico` loads `pico/main.py` with stand-ins for the MicroPython modules it imports
+`SimulatedPico` loads `firmware_bridge/pico/main.py` with stand-ins for the MicroPython modules it imports
 (`machine`, `time`, `sys`, `select`, `micropython`) and runs its `main()` in a daemon thread. The
 program's USB serial port is the master side of a pty; the slave side is reachable through a
 symlink whose path (`port`) never changes, like `/dev/serial/by-id/...` for a real Pico. The Pi
@@ -36,7 +36,7 @@ from firmware_bridge.protocol import POSITIONS, SLIDE_COUNT
 
 log = logging.getLogger(__name__)
 
-FIRMWARE_PATH = Path(__file__).with_name("pico") / "main.py"
+FIRMWARE_PATH = Path(__file__).resolve().parent.parent / "firmware_bridge" / "pico" / "main.py"
 SWITCH_COUNT = 2 * SLIDE_COUNT
 
 #: The only modules the program may import; anything else would not exist on a Pico.

@@ -19,6 +19,7 @@ switch messages from the simulated microcontroller (Stay Alive) and mock-pin but
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -31,7 +32,7 @@ from controller.games.base import GameSetup
 from controller.games.events import EventKind, GameEvent
 from controller.referee import Referee, Verdict
 from controller.snapshot import EMPTY, Snapshot, empty_snapshot
-from controller.vision.render import Scene
+from simulation.render import Scene
 
 FPS = 30
 
@@ -787,3 +788,40 @@ class StubRig:
 
     def _submit(self, name: str, args: dict) -> Any:
         return self.loop.submit(name, **args)
+
+
+# --------------------------------------------------------------------------- referee run, simulated
+def play_in_background(service: Any, stop: threading.Event, seed: int, move_every: float) -> threading.Thread:
+    """`referee run` with simulated devices: simulated players move pieces in real time.
+
+    They play on from the journal's position after a restart, and set up a new starting board
+    after a new game (`SimTable`).
+    """
+    world = service.world
+    assert world is not None
+    setup = service.config.setup
+    table = SimTable(world, setup, lambda: service.loop.session, seed=seed, settle_time=service.config.settle_time)
+
+    def play() -> None:
+        finished = False
+        for step in table.steps():
+            if stop.is_set():
+                return
+            if step is None:  # the game is over: wait for a new one
+                if not finished:
+                    service.log.info("[%s] the simulated players have finished their game", setup.game)
+                    finished = True
+                stop.wait(0.2)
+                continue
+            finished = False
+            if step.apply is not None:
+                step.apply(world)
+            # Real time is shared with rendering and reading on a small machine: hold every
+            # state well beyond the settle time so no settled board is missed.
+            pause = 2 * step.hold + (move_every if step.intended is not None else 0.0)
+            if stop.wait(pause):
+                return
+
+    thread = threading.Thread(target=play, name="simulated-player", daemon=True)
+    thread.start()
+    return thread
