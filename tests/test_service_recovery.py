@@ -106,3 +106,22 @@ def test_a_journal_with_another_setup_starts_a_new_game(tmp_path):
     assert "another setup" in how
     assert not journal.game(rig.loop.session.game_id).open
     assert session.game_id != rig.loop.session.game_id
+
+
+def test_a_game_set_up_at_the_table_resumes_after_a_restart(tmp_path):
+    """The live page may start a game with other seats or players than config.yaml; a restart
+    resumes that game (the players' choice), not the config's."""
+    from controller.record import setup_from_mapping
+    from simulation.world import StubRig
+
+    keys = {"game": "flipop", "players": 2}
+    rig = StubRig(keys, tmp_path / "j.sqlite", seed=3, troubles=False, max_moves=2)
+    rig.driver.run_frames(30)
+    chosen = {"game": "flipop", "players": 2, "first": 1}
+    future = rig.loop.submit("new-game", keys=chosen, setup=setup_from_mapping(chosen, "test"))
+    rig.driver.run_frames(1)
+    game_id = future.result(timeout=5)["game_id"]
+    rig.driver.run_frames(30)  # the board in front of the camera is judged as the new game's setup
+    assert rig.loop.session.setup.first == 1
+    loop = rig.restart()
+    assert loop.session.game_id == game_id and loop.session.setup.first == 1

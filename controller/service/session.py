@@ -21,6 +21,9 @@ from controller.referee import Referee, Verdict, judge_record
 from controller.service.journal import Entry, Journal, JournalDamaged, quarantine
 from controller.snapshot import Snapshot, parse_snapshot
 
+#: Marks the game keys of a game set up at the table (not by config.yaml), in the journal.
+CHOSEN_AT_TABLE = "chosen_at_table"
+
 
 class JournalMismatch(RefereeError):
     """Replaying the journal did not give back a stored verdict (the rules code changed?)."""
@@ -63,7 +66,14 @@ class GameSession:
         """
         latest = journal.latest_game()
         if latest is not None and latest.open:
-            if latest.setup == json.loads(json.dumps(keys, sort_keys=True)):
+            wanted = json.loads(json.dumps(keys, sort_keys=True))
+            stored = latest.setup
+            # A game the players set up at the table (the live page's new game: other seats, players,
+            # variant) is theirs to finish: it resumes as long as the config names the same game and board.
+            chosen_here = bool(stored.get(CHOSEN_AT_TABLE)) and all(
+                stored.get(k) == wanted.get(k) for k in ("game", "profile")
+            )
+            if stored == wanted or chosen_here:
                 session = cls.replay(journal, latest.id)
                 return session, (
                     f"resumed game {latest.id} from the journal after {session.next_index} verdicts"
@@ -158,6 +168,8 @@ class GameSession:
         self.journal.close_game(self.game_id, "new game")
         if not isinstance(keys, dict) or not isinstance(setup, GameSetup):
             keys, setup = self.keys, self.setup
+        elif keys != self.keys:
+            keys = {**keys, CHOSEN_AT_TABLE: True}  # resumed after a restart though the config says otherwise
         return GameSession.start(self.journal, keys, setup)
 
 
