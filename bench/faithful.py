@@ -78,8 +78,12 @@ def main(argv: list[str] | None = None) -> int:
     with multiprocessing.get_context("spawn").Pool(args.jobs, maxtasksperchild=20) as pool:
         for outcome in pool.imap_unordered(play_one, jobs):
             outcomes.append(outcome)
-            if outcome.difference is not None:
-                print(f"  differs: {outcome.game} seed {outcome.seed}: {outcome.difference}", flush=True)
+            said = "agrees" if outcome.difference is None else f"DIFFERS: {outcome.difference}"
+            print(
+                f"  [{len(outcomes)}/{len(jobs)}] {outcome.game} seed {outcome.seed}: {outcome.verdicts} verdicts "
+                f"in {outcome.seconds:.0f} s, {said}",
+                flush=True,
+            )
     wall = time.perf_counter() - started
 
     print(f"\n{'game':<11} {'games':>5} {'verdicts':>8} {'differing':>9} {'s/game':>7}")

@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from controller.commands.demo import play_game
 from controller.service import world as world_module
 from controller.service.loop import CameraSensor
 from controller.service.world import FPS, StubRig, first_difference
@@ -119,3 +120,11 @@ def test_the_camera_reads_a_still_picture_again_when_asked():
     frames.frame = np.full((60, 80, 3), 30, np.uint8)
     assert [sensor.sense().new_reading for _ in range(4)] == [False, False, True, False]
     assert reader.reads == 3
+
+
+def test_the_rendered_rig_sees_marbles_fall_after_their_slides_moved(tmp_path):
+    """Rendered camera frames, the motion gate and the reader, the switch board over its link: the
+    two marbles this game drops (each a few frames after its slide) are judged fallen."""
+    outcome = play_game("stay-alive", 1, tmp_path, print_lights=False, troubles=False, max_moves=12, preset="hard")
+    assert first_difference(outcome.verdicts, outcome.intended) is None
+    assert _fall_events(outcome.verdicts) == ["fell:5,3", "fell:6,5"]
