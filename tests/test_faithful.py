@@ -128,3 +128,14 @@ def test_the_rendered_rig_sees_marbles_fall_after_their_slides_moved(tmp_path):
     outcome = play_game("stay-alive", 1, tmp_path, print_lights=False, troubles=False, max_moves=12, preset="hard")
     assert first_difference(outcome.verdicts, outcome.intended) is None
     assert _fall_events(outcome.verdicts) == ["fell:5,3", "fell:6,5"]
+
+
+def test_first_difference_names_the_first_verdict_that_differs():
+    legal = {"index": 3, "verdict": "legal", "seat": 0, "move": "white 4 C->B", "events": ["fell:3,4"]}
+    stuck = {**legal, "events": ["expected-fall-missing:3,4"]}
+    unchanged = {"index": 4, "verdict": "unchanged"}
+    assert first_difference([legal, unchanged], [legal]) is None
+    said = first_difference([stuck], [legal])
+    assert said is not None and "expected-fall-missing:3,4" in said and "fell:3,4" in said
+    assert "never said" in (first_difference([], [legal]) or "")
+    assert "after the player's last verdict" in (first_difference([legal], []) or "")
