@@ -50,7 +50,10 @@ def play_one(job: tuple[str, int, str]) -> Outcome:
     logging.getLogger("firmware_bridge").setLevel(logging.ERROR)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="faithful-") as folder:
-        result = play_game(game, seed, Path(folder), print_lights=False, preset=preset)
+        try:
+            result = play_game(game, seed, Path(folder), print_lights=False, preset=preset)
+        except Exception as exc:  # e.g. a reveal the referee refuses: the game went wrong, count it so
+            return Outcome(game, seed, 0, f"the game broke off: {exc}", time.perf_counter() - started)
     difference = first_difference(result.verdicts, result.intended)
     return Outcome(game, seed, len(result.verdicts), difference, time.perf_counter() - started)
 
