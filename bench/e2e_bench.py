@@ -1,10 +1,11 @@
 """End-to-end bench of the referee service on the simulated rig at 30 frames per second.
 
 Measures, per game:
-* latency: simulated time from the last physical change (the step that leaves the board settled)
-  to the tick that gave the verdict and drove the lights; the target is the settle time plus at
-  most two frames. The real time that judging tick took (reading, rules, journal commit, lights)
-  is reported beside it: on a Pi it adds to the latency.
+* latency: simulated time from the last physical change (the step that leaves the board settled,
+  or a Stay Alive marble dropping a few frames after its slide moved) to the tick that gave the
+  verdict and drove the lights; the target is the settle time plus at most two frames. The real
+  time that judging tick took (reading, rules, journal commit, lights) is reported
+  beside it: on a Pi it adds to the latency.
 * CPU time per frame while the board is still (motion gate on each frame; the frame source's own
   cost, rendering here, capture on a Pi, is not the referee's and is excluded).
 
@@ -61,7 +62,14 @@ def bench_game(
         latencies: list[float] = []
         judge_wall: list[float] = []
 
+        falling = [0]
+
         def tick() -> None:
+            # a marble that dropped after its slide moved is the last physical change: the frame
+            # before this one was the last without it, as for a step
+            if len(world.falling) < falling[0]:
+                changed_at.append(clock() - 1 / FPS)
+            falling[0] = len(world.falling)
             before = len(loop.verdicts)
             started = time.perf_counter()
             loop.tick()

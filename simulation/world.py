@@ -35,6 +35,11 @@ from controller.snapshot import EMPTY, Snapshot, empty_snapshot
 from simulation.render import Scene
 
 FPS = 30
+#: How many frames (at 30 fps) a marble takes to drop through the point its slide opened: the
+#: switches report the slide at once, the marble falls a moment later (well inside the settle time).
+MARBLE_FALL_FRAMES = (2, 8)
+
+Cell = tuple[int, int]
 
 
 # --------------------------------------------------------------------------- the physical world
@@ -55,39 +60,73 @@ class SimWorld:
         self.pico = pico
         #: Grows with every change of the scene, so unchanged scenes reuse their rendered frame.
         self.version = 0
+        #: Grows with every change a motion gate surely sees (hands, pieces, slides, glare, bumps);
+        #: a marble dropping through its hole is a few pixels of the gate's small picture and
+        #: does not count (`SnapshotSensor` models the gate with it).
+        self.motion = 0
         self.frame = 0
+        #: Marbles on their way down: (the frame they are gone at, row, col).
+        self.falling: list[tuple[int, int, int]] = []
         if pico is not None and board.orange is not None:
             pico.set_positions("".join(board.orange + board.white))
 
     # --- what changes -------------------------------------------------------------------------
-    def set_board(self, board: Snapshot) -> None:
+    def set_board(self, board: Snapshot, falls: dict[Cell, int] | None = None) -> None:
+        """The board becomes `board`, but for the marbles in `falls`: each drops that many frames
+        later (Stay Alive: the slides, and so the switches, change now; the marbles follow)."""
+        self._drop(everything=True)  # whatever was still falling is down by now
         if board.orange is not None and self.pico is not None:
             old = (self.board.orange or ()) + (self.board.white or ())
             new = board.orange + board.white
             for index, (before, after) in enumerate(zip(old, new)):
                 if before != after:
                     self.pico.set_slide(index, after, bounce_ms=5.0)
+        if falls:
+            grid = [list(row) for row in board.cells]
+            for (r, c), frames in falls.items():
+                if self.board.cells[r][c] != EMPTY and board.cells[r][c] == EMPTY:
+                    grid[r][c] = self.board.cells[r][c]
+                    self.falling.append((self.frame + max(1, frames), r, c))
+            board = board.with_cells(grid)
         self.board = board
+        self.version += 1
+        self.motion += 1
+
+    def _drop(self, everything: bool = False) -> None:
+        """Marbles whose time has come (or all of them) leave the board."""
+        due = [f for f in self.falling if everything or f[0] <= self.frame]
+        if not due:
+            return
+        self.falling = [f for f in self.falling if f not in due]
+        grid = [list(row) for row in self.board.cells]
+        for _, r, c in due:
+            grid[r][c] = EMPTY
+        self.board = self.board.with_cells(grid)
         self.version += 1
 
     def set_hand(self, where: tuple[float, float] | None, side: str = "bottom") -> None:
         self.hand, self.hand_side = where, side
         self.version += 1
+        self.motion += 1
 
     def set_glare(self, on: bool) -> None:
         self.glare = on
         self.version += 1
+        self.motion += 1
 
     def set_bump(self, bump: tuple[float, float, float]) -> None:
         self.bump = bump
         self.version += 1
+        self.motion += 1
 
     def set_camera(self, plugged: bool) -> None:
         self.camera_plugged = plugged
         self.version += 1
+        self.motion += 1
 
     def advance_frame(self) -> None:
         self.frame += 1
+        self._drop()
 
     # --- what the camera and the switches see -------------------------------------------------
     def current_scene(self) -> tuple[Snapshot | None, Scene | None]:
@@ -134,9 +173,34 @@ def all_agree(actual: list[dict], intended: list[dict]) -> bool:
     """Every verdict agrees, in order. ``unchanged`` verdicts are left out on both sides: when a
     glyph the camera missed is read later, the referee judges that still board once more
     (``unchanged``, learning the glyph), which a perfect camera never needs to."""
+    return first_difference(actual, intended) is None
+
+
+def first_difference(actual: list[dict], intended: list[dict]) -> str | None:
+    """Where the referee first parted from the player (as `all_agree` compares), in a sentence;
+    None when every verdict agrees."""
     actual = [v for v in actual if v.get("verdict") != "unchanged"]
     intended = [v for v in intended if v.get("verdict") != "unchanged"]
-    return len(actual) == len(intended) and all(agrees(a, b) for a, b in zip(actual, intended))
+    for said, meant in zip(actual, intended):
+        if not agrees(said, meant):
+            return f"the referee said {_brief(said)} where the player did {_brief(meant)}"
+    if len(actual) > len(intended):
+        return f"the referee said {_brief(actual[len(intended)])} after the player's last verdict"
+    if len(actual) < len(intended):
+        return f"the referee never said {_brief(intended[len(actual)])}"
+    return None
+
+
+def _brief(verdict: dict) -> str:
+    """A verdict in one short phrase: index, kind, move and events."""
+    text = f"#{verdict.get('index', '?')} {verdict.get('verdict')}"
+    if verdict.get("move"):
+        text += f" {verdict['move']!r}"
+    if verdict.get("events"):
+        text += f" ({', '.join(verdict['events'])})"
+    if verdict.get("reason"):
+        text += f": {verdict['reason']}"
+    return text
 
 
 class CachedFrames:
@@ -191,7 +255,8 @@ class SnapshotSensor:
     """A stand-in for camera + gate + reader that reads the world directly (fast tests).
 
     A scene change is motion; the first tick after it the board is "read": a hand gives no
-    snapshot, anything else the perfect camera's view.
+    snapshot, anything else the perfect camera's view. Like the real motion gate, it does not
+    see a marble dropping through its hole (`SimWorld.motion`): only `read_next` reads again.
     """
 
     HAND = "a hand or an object is over the board"
@@ -207,8 +272,8 @@ class SnapshotSensor:
         w = self.world
         if not w.camera_plugged:
             return Sight(frame=False)
-        if w.version != self._seen:
-            self._seen = w.version
+        if w.motion != self._seen:
+            self._seen = w.motion
             self._read = False
             return Sight(frame=True, moving=True)
         if self._read:
@@ -219,6 +284,9 @@ class SnapshotSensor:
         snap = w.visible()
         snap = replace(snap, orange=None, white=None) if snap.orange is not None else snap
         return Sight(frame=True, new_reading=True, snapshot=snap)
+
+    def read_next(self) -> None:
+        self._read = False
 
 
 class WorldSwitches:
@@ -295,6 +363,9 @@ class SimPlayer:
         self.truth_setup = truth_setup
         self.shadow = Referee(engine_for(referee_setup))
         self.rng = random.Random(seed)
+        #: The physics' own dice (how long each marble takes to drop), apart from the player's
+        #: choices so that a seed plays the same moves whatever the physics.
+        self.physics = random.Random(f"marble falls {seed}")
         self.still = settle_time + 0.3
         self.blink = 0.15
         self.max_moves = max_moves
@@ -357,8 +428,20 @@ class SimPlayer:
             intended = self._settle(board)
             yield Step(f"{label}: hand out", self.still, lambda w: w.set_hand(None), intended=intended)
         else:
+            falls = self._falls(self.current, board)
             intended = self._settle(board)
-            yield Step(f"{label}", self.still, lambda w: w.set_board(board), intended=intended)
+            yield Step(f"{label}", self.still, lambda w: w.set_board(board, falls), intended=intended)
+
+    def _falls(self, before: Snapshot, after: Snapshot) -> dict[Cell, int]:
+        """The marbles a slide move lets fall, each with the frames it takes to drop."""
+        if (before.orange, before.white) == (after.orange, after.white):
+            return {}
+        low, high = MARBLE_FALL_FRAMES
+        return {
+            (r, c): self.physics.randint(low, high)
+            for r, c in before.changed_cells(after)
+            if before.cells[r][c] != EMPTY and after.cells[r][c] == EMPTY
+        }
 
     def _changed(self, before: Snapshot, after: Snapshot) -> list[tuple[int, int]]:
         return before.changed_cells(after)

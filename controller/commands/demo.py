@@ -64,15 +64,18 @@ class DemoResult:
         return all_agree(self.verdicts, self.intended)
 
 
-def demo_config(game: str, seed: int, folder: Path, settle_time: float = 0.3) -> dict[str, Any]:
-    """The config.yaml of a demo game: simulated devices, a journal in `folder`."""
+def demo_config(
+    game: str, seed: int, folder: Path, settle_time: float = 0.3, preset: str = "clean"
+) -> dict[str, Any]:
+    """The config.yaml of a demo game: simulated devices, a journal in `folder`; `preset` is the
+    renderer's look (`clean`, or `hard`: uneven light, blur, noise, as `vision.render` draws it)."""
     return {
         **registry.get(game).demo,
         "settle_time": settle_time,
         "frame_timeout": 2.0,
         "journal": str(folder / f"{game}-journal.sqlite"),
         "control_socket": str(folder / f"{game}.sock"),
-        "camera": {"source": "renderer", "width": 640, "height": 480, "fps": 30, "seed": seed, "preset": "clean"},
+        "camera": {"source": "renderer", "width": 640, "height": 480, "fps": 30, "seed": seed, "preset": preset},
         "switches": {"source": "simulated"},
         "gpio": {"backend": "mock", "hold_time": 0.1},
         "log": {"level": "warning"},
@@ -91,10 +94,12 @@ def play_game(
     settle_time: float = 0.3,
     max_moves: int = 400,
     noise_frames: int = 1,
+    preset: str = "clean",
 ) -> DemoResult:
     """Play one whole demo game; returns the referee's verdicts and the ones the player intended."""
     rng = random.Random(seed)
-    config = config_from_mapping(demo_config(game, seed, folder, settle_time), source="demo config", base=folder)
+    mapping = demo_config(game, seed, folder, settle_time, preset)
+    config = config_from_mapping(mapping, source="demo config", base=folder)
     truth_keys = dict(config.game_keys)
     spec = registry.get(game)
     if spec.secret_colours:  # the players know their secret colours; the referee learns them at the end

@@ -16,6 +16,9 @@ What one tick does (`rules.md` §5):
    memory (see `controller.service.journal`);
 4. once nothing has moved for `settle_time`, a reading that differs from the last judged board is
    judged by the `Referee` (through `GameSession`, which journals it before the lights show it).
+   After a slide moved, that reading is one of a picture taken once the board settled again:
+   the switches tell a slide at once, a marble takes a moment to drop, and its drop may be too
+   small a change for the motion gate, so the loop asks the sensor to read afresh.
    An unreadable reading (hand, glare, an unsure place) is never judged: amber blinks and the log
    says why.
 """
@@ -107,6 +110,13 @@ class Sight:
 class Sensor(Protocol):
     def sense(self) -> Sight: ...
 
+    def read_next(self) -> None:
+        """Read the next picture that is still, even if it looks like the last one read.
+
+        A change the picture barely shows (a marble dropping through its hole is a few pixels of
+        the motion gate's small image) must still be read once the loop knows the board changed.
+        """
+
 
 class CameraSensor:
     """A frame source, vision's motion gate and board reader: reads only still pictures."""
@@ -116,6 +126,7 @@ class CameraSensor:
         self.reader = reader
         self.gate = gate
         self._had_frame = True
+        self._read_wanted = False
         #: CPU seconds spent in the gate and the reader (not in the source), for the bench.
         self.cpu = 0.0
 
@@ -133,13 +144,20 @@ class CameraSensor:
                 self.reader.invalidate()
             result = self.gate.update(frame)
             moving = result.state == "moving" and result.motion > self.gate.min_fraction
-            if result.state != "still":
+            # 'idle' is a still picture the gate has read before; when a read is wanted it is read again
+            wanted_now = self._read_wanted and result.state == "idle"
+            if result.state != "still" and not wanted_now:
                 return Sight(frame=True, moving=moving)
+            self._read_wanted = False
             reading = self.reader.read(frame)
             self.latest_reading = reading
             return Sight(frame=True, moving=False, new_reading=True, snapshot=reading.snapshot, problem=reading.problem)
         finally:
             self.cpu += time.thread_time() - started
+
+    def read_next(self) -> None:
+        """Read the next still picture: this frame if the gate finds it still, else once it settles."""
+        self._read_wanted = True
 
     def confirm(self, snapshot: Snapshot) -> None:
         self.reader.confirm(snapshot)
@@ -200,6 +218,10 @@ class RefereeLoop:
         self.last_motion = now
         self.positions: tuple[str | None, ...] | None = None
         self.reading: Sight | None = None
+        #: A slide moved: the marbles it let fall drop a moment later, too small a change in the
+        #: picture for the motion gate to be sure to see, so a fresh reading is asked for once the
+        #: board has settled, and no reading from before is judged.
+        self.read_wanted = False
         self.unreadable_said: str | None = None
         self.amber_blinking = False
         self.faults: list[str] = []
@@ -256,6 +278,12 @@ class RefereeLoop:
         produced: list[Verdict] = []
         self._run_commands(produced)
         now = self.clock()
+        if self.read_wanted and self._settled(now):
+            self.read_wanted = False
+            self.reading = None
+            read_next = getattr(self.sensor, "read_next", None)
+            if read_next is not None:  # a sensor without it reads every still picture anyway
+                read_next()
         sight = self._sense(now)
         if sight.frame:
             self.last_frame_at = now
@@ -267,14 +295,11 @@ class RefereeLoop:
         state = self.switches.latest() if self.switches is not None else None
         if state is not None and state.link_ok and state.positions != self.positions:
             if self.positions is not None:
-                # A slide moved: wait for the board to settle again, but keep the camera's
-                # reading, which stays true unless the picture itself moves.
-                self.last_motion = now
-                self.unreadable_said = None
+                self._slid(now)
             self.positions = state.positions
         if not self._check_faults(now, state):
             return produced
-        if now - self.last_motion < self.settings.settle_time - SETTLE_EPSILON or self.reading is None:
+        if not self._settled(now) or self.read_wanted or self.reading is None:
             return produced
         verdict = self._look(self.reading)
         if verdict is not None:
@@ -301,6 +326,18 @@ class RefereeLoop:
         self.last_motion = now
         self.reading = None
         self.unreadable_said = None
+
+    def _slid(self, now: float) -> None:
+        """A slide moved: the reading from before says nothing of the marbles it lets fall.
+
+        Wait for the board to settle, then judge only a picture read after that (`read_wanted`).
+        """
+        self._moved(now)
+        self.read_wanted = True
+
+    def _settled(self, now: float) -> bool:
+        """Nothing moved, in the picture or on the switches, for the settle time."""
+        return now - self.last_motion >= self.settings.settle_time - SETTLE_EPSILON
 
     def _check_faults(self, now: float, state: Any) -> bool:
         """Show or clear the fault pattern; True when the devices are fresh enough to judge."""
