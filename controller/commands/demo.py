@@ -65,17 +65,21 @@ class DemoResult:
 
 
 def demo_config(
-    game: str, seed: int, folder: Path, settle_time: float = 0.3, preset: str = "clean"
+    game: str, seed: int, folder: Path, settle_time: float = 0.3, preset: str = "clean",
+    size: tuple[int, int] = (640, 480),
 ) -> dict[str, Any]:
     """The config.yaml of a demo game: simulated devices, a journal in `folder`; `preset` is the
-    renderer's look (`clean`, or `hard`: uneven light, blur, noise, as `vision.render` draws it)."""
+    renderer's look (`clean`, or `hard`: uneven light, blur, noise, as `simulation.render` draws it),
+    `size` the camera's picture (the demo's 640x480 is small for speed; config.yaml's is 1280x720)."""
     return {
         **registry.get(game).demo,
         "settle_time": settle_time,
         "frame_timeout": 2.0,
         "journal": str(folder / f"{game}-journal.sqlite"),
         "control_socket": str(folder / f"{game}.sock"),
-        "camera": {"source": "renderer", "width": 640, "height": 480, "fps": 30, "seed": seed, "preset": preset},
+        "camera": {
+            "source": "renderer", "width": size[0], "height": size[1], "fps": 30, "seed": seed, "preset": preset,
+        },
         "switches": {"source": "simulated"},
         "gpio": {"backend": "mock", "hold_time": 0.1},
         "log": {"level": "warning"},
@@ -95,10 +99,11 @@ def play_game(
     max_moves: int = 400,
     noise_frames: int = 1,
     preset: str = "clean",
+    size: tuple[int, int] = (640, 480),
 ) -> DemoResult:
     """Play one whole demo game; returns the referee's verdicts and the ones the player intended."""
     rng = random.Random(seed)
-    mapping = demo_config(game, seed, folder, settle_time, preset)
+    mapping = demo_config(game, seed, folder, settle_time, preset, size)
     config = config_from_mapping(mapping, source="demo config", base=folder)
     truth_keys = dict(config.game_keys)
     spec = registry.get(game)
