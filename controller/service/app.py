@@ -85,6 +85,7 @@ class Service:
                 opened=f"{how} (journal {config.journal})",
                 camera=self.camera,
             )
+            self.closers.append(self.loop.bus.close)  # threaded listeners finish what they were given
             self.publisher = None
             if config.mqtt is not None:  # the club's broker (controller/club): fed from the journal
                 from controller.club.publisher import TablePublisher
