@@ -285,6 +285,18 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
         return Move(colour, cells, tuple(sorted(counts.items())))
 
     def describe(self, state: ColorpopState, move: Move) -> str:
+        """`remove B x5 (2 jokers) at C4`; where another legal move would read the same (the same
+        group with other optional jokers), the jokers' places are named too, as SAN names a file."""
+        text = self._describe(move)
+        if move.colour and dict(move.counts).get(JOKER, 0):
+            rivals = [m for m in self.legal_moves(state) if m.cells != move.cells and self._describe(m) == text]
+            if rivals:
+                jokers = sorted(c for c in move.cells if state.board[c[0]][c[1]] == JOKER)
+                where = " and ".join(place_name(c) for c in jokers)
+                text = text.replace(" joker)", f" joker at {where})").replace(" jokers)", f" jokers at {where})")
+        return text
+
+    def _describe(self, move: Move) -> str:
         jokers = dict(move.counts).get(JOKER, 0)
         extra = f" ({jokers} joker{'s' if jokers > 1 else ''})" if jokers and move.colour else ""
         colour = move.colour or JOKER
