@@ -28,6 +28,7 @@ COMMAND_MODULES = [
     "controller.commands.read",
     "controller.commands.render",
     "controller.commands.calibrate",
+    "controller.commands.aim",
     "controller.commands.lattice",
     "controller.commands.holes",
     "controller.commands.lights_test",

@@ -101,3 +101,36 @@ def test_row_names_read_off_the_place_names():
     assert row_names(lambda c: f"({c[0]},{c[1]})", 3, 4) == ["0", "1", "2"]
     assert row_names(lambda c: f"point {c[0]},{c[1]}", 3, 4) == ["0", "1", "2"]
     assert row_names(lambda c: f"p{c[0] * 4 + c[1]}", 3, 4) is None  # no row in the names: the places are listed
+
+
+def test_the_aim_command_prints_the_same_advice(tmp_path, capsys):
+    from controller.cli import main
+
+    good, _, _ = _picture("colorpop")
+    glare, geom, names = _picture("colorpop", Scene(glare_at=((2.0, 2.0, 0.4),)))
+    cv2.imwrite(str(tmp_path / "good.png"), good)
+    cv2.imwrite(str(tmp_path / "glare.png"), glare)
+    assert main(["aim", "--image", str(tmp_path / "good.png"), "--game", "colorpop"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == GOOD
+    assert main(["aim", "--image", str(tmp_path / "glare.png"), "--game", "colorpop"]) == 1
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[:-1] == aim_advice(glare, geom, names).lines and printed[-1].startswith("# markers found")
+    # from a config's camera: a folder of pictures stands in for it
+    (tmp_path / "pictures").mkdir()
+    cv2.imwrite(str(tmp_path / "pictures" / "a.png"), glare)
+    (tmp_path / "config.yaml").write_text(
+        f"game: colorpop\nplayers: 2\ncamera:\n  source: images\n  path: {tmp_path / 'pictures'}\n", encoding="utf-8")
+    assert main(["aim", "--config", str(tmp_path / "config.yaml")]) == 1
+    assert capsys.readouterr().out.splitlines()[0].startswith("glare on row 3 (C3")
+
+
+def test_the_aim_command_refuses_bad_input_with_a_sentence(tmp_path, capsys):
+    from controller.cli import main
+
+    assert main(["aim", "--image", str(tmp_path / "none.png"), "--game", "colorpop"]) == 2
+    assert main(["aim", "--image", str(tmp_path / "none.png")]) == 2
+    assert "--game" in capsys.readouterr().err
+    assert main(["aim"]) == 2
+    assert main(["aim", "--config", str(tmp_path / "missing.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "missing.yaml" in err
