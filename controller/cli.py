@@ -31,6 +31,7 @@ COMMAND_MODULES = [
     "controller.commands.aim",
     "controller.commands.lattice",
     "controller.commands.holes",
+    "controller.commands.setup",
     "controller.commands.lights_test",
     "controller.commands.club",
 ]
