@@ -28,8 +28,10 @@ COMMAND_MODULES = [
     "controller.commands.read",
     "controller.commands.render",
     "controller.commands.calibrate",
+    "controller.commands.aim",
     "controller.commands.lattice",
     "controller.commands.holes",
+    "controller.commands.setup",
     "controller.commands.lights_test",
     "controller.commands.club",
 ]

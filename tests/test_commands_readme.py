@@ -24,7 +24,7 @@ from controller.service.control import ControlServer
 from simulation.world import StubRig
 
 ROOT = Path(__file__).resolve().parent.parent
-OFFLINE = {"render", "read", "calibrate", "replay", "holes", "lattice", "export"}
+OFFLINE = {"render", "read", "aim", "calibrate", "replay", "holes", "lattice", "export"}
 SERVICE = {"status", "new-game", "reveal", "end"}
 
 

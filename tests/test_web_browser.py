@@ -176,3 +176,58 @@ def test_a_past_game_is_stepped_through_verdict_by_verdict(browser, served):
     pieces = browser.find_elements(By.CSS_SELECTOR, "#step-board .piece")
     board = rig.loop.session.journal.entries(1)[1].payload
     assert len(pieces) == sum(ch not in ". \n" for ch in board)
+
+
+def test_setting_up_aim_lights_and_switches_from_the_page(browser, tmp_path):
+    """The setup panel: the aim advice for the camera's picture, a lights-test button with the PIN,
+    and the switch test showing a slide's moves live (Stay Alive, switches read from the world)."""
+    from dataclasses import replace
+
+    from selenium.webdriver.common.by import By
+
+    from controller.hardware.config import validate_gpio
+    from controller.hardware.feedback import Feedback
+    from controller.profile import default_profile
+    from simulation.render import Scene, render_snapshot
+
+    rig = StubRig({"game": "stay-alive", "players": 2, "seats": ["B", "Y"]}, tmp_path / "j.sqlite", seed=4,
+                  troubles=False, max_moves=2)
+    profile = default_profile("stay-alive")
+
+    class Sensor:
+        latest_frame = render_snapshot(rig.world.board, profile, seed=1, scene=Scene(bump=(-600, 0, 0)))
+        latest_reading = None
+        reader = None
+
+    gpio = validate_gpio({"backend": "mock"})
+    feedback = Feedback.from_config(gpio, tempo=0.01)
+    app = WebApp(rig.loop, sensor=Sensor(), switches=rig.switches, pin=PIN, feedback=feedback)
+    server = WebServer(app, "127.0.0.1", 0)
+    assert server.start(), server.error
+    try:
+        browser.get(f"http://127.0.0.1:{server.port}/")
+        wait_for(lambda: "Stay Alive" in browser.find_element(By.ID, "title").text)
+        browser.find_element(By.ID, "aim-check").click()
+        wait_for(lambda: "move the camera left" in browser.find_element(By.ID, "aim-lines").text)
+        pin = browser.find_element(By.ID, "pin")
+        pin.clear()
+        pin.send_keys(PIN)
+        browser.find_element(By.ID, "lights-load").click()
+        button = wait_for(lambda: next((b for b in browser.find_elements(By.CSS_SELECTOR, "#lights-buttons button")
+                                        if b.text.startswith("pattern: illegal")), None))
+        red = feedback.pin_factory.pin(gpio.pins.red)
+        assert not red.state
+        button.click()
+        wait_for(lambda: red.state)
+        browser.find_element(By.ID, "switch-start").click()
+        wait_for(lambda: "orange slide 2" in browser.find_element(By.ID, "switch-table").text)
+        board = rig.world.board
+        moved = "A" if board.orange[2] != "A" else "C"
+        rig.world.set_board(replace(board, orange=board.orange[:2] + (moved,) + board.orange[3:]))
+        wait_for(lambda: browser.execute_script(
+            "return document.querySelectorAll('#switch-table tr')[2].className") == "moved")
+        assert "orange slide 0 never changed" in browser.find_element(By.ID, "switch-problems").text
+        browser.find_element(By.ID, "switch-stop").click()
+    finally:
+        server.close()
+        feedback.close()

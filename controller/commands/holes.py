@@ -41,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return parser
 
 
-def _write_profile(path: Path, holes_text: str, holes: dict) -> None:
+def write_holes_into_profile(path: Path, holes_text: str, holes: dict) -> None:
     """Put `holes` into the profile at `path`, keeping its other keys, after validating it."""
     data: dict = {"game": "stay-alive"}
     if path.exists():
@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     holes_text = holes_yaml(derivation.pattern)
     if args.out:
-        _write_profile(Path(args.out), holes_text, derivation.pattern.to_mapping())
+        write_holes_into_profile(Path(args.out), holes_text, derivation.pattern.to_mapping())
         print(f"Wrote the holes: key to {args.out}")
     else:
         print()

@@ -56,34 +56,38 @@ def load_gpio_config(path: str, simulate: bool) -> GpioConfig:
     return dataclasses.replace(gpio, backend="mock") if simulate else gpio
 
 
-def lights_test_steps(feedback: Feedback) -> list[tuple[str, Callable[[], None]]]:
-    """Every step of the walk-through: (what the person should see or hear, action)."""
-    steps: list[tuple[str, Callable[[], None]]] = []
+def lights_test_patterns(feedback: Feedback) -> dict[str, tuple[str, Callable[[], None]]]:
+    """Every step of the walk-through by a short name (the live page's buttons send it):
+    name -> (what the person should see or hear, action)."""
+    steps: dict[str, tuple[str, Callable[[], None]]] = {}
     for name in feedback.leds():
-        steps.append((f"{name} LED on", lambda name=name: feedback.set_led(name, "on")))
-        steps.append((f"{name} LED off", lambda name=name: feedback.set_led(name, "off")))
+        key = name.replace(" ", "-")
+        steps[f"{key}-on"] = (f"{name} LED on", lambda name=name: feedback.set_led(name, "on"))
+        steps[f"{key}-off"] = (f"{name} LED off", lambda name=name: feedback.set_led(name, "off"))
     kind = "tonal" if feedback.tonal else "plain"
     for sound in SOUNDS:
-        steps.append((f"{kind} buzzer: {sound}", lambda sound=sound: feedback.play(sound)))
+        steps[f"sound-{sound}"] = (f"{kind} buzzer: {sound}", lambda sound=sound: feedback.play(sound))
     seats = len(feedback.seat_leds)
     for seat in range(seats):
-        steps.append((f"pattern: player {seat + 1}'s turn", lambda seat=seat: feedback.turn(seat)))
-    steps += [
-        ("pattern: legal move (green flash, pip)", feedback.legal),
-        ("pattern: illegal move (red on, alarm)", feedback.illegal),
-        ("pattern: board put right (red off)", feedback.board_ok),
-        ("pattern: pending (amber on)", feedback.pending),
-        ("pattern: unreadable board (amber blinking)", feedback.unreadable),
-        ("pattern: pending cleared (amber off)", feedback.clear_pending),
-    ]
+        steps[f"turn-{seat + 1}"] = (f"pattern: player {seat + 1}'s turn", lambda seat=seat: feedback.turn(seat))
+    steps["legal"] = ("pattern: legal move (green flash, pip)", feedback.legal)
+    steps["illegal"] = ("pattern: illegal move (red on, alarm)", feedback.illegal)
+    steps["board-ok"] = ("pattern: board put right (red off)", feedback.board_ok)
+    steps["pending"] = ("pattern: pending (amber on)", feedback.pending)
+    steps["unreadable"] = ("pattern: unreadable board (amber blinking)", feedback.unreadable)
+    steps["clear-pending"] = ("pattern: pending cleared (amber off)", feedback.clear_pending)
     if seats:
-        steps.append(("pattern: winner (player 1 blinks, tune)", lambda: feedback.winner([0])))
-    steps += [
-        ("pattern: fault (red and amber blink fast, low double beep)", lambda: feedback.fault("lights test")),
-        ("pattern: fault cleared", feedback.fault_cleared),
-        ("everything off", lambda: feedback.turn(None)),
-    ]
+        steps["winner"] = ("pattern: winner (player 1 blinks, tune)", lambda: feedback.winner([0]))
+    steps["fault"] = ("pattern: fault (red and amber blink fast, low double beep)",
+                      lambda: feedback.fault("lights test"))
+    steps["fault-cleared"] = ("pattern: fault cleared", feedback.fault_cleared)
+    steps["all-off"] = ("everything off", lambda: feedback.turn(None))
     return steps
+
+
+def lights_test_steps(feedback: Feedback) -> list[tuple[str, Callable[[], None]]]:
+    """Every step of the walk-through, in order: (what the person should see or hear, action)."""
+    return list(lights_test_patterns(feedback).values())
 
 
 def check_button(config: GpioConfig, simulate: bool, say: Callable[[str], None]) -> bool:

@@ -120,6 +120,10 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
         """Points as this game's events and reasons write them (`point 3,4`)."""
         return f"point {point_name(cell)}"
 
+    def slide_name(self, slide: int) -> str:
+        """A slide switch as players hear it named ("orange slide 3"), for the live page's switch test."""
+        return slide_name(slide)
+
     def __init__(self, setup: GameSetup) -> None:
         super().__init__(setup)
         if setup.variant != "standard":

@@ -119,7 +119,7 @@ class Service:
 
         settings = self.config.web
         app = WebApp(self.loop, sensor=self.sensor, switches=self.switches, pin=settings.pin,
-                     journal_path=self.config.journal)
+                     journal_path=self.config.journal, feedback=self.feedback)
         server = WebServer(app, settings.host, settings.port)
         if server.start():
             self.web = server

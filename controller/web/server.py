@@ -30,14 +30,19 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import numpy as np
 from aiohttp import WSMsgType, web
 
+from controller.commands.lights_test import lights_test_patterns
 from controller.errors import RefereeError
 from controller.games import engine_for
+from controller.hardware.switch_test import SwitchTest, default_slide_name
 from controller.record import setup_from_mapping
 from controller.service.journal import Journal
 from controller.service.session import export_record
 from controller.snapshot import parse_snapshot
+from controller.vision.aim import aim_advice
+from controller.vision.geometry import LatticeGeometry
 from controller.web.camera import CameraPictures
 from controller.web.view import LiveView, board_json, palette, place_names, verdict_words
 
@@ -89,14 +94,23 @@ class WebApp:
         switches: Any = None,
         pin: str | None = None,
         journal_path: Path | None = None,
+        feedback: Any = None,
     ) -> None:
         self.loop = loop
+        self.sensor = sensor
+        self.switches = switches
+        #: The service's lights and buzzer (`controller.hardware.feedback.Feedback`), for the lights test.
+        self.feedback = feedback
         self.pin = pin or random_pin()
         self.view = LiveView(loop, sensor, switches)
         self.pictures = CameraPictures(sensor)
         self.journal_path = journal_path or loop.session.journal.path
         self.sockets: set[web.WebSocketResponse] = set()
         self._wrong_pins: collections.deque[float] = collections.deque()
+        engine = loop.session.referee.engine
+        self.switch_test = SwitchTest(getattr(engine, "slide_name", default_slide_name))
+        self._switch_lock = threading.Lock()
+        self._aim_lock = threading.Lock()
         loop.bus.subscribe(self.view, name="web")
 
     # --- the application -------------------------------------------------------------------------
@@ -113,6 +127,10 @@ class WebApp:
         app.router.add_post("/api/new-game", self.new_game)
         app.router.add_post("/api/reveal", self.reveal)
         app.router.add_post("/api/end", self.end)
+        app.router.add_get("/api/aim", self.aim)
+        app.router.add_get("/api/lights-test", self.lights_patterns)
+        app.router.add_post("/api/lights-test", self.lights_test)
+        app.router.add_get("/api/switches", self.switch_report)
         app.on_startup.append(self._start_pusher)
         app.on_shutdown.append(self._close_sockets)
         return app
@@ -340,6 +358,59 @@ class WebApp:
     async def end(self, request: web.Request) -> web.Response:
         await self._control(request)
         return await self._submit("end")
+
+    # --- setting up a copy: aim, lights and buzzer, switches (issue 17) ------------------------------
+    def _aim_now(self) -> dict[str, Any] | None:
+        frame = getattr(self.sensor, "latest_frame", None)
+        if frame is None:
+            return None
+        session = self.loop.session
+        geom = getattr(getattr(self.sensor, "reader", None), "geom", None) or LatticeGeometry.from_profile(
+            session.setup.profile)
+        with self._aim_lock:  # one at a time: two pages asking together wait rather than double the work
+            advice = aim_advice(np.asarray(frame), geom, session.referee.engine.place_name)
+        return advice.to_json()
+
+    async def aim(self, request: web.Request) -> web.Response:
+        """The aim advice for the latest camera picture, computed only when asked."""
+        data = await asyncio.get_running_loop().run_in_executor(None, self._aim_now)
+        if data is None:
+            raise BadRequest(404, "no picture from the camera yet")
+        return web.json_response(data, headers={"Cache-Control": "no-store"})
+
+    def _patterns(self) -> dict[str, tuple[str, Any]]:
+        if self.feedback is None:
+            raise BadRequest(404, "this referee has no lights or buzzer to test")
+        return lights_test_patterns(self.feedback)
+
+    async def lights_patterns(self, request: web.Request) -> web.Response:
+        patterns = [{"pattern": name, "label": label} for name, (label, _) in self._patterns().items()]
+        return web.json_response({"patterns": patterns}, headers={"Cache-Control": "no-store"})
+
+    async def lights_test(self, request: web.Request) -> web.Response:
+        """Run one `referee lights-test` step on the service's lights and buzzer; the next verdict sets them again."""
+        body = await self._control(request)
+        patterns = self._patterns()
+        name = body.get("pattern")
+        if not isinstance(name, str) or name not in patterns:
+            raise BadRequest(400, f"'pattern' should be one of {', '.join(patterns)}")
+        label, action = patterns[name]
+        await asyncio.get_running_loop().run_in_executor(None, action)
+        return web.json_response({"ok": True, "message": f"{label}: done"})
+
+    async def switch_report(self, request: web.Request) -> web.Response:
+        """Each slide's position now and what it did since the switch test started (`?start=1` starts it again:
+        the test's own bookkeeping, nothing of the game)."""
+        if self.switches is None:
+            raise BadRequest(404, "this referee has no slide switches")
+        with self._switch_lock:
+            if request.query.get("start") == "1":
+                self.switch_test.start()
+            state = self.switches.latest()
+            self.switch_test.observe(state)
+            report = self.switch_test.report(state)
+        report["link_ok"] = report["link_ok"] and bool(self.switches.healthy())
+        return web.json_response(report, headers={"Cache-Control": "no-store"})
 
     def close(self) -> None:
         """Nothing held between requests; kept so a server can close what it serves."""

@@ -26,6 +26,14 @@ function el(name, attrs, parent, text) {
   return node;
 }
 
+function html(name, attrs, parent, text) {
+  const node = document.createElement(name);
+  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+  if (text !== undefined) node.textContent = text;
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
 function rgb(palette, letter) {
   const p = palette[letter];
   return p ? `rgb(${p.rgb.join(",")})` : "#888";
@@ -212,6 +220,7 @@ function render(s) {
 
   $("reveal-box").hidden = s.game !== "colorpop";
   $("end-box").hidden = s.game !== "flipop";
+  $("switch-box").hidden = !s.slides;
   $("record").href = `/api/record?game=${s.game_id}`;
   if (formGame !== `${s.game}:${s.game_id}`) fillForm(s);
 }
@@ -291,6 +300,87 @@ function newGame() {
   control("/api/new-game", body);
 }
 
+// --- setting up a copy: aim, lights and buzzer, switches ------------------------------------------
+// Each panel asks the Pi only while a person uses it (a button, or "keep checking" / the switch test on).
+const AIM_PERIOD_MS = 1000;
+const SWITCH_PERIOD_MS = 300;
+let aimTimer = null;
+let switchTimer = null;
+
+async function checkAim() {
+  const list = $("aim-lines");
+  try {
+    const response = await fetch("/api/aim");
+    const data = await response.json();
+    if (!response.ok) {
+      list.replaceChildren(html("li", { class: "advice" }, null, data.error));
+    } else {
+      list.replaceChildren(...data.lines.map((line) => html("li", { class: data.ok ? "ok" : "advice" }, null, line)));
+      const m = data.measures;
+      const parts = [`markers found: ${data.markers_found.join(", ") || "none"}`, `board mean grey ${Math.round(m.mean)}`,
+        `clipped white ${(100 * m.clipped_white).toFixed(1)}%`];
+      if (m.blur_px !== undefined) parts.push(`blur about ${m.blur_px.toFixed(1)} px`);
+      $("aim-figures").textContent = parts.join("; ");
+    }
+  } catch (err) {
+    list.replaceChildren(html("li", { class: "advice" }, null, `The referee did not answer: ${err}`));
+  }
+  clearTimeout(aimTimer);
+  if ($("aim-live").checked && document.visibilityState === "visible") aimTimer = setTimeout(checkAim, AIM_PERIOD_MS);
+}
+
+async function loadLights() {
+  const box = $("lights-buttons");
+  const response = await fetch("/api/lights-test");
+  const data = await response.json();
+  if (!response.ok) { box.replaceChildren(html("span", { class: "small" }, null, data.error)); return; }
+  box.replaceChildren(...data.patterns.map((p) => {
+    const button = html("button", { type: "button" }, null, p.label);
+    button.onclick = () => control("/api/lights-test", { pattern: p.pattern });
+    return button;
+  }));
+}
+
+async function pollSwitches(start) {
+  clearTimeout(switchTimer);
+  let data = null;
+  try {
+    const response = await fetch(start ? "/api/switches?start=1" : "/api/switches");
+    data = await response.json();
+    if (!response.ok) {
+      $("switch-problems").replaceChildren(html("li", {}, null, data.error));
+      stopSwitches();
+      return;
+    }
+  } catch (err) {
+    $("switch-problems").replaceChildren(html("li", {}, null, `The referee did not answer: ${err}`));
+  }
+  if (data) {
+    const rows = data.slides.map((s) => {
+      const tr = html("tr", { class: s.both_switches ? "problem" : (s.never_changed ? "" : "moved") });
+      html("td", {}, tr, s.name);
+      html("td", {}, tr, s.position === null ? "both switches!" : s.position);
+      html("td", { class: "small" }, tr, `seen ${s.seen.join(" ") || "-"}`);
+      return tr;
+    });
+    $("switch-table").tBodies[0].replaceChildren(...rows);
+    const problems = data.slides.flatMap((s) => s.problems);
+    if (!data.link_ok) problems.unshift(data.trouble || "the switch board does not answer");
+    if (data.all_moved) problems.length = 0;
+    $("switch-problems").replaceChildren(...(data.all_moved
+      ? [html("li", { class: "ok" }, null, "every slide went through A, B and C")]
+      : problems.map((p) => html("li", {}, null, p))));
+  }
+  switchTimer = setTimeout(() => pollSwitches(false), SWITCH_PERIOD_MS);
+}
+
+function stopSwitches() {
+  clearTimeout(switchTimer);
+  switchTimer = null;
+  $("switch-start").hidden = false;
+  $("switch-stop").hidden = true;
+}
+
 // --- past games -----------------------------------------------------------------------------------
 let past = null;
 
@@ -333,6 +423,11 @@ window.addEventListener("DOMContentLoaded", () => {
   });
   $("end").onclick = () => control("/api/end", {});
   $("load-games").onclick = loadGames;
+  $("aim-check").onclick = checkAim;
+  $("aim-live").onchange = () => { if ($("aim-live").checked) checkAim(); else clearTimeout(aimTimer); };
+  $("lights-load").onclick = loadLights;
+  $("switch-start").onclick = () => { $("switch-start").hidden = true; $("switch-stop").hidden = false; pollSwitches(true); };
+  $("switch-stop").onclick = stopSwitches;
   $("step-prev").onclick = () => showStep(Math.max(0, Number($("step-range").value) - 1));
   $("step-next").onclick = () => showStep(Math.min(past.steps.length - 1, Number($("step-range").value) + 1));
   $("step-range").oninput = (e) => showStep(Number(e.target.value));

@@ -1,0 +1,140 @@
+"""`referee setup holes`: Stay Alive's hole pattern, guided, from the camera (no grid file to type).
+
+For each of the nine pairs it says what to do ("set every orange slide to A and every white slide to
+B"), waits for Enter, takes a picture from the config's camera, reads which points are open with the
+board reader, and at the end derives the pattern (`calibration/holes.py`), prints the derivation's
+report (its contradictions named by point) and, with `--out`, writes the `holes:` key into a profile.
+`--images DIR` takes the nine pictures from files named `orange-P-white-Q.png` (or `.jpg`) instead,
+for a copy photographed with another program. `--grids-out FILE` keeps what was seen, in the grid
+text format `referee holes derive` reads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from controller.errors import RefereeError
+
+#: Frames read after Enter before the one used (the camera's exposure follows the light meanwhile).
+WARM_UP_FRAMES = 5
+
+
+def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "setup",
+        help="set up a copy step by step (Stay Alive's holes from the camera)",
+        description="Guided setup of a physical copy.",
+    )
+    sub = parser.add_subparsers(dest="setup_command", metavar="STEP")
+    sub.required = True
+    holes = sub.add_parser(
+        "holes",
+        help="Stay Alive: find the slides' holes from nine pictures, one per pair of slide positions",
+        description="Asks for the nine pairs of slide positions in turn (every orange slide at P, every white "
+        "slide at Q), reads the open points from a picture of each and derives the hole pattern. Exit code 1, "
+        "and nothing written, when some observations no pattern explains.",
+    )
+    holes.add_argument("--config", help="take the pictures from the camera of this config file (a Stay Alive one)")
+    holes.add_argument("--images", metavar="DIR",
+                       help="take the nine pictures from DIR/orange-P-white-Q.png (or .jpg) instead")
+    holes.add_argument("--profile",
+                       help="the board profile to read with (default: the config's, or the game's default)")
+    holes.add_argument("--out", help="a Stay Alive profile file to write the holes: key into (created if missing)")
+    holes.add_argument("--grids-out", metavar="FILE",
+                       help="also write the nine observed grids here (the format `referee holes derive` reads)")
+    return parser
+
+
+def _picture_file(folder: Path, p: str, q: str) -> Path:
+    for ext in ("png", "jpg", "jpeg"):
+        path = folder / f"orange-{p}-white-{q}.{ext}"
+        if path.exists():
+            return path
+    raise RefereeError(f"{folder}: no picture orange-{p}-white-{q}.png (or .jpg) for the pair orange {p}, white {q}")
+
+
+def _camera_pictures(config: Any, profile: Any):
+    """A function (orange position, white position) -> picture that asks the person, then reads the camera."""
+    from controller.vision.sources import open_frame_source
+
+    source = open_frame_source(config.camera, getattr(profile, "camera", None))
+
+    def take(p: str, q: str):
+        print(f"Set every orange slide to {p} and every white slide to {q}, keep hands off the board, "
+              "then press Enter.", flush=True)
+        try:
+            input()
+        except EOFError:
+            raise RefereeError("stopped: no answer on the standard input") from None
+        frame = None
+        for _ in range(WARM_UP_FRAMES):
+            newer = source.read()
+            if newer is None:
+                break
+            frame = newer
+        if frame is None:
+            raise RefereeError("the camera gave no picture")
+        return frame
+
+    return take, source.close
+
+
+def run(args: argparse.Namespace) -> int:
+    from calibration.holes import PAIRS, derive, format_grids, holes_yaml, report
+    from controller.commands.holes import write_holes_into_profile
+    from controller.commands.render import profile_for
+    from controller.commands.run import read_config
+    from controller.games.stay_alive_holes import SIZE
+    from controller.vision.lattice import load_image
+    from controller.vision.reader import BoardReader
+
+    if bool(args.config) == bool(args.images):
+        raise RefereeError("give either --config FILE (pictures from its camera) or --images DIR")
+    config = read_config(args.config) if args.config else None
+    if config is not None and config.setup.game != "stay-alive" and not args.profile:
+        raise RefereeError(f"{args.config} is a {config.setup.game} config; the holes are Stay Alive's")
+    profile = profile_for("stay-alive", args.profile) if args.profile or config is None else config.setup.profile
+    close = None
+    if args.images:
+        folder = Path(args.images)
+        if not folder.is_dir():
+            raise RefereeError(f"{folder} is not a folder")
+
+        def take(p: str, q: str):
+            return load_image(_picture_file(folder, p, q))
+    else:
+        take, close = _camera_pictures(config, profile)
+    reader = BoardReader(profile)
+    grids = {}
+    try:
+        for number, (p, q) in enumerate(PAIRS, start=1):
+            reading = reader.read(take(p, q))
+            if reading.cells is None:
+                raise RefereeError(f"pair {number} of 9 (orange {p}, white {q}): {reading.problem}")
+            if reading.unsure:
+                points = ", ".join(f"{r},{c}" for r, c in reading.unsure)
+                raise RefereeError(f"pair {number} of 9 (orange {p}, white {q}): points {points} could not be read "
+                                   "surely; move the lamp or clear the board and run again")
+            grids[(p, q)] = tuple(tuple((r, c) in reading.open_points for c in range(SIZE)) for r in range(SIZE))
+            print(f"pair {number} of 9 (orange {p}, white {q}): {len(reading.open_points)} open points", flush=True)
+    finally:
+        if close is not None:
+            close()
+    if args.grids_out:
+        Path(args.grids_out).write_text(format_grids(grids), "utf-8")
+    derivation = derive(grids)
+    print(report(derivation))
+    if not derivation.ok:
+        print("No profile written: check that every slide was fully at its position in the pictures the report "
+              "names, and run again.", file=sys.stderr)
+        return 1
+    if args.out:
+        write_holes_into_profile(Path(args.out), holes_yaml(derivation.pattern), derivation.pattern.to_mapping())
+        print(f"Wrote the holes: key to {args.out}")
+    else:
+        print()
+        print(holes_yaml(derivation.pattern), end="")
+    return 0
