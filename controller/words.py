@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from controller.errors import FormatError
 from controller.games.base import Engine
+from controller.games.events import EventKind, GameEvent
 from controller.referee import Verdict, VerdictKind
 
 Cell = tuple[int, int]
@@ -26,6 +28,35 @@ def places_words(engine: Engine | None, cells: Sequence[Cell]) -> str:
     return engine.places_text(list(cells))
 
 
+def event_words(engine: Engine | None, event: str) -> str:
+    """What happened besides the move, in words: `fell:3,4` -> `the marble on point 3,4 fell`."""
+    try:
+        parsed = GameEvent.parse(event)
+    except FormatError:
+        return str(event)
+    place = places_words(engine, [parsed.cell]) if parsed.cell is not None else ""
+    seat = seat_words(engine, parsed.seat) if parsed.seat is not None else ""
+    colour = parsed.colour or ""
+    if engine is not None and colour:
+        colour = str(engine.profile.classes.get(colour, {}).get("name", colour))
+    kind = parsed.kind
+    if kind == EventKind.CLEARED:
+        return f"the last {colour} token is gone"
+    if kind == EventKind.FELL:
+        return f"the marble on {place} fell"
+    if kind == EventKind.EXPECTED_FALL_MISSING:
+        return f"the marble on {place} should have fallen but is still seen"
+    if kind == EventKind.EXIT:
+        return f"the ball on {place} left through its exit"
+    if kind == EventKind.ELIMINATED:
+        return f"{seat} is out"
+    if kind == EventKind.PASS:
+        return f"{seat} has no move and passes"
+    if kind == EventKind.GLYPH_UNREAD:
+        return f"the glyph of the tile on {place} could not be read yet"
+    return str(event)
+
+
 def verdict_line(verdict: Verdict, engine: Engine | None = None, to_move: int | None = None) -> str:
     """One sentence a person reads, for any verdict."""
     who = f"{seat_words(engine, verdict.seat)}: " if verdict.seat is not None else ""
@@ -34,7 +65,7 @@ def verdict_line(verdict: Verdict, engine: Engine | None = None, to_move: int | 
     if kind == VerdictKind.LEGAL:
         text = f"{who}legal move, {verdict.move}"
         if verdict.events:
-            text += f" ({', '.join(verdict.events)})"
+            text += f" ({'; '.join(event_words(engine, e) for e in verdict.events)})"
         return text
     if kind == VerdictKind.ILLEGAL and verdict.doubtful:
         where = places_words(engine, cells) or "the board"
@@ -58,5 +89,6 @@ def verdict_line(verdict: Verdict, engine: Engine | None = None, to_move: int | 
         where = f" (look at {places_words(engine, cells)})" if cells else ""
         return f"starting board not valid: {verdict.reason}{where}" + (f"; {verdict.advice}" if verdict.advice else "")
     if kind == VerdictKind.ACTION:
-        return f"action {verdict.action}" + (f" ({', '.join(verdict.events)})" if verdict.events else "")
+        said = f" ({'; '.join(event_words(engine, e) for e in verdict.events)})" if verdict.events else ""
+        return f"action {verdict.action}{said}"
     return str(kind)
