@@ -869,6 +869,13 @@ class StubRig:
         self.incarnations.append(self.loop)
         return self.loop
 
+    def play(self, moves: int, steps: Iterator[Step] | None = None) -> Iterator[Step]:
+        """Play on until the player has made `moves` moves; returns the steps to go on with."""
+        steps = steps or self.player.steps()
+        while self.player.moves < moves:
+            self.driver.do(next(steps))
+        return steps
+
     def _submit(self, name: str, args: dict) -> Any:
         return self.loop.submit(name, **args)
 

@@ -17,12 +17,6 @@ from simulation.world import StubRig
 FLIPOP = {"game": "flipop", "players": 2}
 
 
-def _play(rig: StubRig, moves: int, steps=None):
-    steps = steps or rig.player.steps()
-    while rig.player.moves < moves:
-        rig.driver.do(next(steps))
-    return steps
-
 
 def _finish(rig: StubRig, steps) -> None:
     rig.driver.run(steps)
@@ -133,11 +127,11 @@ def test_the_moved_aside_notice_is_cleared_after_a_minute_or_by_a_new_game(tmp_p
 def test_a_journal_deleted_while_running_is_written_again_from_memory(tmp_path):
     path = tmp_path / "j.sqlite"
     rig = StubRig(FLIPOP, path, seed=3, troubles=False, max_moves=8)
-    steps = _play(rig, 3)
+    steps = rig.play(3)
     for name in (path, f"{path}-wal", f"{path}-shm"):
         if os.path.exists(name):
             os.unlink(name)
-    steps = _play(rig, 5, steps)
+    steps = rig.play(5, steps)
     assert path.exists()
     assert any("deleted" in f for f in rig.loop.faults)
     _finish(rig, steps)
@@ -148,7 +142,7 @@ def test_a_journal_deleted_while_running_is_written_again_from_memory(tmp_path):
 def test_a_journal_replaced_while_running_is_moved_aside_and_written_again(tmp_path):
     path = tmp_path / "j.sqlite"
     rig = StubRig(FLIPOP, path, seed=3, troubles=False, max_moves=8)
-    steps = _play(rig, 3)
+    steps = rig.play(3)
     other = tmp_path / "other.sqlite"
     db = sqlite3.connect(other)
     db.execute("CREATE TABLE t (x)")
@@ -170,13 +164,13 @@ def _disk_full(journal: Journal) -> None:
 def _play_until_full(rig: StubRig, steps):
     while rig.loop.session.journal.problem is None and rig.player.moves < 40:
         rig.driver.do(next(steps))
-    return _play(rig, rig.player.moves + 3, steps)  # and some verdicts more while it is full
+    return rig.play(rig.player.moves + 3, steps)  # and some verdicts more while it is full
 
 
 def test_disk_full_lights_the_fault_keeps_verdicts_in_memory_and_writes_them_in_order(tmp_path):
     path = tmp_path / "j.sqlite"
     rig = StubRig(FLIPOP, path, seed=5, troubles=False, max_moves=60)
-    steps = _play(rig, 2)
+    steps = rig.play(2)
     journal = rig.loop.session.journal
     _disk_full(journal)
     steps = _play_until_full(rig, steps)
@@ -195,7 +189,7 @@ def test_disk_full_lights_the_fault_keeps_verdicts_in_memory_and_writes_them_in_
 def test_a_read_only_journal_lights_the_fault_and_is_written_once_it_can_be(tmp_path, monkeypatch):
     path = tmp_path / "j.sqlite"
     rig = StubRig(FLIPOP, path, seed=6, troubles=False, max_moves=10)
-    steps = _play(rig, 2)
+    steps = rig.play(2)
     journal = rig.loop.session.journal
     connect = Journal._connect
 
@@ -206,7 +200,7 @@ def test_a_read_only_journal_lights_the_fault_and_is_written_once_it_can_be(tmp_
 
     monkeypatch.setattr(Journal, "_connect", read_only)
     journal.db.execute("PRAGMA query_only = 1")
-    steps = _play(rig, 5, steps)
+    steps = rig.play(5, steps)
     problem = next(f for f in rig.loop.faults if "cannot be written" in f)
     assert "read-only" in problem
     rig.driver.run_frames(6 * 30)  # retried, still read-only
@@ -240,7 +234,7 @@ def test_a_journal_read_only_from_the_start_still_referees(tmp_path, monkeypatch
 def test_a_clean_stop_writes_what_waits(tmp_path):
     path = tmp_path / "j.sqlite"
     rig = StubRig(FLIPOP, path, seed=5, troubles=False, max_moves=60)
-    steps = _play(rig, 2)
+    steps = rig.play(2)
     journal = rig.loop.session.journal
     _disk_full(journal)
     _play_until_full(rig, steps)

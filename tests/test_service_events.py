@@ -11,17 +11,12 @@ from simulation.world import StubRig
 FLIPOP = {"game": "flipop", "players": 2}
 
 
-def _play(rig: StubRig, moves: int) -> None:
-    steps = rig.player.steps()
-    while rig.player.moves < moves:
-        rig.driver.do(next(steps))
-
 
 def test_every_verdict_is_one_event_with_its_journal_sequence_number(tmp_path):
     rig = StubRig(FLIPOP, tmp_path / "j.sqlite", seed=2, troubles=False, max_moves=6)
     seen: list = []
     rig.loop.bus.subscribe(seen.append, inline=True)
-    _play(rig, 4)
+    rig.play(4)
     given = [e for e in seen if isinstance(e, VerdictGiven)]
     assert [e.verdict for e in given] == rig.loop.verdicts
     assert given[0].verdict.verdict == VerdictKind.SETUP_OK
@@ -43,7 +38,7 @@ def test_a_slow_listener_delays_neither_verdicts_nor_lights(tmp_path):
     rig.loop.bus.subscribe(slow, name="slow")
     lights_before = len(rig.feedback.calls)
     started = time.monotonic()
-    _play(rig, 3)
+    rig.play(3)
     spent = time.monotonic() - started
     verdicts = len(rig.loop.verdicts)
     assert verdicts >= 4  # setup and three moves were judged...
@@ -60,7 +55,7 @@ def test_a_failing_listener_is_skipped_and_judging_goes_on(tmp_path):
 
     rig.loop.bus.subscribe(broken, inline=True, name="broken inline")
     rig.loop.bus.subscribe(broken, name="broken threaded")
-    _play(rig, 3)
+    rig.play(3)
     assert sum(1 for v in rig.loop.verdicts if v.verdict == VerdictKind.LEGAL) == 3
     assert rig.feedback.calls.count(("legal", ())) == 3
 
@@ -83,7 +78,7 @@ def test_faults_and_unreadable_boards_are_events_the_lights_and_journal_hear(tmp
     rig = StubRig(FLIPOP, tmp_path / "j.sqlite", seed=5, troubles=False, max_moves=4)
     seen: list = []
     rig.loop.bus.subscribe(seen.append, inline=True)
-    _play(rig, 1)
+    rig.play(1)
     rig.world.set_hand((2.0, 2.0))
     rig.driver.run_frames(30)
     rig.world.set_camera(False)

@@ -16,15 +16,10 @@ STAY_ALIVE = {"game": "stay-alive", "players": 2, "seats": ["B", "Y"]}
 FLIPOP = {"game": "flipop", "players": 2}
 
 
-def _play(rig: StubRig, moves: int) -> None:
-    steps = rig.player.steps()
-    while rig.player.moves < moves:
-        rig.driver.do(next(steps))
-
 
 def test_camera_unplugged_and_back_mid_game_the_game_carries_on(tmp_path):
     rig = StubRig(FLIPOP, tmp_path / "j.sqlite", seed=2, troubles=False, max_moves=12)
-    _play(rig, 3)
+    rig.play(3)
     before = len(rig.loop.verdicts)
     rig.world.set_camera(False)
     rig.driver.run_frames(90)  # three seconds without pictures
@@ -42,7 +37,7 @@ def test_camera_unplugged_and_back_mid_game_the_game_carries_on(tmp_path):
 
 def test_switch_board_unplugged_and_back_mid_game_the_game_carries_on(tmp_path):
     rig = StubRig(STAY_ALIVE, tmp_path / "j.sqlite", seed=4, troubles=False, max_moves=30)
-    _play(rig, 14)
+    rig.play(14)
     rig.switches.plugged = False
     rig.driver.run_frames(10)
     assert SWITCHES_LOST in rig.loop.faults
@@ -59,7 +54,7 @@ def test_switch_board_unplugged_and_back_mid_game_the_game_carries_on(tmp_path):
 
 def test_an_unreadable_board_is_never_a_move(tmp_path):
     rig = StubRig(FLIPOP, tmp_path / "j.sqlite", seed=1, troubles=False, max_moves=4)
-    _play(rig, 2)
+    rig.play(2)
     judged = len(rig.loop.verdicts)
     lines: list[str] = []
     rig.loop.bus.subscribe(LogSubscriber(logging.getLogger('test'), lines.append), inline=True)

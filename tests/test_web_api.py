@@ -20,11 +20,6 @@ COLORPOP = {"game": "colorpop", "players": 2}
 PIN = "424242"
 
 
-def _play(rig: StubRig, moves: int) -> None:
-    steps = rig.player.steps()
-    while rig.player.moves < moves:
-        rig.driver.do(next(steps))
-
 
 @contextmanager
 def ticking(rig: StubRig):
@@ -55,7 +50,7 @@ def _with_client(app: WebApp, body) -> None:
 
 def test_state_says_game_turn_board_and_verdicts_in_words(tmp_path):
     rig = StubRig(FLIPOP, tmp_path / "j.sqlite", seed=1, troubles=False, max_moves=6)
-    _play(rig, 2)
+    rig.play(2)
     app = WebApp(rig.loop, pin=PIN)
 
     async def body(client):
@@ -80,7 +75,7 @@ def test_state_says_game_turn_board_and_verdicts_in_words(tmp_path):
 
 def test_controls_need_the_pin_a_json_body_and_the_same_origin(tmp_path):
     rig = StubRig(FLIPOP, tmp_path / "j.sqlite", seed=1, troubles=False, max_moves=6)
-    _play(rig, 1)
+    rig.play(1)
     app = WebApp(rig.loop, pin=PIN)
     game_before = rig.loop.session.game_id
 
@@ -129,7 +124,7 @@ def test_wrong_pins_are_throttled(tmp_path):
 
 def test_record_games_and_steps_come_from_the_journal(tmp_path):
     rig = StubRig(FLIPOP, tmp_path / "j.sqlite", seed=1, troubles=False, max_moves=4)
-    _play(rig, 2)
+    rig.play(2)
     app = WebApp(rig.loop, pin=PIN)
 
     async def body(client):
@@ -153,7 +148,7 @@ def test_record_games_and_steps_come_from_the_journal(tmp_path):
 def test_an_illegal_board_gives_its_places_and_corrections_that_tick_off(tmp_path):
     """Colorpop: one token taken off alone is illegal; the page lists it to put back, then it is restored."""
     rig = StubRig(COLORPOP, tmp_path / "j.sqlite", seed=3, troubles=False, max_moves=4)
-    _play(rig, 1)
+    rig.play(1)
     app = WebApp(rig.loop, pin=PIN)
     legal = rig.loop.session.referee.expected()
     cells = [list(r) for r in legal.cells]
@@ -200,7 +195,7 @@ def test_stay_alive_slides_are_live_from_the_switches_with_the_links_health(tmp_
 
     rig = StubRig({"game": "stay-alive", "players": 2, "seats": ["B", "Y"]}, tmp_path / "j.sqlite", seed=4,
                   troubles=False, max_moves=4)
-    _play(rig, 1)
+    rig.play(1)
     app = WebApp(rig.loop, switches=rig.switches, pin=PIN)
     board = rig.world.board
     assert app.view.state()["slides"] == {
