@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"step {table.last_point[0]} {table.last_point[1]}", flush=True)
             time.sleep(args.every)
     except KeyboardInterrupt:
-        pass
+        pass  # Ctrl-C ends the simulated table; the finally block closes it
     finally:
         table.close()
     return 0

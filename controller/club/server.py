@@ -233,7 +233,7 @@ class ClubWeb:
                     await _send(response, "standings", self.store.standings())
                 await asyncio.sleep(PUSH_INTERVAL)
         except (ConnectionResetError, asyncio.CancelledError):
-            pass
+            pass  # the page was closed: nothing to tell it any more
         finally:
             self.pages.discard(page)
         return response

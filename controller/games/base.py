@@ -21,6 +21,14 @@ from controller.games.events import GameEvent
 from controller.profile import Profile
 from controller.snapshot import Snapshot
 
+
+def join_and(names: Sequence[str]) -> str:
+    """`A`, `A and B`, `A, B and C`: how a sentence lists places or players ("" for none)."""
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
 S = TypeVar("S")
 M = TypeVar("M")
 Cell = tuple[int, int]
@@ -175,8 +183,7 @@ class Engine(ABC, Generic[S, M]):
         return f"{chr(ord('A') + col)}{row + 1}"
 
     def places_text(self, cells: Sequence[Cell]) -> str:
-        names = [self.place_name(c) for c in cells]
-        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1] if names else ""
+        return join_and([self.place_name(c) for c in cells])
 
     def seat_name(self, seat: int) -> str:
         """A seat as players count them: ``player 2``, with its colour where seats have one (``player 2 (red)``)."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from controller.errors import ConfigError
-from controller.games.base import Engine, GameSetup, Judgement, Result, SetupCheck
+from controller.games.base import Engine, GameSetup, Judgement, Result, SetupCheck, join_and
 from controller.games.blockers_board import (
     ALL_CELLS,
     ALL_GLYPHS,
@@ -164,8 +164,7 @@ class BlockersEngine(Engine[BlockersState, Placement]):
         return tuple(self.seat_colours[seat]) if 0 <= seat < len(self.seat_colours) else ()
 
     def _seats_text(self, seats: Sequence[int]) -> str:
-        names = [self.seat_name(s) for s in seats]
-        return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+        return join_and([self.seat_name(s) for s in seats])
 
     def seat_text(self, seat: int) -> str:
         return self.seat_name(seat)

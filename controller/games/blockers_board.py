@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from controller.errors import FormatError
+from controller.games.base import join_and
 
 Cell = tuple[int, int]
 
@@ -31,10 +32,7 @@ def cell_name(cell: Cell) -> str:
 
 
 def cell_list(cells: Sequence[Cell]) -> str:
-    names = [cell_name(c) for c in cells]
-    if len(names) <= 1:
-        return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
+    return join_and([cell_name(c) for c in cells])
 
 
 class BoardMap:

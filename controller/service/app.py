@@ -16,7 +16,7 @@ from typing import Any
 from controller.hardware.button import Button
 from controller.hardware.feedback import Feedback
 from controller.service.camera_watch import CameraWatch
-from controller.service.config import ServiceConfig, simulated
+from controller.service.config import ServiceConfig
 from controller.service.control import ControlServer
 from controller.service.devices import Devices, RealDevices
 from controller.service.loop import CameraSensor, RefereeLoop, Settings, run_realtime
@@ -174,4 +174,4 @@ class Service:
             notifier.stopping()
 
 
-__all__ = ["Service", "simulated"]
+__all__ = ["Service"]

@@ -265,12 +265,3 @@ def _web_section(web: dict, source: str) -> WebConfig:
             raise ConfigError("web.pin", f"expected 4 to 12 digits (or null: a random PIN at each start), got {pin!r}",
                               source)
     return WebConfig(enabled=enabled, host=host, port=port, pin=pin)
-
-
-def simulated(config: ServiceConfig) -> bool:
-    """True when no real device is used, so the simulated world and player can run."""
-    return (
-        config.camera.get("source") == "renderer"
-        and config.switches.source in ("simulated", "none")
-        and config.gpio.backend == "mock"
-    )

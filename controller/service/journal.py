@@ -472,7 +472,7 @@ class Journal:
                 if self.db.in_transaction:
                     self.db.execute("ROLLBACK")
             except sqlite3.Error:
-                pass
+                pass  # the write failed already; the failure below is what is reported
         why = why_not_written(exc)
         if "read-only" in why:
             self._close_quietly()  # a connection opened read-only stays so: open it again next time
