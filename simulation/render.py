@@ -666,7 +666,9 @@ def render_scene(
     if scene.hand is not None:
         _hand(img, hom, geom, scene, _rng("hand", seed, scene.hand, scene.hand_side))
 
-    lit = img.astype(np.float32) * light.field[..., None] * light.gains.astype(np.float32)
+    lit = img.astype(light.field.dtype)  # in place from here on: the same arithmetic, fewer big temporaries
+    lit *= light.field[..., None]
+    lit *= light.gains.astype(np.float32)
 
     n_glare = int(p["glare"]) if scene.glare is not False else 0
     if scene.glare and not n_glare:
@@ -692,11 +694,12 @@ def render_scene(
         gl = cv2.GaussianBlur(gl, (0, 0), max(1.0, pitch * 0.05))
         lit += gl[..., None]
 
-    out = np.clip(lit, 0, 255).astype(np.uint8)
+    out = np.clip(lit, 0, 255, out=lit).astype(np.uint8)
     if p["blur"] > 0:
         out = cv2.GaussianBlur(out, (0, 0), p["blur"])
-    noise = _noise(seed, preset, scene.frame, out.shape, p["noise"])
-    out = np.clip(out.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+    noisy = out.astype(np.float32)
+    noisy += _noise(seed, preset, scene.frame, out.shape, p["noise"])
+    out = np.clip(noisy, 0, 255, out=noisy).astype(np.uint8)
     return out, hom
 
 
