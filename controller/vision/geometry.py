@@ -185,6 +185,33 @@ class MarkerLocaliser:
             self.detectors.append(cv2.aruco.ArucoDetector(dictionary, p))
         self.board_corners = geom.marker_corners()
 
+    #: Pixels per bit below which a blurred, noisy marker may not decode: ArUco reads each bit
+    #: from a 4x4-pixel cell of the unwarped marker (`perspectiveRemovePixelPerCell`), so fewer
+    #: pixels than that are interpolated, not seen.
+    MIN_PIXELS_PER_BIT = 4.0
+
+    def _find(self, image: np.ndarray, scale: int, found: dict[int, np.ndarray]) -> None:
+        """Adds to `found` (id -> corners in full-size pixels) the markers the passes find in `image`."""
+        for detector in self.detectors:
+            corners, ids, _ = detector.detectMarkers(image)
+            for c, i in zip(corners, ids.ravel() if ids is not None else []):
+                i = int(i)
+                if i in self.geom.marker_ids and i not in found:
+                    found[i] = c.reshape(4, 2).astype(np.float64) * scale + (scale - 1) / 2
+            if len(found) == 4:
+                return
+
+    def _too_small_to_decode(self, found: dict[int, np.ndarray], scale: int) -> bool:
+        """Whether a missing marker may just be too small for the half-size picture: true when
+        the markers found have fewer than `MIN_PIXELS_PER_BIT` pixels per bit there (a small or
+        distant board), or when none was found at all. Then the full picture is searched too;
+        a board seen large enough is never searched twice (a hand over a marker costs nothing)."""
+        if not found:
+            return True
+        side = min(float(np.linalg.norm(c[1] - c[0])) for c in found.values()) / scale
+        bits = self.detectors[0].getDictionary().markerSize + 2  # the code and its black border
+        return side / bits < self.MIN_PIXELS_PER_BIT
+
     def detect(self, frame: np.ndarray) -> Localisation | None:
         gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         scale = 2 if gray.shape[1] >= 960 else 1
@@ -195,14 +222,9 @@ class MarkerLocaliser:
             else gray
         )
         found: dict[int, np.ndarray] = {}
-        for detector in self.detectors:
-            corners, ids, _ = detector.detectMarkers(small)
-            for c, i in zip(corners, ids.ravel() if ids is not None else []):
-                i = int(i)
-                if i in self.geom.marker_ids and i not in found:
-                    found[i] = c.reshape(4, 2).astype(np.float64) * scale + (scale - 1) / 2
-            if len(found) == 4:
-                break
+        self._find(small, scale, found)
+        if len(found) < 4 and scale > 1 and self._too_small_to_decode(found, scale):
+            self._find(gray, 1, found)
         if len(found) < self.min_markers:
             return None
         img_pts, board_pts = [], []
