@@ -4,8 +4,8 @@
 all its slides where the person left them; it is the camera sensor the live page reads
 (`latest_frame`, drawn by the renderer only when the scene changed). `HolesPerson` reads the setup's
 instruction as a person would ("set every orange slide to A and every white slide to B"), reaches
-over the board, moves the slides and takes the hand away; it can be told to leave a slide half-way
-at a step (a slide not fully in position), the mistake the derivation's contradictions point at.
+over the board, moves the slides and takes the hand away; it can be told to forget some slides at a
+step, the mistake the derivation's contradictions point at.
 """
 
 from __future__ import annotations
@@ -70,12 +70,13 @@ class HolesTable:
 class HolesPerson:
     """Follows the setup's instructions on a `HolesTable`.
 
-    `half_way` maps a step number to an orange slide the person leaves where it was at that step.
+    `forgets` maps a step number to the slides the person does not move at that step, named as the
+    page names them ("orange 1", "white 2"): they stay where the step before left them.
     """
 
-    def __init__(self, table: HolesTable, half_way: dict[int, int] | None = None) -> None:
+    def __init__(self, table: HolesTable, forgets: dict[int, list[str]] | None = None) -> None:
         self.table = table
-        self.half_way = dict(half_way or {})
+        self.forgets = dict(forgets or {})
         self.steps_done = 0
 
     def reach_in(self) -> None:
@@ -85,16 +86,16 @@ class HolesPerson:
         self.table.hand = None
 
     def follow(self, instruction: str, step: int | None = None) -> None:
-        """Do what `instruction` says (`step` counts the steps for `half_way`; by default, one more each time)."""
+        """Do what `instruction` says (`step` counts the steps for `forgets`; by default, one more each time)."""
         found = INSTRUCTION.search(instruction)
         if found is None:
             raise ValueError(f"the person does not understand {instruction!r}")
         self.steps_done = step if step is not None else self.steps_done + 1
         orange, white = found.groups()
+        forgotten = set(self.forgets.get(self.steps_done, ()))
         self.reach_in()
-        left = self.half_way.get(self.steps_done)
-        self.table.orange = [p if r == left else orange for r, p in enumerate(self.table.orange)]
-        self.table.white = [white] * SIZE
+        self.table.orange = [p if f"orange {r}" in forgotten else orange for r, p in enumerate(self.table.orange)]
+        self.table.white = [q if f"white {c}" in forgotten else white for c, q in enumerate(self.table.white)]
         self.take_hand_away()
 
 

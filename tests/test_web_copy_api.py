@@ -11,10 +11,9 @@ from aiohttp.test_utils import TestClient, TestServer
 from calibration.holes import observe
 from controller.profile import default_profile, load_profile
 from controller.vision.geometry import LatticeGeometry, project
-from controller.web import WebApp
-from controller.web import holes_api
+from controller.web import WebApp, holes_api
 from simulation.holes_person import HolesPerson, HolesTable, copy_profile
-from simulation.render import Scene, random_snapshot, render_scene
+from simulation.render import random_snapshot, render_scene
 from simulation.unmarked import render_unmarked
 from simulation.world import StubRig
 
