@@ -31,8 +31,12 @@ from controller.vision.reader import BoardReader  # noqa: E402
 from controller.web.aim_api import picture_jpeg  # noqa: E402
 from simulation.render import random_snapshot, render_snapshot  # noqa: E402
 
-PLAYERS = {"colorpop": {"players": 2}, "blockers": {"players": 4, "seats": ["R", "G", "B", "Y"]}, "flipop": {"players": 2},
-           "stay-alive": {"players": 2, "seats": ["B", "Y"]}}
+PLAYERS = {
+    "colorpop": {"players": 2},
+    "blockers": {"players": 4, "seats": ["R", "G", "B", "Y"]},
+    "flipop": {"players": 2},
+    "stay-alive": {"players": 2, "seats": ["B", "Y"]},
+}
 
 
 def cpu_ms(fn, repeat: int) -> float:
@@ -44,22 +48,26 @@ def cpu_ms(fn, repeat: int) -> float:
     return statistics.median(times)
 
 
+def measure(game: str, keys: dict, repeat: int) -> str:
+    profile = default_profile(game)
+    frame = render_snapshot(random_snapshot(game, profile, 3), profile, seed=3, preset="hard")
+    geom = LatticeGeometry.from_profile(profile)
+    names = engine_for(setup_from_mapping({"game": game, **keys}, "bench")).place_name
+    aim = cpu_ms(lambda: aim_advice(frame, geom, names).drawing(geom), repeat)
+    jpeg = cpu_ms(lambda: picture_jpeg(frame), repeat)
+    line = f"{game:11s} GET /api/aim {aim:6.1f} ms CPU   picture.jpg {jpeg:5.1f} ms CPU"
+    if "holes" in profile.data:
+        reader = BoardReader(profile)
+        line += f"   holes capture read {cpu_ms(lambda: reader.read(frame), repeat):5.1f} ms CPU"
+    return line
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=10, help="runs per figure (the median is printed)")
     args = parser.parse_args()
     for game, keys in PLAYERS.items():
-        profile = default_profile(game)
-        frame = render_snapshot(random_snapshot(game, profile, 3), profile, seed=3, preset="hard")
-        geom = LatticeGeometry.from_profile(profile)
-        names = engine_for(setup_from_mapping({"game": game, **keys}, "bench")).place_name
-        aim = cpu_ms(lambda: aim_advice(frame, geom, names).drawing(geom), args.repeat)
-        jpeg = cpu_ms(lambda: picture_jpeg(frame), args.repeat)
-        line = f"{game:11s} GET /api/aim {aim:6.1f} ms CPU   picture.jpg {jpeg:5.1f} ms CPU"
-        if "holes" in profile.data:
-            reader = BoardReader(profile)
-            line += f"   holes capture read {cpu_ms(lambda: reader.read(frame), args.repeat):5.1f} ms CPU"
-        print(line, flush=True)
+        print(measure(game, keys, args.repeat), flush=True)
 
 
 if __name__ == "__main__":

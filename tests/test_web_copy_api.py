@@ -13,7 +13,7 @@ from controller.profile import default_profile, load_profile
 from controller.vision.geometry import LatticeGeometry, project
 from controller.web import WebApp, holes_api
 from simulation.holes_person import HolesPerson, HolesTable, copy_profile
-from simulation.render import random_snapshot, render_scene
+from simulation.render import Scene, random_snapshot, render_scene
 from simulation.unmarked import render_unmarked
 from simulation.world import StubRig
 
@@ -55,6 +55,12 @@ def test_the_aim_comes_with_the_markers_and_lattice_to_draw_on_its_own_picture(t
         assert np.abs(np.array(data["markers"][0]["quad"]) - truth).max() < 1.5
         lattice = project(np.array(data["homography"]), geom.points())
         assert np.abs(lattice - project(hom, geom.points())).max() < 1.5
+        sensor.latest_frame = render_scene(random_snapshot("colorpop", profile, 5), profile, seed=1,
+                                           scene=Scene(glare_at=((2.0, 2.0, 0.4),)))[0]
+        glare = await (await client.get("/api/aim")).json()
+        assert {"place": [2, 2], "name": "C3"} in glare["glare"]
+        sensor.latest_frame = frame
+        await client.get("/api/aim")
         sensor.latest_frame = np.zeros_like(frame)  # the next picture must not change the one judged
         picture = await client.get("/api/aim/picture.jpg")
         assert picture.content_type == "image/jpeg"

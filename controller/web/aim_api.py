@@ -27,7 +27,7 @@ from aiohttp import web
 from controller.errors import RefereeError
 from controller.profile import Profile, load_profile, save_profile
 from controller.vision.aim import aim_advice
-from controller.vision.geometry import CornersError, LatticeGeometry, check_corners
+from controller.vision.geometry import CornersError, LatticeGeometry, check_corners, project
 from controller.vision.reader import BoardReader, as_bgr
 from controller.web.server import BadRequest
 
@@ -134,8 +134,6 @@ class AimSetup:
         """The fixed corners the live reader reads with (saved from the page or in the profile), if any."""
         reader = getattr(self.web_app.sensor, "reader", None)
         if reader is not None and getattr(reader, "fixed", False) and getattr(reader, "h", None) is not None:
-            from controller.vision.geometry import project
-
             return project(reader.h, reader.geom.corner_points())
         corners = self.web_app.loop.session.setup.profile.get("corners")
         return None if corners is None else np.array(corners, np.float64)
