@@ -179,3 +179,35 @@ def test_the_holes_setup_is_refused_on_a_board_without_holes(tmp_path):
         assert refused.status == 409 and "flipop board" in (await refused.json())["error"]
 
     _with_client(app, body)
+
+
+def test_a_capture_while_the_board_moves_is_refused(holes_rig):
+    rig, table, _ = holes_rig
+    still = table.latest_frame
+    table.orange = ["A"] * 7
+    moved = table.latest_frame
+
+    class Moving:
+        """A camera whose every picture differs from the one before (slides being pushed)."""
+
+        reader = None
+        latest_reading = None
+
+        def __init__(self) -> None:
+            self.shown = 0
+
+        @property
+        def latest_frame(self):
+            self.shown += 1
+            return (still, moved)[self.shown % 2]
+
+    app = WebApp(rig.loop, sensor=Moving(), pin=PIN)
+
+    async def body(client):
+        await client.post("/api/holes/start", json={}, headers=WITH_PIN)
+        refused = await client.post("/api/holes/capture", json={"step": 1}, headers=WITH_PIN)
+        assert refused.status == 409 and "the board is moving" in (await refused.json())["error"]
+        state = await (await client.get("/api/holes")).json()
+        assert state["next_step"] == 1 and not state["steps"][0]["taken"]
+
+    _with_client(app, body)
