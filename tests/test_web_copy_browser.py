@@ -76,8 +76,8 @@ def test_the_aim_is_drawn_over_the_picture_and_says_which_way_to_move(browser, t
         sensor.latest_frame = render_scene(board, profile, seed=1, scene=Scene(bump=(-420, 0, 0)))[0]
         browser.find_element("id", "aim-check").click()
         wait_for(lambda: "move the camera left" in texts(browser, "#aim-lines li"))
-        missing = attributes(browser, "#aim-svg g.marker.missing", "data-corner")
-        assert set(missing) == {"top-left", "bottom-left"}
+        wait_for(lambda: set(attributes(browser, "#aim-svg g.marker.missing", "data-corner")) == {"top-left",
+                                                                                                  "bottom-left"})
         assert all("missing" in t for t in texts(browser, "#aim-svg g.marker.missing text"))
     finally:
         server.close()
@@ -178,6 +178,7 @@ def test_the_holes_are_set_up_step_by_step_in_the_browser(browser, tmp_path, mon
         person.follow(step4.text, step=4)
         step4.find_element("css selector", "button.retake").click()
         wait_for(lambda: "All nine observations are explained" in browser.find_element("id", "holes-report").text)
+        wait_for(lambda: browser.execute_script("return document.getElementById('holes-picture').complete"))
         assert not attributes(browser, "#holes-svg g.contradiction", "data-point")
         name = browser.find_element("id", "holes-name")
         name.clear()

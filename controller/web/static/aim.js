@@ -159,21 +159,21 @@ async function checkAim() {
     if (!response.ok) {
       list.replaceChildren(html("li", { class: "advice" }, null, data.error));
     } else {
+      await new Promise((resolve) => {  // the picture first, so the advice, drawing and picture change together
+        const img = $("aim-picture");
+        img.onload = resolve;
+        img.onerror = resolve;
+        img.src = `/api/aim/picture.jpg?t=${Date.now()}`;
+      });
       aimData = data;
+      $("aim-view").hidden = false;
+      drawAim(data);
       list.replaceChildren(...data.lines.map((line) => html("li", { class: data.ok ? "ok" : "advice" }, null, line)));
       const m = data.measures;
       const parts = [`markers found: ${data.markers_found.join(", ") || "none"}`, `board mean grey ${Math.round(m.mean)}`,
         `clipped white ${(100 * m.clipped_white).toFixed(1)}%`];
       if (m.blur_px !== undefined) parts.push(`blur about ${m.blur_px.toFixed(1)} px`);
       $("aim-figures").textContent = parts.join("; ");
-      await new Promise((resolve) => {
-        const img = $("aim-picture");
-        img.onload = resolve;
-        img.onerror = resolve;
-        img.src = `/api/aim/picture.jpg?t=${Date.now()}`;
-      });
-      $("aim-view").hidden = false;
-      drawAim(data);
     }
   } catch (err) {
     list.replaceChildren(html("li", { class: "advice" }, null, `The referee did not answer: ${err}`));

@@ -27,6 +27,8 @@ function showHoles(data) {
   const derivation = data.derivation;
   $("holes-report").textContent = derivation ? derivation.report : "";
   $("holes-save-box").hidden = !(derivation && derivation.ok);
+  const svg = $("holes-svg");
+  while (svg.firstChild) svg.removeChild(svg.firstChild);  // the circles belong to the picture that follows
   if (data.picture) {
     const img = $("holes-picture");
     img.onload = () => drawContradictions(data);
