@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import yaml
 
 from controller.errors import ConfigError, RefereeError
@@ -90,6 +91,11 @@ _CAMERA = mapping({
 })
 
 
+#: A copy without the ArUco markers: the lattice's four corner points in the camera's picture, in pixels,
+#: top-left, top-right, bottom-right, bottom-left (what `referee read --corners` takes), fixed once.
+_CORNERS = list_of(list_of(number(-100_000, 100_000), length=2), length=4)
+
+
 def schema_for(game: str) -> Checker:
     spec = registry.get(game)
     fields: dict[str, Checker] = {
@@ -100,6 +106,7 @@ def schema_for(game: str) -> Checker:
         # Learned vision references; owned and validated by controller.vision.
         "vision": mapping(keys=text()),
         "camera": _CAMERA,
+        "corners": _CORNERS,
     }
     fields.update(spec.profile_keys)
     return mapping(fields, required=("game", "geometry", "classes", "settings"))
@@ -187,6 +194,13 @@ def make_profile(data: dict, source: str = "profile") -> Profile:
 
 def _check_consistency(game: str, data: dict, source: str) -> None:
     """Checks that span several keys (a token count for an unknown class, and so on): the game's own."""
+    if data.get("corners") is not None:
+        from controller.vision.geometry import CornersError, check_corners  # OpenCV only when corners are given
+
+        try:
+            check_corners(np.array(data["corners"], np.float64))
+        except CornersError as exc:
+            raise ConfigError("corners", str(exc), source) from None
     check = registry.get(game).check_profile
     if check is not None:
         check(data, source)

@@ -4,7 +4,11 @@ Each game is played a few moves on the stand-in rig, then one piece is moved whe
 belong, so the page shows an illegal board with its corrections. The camera picture is the
 renderer's drawing of the same board, read by the real board reader.
 
-Usage: python tools/screenshots.py [--games colorpop ...] [--out docs] [--width 412]
+`docs/live-setup.png` is the page's "Set up the copy" panel on a Stay Alive copy: the aim drawn over
+the picture, and the holes taken by a simulated person who forgot two slides at step 4, the point
+that contradicts circled.
+
+Usage: python tools/screenshots.py [--games colorpop ...] [--setup-only] [--out docs] [--width 412]
 Needs Chromium and chromedriver (Debian: apt-get install chromium chromium-driver).
 """
 
@@ -20,7 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from controller.commands.demo import DEMO_GAMES, GAMES  # noqa: E402
+from controller.commands.demo import GAMES  # noqa: E402
+from controller.games import registry  # noqa: E402
 from controller.service.loop import CameraSensor  # noqa: E402
 from controller.snapshot import EMPTY  # noqa: E402
 from controller.vision.gating import MotionGate  # noqa: E402
@@ -55,7 +60,7 @@ def shoot(game: str, out: Path, width: int, folder: Path) -> Path:
 
     from tests.test_web_browser import start_browser, wait_for
 
-    rig = StubRig(DEMO_GAMES[game], folder / f"{game}.sqlite", seed=2, troubles=False, max_moves=40)
+    rig = StubRig(dict(registry.get(game).demo), folder / f"{game}.sqlite", seed=2, troubles=False, max_moves=40)
     steps = rig.player.steps()
     while rig.player.moves < MOVES[game]:
         rig.driver.do(next(steps))
@@ -87,9 +92,52 @@ def shoot(game: str, out: Path, width: int, folder: Path) -> Path:
         server.close()
 
 
+def shoot_setup(out: Path, width: int, folder: Path) -> Path:
+    from selenium.webdriver.common.by import By
+
+    from controller.profile import default_profile
+    from controller.web import holes_api
+    from simulation.holes_person import HolesPerson, HolesTable, copy_profile
+    from tests.test_web_browser import start_browser, wait_for
+
+    rig = StubRig(dict(registry.get("stay-alive").demo), folder / "setup.sqlite", seed=2, troubles=False, max_moves=2)
+    copy, _ = copy_profile(default_profile("stay-alive"))
+    table = HolesTable(copy, seed=2, size=(960, 720))
+    person = HolesPerson(table, forgets={4: ["orange 1", "white 2"]})
+    holes_api.STILL_WAIT = 0.05
+    server = WebServer(WebApp(rig.loop, sensor=table, pin="000000"), "127.0.0.1", 0)
+    if not server.start():
+        raise SystemExit(server.error)
+    browser = start_browser(width, 900)
+    try:
+        browser.get(f"http://127.0.0.1:{server.port}/")
+        browser.find_element(By.ID, "pin").send_keys("000000")
+        browser.find_element(By.ID, "aim-check").click()
+        wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#aim-svg g.marker.found"))
+        wait_for(lambda: browser.find_element(By.ID, "holes-box").get_attribute("hidden") is None)
+        browser.find_element(By.ID, "holes-start").click()
+        instruction = browser.find_element(By.ID, "holes-instruction")
+        for step in range(1, 10):
+            wait_for(lambda s=step: instruction.get_attribute("data-step") == str(s))
+            person.follow(instruction.text)
+            browser.find_element(By.ID, "holes-capture").click()
+        wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#holes-svg g.contradiction"))
+        time.sleep(0.5)
+        height = browser.execute_script("return document.documentElement.scrollHeight")
+        browser.set_window_size(width, height + 20)
+        time.sleep(0.5)
+        path = out / "live-setup.png"
+        browser.find_element(By.ID, "setup-box").screenshot(str(path))
+        return path
+    finally:
+        browser.quit()
+        server.close()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", nargs="+", choices=GAMES, default=list(GAMES))
+    parser.add_argument("--setup-only", action="store_true", help="only docs/live-setup.png (the setup panel)")
     parser.add_argument("--out", default="docs", help="folder of the pictures (default docs)")
     parser.add_argument("--width", type=int, default=412, help="page width in CSS pixels (default 412, a phone)")
     args = parser.parse_args()
@@ -99,8 +147,9 @@ def main() -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as folder:
-        for game in args.games:
+        for game in [] if args.setup_only else args.games:
             print(shoot(game, out, args.width, Path(folder)))
+        print(shoot_setup(out, args.width, Path(folder)))
     return 0
 
 

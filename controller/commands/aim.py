@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         names = place_namer(args.game)
     else:
         frame, profile, names = _from_camera(args.config)
-    advice = aim_advice(frame, LatticeGeometry.from_profile(profile), names)
+    advice = aim_advice(frame, LatticeGeometry.from_profile(profile), names, corners=profile.get("corners"))
     for line in advice.lines:
         print(line)
     m = advice.measures

@@ -57,14 +57,15 @@ def _picture_file(folder: Path, p: str, q: str) -> Path:
 
 
 def _camera_pictures(config: Any, profile: Any):
-    """A function (orange position, white position) -> picture that asks the person, then reads the camera."""
+    """A function (step 1 to 9) -> picture that asks the person, then reads the camera."""
+    from calibration.holes_guide import instruction
     from controller.vision.sources import open_frame_source
 
     source = open_frame_source(config.camera, getattr(profile, "camera", None))
 
-    def take(p: str, q: str):
-        print(f"Set every orange slide to {p} and every white slide to {q}, keep hands off the board, "
-              "then press Enter.", flush=True)
+    def take(step: int):
+        text = instruction(step)
+        print(f"{text[0].upper()}{text[1:]}, keep hands off the board, then press Enter.", flush=True)
         try:
             input()
         except EOFError:
@@ -83,11 +84,11 @@ def _camera_pictures(config: Any, profile: Any):
 
 
 def run(args: argparse.Namespace) -> int:
-    from calibration.holes import PAIRS, derive, format_grids, holes_yaml, report
+    from calibration.holes import PAIRS, format_grids, holes_yaml, report
+    from calibration.holes_guide import STEPS, GuidedHoles, step_name
     from controller.commands.holes import write_holes_into_profile
     from controller.commands.render import profile_for
     from controller.commands.run import read_config
-    from controller.games.stay_alive_holes import SIZE
     from controller.vision.lattice import load_image
     from controller.vision.reader import BoardReader
 
@@ -103,29 +104,22 @@ def run(args: argparse.Namespace) -> int:
         if not folder.is_dir():
             raise RefereeError(f"{folder} is not a folder")
 
-        def take(p: str, q: str):
-            return load_image(_picture_file(folder, p, q))
+        def take(step: int):
+            return load_image(_picture_file(folder, *PAIRS[step - 1]))
     else:
         take, close = _camera_pictures(config, profile)
     reader = BoardReader(profile)
-    grids = {}
+    guide = GuidedHoles()
     try:
-        for number, (p, q) in enumerate(PAIRS, start=1):
-            reading = reader.read(take(p, q))
-            if reading.cells is None:
-                raise RefereeError(f"pair {number} of 9 (orange {p}, white {q}): {reading.problem}")
-            if reading.unsure:
-                points = ", ".join(f"{r},{c}" for r, c in reading.unsure)
-                raise RefereeError(f"pair {number} of 9 (orange {p}, white {q}): points {points} could not be read "
-                                   "surely; move the lamp or clear the board and run again")
-            grids[(p, q)] = tuple(tuple((r, c) in reading.open_points for c in range(SIZE)) for r in range(SIZE))
-            print(f"pair {number} of 9 (orange {p}, white {q}): {len(reading.open_points)} open points", flush=True)
+        for step in range(1, STEPS + 1):
+            grid = guide.record(step, reader.read(take(step)))
+            print(f"{step_name(step)}: {sum(map(sum, grid))} open points", flush=True)
     finally:
         if close is not None:
             close()
     if args.grids_out:
-        Path(args.grids_out).write_text(format_grids(grids), "utf-8")
-    derivation = derive(grids)
+        Path(args.grids_out).write_text(format_grids(guide.grids), "utf-8")
+    derivation = guide.derivation()
     print(report(derivation))
     if not derivation.ok:
         print("No profile written: check that every slide was fully at its position in the pictures the report "

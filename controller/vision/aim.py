@@ -33,7 +33,13 @@ from typing import Any
 import cv2
 import numpy as np
 
-from controller.vision.geometry import DICTIONARIES, LatticeGeometry, MarkerLocaliser, project
+from controller.vision.geometry import (
+    DICTIONARIES,
+    LatticeGeometry,
+    MarkerLocaliser,
+    homography_from_corners,
+    project,
+)
 
 #: Grey levels counted as clipped white / crushed black (8-bit).
 CLIPPED_WHITE = 250
@@ -62,6 +68,7 @@ PPP = 16
 
 CORNER_NAMES = ("top-left", "top-right", "bottom-right", "bottom-left")
 GOOD = "markers found, board fully in view"
+CORNERS_GOOD = "board placed by its saved corners (a copy without markers), fully in view"
 
 
 @dataclass
@@ -77,6 +84,12 @@ class AimAdvice:
     homography: np.ndarray | None = None
     measures: dict[str, float] = field(default_factory=dict)
     glare_places: list[tuple[int, int]] = field(default_factory=list)
+    #: Each marker's four image corners as detected (corner name -> (4, 2) pixels).
+    marker_quads: dict[str, np.ndarray] = field(default_factory=dict)
+    #: The picture's (width, height).
+    size: tuple[int, int] = (0, 0)
+    #: Where the homography came from: "markers", "corners" (fixed ones, a copy without markers) or None.
+    placed_by: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -87,6 +100,30 @@ class AimAdvice:
             "in_view": self.in_view,
             "measures": {k: round(float(v), 3) for k, v in self.measures.items()},
             "glare_places": [list(c) for c in self.glare_places],
+        }
+
+    def drawing(self, geom: LatticeGeometry) -> dict[str, Any]:
+        """What a page draws over the picture, in the picture's pixels: each marker's outline (as found,
+        else where the homography puts it), the homography itself (the page projects the lattice with it)
+        and the lattice's corner points."""
+        expected = project(self.homography, geom.marker_corners().reshape(-1, 2)).reshape(4, 4, 2) \
+            if self.homography is not None else None
+        markers = []
+        for k, name in enumerate(CORNER_NAMES):
+            quad = self.marker_quads.get(name)
+            if quad is None and expected is not None and self.placed_by == "markers":
+                quad = expected[k]
+            markers.append({"corner": name, "found": name in self.marker_quads,
+                            "quad": None if quad is None else np.round(quad, 1).tolist()})
+        h = self.homography
+        return {
+            "size": list(self.size),
+            "rows": geom.rows,
+            "cols": geom.cols,
+            "markers": markers,
+            "placed_by": self.placed_by,
+            "homography": None if h is None else (h / h[2, 2]).tolist(),
+            "lattice_corners": None if h is None else np.round(project(h, geom.corner_points()), 1).tolist(),
         }
 
 
@@ -272,8 +309,13 @@ def aim_advice(
     frame: np.ndarray,
     geom: LatticeGeometry,
     place_name: Callable[[tuple[int, int]], str] | None = None,
+    corners: np.ndarray | None = None,
 ) -> AimAdvice:
-    """The advice for one picture of a board with geometry `geom` (see the module's docstring)."""
+    """The advice for one picture of a board with geometry `geom` (see the module's docstring).
+
+    `corners` (the lattice's corner points fixed for a copy without markers) place the board when
+    fewer than two markers are found: light and glare are then judged on it, focus is not.
+    """
     frame = np.asarray(frame)
     gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     height, width = gray.shape[:2]
@@ -283,11 +325,27 @@ def aim_advice(
         lines=[], ok=False,
         markers_found=[CORNER_NAMES[k] for k, mid in enumerate(geom.marker_ids) if mid in found],
         markers_missing=[CORNER_NAMES[k] for k in missing],
+        marker_quads={CORNER_NAMES[k]: found[mid] for k, mid in enumerate(geom.marker_ids) if mid in found},
+        size=(width, height),
     )
     # One marker's four corners fit a homography exactly but extrapolate it badly across the board.
     h = _homography(geom, found) if len(found) >= 2 else None
+    advice.placed_by = "markers" if h is not None else None
+    if h is None and corners is not None:
+        h = homography_from_corners(geom, np.asarray(corners, np.float64))
+        advice.placed_by = "corners"
+        advice.in_view = True
     advice.homography = h
-    if h is None:
+    if advice.placed_by == "corners":  # placed by a person: framing from the lattice, no marker to miss
+        x0, y0, x1, y1 = geom.extent(0.5)
+        outline = project(h, np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64))
+        moves = _moves(outline, width, height, set())
+        advice.in_view = not moves
+        advice.lines.extend(moves)
+        area_mask = np.zeros(gray.shape, np.uint8)
+        cv2.fillConvexPoly(area_mask, np.rint(outline).astype(np.int32), 1)
+        area = area_mask.astype(bool) if area_mask.sum() >= 100 else np.ones(gray.shape, bool)
+    elif h is None:
         if found:
             advice.lines.append(f"only the {advice.markers_found[0]} marker found: is the board in the camera's "
                                 "view, lit and in focus?")
@@ -337,7 +395,7 @@ def aim_advice(
             if advice.glare_places:
                 advice.lines.append(_glare_line(advice.glare_places, place_name, geom.rows, geom.cols))
     if not advice.lines:  # every marker found (a missing one has its own line) and nothing else to say
-        advice.lines.append(GOOD)
+        advice.lines.append(GOOD if advice.placed_by == "markers" else CORNERS_GOOD)
         advice.ok = True
     return advice
 

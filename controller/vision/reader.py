@@ -124,7 +124,11 @@ class Reading:
 
 
 class BoardReader:
-    """Reads one game's board from frames; keeps the homography between frames."""
+    """Reads one game's board from frames; keeps the homography between frames.
+
+    `corners` (or, when not given, the profile's `corners:`) fix the lattice in the picture for a copy
+    without markers; nothing is then looked for.
+    """
 
     def __init__(self, profile, corners: np.ndarray | None = None) -> None:
         self.profile = profile
@@ -134,6 +138,8 @@ class BoardReader:
         self.model = model_for(profile)
         self.hand_check = bool(self.settings.get("hand_check", True))
         g = self.geom
+        if corners is None and profile.get("corners") is not None:  # a copy without markers (profile `corners:`)
+            corners = np.array(profile.get("corners"), np.float64)
         self.fixed = corners is not None
         self.h: np.ndarray | None = (
             homography_from_corners(g, np.asarray(corners, np.float64)) if self.fixed else None

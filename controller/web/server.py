@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import numpy as np
 from aiohttp import WSMsgType, web
 
 from controller.commands.lights_test import lights_test_patterns
@@ -41,8 +40,6 @@ from controller.record import setup_from_mapping
 from controller.service.journal import Journal
 from controller.service.session import export_record
 from controller.snapshot import parse_snapshot
-from controller.vision.aim import aim_advice
-from controller.vision.geometry import LatticeGeometry
 from controller.web.camera import CameraPictures
 from controller.web.view import LiveView, board_json, palette, place_names, verdict_words
 
@@ -110,7 +107,6 @@ class WebApp:
         engine = loop.session.referee.engine
         self.switch_test = SwitchTest(getattr(engine, "slide_name", default_slide_name))
         self._switch_lock = threading.Lock()
-        self._aim_lock = threading.Lock()
         loop.bus.subscribe(self.view, name="web")
 
     # --- the application -------------------------------------------------------------------------
@@ -127,10 +123,11 @@ class WebApp:
         app.router.add_post("/api/new-game", self.new_game)
         app.router.add_post("/api/reveal", self.reveal)
         app.router.add_post("/api/end", self.end)
-        app.router.add_get("/api/aim", self.aim)
         app.router.add_get("/api/lights-test", self.lights_patterns)
         app.router.add_post("/api/lights-test", self.lights_test)
         app.router.add_get("/api/switches", self.switch_report)
+        from controller.web.aim_api import add_copy_setup_routes  # the aim drawn, corners, holes: own module
+        add_copy_setup_routes(self, app)
         app.on_startup.append(self._start_pusher)
         app.on_shutdown.append(self._close_sockets)
         return app
@@ -359,25 +356,7 @@ class WebApp:
         await self._control(request)
         return await self._submit("end")
 
-    # --- setting up a copy: aim, lights and buzzer, switches (issue 17) ------------------------------
-    def _aim_now(self) -> dict[str, Any] | None:
-        frame = getattr(self.sensor, "latest_frame", None)
-        if frame is None:
-            return None
-        session = self.loop.session
-        geom = getattr(getattr(self.sensor, "reader", None), "geom", None) or LatticeGeometry.from_profile(
-            session.setup.profile)
-        with self._aim_lock:  # one at a time: two pages asking together wait rather than double the work
-            advice = aim_advice(np.asarray(frame), geom, session.referee.engine.place_name)
-        return advice.to_json()
-
-    async def aim(self, request: web.Request) -> web.Response:
-        """The aim advice for the latest camera picture, computed only when asked."""
-        data = await asyncio.get_running_loop().run_in_executor(None, self._aim_now)
-        if data is None:
-            raise BadRequest(404, "no picture from the camera yet")
-        return web.json_response(data, headers={"Cache-Control": "no-store"})
-
+    # --- setting up a copy: lights and buzzer, switches (issue 17; the aim: aim_api.py) ---------------
     def _patterns(self) -> dict[str, tuple[str, Any]]:
         if self.feedback is None:
             raise BadRequest(404, "this referee has no lights or buzzer to test")

@@ -264,8 +264,8 @@ function refreshCamera() {
 }
 
 // --- controls -------------------------------------------------------------------------------------
-async function control(path, body) {
-  const answer = $("control-answer");
+// A changing request with the PIN; shows the answer (or why it was refused) in `answer`; returns the data or null.
+async function postWithPin(path, body, answer) {
   const pin = $("pin").value.trim();
   sessionStorage.setItem("referee-pin", pin);
   const headers = { "Content-Type": "application/json" };
@@ -275,10 +275,16 @@ async function control(path, body) {
     const data = await response.json();
     answer.className = response.ok ? "" : "error";
     answer.textContent = response.ok ? (data.message || "done") : `Refused (${response.status}): ${data.error}`;
+    return response.ok ? data : null;
   } catch (err) {
     answer.className = "error";
     answer.textContent = `The referee did not answer: ${err}`;
+    return null;
   }
+}
+
+function control(path, body) {
+  return postWithPin(path, body, $("control-answer"));
 }
 
 function seatsValue(text) {
@@ -300,34 +306,10 @@ function newGame() {
   control("/api/new-game", body);
 }
 
-// --- setting up a copy: aim, lights and buzzer, switches ------------------------------------------
-// Each panel asks the Pi only while a person uses it (a button, or "keep checking" / the switch test on).
-const AIM_PERIOD_MS = 1000;
+// --- setting up a copy: lights and buzzer, switches (the aim: aim.js; the holes: holes.js) ---------
+// Each panel asks the Pi only while a person uses it (a button, or the switch test on).
 const SWITCH_PERIOD_MS = 300;
-let aimTimer = null;
 let switchTimer = null;
-
-async function checkAim() {
-  const list = $("aim-lines");
-  try {
-    const response = await fetch("/api/aim");
-    const data = await response.json();
-    if (!response.ok) {
-      list.replaceChildren(html("li", { class: "advice" }, null, data.error));
-    } else {
-      list.replaceChildren(...data.lines.map((line) => html("li", { class: data.ok ? "ok" : "advice" }, null, line)));
-      const m = data.measures;
-      const parts = [`markers found: ${data.markers_found.join(", ") || "none"}`, `board mean grey ${Math.round(m.mean)}`,
-        `clipped white ${(100 * m.clipped_white).toFixed(1)}%`];
-      if (m.blur_px !== undefined) parts.push(`blur about ${m.blur_px.toFixed(1)} px`);
-      $("aim-figures").textContent = parts.join("; ");
-    }
-  } catch (err) {
-    list.replaceChildren(html("li", { class: "advice" }, null, `The referee did not answer: ${err}`));
-  }
-  clearTimeout(aimTimer);
-  if ($("aim-live").checked && document.visibilityState === "visible") aimTimer = setTimeout(checkAim, AIM_PERIOD_MS);
-}
 
 async function loadLights() {
   const box = $("lights-buttons");
@@ -423,8 +405,6 @@ window.addEventListener("DOMContentLoaded", () => {
   });
   $("end").onclick = () => control("/api/end", {});
   $("load-games").onclick = loadGames;
-  $("aim-check").onclick = checkAim;
-  $("aim-live").onchange = () => { if ($("aim-live").checked) checkAim(); else clearTimeout(aimTimer); };
   $("lights-load").onclick = loadLights;
   $("switch-start").onclick = () => { $("switch-start").hidden = true; $("switch-stop").hidden = false; pollSwitches(true); };
   $("switch-stop").onclick = stopSwitches;

@@ -1,0 +1,182 @@
+"""The live page's guided hole setup of a Stay Alive copy (`referee setup holes` in the browser).
+
+The steps, their order and the derivation are `calibration.holes_guide`'s, shared with the command.
+`POST /api/holes/start`, `/capture` and `/save` need the PIN. A capture takes the camera's latest
+picture, and a second one `STILL_WAIT` seconds later: if the board moved in between, or the reader sees
+a hand or cannot read every point surely, nothing is filed and the answer says why. Pictures are read
+with a reader of their own (the game's reader goes on refereeing untouched), only when asked.
+
+The answer to every request is the whole state: each step's instruction and what was seen, and once
+all nine are in, the derivation's report with each contradicting point placed on the last picture
+(`GET /api/holes/picture.jpg`), so the page can circle and name it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from typing import Any
+
+import numpy as np
+from aiohttp import web
+
+from calibration.holes import PAIRS, report
+from calibration.holes_guide import STEPS, GuidedHoles, contradictions, instruction, step_name
+from controller.errors import RefereeError
+from controller.games import registry
+from controller.vision.gating import MOVING, MotionGate
+from controller.vision.geometry import project
+from controller.vision.reader import BoardReader
+from controller.web.aim_api import NO_STORE, picture_jpeg, profile_name, save_into_named_profile
+from controller.web.server import BadRequest
+
+#: Seconds between the two pictures a capture compares to see that the board is still.
+STILL_WAIT = 0.3
+
+
+class HolesSetup:
+    """One guided hole setup at a time, kept between requests until saved or started again."""
+
+    def __init__(self, web_app: Any) -> None:
+        self.web_app = web_app
+        self._lock = threading.Lock()
+        self.guide: GuidedHoles | None = None
+        self.reader: BoardReader | None = None
+        self.open_counts: dict[int, int] = {}
+        #: The last picture filed and the homography it was read with (to place the contradictions on it).
+        self.last_frame: np.ndarray | None = None
+        self.last_h: np.ndarray | None = None
+        self.saved_to: str | None = None
+
+    def add_routes(self, app: web.Application) -> None:
+        app.router.add_get("/api/holes", self.state)
+        app.router.add_post("/api/holes/start", self.start)
+        app.router.add_post("/api/holes/capture", self.capture)
+        app.router.add_get("/api/holes/picture.jpg", self.picture)
+        app.router.add_post("/api/holes/save", self.save)
+
+    # --- what the page shows ------------------------------------------------------------------------
+    def _available(self) -> str | None:
+        """None when this referee's board has holes to set up, else why not."""
+        game = self.web_app.loop.session.setup.game
+        if "holes" not in registry.get(game).profile_keys:
+            return f"the holes are Stay Alive's; this referee watches a {game} board"
+        return None
+
+    def _state(self) -> dict[str, Any]:
+        why_not = self._available()
+        guide = self.guide
+        data: dict[str, Any] = {"available": why_not is None, "why_not": why_not, "active": guide is not None,
+                                "steps_total": STEPS, "saved_to": self.saved_to}
+        if guide is None:
+            return data
+        due = guide.next_step
+        data["next_step"] = due
+        data["instruction"] = instruction(due) if due is not None else None
+        data["steps"] = [
+            {"step": step, "instruction": instruction(step), "name": step_name(step), "taken": pair in guide.grids,
+             "open_points": self.open_counts.get(step)}
+            for step, pair in enumerate(PAIRS, start=1)
+        ]
+        data["picture"] = self.last_frame is not None
+        if self.last_frame is not None:
+            data["size"] = [int(self.last_frame.shape[1]), int(self.last_frame.shape[0])]
+        if due is None:
+            derivation = guide.derivation()
+            found = contradictions(derivation)
+            pitch = 0.0
+            if self.last_h is not None and found:
+                at = project(self.last_h, np.array([[c, r] for r, c in (x["point"] for x in found)], np.float64))
+                ends = project(self.last_h, np.array([[0.0, 0.0], [1.0, 0.0]]))
+                pitch = float(np.linalg.norm(ends[1] - ends[0]))
+                for item, xy in zip(found, at):
+                    item["at"] = [round(float(xy[0]), 1), round(float(xy[1]), 1)]
+            data["derivation"] = {"ok": derivation.ok, "report": report(derivation), "contradictions": found,
+                                  "radius": round(0.45 * pitch, 1)}
+        return data
+
+    async def state(self, request: web.Request) -> web.Response:
+        return web.json_response(self._state(), headers=NO_STORE)
+
+    async def picture(self, request: web.Request) -> web.Response:
+        frame = self.last_frame
+        if frame is None:
+            raise BadRequest(404, "no picture taken yet")
+        data = await asyncio.get_running_loop().run_in_executor(None, picture_jpeg, frame)
+        return web.Response(body=data, content_type="image/jpeg", headers=NO_STORE)
+
+    # --- the steps ----------------------------------------------------------------------------------
+    async def start(self, request: web.Request) -> web.Response:
+        await self.web_app._control(request)
+        why_not = self._available()
+        if why_not is not None:
+            raise BadRequest(409, why_not)
+        with self._lock:
+            self.guide = GuidedHoles()
+            self.reader = BoardReader(self.web_app.loop.session.setup.profile)
+            self.open_counts = {}
+            self.last_frame = self.last_h = None
+            self.saved_to = None
+        return web.json_response({"ok": True, "message": f"step 1 of {STEPS}: {instruction(1)}", **self._state()})
+
+    async def capture(self, request: web.Request) -> web.Response:
+        body = await self.web_app._control(request)
+        if self.guide is None:
+            raise BadRequest(409, "start the holes setup first")
+        try:
+            step = self.guide.check_step(body.get("step"))
+        except RefereeError as exc:
+            raise BadRequest(409, str(exc)) from None
+        message = await asyncio.get_running_loop().run_in_executor(None, self._capture, step)
+        return web.json_response({"ok": True, "message": message, **self._state()})
+
+    def _still_picture(self) -> np.ndarray:
+        """The latest picture, once a second one `STILL_WAIT` later shows the board did not move."""
+        sensor = self.web_app.sensor
+        first = getattr(sensor, "latest_frame", None)
+        if first is None:
+            raise BadRequest(404, "no picture from the camera yet")
+        time.sleep(STILL_WAIT)
+        second = getattr(sensor, "latest_frame", None)
+        gate = MotionGate(settle=1)
+        gate.update(np.asarray(first))
+        if gate.update(np.asarray(second)).state == MOVING:
+            raise BadRequest(409, "the board is moving: take your hands away, wait until it is still and "
+                                  "capture again")
+        return np.asarray(second)
+
+    def _capture(self, step: int) -> str:
+        with self._lock:  # one capture at a time; a second click waits and is then checked again
+            guide, reader = self.guide, self.reader
+            if guide is None or reader is None:
+                raise BadRequest(409, "start the holes setup first")
+            frame = self._still_picture()
+            try:
+                grid = guide.record(step, reader.read(frame))
+            except RefereeError as exc:
+                raise BadRequest(409, str(exc)) from None
+            opened = sum(map(sum, grid))
+            self.open_counts[step] = opened
+            self.last_frame, self.last_h = frame, reader.h
+            due = guide.next_step
+            then = f"next, step {due}: {instruction(due)}" if due is not None else "all nine taken"
+            return f"{step_name(step)}: {opened} open points; {then}"
+
+    async def save(self, request: web.Request) -> web.Response:
+        body = await self.web_app._control(request)
+        name = profile_name(body)
+        if self.guide is None:
+            raise BadRequest(409, "start the holes setup first")
+        try:
+            derivation = self.guide.derivation()
+        except RefereeError as exc:
+            raise BadRequest(409, str(exc)) from None
+        if not derivation.ok:
+            raise BadRequest(409, "some points show what no hole pattern explains: take the steps the report "
+                                  "names again before saving")
+        path, _ = await asyncio.get_running_loop().run_in_executor(
+            None, save_into_named_profile, self.web_app, name, {"holes": derivation.pattern.to_mapping()})
+        self.saved_to = str(path)
+        return web.json_response({"ok": True, "message": f"holes saved in {path} (to referee with them, set "
+                                                         f"'profile: {path}' in the config)", **self._state()})
