@@ -33,7 +33,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from controller.commands.demo import DEMO_GAMES, GAMES  # noqa: E402
+from controller.commands.demo import GAMES  # noqa: E402
+from controller.games import registry  # noqa: E402
 from controller.record import setup_from_mapping  # noqa: E402
 from controller.service.journal import Journal  # noqa: E402
 from controller.service.loop import CameraSensor, RefereeLoop, Settings, run_realtime  # noqa: E402
@@ -84,7 +85,7 @@ class TimedLoop:
 
 
 def build(game: str, folder: Path, width: int, height: int) -> tuple[RefereeLoop, CameraSensor]:
-    keys = DEMO_GAMES[game]
+    keys = {"game": game, **registry.get(game).demo}
     setup = setup_from_mapping(keys, "bench")
     world = SimWorld(setup, starting_board(setup, random.Random(1)))
     source = CachedFrames(RendererSource(world, width, height, 1, "clean"), world)
@@ -92,7 +93,7 @@ def build(game: str, folder: Path, width: int, height: int) -> tuple[RefereeLoop
     journal = Journal(folder / f"{game}-{time.monotonic_ns()}.sqlite")
     session = GameSession.start(journal, keys, setup)
     switches = None
-    if game == "stay-alive":
+    if registry.get(game).uses_switches:
         from simulation.world import WorldSwitches
 
         switches = WorldSwitches(world)
