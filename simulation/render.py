@@ -5,10 +5,16 @@ the image by a camera homography, then lit (gradient, vignette, colour cast, sha
 blurred and given sensor noise. Everything is deterministic: the camera pose and lighting come
 from `seed`, the sensor noise from `seed` and `Scene.frame`, so a still scene rendered twice
 with a new frame number differs only by noise, as a real still camera does.
+
+Why the caches: a simulated game renders hundreds of frames of one board under one camera and
+light, so everything that depends only on the seed (the table, the light field, the empty board's
+artwork, the sensor noise patterns, the glyph drawings) is drawn once and reused. The pictures are
+bit-identical to drawing everything afresh (a test checks it); only the time changes.
 """
 
 from __future__ import annotations
 
+import functools
 import zlib
 from dataclasses import dataclass
 
@@ -296,6 +302,7 @@ def _text(img: np.ndarray, text: str, g: float) -> None:
     cv2.putText(img, text, org, font, scale, 255, t, cv2.LINE_AA)
 
 
+@functools.lru_cache(maxsize=4096)
 def glyph_mask(glyph: str, ppp: float, half: float = 0.3, angle: float = 0.0,
                shift: tuple[float, float] = (0.0, 0.0), size: float = GLYPH_HALF) -> np.ndarray:
     """Ink coverage (float32, 0..1) of a glyph on a square of +-`half` pitches sampled at `ppp`
@@ -315,7 +322,9 @@ def glyph_mask(glyph: str, ppp: float, half: float = 0.3, angle: float = 0.0,
         m[:, 2] += (shift[0] * ppp * _SUPER, shift[1] * ppp * _SUPER)
         img = cv2.warpAffine(img, m, (hr, hr), flags=cv2.INTER_LINEAR)
     small = cv2.resize(img, (side, side), interpolation=cv2.INTER_AREA)
-    return small.astype(np.float32) / 255
+    mask = small.astype(np.float32) / 255
+    mask.setflags(write=False)  # cached and shared: callers read it only
+    return mask
 
 
 def _stamp(cv: _Canvas, x: float, y: float, glyph: str, ink, angle: float = 0.0,
@@ -380,10 +389,11 @@ def _wing(cv: _Canvas, px: float, py: float, d: str, angle: float) -> None:
             looks.METAL_SHINE, 0.018)
 
 
-def _draw_board(snapshot: Snapshot, profile, geom: LatticeGeometry, scene: Scene, seed: int,
-                grain: float, tile_jitter: tuple[float, float] = (0.0, 0.0),
-                door_jitter: float = 0.0) -> _Canvas:
-    game = snapshot.game
+@functools.lru_cache(maxsize=8)
+def _empty_board(game: str, geom: LatticeGeometry, regions: tuple[tuple[str, ...], ...] | None, seed: int,
+                 grain: float) -> tuple[np.ndarray, dict]:
+    """The board before any piece, door or slide is drawn (its artwork, grain and markers), and
+    the board's random generator's state after drawing it. Cached: it depends only on these."""
     pal = looks.PIECES[game]
     cv = _Canvas(geom, looks.FRAME[game])
     rng = _rng("board", seed, game)
@@ -393,7 +403,6 @@ def _draw_board(snapshot: Snapshot, profile, geom: LatticeGeometry, scene: Scene
             cv.rect(c - 0.46, -0.56, c + 0.46, rows - 1 + 0.56, pal["."])
     elif game == "blockers":
         cv.rect(-0.5, -0.5, cols - 0.5, rows - 0.5, pal["."])
-        regions = profile.get("regions") if profile is not None else None
         for r in range(rows):
             for c in range(cols):
                 sym = regions[r // 3][c // 3] if regions else "abcdefghi"[(r // 3) * 3 + c // 3]
@@ -416,6 +425,23 @@ def _draw_board(snapshot: Snapshot, profile, geom: LatticeGeometry, scene: Scene
                     0.08)
     _grain(cv.img, rng, grain)
     _draw_markers(cv, geom)
+    cv.img.setflags(write=False)
+    return cv.img, rng.bit_generator.state
+
+
+def _draw_board(snapshot: Snapshot, profile, geom: LatticeGeometry, scene: Scene, seed: int,
+                grain: float, tile_jitter: tuple[float, float] = (0.0, 0.0),
+                door_jitter: float = 0.0) -> _Canvas:
+    game = snapshot.game
+    pal = looks.PIECES[game]
+    regions = profile.get("regions") if profile is not None else None
+    regions_key = tuple(tuple(str(x) for x in row) for row in regions) if regions else None
+    empty, rng_state = _empty_board(game, geom, regions_key, seed, grain)
+    cv = _Canvas(geom, looks.FRAME[game])
+    cv.img[:] = empty
+    rng = np.random.default_rng()
+    rng.bit_generator.state = rng_state  # go on drawing where the empty board's drawing stopped
+    rows, cols = geom.rows, geom.cols
 
     if game == "flipop":
         doors = snapshot.doors
@@ -527,15 +553,76 @@ def _hand(img: np.ndarray, hom: np.ndarray, geom: LatticeGeometry, scene: Scene,
 
     shift = np.float32([[1, 0, pitch * 0.5], [0, 1, pitch * 0.7]])
     shadow = cv2.warpAffine(mask, shift, (wd, ht))
+    # Blur and blend only around the arm and its shadow: elsewhere both are zero and the picture
+    # is left as it is. The margin covers the widest blur kernel, so the result is the same as
+    # blurring the whole picture (8-bit Gaussian blur is exact integer arithmetic), only faster.
+    ys, xs = np.nonzero(mask | shadow)
+    if len(xs) == 0:
+        return
+    pad = int(np.ceil(pitch * 0.4 * 4)) + 4
+    y0, y1 = max(0, int(ys.min()) - pad), min(ht, int(ys.max()) + 1 + pad)
+    x0, x1 = max(0, int(xs.min()) - pad), min(wd, int(xs.max()) + 1 + pad)
+    mask, shadow, part = mask[y0:y1, x0:x1], shadow[y0:y1, x0:x1], img[y0:y1, x0:x1]
     shadow = cv2.GaussianBlur(shadow, (0, 0), pitch * 0.4).astype(np.float32) / 255
-    img[:] = (img * (1 - 0.45 * shadow[..., None])).astype(np.uint8)
+    part[:] = (part * (1 - 0.45 * shadow[..., None])).astype(np.uint8)
 
     tones = [(224, 180, 150), (198, 140, 104), (160, 110, 80), (112, 72, 52)]
     tone = np.array(_bgr(tones[int(rng.integers(len(tones)))]), np.float32)
     alpha = cv2.GaussianBlur(mask, (0, 0), 1.0).astype(np.float32)[..., None] / 255
     shade = cv2.GaussianBlur(mask, (0, 0), pitch * 0.3).astype(np.float32)[..., None] / 255
     skin = tone * (0.75 + 0.25 * shade)
-    img[:] = (img * (1 - alpha) + skin * alpha).astype(np.uint8)
+    part[:] = (part * (1 - alpha) + skin * alpha).astype(np.uint8)
+
+
+@dataclass(frozen=True)
+class _Light:
+    """The table under the board and the light over it, which depend only on the seed."""
+
+    table: np.ndarray
+    field: np.ndarray
+    gains: np.ndarray
+    rng_state: dict
+
+
+@functools.lru_cache(maxsize=4)
+def _light(seed: int, preset: str, size: tuple[int, int], n_shadows: int) -> _Light:
+    """The table and one multiplicative light field (gradient, vignette, shadows) with a colour cast."""
+    p = _preset(preset)
+    w, h = size
+    rng = _rng("light", seed, preset)
+    table = np.empty((h, w, 3), np.uint8)
+    table[:] = _bgr(tuple(int(v) for v in rng.integers(90, 140, 3)))
+    _grain(table, rng, 0.08)
+    ys, xs = np.mgrid[0:h:8, 0:w:8].astype(np.float32)
+    ang = rng.uniform(0, 2 * np.pi)
+    u = ((xs - w / 2) * np.cos(ang) + (ys - h / 2) * np.sin(ang)) / (w / 2)
+    field = 1 + p["gradient"] * u
+    rr = ((xs - w / 2) ** 2 + (ys - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
+    field *= 1 - p["vignette"] * rr
+    for _ in range(n_shadows):
+        cx, cy = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
+        ax, ay = rng.uniform(0.08, 0.2) * w, rng.uniform(0.08, 0.2) * h
+        blob = np.exp(-(((xs - cx) / ax) ** 2 + ((ys - cy) / ay) ** 2) ** 2)
+        field *= 1 - rng.uniform(0.2, 0.35) * blob
+    field = cv2.resize(field, (w, h), interpolation=cv2.INTER_LINEAR)
+    gains = 1 + rng.uniform(-1, 1, 3) * p["cast"]
+    gains *= 1 + rng.uniform(-1, 1) * p["exposure"]
+    # Exposure is locked at calibration so that white paper does not clip: keep the brightest
+    # lit white just under full scale, as a sensibly exposed camera would.
+    peak = float(field.max()) * float(gains.max()) * max(looks.PAPER) / 255
+    if peak > 0.97:
+        gains *= 0.97 / peak
+    for array in (table, field, gains):
+        array.setflags(write=False)
+    return _Light(table, field, gains, rng.bit_generator.state)
+
+
+@functools.lru_cache(maxsize=4)
+def _noise(seed: int, preset: str, frame: int, shape: tuple[int, ...], sigma: float) -> np.ndarray:
+    """The sensor noise of frame `frame` (the simulated world cycles through a few of them)."""
+    noise = _rng("noise", seed, preset, frame).normal(0, sigma, shape).astype(np.float32)
+    noise.setflags(write=False)
+    return noise
 
 
 def render_scene(
@@ -566,41 +653,20 @@ def render_scene(
     cv = _draw_board(snapshot, profile, geom, scene, seed, p["grain"],
                      (p["tile_rot"], p["tile_shift"]), p["door_rot"])
 
-    rng = _rng("light", seed, preset)
-    table = np.empty((h, w, 3), np.uint8)
-    table[:] = _bgr(tuple(int(v) for v in rng.integers(90, 140, 3)))
-    _grain(table, rng, 0.08)
+    n_shadows = int(p["shadows"]) if scene.shadows is not False else 0
+    if scene.shadows and not n_shadows:
+        n_shadows = 1
+    light = _light(seed, preset, (int(w), int(h)), n_shadows)
+    rng = np.random.default_rng()
+    rng.bit_generator.state = light.rng_state  # the glare goes on from where the light stopped
     img = cv2.warpPerspective(cv.img, hom @ cv.to_board(),
-                              (w, h), dst=table, flags=cv2.INTER_LINEAR,
+                              (w, h), dst=light.table.copy(), flags=cv2.INTER_LINEAR,
                               borderMode=cv2.BORDER_TRANSPARENT)
 
     if scene.hand is not None:
         _hand(img, hom, geom, scene, _rng("hand", seed, scene.hand, scene.hand_side))
 
-    # Lighting: one multiplicative field (gradient, vignette, shadows) and a colour cast.
-    ys, xs = np.mgrid[0:h:8, 0:w:8].astype(np.float32)
-    ang = rng.uniform(0, 2 * np.pi)
-    u = ((xs - w / 2) * np.cos(ang) + (ys - h / 2) * np.sin(ang)) / (w / 2)
-    field = 1 + p["gradient"] * u
-    rr = ((xs - w / 2) ** 2 + (ys - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
-    field *= 1 - p["vignette"] * rr
-    n_shadows = int(p["shadows"]) if scene.shadows is not False else 0
-    if scene.shadows and not n_shadows:
-        n_shadows = 1
-    for _ in range(n_shadows):
-        cx, cy = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
-        ax, ay = rng.uniform(0.08, 0.2) * w, rng.uniform(0.08, 0.2) * h
-        blob = np.exp(-(((xs - cx) / ax) ** 2 + ((ys - cy) / ay) ** 2) ** 2)
-        field *= 1 - rng.uniform(0.2, 0.35) * blob
-    field = cv2.resize(field, (w, h), interpolation=cv2.INTER_LINEAR)
-    gains = 1 + rng.uniform(-1, 1, 3) * p["cast"]
-    gains *= 1 + rng.uniform(-1, 1) * p["exposure"]
-    # Exposure is locked at calibration so that white paper does not clip: keep the brightest
-    # lit white just under full scale, as a sensibly exposed camera would.
-    peak = float(field.max()) * float(gains.max()) * max(looks.PAPER) / 255
-    if peak > 0.97:
-        gains *= 0.97 / peak
-    lit = img.astype(np.float32) * field[..., None] * gains.astype(np.float32)
+    lit = img.astype(np.float32) * light.field[..., None] * light.gains.astype(np.float32)
 
     n_glare = int(p["glare"]) if scene.glare is not False else 0
     if scene.glare and not n_glare:
@@ -629,8 +695,7 @@ def render_scene(
     out = np.clip(lit, 0, 255).astype(np.uint8)
     if p["blur"] > 0:
         out = cv2.GaussianBlur(out, (0, 0), p["blur"])
-    nrng = _rng("noise", seed, preset, scene.frame)
-    noise = nrng.normal(0, p["noise"], out.shape).astype(np.float32)
+    noise = _noise(seed, preset, scene.frame, out.shape, p["noise"])
     out = np.clip(out.astype(np.float32) + noise, 0, 255).astype(np.uint8)
     return out, hom
 
