@@ -5,12 +5,15 @@ Every function takes a profile and pictures and returns the profile with a new `
 picture does not show keep their previous references.
 
 - `learn_labelled`: pictures whose content is known (a snapshot per picture).
-- `learn_colorpop_setup`: the full Colorpop setup, 19 tokens of each colour and 5 jokers, whose
-  places are not known: clustering with known cluster sizes.
+- `learn_full_setup` (`learn_colorpop_setup`): the full setup of known counts per colour
+  (Colorpop: 19 tokens of each colour and 5 jokers), whose places are not known: clustering with
+  known cluster sizes.
 - `learn_start` (`learn_flipop_start`): the start position, which the profile knows (Flipop).
 - `learn_empty`: an empty board (the empty class; for Stay Alive the open and closed points).
-- `learn_pieces`: one Blockers!/Stay Alive piece of each colour on the top row from the left in
-  the profile's class order (`learn_empty_and_pieces` does both).
+- `learn_pieces`: one piece of each colour on the top row from the left in the profile's class
+  order (Blockers!, Stay Alive; `learn_empty_and_pieces` does both).
+
+Which of these a game takes is its own declaration (`GameSpec.vision.calibration`).
 
 `calibration/checks.py` then reads the pictures back and refuses a set that contradicts itself.
 """
@@ -137,7 +140,7 @@ def setup_counts(profile) -> dict[str, int]:
     return dict(profile.get("tokens") or {"G": 19, "Y": 19, "O": 19, "B": 19, "P": 19, "J": 5})
 
 
-def learn_colorpop_setup(profile, image: np.ndarray, corners=None, name: str = "the setup picture"):
+def learn_full_setup(profile, image: np.ndarray, corners=None, name: str = "the setup picture"):
     """References from the full setup: 19 of each colour and 5 jokers (the profile's counts).
 
     Places that already read surely as empty (the empty class: learned from the empty board,
@@ -176,6 +179,10 @@ def learn_colorpop_setup(profile, image: np.ndarray, corners=None, name: str = "
         ]
         current = ClassModel(refs)
     return with_model(profile, model.replaced(current.refs))
+
+
+#: The name this step had when Colorpop was the only game calibrated from its full setup.
+learn_colorpop_setup = learn_full_setup
 
 
 def learn_empty(profile, empty: np.ndarray, corners=None):

@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
             if not args.empty:
                 raise RefereeError("--setup needs --empty IMAGE too: a picture of the empty board, so that "
                                    "the look of an empty slot is learned and checked as well")
-            profile = cal.learn_colorpop_setup(profile, image, corners, name=f"the setup picture {args.setup}")
+            profile = cal.learn_full_setup(profile, image, corners, name=f"the setup picture {args.setup}")
             pictures.append(checks.Expected(args.setup, image, counts=cal.setup_counts(profile)))
         elif spec.calibrates(START_POSITION):
             profile = cal.learn_start(profile, image, corners)

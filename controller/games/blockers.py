@@ -715,14 +715,9 @@ def _spec() -> GameSpec:
         demo={"game": "blockers", "variant": "standard", "players": 3, "seats": ["R", "G", "B"]},
         place_name=blockers_board.cell_name,
         vision=VisionSpec(
-            pieces={
-                "R": (212, 38, 42),
-                "G": (40, 150, 64),
-                "B": (40, 84, 206),
-                "Y": (242, 204, 44),
-                "V": (132, 60, 172),
-                ".": (226, 214, 186),  # the printed board
-            },
+            # "." is the printed board.
+            pieces={"R": (212, 38, 42), "G": (40, 150, 64), "B": (40, 84, 206), "Y": (242, 204, 44),
+                    "V": (132, 60, 172), ".": (226, 214, 186)},
             frame=(30, 92, 92),
             sample=(0.2, 0.34),  # a ring, so the printed glyph in the middle of a tile does not count
             addons=frozenset({GLYPHS}),

@@ -695,15 +695,9 @@ def _spec() -> GameSpec:
         demo={"game": "colorpop", "variant": "standard", "players": 3},
         place_name=place_name,
         vision=VisionSpec(
-            pieces={
-                "G": (40, 160, 70),
-                "Y": (242, 212, 40),
-                "O": (246, 128, 30),
-                "B": (30, 90, 205),
-                "P": (236, 100, 172),
-                "J": (234, 234, 228),
-                ".": (58, 58, 64),  # the floor of an empty slot
-            },
+            # "." is the floor of an empty slot.
+            pieces={"G": (40, 160, 70), "Y": (242, 212, 40), "O": (246, 128, 30), "B": (30, 90, 205),
+                    "P": (236, 100, 172), "J": (234, 234, 228), ".": (58, 58, 64)},
             frame=(40, 52, 96),
             sample=(0.0, 0.28),
             calibration=(EMPTY_BOARD, FULL_SETUP),

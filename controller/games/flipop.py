@@ -587,11 +587,7 @@ def _spec() -> GameSpec:
         demo={"game": "flipop", "players": 2},
         place_name=_cell_text,
         vision=VisionSpec(
-            pieces={
-                "W": (236, 236, 228),
-                "B": (36, 36, 42),
-                ".": (206, 166, 116),  # the wooden cell floor
-            },
+            pieces={"W": (236, 236, 228), "B": (36, 36, 42), ".": (206, 166, 116)},  # ".": the wooden floor
             frame=(40, 92, 60),
             sample=(0.0, 0.24),
             addons=frozenset({DOORS}),

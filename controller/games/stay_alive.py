@@ -647,15 +647,10 @@ def _spec() -> GameSpec:
         demo={"game": "stay-alive", "players": 2, "seats": ["B", "Y"]},
         place_name=point_name,
         vision=VisionSpec(
-            pieces={
-                "R": (204, 34, 44),
-                "G": (40, 160, 72),
-                "B": (40, 76, 206),
-                "Y": (242, 206, 46),
-                ".o": (236, 122, 36),  # an empty closed point showing an orange slide
-                ".w": (228, 228, 220),  # an empty closed point showing a white slide
-                "open": (18, 18, 22),  # an open point: the dark space under the board
-            },
+            # An empty closed point shows the orange slide (".o") or the white one (".w"); an open
+            # point the dark space under the board.
+            pieces={"R": (204, 34, 44), "G": (40, 160, 72), "B": (40, 76, 206), "Y": (242, 206, 46),
+                    ".o": (236, 122, 36), ".w": (228, 228, 220), "open": (18, 18, 22)},
             frame=(46, 82, 162),
             sample=(0.0, 0.23),
             artwork="slide-lattice",
