@@ -12,10 +12,14 @@ import cv2
 import fifth_game
 import pytest
 
+from controller.cli import main
 from controller.games import registry
+from controller.profile import default_profile, load_profile
 from controller.record import parse_record
 from controller.referee import VerdictKind, judge_record
 from controller.snapshot import format_snapshot, parse_snapshot
+from controller.vision.reader import BoardReader
+from simulation.render import render_snapshot
 
 RECORD = textwrap.dedent(
     """\
@@ -119,35 +123,29 @@ def test_the_simulated_service_referees_a_whole_game_of_it(tmp_path: Path):
 POSITION = "X . O\n. X .\nO . X\n"
 
 
-def test_referee_render_draws_it_and_referee_read_reads_it_back(tmp_path: Path):
+def test_referee_render_draws_it_and_referee_read_reads_it_back(tmp_path: Path, capsys):
     """It declares no looks and no artwork: the default palette and the plain board serve."""
     snapshot, picture = tmp_path / "position.txt", tmp_path / "position.png"
     snapshot.write_text(POSITION)
-    for seed in (0, 1):
-        drawn = referee("render", "--game", "noughts", "--snapshot", str(snapshot), "--out", str(picture),
-                        "--seed", str(seed))
-        assert drawn.returncode == 0, drawn.stderr
-        read = referee("read", "--game", "noughts", "--image", str(picture))
-        assert read.returncode == 0, read.stderr
-        assert read.stdout == POSITION
+    for seed, preset in ((0, "clean"), (1, "hard")):
+        assert main(["render", "--game", "noughts", "--snapshot", str(snapshot), "--out", str(picture),
+                     "--seed", str(seed), "--preset", preset]) == 0
+        capsys.readouterr()
+        assert main(["read", "--game", "noughts", "--image", str(picture)]) == 0
+        assert capsys.readouterr().out == POSITION
 
 
-def test_a_copy_of_it_is_calibrated_from_an_empty_board_and_one_piece_of_each(tmp_path: Path):
-    from controller.profile import default_profile, load_profile
-    from controller.vision.reader import BoardReader
-    from simulation.render import render_snapshot
-
+def test_a_copy_of_it_is_calibrated_from_an_empty_board_and_one_piece_of_each(tmp_path: Path, capsys):
     profile = default_profile("noughts")
     empty, pieces = tmp_path / "empty.png", tmp_path / "pieces.png"
     cv2.imwrite(str(empty), render_snapshot(parse_snapshot("noughts", ". . .\n. . .\n. . .\n"), profile, seed=4))
     cv2.imwrite(str(pieces), render_snapshot(parse_snapshot("noughts", "X O .\n. . .\n. . .\n"), profile, seed=5))
     out = tmp_path / "noughts.yaml"
-    done = referee("calibrate", "--game", "noughts", "--empty", str(empty), "--pieces", str(pieces),
-                   "--out", str(out))
-    assert done.returncode == 0, done.stderr
-    assert "classes apart" in done.stdout
+    assert main(["calibrate", "--game", "noughts", "--empty", str(empty), "--pieces", str(pieces),
+                 "--out", str(out)]) == 0
+    assert "classes apart" in capsys.readouterr().out
     learned = load_profile(out)
-    assert learned.get("vision")["classes"]
+    assert {"X", "O"} <= set(learned.get("vision")["classes"])
     position = parse_snapshot("noughts", POSITION)
-    reading = BoardReader(learned).read(render_snapshot(position, profile, seed=6))
+    reading = BoardReader(learned).read(render_snapshot(position, profile, seed=6, preset="hard"))
     assert reading.snapshot == position
