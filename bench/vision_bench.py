@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import cv2  # noqa: E402
 
+from controller.games import registry  # noqa: E402
 from controller.profile import default_profile  # noqa: E402
 from controller.snapshot import EMPTY, Snapshot  # noqa: E402
 from controller.vision.gating import MotionGate  # noqa: E402
@@ -100,7 +101,7 @@ def one_change(snap: Snapshot) -> Snapshot:
     place emptied in the other games (vision knows nothing of rules)."""
     cells = [list(row) for row in snap.cells]
     r, c = next((r, c) for r, row in enumerate(cells) for c, cell in enumerate(row) if cell != EMPTY)
-    if snap.game == "blockers":
+    if registry.get(snap.game).reads(registry.GLYPHS):
         cells[r][c] = cells[r][c][0] + ("5" if cells[r][c][1:] != "5" else "6")
     else:
         cells[r][c] = EMPTY

@@ -22,7 +22,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from controller.errors import RefereeError
-from controller.snapshot import EMPTY, UNKNOWN_DOOR
+from controller.games import registry
+from controller.games.flipop_doors import UNKNOWN_DOOR
+from controller.snapshot import EMPTY
 from controller.vision.reader import BoardReader, model_for
 
 #: Most of a calibration picture's places that may be unsure before the picture is refused: a
@@ -50,18 +52,8 @@ class Expected:
 
 
 def place_name(game: str, r: int, c: int) -> str:
-    """A place as the game's players name it (`notation.md`)."""
-    if game == "colorpop":
-        from controller.games.colorpop import place_name as colorpop_name
-
-        return colorpop_name((r, c))
-    if game == "blockers":
-        from controller.games.blockers_board import cell_name
-
-        return cell_name((r, c))
-    if game == "flipop":
-        return f"({r},{c})"
-    return f"{r},{c}"
+    """A place as the game's players name it (`notation.md`; the game's `GameSpec.place_name`)."""
+    return registry.get(game).place_name((r, c))
 
 
 def place_names(game: str, cells: list[tuple[int, int]]) -> str:

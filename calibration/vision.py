@@ -5,12 +5,15 @@ Every function takes a profile and pictures and returns the profile with a new `
 picture does not show keep their previous references.
 
 - `learn_labelled`: pictures whose content is known (a snapshot per picture).
-- `learn_colorpop_setup`: the full Colorpop setup, 19 tokens of each colour and 5 jokers, whose
-  places are not known: clustering with known cluster sizes.
-- `learn_flipop_start`: the Flipop start position, which the profile knows.
+- `learn_full_setup` (`learn_colorpop_setup`): the full setup of known counts per colour
+  (Colorpop: 19 tokens of each colour and 5 jokers), whose places are not known: clustering with
+  known cluster sizes.
+- `learn_start` (`learn_flipop_start`): the start position, which the profile knows (Flipop).
 - `learn_empty`: an empty board (the empty class; for Stay Alive the open and closed points).
-- `learn_pieces`: one Blockers!/Stay Alive piece of each colour on the top row from the left in
-  the profile's class order (`learn_empty_and_pieces` does both).
+- `learn_pieces`: one piece of each colour on the top row from the left in the profile's class
+  order (Blockers!, Stay Alive; `learn_empty_and_pieces` does both).
+
+Which of these a game takes is its own declaration (`GameSpec.vision.calibration`).
 
 `calibration/checks.py` then reads the pictures back and refuses a set that contradicts itself.
 """
@@ -20,11 +23,27 @@ from __future__ import annotations
 import numpy as np
 
 from controller.errors import RefereeError
+from controller.games import registry
+from controller.games.base import join_and
+from controller.games.registry import FULL_SETUP, ONE_OF_EACH, START_POSITION
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
 from controller.vision.classify import ClassModel, ClassRef
 from controller.vision.reader import DEFAULT_SIGMA, BoardReader, model_for
 
 SHADING = np.diag(np.array(DEFAULT_SIGMA) ** 2)
+
+
+def _spec(profile) -> registry.GameSpec:
+    return registry.get(profile.game)
+
+
+def games_that(test) -> str:
+    """The titles of the games for which `test(spec)` holds, for a sentence ("Blockers! and Stay Alive")."""
+    return join_and([spec.title for spec in registry.with_capability(test)])
+
+
+def _games_taking(picture: str) -> str:
+    return games_that(lambda spec: spec.calibrates(picture))
 
 
 def with_model(profile, model: ClassModel):
@@ -90,11 +109,17 @@ def learn_labelled(profile, pairs: list[tuple[np.ndarray, Snapshot]], corners=No
     return with_model(profile, _fit(model, groups))
 
 
-def learn_flipop_start(profile, image: np.ndarray, corners=None):
+def learn_start(profile, image: np.ndarray, corners=None):
+    """References from a picture of the profile's start position (Flipop), whose content is known."""
     start = profile.get("start")
-    if profile.game != "flipop" or not start:
-        raise RefereeError("the start-position calibration is for Flipop, whose profile has a start")
-    return learn_labelled(profile, [(image, parse_snapshot("flipop", start))], corners)
+    if not _spec(profile).calibrates(START_POSITION) or not start:
+        raise RefereeError(f"the start-position calibration is for {_games_taking(START_POSITION)}, "
+                           "whose profile has a start")
+    return learn_labelled(profile, [(image, parse_snapshot(profile.game, start))], corners)
+
+
+#: The name this step had when Flipop was the only game with a start position.
+learn_flipop_start = learn_start
 
 
 def _capacity_assign(dist: np.ndarray, counts: list[int]) -> np.ndarray:
@@ -115,14 +140,14 @@ def setup_counts(profile) -> dict[str, int]:
     return dict(profile.get("tokens") or {"G": 19, "Y": 19, "O": 19, "B": 19, "P": 19, "J": 5})
 
 
-def learn_colorpop_setup(profile, image: np.ndarray, corners=None, name: str = "the setup picture"):
+def learn_full_setup(profile, image: np.ndarray, corners=None, name: str = "the setup picture"):
     """References from the full setup: 19 of each colour and 5 jokers (the profile's counts).
 
     Places that already read surely as empty (the empty class: learned from the empty board,
     else the standard edition's) show the picture is no setup: refused before anything is learned
     from it, since clustering would otherwise fold the empty slots into some colour."""
-    if profile.game != "colorpop":
-        raise RefereeError("the setup calibration with known token counts is for Colorpop")
+    if not _spec(profile).calibrates(FULL_SETUP):
+        raise RefereeError(f"the setup calibration with known token counts is for {_games_taking(FULL_SETUP)}")
     tokens = setup_counts(profile)
     total = sum(tokens.values())
     places = profile.rows * profile.cols
@@ -143,7 +168,7 @@ def learn_colorpop_setup(profile, image: np.ndarray, corners=None, name: str = "
     if empty:
         from calibration.checks import place_names
 
-        raise RefereeError(f"{name} is not a full setup: the places {place_names('colorpop', empty)} "
+        raise RefereeError(f"{name} is not a full setup: the places {place_names(profile.game, empty)} "
                            "are empty")
     current = ClassModel([by_key[k] for k in keys])
     for _ in range(6):
@@ -154,6 +179,10 @@ def learn_colorpop_setup(profile, image: np.ndarray, corners=None, name: str = "
         ]
         current = ClassModel(refs)
     return with_model(profile, model.replaced(current.refs))
+
+
+#: The name this step had when Colorpop was the only game calibrated from its full setup.
+learn_colorpop_setup = learn_full_setup
 
 
 def learn_empty(profile, empty: np.ndarray, corners=None):
@@ -179,8 +208,8 @@ def learn_pieces(profile, pieces: np.ndarray, corners=None, name: str = "the pie
     One sample per class cannot contradict itself, so the pieces are checked against the
     references known before: a piece read surely as another colour means the row is not in the
     profile's order (a copy whose colours differ is read unsure, and is not refused)."""
-    if profile.game not in ("blockers", "stay-alive"):
-        raise RefereeError("the one-piece-of-each-colour calibration is for Blockers! and Stay Alive")
+    if not _spec(profile).calibrates(ONE_OF_EACH):
+        raise RefereeError(f"the one-piece-of-each-colour calibration is for {_games_taking(ONE_OF_EACH)}")
     row = pieces_row(profile)
     model = model_for(profile)
     feats = _features(profile, pieces, corners)
@@ -201,6 +230,6 @@ def learn_pieces(profile, pieces: np.ndarray, corners=None, name: str = "the pie
 
 def learn_empty_and_pieces(profile, empty: np.ndarray, pieces: np.ndarray, corners=None):
     """The empty board, then one piece of each colour on the top row from the left."""
-    if profile.game not in ("blockers", "stay-alive"):
-        raise RefereeError("the empty-board calibration is for Blockers! and Stay Alive")
+    if not _spec(profile).calibrates(ONE_OF_EACH):
+        raise RefereeError(f"the empty-board calibration is for {_games_taking(ONE_OF_EACH)}")
     return learn_pieces(learn_empty(profile, empty, corners), pieces, corners)

@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 
 from controller.errors import RefereeError
+from controller.games import registry
 from controller.snapshot import EMPTY, parse_snapshot
 from controller.vision import glyphs as gl
 from controller.vision.classify import ClassModel
@@ -41,6 +42,12 @@ ARRANGEMENT: dict[str, tuple[int, int]] = {
 }
 #: Two learned glyphs this alike mean the arrangement was not the documented one.
 MAX_LIKENESS = 0.995
+
+
+def _games_reading(addon: str) -> str:
+    from calibration.vision import games_that
+
+    return games_that(lambda spec: spec.reads(addon))
 
 
 def _with_vision(profile, key: str, value):
@@ -74,8 +81,8 @@ def tile_angle(frame: np.ndarray, h: np.ndarray, centres: np.ndarray) -> np.ndar
 
 def learn_glyphs(profile, images: list[np.ndarray], corners=None):
     """The profile with `vision.glyphs` learned from pictures of the calibration arrangement."""
-    if profile.game != "blockers":
-        raise RefereeError("the glyph calibration is for Blockers!")
+    if not registry.get(profile.game).reads(registry.GLYPHS):
+        raise RefereeError(f"the glyph calibration is for {_games_reading(registry.GLYPHS)}")
     if not images:
         raise RefereeError("the glyph calibration needs at least one picture")
     cells = {pos: g for g, pos in ARRANGEMENT.items()}
@@ -152,12 +159,12 @@ def learn_doors(profile, image: np.ndarray, corners=None, name: str = "the start
     from controller.vision.doors import MAX_HIDDEN
 
     start = profile.get("start")
-    if profile.game != "flipop" or not start:
-        raise RefereeError("the door calibration is for Flipop, whose profile has a start")
-    doors = parse_snapshot("flipop", start).doors
+    if not registry.get(profile.game).reads(registry.DOORS) or not start:
+        raise RefereeError(f"the door calibration is for {_games_reading(registry.DOORS)}, whose profile has a start")
+    doors = parse_snapshot(profile.game, start).doors
     reader = BoardReader(profile, corners=corners)
     white = reader.paper_white(image)
-    local = (np.tile(white, (16, 1)) if white.ndim == 1 else reader.post_weights @ white) * 255
+    local = (np.tile(white, (len(reader.post_weights), 1)) if white.ndim == 1 else reader.post_weights @ white) * 255
     feats, used = door_features(reader.door_sampler, image, reader.h, local)
     groups: dict[str, list[np.ndarray]] = {PRESENT: [], ABSENT: []}
     for k, door in enumerate(doors):

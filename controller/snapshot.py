@@ -176,6 +176,21 @@ def format_snapshot(snap: Snapshot) -> str:
     return "\n".join(lines) + "\n"
 
 
+def with_required_lines(game: str, text: str, shape: tuple[int, int] | None = None) -> str:
+    """`text` with the required lines it lacks put in front, at their fresh board's tokens.
+
+    For a snapshot whose required lines no camera sees (Stay Alive's slide positions come from
+    the switches): the pictures `referee calibrate` learns from may be labelled by their cells alone.
+    """
+    spec = registry.get(game)
+    rows, cols = shape or spec.shape
+    keys = {line.partition(":")[0].strip().lower() for _, line in _meaningful_lines(text) if ":" in line}
+    missing = [x for x in spec.extra_lines if x.required and x.default is not None and x.key not in keys]
+    head, tail = ("".join(f"{x.key}:{x.pad}" + " ".join(x.default(rows, cols)) + "\n"
+                          for x in missing if x.before_grid == before) for before in (True, False))
+    return head + text + ("\n" if tail and not text.endswith("\n") else "") + tail
+
+
 def empty_snapshot(game: str, shape: tuple[int, int] | None = None) -> Snapshot:
     spec = registry.get(game)
     rows, cols = shape or spec.shape

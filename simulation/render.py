@@ -22,9 +22,11 @@ import cv2
 import numpy as np
 
 from controller.errors import RefereeError
+from controller.games import registry
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
 from controller.vision import looks
 from controller.vision.geometry import DICTIONARIES, LatticeGeometry
+from controller.vision.glyphs import GLYPHS
 
 TEX = 48  # texture pixels per pitch
 
@@ -344,19 +346,14 @@ def _stamp(cv: _Canvas, x: float, y: float, glyph: str, ink, angle: float = 0.0,
 def stay_alive_points(snapshot: Snapshot, profile) -> tuple[set, set]:
     """Open points, and closed points where the (upper) orange slide has a hole so the white
     slide shows, from the slide positions and the profile's holes (empty sets when unknown)."""
+    from controller.games.stay_alive_holes import pattern_of
+
     holes = profile.get("holes") if profile is not None else None
     if not holes or snapshot.orange is None or snapshot.white is None:
         return set(), set()
-    open_, white = set(), set()
-    for r in range(snapshot.rows):
-        for c in range(snapshot.cols):
-            o = holes["orange"][r][snapshot.orange[r]][c] == "1"
-            w = holes["white"][c][snapshot.white[c]][r] == "1"
-            if o and w:
-                open_.add((r, c))
-            elif o:
-                white.add((r, c))
-    return open_, white
+    pattern = pattern_of(holes)
+    return set(pattern.open_points(snapshot.orange, snapshot.white)), set(
+        pattern.white_showing(snapshot.orange, snapshot.white))
 
 
 def _tile(cv: _Canvas, x: float, y: float, rgb, glyph: str, rng: np.random.Generator,
@@ -394,35 +391,12 @@ def _empty_board(game: str, geom: LatticeGeometry, regions: tuple[tuple[str, ...
                  grain: float) -> tuple[np.ndarray, dict]:
     """The board before any piece, door or slide is drawn (its artwork, grain and markers), and
     the board's random generator's state after drawing it. Cached: it depends only on these."""
-    pal = looks.PIECES[game]
-    cv = _Canvas(geom, looks.FRAME[game])
+    from simulation.artwork import artwork_for
+
+    frame = looks.FRAME[game]
+    cv = _Canvas(geom, frame)
     rng = _rng("board", seed, game)
-    rows, cols = geom.rows, geom.cols
-    if game == "colorpop":
-        for c in range(cols):
-            cv.rect(c - 0.46, -0.56, c + 0.46, rows - 1 + 0.56, pal["."])
-    elif game == "blockers":
-        cv.rect(-0.5, -0.5, cols - 0.5, rows - 0.5, pal["."])
-        for r in range(rows):
-            for c in range(cols):
-                sym = regions[r // 3][c // 3] if regions else "abcdefghi"[(r // 3) * 3 + c // 3]
-                _stamp(cv, c, r, sym, looks.SYMBOL_INK, size=0.14)
-        for k in range(rows + 1):
-            wid = 0.05 if k % 3 == 0 else 0.02
-            cv.line(-0.5, k - 0.5, cols - 0.5, k - 0.5, looks.GRID_LINE, wid)
-        for k in range(cols + 1):
-            wid = 0.05 if k % 3 == 0 else 0.02
-            cv.line(k - 0.5, -0.5, k - 0.5, rows - 0.5, looks.GRID_LINE, wid)
-    elif game == "flipop":
-        cv.rect(-0.5, -0.5, cols - 0.5, rows - 0.5, pal["."])
-        for k in range(rows + 1):
-            cv.line(-0.5, k - 0.5, cols - 0.5, k - 0.5, looks.GROOVE, 0.03)
-        for k in range(cols + 1):
-            cv.line(k - 0.5, -0.5, k - 0.5, rows - 0.5, looks.GROOVE, 0.03)
-    elif game == "stay-alive":
-        for k in range(rows):
-            cv.line(-0.5, k, cols - 0.5, k, tuple(min(255, v + 25) for v in looks.FRAME[game]),
-                    0.08)
+    artwork_for(game).board(cv, looks.pieces(game), frame, regions)
     _grain(cv.img, rng, grain)
     _draw_markers(cv, geom)
     cv.img.setflags(write=False)
@@ -432,8 +406,10 @@ def _empty_board(game: str, geom: LatticeGeometry, regions: tuple[tuple[str, ...
 def _draw_board(snapshot: Snapshot, profile, geom: LatticeGeometry, scene: Scene, seed: int,
                 grain: float, tile_jitter: tuple[float, float] = (0.0, 0.0),
                 door_jitter: float = 0.0) -> _Canvas:
+    from simulation.artwork import artwork_for
+
     game = snapshot.game
-    pal = looks.PIECES[game]
+    pal = looks.pieces(game)
     regions = profile.get("regions") if profile is not None else None
     regions_key = tuple(tuple(str(x) for x in row) for row in regions) if regions else None
     empty, rng_state = _empty_board(game, geom, regions_key, seed, grain)
@@ -442,31 +418,9 @@ def _draw_board(snapshot: Snapshot, profile, geom: LatticeGeometry, scene: Scene
     rng = np.random.default_rng()
     rng.bit_generator.state = rng_state  # go on drawing where the empty board's drawing stopped
     rows, cols = geom.rows, geom.cols
-
-    if game == "flipop":
-        doors = snapshot.doors
-        if doors is None and profile is not None and profile.get("start"):
-            doors = parse_snapshot("flipop", profile.get("start")).doors
-        for k in range(16):
-            i, j = divmod(k, 4)
-            px, py = j + 0.5, i + 0.5
-            jrng = _rng("door", seed, k)
-            for d in doors[k] if doors and doors[k] != "?" else "":
-                _wing(cv, px, py, d, float(jrng.uniform(-1, 1)) * door_jitter)
-            cv.circle(px, py, 0.09, looks.POST)
-
-    if game == "stay-alive":
-        if scene.open_points is not None:
-            open_ = set(scene.open_points)
-            _, white = stay_alive_points(snapshot, profile)
-        else:
-            open_, white = stay_alive_points(snapshot, profile)
-        for r in range(rows):
-            for c in range(cols):
-                key = "open" if (r, c) in open_ else ".w" if (r, c) in white else ".o"
-                cv.circle(c, r, 0.31, tuple(int(v * 0.6) for v in looks.FRAME[game]))
-                cv.circle(c, r, 0.28, pal[key])
-
+    artwork = artwork_for(game)
+    if artwork.fittings is not None:
+        artwork.fittings(cv, snapshot, profile, scene, seed, door_jitter)
     for r in range(rows):
         for c in range(cols):
             cell = snapshot.cells[r][c]
@@ -479,17 +433,7 @@ def _draw_board(snapshot: Snapshot, profile, geom: LatticeGeometry, scene: Scene
                     f"the renderer has no look for the piece {letter!r} of {game} at "
                     f"row {r}, column {c}"
                 )
-            if game == "colorpop":
-                cv.circle(c, r, 0.44, tuple(int(v * 0.8) for v in rgb))
-                cv.circle(c, r, 0.39, rgb)
-            elif game == "blockers":
-                glyph = cell[1] if len(cell) > 1 and cell[1] != "?" else rng.choice(
-                    list("123456789ABCDEFGHIabcdefghi*"))
-                _tile(cv, c, r, rgb, str(glyph), _rng("tile", seed, r, c), tile_jitter)
-            elif game == "flipop":
-                _ball(cv, c, r, 0.36, rgb, 250 if letter == "W" else 190)
-            else:
-                _ball(cv, c, r, 0.4, rgb, 250)
+            artwork.piece(cv, r, c, cell, rgb, rng, seed, tile_jitter)
     for r, c in sorted(scene.smudged):
         _smudge(cv, c, r, _rng("smudge", seed, r, c))
     for r, c in sorted(scene.covered):
@@ -717,41 +661,41 @@ def render_snapshot(
 
 
 def random_snapshot(game: str, profile, seed: int, fill: float = 0.6) -> Snapshot:
-    """A plausible random position of `game` (for the simulated world, tests and benches):
-    Colorpop tokens rest at the bottom of their slides, Stay Alive marbles only on closed
-    points, Blockers! tiles carry random glyphs."""
+    """A plausible random position of `game` (for the simulated world, tests and benches), as its
+    `PlaySpec` declares: pieces scattered over `fill` of the places, or filling columns from the
+    bottom where they fall (Colorpop's slides); random extra lines and the places they leave no
+    piece on (Stay Alive's slides and open points); a random glyph on every piece of a game whose
+    reader reads glyphs (Blockers!)."""
+    spec = registry.get(game)
+    play = spec.play
     rng = np.random.default_rng(seed)
     rows, cols = profile.rows, profile.cols
     letters = list(profile.letters)
     cells = [[EMPTY] * cols for _ in range(rows)]
-    orange = white = None
-    if game == "stay-alive":
-        orange = tuple(str(v) for v in rng.choice(list("ABC"), rows))
-        white = tuple(str(v) for v in rng.choice(list("ABC"), cols))
-    probe = Snapshot(game, tuple(tuple(r) for r in cells), orange=orange, white=white)
-    open_, _ = stay_alive_points(probe, profile) if game == "stay-alive" else (set(), set())
+    lines, blocked = play.random_lines(profile, rng) if play.random_lines is not None else ({}, frozenset())
+    glyphs = list(GLYPHS) if spec.reads(registry.GLYPHS) else None
     for c in range(cols):
-        height = int(rng.integers(0, rows + 1)) if game == "colorpop" else 0
+        height = int(rng.integers(0, rows + 1)) if play.falls_to_bottom else 0
         for r in range(rows):
-            if game == "colorpop":
+            if play.falls_to_bottom:
                 put = r >= rows - height
             else:
-                put = rng.random() < fill and (r, c) not in open_
+                put = rng.random() < fill and (r, c) not in blocked
             if not put:
                 continue
             letter = str(rng.choice(letters))
-            if game == "blockers":
-                letter += str(rng.choice(list("123456789ABCDEFGHIabcdefghi*")))
+            if glyphs is not None:
+                letter += str(rng.choice(glyphs))
             cells[r][c] = letter
-    return Snapshot(game, tuple(tuple(r) for r in cells), orange=orange, white=white)
+    return Snapshot(game, tuple(tuple(r) for r in cells), **lines)
 
 
 def random_doors(profile, seed: int) -> tuple[str, ...]:
-    """Flipop doors as play could leave them: each door of the profile's start turned a random
+    """Doors (Flipop's) as play could leave them: each door of the profile's start turned a random
     number of quarter turns, never two wings on one edge."""
     from controller.games.flipop_doors import POSTS, rotations, shared_edges
 
-    start = parse_snapshot("flipop", profile.get("start")).doors
+    start = parse_snapshot(profile.game, profile.get("start")).doors
     rng = np.random.default_rng(seed)
     doors = list(start)
     for k in range(len(POSTS)):

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from controller.games import engine_for
+from controller.games import engine_for, registry
 from controller.games.base import GameSetup
 from controller.games.events import EventKind, GameEvent
 from controller.referee import Referee, Verdict
@@ -540,35 +540,20 @@ class SimPlayer:
         return None
 
     def _partials(self, before: Snapshot, after: Snapshot, move: Any) -> Iterator[Snapshot]:
-        if before.game == "colorpop":
-            from controller.games.colorpop import remove_cells
-
-            cells = sorted(move.cells)
-            if len(cells) >= 3:
-                for k in range(1, len(cells)):
-                    yield before.with_cells(remove_cells(before.cells, frozenset(cells[:k])))
-            return
-        if before.game == "flipop":
-            # A ball that reached its exit, still standing in the exit cell before it is taken off.
-            _, events = self.engine.apply(self.state, move)
-            exits = self.engine.profile.get("exits") or {}
-            for event in events:
-                if event.kind == EventKind.EXIT and event.cell is not None:
-                    r, c = event.cell
-                    colour = next((k for k, cells in exits.items() if [r, c] in cells), None)
-                    if colour is not None and after.cells[r][c] == EMPTY:
-                        grid = [list(row) for row in after.cells]
-                        grid[r][c] = colour
-                        yield after.with_cells(grid)
+        """Boards seen while `move` is half made: as the game declares (`PlaySpec.partial_boards`),
+        else each changed place lifted in turn (a Blockers! tile lifted before the capturing tile goes down)."""
+        hook = registry.get(before.game).play.partial_boards
+        if hook is not None:
+            yield from hook(self.engine, self.state, before, after, move)
             return
         for r, c in before.changed_cells(after):
             grid = [list(row) for row in before.cells]
-            grid[r][c] = EMPTY  # a Blockers! tile lifted before the capturing tile goes down
+            grid[r][c] = EMPTY
             yield before.with_cells(grid)
 
     def finish(self) -> Iterator[Step]:
         """After the end: the secret colours are told to the referee (Colorpop)."""
-        if self.truth_setup.game != "colorpop" or self.truth_setup.secrets is None:
+        if not registry.get(self.truth_setup.game).secret_colours or self.truth_setup.secrets is None:
             return
         if self.shadow.state is None or self.shadow.engine.setup.secrets is not None:
             return
@@ -633,31 +618,11 @@ class SimTable:
 
 # --------------------------------------------------------------------------- starting boards
 def starting_board(setup: GameSetup, rng: random.Random) -> Snapshot:
-    """A valid starting board for the game, as players would set it up."""
-    engine = engine_for(setup)
-    game = setup.game
-    if game == "colorpop":
-        tokens = setup.profile.get("tokens") or {}
-        bag = [letter for letter, n in tokens.items() for _ in range(int(n))]
-        for _ in range(500):
-            rng.shuffle(bag)
-            cells = tuple(tuple(bag[r * 10 : r * 10 + 10]) for r in range(10))
-            board = Snapshot(game, cells)
-            if engine.check_setup(board).ok:
-                return board
-        raise RuntimeError("no valid Colorpop setup found")
-    if game == "flipop":
-        return engine.start_board  # type: ignore[attr-defined]
-    if game == "stay-alive":
-        base = empty_snapshot(game)
-        for _ in range(500):
-            orange = tuple(rng.choice("ABC") for _ in range(7))
-            white = tuple(rng.choice("ABC") for _ in range(7))
-            board = replace(base, orange=orange, white=white)
-            if engine.check_setup(board).ok:
-                return board
-        raise RuntimeError("no valid Stay Alive setup found")
-    return empty_snapshot(game)
+    """A valid starting board for the game, as players would set it up (`PlaySpec.setup_board`;
+    the empty board for a game that declares nothing)."""
+    engine = engine_for(setup)  # checks the setup first, whatever the game
+    hook = registry.get(setup.game).play.setup_board
+    return hook(engine, rng) if hook is not None else empty_snapshot(setup.game)
 
 
 # --------------------------------------------------------------------------- the driver
@@ -835,7 +800,7 @@ class StubRig:
         self.clock = SimClock()
         board = starting_board(truth_setup, random.Random(seed))
         self.world = SimWorld(truth_setup, board)
-        self.switches = WorldSwitches(self.world) if self.setup.game == "stay-alive" else None
+        self.switches = WorldSwitches(self.world) if registry.get(self.setup.game).uses_switches else None
         self.player = SimPlayer(
             self.world, truth_setup, self.setup, seed=seed, settle_time=settle_time, troubles=troubles,
             max_moves=max_moves,

@@ -8,13 +8,18 @@ import sys
 import textwrap
 from pathlib import Path
 
+import cv2
 import fifth_game
 import pytest
 
+from controller.cli import main
 from controller.games import registry
+from controller.profile import default_profile, load_profile
 from controller.record import parse_record
 from controller.referee import VerdictKind, judge_record
 from controller.snapshot import format_snapshot, parse_snapshot
+from controller.vision.reader import BoardReader
+from simulation.render import render_snapshot
 
 RECORD = textwrap.dedent(
     """\
@@ -81,18 +86,23 @@ def test_a_record_of_it_is_judged_by_the_one_referee():
     assert "player 1 (cross) has three in a row" in lines[-1]["result"]["reason"]
 
 
-def test_referee_replay_prints_it(tmp_path: Path):
-    path = tmp_path / "noughts.yaml"
-    path.write_text(RECORD)
-    # a fresh interpreter knows only the built-in games: register the fifth one first, as a plug-in would
+def referee(*args: str) -> subprocess.CompletedProcess:
+    """`referee ARGS` in a fresh interpreter, which knows only the built-in games: the fifth one is
+    registered first, as a plug-in would be."""
     code = (
         "import sys; sys.path[:0] = ['tests', '.']; import fifth_game; from controller.games import registry; "
         "registry.register(fifth_game.SPEC); from controller.cli import main; sys.exit(main())"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code, "replay", str(path)], capture_output=True, text=True, timeout=60,
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120,
         cwd=Path(__file__).resolve().parent.parent,
     )
+
+
+def test_referee_replay_prints_it(tmp_path: Path):
+    path = tmp_path / "noughts.yaml"
+    path.write_text(RECORD)
+    done = referee("replay", str(path))
     assert done.returncode == 0, done.stderr
     verdicts = [json.loads(line) for line in done.stdout.splitlines()]
     assert verdicts[2]["verdict"] == "illegal" and verdicts[2]["cells"] == [[0, 1], [2, 1]]
@@ -108,3 +118,34 @@ def test_the_simulated_service_referees_a_whole_game_of_it(tmp_path: Path):
     assert rig.loop.session.referee.over
     assert all_agree(verdicts, rig.player.intended)
     assert any(v["verdict"] == "illegal" for v in verdicts)  # the player's troubles included an illegal move
+
+
+POSITION = "X . O\n. X .\nO . X\n"
+
+
+def test_referee_render_draws_it_and_referee_read_reads_it_back(tmp_path: Path, capsys):
+    """It declares no looks and no artwork: the default palette and the plain board serve."""
+    snapshot, picture = tmp_path / "position.txt", tmp_path / "position.png"
+    snapshot.write_text(POSITION)
+    for seed, preset in ((0, "clean"), (1, "hard")):
+        assert main(["render", "--game", "noughts", "--snapshot", str(snapshot), "--out", str(picture),
+                     "--seed", str(seed), "--preset", preset]) == 0
+        capsys.readouterr()
+        assert main(["read", "--game", "noughts", "--image", str(picture)]) == 0
+        assert capsys.readouterr().out == POSITION
+
+
+def test_a_copy_of_it_is_calibrated_from_an_empty_board_and_one_piece_of_each(tmp_path: Path, capsys):
+    profile = default_profile("noughts")
+    empty, pieces = tmp_path / "empty.png", tmp_path / "pieces.png"
+    cv2.imwrite(str(empty), render_snapshot(parse_snapshot("noughts", ". . .\n. . .\n. . .\n"), profile, seed=4))
+    cv2.imwrite(str(pieces), render_snapshot(parse_snapshot("noughts", "X O .\n. . .\n. . .\n"), profile, seed=5))
+    out = tmp_path / "noughts.yaml"
+    assert main(["calibrate", "--game", "noughts", "--empty", str(empty), "--pieces", str(pieces),
+                 "--out", str(out)]) == 0
+    assert "classes apart" in capsys.readouterr().out
+    learned = load_profile(out)
+    assert {"X", "O"} <= set(learned.get("vision")["classes"])
+    position = parse_snapshot("noughts", POSITION)
+    reading = BoardReader(learned).read(render_snapshot(position, profile, seed=6, preset="hard"))
+    assert reading.snapshot == position

@@ -24,8 +24,11 @@ import argparse
 
 from controller.commands.render import profile_for, read_text
 from controller.errors import RefereeError
+from controller.games import registry
+from controller.games.base import join_and
+from controller.games.registry import EMPTY_BOARD, FULL_SETUP, ONE_OF_EACH, START_POSITION
 from controller.profile import save_profile
-from controller.snapshot import EMPTY, GAMES, parse_snapshot
+from controller.snapshot import EMPTY, GAMES, parse_snapshot, with_required_lines
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -69,6 +72,19 @@ def _camera_section(path: str) -> dict:
     return validate_camera_section(section, path)
 
 
+def _names_of(test) -> str:
+    """The games (as `--game` names them) for which `test(spec)` holds: "blockers and stay-alive"."""
+    return join_and([spec.name for spec in registry.with_capability(test)])
+
+
+def _names_taking(*pictures: str) -> str:
+    return _names_of(lambda spec: any(spec.calibrates(p) for p in pictures))
+
+
+def _takes_setup(spec: registry.GameSpec) -> bool:
+    return spec.calibrates(FULL_SETUP) or spec.calibrates(START_POSITION)
+
+
 def run(args: argparse.Namespace) -> int:
     from calibration import checks
     from calibration import vision as cal
@@ -84,53 +100,54 @@ def run(args: argparse.Namespace) -> int:
     if not (args.image or args.setup or args.empty or args.pieces or args.glyphs or args.camera):
         raise RefereeError("nothing to learn from: give --image/--snapshot, --setup, "
                            "--empty and --pieces, or --camera")
+    spec = registry.get(args.game)
     rows, cols = profile.rows, profile.cols
     pictures: list[checks.Expected] = []
     if args.empty:
-        if args.game == "flipop":
-            raise RefereeError("--empty is for colorpop, blockers and stay-alive (Flipop: --setup)")
+        if not spec.calibrates(EMPTY_BOARD):
+            other = f" ({spec.title}: --setup)" if _takes_setup(spec) else ""
+            raise RefereeError(f"--empty is for {_names_taking(EMPTY_BOARD)}{other}")
         image = load_image(args.empty)
         profile = cal.learn_empty(profile, image, corners)
         pictures.append(checks.Expected(args.empty, image, [[EMPTY] * cols for _ in range(rows)]))
     if args.setup:
         image = load_image(args.setup)
-        if args.game == "colorpop":
+        if spec.calibrates(FULL_SETUP):
             if not args.empty:
                 raise RefereeError("--setup needs --empty IMAGE too: a picture of the empty board, so that "
                                    "the look of an empty slot is learned and checked as well")
-            profile = cal.learn_colorpop_setup(profile, image, corners, name=f"the setup picture {args.setup}")
+            profile = cal.learn_full_setup(profile, image, corners, name=f"the setup picture {args.setup}")
             pictures.append(checks.Expected(args.setup, image, counts=cal.setup_counts(profile)))
-        elif args.game == "flipop":
-            profile = cal.learn_flipop_start(profile, image, corners)
-            profile = shapes.learn_doors(profile, image, corners, name=args.setup)
-            start = parse_snapshot("flipop", profile.get("start"))
+        elif spec.calibrates(START_POSITION):
+            profile = cal.learn_start(profile, image, corners)
+            if spec.reads(registry.DOORS):
+                profile = shapes.learn_doors(profile, image, corners, name=args.setup)
+            start = parse_snapshot(args.game, profile.get("start"))
             pictures.append(checks.Expected(args.setup, image, [list(r) for r in start.cells],
                                             doors=start.doors))
         else:
-            raise RefereeError("--setup is for colorpop and flipop; use --empty and --pieces")
+            raise RefereeError(f"--setup is for {_names_taking(FULL_SETUP, START_POSITION)}; use --empty and --pieces")
     if args.pieces:
-        if args.game not in ("blockers", "stay-alive") or not args.empty:
-            raise RefereeError("--pieces is for blockers and stay-alive, and goes with --empty")
+        if not spec.calibrates(ONE_OF_EACH) or not args.empty:
+            raise RefereeError(f"--pieces is for {_names_taking(ONE_OF_EACH)}, and goes with --empty")
         image = load_image(args.pieces)
         profile = cal.learn_pieces(profile, image, corners, name=f"the pieces picture {args.pieces}")
         cells = [cal.pieces_row(profile)] + [[EMPTY] * cols for _ in range(rows - 1)]
         pictures.append(checks.Expected(args.pieces, image, cells))
-    elif args.empty and args.game in ("blockers", "stay-alive"):
+    elif args.empty and spec.calibrates(ONE_OF_EACH):
         raise RefereeError("--empty and --pieces go together")
     if args.image:
         pairs = []
         for img, snap in zip(args.image, args.snapshot):
-            text = read_text(snap, "snapshot")
-            if args.game == "stay-alive" and "orange:" not in text:
-                text = "orange: A A A A A A A\nwhite: A A A A A A A\n" + text
+            text = with_required_lines(args.game, read_text(snap, "snapshot"))
             pairs.append((load_image(img), parse_snapshot(args.game, text,
                                                           letters=profile.letters, where=snap)))
         profile = cal.learn_labelled(profile, pairs, corners)
         for name, (image, snapshot) in zip(args.image, pairs):
             pictures.append(checks.Expected(name, image, [[c[:1] for c in r] for r in snapshot.cells]))
     if args.glyphs:
-        if args.game != "blockers":
-            raise RefereeError("--glyphs is for blockers")
+        if not spec.reads(registry.GLYPHS):
+            raise RefereeError(f"--glyphs is for {_names_of(lambda s: s.reads(registry.GLYPHS))}")
         profile = shapes.learn_glyphs(profile, [load_image(g) for g in args.glyphs], corners)
     if pictures:
         quality = checks.check_pictures(profile, pictures, corners, checks.learned_keys(before, profile))

@@ -15,7 +15,11 @@ import yaml
 
 from calibration.holes import derive, holes_yaml, parse_grids, report
 from controller.errors import ConfigError, RefereeError
+from controller.games import registry
 from controller.profile import default_profile
+
+#: The profile key of a hole pattern.
+HOLES = "holes"
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -41,9 +45,15 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return parser
 
 
+def holes_game() -> str:
+    """The game whose profile describes its slides' holes (`holes:`; Stay Alive)."""
+    return registry.with_capability(lambda spec: HOLES in spec.profile_keys)[0].name
+
+
 def write_holes_into_profile(path: Path, holes_text: str, holes: dict) -> None:
     """Put `holes` into the profile at `path`, keeping its other keys, after validating it."""
-    data: dict = {"game": "stay-alive"}
+    game = holes_game()
+    data: dict = {"game": game}
     if path.exists():
         try:
             loaded = yaml.safe_load(path.read_text("utf-8"))
@@ -54,13 +64,13 @@ def write_holes_into_profile(path: Path, holes_text: str, holes: dict) -> None:
         except yaml.YAMLError as exc:
             raise RefereeError(f"the profile {path} is not valid YAML: {exc}") from None
         if loaded is not None:
-            if not isinstance(loaded, dict) or loaded.get("game") != "stay-alive":
-                raise ConfigError("game", "the profile to update must be a stay-alive profile", str(path))
+            if not isinstance(loaded, dict) or loaded.get("game") != game:
+                raise ConfigError("game", f"the profile to update must be a {game} profile", str(path))
             data = loaded
-    data.pop("holes", None)
+    data.pop(HOLES, None)
     # Validate the profile as the referee will read it before touching the file.
-    default_profile("stay-alive").with_overrides(
-        {**{k: v for k, v in data.items() if k != "game"}, "holes": holes}, source=str(path)
+    default_profile(game).with_overrides(
+        {**{k: v for k, v in data.items() if k != "game"}, HOLES: holes}, source=str(path)
     )
     head = yaml.safe_dump(data, sort_keys=False)
     try:

@@ -1,6 +1,7 @@
 """`referee read`: print the snapshot a camera picture shows.
 
-Unsure places are printed as `?` (Blockers!: `??`) and listed on stderr, with exit code 3.
+Unsure places are printed as `?` (`??` where an empty place prints as `..`, as Blockers!) and
+listed on stderr, with exit code 3.
 Blockers! tiles show their glyph (`?` when unsure); Flipop's board is followed by its `doors:`
 line (`?` per door the camera could not read). Neither kind of `?` changes the exit code.
 Stay Alive's slide positions come from the switches, not the camera, so its snapshot is printed
@@ -14,7 +15,8 @@ import sys
 
 from controller.commands.render import profile_for
 from controller.errors import RefereeError
-from controller.snapshot import GAMES
+from controller.games import registry
+from controller.snapshot import EMPTY, GAMES
 
 UNSURE_EXIT = 3
 
@@ -48,14 +50,14 @@ def run(args: argparse.Namespace) -> int:
     reading = BoardReader(profile, corners=corners).read(image)
     if reading.cells is None:
         raise RefereeError(f"{args.image}: {reading.problem}")
+    spec = registry.get(args.game)
+    empty = spec.cells.empty_text  # as the game's snapshots print an empty place (Blockers!: `..`)
+    unsure = "?" * len(empty)
     for row in reading.cells:
-        if args.game == "blockers":
-            print(" ".join(".." if c == "." else "??" if c == "?" else c for c in row))
-        else:
-            print(" ".join(row))
-    if args.game == "flipop" and reading.doors is not None:
+        print(" ".join(empty if c == EMPTY else unsure if c == "?" else c for c in row))
+    if reading.doors is not None:
         print("doors: " + " ".join(reading.doors))
-    if args.game == "stay-alive":
+    if spec.uses_switches:  # the lines the switches report are not printed: the open points are
         pts = " ".join(f"{r},{c}" for r, c in sorted(reading.open_points))
         print(f"# open points: {pts}" if pts else "# open points: none")
     if reading.unsure:

@@ -86,18 +86,20 @@ def _camera_pictures(config: Any, profile: Any):
 def run(args: argparse.Namespace) -> int:
     from calibration.holes import PAIRS, format_grids, holes_yaml, report
     from calibration.holes_guide import STEPS, GuidedHoles, step_name
-    from controller.commands.holes import write_holes_into_profile
+    from controller.commands.holes import holes_game, write_holes_into_profile
     from controller.commands.render import profile_for
     from controller.commands.run import read_config
+    from controller.games import registry
     from controller.vision.lattice import load_image
     from controller.vision.reader import BoardReader
 
     if bool(args.config) == bool(args.images):
         raise RefereeError("give either --config FILE (pictures from its camera) or --images DIR")
     config = read_config(args.config) if args.config else None
-    if config is not None and config.setup.game != "stay-alive" and not args.profile:
-        raise RefereeError(f"{args.config} is a {config.setup.game} config; the holes are Stay Alive's")
-    profile = profile_for("stay-alive", args.profile) if args.profile or config is None else config.setup.profile
+    game = registry.get(holes_game())
+    if config is not None and config.setup.game != game.name and not args.profile:
+        raise RefereeError(f"{args.config} is a {config.setup.game} config; the holes are {game.title}'s")
+    profile = profile_for(game.name, args.profile) if args.profile or config is None else config.setup.profile
     close = None
     if args.images:
         folder = Path(args.images)

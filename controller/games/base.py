@@ -18,6 +18,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from controller.errors import FormatError, RefereeError
 from controller.games.events import GameEvent
+from controller.games.registry import default_place_name
 from controller.profile import Profile
 from controller.snapshot import Snapshot
 
@@ -179,8 +180,7 @@ class Engine(ABC, Generic[S, M]):
     # -- words for players ------------------------------------------------------------------
     def place_name(self, cell: Cell) -> str:
         """A place as players of this game name it (default: column letter, row from the top: ``F3``)."""
-        row, col = cell
-        return f"{chr(ord('A') + col)}{row + 1}"
+        return default_place_name(cell)
 
     def places_text(self, cells: Sequence[Cell]) -> str:
         return join_and([self.place_name(c) for c in cells])

@@ -698,6 +698,7 @@ def _check_symbols(data: dict, source: str) -> None:
 
 def _spec() -> GameSpec:
     from controller.games import blockers_board
+    from controller.games.registry import GLYPHS, VisionSpec
     from controller.profile import list_of, text
 
     return GameSpec(
@@ -712,6 +713,16 @@ def _spec() -> GameSpec:
         check_profile=_check_symbols,
         default_profile=("controller.profiles", "blockers.yaml"),
         demo={"game": "blockers", "variant": "standard", "players": 3, "seats": ["R", "G", "B"]},
+        place_name=blockers_board.cell_name,
+        vision=VisionSpec(
+            # "." is the printed board.
+            pieces={"R": (212, 38, 42), "G": (40, 150, 64), "B": (40, 84, 206), "Y": (242, 204, 44),
+                    "V": (132, 60, 172), ".": (226, 214, 186)},
+            frame=(30, 92, 92),
+            sample=(0.2, 0.34),  # a ring, so the printed glyph in the middle of a tile does not count
+            addons=frozenset({GLYPHS}),
+            artwork="printed-regions",
+        ),
     )
 
 

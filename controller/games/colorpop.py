@@ -653,7 +653,30 @@ def _check_tokens(data: dict, source: str) -> None:
             raise ConfigError(f"tokens.{letter}", "this letter is not one of the profile's classes", source)
 
 
+def _setup_board(engine: ColorpopEngine, rng) -> Snapshot:
+    """Players shuffle the profile's tokens into the slides until the setup is a valid one."""
+    tokens = engine.setup.profile.get("tokens") or {}
+    bag = [letter for letter, n in tokens.items() for _ in range(int(n))]
+    for _ in range(500):
+        rng.shuffle(bag)
+        cells = tuple(tuple(bag[r * 10 : r * 10 + 10]) for r in range(10))
+        board = Snapshot(engine.setup.game, cells)
+        if engine.check_setup(board).ok:
+            return board
+    raise RuntimeError("no valid Colorpop setup found")
+
+
+def _partial_boards(engine: ColorpopEngine, state: ColorpopState, before: Snapshot, after: Snapshot,
+                    move: Move):
+    """A group of three or more is taken out token by token, the ones above falling after each."""
+    cells = sorted(move.cells)
+    if len(cells) >= 3:
+        for k in range(1, len(cells)):
+            yield before.with_cells(remove_cells(before.cells, frozenset(cells[:k])))
+
+
 def _spec() -> GameSpec:
+    from controller.games.registry import EMPTY_BOARD, FULL_SETUP, PlaySpec, VisionSpec
     from controller.profile import flag, integer, letter_key, mapping
 
     return GameSpec(
@@ -670,6 +693,17 @@ def _spec() -> GameSpec:
         default_profile=("controller.profiles", "colorpop.yaml"),
         secret_colours="GYOBP",
         demo={"game": "colorpop", "variant": "standard", "players": 3},
+        place_name=place_name,
+        vision=VisionSpec(
+            # "." is the floor of an empty slot.
+            pieces={"G": (40, 160, 70), "Y": (242, 212, 40), "O": (246, 128, 30), "B": (30, 90, 205),
+                    "P": (236, 100, 172), "J": (234, 234, 228), ".": (58, 58, 64)},
+            frame=(40, 52, 96),
+            sample=(0.0, 0.28),
+            calibration=(EMPTY_BOARD, FULL_SETUP),
+            artwork="slots",
+        ),
+        play=PlaySpec(setup_board=_setup_board, partial_boards=_partial_boards, falls_to_bottom=True),
     )
 
 

@@ -15,7 +15,7 @@ from functools import lru_cache
 from controller.errors import ConfigError, FormatError
 from controller.games import flipop_doors as doors_model
 from controller.games.base import ActionNotAllowed, Engine, GameSetup, Judgement, Result, SetupCheck
-from controller.games.events import GameEvent
+from controller.games.events import EventKind, GameEvent
 from controller.games.flipop_doors import OPPOSITE, POSTS, SIZE, UNKNOWN_DOOR, Cell, Problem, PushOutcome
 from controller.games.registry import ExtraLine, GameSpec
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
@@ -551,7 +551,22 @@ def _options_of(engine: FlipopEngine, line: Line) -> tuple[_Option, ...]:
     return _options_cached(engine, line)
 
 
+def _partial_boards(engine: FlipopEngine, state: FlipopState, before: Snapshot, after: Snapshot, move):
+    """A ball that reached its exit, still standing in the exit cell before it is taken off."""
+    _, events = engine.apply(state, move)
+    exits = engine.profile.get("exits") or {}
+    for event in events:
+        if event.kind == EventKind.EXIT and event.cell is not None:
+            r, c = event.cell
+            colour = next((k for k, cells in exits.items() if [r, c] in cells), None)
+            if colour is not None and after.cells[r][c] == EMPTY:
+                grid = [list(row) for row in after.cells]
+                grid[r][c] = colour
+                yield after.with_cells(grid)
+
+
 def _spec() -> GameSpec:
+    from controller.games.registry import DOORS, START_POSITION, PlaySpec, VisionSpec
     from controller.profile import cell_pair, list_of, mapping, text
 
     return GameSpec(
@@ -570,6 +585,16 @@ def _spec() -> GameSpec:
         default_profile=("controller.profiles", "flipop.yaml"),
         ends_by_agreement=True,
         demo={"game": "flipop", "players": 2},
+        place_name=_cell_text,
+        vision=VisionSpec(
+            pieces={"W": (236, 236, 228), "B": (36, 36, 42), ".": (206, 166, 116)},  # ".": the wooden floor
+            frame=(40, 92, 60),
+            sample=(0.0, 0.24),
+            addons=frozenset({DOORS}),
+            calibration=(START_POSITION,),
+            artwork="grooved-floor",
+        ),
+        play=PlaySpec(setup_board=lambda engine, rng: engine.start_board, partial_boards=_partial_boards),
     )
 
 

@@ -4,6 +4,11 @@ Why: everything outside a game's module (snapshots, records, profiles, the servi
 asks the registry for a game's facts instead of comparing its name, so a fifth game is one new
 module that declares a `GameSpec` and calls nothing else (the test suite defines one).
 
+Besides the rules, a game declares how its standard edition looks to the camera and what the
+reader must read besides colours (`VisionSpec`), and how players handle its pieces at a table
+(`PlaySpec`: setups, half-made moves, random positions, for the simulated rig). The reader, the
+calibration, the commands and the simulation dispatch on these facts, never on the game's name.
+
 A game module declares `SPEC = GameSpec(...)`; the built-in games' modules are listed in
 `BUILT_IN` and imported the first time any game is looked up (not at import time: the game
 modules themselves import the snapshot and profile modules, which look games up at run time).
@@ -14,7 +19,7 @@ from __future__ import annotations
 
 import importlib
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,6 +93,70 @@ class ExtraLine:
     default: Callable[[int, int], tuple[str, ...]] | None = None
 
 
+Rgb = tuple[int, int, int]
+Cell = tuple[int, int]
+
+#: Reader add-ons (`VisionSpec.addons`): each piece carries a printed glyph read after its colour
+#: (Blockers!); door wings on posts between the cells, read as the snapshot's door line (Flipop).
+GLYPHS, DOORS = "glyphs", "doors"
+#: Calibration pictures (`VisionSpec.calibration`, `referee calibrate`): the empty board
+#: (`--empty`); one piece of each colour on the top row (`--pieces`, with --empty); the full
+#: setup of known counts per colour, the profile's `tokens` (`--setup`, with --empty); the
+#: profile's start position (`--setup`).
+EMPTY_BOARD, ONE_OF_EACH, FULL_SETUP, START_POSITION = "empty", "pieces", "setup-counts", "start"
+
+
+@dataclass(frozen=True)
+class VisionSpec:
+    """How the game's standard edition looks to the camera, and what the reader reads besides colours.
+
+    Only looks and named reader add-ons: vision stays free of rules. The renderer draws these
+    colours and the reader's out-of-the-box class references are derived from the same numbers;
+    a real copy that looks different is calibrated (`referee calibrate`).
+    """
+
+    #: RGB per reader class key, on the scale where the markers' white paper is `looks.PAPER`: a
+    #: piece letter; "." an empty place (".o", ".w": more looks of empty); "open" an open point.
+    #: Empty: a default palette for the game's letters (`controller.vision.looks.pieces`).
+    pieces: dict[str, Rgb] = field(default_factory=dict)
+    #: Colour of the board's frame (the band between the lattice and the markers).
+    frame: Rgb = (40, 52, 96)
+    #: Patch around each place, (inner, outer) radius in pitches (a ring skips a printed glyph).
+    sample: tuple[float, float] = (0.0, 0.28)
+    #: Reader add-ons: `GLYPHS`, `DOORS`.
+    addons: frozenset[str] = frozenset()
+    #: The calibration pictures `referee calibrate` takes for this game (see `EMPTY_BOARD` ...).
+    calibration: tuple[str, ...] = (EMPTY_BOARD, ONE_OF_EACH)
+    #: Which drawing of the board the simulated camera uses (`simulation/artwork.py`); "" the plain one.
+    artwork: str = ""
+
+
+@dataclass(frozen=True)
+class PlaySpec:
+    """How players handle the pieces at a table: what the simulated players do besides legal moves.
+
+    Every hook is optional; without it the simulated rig sets up the empty board, shows a move
+    half made by lifting changed pieces one at a time and scatters pieces for random positions.
+    Pure functions of their arguments (the random generators are handed in): no I/O.
+    """
+
+    #: (engine, random.Random) -> a starting board as players set it up.
+    setup_board: Callable[[Any, Any], Any] | None = None
+    #: (engine, state, board before, board after, move) -> boards seen while the move is half made.
+    partial_boards: Callable[[Any, Any, Any, Any, Any], Iterator[Any]] | None = None
+    #: Pieces rest at the bottom of their column (Colorpop's slides): random positions fill columns from the bottom.
+    falls_to_bottom: bool = False
+    #: (profile, numpy Generator) -> random extra lines ({Snapshot field: tokens}) and the places no
+    #: piece can rest on with them (Stay Alive: slide positions and the open points).
+    random_lines: Callable[[Any, Any], tuple[dict[str, tuple[str, ...]], frozenset[Cell]]] | None = None
+
+
+def default_place_name(cell: Cell) -> str:
+    """Column letter, row from the top (`F3`), as `Engine.place_name` names places by default."""
+    row, col = cell
+    return f"{chr(ord('A') + col)}{row + 1}"
+
+
 @dataclass(frozen=True)
 class GameSpec:
     """Everything the referee needs to know about a game, besides its rules."""
@@ -121,11 +190,23 @@ class GameSpec:
     ends_by_agreement: bool = False
     #: The game keys the demo plays with (`referee demo`).
     demo: Mapping[str, Any] = field(default_factory=dict)
+    #: A place as the game's notation writes it, without an engine (calibration's sentences).
+    place_name: Callable[[Cell], str] = default_place_name
+    vision: VisionSpec = field(default_factory=VisionSpec)
+    play: PlaySpec = field(default_factory=PlaySpec)
 
     @property
     def uses_switches(self) -> bool:
         """The service needs the switch board for this game."""
         return self.with_switches is not None
+
+    def reads(self, addon: str) -> bool:
+        """The reader reads this add-on (`GLYPHS`, `DOORS`) for the game."""
+        return addon in self.vision.addons
+
+    def calibrates(self, picture: str) -> bool:
+        """`referee calibrate` takes this kind of picture (`EMPTY_BOARD` ...) for the game."""
+        return picture in self.vision.calibration
 
     def default_players(self, variant: str) -> int:
         return int(self.players.get(variant, 2))
@@ -178,6 +259,11 @@ def get(name: str) -> GameSpec:
     if spec is None:
         raise RefereeError(f"unknown game {name!r}; expected one of {', '.join(_games)}")
     return spec
+
+
+def with_capability(test: Callable[[GameSpec], bool]) -> tuple[GameSpec, ...]:
+    """Every known game for which `test` holds, built-in games first (e.g. those taking a picture)."""
+    return tuple(spec for spec in map(get, names()) if test(spec))
 
 
 def known(name: Any) -> bool:

@@ -587,7 +587,32 @@ def _with_switches(snapshot: Snapshot, positions: tuple[str, ...]) -> Snapshot:
     return replace(snapshot, orange=tuple(positions[:SIZE]), white=tuple(positions[SIZE:]))
 
 
+def _setup_board(engine: StayAliveEngine, rng) -> Snapshot:
+    """Players push every slide to a random position until no point is open under a start."""
+    from controller.snapshot import empty_snapshot
+
+    base = empty_snapshot(engine.setup.game)
+    for _ in range(500):
+        orange = tuple(rng.choice("ABC") for _ in range(SIZE))
+        white = tuple(rng.choice("ABC") for _ in range(SIZE))
+        board = replace(base, orange=orange, white=white)
+        if engine.check_setup(board).ok:
+            return board
+    raise RuntimeError("no valid Stay Alive setup found")
+
+
+def _random_lines(profile, rng) -> tuple[dict[str, tuple[str, ...]], frozenset[Cell]]:
+    """Random slide positions, and the points they leave open (no marble rests there; none
+    known without the profile's holes)."""
+    orange = tuple(str(v) for v in rng.choice(list(POSITIONS), profile.rows))
+    white = tuple(str(v) for v in rng.choice(list(POSITIONS), profile.cols))
+    holes = profile.get("holes") if profile is not None else None
+    open_ = pattern_of(holes).open_points(orange, white) if holes else frozenset()
+    return {"orange": orange, "white": white}, open_
+
+
 def _spec() -> GameSpec:
+    from controller.games.registry import PlaySpec, VisionSpec
     from controller.games.stay_alive_holes import slides_line
     from controller.profile import integer, list_of, mapping, one_of, text
 
@@ -620,6 +645,17 @@ def _spec() -> GameSpec:
         with_switches=_with_switches,
         default_profile=("controller.profiles", "stay-alive.yaml"),
         demo={"game": "stay-alive", "players": 2, "seats": ["B", "Y"]},
+        place_name=point_name,
+        vision=VisionSpec(
+            # An empty closed point shows the orange slide (".o") or the white one (".w"); an open
+            # point the dark space under the board.
+            pieces={"R": (204, 34, 44), "G": (40, 160, 72), "B": (40, 76, 206), "Y": (242, 206, 46),
+                    ".o": (236, 122, 36), ".w": (228, 228, 220), "open": (18, 18, 22)},
+            frame=(46, 82, 162),
+            sample=(0.0, 0.23),
+            artwork="slide-lattice",
+        ),
+        play=PlaySpec(setup_board=_setup_board, random_lines=_random_lines),
     )
 
 

@@ -109,6 +109,14 @@ class HolePattern:
     def open_points(self, orange: Sequence[str], white: Sequence[str]) -> frozenset[Point]:
         return mask_points(self.open_mask(orange, white))
 
+    def white_showing(self, orange: Sequence[str], white: Sequence[str]) -> frozenset[Point]:
+        """Closed points where the (upper) orange slide has a hole, so the white slide shows."""
+        spread_o: tuple = self._orange_spread  # type: ignore[attr-defined]
+        under_orange = 0
+        for i in range(SIZE):
+            under_orange |= spread_o[i][POSITIONS.index(orange[i])]
+        return mask_points(under_orange & ~self.open_mask(orange, white))
+
     def point_open(self, row: int, col: int, orange_pos: str, white_pos: str) -> bool:
         """Whether (row, col) is open with its own two slides at these positions.
 

@@ -22,7 +22,9 @@ import cv2
 import numpy as np
 
 from controller.errors import ConfigError
-from controller.snapshot import UNKNOWN_DOOR, parse_snapshot
+from controller.games import registry
+from controller.games.flipop_doors import UNKNOWN_DOOR
+from controller.snapshot import EMPTY, parse_snapshot
 from controller.vision import looks
 from controller.vision.classify import ClassModel, ClassRef
 from controller.vision.features import colour_features, masked_median
@@ -88,7 +90,7 @@ def turns(door: str) -> frozenset[str]:
 def shapes_from_profile(profile) -> list[frozenset[str]]:
     """Per post, the door orientations its shape allows (from the profile's start doors)."""
     start = profile.get("start")
-    doors = parse_snapshot("flipop", start).doors if start else None
+    doors = parse_snapshot(profile.game, start).doors if start else None
     if not doors or UNKNOWN_DOOR in doors:
         raise ConfigError("start", "door reading needs the start position's doors line")
     return [turns(d) for d in doors]
@@ -99,11 +101,15 @@ def _f(rgb: tuple[int, int, int]) -> np.ndarray:
     return colour_features(bgr[None, :])[0]
 
 
-def default_model() -> ClassModel:
+def default_model(floor: tuple[int, int, int] | None = None) -> ClassModel:
     """References from the standard edition's look: a steel bar or the bare groove against the
-    wooden floor. A strip is a few pixels wide, so the camera's blur mixes some floor into it;
-    the means assume a part of each (most of the bar, half of the thin groove)."""
-    floor = _f(looks.PIECES["flipop"]["."])
+    wooden floor (`floor`, RGB: the empty look of the game's places; by default that of the first
+    game whose reader reads doors). A strip is a few pixels wide, so the camera's blur mixes some
+    floor into it; the means assume a part of each (most of the bar, half of the thin groove)."""
+    if floor is None:
+        with_doors = registry.with_capability(lambda spec: spec.reads(registry.DOORS))
+        floor = looks.pieces(with_doors[0].name)[EMPTY]
+    floor = _f(floor)
     cov = np.diag(np.array(DEFAULT_SIGMA) ** 2)
     metal = 0.8 * (_f(looks.METAL) - floor)
     groove = 0.5 * (_f(looks.GROOVE) - floor)
@@ -111,10 +117,11 @@ def default_model() -> ClassModel:
                        ClassRef("bare", ABSENT, groove, cov.copy())])
 
 
-def model_from_settings(settings: dict) -> ClassModel:
+def model_from_settings(settings: dict, floor: tuple[int, int, int] | None = None) -> ClassModel:
+    """The profile's learned door references (`vision.doors`), else the defaults on `floor`."""
     data = settings.get("doors")
     if data is None:
-        return default_model()
+        return default_model(floor)
     model = ClassModel.from_yaml(data, path="vision.doors")
     letters = sorted(r.letter for r in model.refs)
     if letters != [ABSENT, PRESENT]:

@@ -1,57 +1,69 @@
 """How the standard edition of each game looks: the renderer draws these colours, and the
 reader's out-of-the-box class references are derived from the same numbers.
 
-Colours are RGB as a person would pick them under white light, on a scale where the white
-paper around the ArUco markers is `PAPER`. A real copy that looks different is calibrated
-(`referee calibrate`), which replaces the references in the user's profile.
+Each game declares its own piece and frame colours (`GameSpec.vision`, in the game's module);
+`PIECES` and `FRAME` look them up by game name. Colours are RGB as a person would pick them under
+white light, on a scale where the white paper around the ArUco markers is `PAPER`. A real copy
+that looks different is calibrated (`referee calibrate`), which replaces the references in the
+user's profile.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+
+from controller.games import registry
+
 PAPER = (236, 236, 232)
 
-#: Piece and place colours per game; keys are reader class keys (see `reader.CLASS_KEYS`).
-PIECES: dict[str, dict[str, tuple[int, int, int]]] = {
-    "colorpop": {
-        "G": (40, 160, 70),
-        "Y": (242, 212, 40),
-        "O": (246, 128, 30),
-        "B": (30, 90, 205),
-        "P": (236, 100, 172),
-        "J": (234, 234, 228),
-        ".": (58, 58, 64),  # the floor of an empty slot
-    },
-    "blockers": {
-        "R": (212, 38, 42),
-        "G": (40, 150, 64),
-        "B": (40, 84, 206),
-        "Y": (242, 204, 44),
-        "V": (132, 60, 172),
-        ".": (226, 214, 186),  # the printed board
-    },
-    "flipop": {
-        "W": (236, 236, 228),
-        "B": (36, 36, 42),
-        ".": (206, 166, 116),  # the wooden cell floor
-    },
-    "stay-alive": {
-        "R": (204, 34, 44),
-        "G": (40, 160, 72),
-        "B": (40, 76, 206),
-        "Y": (242, 206, 46),
-        ".o": (236, 122, 36),  # an empty closed point showing an orange slide
-        ".w": (228, 228, 220),  # an empty closed point showing a white slide
-        "open": (18, 18, 22),  # an open point: the dark space under the board
-    },
-}
+#: The look of a board whose game declares no colours: a light printed board and well apart
+#: piece colours in letter order (the classes of an uncalibrated copy of such a game).
+DEFAULT_BOARD = (226, 214, 186)
+DEFAULT_PIECE_COLOURS = (
+    (212, 38, 42), (40, 84, 206), (40, 150, 64), (242, 204, 44), (132, 60, 172), (36, 36, 42),
+    (246, 128, 30), (236, 100, 172),
+)
 
-#: Colour of the board's frame (the band between the lattice and the markers).
-FRAME: dict[str, tuple[int, int, int]] = {
-    "colorpop": (40, 52, 96),
-    "blockers": (30, 92, 92),
-    "flipop": (40, 92, 60),
-    "stay-alive": (46, 82, 162),
-}
+_defaults: dict[str, dict[str, tuple[int, int, int]]] = {}
+
+
+def pieces(game: str) -> dict[str, tuple[int, int, int]]:
+    """Piece and place colours of `game`, keyed by reader class keys (see `registry.VisionSpec`).
+
+    The game's own declaration (the very mapping, so a test can change a colour), or for a game
+    that declares none a default palette over its letters."""
+    spec = registry.get(game)
+    if spec.vision.pieces:
+        return spec.vision.pieces
+    if game not in _defaults:
+        own = dict(zip(spec.letters, DEFAULT_PIECE_COLOURS))
+        _defaults[game] = {**own, ".": DEFAULT_BOARD}
+    return _defaults[game]
+
+
+class _PerGame(Mapping):
+    """A read-only mapping game name -> one of its looks, over the games registered now."""
+
+    def __init__(self, look) -> None:
+        self._look = look
+
+    def __getitem__(self, game: str):
+        if not registry.known(game):
+            raise KeyError(game)
+        return self._look(game)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(registry.names())
+
+    def __len__(self) -> int:
+        return len(registry.names())
+
+
+#: Piece and place colours per game; keys are reader class keys.
+PIECES: Mapping[str, dict[str, tuple[int, int, int]]] = _PerGame(pieces)
+
+#: Colour of the board's frame (the band between the lattice and the markers) per game.
+FRAME: Mapping[str, tuple[int, int, int]] = _PerGame(lambda game: registry.get(game).vision.frame)
 
 #: Other drawing colours.
 SLIDE_RAIL = (40, 52, 96)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from controller.errors import ConfigError, RefereeError
+from controller.games import registry
 from controller.snapshot import EMPTY, Snapshot
 from controller.vision import looks
 from controller.vision.classify import ClassModel, ClassRef
@@ -39,15 +40,6 @@ HAND = "a hand or an object is over the board"
 PPP = 16  # rectified pixels per pitch
 MIN_USED = 0.66  # least fraction of a patch that must be free of glare
 
-#: Patch around each place, (inner, outer) radius in pitches: a ring for Blockers! tiles so the
-#: printed glyph in the middle does not count.
-SAMPLE: dict[str, tuple[float, float]] = {
-    "colorpop": (0.0, 0.28),
-    "blockers": (0.2, 0.34),
-    "flipop": (0.0, 0.24),
-    "stay-alive": (0.0, 0.23),
-}
-
 #: Default spread of each class in feature space (log brightness, two chromaticities).
 DEFAULT_SIGMA = (0.22, 0.03, 0.03)
 
@@ -60,7 +52,7 @@ def _white_norm(rgb: tuple[int, int, int]) -> np.ndarray:
 
 def default_model(game: str, letters: str) -> ClassModel:
     """References derived from the standard edition's colours (what the renderer draws)."""
-    pal = looks.PIECES[game]
+    pal = looks.pieces(game)
     refs = []
     cov = np.diag(np.array(DEFAULT_SIGMA) ** 2)
     for key, rgb in pal.items():
@@ -133,6 +125,10 @@ class BoardReader:
     def __init__(self, profile, corners: np.ndarray | None = None) -> None:
         self.profile = profile
         self.game = profile.game
+        # What the game's board shows besides colours (its own declaration, `registry.VisionSpec`).
+        self.vision = registry.get(self.game).vision
+        self.reads_glyphs = registry.GLYPHS in self.vision.addons
+        self.reads_doors = registry.DOORS in self.vision.addons
         self.geom = LatticeGeometry.from_profile(profile)
         self.settings = vision_settings(profile)
         self.model = model_for(profile)
@@ -150,7 +146,7 @@ class BoardReader:
         x0, y0, x1, y1 = g.extent(margin)
         self.rect = Rectifier(x0, y0, x1, y1, PPP)
         shape = self.rect.size[::-1]
-        r_in, r_out = SAMPLE.get(self.game, (0.0, 0.28))
+        r_in, r_out = self.vision.sample
         self.places = PatchSampler(
             self.rect.to_px(g.points()), ring_offsets(r_in * PPP, r_out * PPP), shape
         )
@@ -167,11 +163,11 @@ class BoardReader:
             np.array(white, np.float64) / 255 if white else np.array(looks.PAPER[::-1]) / 255
         )
         self._last: tuple[np.ndarray, list[str], np.ndarray] | None = None
-        # Shapes: Blockers! glyphs per tile, Flipop doors per post (see glyphs.py, doors.py).
-        self.glyph_model = GlyphModel.from_profile(self.settings) if self.game == "blockers" else None
+        # Shapes: glyphs per tile (Blockers!), doors per post (Flipop); see glyphs.py, doors.py.
+        self.glyph_model = GlyphModel.from_profile(self.settings) if self.reads_glyphs else None
         self.glyph_memory = GlyphMemory()
-        if self.game == "flipop":
-            self.door_model = model_from_settings(self.settings)
+        if self.reads_doors:
+            self.door_model = model_from_settings(self.settings, floor=looks.pieces(self.game)[EMPTY])
             self.door_shapes = shapes_from_profile(profile)
             self.door_sampler = DoorSampler(g.rows, g.cols)
             self.post_weights = bilinear_weights(self.door_sampler.posts, g.marker_centres())
@@ -233,16 +229,16 @@ class BoardReader:
         unsure = [divmod(int(i), cols) for i in np.flatnonzero(~sure)]
         open_points = {divmod(int(i), cols) for i in np.flatnonzero(dec.open & sure)}
         cells = [[EMPTY] * cols for _ in range(rows)]
-        glyph_of = self._glyphs(frame, dec.letters, sure, white) if self.game == "blockers" else {}
+        glyph_of = self._glyphs(frame, dec.letters, sure, white) if self.reads_glyphs else {}
         for i, letter in enumerate(dec.letters):
             r, c = divmod(i, cols)
             if not sure[i]:
                 cells[r][c] = "?"
-            elif letter != EMPTY and self.game == "blockers":
+            elif letter != EMPTY and self.reads_glyphs:
                 cells[r][c] = letter + glyph_of.get(i, "?")
             else:
                 cells[r][c] = letter
-        doors = self.read_doors(frame, white) if self.game == "flipop" else None
+        doors = self.read_doors(frame, white) if self.reads_doors else None
         snapshot = None
         if unsure:
             where = ", ".join(f"row {r} column {c}" for r, c in unsure[:6])
@@ -269,7 +265,7 @@ class BoardReader:
         return dict(zip(tiles, res.glyphs))
 
     def read_doors(self, frame: np.ndarray, white: np.ndarray) -> tuple[str, ...]:
-        """The 16 door tokens of a Flipop frame whose homography is known ('?' where unsure)."""
+        """The door tokens (one per post) of a frame whose homography is known ('?' where unsure)."""
         local = self._local_white(white, self.post_weights)
         return read_doors(self.door_model, self.door_shapes, self.door_sampler, frame, self.h,
                           local).doors
