@@ -18,12 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.games import registry
 from controller.snapshot import EMPTY, UNKNOWN_DOOR, Snapshot
 
 Cell = tuple[int, int]
 
-#: What one piece is called in each game.
-PIECE_NOUN = {"colorpop": "token", "blockers": "tile", "flipop": "ball", "stay-alive": "marble"}
 #: Cost of pairing two pieces that are not the same piece: above any board's distances, so the
 #: assignment first pairs as many same pieces as it can, then minimises the steps.
 MISMATCH = 10_000
@@ -71,7 +70,7 @@ def plan(engine: Any, legal: Snapshot, seen: Snapshot) -> list[Correction]:
     out += _doors(engine, legal, seen)
     missing, extra = _differences(legal, seen)
     pairs, lone_missing, lone_extra = _pair(missing, extra)
-    noun = PIECE_NOUN.get(legal.game, "piece")
+    noun = registry.get(legal.game).piece_noun if registry.known(legal.game) else "piece"
     for cell, piece in lone_extra:
         out.append(Correction("take", f"take the {_piece_words(engine, piece, noun)} off {_place(engine, cell)}",
                               cells=(cell,)))

@@ -704,6 +704,7 @@ def _spec() -> GameSpec:
     return GameSpec(
         name="blockers",
         title="Blockers!",
+        piece_noun="tile",
         shape=(9, 9),
         letters="RGBYV",
         engine="controller.games.blockers:BlockersEngine",

@@ -682,6 +682,7 @@ def _spec() -> GameSpec:
     return GameSpec(
         name="colorpop",
         title="Colorpop",
+        piece_noun="token",
         shape=(10, 10),
         letters="GYOBPJ",
         engine="controller.games.colorpop:ColorpopEngine",

@@ -572,6 +572,7 @@ def _spec() -> GameSpec:
     return GameSpec(
         name="flipop",
         title="Flipop",
+        piece_noun="ball",
         shape=(5, 5),
         letters="WB",
         engine="controller.games.flipop:FlipopEngine",

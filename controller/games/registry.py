@@ -188,6 +188,8 @@ class GameSpec:
     secret_colours: str = ""
     #: Players may end the game by agreement (Flipop), which the button's hold does.
     ends_by_agreement: bool = False
+    #: What players call one piece ("token", "marble"), in sentences such as corrections.
+    piece_noun: str = "piece"
     #: The game keys the demo plays with (`referee demo`).
     demo: Mapping[str, Any] = field(default_factory=dict)
     #: A place as the game's notation writes it, without an engine (calibration's sentences).

@@ -621,6 +621,7 @@ def _spec() -> GameSpec:
     return GameSpec(
         name="stay-alive",
         title="Stay Alive",
+        piece_noun="marble",
         shape=(SIZE, SIZE),
         letters="RGBY",
         engine="controller.games.stay_alive:StayAliveEngine",
