@@ -14,6 +14,7 @@ from controller.errors import ConfigError
 from controller.games.base import GameSetup
 from controller.games.blockers import BlockersEngine
 from controller.games.blockers_board import ALL_GLYPHS, capture_splits
+from controller.games.events import GameEvent
 from controller.profile import default_profile
 from controller.referee import Referee
 from controller.snapshot import parse_snapshot
@@ -267,7 +268,7 @@ def test_no_split_rule_on_shapes(cell, split, what):
 
 def test_an_unread_glyph_is_accepted_when_some_unplayed_tile_fits():
     eng, state, j = judge(EMPTY, ONE_TILE_AT_C7.format("R?"))
-    assert j.kind == "legal" and j.move == "R? on C7" and j.events == ("glyph-unread:2,6",)
+    assert j.kind == "legal" and j.move == "R? on C7" and j.events == (GameEvent.glyph_unread((2, 6)),)
     (unread,) = j.state.unread
     assert unread.cell == (2, 6) and unread.glyphs == frozenset("7Cd*")
     # each candidate is still playable elsewhere (the unread tile may be any of the others)
@@ -370,7 +371,7 @@ def test_a_seat_with_no_possible_placement_passes():
     state = eng.position(board(GREEN_COLUMN_1), 0, placed={"G": 10}, captured_tiles=gone)
     assert state.available[1] == frozenset("1")
     j = eng.judge(state, board(GREEN_COLUMN_1.replace("GA .. ..", "GA .. R3")))
-    assert j.kind == "legal" and j.events == ("pass:1",) and j.state.to_move == 2
+    assert j.kind == "legal" and j.events == (GameEvent.passed(1),) and j.state.to_move == 2
 
 
 def test_the_game_ends_when_every_colour_has_placed_24():
