@@ -40,3 +40,17 @@ def random_board(rng: random.Random, jokers: int = 5) -> Snapshot:
     rng.shuffle(tokens)
     cells = tuple(tuple(tokens[r * 10:(r + 1) * 10]) for r in range(10))
     return Snapshot("colorpop", cells)
+
+
+def take_a_lone_token_off(rig) -> int:
+    """On a stand-in rig playing Colorpop: the board shown with one bottom-row token taken off on
+    its own (illegal: a lone token is never a group), no hand over it, and 30 frames run.
+    Returns the token's column (its row is the bottom one, 9)."""
+    legal = rig.loop.session.referee.expected()
+    cells = [list(r) for r in legal.cells]
+    col = next(c for c in range(10) if cells[9][c] != ".")
+    cells[9][col] = "."
+    rig.world.set_hand(None)
+    rig.world.set_board(legal.with_cells(cells))
+    rig.driver.run_frames(30)
+    return col
