@@ -284,6 +284,7 @@ def test_a_marble_gone_from_a_closed_point_is_illegal():
     gone = AFTER_ORANGE_0_TO_A.replace(". . . . G . .", ". . . . . . .")
     judgement = engine.judge(state, snap(gone))
     assert judgement.kind == "illegal" and not judgement.doubtful
+    assert judgement.cells == ((4, 4),)
     assert judgement.reason == "the marble at 4,4 disappeared but its point stayed closed; put it back"
     assert judgement.cells == ((4, 4),)
 
@@ -294,6 +295,7 @@ def test_a_marble_vanishing_with_no_slide_moved_is_illegal():
     gone = BOARD.replace(". . . . G . .", ". . . . . . .")
     judgement = engine.judge(state, snap(gone))
     assert judgement.kind == "illegal"
+    assert judgement.cells == ((4, 4),)
     assert judgement.reason == "the marble at 4,4 disappeared but no slide moved; put it back"
 
 
@@ -303,7 +305,6 @@ def test_a_marble_moved_by_hand_is_illegal():
     moved = BOARD.replace(". . . . G . .", ". . . G . . .")
     judgement = engine.judge(state, snap(moved))
     assert judgement.kind == "illegal"
-    assert judgement.reason.startswith("a marble was moved by hand from 4,4 to 4,3")
     assert judgement.cells == ((4, 3), (4, 4))
 
 
@@ -339,7 +340,7 @@ def test_a_marble_appearing_in_the_movement_phase_is_illegal():
     engine = make_engine()
     state = movement_state(engine, BOARD)
     judgement = engine.judge(state, snap(BOARD.replace(". . . . . . G", ". . . . . G G")))
-    assert judgement.kind == "illegal" and judgement.reason.startswith("a marble appeared at 6,5")
+    assert judgement.kind == "illegal" and judgement.cells == ((6, 5),)
 
 
 def test_the_slide_the_previous_mover_moved_is_banned():
