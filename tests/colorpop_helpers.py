@@ -1,4 +1,5 @@
-"""Builders shared by the Colorpop tests: random valid boards and engines for each variant."""
+"""Shared by the Colorpop tests: engines for each variant, boards from text or shuffled sets, and
+a lone token taken off a stand-in rig's board (the web tests' illegal move)."""
 
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ def board(text: str) -> Snapshot:
 
 
 def random_board(rng: random.Random, jokers: int = 5) -> Snapshot:
-    """A shuffled full set (19 of each colour and `jokers` jokers, padded to 100 with colours)."""
+    """A shuffled full set (19 of each colour and `jokers` jokers, padded to 100 with colours),
+    valid setup or not: the Colorpop properties also hold on boards no valid setup starts from."""
     tokens = [ch for ch in "GYOBP" for _ in range(19)] + ["J"] * jokers
     while len(tokens) < 100:
         tokens.append(rng.choice("GYOBP"))
