@@ -22,7 +22,7 @@ from controller.games.events import GameEvent
 from controller.snapshot import Snapshot
 from simulation.world import starting_board
 
-__all__ = ["Played", "new_game", "random_boards", "random_move", "random_moves", "random_position", "starting_board"]
+__all__ = ["Played", "new_game", "random_move", "random_moves", "random_position", "starting_board"]
 
 
 @dataclass(frozen=True)
@@ -70,11 +70,3 @@ def new_game(setup: GameSetup, rng: random.Random) -> tuple[Engine, Snapshot, An
     board = starting_board(setup, rng)
     return engine, board, engine.start(board)
 
-
-def random_boards(engine: Engine, start: Snapshot, rng: random.Random, limit: int | None = None) -> list[Snapshot]:
-    """The boards of a random game from `start`: the starting board, then each move's board as
-    the sensors would report it (`engine.expected`). A record's boards (`dump_record`)."""
-    boards = [start]
-    for played in random_moves(engine, engine.start(start), rng, limit):
-        boards.append(engine.expected(played.after))
-    return boards
