@@ -15,6 +15,7 @@ from controller.games.blockers import BlockersEngine
 from controller.games.blockers_board import capture_splits
 from controller.profile import default_profile
 from controller.snapshot import Snapshot, empty_snapshot
+from simulation.random_play import random_move
 
 SEATINGS = (
     ("standard", ("R", "G", "B")),
@@ -43,9 +44,9 @@ def cases(count: int, seed: int) -> list:
         engine = rng.choice(engines)
         state = engine.start(empty_snapshot("blockers"))
         for _ in range(rng.randrange(0, 24 * len(engine.colours))):
-            if engine.is_over(state):
+            move = random_move(engine, state, rng)
+            if move is None:
                 break
-            move = rng.choice(engine.legal_moves(state))
             after, _ = engine.apply(state, move)
             shown = engine.expected(after)
             if rng.random() < 0.05:

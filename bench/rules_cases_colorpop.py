@@ -8,6 +8,7 @@ from controller.games.base import GameSetup
 from controller.games.colorpop import ColorpopEngine, remove_cells
 from controller.profile import default_profile
 from controller.snapshot import Snapshot
+from simulation.random_play import random_position
 
 
 def cases(count: int, seed: int) -> list:
@@ -19,12 +20,7 @@ def cases(count: int, seed: int) -> list:
         tokens = [ch for ch in "GYOBP" for _ in range(19)] + ["J"] * 5
         rng.shuffle(tokens)
         start = Snapshot("colorpop", tuple(tuple(tokens[r * 10:(r + 1) * 10]) for r in range(10)))
-        state = engine.start(start)
-        for _ in range(rng.randrange(0, 15)):
-            moves = engine.legal_moves(state)
-            if not moves:
-                break
-            state, _ = engine.apply(state, rng.choice(moves))
+        state = random_position(engine, engine.start(start), rng, rng.randrange(0, 15))
         moves = engine.legal_moves(state)
         if not moves:
             continue

@@ -16,6 +16,7 @@ from controller.games.base import GameSetup
 from controller.games.flipop import FlipopEngine
 from controller.profile import default_profile
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
+from simulation.random_play import random_position
 
 
 def _move_ball(snapshot: Snapshot, rng: random.Random) -> Snapshot:
@@ -45,11 +46,7 @@ def cases(count: int, seed: int) -> list:
     start = engine.start(parse_snapshot("flipop", profile.get("start")))
     out: list = []
     while len(out) < count:
-        state = start
-        for _ in range(rng.randrange(0, 40)):
-            if engine.is_over(state):
-                break
-            state, _ = engine.apply(state, rng.choice(engine.legal_moves(state)))
+        state = random_position(engine, start, rng, rng.randrange(0, 40))
         if engine.is_over(state):
             continue
         moves = engine.legal_moves(state)

@@ -17,21 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from controller.games.base import GameSetup  # noqa: E402
 from controller.games.stay_alive import SlideMove, StayAliveEngine, StayAliveState  # noqa: E402
 from controller.profile import default_profile  # noqa: E402
-from controller.snapshot import EMPTY, Snapshot, empty_snapshot  # noqa: E402
-
-POSITIONS = "ABC"
-
-
-def random_start(engine: StayAliveEngine, rng: random.Random) -> StayAliveState:
-    """A random valid setup (every slide at a random position, grid empty)."""
-    while True:
-        snap = replace(
-            empty_snapshot("stay-alive"),
-            orange=tuple(rng.choice(POSITIONS) for _ in range(7)),
-            white=tuple(rng.choice(POSITIONS) for _ in range(7)),
-        )
-        if engine.check_setup(snap).ok:
-            return engine.start(snap)
+from controller.snapshot import EMPTY, Snapshot  # noqa: E402
+from simulation.random_play import random_position, starting_board  # noqa: E402
 
 
 def _with_slide(snap: Snapshot, slide: int, position: str) -> Snapshot:
@@ -102,11 +89,8 @@ def cases(count: int, seed: int) -> list[tuple[StayAliveEngine, StayAliveState, 
     out = []
     while len(out) < count:
         engine = rng.choice(engines)
-        state = random_start(engine, rng)
-        for _ in range(rng.randrange(0, engine.total + 60)):
-            if engine.is_over(state):
-                break
-            state, _ = engine.apply(state, rng.choice(engine.legal_moves(state)))
+        state = engine.start(starting_board(engine.setup, rng))
+        state = random_position(engine, state, rng, rng.randrange(0, engine.total + 60))
         if engine.is_over(state):
             continue
         out.append((engine, state, _case_snapshot(engine, state, rng)))

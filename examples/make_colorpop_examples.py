@@ -19,11 +19,14 @@ from controller.games.colorpop import ColorpopEngine, remove_cells  # noqa: E402
 from controller.profile import default_profile  # noqa: E402
 from controller.record import Action, dump_record  # noqa: E402
 from controller.snapshot import Snapshot  # noqa: E402
+from simulation.random_play import random_move  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 
 
 def valid_board(engine: ColorpopEngine, rng: random.Random) -> Snapshot:
+    """A full set shuffled into the slides, a fresh set per try until the setup is valid. Not
+    `starting_board` (which shuffles one set again and again): the records were written this way."""
     while True:
         tokens = [ch for ch in "GYOBP" for _ in range(19)] + ["J"] * 5
         rng.shuffle(tokens)
@@ -39,9 +42,7 @@ def play(setup: GameSetup, seed: int) -> tuple[Snapshot, list]:
     state = engine.start(board)
     entries: list[Snapshot | Action] = []
     move_number = 0
-    while not engine.is_over(state):
-        moves = engine.legal_moves(state)
-        move = rng.choice(moves)
+    while (move := random_move(engine, state, rng)) is not None:
         move_number += 1
         if move_number == 2 and len(move.cells) >= 3:
             # Part of the group first: the referee waits (pending), then the rest.
@@ -49,6 +50,7 @@ def play(setup: GameSetup, seed: int) -> tuple[Snapshot, list]:
             entries.append(Snapshot("colorpop", remove_cells(state.board, part)))
         if move_number == 4:
             # A lone token pulled out by mistake, then put back.
+            moves = engine.legal_moves(state)
             lone = next(
                 (r, c) for r in range(10) for c in range(10)
                 if state.board[r][c] != "." and not any((r, c) in m.cells for m in moves)

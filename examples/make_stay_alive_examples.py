@@ -29,20 +29,10 @@ from controller.games.stay_alive import Placement, SlideMove, StayAliveEngine, S
 from controller.profile import default_profile  # noqa: E402
 from controller.record import dump_record, parse_record  # noqa: E402
 from controller.referee import judge_record  # noqa: E402
-from controller.snapshot import EMPTY, Snapshot, empty_snapshot  # noqa: E402
+from controller.snapshot import EMPTY, Snapshot  # noqa: E402
+from simulation.random_play import random_move, starting_board  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-
-
-def random_setup(engine: StayAliveEngine, rng: random.Random) -> Snapshot:
-    while True:
-        board = replace(
-            empty_snapshot("stay-alive"),
-            orange=tuple(rng.choice("ABC") for _ in range(7)),
-            white=tuple(rng.choice("ABC") for _ in range(7)),
-        )
-        if engine.check_setup(board).ok:
-            return board
 
 
 def best_move(engine: StayAliveEngine, state: StayAliveState, rng: random.Random) -> SlideMove:
@@ -72,7 +62,7 @@ def play(players: int, seed: int, seats: list[str], first: int, slips: set[str])
         "stay-alive", default_profile("stay-alive"), players=players, first=first, seats=tuple(seats)
     )
     engine = StayAliveEngine(setup)
-    board = random_setup(engine, rng)
+    board = starting_board(setup, rng)
     state = engine.start(board)
     entries: list[Snapshot] = []
     slide_moves = 0
@@ -84,7 +74,7 @@ def play(players: int, seed: int, seats: list[str], first: int, slips: set[str])
             if "open-drop" in slips and state.placed == 3:
                 slips.discard("open-drop")
                 entries.append(here)  # dropped on an open point: it fell, nothing changed
-            move = rng.choice(engine.legal_moves(state))
+            move = random_move(engine, state, rng)
             assert isinstance(move, Placement)
             new, _ = engine.apply(state, move)
             seen = engine.expected(new)

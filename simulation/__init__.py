@@ -12,4 +12,5 @@ simulated devices (`simulation.devices.SimulatedDevices`).
 * `camera`: the renderer as a frame source.
 * `pico`: the switch board's own MicroPython program run on a pseudo-terminal.
 * `devices`: the simulated devices the service is handed.
+* `random_play`: random legal play through the `Engine` interface (tests, rules benches, examples).
 """

@@ -1,4 +1,5 @@
-"""Builders shared by the Colorpop tests: random valid boards and engines for each variant."""
+"""Shared by the Colorpop tests: engines for each variant, boards from text or shuffled sets, and
+a lone token taken off a stand-in rig's board (the web tests' illegal move)."""
 
 from __future__ import annotations
 
@@ -33,10 +34,25 @@ def board(text: str) -> Snapshot:
 
 
 def random_board(rng: random.Random, jokers: int = 5) -> Snapshot:
-    """A shuffled full set (19 of each colour and `jokers` jokers, padded to 100 with colours)."""
+    """A shuffled full set (19 of each colour and `jokers` jokers, padded to 100 with colours),
+    valid setup or not: the Colorpop properties also hold on boards no valid setup starts from."""
     tokens = [ch for ch in "GYOBP" for _ in range(19)] + ["J"] * jokers
     while len(tokens) < 100:
         tokens.append(rng.choice("GYOBP"))
     rng.shuffle(tokens)
     cells = tuple(tuple(tokens[r * 10:(r + 1) * 10]) for r in range(10))
     return Snapshot("colorpop", cells)
+
+
+def take_a_lone_token_off(rig) -> int:
+    """On a stand-in rig playing Colorpop: the board shown with one bottom-row token taken off on
+    its own (illegal: a lone token is never a group), no hand over it, and 30 frames run.
+    Returns the token's column (its row is the bottom one, 9)."""
+    legal = rig.loop.session.referee.expected()
+    cells = [list(r) for r in legal.cells]
+    col = next(c for c in range(10) if cells[9][c] != ".")
+    cells[9][col] = "."
+    rig.world.set_hand(None)
+    rig.world.set_board(legal.with_cells(cells))
+    rig.driver.run_frames(30)
+    return col

@@ -14,6 +14,7 @@ from controller.errors import ConfigError
 from controller.games.base import GameSetup
 from controller.games.blockers import BlockersEngine
 from controller.games.blockers_board import ALL_GLYPHS, capture_splits
+from controller.games.events import GameEvent
 from controller.profile import default_profile
 from controller.referee import Referee
 from controller.snapshot import parse_snapshot
@@ -126,13 +127,13 @@ def test_a_digit_goes_in_its_column():
 def test_a_letter_goes_in_its_row():
     assert judge(EMPTY, ONE_TILE_AT_C7.format("RC"))[2].kind == "legal"
     j = judge(EMPTY, ONE_TILE_AT_C7.format("RD"))[2]
-    assert j.kind == "illegal" and j.reason == "RD may only go in row D, not on C7"
+    assert j.kind == "illegal" and j.cells == ((2, 6),) and j.reason == "RD may only go in row D, not on C7"
 
 
 def test_a_symbol_goes_in_its_region_and_the_moon_is_lower_left():
     assert judge(EMPTY, ONE_TILE_AT_H2.format("Ra"))[2].kind == "legal"
     j = judge(EMPTY, ONE_TILE_AT_C7.format("Ra"))[2]
-    assert j.kind == "illegal" and "moon region (rows G-I, columns 1-3)" in j.reason
+    assert j.kind == "illegal" and j.cells == ((2, 6),) and "moon region (rows G-I, columns 1-3)" in j.reason
     # the top-right region of the default map is the heart (d)
     assert judge(EMPTY, ONE_TILE_AT_C7.format("Rd"))[2].kind == "legal"
 
@@ -161,14 +162,15 @@ def test_a_moved_tile_is_illegal():
     before = ONE_TILE_AT_C7.format("R7")
     after = before.replace("R7", "..").replace(".. .. .. .. .. .. .. .. ..", ".. .. .. .. .. .. R7 .. ..", 1)
     j = judge(before, after, to_move=1)[2]
-    assert j.kind == "illegal" and "moved from C7 to A7" in j.reason
+    assert j.kind == "illegal" and set(j.cells) == {(2, 6), (0, 6)} and "moved from C7 to A7" in j.reason
 
 
 def test_the_tile_must_be_of_the_colour_of_the_seat_to_move():
     j = judge(EMPTY, ONE_TILE_AT_C7.format("G7"), to_move=0)[2]
-    assert j.kind == "illegal" and j.reason == "it is player 1 (red)'s turn, but a green tile was put on C7"
+    assert j.kind == "illegal" and j.cells == ((2, 6),)
+    assert j.reason == "it is player 1 (red)'s turn, but a green tile was put on C7"
     j = judge(EMPTY, ONE_TILE_AT_C7.format("V7"), to_move=0)[2]
-    assert j.kind == "illegal" and "violet is not played in this game" in j.reason
+    assert j.kind == "illegal" and j.cells == ((2, 6),) and "violet is not played in this game" in j.reason
 
 
 def test_each_tile_exists_once():
@@ -178,7 +180,7 @@ def test_each_tile_exists_once():
     assert j.kind == "illegal" and "R7 is already on the board at H2" in j.reason
     assert j.cells == ((0, 6), (7, 1))
     j = judge(EMPTY, ONE_TILE_AT_C7.format("R7"), captured_tiles=("R7",))[2]
-    assert j.kind == "illegal" and "R7 was captured earlier" in j.reason
+    assert j.kind == "illegal" and j.cells == ((2, 6),) and "R7 was captured earlier" in j.reason
 
 
 # -- captures -----------------------------------------------------------------------------------
@@ -193,7 +195,7 @@ def test_capturing_another_colour_is_credited_to_the_capturer():
 
 def test_a_player_never_captures_their_own_colour():
     j = judge(ONE_TILE_AT_C7.format("R4"), ONE_TILE_AT_C7.format("R7"))[2]
-    assert j.kind == "illegal" and "never captures its own colour" in j.reason
+    assert j.kind == "illegal" and j.cells == ((2, 6),) and "never captures its own colour" in j.reason
 
 
 def test_two_player_may_capture_their_other_colour_but_not_the_colour_placed():
@@ -222,7 +224,8 @@ LINE = """
 def test_capturing_a_tile_that_splits_its_group_is_illegal():
     before = LINE.replace("GB", "GD")  # C5 C6 C7 green
     j = judge(before, before.replace("GD", "R6"))[2]
-    assert j.kind == "illegal" and j.reason == "capturing GD on C6 would split its green group"
+    assert j.kind == "illegal" and set(j.cells) == {(2, 4), (2, 5), (2, 6)}  # the tile and the group it splits
+    assert j.reason == "capturing GD on C6 would split its green group"
     assert j.cells == ((2, 5), (2, 4), (2, 6))
     # the end of the line may be taken
     assert judge(before, before.replace("GC", "R7"))[2].kind == "legal"
@@ -267,7 +270,7 @@ def test_no_split_rule_on_shapes(cell, split, what):
 
 def test_an_unread_glyph_is_accepted_when_some_unplayed_tile_fits():
     eng, state, j = judge(EMPTY, ONE_TILE_AT_C7.format("R?"))
-    assert j.kind == "legal" and j.move == "R? on C7" and j.events == ("glyph-unread:2,6",)
+    assert j.kind == "legal" and j.move == "R? on C7" and j.events == (GameEvent.glyph_unread((2, 6)),)
     (unread,) = j.state.unread
     assert unread.cell == (2, 6) and unread.glyphs == frozenset("7Cd*")
     # each candidate is still playable elsewhere (the unread tile may be any of the others)
@@ -277,7 +280,7 @@ def test_an_unread_glyph_is_accepted_when_some_unplayed_tile_fits():
 def test_an_unread_glyph_with_no_fitting_unplayed_tile_is_illegal():
     # R7, RC, the heart (d) and the wild tile are all gone: nothing red may go on C7
     j = judge(EMPTY, ONE_TILE_AT_C7.format("R?"), captured_tiles=("R7", "RC", "Rd", "R*"))[2]
-    assert j.kind == "illegal" and "no unplayed red tile may go on C7" in j.reason
+    assert j.kind == "illegal" and j.cells == ((2, 6),) and "no unplayed red tile may go on C7" in j.reason
 
 
 def test_a_later_reading_of_the_cell_fixes_the_unread_tile():
@@ -340,12 +343,13 @@ def test_a_lifted_capturable_tile_is_pending_then_the_capture_is_legal():
 
 def test_a_lifted_tile_the_mover_cannot_capture_is_illegal():
     j = judge(ONE_TILE_AT_C7.format("R4"), EMPTY, to_move=0)[2]
-    assert j.kind == "illegal" and "may not capture its own colour" in j.reason
+    assert j.kind == "illegal" and j.cells == ((2, 6),) and "may not capture its own colour" in j.reason
     middle = LINE.replace("GB", "GD")
     j = judge(middle, middle.replace("GD", ".."), to_move=0)[2]
-    assert j.kind == "illegal" and "would split" in j.reason
+    assert j.kind == "illegal" and set(j.cells) == {(2, 4), (2, 5), (2, 6)} and "would split" in j.reason
     j = judge(ONE_TILE_AT_C7.format("G4"), EMPTY, to_move=0, captured_tiles=("R7", "RC", "Rd", "R*"))[2]
-    assert j.kind == "illegal" and "no unplayed tile of player 1 (red) may go there" in j.reason
+    assert j.kind == "illegal" and j.cells == ((2, 6),)
+    assert "no unplayed tile of player 1 (red) may go there" in j.reason
 
 
 # -- passes, the end, scores ----------------------------------------------------------------------
@@ -370,7 +374,7 @@ def test_a_seat_with_no_possible_placement_passes():
     state = eng.position(board(GREEN_COLUMN_1), 0, placed={"G": 10}, captured_tiles=gone)
     assert state.available[1] == frozenset("1")
     j = eng.judge(state, board(GREEN_COLUMN_1.replace("GA .. ..", "GA .. R3")))
-    assert j.kind == "legal" and j.events == ("pass:1",) and j.state.to_move == 2
+    assert j.kind == "legal" and j.events == (GameEvent.passed(1),) and j.state.to_move == 2
 
 
 def test_the_game_ends_when_every_colour_has_placed_24():
@@ -387,7 +391,7 @@ def test_two_player_a_colour_that_placed_24_can_no_longer_be_chosen():
     eng = two_player()
     state = eng.position(board(EMPTY), 0, placed={"R": 24, "G": 3})
     j = eng.judge(state, board(ONE_TILE_AT_C7.format("R7")))
-    assert j.kind == "illegal" and "red has already placed its 24 tiles" in j.reason
+    assert j.kind == "illegal" and j.cells == ((2, 6),) and "red has already placed its 24 tiles" in j.reason
     assert eng.judge(state, board(ONE_TILE_AT_C7.format("G7"))).kind == "legal"
 
 

@@ -1,4 +1,8 @@
-"""Property tests of the Colorpop engine, and a differential test against a plain SameGame model."""
+"""Colorpop's own properties: what follows from its slides, gravity and groups.
+
+The properties every game has (legal boards judged legal, corruptions, replays, text forms) are
+in test_conformance.py; these need Colorpop's rules to state.
+"""
 
 from __future__ import annotations
 
@@ -10,41 +14,24 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.games.colorpop import remove_cells
-from controller.referee import Referee
 from controller.snapshot import Snapshot
+from simulation.random_play import random_position
 
 seeds = st.integers(min_value=0, max_value=2**32 - 1)
 
 
-def random_position(rng: random.Random, jokers: int = 5):
+def random_colorpop_position(rng: random.Random, jokers: int = 5):
+    """2 to 5 players, a shuffled set with `jokers` jokers (valid setup or not), up to 24 random moves."""
     eng = engine(players=rng.randint(2, 5))
-    state = eng.start(random_board(rng, jokers))
-    for _ in range(rng.randrange(0, 25)):
-        moves = eng.legal_moves(state)
-        if not moves:
-            break
-        state, _ = eng.apply(state, rng.choice(moves))
-    return eng, state
-
-
-@settings(max_examples=40, deadline=None)
-@given(seeds)
-def test_every_legal_move_result_is_judged_legal_for_the_seat_to_move(seed):
-    rng = random.Random(seed)
-    eng, state = random_position(rng)
-    for move in eng.legal_moves(state):
-        after = Snapshot("colorpop", remove_cells(state.board, move.cells))
-        j = eng.judge(state, after)
-        assert j.kind == "legal", (move, j.reason)
-        assert j.seat == state.to_move
-        assert j.state.board == after.cells
+    return eng, random_position(eng, eng.start(random_board(rng, jokers)), rng, rng.randrange(0, 25))
 
 
 @settings(max_examples=40, deadline=None)
 @given(seeds)
 def test_a_strict_part_of_a_group_is_pending(seed):
+    """Specific: a group is taken out token by token, so part of it is a move half made."""
     rng = random.Random(seed)
-    eng, state = random_position(rng)
+    eng, state = random_colorpop_position(rng)
     moves = [m for m in eng.legal_moves(state) if len(m.cells) >= 2]
     if not moves:
         return
@@ -61,8 +48,10 @@ def test_a_strict_part_of_a_group_is_pending(seed):
 @settings(max_examples=60, deadline=None)
 @given(seeds)
 def test_single_cell_corruptions_of_a_legal_result_are_illegal(seed):
+    """Specific: with gravity, a token on top of a slide or one more of a colour the move did not
+    take comes from no removal, whole or half made: always illegal (never pending), naming places."""
     rng = random.Random(seed)
-    eng, state = random_position(rng)
+    eng, state = random_colorpop_position(rng)
     moves = eng.legal_moves(state)
     if not moves:
         return
@@ -84,29 +73,6 @@ def test_single_cell_corruptions_of_a_legal_result_are_illegal(seed):
     j = eng.judge(state, Snapshot("colorpop", tuple(tuple(row) for row in result)))
     assert j.kind == "illegal"
     assert j.cells
-
-
-@settings(max_examples=15, deadline=None)
-@given(seeds)
-def test_replays_are_deterministic(seed):
-    rng = random.Random(seed)
-    eng = engine(players=3)
-    start = random_board(rng)
-    state = eng.start(start)
-    boards = []
-    for _ in range(30):
-        moves = eng.legal_moves(state)
-        if not moves:
-            break
-        state, _ = eng.apply(state, rng.choice(moves))
-        boards.append(Snapshot("colorpop", state.board))
-
-    def replay():
-        ref = Referee(engine(players=3))
-        ref.state = ref.engine.start(start)
-        return [ref.observe(b).to_json() for b in boards], ref.state, ref.result()
-
-    assert replay() == replay()
 
 
 # --------------------------------------------------------------------------- differential
@@ -144,6 +110,8 @@ def plain_remove(grid: list[list[str]], group: frozenset) -> list[list[str]]:
 @settings(max_examples=40, deadline=None)
 @given(seeds)
 def test_engine_agrees_with_a_plain_samegame_model(seed):
+    """Specific: without jokers Colorpop's groups and gravity are SameGame's; a model written
+    plainly here must list the same moves and leave the same boards, to the end of the game."""
     rng = random.Random(seed)
     eng = engine(players=2)
     grid = [list(row) for row in random_board(rng, jokers=0).cells]

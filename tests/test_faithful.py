@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from controller.commands.demo import play_game
+from controller.games.events import EventKind, GameEvent
 from controller.service.loop import CameraSensor
 from controller.snapshot import EMPTY
 from controller.vision.gating import MotionGate
@@ -22,11 +23,12 @@ from simulation.world import FPS, StubRig, first_difference
 STAY_ALIVE = {"game": "stay-alive", "players": 2, "seats": ["B", "Y"]}
 
 
-FALL_EVENTS = ("fell:", "expected-fall-missing:")
+FALL_EVENTS = (EventKind.FELL, EventKind.EXPECTED_FALL_MISSING)
 
 
-def _fall_events(verdicts: list[dict]) -> list[str]:
-    return [e for v in verdicts for e in v.get("events", []) if e.startswith(FALL_EVENTS)]
+def _fall_events(verdicts: list[dict]) -> list[GameEvent]:
+    events = (GameEvent.parse(e) for v in verdicts for e in v.get("events", []))
+    return [e for e in events if e.kind in FALL_EVENTS]
 
 
 @pytest.mark.parametrize(
@@ -42,8 +44,8 @@ def test_the_stay_alive_games_of_issue_19_give_the_intended_verdicts(seed, index
     verdicts = rig.loop.session.verdicts
     assert first_difference(verdicts, rig.player.intended) is None
     events = _fall_events(verdicts)
-    assert any(e.startswith("fell:") for e in events)
-    assert not any(e.startswith("expected-fall-missing") for e in events)
+    assert any(e.kind == EventKind.FELL for e in events)
+    assert not any(e.kind == EventKind.EXPECTED_FALL_MISSING for e in events)
     if index is not None:  # the very verdict the issue reported as 'expected-fall-missing'
         assert (verdicts[index]["move"], verdicts[index]["events"]) == (move, [fell])
 
@@ -71,8 +73,8 @@ def test_a_marble_dropping_frames_after_its_slide_moved_is_judged_fallen(frames,
             if frame <= frames:
                 assert len(rig.loop.verdicts) == before, "a fall the camera has not seen yet was judged"
         (verdict,) = rig.loop.verdicts[before:]
-        falls = sorted(e for e in verdict.events if e.startswith(FALL_EVENTS))
-        assert falls == sorted(f"fell:{r},{c}" for r, c in falling)
+        falls = sorted(e for e in verdict.events if e.kind in FALL_EVENTS)
+        assert falls == sorted(GameEvent.fell((r, c)) for r, c in falling)
         assert step.intended is not None and step.intended["events"] == list(verdict.events)
         checked += 1
         if checked == 3:

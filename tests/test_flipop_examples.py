@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from controller.games import engine_for
+from controller.games.events import GameEvent
 from controller.games.flipop_doors import push
 from controller.record import Action, load_record
 from controller.referee import Referee
@@ -30,10 +31,10 @@ def test_standard_example_replays_to_the_end():
     verdicts = [line.get("verdict") for line in lines[:-1]]
     assert verdicts[0] == "setup-ok"
     assert verdicts[4:6] == ["illegal", "restored"]
-    assert "no door between" in lines[4]["reason"]
-    assert verdicts[13:15] == ["pending", "legal"] and lines[14]["events"] == ["exit:0,1"]
-    events = [e for line in lines for e in line.get("events", [])]
-    assert "exit:4,3" in events and "pass:0" in events
+    assert lines[4]["cells"] == [[4, 4], [3, 4]]  # the white ball slid by hand, from and to
+    assert verdicts[13:15] == ["pending", "legal"] and lines[14]["events"] == [GameEvent.exit((0, 1))]
+    events = [GameEvent.parse(e) for line in lines for e in line.get("events", [])]
+    assert GameEvent.exit((4, 3)) in events and GameEvent.passed(0) in events
     assert verdicts[-1] == "action" and lines[-2]["action"] == "end-by-agreement"
     assert set(verdicts) == {"setup-ok", "legal", "illegal", "restored", "pending", "action"}
     assert lines[-1]["result"] == {

@@ -1,4 +1,9 @@
-"""Flipop properties over random games from the default start layout (rules.md §3, §5)."""
+"""Flipop's own properties over random games from the default start layout (rules.md §3, §5):
+doors, pushes, balls in their exits.
+
+The properties every game has (legal boards judged legal, corruptions, replays, text forms) are
+in test_conformance.py; these need Flipop's rules to state.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.games.base import GameSetup
+from controller.games.events import EventKind
 from controller.games.flipop import FlipopEngine, FlipopState
 from controller.games.flipop_doors import OPPOSITE, POSTS, PushOutcome, push, pushable, shared_edges
 from controller.profile import default_profile
-from controller.referee import Referee
+from controller.referee import Referee, VerdictKind
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
+from simulation.random_play import random_move, random_position
 
 PROFILE = default_profile("flipop")
 START = parse_snapshot("flipop", PROFILE.get("start"))
@@ -23,37 +30,17 @@ def new_engine() -> FlipopEngine:
     return FlipopEngine(GameSetup("flipop", PROFILE))
 
 
-def random_position(seed: int, depth: int) -> tuple[FlipopEngine, FlipopState]:
-    rng = random.Random(seed)
+def flipop_position(seed: int, depth: int) -> tuple[FlipopEngine, FlipopState]:
     engine = new_engine()
-    state = engine.start(START)
-    for _ in range(depth):
-        if engine.is_over(state):
-            break
-        state, _ = engine.apply(state, rng.choice(engine.legal_moves(state)))
-    return engine, state
-
-
-@SETTINGS
-@given(seed=st.integers(0, 10_000), depth=st.integers(0, 30))
-def test_every_legal_move_is_judged_legal_for_the_seat_to_move(seed, depth):
-    engine, state = random_position(seed, depth)
-    if engine.is_over(state):
-        return
-    seat = engine.to_move(state)
-    for move in engine.legal_moves(state):
-        after, events = engine.apply(state, move)
-        judgement = engine.judge(state, engine.expected(after))
-        assert judgement.kind == "legal" and judgement.seat == seat
-        assert judgement.move == engine.describe(state, move)
-        assert judgement.events == events
-        assert judgement.state == after
+    return engine, random_position(engine, engine.start(START), random.Random(seed), depth)
 
 
 @SETTINGS
 @given(seed=st.integers(0, 10_000), depth=st.integers(0, 30), data=st.data())
 def test_a_ball_moved_by_hand_after_a_legal_move_is_illegal(seed, depth, data):
-    engine, state = random_position(seed, depth)
+    """Specific: such a board may be pending only when some legal move takes a ball to its exit
+    (the ball may still stand there); otherwise it is illegal, naming places."""
+    engine, state = flipop_position(seed, depth)
     if engine.is_over(state):
         return
     move = data.draw(st.sampled_from(engine.legal_moves(state)))
@@ -74,7 +61,7 @@ def test_a_ball_moved_by_hand_after_a_legal_move_is_illegal(seed, depth, data):
     else:
         assert judgement.kind in ("illegal", "pending")
         assert judgement.kind == "illegal" or any(
-            e.startswith("exit:") for m in engine.legal_moves(state) for e in engine.apply(state, m)[1]
+            e.kind == EventKind.EXIT for m in engine.legal_moves(state) for e in engine.apply(state, m)[1]
         )
         if judgement.kind == "illegal":
             assert judgement.reason and judgement.cells
@@ -83,7 +70,8 @@ def test_a_ball_moved_by_hand_after_a_legal_move_is_illegal(seed, depth, data):
 @SETTINGS
 @given(seed=st.integers(0, 10_000), depth=st.integers(0, 30), post=st.integers(0, 15))
 def test_a_door_turned_by_hand_is_illegal(seed, depth, post):
-    engine, state = random_position(seed, depth)
+    """Specific: doors turn only when a ball pushes them."""
+    engine, state = flipop_position(seed, depth)
     before = engine.expected(state)
     doors = list(before.doors)
     doors[post] = {"N": "E", "E": "S", "S": "W", "W": "N", "NS": "EW", "EW": "NS"}[doors[post]]
@@ -93,23 +81,25 @@ def test_a_door_turned_by_hand_is_illegal(seed, depth, post):
 
 @settings(max_examples=8, deadline=None)
 @given(seed=st.integers(0, 10_000))
-def test_random_games_are_judged_legal_to_the_end_and_replays_agree(seed):
+def test_random_games_with_unread_doors_are_judged_legal_and_replays_agree(seed):
+    """Specific: boards whose doors the camera did not read are still each move's, the referee
+    carrying the doors itself (never two wings on one edge), and a replay of them agrees."""
     rng = random.Random(seed)
     engine = new_engine()
     referee = Referee(engine)
-    assert referee.observe(START).verdict == "setup-ok"
+    assert referee.observe(START).verdict == VerdictKind.SETUP_OK
     shown_boards = []
     for _ in range(60):
         if referee.over:
             break
-        move = rng.choice(engine.legal_moves(referee.state))
+        move = random_move(engine, referee.state, rng)
         after, _ = engine.apply(referee.state, move)
         shown = engine.expected(after)
         if rng.random() < 0.3:
             shown = Snapshot("flipop", shown.cells)  # doors not read
         shown_boards.append(shown)
         verdict = referee.observe(shown)
-        assert verdict.verdict == "legal", verdict
+        assert verdict.verdict == VerdictKind.LEGAL, verdict
         # The door physics never puts two wings on one edge.
         for line in referee.state.lines:
             assert not shared_edges(line.doors)
@@ -124,7 +114,8 @@ def test_random_games_are_judged_legal_to_the_end_and_replays_agree(seed):
 @SETTINGS
 @given(seed=st.integers(0, 10_000), depth=st.integers(0, 30))
 def test_a_push_keeps_balls_except_those_that_exit_and_bans_only_displaced_balls(seed, depth):
-    engine, state = random_position(seed, depth)
+    """Specific: the door physics of a push (rules.md §3)."""
+    engine, state = flipop_position(seed, depth)
     if engine.is_over(state):
         return
     line = state.lines[0]

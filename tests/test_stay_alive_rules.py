@@ -11,6 +11,7 @@ import pytest
 
 from controller.errors import ConfigError
 from controller.games.base import GameSetup
+from controller.games.events import GameEvent
 from controller.games.stay_alive import SlideMove, StayAliveEngine, StayAliveState
 from controller.profile import default_profile
 from controller.record import parse_record
@@ -189,13 +190,14 @@ def test_a_marble_seen_on_an_open_point_is_illegal():
 
 def test_placing_out_of_turn_is_illegal():
     lines = replay(PLACEMENT_RECORD, [board_text({(0, 0): "G"})])
-    assert lines[1]["verdict"] == "illegal" and lines[1]["seat"] == 0
+    assert lines[1]["verdict"] == "illegal" and lines[1]["seat"] == 0 and lines[1]["cells"] == [[0, 0]]
+    # the sentence is what tells the players it was the wrong seat's marble
     assert lines[1]["reason"] == "it is player 1 (red)'s turn to place a marble, not player 2 (green)'s"
 
 
 def test_placing_two_marbles_at_once_is_illegal():
     lines = replay(PLACEMENT_RECORD, [board_text({(0, 0): "R", (0, 1): "R"})])
-    assert lines[1]["verdict"] == "illegal" and "2 marbles were placed at once" in lines[1]["reason"]
+    assert lines[1]["verdict"] == "illegal" and lines[1]["cells"] == [[0, 0], [0, 1]]
 
 
 def test_moving_a_slide_during_placement_is_illegal():
@@ -210,8 +212,7 @@ def test_moving_a_placed_marble_is_illegal_and_putting_it_back_restores():
         board_text({(0, 1): "R"}),
         board_text({(0, 0): "R"}),
     ])
-    assert lines[2]["verdict"] == "illegal"
-    assert lines[2]["reason"].startswith("the marble at 0,0 was moved to 0,1")
+    assert lines[2]["verdict"] == "illegal" and lines[2]["cells"] == [[0, 0], [0, 1]]
     assert lines[3]["verdict"] == "restored"
 
 
@@ -246,7 +247,7 @@ def test_one_slide_one_notch_and_the_predicted_marble_falls():
     judgement = engine.judge(state, snap(AFTER_ORANGE_0_TO_A))
     assert judgement.kind == "legal" and judgement.seat == 0
     assert judgement.move == "orange 0 B->A"
-    assert judgement.events == ("fell:0,0",)
+    assert judgement.events == (GameEvent.fell((0, 0)),)
     assert engine.to_move(judgement.state) == 1
     assert engine.result(judgement.state).scores == (1, 2)
 
@@ -257,7 +258,7 @@ def test_a_predicted_fall_still_seen_is_legal_with_expected_fall_missing():
     stuck = AFTER_ORANGE_0_TO_A.replace(". . . . . . .\n. R", "R . . . . . .\n. R", 1)
     judgement = engine.judge(state, snap(stuck))
     assert judgement.kind == "legal"
-    assert judgement.events == ("expected-fall-missing:0,0",)
+    assert judgement.events == (GameEvent.expected_fall_missing((0, 0)),)
     assert engine.result(judgement.state).scores == (1, 2)  # the stuck marble counts as fallen
     assert judgement.state.ghosts == ((0, 0, "R"),)
 
@@ -283,6 +284,7 @@ def test_a_marble_gone_from_a_closed_point_is_illegal():
     gone = AFTER_ORANGE_0_TO_A.replace(". . . . G . .", ". . . . . . .")
     judgement = engine.judge(state, snap(gone))
     assert judgement.kind == "illegal" and not judgement.doubtful
+    assert judgement.cells == ((4, 4),)
     assert judgement.reason == "the marble at 4,4 disappeared but its point stayed closed; put it back"
     assert judgement.cells == ((4, 4),)
 
@@ -293,6 +295,7 @@ def test_a_marble_vanishing_with_no_slide_moved_is_illegal():
     gone = BOARD.replace(". . . . G . .", ". . . . . . .")
     judgement = engine.judge(state, snap(gone))
     assert judgement.kind == "illegal"
+    assert judgement.cells == ((4, 4),)
     assert judgement.reason == "the marble at 4,4 disappeared but no slide moved; put it back"
 
 
@@ -302,7 +305,6 @@ def test_a_marble_moved_by_hand_is_illegal():
     moved = BOARD.replace(". . . . G . .", ". . . G . . .")
     judgement = engine.judge(state, snap(moved))
     assert judgement.kind == "illegal"
-    assert judgement.reason.startswith("a marble was moved by hand from 4,4 to 4,3")
     assert judgement.cells == ((4, 3), (4, 4))
 
 
@@ -338,7 +340,7 @@ def test_a_marble_appearing_in_the_movement_phase_is_illegal():
     engine = make_engine()
     state = movement_state(engine, BOARD)
     judgement = engine.judge(state, snap(BOARD.replace(". . . . . . G", ". . . . . G G")))
-    assert judgement.kind == "illegal" and judgement.reason.startswith("a marble appeared at 6,5")
+    assert judgement.kind == "illegal" and judgement.cells == ((6, 5),)
 
 
 def test_the_slide_the_previous_mover_moved_is_banned():
@@ -447,7 +449,7 @@ def test_a_player_without_marbles_is_eliminated_and_seat_order_skips_them():
     after = THREE.replace("orange: B B B B B B B", "orange: A B B B B B B").replace("R . .", ". . .", 1)
     judgement = engine.judge(state, snap(after))
     assert judgement.kind == "legal"
-    assert judgement.events == ("fell:0,0", "eliminated:0")
+    assert judgement.events == (GameEvent.fell((0, 0)), GameEvent.eliminated(0))
     assert engine.to_move(judgement.state) == 2
     state = judgement.state
     state, _ = engine.apply(state, slide_move(engine, state, "white 6 B->C"))  # blue
@@ -461,7 +463,7 @@ def test_the_last_player_with_marbles_wins():
     state = movement_state(engine, board, to_move=1)
     after = board.replace("orange: B B B B B B B", "orange: A B B B B B B").replace("R . .", ". . .", 1)
     judgement = engine.judge(state, snap(after))
-    assert judgement.events == ("fell:0,0", "eliminated:0")
+    assert judgement.events == (GameEvent.fell((0, 0)), GameEvent.eliminated(0))
     assert engine.is_over(judgement.state) and engine.to_move(judgement.state) is None
     assert engine.result(judgement.state).to_json() == {
         "finished": True, "winners": [1], "scores": [0, 2],
@@ -489,7 +491,7 @@ def test_when_one_move_takes_every_remaining_players_last_marbles_the_mover_wins
     after = LAST_TWO.replace("white:  B", "white:  A").replace("R . .", ". . .", 1).replace("G . .", ". . .", 1)
     judgement = engine.judge(state, snap(after))
     assert judgement.kind == "legal"
-    assert judgement.events == ("fell:0,0", "fell:3,0", "eliminated:1")
+    assert judgement.events == (GameEvent.fell((0, 0)), GameEvent.fell((3, 0)), GameEvent.eliminated(1))
     result = engine.result(judgement.state)
     assert result.finished and result.winners == (0,) and result.scores == (0, 0)
     assert "took the last marbles of every remaining player" in result.reason
@@ -511,7 +513,8 @@ G . . . . . .
     state = movement_state(engine, board, to_move=0)
     after = board.replace("white:  B", "white:  A").replace("R . .", ". . .", 1).replace("G . .", ". . .", 1)
     judgement = engine.judge(state, snap(after))
-    assert judgement.events == ("fell:0,0", "fell:3,0", "eliminated:0", "eliminated:1")
+    assert judgement.events == (
+        GameEvent.fell((0, 0)), GameEvent.fell((3, 0)), GameEvent.eliminated(0), GameEvent.eliminated(1))
     assert engine.result(judgement.state).winners == (2,)
 
 
@@ -521,7 +524,7 @@ def test_a_stuck_last_marble_still_eliminates_its_player():
     state = movement_state(engine, board, to_move=1)
     after = board.replace("orange: B B B B B B B", "orange: A B B B B B B")  # 0,0 still seen
     judgement = engine.judge(state, snap(after))
-    assert judgement.events == ("expected-fall-missing:0,0", "eliminated:0")
+    assert judgement.events == (GameEvent.expected_fall_missing((0, 0)), GameEvent.eliminated(0))
     assert engine.result(judgement.state).winners == (1,)
 
 

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 import numpy as np
 import yaml
 from aiohttp.test_utils import TestClient, TestServer
+from colorpop_helpers import take_a_lone_token_off
 
 from controller.record import parse_record
 from controller.web import WebApp
@@ -151,13 +152,7 @@ def test_an_illegal_board_gives_its_places_and_corrections_that_tick_off(tmp_pat
     rig.play(1)
     app = WebApp(rig.loop, pin=PIN)
     legal = rig.loop.session.referee.expected()
-    cells = [list(r) for r in legal.cells]
-    # a token taken off the bottom row alone: illegal in Colorpop
-    col = next(c for c in range(10) if cells[9][c] != ".")
-    cells[9][col] = "."
-    rig.world.set_hand(None)
-    rig.world.set_board(legal.with_cells(cells))
-    rig.driver.run_frames(30)
+    take_a_lone_token_off(rig)
     rig.loop.bus.drain()
     state = app.view.state()
     assert state["illegal"]

@@ -7,6 +7,7 @@ import tempfile
 import time
 
 import pytest
+from colorpop_helpers import take_a_lone_token_off
 
 from controller.web import WebApp, WebServer
 from simulation.world import StubRig
@@ -109,12 +110,7 @@ def test_an_illegal_moves_places_are_highlighted_and_corrections_listed(browser,
     browser.get(url)
     wait_for(lambda: any("legal move" in line for line in history(browser)))
     legal = rig.loop.session.referee.expected()
-    cells = [list(r) for r in legal.cells]
-    col = next(c for c in range(10) if cells[9][c] != ".")
-    cells[9][col] = "."
-    rig.world.set_hand(None)
-    rig.world.set_board(legal.with_cells(cells))
-    rig.driver.run_frames(30)
+    col = take_a_lone_token_off(rig)
     marked = wait_for(lambda: marked_cells(browser, "#board g.place.illegal"))
     assert marked == [f"9,{col}"]
     assert "Illegal move" in browser.find_element(By.ID, "status").text
