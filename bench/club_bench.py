@@ -108,7 +108,7 @@ def run_tables(first: int, count: int, port: int, every: float, seconds: float, 
         name = f"bench-{n:02d}"
         keys, steps = scripts[n % len(scripts)]
         players = len(keys.get("seats") or []) or int(keys.get("players", 2))
-        names = rng.sample(PLAYERS, max(1, players if keys["game"] != "flipop" else 2))
+        names = rng.sample(PLAYERS, max(1, players))
         client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=name)
         client.will_set(f"referee/{name}/online", encode(False), qos=1, retain=True)
         client.connect("127.0.0.1", port, keepalive=30)
