@@ -73,7 +73,8 @@ class Step:
 class Doubt:
     """A place the calibration doubts in one of its pictures: where it is, to draw on the picture."""
 
-    picture: str
+    #: The step whose picture it is.
+    step: int
     row: int
     col: int
     place: str
@@ -278,7 +279,6 @@ class GuidedCalibration:
             raise RefereeError(f"take the picture of step {missing[0].number} ({missing[0].title}) first")
         from calibration import checks
 
-        by_key = {s.key: s for s in self.steps}
         profile = self.profile
         expected: list[checks.Expected] = []
         try:
@@ -286,7 +286,8 @@ class GuidedCalibration:
                 profile = _LEARN[step.key](profile, self.pictures[step.key], _name(step), expected)
         except RefereeError as exc:
             return Outcome(False, problem=str(exc))
-        doubts = [d for pic in expected for d in _doubts(profile, pic, by_key)]
+        numbers = {_name(s): s.number for s in self.steps}
+        doubts = [d for pic in expected for d in _doubts(profile, pic, numbers[pic.name])]
         try:
             quality = checks.check_pictures(profile, expected, learned=checks.learned_keys(self.profile, profile))
         except RefereeError as exc:
@@ -360,7 +361,7 @@ _LEARN = {
 }
 
 
-def _doubts(profile, pic, by_key: dict[str, Step]) -> list[Doubt]:
+def _doubts(profile, pic, step: int) -> list[Doubt]:
     """Places of one picture read back unsurely, or as something else than the picture shows."""
     from calibration.checks import place_name
     from controller.vision.geometry import project
@@ -384,8 +385,7 @@ def _doubts(profile, pic, by_key: dict[str, Step]) -> list[Doubt]:
             elif conf[r, c] < DOUBT_BELOW:
                 found.append((float(conf[r, c]), r, c, f"read with little confidence ({conf[r, c]:.2f})"))
     found.sort()
-    picture = pic.name
-    return [Doubt(picture, r, c, place_name(profile.game, r, c), why,
+    return [Doubt(step, r, c, place_name(profile.game, r, c), why,
                   float(points[r * profile.cols + c][0]), float(points[r * profile.cols + c][1]))
             for _, r, c, why in found[:MOST_DOUBTS]]
 
@@ -395,10 +395,14 @@ def _word(letter: str) -> str:
 
 
 # --------------------------------------------------------------------------- saving and switching
+class ProfileNameError(RefereeError):
+    """A name a profile cannot be saved under (not a plain file name, or taken)."""
+
+
 def profile_path(config_path: Path, name: str) -> Path:
     """Where the profile `name` is saved: `profiles/NAME.yaml` beside the config file."""
     if not isinstance(name, str) or not NAME_PATTERN.match(name):
-        raise RefereeError(f"{name!r} cannot name a profile: use 1 to 40 letters, digits, '-' or '_', starting with "
+        raise ProfileNameError(f"{name!r} cannot name a profile: use 1 to 40 letters, digits, '-' or '_', starting with "
                            "a letter or digit (e.g. my-colorpop)")
     return Path(config_path).parent / PROFILES_FOLDER / f"{name}.yaml"
 
@@ -414,7 +418,7 @@ def save_and_switch(profile, name: str, config_path: Path, overwrite: bool = Fal
     config_path = Path(config_path)
     path = profile_path(config_path, name)
     if path.exists() and not overwrite:
-        raise RefereeError(f"a profile named {name!r} exists already ({path}): choose another name, or overwrite it")
+        raise ProfileNameError(f"a profile named {name!r} exists already ({path}): choose another name, or overwrite it")
     config = load_config(config_path)
     if config.setup.game != profile.game:
         raise RefereeError(f"{config_path} is a {config.setup.game} config; this profile is for {profile.game}")

@@ -17,6 +17,7 @@ sensor (`latest_frame`) as the live page reads it.
 from __future__ import annotations
 
 import random
+import threading
 from dataclasses import replace
 from typing import Any
 
@@ -94,11 +95,13 @@ class LiveCamera:
         self.camera = camera
         self.latest_reading = None
         self.reader = None
+        self._lock = threading.Lock()
 
     @property
     def latest_frame(self) -> np.ndarray | None:
-        self.world.advance_frame()
-        return self.camera.read()
+        with self._lock:  # the page's picture and a capture may ask together
+            self.world.advance_frame()
+            return self.camera.read()
 
 
 class SetupPerson:
