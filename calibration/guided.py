@@ -47,7 +47,7 @@ DOUBT_BELOW = 0.25
 #: Most doubted places listed per picture.
 MOST_DOUBTS = 12
 #: Names a profile may be saved under: a file name anyone can type.
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,39}")
 #: Where profiles are saved, next to the config file.
 PROFILES_FOLDER = "profiles"
 
@@ -202,20 +202,22 @@ class CaptureTimeout(RefereeError):
     """No usable picture came in time; the sentence says why."""
 
 
-def wait_for_still(read: Callable[[], np.ndarray | None], profile, *, timeout: float = WAIT_SECONDS,
+def wait_for_still(read: Callable[[], np.ndarray | None], profile, *, timeout: float | None = None,
                    poll: float = POLL_SECONDS, clock: Callable[[], float] = time.monotonic,
                    sleep: Callable[[float], None] = time.sleep) -> np.ndarray:
     """The first picture from `read()` that is still (the motion gate) with the board's markers in
     view and no hand over the board (the reader's hand check); `CaptureTimeout` after `timeout`.
 
-    `read()` gives the newest picture (the same array object again means no new picture yet)."""
+    `read()` gives the newest picture (the same array object again means no new picture yet);
+    `timeout` None waits `WAIT_SECONDS`."""
     from controller.vision.gating import IDLE, STILL, MotionGate
     from controller.vision.geometry import MARKERS_HIDDEN
     from controller.vision.reader import HAND, BoardReader
 
+    timeout = WAIT_SECONDS if timeout is None else timeout
     gate = MotionGate(settle=STILL_FRAMES)
     reader = BoardReader(profile)
-    why = "no picture"
+    seen: set[str] = set()  # why pictures were not taken: the most telling one is said at the end
     previous = None
     deadline = clock() + timeout
     while clock() < deadline:
@@ -223,26 +225,29 @@ def wait_for_still(read: Callable[[], np.ndarray | None], profile, *, timeout: f
         if frame is None or frame is previous:
             sleep(poll)
             continue
-        previous = frame
+        first, previous = previous is None, frame
         state = gate.update(frame).state
         if state not in (STILL, IDLE):
-            why = "moving"
+            if not first:  # the first picture has nothing to be compared with yet
+                seen.add("moving")
             sleep(poll)
             continue
         problem = reader.read(frame).problem
         if problem is not None and problem.startswith(HAND):
-            why = "hand"
+            seen.add("hand")
         elif problem == MARKERS_HIDDEN:
-            why = "markers"
+            seen.add("markers")
         else:
             return frame
         sleep(poll)
+    why = next((w for w in ("hand", "markers", "moving") if w in seen), "no picture")
     seconds = f"{timeout:g} seconds"
     raise CaptureTimeout({
-        "no picture": f"the camera gave no picture in {seconds}: is it plugged in and is the referee running?",
+        "no picture": f"the camera gave no new picture in {seconds}: is it plugged in and is the referee running?",
         "moving": f"the picture did not keep still for {seconds}: keep hands off the board and the camera still, "
                   "then capture again",
-        "hand": f"a hand or an object was over the board for {seconds}: take it away, then capture again",
+        "hand": f"no picture was taken in {seconds}: a hand or an object is over the board; take it away, then "
+                "capture again",
         "markers": f"the board's four corner markers were not in view for {seconds}: aim the camera so that the "
                    "whole board is seen, then capture again",
     }[why])
@@ -401,9 +406,9 @@ class ProfileNameError(RefereeError):
 
 def profile_path(config_path: Path, name: str) -> Path:
     """Where the profile `name` is saved: `profiles/NAME.yaml` beside the config file."""
-    if not isinstance(name, str) or not NAME_PATTERN.match(name):
-        raise ProfileNameError(f"{name!r} cannot name a profile: use 1 to 40 letters, digits, '-' or '_', starting with "
-                           "a letter or digit (e.g. my-colorpop)")
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
+        raise ProfileNameError(f"{name!r} cannot name a profile: use 1 to 40 letters, digits, '-' or '_', "
+                               "starting with a letter or digit (e.g. my-colorpop)")
     return Path(config_path).parent / PROFILES_FOLDER / f"{name}.yaml"
 
 
@@ -418,7 +423,8 @@ def save_and_switch(profile, name: str, config_path: Path, overwrite: bool = Fal
     config_path = Path(config_path)
     path = profile_path(config_path, name)
     if path.exists() and not overwrite:
-        raise ProfileNameError(f"a profile named {name!r} exists already ({path}): choose another name, or overwrite it")
+        raise ProfileNameError(f"a profile named {name!r} exists already ({path}): choose another name, or "
+                               "overwrite it")
     config = load_config(config_path)
     if config.setup.game != profile.game:
         raise RefereeError(f"{config_path} is a {config.setup.game} config; this profile is for {profile.game}")

@@ -172,3 +172,29 @@ class SetupPerson:
         if cell.endswith("?"):
             return cell[:-1] + self.rng.choice(GLYPHS)
         return cell
+
+
+class SimulatedSetupCamera:
+    """The config's simulated camera (`source: renderer`) as a frame source for `referee setup
+    calibrate`: every read is a new frame of the simulated world."""
+
+    def __init__(self, world: SimWorld, camera: CachedFrames) -> None:
+        self.live = LiveCamera(world, camera)
+
+    def read(self) -> np.ndarray | None:
+        return self.live.latest_frame
+
+    def close(self) -> None:
+        self.live.camera.close()
+
+
+def simulated_setup(config: Any, *, other_looks: bool = False) -> tuple[SimulatedSetupCamera, SetupPerson]:
+    """The simulated table of `config` (its game and profile, its camera's size, seed and preset) and
+    the person who sets it up: what `referee setup calibrate` uses with the renderer camera."""
+    from controller.vision.sources import validate_camera
+
+    camera = validate_camera(config.camera)
+    world = SimWorld(config.setup, starting_board(config.setup, random.Random(camera["seed"])), noise_frames=2)
+    frames = simulated_camera(world, other_looks=other_looks, size=(camera["width"], camera["height"]),
+                              seed=camera["seed"], preset=camera["preset"])
+    return SimulatedSetupCamera(world, frames), SetupPerson(world, seed=camera["seed"])

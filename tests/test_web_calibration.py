@@ -115,7 +115,7 @@ def test_bad_requests_are_refused_with_a_sentence(tmp_path):
         client.server.app[ROUTES].wait_seconds = 1.5
         hand = await client.post("/api/calibration/capture", json={"step": 1}, headers=HEADERS)
         assert hand.status == 409
-        assert "a hand or an object was over the board" in (await hand.json())["error"]
+        assert "a hand or an object is over the board" in (await hand.json())["error"]
         unfinished = await client.post("/api/calibration/finish", json={}, headers=HEADERS)
         assert unfinished.status == 409 and "step 1 (the start position)" in (await unfinished.json())["error"]
         unsaved = await client.post("/api/calibration/save", json={"name": "x"}, headers=HEADERS)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 import yaml
+from test_web_browser import CHROMEDRIVER, CHROMIUM, start_browser, wait_for
 
 from calibration.guided import steps_for
 from controller.games import registry
@@ -15,7 +16,6 @@ from controller.vision.reader import BoardReader
 from controller.web import WebApp, WebServer
 from simulation.setup_person import LiveCamera, SetupPerson, setup_world, simulated_camera
 from simulation.world import StubRig
-from test_web_browser import CHROMEDRIVER, CHROMIUM, start_browser, wait_for
 
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None or CHROMEDRIVER is None,

@@ -45,8 +45,8 @@ class CalibrationRoutes:
         self.session: guided.GuidedCalibration | None = None
         self.outcome: guided.Outcome | None = None
         self.jpegs: dict[int, tuple[bytes, int, int]] = {}
-        #: Longest wait for a still picture without a hand (the tests shorten it).
-        self.wait_seconds = guided.WAIT_SECONDS
+        #: Longest wait for a still picture without a hand (None: `guided.WAIT_SECONDS`; the tests shorten it).
+        self.wait_seconds: float | None = None
         self._lock = threading.Lock()
         self._capturing = False
 
