@@ -30,7 +30,7 @@ from controller.snapshot import EMPTY, Snapshot, format_snapshot, parse_snapshot
 #: What each game's calibration takes, in the order the pictures are asked for (keys of
 #: `_PICTURE_KINDS`). One table, so that it can move into the game registry (`GameSpec`) as it is.
 PICTURES: dict[str, tuple[str, ...]] = {
-    "colorpop": ("empty", "setup"),
+    "colorpop": ("empty", "bottom-row", "setup"),
     "blockers": ("empty", "pieces", "glyphs"),
     "flipop": ("start",),
     "stay-alive": ("empty", "pieces"),
@@ -42,6 +42,9 @@ WAIT_SECONDS = 10.0
 STILL_FRAMES = 3
 #: Time between two looks at the camera while waiting (seconds).
 POLL_SECONDS = 0.05
+#: Least time between two reads of a still picture for a hand (a whole board read; a Pi does a
+#: few a second at most while the waiting goes on).
+READ_EVERY = 0.25
 #: A place read back this unsurely (the reader's confidence, 0-1) is shown as doubted.
 DOUBT_BELOW = 0.25
 #: Most doubted places listed per picture.
@@ -135,6 +138,23 @@ def _pieces_step(profile) -> tuple[str, str, Snapshot | None]:
             _drawing(profile, cells))
 
 
+def _bottom_row_cells(profile) -> list[list[str]]:
+    """One piece of each colour on the bottom row from the left (where tokens that fall come to rest)."""
+    letters = list(profile.letters)
+    if len(letters) > profile.cols:
+        raise RefereeError("there are more piece colours than places on the bottom row")
+    cells = _empty_cells(profile)
+    cells[-1] = letters + [EMPTY] * (profile.cols - len(letters))
+    return cells
+
+
+def _bottom_row_step(profile) -> tuple[str, str, Snapshot | None]:
+    return ("one piece of each colour",
+            f"Put one piece of each colour at the bottom of the board, from the left: {_names(profile)}; leave "
+            "every other place empty.",
+            _drawing(profile, _bottom_row_cells(profile)))
+
+
 def _glyphs_step(profile) -> tuple[str, str, Snapshot | None]:
     from calibration.vision_glyphs import ARRANGEMENT
 
@@ -173,6 +193,7 @@ def _start_step(profile) -> tuple[str, str, Snapshot | None]:
 _PICTURE_KINDS: dict[str, Callable[[Any], tuple[str, str, Snapshot | None]]] = {
     "empty": _empty_step,
     "pieces": _pieces_step,
+    "bottom-row": _bottom_row_step,
     "glyphs": _glyphs_step,
     "setup": _setup_step,
     "start": _start_step,
@@ -219,6 +240,7 @@ def wait_for_still(read: Callable[[], np.ndarray | None], profile, *, timeout: f
     reader = BoardReader(profile)
     seen: set[str] = set()  # why pictures were not taken: the most telling one is said at the end
     previous = None
+    read_at = -np.inf
     deadline = clock() + timeout
     while clock() < deadline:
         frame = read()
@@ -227,11 +249,12 @@ def wait_for_still(read: Callable[[], np.ndarray | None], profile, *, timeout: f
             continue
         first, previous = previous is None, frame
         state = gate.update(frame).state
-        if state not in (STILL, IDLE):
-            if not first:  # the first picture has nothing to be compared with yet
+        if state not in (STILL, IDLE) or (state == IDLE and clock() - read_at < READ_EVERY):
+            if state not in (STILL, IDLE) and not first:  # the first picture has nothing to compare with yet
                 seen.add("moving")
             sleep(poll)
             continue
+        read_at = clock()
         problem = reader.read(frame).problem
         if problem is not None and problem.startswith(HAND):
             seen.add("hand")
@@ -322,6 +345,19 @@ def _learn_pieces(profile, image, name, expected):
     return profile
 
 
+def _learn_bottom_row(profile, image, name, expected):
+    """The colours named from one piece of each on the bottom row: a later setup picture, whose places
+    are not known, is then clustered from this copy's own colours rather than the standard edition's
+    (which names the clusters wrongly for a copy whose colours differ enough)."""
+    from calibration import checks
+    from calibration import vision as cal
+
+    cells = _bottom_row_cells(profile)
+    profile = cal.learn_labelled(profile, [(image, _drawing(profile, cells))])
+    expected.append(checks.Expected(name, image, cells))
+    return profile
+
+
 def _learn_glyphs(profile, image, name, expected):
     from calibration import checks
     from calibration.vision_glyphs import ARRANGEMENT, learn_glyphs
@@ -360,6 +396,7 @@ def _learn_start(profile, image, name, expected):
 _LEARN = {
     "empty": _learn_empty,
     "pieces": _learn_pieces,
+    "bottom-row": _learn_bottom_row,
     "glyphs": _learn_glyphs,
     "setup": _learn_setup,
     "start": _learn_start,

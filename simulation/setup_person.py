@@ -30,11 +30,10 @@ from simulation.camera import RendererSource
 from simulation.render import random_doors, random_snapshot, stay_alive_points
 from simulation.world import CachedFrames, SimWorld, starting_board
 
-#: Degrees every colour of the other copy is turned about the grey axis. Small enough that
-#: Colorpop's setup calibration, which names its clusters by the nearest standard colour, still
-#: names them right (at 24 degrees yellow, orange and green trade names), large enough that the
-#: standard references leave about half the places unsure.
-HUE_TURN = 18.0
+#: Degrees every colour of the other copy is turned about the grey axis: the standard references
+#: leave about half the places unsure (at 40 degrees Blockers!' pieces picture starts to be read
+#: surely as other colours, and an occasional fresh position is misread).
+HUE_TURN = 30.0
 #: Flipop's pieces are black and white, which no turn changes: its floor is turned further
 #: (its calibration labels from the known start position, so any turn is learned).
 HUE_TURN_FOR = {"flipop": 150.0}
@@ -115,7 +114,7 @@ class SetupPerson:
 
     def follow(self, step: Any) -> Snapshot:
         """Do what `step` (a `calibration.guided.Step`) asks; returns the board set."""
-        board = getattr(self, f"_{step.key}")(step)
+        board = getattr(self, f"_{step.key.replace('-', '_')}")(step)
         self.world.set_hand(None)
         self.world.set_board(board)
         return board
@@ -157,6 +156,9 @@ class SetupPerson:
             if not any((0, c) in stay_alive_points(trial, self.profile)[0] for c in wanted):
                 return trial
         return board
+
+    def _bottom_row(self, step: Any) -> Snapshot:
+        return self._with_slides([list(row) for row in step.drawing.cells])
 
     def _glyphs(self, step: Any) -> Snapshot:
         return self._with_slides([list(row) for row in step.drawing.cells])

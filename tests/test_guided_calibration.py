@@ -16,7 +16,7 @@ from simulation.render import render_snapshot
 
 def test_each_games_steps_say_what_to_do_and_draw_where():
     keys = {game: [s.key for s in guided.steps_for(default_profile(game))] for game in guided.PICTURES}
-    assert keys == {"colorpop": ["empty", "setup"], "blockers": ["empty", "pieces", "glyphs"],
+    assert keys == {"colorpop": ["empty", "bottom-row", "setup"], "blockers": ["empty", "pieces", "glyphs"],
                     "flipop": ["start"], "stay-alive": ["empty", "pieces"]}
     blockers = guided.steps_for(default_profile("blockers"))
     assert blockers[1].drawing.cells[0][:5] == ("R?", "G?", "B?", "Y?", "V?")
@@ -27,7 +27,8 @@ def test_each_games_steps_say_what_to_do_and_draw_where():
     assert "moon, sun, star" in blockers[2].sentence and blockers[2].file == "glyphs.png"
     stay_alive = guided.steps_for(default_profile("stay-alive"))[1]
     assert "slides" in stay_alive.sentence and stay_alive.drawing.cells[0] == ("R", "G", "B", "Y", ".", ".", ".")
-    colorpop = guided.steps_for(default_profile("colorpop"))[1]
+    bottom, colorpop = guided.steps_for(default_profile("colorpop"))[1:]
+    assert bottom.drawing.cells[9] == ("G", "Y", "O", "B", "P", "J", ".", ".", ".", ".")
     assert colorpop.drawing is None and "19 green" in colorpop.sentence and "5 joker" in colorpop.sentence
     start = guided.steps_for(default_profile("flipop"))[0]
     assert start.drawing_text().splitlines()[-1].startswith("doors: E N W W")

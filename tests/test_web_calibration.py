@@ -50,8 +50,8 @@ def test_colorpop_calibrated_through_the_api_reads_the_copy(tmp_path):
 
     async def body(client):
         listing = await (await client.get("/api/calibration/steps")).json()
-        assert [s["key"] for s in listing["steps"]] == ["empty", "setup"]
-        assert "19 green" in listing["steps"][1]["sentence"]
+        assert [s["key"] for s in listing["steps"]] == ["empty", "bottom-row", "setup"]
+        assert "19 green" in listing["steps"][2]["sentence"]
         started = await client.post("/api/calibration/start", json={"game": "colorpop"}, headers=HEADERS)
         assert started.status == 200, await started.text()
         for step in steps_for(world.profile):
@@ -63,7 +63,7 @@ def test_colorpop_calibrated_through_the_api_reads_the_copy(tmp_path):
         done = await (await client.post("/api/calibration/finish", json={}, headers=HEADERS)).json()
         assert done["ok"], done
         assert done["report"][0].startswith("classes apart")
-        assert [p["step"] for p in done["pictures"]] == [1, 2]
+        assert [p["step"] for p in done["pictures"]] == [1, 2, 3]
         saved = await client.post("/api/calibration/save", json={"name": "my-colorpop"}, headers=HEADERS)
         assert saved.status == 200, await saved.text()
         again = await client.post("/api/calibration/save", json={"name": "my-colorpop"}, headers=HEADERS)
