@@ -30,8 +30,9 @@ def images_help() -> str:
     per_game = "; ".join(f"{game}: {', '.join(f'{key}.png' for key in keys)}" for game, keys in PICTURES.items())
     return ("take the pictures from files in DIR instead of the camera, named after what they show: empty.png "
             "(the empty board), pieces.png (one piece of each colour on the top row from the left, in the "
-            "profile's order), bottom-row.png (the same on the bottom row), glyphs.png (one colour's 28 tiles in the glyph arrangement), setup.png (the full "
-            "setup), start.png (the start position); .jpg or .jpeg also do. Per game: " + per_game)
+            "profile's order), bottom-row.png (the same on the bottom row), glyphs.png (one colour's 28 tiles "
+            "in the glyph arrangement), setup.png (the full setup), start.png (the start position); .jpg or .jpeg "
+            "also do. Per game: " + per_game)
 
 
 def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:

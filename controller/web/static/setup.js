@@ -119,8 +119,9 @@ async function calFinish() {
 function calPicture(picture, doubts) {
   const step = cal.steps[picture.step - 1];
   const figure = html("figure", { class: "cal-picture", "data-step": picture.step });
-  html("img", { src: `${picture.url}?t=${Date.now()}`, alt: `picture ${picture.step}: ${step.title}` }, figure);
-  const svg = el("svg", { viewBox: `0 0 ${picture.width} ${picture.height}`, preserveAspectRatio: "none" }, figure);
+  const frame = html("div", { class: "cal-frame" }, figure);  // the circles lie over the picture only
+  html("img", { src: `${picture.url}?t=${Date.now()}`, alt: `picture ${picture.step}: ${step.title}` }, frame);
+  const svg = el("svg", { viewBox: `0 0 ${picture.width} ${picture.height}`, preserveAspectRatio: "none" }, frame);
   const radius = Math.max(6, picture.width / 50);
   for (const x of doubts) {
     const c = el("circle", { cx: x.x, cy: x.y, r: radius, class: "doubt", "data-cell": `${x.row},${x.col}`,
