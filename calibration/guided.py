@@ -485,7 +485,10 @@ def with_profile_line(text: str, value: str) -> str:
         if match:
             comment = match.group(2) or ""
             padding = " " * max(1, len("profile:") + len(match.group(1)) - len(f"profile: {value}")) if comment else ""
-            lines[i] = f"profile: {value}{padding}{comment}{match.group(3) or ''}"
+            end = i + 1
+            while end < len(lines) and lines[end][:1] in (" ", "\t"):  # a block the old value spanned
+                end += 1
+            lines[i:end] = [f"profile: {value}{padding}{comment}{match.group(3) or chr(10)}"]
             return "".join(lines)
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"

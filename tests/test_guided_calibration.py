@@ -85,6 +85,9 @@ def test_the_config_line_is_switched_and_its_comment_kept():
     assert guided.with_profile_line(text, "profiles/a.yaml") == (
         "game: flipop\nprofile: profiles/a.yaml # null: the default\ncamera:\n  profile: x\n")
     assert guided.with_profile_line("game: flipop", "profiles/a.yaml") == "game: flipop\nprofile: profiles/a.yaml\n"
+    block = "game: blockers\nprofile:\n  regions: [abc, def, ghi]\n  symbols: [a, b]\nplayers: 3\n"
+    switched = guided.with_profile_line(block, "profiles/b.yaml")
+    assert switched == "game: blockers\nprofile: profiles/b.yaml\nplayers: 3\n"
 
 
 def test_saving_refuses_bad_and_taken_names_and_switches_the_config(tmp_path):
