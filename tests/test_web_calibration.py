@@ -112,7 +112,7 @@ def test_bad_requests_are_refused_with_a_sentence(tmp_path):
         assert nothing.status == 400 and "numbered 1 to 1" in (await nothing.json())["error"]
         person.follow(step)
         person.reach_in()
-        client.server.app[ROUTES].wait_seconds = 1.5
+        client.server.app[ROUTES].wait_seconds = 5.0  # room for rendering on a loaded machine
         hand = await client.post("/api/calibration/capture", json={"step": 1}, headers=HEADERS)
         assert hand.status == 409
         assert "a hand or an object is over the board" in (await hand.json())["error"]
