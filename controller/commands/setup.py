@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from controller.commands import setup_calibrate
 from controller.errors import RefereeError
 
 #: Frames read after Enter before the one used (the camera's exposure follows the light meanwhile).
@@ -25,7 +26,7 @@ WARM_UP_FRAMES = 5
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "setup",
-        help="set up a copy step by step (Stay Alive's holes from the camera)",
+        help="set up a copy step by step from the camera (calibrate its looks; Stay Alive's holes)",
         description="Guided setup of a physical copy.",
     )
     sub = parser.add_subparsers(dest="setup_command", metavar="STEP")
@@ -45,6 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     holes.add_argument("--out", help="a Stay Alive profile file to write the holes: key into (created if missing)")
     holes.add_argument("--grids-out", metavar="FILE",
                        help="also write the nine observed grids here (the format `referee holes derive` reads)")
+    setup_calibrate.register(sub)  # `referee setup calibrate` (setup_calibrate.py)
     return parser
 
 

@@ -11,6 +11,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from controller.hardware.button import Button
@@ -119,7 +120,8 @@ class Service:
 
         settings = self.config.web
         app = WebApp(self.loop, sensor=self.sensor, switches=self.switches, pin=settings.pin,
-                     journal_path=self.config.journal, feedback=self.feedback)
+                     journal_path=self.config.journal, feedback=self.feedback,
+                     config_path=Path(self.config.source) if Path(self.config.source).is_file() else None)
         server = WebServer(app, settings.host, settings.port)
         if server.start():
             self.web = server

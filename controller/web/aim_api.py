@@ -8,14 +8,13 @@ nobody has open costs nothing.
 
 `POST /api/corners` (PIN) is for a copy without markers: the four lattice corner points dragged into
 place on the page are checked (`check_corners`: a clockwise convex quadrilateral inside the picture),
-written as the `corners:` key of a named profile (`profiles/NAME.yaml` beside the journal; nothing from
+written as the `corners:` key of a named profile (`profiles/NAME.yaml` beside the config file; nothing from
 a request names a path) and handed to the live reader at once.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ import cv2
 import numpy as np
 from aiohttp import web
 
+from calibration.guided import NAME_PATTERN, PROFILES_FOLDER
 from controller.errors import RefereeError
 from controller.profile import Profile, load_profile, save_profile
 from controller.vision.aim import aim_advice
@@ -32,7 +32,6 @@ from controller.vision.reader import BoardReader, as_bgr
 from controller.web.server import BadRequest
 
 #: A profile's name as the page may give it: it becomes a file name, so nothing else.
-PROFILE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 #: Width pictures are sent at for drawing on (the corners are dragged on it: a phone zooms in).
 PICTURE_WIDTH = 960
 PICTURE_QUALITY = 80
@@ -60,15 +59,19 @@ def picture_jpeg(frame: np.ndarray) -> bytes:
 
 
 def profiles_folder(web_app: Any) -> Path:
-    """Where the page writes named profiles: `profiles/` beside the journal."""
-    return Path(web_app.journal_path).parent / "profiles"
+    """Where the page writes named profiles: `profiles/` beside the config file, as the guided
+    calibration does (`calibration/guided.py`), or beside the journal when there is no config file."""
+    config = getattr(web_app, "config_path", None)
+    base = Path(config).parent if config else Path(web_app.journal_path).parent
+    return base / PROFILES_FOLDER
 
 
 def profile_name(body: dict[str, Any]) -> str:
     name = body.get("name")
-    if not isinstance(name, str) or not PROFILE_NAME.match(name):
-        raise BadRequest(400, "'name' should be a profile name of up to 40 small letters, digits, '-' and '_' "
-                              "(e.g. my-copy); it is saved as profiles/NAME.yaml beside the journal")
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
+        raise BadRequest(400, "'name' should be a profile name of 1 to 40 letters, digits, '-' or '_', starting "
+                              "with a letter or digit (e.g. my-copy); it is saved as profiles/NAME.yaml beside the "
+                              "config file")
     return name
 
 

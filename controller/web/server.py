@@ -41,6 +41,7 @@ from controller.service.journal import Journal
 from controller.service.session import export_record
 from controller.snapshot import parse_snapshot
 from controller.web.camera import CameraPictures
+from controller.web.setup_api import add_routes as add_calibration_routes
 from controller.web.view import LiveView, board_json, palette, place_names, verdict_words
 
 log = logging.getLogger("referee.web")
@@ -92,12 +93,15 @@ class WebApp:
         pin: str | None = None,
         journal_path: Path | None = None,
         feedback: Any = None,
+        config_path: Path | None = None,
     ) -> None:
         self.loop = loop
         self.sensor = sensor
         self.switches = switches
         #: The service's lights and buzzer (`controller.hardware.feedback.Feedback`), for the lights test.
         self.feedback = feedback
+        #: The config file the referee was started with (the guided calibration switches its profile).
+        self.config_path = config_path
         self.pin = pin or random_pin()
         self.view = LiveView(loop, sensor, switches)
         self.pictures = CameraPictures(sensor)
@@ -128,6 +132,7 @@ class WebApp:
         app.router.add_get("/api/switches", self.switch_report)
         from controller.web.aim_api import add_copy_setup_routes  # the aim drawn, corners, holes: own module
         add_copy_setup_routes(self, app)
+        add_calibration_routes(app, self)  # calibrate from the live camera (setup_api.py)
         app.on_startup.append(self._start_pusher)
         app.on_shutdown.append(self._close_sockets)
         return app

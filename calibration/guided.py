@@ -1,0 +1,495 @@
+"""Guided calibration from the live camera: which pictures a game's calibration takes, each asked
+for in a sentence (with a drawing of where to put what), captured once the picture is still and no
+hand is over the board, then learned from and checked, and the profile saved under a name.
+
+The live page (`controller/web/setup_api.py`) and `referee setup calibrate` both drive a
+`GuidedCalibration`; neither knows any game: what each game's calibration needs is the one table
+`PICTURES` below (picture keys in the order they are asked for), and what each kind of picture is
+(its sentence, its drawing, how it is learned and checked) is `_PICTURE_KINDS`.
+
+Capture waits for a still picture with `controller/vision/gating.py`'s motion gate and refuses a
+hand over the board with the board reader's hand check (`controller/vision/hands.py`); after
+`WAIT_SECONDS` it gives up with a sentence saying why (moving, a hand, no markers, no picture).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from controller.errors import RefereeError
+from controller.games import registry
+from controller.snapshot import EMPTY, Snapshot, format_snapshot, parse_snapshot
+
+#: What each game's calibration takes, in the order the pictures are asked for (keys of
+#: `_PICTURE_KINDS`). One table, so that it can move into the game registry (`GameSpec`) as it is.
+PICTURES: dict[str, tuple[str, ...]] = {
+    "colorpop": ("empty", "bottom-row", "setup"),
+    "blockers": ("empty", "pieces", "glyphs"),
+    "flipop": ("start",),
+    "stay-alive": ("empty", "pieces"),
+}
+
+#: Longest wait for a still picture without a hand, per capture (seconds).
+WAIT_SECONDS = 10.0
+#: Still frames in a row the motion gate wants before a picture is taken.
+STILL_FRAMES = 3
+#: Time between two looks at the camera while waiting (seconds).
+POLL_SECONDS = 0.05
+#: Least time between two reads of a still picture for a hand (a whole board read; a Pi does a
+#: few a second at most while the waiting goes on).
+READ_EVERY = 0.25
+#: A place read back this unsurely (the reader's confidence, 0-1) is shown as doubted.
+DOUBT_BELOW = 0.25
+#: Most doubted places listed per picture.
+MOST_DOUBTS = 12
+#: Names a profile may be saved under: a file name anyone can type.
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,39}")
+#: Where profiles are saved, next to the config file.
+PROFILES_FOLDER = "profiles"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One picture to take: `key` names what it is, `sentence` tells the player what to do,
+    `drawing` (when the places are known) shows where to put what."""
+
+    number: int
+    key: str
+    title: str
+    sentence: str
+    drawing: Snapshot | None
+    #: The file `--images DIR` reads this picture from (or the same name with .jpg).
+    file: str
+
+    def drawing_text(self) -> str | None:
+        return format_snapshot(self.drawing) if self.drawing is not None else None
+
+
+@dataclass(frozen=True)
+class Doubt:
+    """A place the calibration doubts in one of its pictures: where it is, to draw on the picture."""
+
+    #: The step whose picture it is.
+    step: int
+    row: int
+    col: int
+    place: str
+    why: str
+    #: The place's centre in the picture, in pixels.
+    x: float
+    y: float
+
+
+@dataclass
+class Outcome:
+    """What a finished calibration gives: the learned profile and its report, or why it was refused."""
+
+    ok: bool
+    profile: Any = None
+    report: list[str] = field(default_factory=list)
+    problem: str | None = None
+    doubts: list[Doubt] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- the pictures of each kind
+def _empty_cells(profile) -> list[list[str]]:
+    return [[EMPTY] * profile.cols for _ in range(profile.rows)]
+
+
+def _drawing(profile, cells: list[list[str]]) -> Snapshot:
+    return Snapshot(profile.game, tuple(tuple(row) for row in cells))
+
+
+def _piece_cell(profile, letter: str) -> str:
+    """A piece of colour `letter` in a drawing; a game whose cells say more (Blockers!' glyph) gets
+    the reader's 'not known' mark after the letter."""
+    return letter + "?" if registry.get(profile.game).cells.parse_row is not None else letter
+
+
+def _names(profile) -> str:
+    return ", ".join(f"{profile.classes[k].get('name', k)} ({k})" for k in profile.letters)
+
+
+def _empty_step(profile) -> tuple[str, str, Snapshot | None]:
+    title = registry.get(profile.game).title
+    return ("the empty board",
+            f"Take every piece off the {title} board, so that the camera sees it empty; keep hands away.",
+            _drawing(profile, _empty_cells(profile)))
+
+
+def _pieces_step(profile) -> tuple[str, str, Snapshot | None]:
+    from calibration.vision import pieces_row
+
+    row = pieces_row(profile)
+    cells = _empty_cells(profile)
+    cells[0] = [_piece_cell(profile, c) if c != EMPTY else EMPTY for c in row]
+    closed = (" Set the slides so that these points are closed (no hole under them), so that no piece falls "
+              "through." if profile.get("holes") else "")
+    return ("one piece of each colour",
+            f"Put one piece of each colour on the top row, from the left: {_names(profile)}; leave every other "
+            f"place empty.{closed}",
+            _drawing(profile, cells))
+
+
+def _bottom_row_cells(profile) -> list[list[str]]:
+    """One piece of each colour on the bottom row from the left (where tokens that fall come to rest)."""
+    letters = list(profile.letters)
+    if len(letters) > profile.cols:
+        raise RefereeError("there are more piece colours than places on the bottom row")
+    cells = _empty_cells(profile)
+    cells[-1] = letters + [EMPTY] * (profile.cols - len(letters))
+    return cells
+
+
+def _bottom_row_step(profile) -> tuple[str, str, Snapshot | None]:
+    return ("one piece of each colour",
+            f"Put one piece of each colour at the bottom of the board, from the left: {_names(profile)}; leave "
+            "every other place empty.",
+            _drawing(profile, _bottom_row_cells(profile)))
+
+
+def _glyphs_step(profile) -> tuple[str, str, Snapshot | None]:
+    from calibration.vision_glyphs import ARRANGEMENT
+
+    letter = profile.letters[0]
+    cells = _empty_cells(profile)
+    for glyph, (r, c) in ARRANGEMENT.items():
+        cells[r][c] = letter + glyph
+    symbols = profile.get("symbols") or []
+    order = f" ({', '.join(symbols)})" if symbols else ""
+    return ("the glyph arrangement",
+            "Lay out the 28 tiles of one colour as drawn (the drawing shows "
+            f"{profile.classes[letter].get('name', letter)}): the top row the digits 1 to 9, the second row the "
+            f"letters A to I, the third row the nine symbols in the profile's order{order}, the wild tile at the "
+            "left of the fourth row; each tile upright in its square, every other place empty.",
+            _drawing(profile, cells))
+
+
+def _setup_step(profile) -> tuple[str, str, Snapshot | None]:
+    from calibration.vision import setup_counts
+
+    counts = ", ".join(f"{n} {profile.classes[k].get('name', k)}" for k, n in setup_counts(profile).items())
+    return ("the full setup",
+            f"Set the board up for a new game: every place filled, {counts}, in any order; keep hands away.",
+            None)
+
+
+def _start_step(profile) -> tuple[str, str, Snapshot | None]:
+    start = profile.get("start")
+    if not start:
+        raise RefereeError(f"the {profile.game} profile has no start position to calibrate from")
+    return ("the start position",
+            "Set up the start position exactly as drawn: every piece and every door in its place.",
+            parse_snapshot(profile.game, start))
+
+
+_PICTURE_KINDS: dict[str, Callable[[Any], tuple[str, str, Snapshot | None]]] = {
+    "empty": _empty_step,
+    "pieces": _pieces_step,
+    "bottom-row": _bottom_row_step,
+    "glyphs": _glyphs_step,
+    "setup": _setup_step,
+    "start": _start_step,
+}
+
+
+def picture_keys(game: str) -> tuple[str, ...]:
+    """The pictures `game`'s calibration takes (a sentence for a game that has none)."""
+    spec = registry.get(game)
+    keys = PICTURES.get(spec.name)
+    if not keys:
+        raise RefereeError(f"there is no guided calibration for {spec.title} yet")
+    return keys
+
+
+def steps_for(profile) -> list[Step]:
+    """The pictures to take for `profile`'s game, in order, each with its sentence and drawing."""
+    steps = []
+    for number, key in enumerate(picture_keys(profile.game), start=1):
+        title, sentence, drawing = _PICTURE_KINDS[key](profile)
+        steps.append(Step(number, key, title, sentence, drawing, f"{key}.png"))
+    return steps
+
+
+# --------------------------------------------------------------------------- capture
+class CaptureTimeout(RefereeError):
+    """No usable picture came in time; the sentence says why."""
+
+
+def wait_for_still(read: Callable[[], np.ndarray | None], profile, *, timeout: float | None = None,
+                   poll: float = POLL_SECONDS, clock: Callable[[], float] = time.monotonic,
+                   sleep: Callable[[float], None] = time.sleep) -> np.ndarray:
+    """The first picture from `read()` that is still (the motion gate) with the board's markers in
+    view and no hand over the board (the reader's hand check); `CaptureTimeout` after `timeout`.
+
+    `read()` gives the newest picture (the same array object again means no new picture yet);
+    `timeout` None waits `WAIT_SECONDS`."""
+    from controller.vision.gating import IDLE, STILL, MotionGate
+    from controller.vision.geometry import MARKERS_HIDDEN
+    from controller.vision.reader import HAND, BoardReader
+
+    timeout = WAIT_SECONDS if timeout is None else timeout
+    gate = MotionGate(settle=STILL_FRAMES)
+    reader = BoardReader(profile)
+    seen: set[str] = set()  # why pictures were not taken: the most telling one is said at the end
+    previous = None
+    read_at = -np.inf
+    deadline = clock() + timeout
+    while clock() < deadline:
+        frame = read()
+        if frame is None or frame is previous:
+            sleep(poll)
+            continue
+        first, previous = previous is None, frame
+        state = gate.update(frame).state
+        if state not in (STILL, IDLE) or (state == IDLE and clock() - read_at < READ_EVERY):
+            if state not in (STILL, IDLE) and not first:  # the first picture has nothing to compare with yet
+                seen.add("moving")
+            sleep(poll)
+            continue
+        read_at = clock()
+        problem = reader.read(frame).problem
+        if problem is not None and problem.startswith(HAND):
+            seen.add("hand")
+        elif problem == MARKERS_HIDDEN:
+            seen.add("markers")
+        else:
+            return frame
+        sleep(poll)
+    why = next((w for w in ("hand", "markers", "moving") if w in seen), "no picture")
+    seconds = f"{timeout:g} seconds"
+    raise CaptureTimeout({
+        "no picture": f"the camera gave no new picture in {seconds}: is it plugged in and is the referee running?",
+        "moving": f"the picture did not keep still for {seconds}: keep hands off the board and the camera still, "
+                  "then capture again",
+        "hand": f"no picture was taken in {seconds}: a hand or an object is over the board; take it away, then "
+                "capture again",
+        "markers": f"the board's four corner markers were not in view for {seconds}: aim the camera so that the "
+                   "whole board is seen, then capture again",
+    }[why])
+
+
+# --------------------------------------------------------------------------- learning and checking
+class GuidedCalibration:
+    """One guided calibration of `profile`'s game: pictures taken step by step, then `finish()`."""
+
+    def __init__(self, profile) -> None:
+        self.profile = profile
+        self.steps = steps_for(profile)
+        self.pictures: dict[str, np.ndarray] = {}
+
+    def step(self, number: int) -> Step:
+        if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= len(self.steps):
+            raise RefereeError(f"the steps are numbered 1 to {len(self.steps)}")
+        return self.steps[number - 1]
+
+    def take(self, number: int, image: np.ndarray) -> Step:
+        step = self.step(number)
+        self.pictures[step.key] = image
+        return step
+
+    def missing(self) -> list[Step]:
+        return [s for s in self.steps if s.key not in self.pictures]
+
+    def finish(self) -> Outcome:
+        """Learn from the pictures and read them back (`calibration/checks.py`): the outcome is the
+        learned profile with its quality report, or the sentence that refused it; both with the
+        places doubted in each picture."""
+        missing = self.missing()
+        if missing:
+            raise RefereeError(f"take the picture of step {missing[0].number} ({missing[0].title}) first")
+        from calibration import checks
+
+        profile = self.profile
+        expected: list[checks.Expected] = []
+        try:
+            for step in self.steps:
+                profile = _LEARN[step.key](profile, self.pictures[step.key], _name(step), expected)
+        except RefereeError as exc:
+            return Outcome(False, problem=str(exc))
+        numbers = {_name(s): s.number for s in self.steps}
+        doubts = [d for pic in expected for d in _doubts(profile, pic, numbers[pic.name])]
+        try:
+            quality = checks.check_pictures(profile, expected, learned=checks.learned_keys(self.profile, profile))
+        except RefereeError as exc:
+            return Outcome(False, profile=profile, problem=str(exc), doubts=doubts)
+        return Outcome(True, profile=profile, report=quality.lines, doubts=doubts)
+
+
+def _name(step: Step) -> str:
+    return f"{step.number} ({step.title})"
+
+
+def _learn_empty(profile, image, name, expected):
+    from calibration import checks
+    from calibration import vision as cal
+
+    profile = cal.learn_empty(profile, image)
+    expected.append(checks.Expected(name, image, _empty_cells(profile)))
+    return profile
+
+
+def _learn_pieces(profile, image, name, expected):
+    from calibration import checks
+    from calibration import vision as cal
+
+    profile = cal.learn_pieces(profile, image, name=f"the picture {name}")
+    expected.append(checks.Expected(name, image, [cal.pieces_row(profile)] + _empty_cells(profile)[1:]))
+    return profile
+
+
+def _learn_bottom_row(profile, image, name, expected):
+    """The colours named from one piece of each on the bottom row: a later setup picture, whose places
+    are not known, is then clustered from this copy's own colours rather than the standard edition's
+    (which names the clusters wrongly for a copy whose colours differ enough)."""
+    from calibration import checks
+    from calibration import vision as cal
+
+    cells = _bottom_row_cells(profile)
+    profile = cal.learn_labelled(profile, [(image, _drawing(profile, cells))])
+    expected.append(checks.Expected(name, image, cells))
+    return profile
+
+
+def _learn_glyphs(profile, image, name, expected):
+    from calibration import checks
+    from calibration.vision_glyphs import ARRANGEMENT, learn_glyphs
+
+    profile = learn_glyphs(profile, [image])
+    cells: list[list[str | None]] = [list(row) for row in _empty_cells(profile)]
+    for r, c in ARRANGEMENT.values():
+        cells[r][c] = None  # a tile of the colour the player chose
+    expected.append(checks.Expected(name, image, cells))
+    return profile
+
+
+def _learn_setup(profile, image, name, expected):
+    from calibration import checks
+    from calibration import vision as cal
+
+    profile = cal.learn_colorpop_setup(profile, image, name=f"the picture {name}")
+    expected.append(checks.Expected(name, image, counts=cal.setup_counts(profile)))
+    return profile
+
+
+def _learn_start(profile, image, name, expected):
+    from calibration import checks
+    from calibration import vision as cal
+    from calibration.vision_glyphs import learn_doors
+
+    profile = cal.learn_flipop_start(profile, image)
+    start = parse_snapshot(profile.game, profile.get("start"))
+    if start.doors is not None:
+        profile = learn_doors(profile, image, name=f"the picture {name}")
+    expected.append(checks.Expected(name, image, [[c[:1] for c in row] for row in start.cells], doors=start.doors))
+    return profile
+
+
+#: How each kind of picture is learned from; each appends what the picture must read back as.
+_LEARN = {
+    "empty": _learn_empty,
+    "pieces": _learn_pieces,
+    "bottom-row": _learn_bottom_row,
+    "glyphs": _learn_glyphs,
+    "setup": _learn_setup,
+    "start": _learn_start,
+}
+
+
+def _doubts(profile, pic, step: int) -> list[Doubt]:
+    """Places of one picture read back unsurely, or as something else than the picture shows."""
+    from calibration.checks import place_name
+    from controller.vision.geometry import project
+    from controller.vision.reader import BoardReader
+
+    reader = BoardReader(profile)
+    reading = reader.read(pic.image)
+    if reading.cells is None or reader.h is None:
+        return []
+    points = project(reader.h, reader.geom.points())
+    conf = np.asarray(reading.confidence, np.float64)
+    found: list[tuple[float, int, int, str]] = []
+    for r, row in enumerate(reading.cells):
+        for c, cell in enumerate(row):
+            got = cell[:1]
+            want = pic.cells[r][c] if pic.cells is not None else None
+            if got == "?":
+                found.append((-1.0, r, c, "read unsurely"))
+            elif want is not None and got != want:
+                found.append((-0.5, r, c, f"reads {_word(got)} where {_word(want)} belongs"))
+            elif conf[r, c] < DOUBT_BELOW:
+                found.append((float(conf[r, c]), r, c, f"read with little confidence ({conf[r, c]:.2f})"))
+    found.sort()
+    return [Doubt(step, r, c, place_name(profile.game, r, c), why,
+                  float(points[r * profile.cols + c][0]), float(points[r * profile.cols + c][1]))
+            for _, r, c, why in found[:MOST_DOUBTS]]
+
+
+def _word(letter: str) -> str:
+    return "no piece" if letter == EMPTY else letter
+
+
+# --------------------------------------------------------------------------- saving and switching
+class ProfileNameError(RefereeError):
+    """A name a profile cannot be saved under (not a plain file name, or taken)."""
+
+
+def profile_path(config_path: Path, name: str) -> Path:
+    """Where the profile `name` is saved: `profiles/NAME.yaml` beside the config file."""
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
+        raise ProfileNameError(f"{name!r} cannot name a profile: use 1 to 40 letters, digits, '-' or '_', "
+                               "starting with a letter or digit (e.g. my-colorpop)")
+    return Path(config_path).parent / PROFILES_FOLDER / f"{name}.yaml"
+
+
+def save_and_switch(profile, name: str, config_path: Path, overwrite: bool = False) -> Path:
+    """Save `profile` as `profiles/NAME.yaml` beside the config and point the config's `profile:` at it.
+
+    A name already taken is refused unless `overwrite`; the config is checked after the change and
+    put back as it was when it no longer loads."""
+    from controller.profile import save_profile
+    from controller.service.config import load_config
+
+    config_path = Path(config_path)
+    path = profile_path(config_path, name)
+    if path.exists() and not overwrite:
+        raise ProfileNameError(f"a profile named {name!r} exists already ({path}): choose another name, or "
+                               "overwrite it")
+    config = load_config(config_path)
+    if config.setup.game != profile.game:
+        raise RefereeError(f"{config_path} is a {config.setup.game} config; this profile is for {profile.game}")
+    before = config_path.read_text("utf-8")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_profile(profile, path)
+    config_path.write_text(with_profile_line(before, f"{PROFILES_FOLDER}/{name}.yaml"), "utf-8")
+    try:
+        load_config(config_path)
+    except RefereeError:
+        config_path.write_text(before, "utf-8")
+        raise
+    return path
+
+
+def with_profile_line(text: str, value: str) -> str:
+    """A config file's text with its top-level `profile:` set to `value`, its comments kept."""
+    lines = text.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        match = re.match(r"^profile:([^#\n]*)(#.*)?(\r?\n)?$", line)
+        if match:
+            comment = match.group(2) or ""
+            padding = " " * max(1, len("profile:") + len(match.group(1)) - len(f"profile: {value}")) if comment else ""
+            end = i + 1
+            while end < len(lines) and lines[end][:1] in (" ", "\t"):  # a block the old value spanned
+                end += 1
+            lines[i:end] = [f"profile: {value}{padding}{comment}{match.group(3) or chr(10)}"]
+            return "".join(lines)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    return "".join(lines) + f"profile: {value}\n"

@@ -1,0 +1,155 @@
+"""`referee setup calibrate`: calibrate a copy from the camera, guided, as the live page does.
+
+For the config's game it asks for each picture in turn (the sentence, and a drawing of where to put
+what in snapshot text), waits for Enter, then takes the first picture from the config's camera that
+is still with no hand over the board (`calibration/guided.py`); at the end it learns, reads every
+picture back (the quality report, or the sentence refusing the set, and the places it doubts) and
+saves the profile as `profiles/NAME.yaml` beside the config, switching the config's `profile:` to it.
+`--images DIR` takes the pictures from files instead. With the simulated camera (`source: renderer`,
+the shipped config) a simulated person sets the simulated board as each step asks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from controller.errors import RefereeError
+from controller.snapshot import GAMES
+
+#: Tries per picture before the command gives up (each waits up to `guided.WAIT_SECONDS`).
+TRIES = 3
+
+
+
+def images_help() -> str:
+    from calibration.guided import PICTURES
+
+    per_game = "; ".join(f"{game}: {', '.join(f'{key}.png' for key in keys)}" for game, keys in PICTURES.items())
+    return ("take the pictures from files in DIR instead of the camera, named after what they show: empty.png "
+            "(the empty board), pieces.png (one piece of each colour on the top row from the left, in the "
+            "profile's order), bottom-row.png (the same on the bottom row), glyphs.png (one colour's 28 tiles "
+            "in the glyph arrangement), setup.png (the full setup), start.png (the start position); .jpg or .jpeg "
+            "also do. Per game: " + per_game)
+
+
+def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = sub.add_parser(
+        "calibrate",
+        help="calibrate your copy's looks from the camera, step by step, and switch the config to it",
+        description="Asks for each picture the game's calibration needs (the empty board, one piece of each "
+        "colour, the glyph arrangement, the full setup or the start position), takes it from the config's camera "
+        "when the board is still and no hand is over it, learns your copy's colours (and glyphs, doors), checks "
+        "them by reading every picture back, and saves the profile as profiles/NAME.yaml beside the config, "
+        "whose profile: then names it. Exit code 1, and nothing written, when the check refuses the pictures.",
+    )
+    parser.add_argument("--game", required=True, choices=GAMES, help="the game of the copy (the config's game)")
+    parser.add_argument("--config", required=True, metavar="CONFIG",
+                        help="the config file: its camera takes the pictures and its profile: is switched")
+    parser.add_argument("--name", required=True,
+                        help="the profile's name: letters, digits, '-' or '_' (saved as profiles/NAME.yaml)")
+    parser.add_argument("--images", metavar="DIR", help=images_help())
+    parser.add_argument("--overwrite", action="store_true", help="replace a profile of that name")
+    parser.set_defaults(_run=run)
+    return parser
+
+
+def _picture_file(folder: Path, step: Any) -> Path:
+    stem = Path(step.file).stem
+    for ext in ("png", "jpg", "jpeg"):
+        path = folder / f"{stem}.{ext}"
+        if path.exists():
+            return path
+    raise RefereeError(f"{folder}: no picture {step.file} (or .jpg) for step {step.number}, {step.title}")
+
+
+def _camera(config: Any, profile: Any):
+    """(read a picture, get ready for a step, close): the config's camera; the simulated one has a
+    simulated person who sets the board as each step asks."""
+    if config.camera.get("source") == "renderer":
+        from simulation.setup_person import simulated_setup
+
+        source, person = simulated_setup(config)
+        return source.read, person.follow, source.close
+    from controller.vision.sources import open_frame_source
+
+    source = open_frame_source(config.camera, getattr(profile, "camera", None))
+    return source.read, None, source.close
+
+
+def _ask(step: Any, total: int) -> None:
+    print(f"\nPicture {step.number} of {total}: {step.title}.\n{step.sentence}", flush=True)
+    text = step.drawing_text()
+    if text:
+        print("Where to put what:\n" + text.rstrip("\n"))
+    print("Press Enter when the board is ready.", flush=True)
+    try:
+        input()
+    except EOFError:
+        raise RefereeError("stopped: no answer on the standard input") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from calibration import guided
+    from controller.commands.run import read_config
+    from controller.games import registry
+    from controller.vision.lattice import load_image
+
+    spec = registry.get(args.game)
+    config = read_config(args.config)
+    if config.setup.game != spec.name:
+        raise RefereeError(f"{args.config} is a {config.setup.game} config; to calibrate {spec.title}, give a "
+                           f"config whose game: is {spec.name}")
+    path = guided.profile_path(Path(args.config), args.name)
+    if path.exists() and not args.overwrite:
+        raise RefereeError(f"a profile named {args.name!r} exists already ({path}): choose another name, or give "
+                           "--overwrite")
+    profile = config.setup.profile
+    session = guided.GuidedCalibration(profile)
+    total = len(session.steps)
+    if args.images:
+        folder = Path(args.images)
+        if not folder.is_dir():
+            raise RefereeError(f"{folder} is not a folder")
+        for step in session.steps:
+            file = _picture_file(folder, step)
+            session.take(step.number, load_image(file))
+            print(f"picture {step.number} of {total} ({step.title}): {file}", flush=True)
+    else:
+        read, get_ready, close = _camera(config, profile)
+        try:
+            for step in session.steps:
+                session.take(step.number, _capture(step, total, read, get_ready, profile))
+                print(f"picture {step.number} of {total} ({step.title}) taken", flush=True)
+        finally:
+            close()
+    outcome = session.finish()
+    for line in outcome.report:
+        print(line)
+    for doubt in outcome.doubts:
+        print(f"doubted: picture {doubt.step}, {doubt.place}: {doubt.why}")
+    if not outcome.ok:
+        print(f"Calibration refused: {outcome.problem}. Nothing written; take the pictures again.", file=sys.stderr)
+        return 1
+    saved = guided.save_and_switch(outcome.profile, args.name, Path(args.config), overwrite=args.overwrite)
+    print(f"Wrote {saved}; {args.config} now uses it (restart the referee to read with it).")
+    return 0
+
+
+def _capture(step: Any, total: int, read, get_ready, profile) -> Any:
+    from calibration import guided
+
+    attempt = 1
+    while True:
+        _ask(step, total)
+        if get_ready is not None:
+            get_ready(step)
+        try:
+            return guided.wait_for_still(read, profile)
+        except guided.CaptureTimeout as exc:
+            if attempt >= TRIES:
+                raise
+            attempt += 1
+            print(f"Not taken: {exc}.", flush=True)

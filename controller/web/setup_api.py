@@ -1,0 +1,229 @@
+"""The live page's guided calibration (issue 17): the pictures a game's calibration takes, each
+captured from the live camera when it is still and no hand is over the board, then the quality
+report, the places doubted drawn on the pictures, and the profile saved under a name with the
+config switched to it. The session itself is `calibration/guided.py`; this module only serves it.
+
+Routes (every POST needs the PIN, as the page's other controls; `server.WebApp._control`):
+
+- `GET  /api/calibration/steps?game=G`: the pictures G's calibration takes (default: this referee's game);
+- `POST /api/calibration/start {game}`: a new calibration of this referee's game (its current profile);
+- `POST /api/calibration/capture {step}`: waits for a still picture without a hand and keeps it;
+- `GET  /api/calibration/picture/{step}`: the picture kept for a step (JPEG);
+- `POST /api/calibration/finish {}`: learn and check: the report and the doubted places;
+- `POST /api/calibration/save {name, overwrite}`: save as `profiles/NAME.yaml` and switch the config.
+
+Nothing runs while no one calibrates: a capture reads the camera's latest picture only while it waits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from aiohttp import web
+
+from calibration import guided
+from calibration.checks import place_name
+from controller.errors import RefereeError
+from controller.games import registry
+from controller.web.view import board_json, palette
+
+ROUTES = web.AppKey("calibration", object)
+#: Width the kept pictures are sent at (the doubted places are given in the full picture's pixels).
+PICTURE_WIDTH = 640
+
+
+class CalibrationRoutes:
+    """One guided calibration at a time (there is one camera), for the referee `web_app` serves."""
+
+    def __init__(self, web_app: Any) -> None:
+        self.web = web_app
+        self.session: guided.GuidedCalibration | None = None
+        self.outcome: guided.Outcome | None = None
+        self.jpegs: dict[int, tuple[bytes, int, int]] = {}
+        #: Longest wait for a still picture without a hand (None: `guided.WAIT_SECONDS`; the tests shorten it).
+        self.wait_seconds: float | None = None
+        self._lock = threading.Lock()
+        self._capturing = False
+
+    def add_to(self, app: web.Application) -> None:
+        app[ROUTES] = self
+        app.router.add_get("/api/calibration/steps", self.steps)
+        app.router.add_post("/api/calibration/start", self.start)
+        app.router.add_post("/api/calibration/capture", self.capture)
+        app.router.add_get("/api/calibration/picture/{step}", self.picture)
+        app.router.add_post("/api/calibration/finish", self.finish)
+        app.router.add_post("/api/calibration/save", self.save)
+
+    # --- helpers ---------------------------------------------------------------------------------
+    def _bad(self, status: int, sentence: str) -> Exception:
+        from controller.web.server import BadRequest
+
+        return BadRequest(status, sentence)
+
+    def _profile_for(self, game: Any) -> Any:
+        """The profile a calibration of `game` starts from: this referee's current one."""
+        setup = self.web.loop.session.setup
+        if game is None:
+            game = setup.game
+        if not isinstance(game, str) or not registry.known(game):
+            raise self._bad(400, f"unknown game {game!r}; expected one of {', '.join(registry.names())}")
+        if game != setup.game:
+            raise self._bad(400, f"this referee watches a {registry.get(setup.game).title} board; to calibrate "
+                                 f"{registry.get(game).title}, set 'game: {game}' in its config file and restart it")
+        return setup.profile
+
+    def _steps_json(self, profile: Any) -> dict[str, Any]:
+        try:
+            steps = guided.steps_for(profile)
+        except RefereeError as exc:
+            raise self._bad(400, str(exc)) from None
+        names = [[place_name(profile.game, r, c) for c in range(profile.cols)] for r in range(profile.rows)]
+        return {
+            "game": profile.game,
+            "title": registry.get(profile.game).title,
+            "palette": palette(profile.game, profile),
+            "place_names": names,
+            "steps": [{
+                "number": s.number, "key": s.key, "title": s.title, "sentence": s.sentence, "file": s.file,
+                "drawing": board_json(s.drawing), "drawing_text": s.drawing_text(),
+            } for s in steps],
+        }
+
+    def _session(self) -> guided.GuidedCalibration:
+        if self.session is None:
+            raise self._bad(409, "no calibration under way: start one first")
+        return self.session
+
+    def _latest(self) -> np.ndarray | None:
+        return getattr(self.web.sensor, "latest_frame", None)
+
+    # --- routes ----------------------------------------------------------------------------------
+    async def steps(self, request: web.Request) -> web.Response:
+        game = request.query.get("game")
+        if game is not None and not registry.known(game):
+            raise self._bad(400, f"unknown game {game!r}; expected one of {', '.join(registry.names())}")
+        profile = self.web.loop.session.setup.profile
+        if game is not None and game != profile.game:
+            from controller.profile import default_profile
+
+            profile = default_profile(game)
+        return web.json_response(self._steps_json(profile), headers={"Cache-Control": "no-store"})
+
+    async def start(self, request: web.Request) -> web.Response:
+        body = await self.web._control(request)
+        profile = self._profile_for(body.get("game"))
+        data = self._steps_json(profile)
+        with self._lock:
+            if self._capturing:
+                raise self._bad(409, "a picture is being captured: wait for it, then start again")
+            self.session = guided.GuidedCalibration(profile)
+            self.outcome = None
+            self.jpegs = {}
+        data["message"] = f"calibration of {data['title']} started: {len(data['steps'])} picture(s) to take"
+        return web.json_response(data)
+
+    async def capture(self, request: web.Request) -> web.Response:
+        body = await self.web._control(request)
+        session = self._session()
+        number = body.get("step")
+        try:
+            step = session.step(number)
+        except RefereeError as exc:
+            raise self._bad(400, f"'step' should be a step number: {exc}") from None
+        if self._latest() is None:
+            raise self._bad(404, "no picture from the camera yet")
+        with self._lock:
+            if self._capturing:
+                raise self._bad(409, "a picture is being captured already")
+            self._capturing = True
+        try:
+            frame = await asyncio.get_running_loop().run_in_executor(None, self._wait_for_picture, session)
+        except RefereeError as exc:
+            raise self._bad(409, str(exc)) from None
+        finally:
+            self._capturing = False
+        if self.session is not session:
+            raise self._bad(409, "the calibration was started again meanwhile")
+        session.take(step.number, frame)
+        self.jpegs[step.number] = _jpeg(frame)
+        self.outcome = None
+        left = session.missing()
+        message = f"picture {step.number} ({step.title}) taken"
+        message += f"; next: {left[0].title}" if left else "; every picture is taken: check the calibration"
+        return web.json_response({"ok": True, "step": step.number, "message": message,
+                                  "next": left[0].number if left else None})
+
+    def _wait_for_picture(self, session: guided.GuidedCalibration) -> np.ndarray:
+        return guided.wait_for_still(self._latest, session.profile, timeout=self.wait_seconds)
+
+    async def picture(self, request: web.Request) -> web.Response:
+        text = request.match_info["step"]
+        kept = self.jpegs.get(int(text)) if text.isdigit() else None
+        if kept is None:
+            raise self._bad(404, "no picture kept for that step")
+        return web.Response(body=kept[0], content_type="image/jpeg", headers={"Cache-Control": "no-store"})
+
+    async def finish(self, request: web.Request) -> web.Response:
+        await self.web._control(request)
+        session = self._session()
+        try:
+            outcome = await asyncio.get_running_loop().run_in_executor(None, session.finish)
+        except RefereeError as exc:
+            raise self._bad(409, str(exc)) from None
+        self.outcome = outcome
+        sizes = {n: (w, h) for n, (_, w, h) in self.jpegs.items()}
+        return web.json_response({
+            "ok": outcome.ok,
+            "problem": outcome.problem,
+            "report": outcome.report,
+            "pictures": [{"step": n, "url": f"/api/calibration/picture/{n}", "width": w, "height": h}
+                         for n, (w, h) in sorted(sizes.items())],
+            "doubts": [{"step": d.step, "row": d.row, "col": d.col, "place": d.place, "why": d.why,
+                        "x": d.x, "y": d.y} for d in outcome.doubts],
+            "message": "the calibration checked itself: save it under a name" if outcome.ok
+            else f"calibration refused: {outcome.problem}",
+        })
+
+    async def save(self, request: web.Request) -> web.Response:
+        body = await self.web._control(request)
+        outcome = self.outcome
+        if outcome is None or not outcome.ok:
+            raise self._bad(409, "there is no checked calibration to save: take the pictures and check it first")
+        name, overwrite = body.get("name"), body.get("overwrite", False)
+        if not isinstance(overwrite, bool):
+            raise self._bad(400, "'overwrite' should be true or false")
+        config = getattr(self.web, "config_path", None)
+        if config is None:
+            raise self._bad(409, "this referee was not started from a config file, so there is none to switch: "
+                                 "use `referee setup calibrate` with --config")
+        try:
+            path = await asyncio.get_running_loop().run_in_executor(
+                None, lambda: guided.save_and_switch(outcome.profile, name, Path(config), overwrite))
+        except guided.ProfileNameError as exc:
+            raise self._bad(400, str(exc)) from None
+        except RefereeError as exc:
+            raise self._bad(409, str(exc)) from None
+        return web.json_response({"ok": True, "path": str(path), "message":
+                                  f"saved as {path}; {Path(config).name} now uses it (restart the referee to read "
+                                  "with it)"})
+
+
+def _jpeg(frame: np.ndarray) -> tuple[bytes, int, int]:
+    """The picture scaled for a phone, as JPEG, with the full picture's width and height."""
+    h, w = frame.shape[:2]
+    scale = min(1.0, PICTURE_WIDTH / w)
+    small = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else frame
+    ok, data = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, 80])
+    if not ok:
+        raise RefereeError("the captured picture could not be encoded")
+    return data.tobytes(), w, h
+
+
+def add_routes(app: web.Application, web_app: Any) -> None:
+    """The hook `server.WebApp.build` calls."""
+    CalibrationRoutes(web_app).add_to(app)

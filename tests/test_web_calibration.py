@@ -1,0 +1,154 @@
+"""Calibrating from the live camera through the page's API (issue 17, item 2): the steps, the PIN,
+capture only when still with no hand, the report and the doubted places, saving under a name."""
+
+from __future__ import annotations
+
+import asyncio
+
+import yaml
+from aiohttp.test_utils import TestClient, TestServer
+
+from calibration.guided import steps_for
+from controller.games import registry
+from controller.profile import default_profile, load_profile
+from controller.service.config import load_config
+from controller.vision.geometry import LatticeGeometry, project
+from controller.vision.reader import BoardReader
+from controller.web import WebApp
+from controller.web.setup_api import ROUTES
+from simulation.render import camera_homography
+from simulation.setup_person import LiveCamera, SetupPerson, setup_world, simulated_camera
+from simulation.world import StubRig
+
+PIN = "246810"
+HEADERS = {"X-Referee-PIN": PIN}
+
+
+def served(game: str, tmp_path, seed: int = 1):
+    """A referee of `game` whose camera sees a simulated copy in other colours, and its config file."""
+    keys = dict(registry.get(game).demo)
+    rig = StubRig(keys, tmp_path / "j.sqlite", seed=seed, troubles=False, max_moves=2)
+    world = setup_world(game, seed=seed)
+    camera = LiveCamera(world, simulated_camera(world))
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump(keys) + "profile: null            # null: the default board profile\n", "utf-8")
+    app = WebApp(rig.loop, sensor=camera, pin=PIN, config_path=config)
+    return app, world, camera, config
+
+
+def with_client(app: WebApp, body) -> None:
+    async def main() -> None:
+        async with TestClient(TestServer(app.build())) as client:
+            await body(client)
+
+    asyncio.run(main())
+
+
+def test_colorpop_calibrated_through_the_api_reads_the_copy(tmp_path):
+    app, world, camera, config = served("colorpop", tmp_path)
+    person = SetupPerson(world, seed=2)
+
+    async def body(client):
+        listing = await (await client.get("/api/calibration/steps")).json()
+        assert [s["key"] for s in listing["steps"]] == ["empty", "bottom-row", "setup"]
+        assert "19 green" in listing["steps"][2]["sentence"]
+        started = await client.post("/api/calibration/start", json={"game": "colorpop"}, headers=HEADERS)
+        assert started.status == 200, await started.text()
+        for step in steps_for(world.profile):
+            person.follow(step)
+            answer = await client.post("/api/calibration/capture", json={"step": step.number}, headers=HEADERS)
+            assert answer.status == 200, await answer.text()
+            picture = await client.get(f"/api/calibration/picture/{step.number}")
+            assert picture.status == 200 and picture.content_type == "image/jpeg"
+        done = await (await client.post("/api/calibration/finish", json={}, headers=HEADERS)).json()
+        assert done["ok"], done
+        assert done["report"][0].startswith("classes apart")
+        assert [p["step"] for p in done["pictures"]] == [1, 2, 3]
+        saved = await client.post("/api/calibration/save", json={"name": "my-colorpop"}, headers=HEADERS)
+        assert saved.status == 200, await saved.text()
+        again = await client.post("/api/calibration/save", json={"name": "my-colorpop"}, headers=HEADERS)
+        assert again.status == 400 and "exists already" in (await again.json())["error"]
+        bad = await client.post("/api/calibration/save", json={"name": "../etc/passwd"}, headers=HEADERS)
+        assert bad.status == 400 and "cannot name a profile" in (await bad.json())["error"]
+        replaced = await client.post("/api/calibration/save", json={"name": "my-colorpop", "overwrite": True},
+                                     headers=HEADERS)
+        assert replaced.status == 200
+
+    with_client(app, body)
+    text = config.read_text("utf-8")
+    assert "profile: profiles/my-colorpop.yaml" in text and "# null: the default board profile" in text
+    profile = load_config(config).setup.profile
+    assert profile.get("vision") and profile == load_profile(tmp_path / "profiles" / "my-colorpop.yaml")
+    later = person.fresh_position(7)
+    reading = BoardReader(profile).read(camera.latest_frame)
+    assert reading.snapshot is not None and reading.snapshot.cells == later.cells
+    # the copy is not the standard edition: the default profile does not read it
+    assert BoardReader(default_profile("colorpop")).read(camera.latest_frame).snapshot is None
+
+
+def test_bad_requests_are_refused_with_a_sentence(tmp_path):
+    app, world, camera, config = served("flipop", tmp_path)
+    person = SetupPerson(world, seed=2)
+
+    async def body(client):
+        assert (await client.get("/api/calibration/steps?game=chess")).status == 400
+        other = await (await client.get("/api/calibration/steps?game=blockers")).json()
+        assert [s["key"] for s in other["steps"]] == ["empty", "pieces", "glyphs"]
+        assert other["steps"][2]["drawing_text"].splitlines()[0] == "R1 R2 R3 R4 R5 R6 R7 R8 R9"
+        no_pin = await client.post("/api/calibration/start", json={})
+        assert no_pin.status == 401
+        wrong = await client.post("/api/calibration/start", json={}, headers={"X-Referee-PIN": "000000"})
+        assert wrong.status == 403
+        unknown = await client.post("/api/calibration/start", json={"game": "chess"}, headers=HEADERS)
+        assert unknown.status == 400 and "unknown game 'chess'" in (await unknown.json())["error"]
+        elsewhere = await client.post("/api/calibration/start", json={"game": "colorpop"}, headers=HEADERS)
+        assert elsewhere.status == 400 and "watches a Flipop board" in (await elsewhere.json())["error"]
+        early = await client.post("/api/calibration/capture", json={"step": 1}, headers=HEADERS)
+        assert early.status == 409 and "start one first" in (await early.json())["error"]
+        assert (await client.post("/api/calibration/start", json={}, headers=HEADERS)).status == 200
+        step = steps_for(world.profile)[0]
+        assert step.key == "start"
+        nothing = await client.post("/api/calibration/capture", json={"step": 9}, headers=HEADERS)
+        assert nothing.status == 400 and "numbered 1 to 1" in (await nothing.json())["error"]
+        person.follow(step)
+        person.reach_in()
+        client.server.app[ROUTES].wait_seconds = 5.0  # room for rendering on a loaded machine
+        hand = await client.post("/api/calibration/capture", json={"step": 1}, headers=HEADERS)
+        assert hand.status == 409
+        assert "a hand or an object is over the board" in (await hand.json())["error"]
+        unfinished = await client.post("/api/calibration/finish", json={}, headers=HEADERS)
+        assert unfinished.status == 409 and "step 1 (the start position)" in (await unfinished.json())["error"]
+        unsaved = await client.post("/api/calibration/save", json={"name": "x"}, headers=HEADERS)
+        assert unsaved.status == 409
+
+    with_client(app, body)
+
+
+def test_a_piece_left_on_the_empty_board_is_refused_and_drawn(tmp_path):
+    """The check names the picture and the place, and the place is given where it is in the picture."""
+    app, world, camera, config = served("colorpop", tmp_path)
+    person = SetupPerson(world, seed=2)
+
+    async def body(client):
+        assert (await client.post("/api/calibration/start", json={}, headers=HEADERS)).status == 200
+        for step in steps_for(world.profile):
+            board = person.follow(step)
+            if step.key == "empty":  # a green token forgotten at the bottom of slide E
+                cells = [list(row) for row in board.cells]
+                cells[9][4] = "G"
+                world.set_board(board.with_cells(cells))
+            answer = await client.post("/api/calibration/capture", json={"step": step.number}, headers=HEADERS)
+            assert answer.status == 200, await answer.text()
+        done = await (await client.post("/api/calibration/finish", json={}, headers=HEADERS)).json()
+        assert not done["ok"]
+        assert "picture 1 (the empty board)" in done["problem"] and "E10" in done["problem"]
+        assert [(d["step"], d["row"], d["col"], d["place"]) for d in done["doubts"]] == [(1, 9, 4, "E10")]
+        doubt = done["doubts"][0]  # where the simulated camera drew that place
+        true = project(camera_homography(LatticeGeometry.from_profile(world.profile), seed=3, size=(640, 480)),
+                       [[4, 9]])[0]
+        assert abs(doubt["x"] - true[0]) < 3 and abs(doubt["y"] - true[1]) < 3
+        refused = await client.post("/api/calibration/save", json={"name": "mine"}, headers=HEADERS)
+        assert refused.status == 409
+
+    with_client(app, body)
+    assert "profile: null" in config.read_text("utf-8")
