@@ -4,7 +4,7 @@ hand is over the board, then learned from and checked, and the profile saved und
 
 The live page (`controller/web/setup_api.py`) and `referee setup calibrate` both drive a
 `GuidedCalibration`; neither knows any game: what each game's calibration needs is the one table
-`PICTURES` below (picture keys in the order they are asked for), and what each kind of picture is
+`picture_keys` (from the pictures the game declares, in the order they are asked for), and what each kind of picture is
 (its sentence, its drawing, how it is learned and checked) is `_PICTURE_KINDS`.
 
 Capture waits for a still picture with `controller/vision/gating.py`'s motion gate and refuses a
@@ -27,13 +27,14 @@ from controller.errors import RefereeError
 from controller.games import registry
 from controller.snapshot import EMPTY, Snapshot, format_snapshot, parse_snapshot
 
-#: What each game's calibration takes, in the order the pictures are asked for (keys of
-#: `_PICTURE_KINDS`). One table, so that it can move into the game registry (`GameSpec`) as it is.
-PICTURES: dict[str, tuple[str, ...]] = {
-    "colorpop": ("empty", "bottom-row", "setup"),
-    "blockers": ("empty", "pieces", "glyphs"),
-    "flipop": ("start",),
-    "stay-alive": ("empty", "pieces"),
+#: The guided pictures (keys of `_PICTURE_KINDS`) for each calibration picture a game declares
+#: (`VisionSpec.calibration`). A full setup is preceded by one token of each colour on the bottom
+#: row: its clusters are then named from the copy's own colours, which equal counts cannot check.
+PICTURES_OF: dict[str, tuple[str, ...]] = {
+    registry.EMPTY_BOARD: ("empty",),
+    registry.ONE_OF_EACH: ("pieces",),
+    registry.FULL_SETUP: ("bottom-row", "setup"),
+    registry.START_POSITION: ("start",),
 }
 
 #: Longest wait for a still picture without a hand, per capture (seconds).
@@ -203,7 +204,9 @@ _PICTURE_KINDS: dict[str, Callable[[Any], tuple[str, str, Snapshot | None]]] = {
 def picture_keys(game: str) -> tuple[str, ...]:
     """The pictures `game`'s calibration takes (a sentence for a game that has none)."""
     spec = registry.get(game)
-    keys = PICTURES.get(spec.name)
+    keys = tuple(key for kind in spec.vision.calibration for key in PICTURES_OF.get(kind, ()))
+    if registry.GLYPHS in spec.vision.addons:
+        keys += ("glyphs",)  # the glyph arrangement, after the tiles' colours are known
     if not keys:
         raise RefereeError(f"there is no guided calibration for {spec.title} yet")
     return keys

@@ -15,7 +15,8 @@ from simulation.render import render_snapshot
 
 
 def test_each_games_steps_say_what_to_do_and_draw_where():
-    keys = {game: [s.key for s in guided.steps_for(default_profile(game))] for game in guided.PICTURES}
+    games = ("colorpop", "blockers", "flipop", "stay-alive")
+    keys = {game: [s.key for s in guided.steps_for(default_profile(game))] for game in games}
     assert keys == {"colorpop": ["empty", "bottom-row", "setup"], "blockers": ["empty", "pieces", "glyphs"],
                     "flipop": ["start"], "stay-alive": ["empty", "pieces"]}
     blockers = guided.steps_for(default_profile("blockers"))
@@ -34,10 +35,26 @@ def test_each_games_steps_say_what_to_do_and_draw_where():
     assert start.drawing_text().splitlines()[-1].startswith("doors: E N W W")
 
 
-def test_a_game_without_a_guided_calibration_says_so():
+def test_a_fifth_game_is_guided_through_the_pictures_it_declares():
     import fifth_game
 
     registry.register(fifth_game.SPEC)
+    try:
+        steps = guided.steps_for(default_profile(fifth_game.NAME))
+        assert [s.key for s in steps] == ["empty", "pieces"]  # the default calibration pictures of a GameSpec
+        assert steps[1].drawing_text().splitlines()[0] == "X O ."
+        assert "cross (X), nought (O)" in steps[1].sentence
+    finally:
+        registry.unregister(fifth_game.NAME)
+
+
+def test_a_game_that_declares_no_calibration_picture_says_so():
+    import dataclasses
+
+    import fifth_game
+
+    spec = dataclasses.replace(fifth_game.SPEC, vision=dataclasses.replace(fifth_game.SPEC.vision, calibration=()))
+    registry.register(spec)
     try:
         with pytest.raises(RefereeError, match="no guided calibration for Noughts and crosses"):
             guided.steps_for(default_profile(fifth_game.NAME))

@@ -25,9 +25,12 @@ TRIES = 3
 
 
 def images_help() -> str:
-    from calibration.guided import PICTURES
+    from calibration.guided import picture_keys
+    from controller.games import registry
 
-    per_game = "; ".join(f"{game}: {', '.join(f'{key}.png' for key in keys)}" for game, keys in PICTURES.items())
+    per_game = "; ".join(
+        f"{game}: {', '.join(f'{key}.png' for key in picture_keys(game))}" for game in registry.names()
+    )
     return ("take the pictures from files in DIR instead of the camera, named after what they show: empty.png "
             "(the empty board), pieces.png (one piece of each colour on the top row from the left, in the "
             "profile's order), bottom-row.png (the same on the bottom row), glyphs.png (one colour's 28 tiles "
