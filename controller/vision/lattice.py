@@ -36,7 +36,7 @@ import cv2
 import numpy as np
 
 from controller.errors import ConfigError, FormatError, RefereeError
-from controller.vision.classify import ClassModel
+from controller.vision.classify import ClassModel, Decision
 from controller.vision.features import PatchSampler, Rectifier, ring_offsets
 from controller.vision.geometry import (
     CornersError,
@@ -299,7 +299,14 @@ class LatticeModel:
 
     def read(self, feats: np.ndarray, hidden: np.ndarray | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
         """Each place's label, whether it is sure and a confidence in [0, 1], from (shifts, N, F)
-        features; `hidden` places (see `describe`) are never sure.
+        features; `hidden` places (see `describe`) are never sure."""
+        dec, _ = self.decide(feats)
+        if hidden is None:
+            return dec.letters, dec.sure, dec.confidence
+        return dec.letters, dec.sure & ~hidden, np.where(hidden, 0.0, dec.confidence)
+
+    def decide(self, feats: np.ndarray) -> tuple[Decision, np.ndarray]:
+        """The classifier's decision for every place and the (N, looks) distances it was made on.
 
         A first reading gives the places read surely; the median offset between them and their
         looks' means is what the light estimate missed (a tone curve, the board's material
@@ -321,9 +328,7 @@ class LatticeModel:
             full = np.concatenate([per_channel, per_channel, [per_channel.mean()] * 2])
             dist, _ = self.distances(feats - full)
             dec = self.classes.decide_distances(dist)
-        if hidden is None:
-            return dec.letters, dec.sure, dec.confidence
-        return dec.letters, dec.sure & ~hidden, np.where(hidden, 0.0, dec.confidence)
+        return dec, dist
 
 
 def learn(samples: list[tuple[np.ndarray, list[list[str]]]], size: tuple[int, int],
