@@ -107,3 +107,17 @@ def test_a_real_photo_under_other_light_keeps_its_classes(exposure, cast, gradie
     wrong = [(r, c) for r, row in enumerate(photo.grid) for c, t in enumerate(row) if sure[r, c] and got[r][c] != t]
     assert wrong == []
     assert sure.mean() >= 0.95
+
+
+@needs_photos
+def test_a_board_unlike_the_learned_one_is_not_read_surely_anywhere() -> None:
+    """Learned on a wooden chess board, a black-and-white board's squares are mostly unlike every
+    learned look; the few that happen to look like a piece (black squares like the dark pieces)
+    are not trusted either: nothing of that picture is sure. Another wooden board is read."""
+    photos = {p.name: p for p in folder_photos(PHOTOS / "chess-pcwawc-misc")}
+    model = learn_from(photos["chessBoard012"])
+    for name, least_sure in (("chessBoard013", 0.0), ("chessBoard011", 0.95)):
+        photo = photos[name]
+        got, sure, _ = lattice.read(model, photo.image(), parse_corners(photo.corners))
+        assert (sure.mean() >= least_sure) if least_sure else not sure.any(), name
+        assert all(got[r][c] == photo.grid[r][c] for r, c in zip(*np.nonzero(sure))), name

@@ -23,7 +23,9 @@ illumination*:
   nearest look by Mahalanobis distance, and it is sure only within the open-set distance of
   that look and clearly nearer to it than to any other label. The global offset that the surely
   read places still show is removed and the board read again. A place where the board is hidden
-  around it (a hand, a sleeve, a cup) is never sure. The command lists unsure places on stderr.
+  around it (a hand, a sleeve, a cup) is never sure, and neither is any place of a picture whose
+  visible places are mostly unsure (a board or pieces unlike the learned ones: the model does not
+  describe that picture). The command lists unsure places on stderr.
 """
 
 from __future__ import annotations
@@ -55,6 +57,9 @@ SHIFT = 0.1  # pitches: how far the extra samples of a place are moved
 SHIFTS = np.array([[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]], np.float64) * SHIFT
 FLOOR = 0.05  # least spread of any feature within a look (log units, ~5%: light the smooth fit misses)
 HIDDEN_AROUND = 2  # of the four between points around a place: hidden by something larger than a piece
+#: A picture whose visible places are read surely for less than this share is not the board, the
+#: pieces or the light the model learned: none of its places is sure (see `LatticeModel.read`).
+MIN_EXPLAINED = 0.5
 N_FEATURES = 8
 
 
@@ -299,11 +304,21 @@ class LatticeModel:
 
     def read(self, feats: np.ndarray, hidden: np.ndarray | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
         """Each place's label, whether it is sure and a confidence in [0, 1], from (shifts, N, F)
-        features; `hidden` places (see `describe`) are never sure."""
+        features; `hidden` places (see `describe`) are never sure.
+
+        A model learned on one board can meet a picture it does not describe: another board
+        (black and white squares where it learned wood), other pieces, a light far from the
+        learning picture's. Most places are then unsure, and the few it reads surely are those
+        that happen to look like a learned look (a black square like a dark piece): a look
+        learned there is not evidence here. So when fewer than `MIN_EXPLAINED` of the visible
+        places are read surely, the model is taken not to explain the picture and none is sure.
+        """
         dec, _ = self.decide(feats)
-        if hidden is None:
-            return dec.letters, dec.sure, dec.confidence
-        return dec.letters, dec.sure & ~hidden, np.where(hidden, 0.0, dec.confidence)
+        visible = np.ones(len(dec.sure), bool) if hidden is None else ~hidden
+        sure = dec.sure & visible
+        if sure.sum() < MIN_EXPLAINED * visible.sum():
+            sure = np.zeros_like(sure)
+        return dec.letters, sure, np.where(sure, dec.confidence, 0.0)
 
     def decide(self, feats: np.ndarray) -> tuple[Decision, np.ndarray]:
         """The classifier's decision for every place and the (N, looks) distances it was made on.
