@@ -293,7 +293,8 @@ class LatticeModel:
             raise RefereeError(f"{path}: the lattice model is damaged ({exc}); learn it again") from None
         except (KeyError, TypeError, ValueError, IndexError):
             raise RefereeError(f"{path}: the lattice model is damaged; learn it again") from None
-        classes = ClassModel(classes.refs, classes.max_distance, classes.min_margin, floor)
+        classes = ClassModel(classes.refs, classes.max_distance, classes.min_margin, floor,
+                             classes.pair_margins)
         return cls(size, classes)
 
     def distances(self, feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -350,21 +351,61 @@ def learn(samples: list[tuple[np.ndarray, list[list[str]]]], size: tuple[int, in
           corners: list[np.ndarray]) -> LatticeModel:
     """A model from (image, labels) pairs, each with its own lattice corners: the looks of
     every label (`ClassModel.learn_looks`), every place counted once however many of its
-    shifted samples are kept."""
+    shifted samples are kept, and the margins a reading needs between two labels
+    (`_held_out_margins`)."""
     looks, labels, places = [], [], []
     first = 0
     for (image, grid), cor in zip(samples, corners):
         f = place_features(image, size, cor)  # (shifts, N, F)
         flat = [ch for row in grid for ch in row]
-        for k in range(len(f)):
-            looks.append(f[k])
-            labels += flat
-            places.append(first + np.arange(len(flat)))
+        looks.append(f)
+        labels += flat
+        places.append(first + np.arange(len(flat)))
         first += len(flat)
-    x = np.concatenate(looks).astype(np.float64)
+    feats = np.concatenate(looks, axis=1).astype(np.float64)  # (shifts, places, F)
+    place = np.concatenate(places)
+    model = _fit(feats, labels, place, size)
+    pairs = _held_out_margins(feats, labels, place, size)
+    return LatticeModel(model.size, ClassModel(model.classes.refs, floor=model.classes.floor, pair_margins=pairs))
+
+
+def _fit(feats: np.ndarray, labels: list[str], place: np.ndarray, size: tuple[int, int]) -> LatticeModel:
+    """The looks of (shifts, N, F) labelled place features, every shift a sample of its place."""
+    shifts = len(feats)
+    x = feats.reshape(-1, feats.shape[2])
     floor = np.full(N_FEATURES, FLOOR**2)
-    refs = ClassModel.learn_looks(x, labels, np.concatenate(places), floor)
+    refs = ClassModel.learn_looks(x, labels * shifts, np.tile(place, shifts), floor)
     return LatticeModel(tuple(size), ClassModel(refs, floor=floor))
+
+
+def _held_out_margins(feats: np.ndarray, labels: list[str], place: np.ndarray,
+                      size: tuple[int, int]) -> dict[tuple[str, str], float]:
+    """A leave-one-out test of the learning pictures: every place is read by the model learned
+    without it. Where a place of label B is read as A, the features cannot tell A from B
+    everywhere (a dark piece on a dark square can look like the square), and a reading of A
+    whose nearest rival is B is then sure only by a wider margin than that place's. Returned:
+    (A, B) -> the widest such margin. A place whose label has no other place is not held out
+    (its label would not be learned at all)."""
+    count: dict[str, int] = {}
+    for label in labels:
+        count[label] = count.get(label, 0) + 1
+    out: dict[tuple[str, str], float] = {}
+    everyone = np.arange(len(labels))
+    for i, label in enumerate(labels):
+        if count[label] < 2:
+            continue
+        keep = everyone != i
+        held = _fit(feats[:, keep], [c for c, k in zip(labels, keep) if k], place[keep], size)
+        dec, dist = held.decide(feats[:, i:i + 1])
+        if dec.letters[0] == label:
+            continue
+        d1 = float(dist[0].min())
+        rival = np.where(held.classes.same[int(dist[0].argmin())], np.inf, dist[0])
+        d2 = float(rival.min())
+        if np.isfinite(d2) and held.classes.refs[int(rival.argmin())].letter == label:
+            key = (dec.letters[0], label)
+            out[key] = max(out.get(key, 0.0), (d2 - d1) / max(d2, 1e-9))
+    return out
 
 
 def read(model: LatticeModel, image: np.ndarray,
