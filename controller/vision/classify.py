@@ -135,7 +135,8 @@ class ClassModel:
         d1 = dist[np.arange(len(dist)), best]
         other = np.where(self.same[best], np.inf, dist)
         d2 = other.min(axis=1)
-        margin = np.where(np.isfinite(d2), (d2 - d1) / np.maximum(d2, 1e-9), 1.0)
+        finite = np.isfinite(d2)
+        margin = np.where(finite, (d2 - d1) / np.maximum(np.where(finite, d2, 1.0), 1e-9), 1.0)
         closeness = np.clip(1.5 - d1 / self.max_distance, 0, 1)
         confidence = np.clip(margin, 0, 1) * closeness
         rival_need = self.pair_need[best, other.argmin(axis=1)]

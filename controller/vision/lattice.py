@@ -60,6 +60,7 @@ HIDDEN_AROUND = 2  # of the four between points around a place: hidden by someth
 #: A picture whose visible places are read surely for less than this share is not the board, the
 #: pieces or the light the model learned: none of its places is sure (see `LatticeModel.read`).
 MIN_EXPLAINED = 0.5
+FOLDS = 10  # parts of the learning places read by the model learned without them (`_held_out_margins`)
 N_FEATURES = 8
 
 
@@ -380,31 +381,34 @@ def _fit(feats: np.ndarray, labels: list[str], place: np.ndarray, size: tuple[in
 
 def _held_out_margins(feats: np.ndarray, labels: list[str], place: np.ndarray,
                       size: tuple[int, int]) -> dict[tuple[str, str], float]:
-    """A leave-one-out test of the learning pictures: every place is read by the model learned
-    without it. Where a place of label B is read as A, the features cannot tell A from B
-    everywhere (a dark piece on a dark square can look like the square), and a reading of A
-    whose nearest rival is B is then sure only by a wider margin than that place's. Returned:
-    (A, B) -> the widest such margin. A place whose label has no other place is not held out
-    (its label would not be learned at all)."""
-    count: dict[str, int] = {}
-    for label in labels:
-        count[label] = count.get(label, 0) + 1
-    out: dict[tuple[str, str], float] = {}
-    everyone = np.arange(len(labels))
+    """A cross-validation of the learning pictures: the places are dealt into `FOLDS` parts (each
+    label's places in turn, so every part keeps some of every label that has two) and each part
+    is read by the model learned without it. Where a place of label B is read as A, the features
+    cannot tell A from B everywhere (a dark piece on a dark square can look like the square), and
+    a reading of A whose nearest rival is B is then sure only by a wider margin than that
+    place's. Returned: (A, B) -> the widest such margin. A label with one place is not held out
+    (it would not be learned at all)."""
+    fold = np.zeros(len(labels), int)
+    seen: dict[str, int] = {}
     for i, label in enumerate(labels):
-        if count[label] < 2:
+        fold[i] = seen.get(label, 0) % FOLDS
+        seen[label] = seen.get(label, 0) + 1
+    alone = np.array([seen[label] < 2 for label in labels])
+    out: dict[tuple[str, str], float] = {}
+    for k in range(FOLDS):
+        out_ = np.flatnonzero((fold == k) & ~alone)
+        if not len(out_):
             continue
-        keep = everyone != i
-        held = _fit(feats[:, keep], [c for c, k in zip(labels, keep) if k], place[keep], size)
-        dec, dist = held.decide(feats[:, i:i + 1])
-        if dec.letters[0] == label:
-            continue
-        d1 = float(dist[0].min())
-        rival = np.where(held.classes.same[int(dist[0].argmin())], np.inf, dist[0])
-        d2 = float(rival.min())
-        if np.isfinite(d2) and held.classes.refs[int(rival.argmin())].letter == label:
-            key = (dec.letters[0], label)
-            out[key] = max(out.get(key, 0.0), (d2 - d1) / max(d2, 1e-9))
+        keep = (fold != k) | alone
+        held = _fit(feats[:, keep], [c for c, kept in zip(labels, keep) if kept], place[keep], size)
+        dec, dist = held.decide(feats[:, out_])
+        best = dist.argmin(axis=1)
+        rival = np.where(held.classes.same[best], np.inf, dist)
+        d1, d2 = dist[np.arange(len(out_)), best], rival.min(axis=1)
+        for j, i in enumerate(out_):
+            read, truth = dec.letters[j], labels[i]
+            if read != truth and np.isfinite(d2[j]) and held.classes.refs[int(rival[j].argmin())].letter == truth:
+                out[(read, truth)] = max(out.get((read, truth), 0.0), float((d2[j] - d1[j]) / max(d2[j], 1e-9)))
     return out
 
 
