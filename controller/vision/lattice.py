@@ -315,12 +315,30 @@ class LatticeModel:
         learned there is not evidence here. So when fewer than `MIN_EXPLAINED` of the visible
         places are read surely, the model is taken not to explain the picture and none is sure.
         """
-        dec, _ = self.decide(feats)
-        visible = np.ones(len(dec.sure), bool) if hidden is None else ~hidden
-        sure = dec.sure & visible
-        if sure.sum() < MIN_EXPLAINED * visible.sum():
-            sure = np.zeros_like(sure)
-        return dec.letters, sure, np.where(sure, dec.confidence, 0.0)
+        letters, why, confidence = self.judge(feats, hidden)
+        sure = np.array([w == "" for w in why], bool)
+        return letters, sure, np.where(sure, confidence, 0.0)
+
+    def judge(self, feats: np.ndarray, hidden: np.ndarray | None = None) -> tuple[list[str], list[str], np.ndarray]:
+        """As `read`, with why each place is unsure instead of whether it is sure: "" (sure),
+        "hidden" (the board hidden around it), "far" (beyond the open-set distance of every
+        look), "margin" (too near a look of another label), "pair" (not past the margin that
+        label pair needs, see `_held_out_margins`) or "picture" (the model does not explain
+        the picture)."""
+        dec, dist = self.decide(feats)
+        visible = np.ones(len(dec.sure), bool) if hidden is None else ~np.asarray(hidden, bool)
+        why = np.full(len(dec.sure), "", object)
+        best = dist.argmin(axis=1)
+        rival = np.where(self.classes.same[best], np.inf, dist)
+        d2 = rival.min(axis=1)
+        plain = (d2 - dec.distance) / np.maximum(np.where(np.isfinite(d2), d2, 1.0), 1e-9)
+        why[~dec.sure] = "pair"
+        why[~dec.sure & (plain < self.classes.min_margin)] = "margin"
+        why[~dec.sure & (dec.distance > self.classes.max_distance)] = "far"
+        why[~visible] = "hidden"
+        if (why == "").sum() < MIN_EXPLAINED * visible.sum():
+            why[why == ""] = "picture"
+        return dec.letters, [str(w) for w in why], dec.confidence
 
     def decide(self, feats: np.ndarray) -> tuple[Decision, np.ndarray]:
         """The classifier's decision for every place and the (N, looks) distances it was made on.
