@@ -21,7 +21,8 @@ illumination*:
 * The decision is the games' classifier (`classify.ClassModel`): every label is one or more
   Gaussian looks (light and dark empty squares are two looks of one label), a place takes the
   nearest look by Mahalanobis distance, and it is sure only within the open-set distance of
-  that look and clearly nearer to it than to any other label. The global offset that the surely
+  that look and clearly nearer to it than to any other label (more clearly for a pair of labels
+  that a cross-validation of the learning places found confusable). The global offset that the surely
   read places still show is removed and the board read again. A place where the board is hidden
   around it (a hand, a sleeve, a cup) is never sure, and neither is any place of a picture whose
   visible places are mostly unsure (a board or pieces unlike the learned ones: the model does not
