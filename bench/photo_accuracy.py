@@ -7,9 +7,12 @@ the model of the same lattice size learned in another folder (9x9 and 13x13 from
 games, 19x19 from seegoban). Printed per folder: places read, right (sure and right), unsure,
 wrong-but-sure; then the totals with and without the empty boards.
 
-    python bench/photo_accuracy.py [--photos DIR] [--folders a,b,...] [--show]
+    python bench/photo_accuracy.py [--photos DIR] [--folders a,b,...] [--show] [--why]
 
-`--show` lists every wrong-but-sure place (photo, row, column, truth, reading).
+`--show` lists every wrong-but-sure place (photo, row, column, truth, reading); `--why` prints per
+folder why places were unsure, by true label: the board hidden around the place, far from every
+learned look, too near a look of another label, not past a label pair's cross-validated margin,
+or the whole picture unexplained by the model (see `LatticeModel.judge`).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import argparse
 import re
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -98,6 +102,7 @@ class Score:
     wrong: int = 0
     seconds: float = 0.0
     mistakes: list[str] = field(default_factory=list)
+    doubts: Counter = field(default_factory=Counter)  # (true label, why unsure) -> places
 
     def add(self, other: Score) -> None:
         self.places += other.places
@@ -105,6 +110,7 @@ class Score:
         self.unsure += other.unsure
         self.wrong += other.wrong
         self.seconds += other.seconds
+        self.doubts.update(other.doubts)
 
     def line(self, name: str) -> str:
         pct = 100 * self.right / max(self.places, 1)
@@ -115,18 +121,22 @@ class Score:
 def score(model: lattice.LatticeModel, photo: Photo) -> Score:
     s = Score()
     t0 = time.perf_counter()
-    got, sure, _ = lattice.read(model, photo.image(), parse_corners(photo.corners))
+    seen = lattice.describe(photo.image(), photo.size, parse_corners(photo.corners))
+    got, why, _ = model.judge(seen.feats, seen.hidden)  # as lattice.read, with the reasons
     s.seconds = time.perf_counter() - t0
+    cols = photo.size[1]
     for r, row in enumerate(photo.grid):
         for c, truth in enumerate(row):
             s.places += 1
-            if not sure[r][c]:
+            i = r * cols + c
+            if why[i]:
                 s.unsure += 1
-            elif got[r][c] == truth:
+                s.doubts[(truth, why[i])] += 1
+            elif got[i] == truth:
                 s.right += 1
             else:
                 s.wrong += 1
-                s.mistakes.append(f"{photo.name} row {r} col {c}: {truth} read {got[r][c]}")
+                s.mistakes.append(f"{photo.name} row {r} col {c}: {truth} read {got[i]}")
     return s
 
 
@@ -159,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--photos", help="the photographs' folder (default ../shared/photos)")
     ap.add_argument("--folders", help="comma-separated folder names (default: all)")
     ap.add_argument("--show", action="store_true", help="list every wrong-but-sure place")
+    ap.add_argument("--why", action="store_true", help="why places were unsure, by true label")
     args = ap.parse_args(argv)
     root = Path(args.photos) if args.photos else photos_dir()
     if root is None or not root.is_dir():
@@ -177,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.show:
             for m in s.mistakes:
                 print("   wrong but sure:", m)
+        if args.why and s.doubts:
+            print("   unsure:", ", ".join(f"{truth} {why} {n}" for (truth, why), n in sorted(s.doubts.items())))
         total.add(s)
         if name != EMPTY_FOLDER:
             boards.add(s)

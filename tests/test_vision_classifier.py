@@ -72,3 +72,26 @@ def test_old_profile_keys_are_read_and_a_wrong_one_is_named() -> None:
     assert ClassModel.from_yaml({"classes": data["classes"]}).max_distance == pytest.approx(open_set_distance(3))
     with pytest.raises(ConfigError, match="vision.sure.max_dist"):
         ClassModel.from_yaml({**data, "sure": {"max_dist": 4}})
+
+
+def test_a_pair_margin_from_held_out_places_asks_more_of_that_pair_only() -> None:
+    """A margin learned for (A read, B the rival): a place read A nearest B by less than it is
+    unsure; the same margin against another rival, or B read with A as rival, is not affected."""
+    from controller.errors import ConfigError
+
+    eye = np.eye(3) * 0.01
+    refs = [ClassRef("a", "A", np.zeros(3), eye), ClassRef("b", "B", np.array([1.0, 0, 0]), eye),
+            ClassRef("c", "C", np.array([-1.0, 0, 0]), eye)]
+    plain = ClassModel(refs)
+    strict = ClassModel(refs, pair_margins={("A", "B"): 0.6})
+    places = np.array([[0.3, 0, 0],    # A, nearest rival B, margin ~0.57
+                       [-0.3, 0, 0],   # A, nearest rival C, the same margin
+                       [0.7, 0, 0]])   # B, nearest rival A
+    assert list(plain.decide(places).sure) == [True, True, True]
+    assert strict.decide(places).letters == ["A", "A", "B"]
+    assert list(strict.decide(places).sure) == [False, True, True]
+    again = ClassModel.from_yaml(strict.to_yaml())
+    assert again.pair_margins == {("A", "B"): 0.6}
+    assert list(again.decide(places).sure) == [False, True, True]
+    with pytest.raises(ConfigError, match="pair_margins"):
+        ClassModel.from_yaml({**strict.to_yaml(), "sure": {"pair_margins": [["A", "B", 2]]}})

@@ -147,3 +147,20 @@ def test_an_object_the_colour_of_a_piece_over_places_is_not_read(colour) -> None
     for r, c in [(4, 4), (4, 3), (4, 5)]:
         assert not sure[r, c], (r, c, got[r][c])
     assert sure.sum() >= rows * cols - 12  # the rest of the board is still read
+
+
+def test_judge_names_why_a_place_is_unsure_and_a_mostly_unknown_picture_has_none_sure() -> None:
+    model = learned("tokens", (4, 5))
+    img, grid, given, _ = make_case("tokens", 6)
+    seen = lattice.describe(img, model.size, given)
+    letters, why, _ = model.judge(seen.feats)
+    assert set(why) == {""} and letters == [c for row in grid for c in row]
+    hidden = np.zeros(len(why), bool)
+    hidden[:3] = True
+    assert model.judge(seen.feats, hidden)[1] == ["hidden"] * 3 + [""] * (len(why) - 3)
+    lit = seen.feats.copy()
+    lit[:, :5] += 3.0  # five places far brighter than anything learned
+    assert model.judge(lit)[1][:5] == ["far"] * 5
+    lit[:, : int(0.6 * len(why))] += 3.0  # most of the picture unlike anything learned
+    _, why, _ = model.judge(lit)
+    assert "" not in why and "picture" in why

@@ -10,7 +10,10 @@ only when
 * that look is close in absolute terms: the squared distance is below the chi-square quantile
   of the feature dimension at `P_KNOWN` (the **open-set rule**: a hand, a sleeve, a cup or a
   die looks like none of the learned looks, so it is unsure whatever its nearest label), and
-* it is clearly nearer than the nearest look with a different meaning (the margin).
+* it is clearly nearer than the nearest look with a different meaning (the margin), and by more
+  than any margin with which a place of that rival meaning was read as this one when held out of
+  the learning pictures (`pair_margins`, from a leave-one-out test: a dark piece that looks like
+  a dark square where the light falls on it).
 
 Anything else is unsure and is reported as such, never guessed. Covariances learned from few
 samples are shrunk towards the spread pooled over all looks and never tighter than a floor.
@@ -90,13 +93,15 @@ class ClassModel:
     """Nearest-class decisions with a confidence per place."""
 
     def __init__(self, refs: list[ClassRef], max_distance: float | None = None, min_margin: float = 0.3,
-                 floor: np.ndarray | None = None):
+                 floor: np.ndarray | None = None, pair_margins: dict[tuple[str, str], float] | None = None):
         if not refs:
             raise ConfigError("vision.classes", "at least one class reference is needed")
         self.refs = refs
         dims = len(refs[0].mean)
         self.max_distance = open_set_distance(dims) if max_distance is None else float(max_distance)
         self.min_margin = min_margin
+        #: (letter read, rival letter) -> the margin that place must exceed (see `decide_distances`)
+        self.pair_margins = dict(pair_margins or {})
         self.floor = np.asarray(MIN_VAR if floor is None and dims == 3 else
                                 np.zeros(dims) if floor is None else floor, np.float64)
         self._prepare()
@@ -110,6 +115,8 @@ class ClassModel:
         self.inv = np.stack(covs)
         meanings = [r.meaning() for r in self.refs]
         self.same = np.array([[a == b for b in meanings] for a in meanings])
+        self.pair_need = np.array([[self.pair_margins.get((a.letter, b.letter), -np.inf) for b in self.refs]
+                                   for a in self.refs])
 
     def distances(self, feats: np.ndarray) -> np.ndarray:
         """(N, K) Mahalanobis distances."""
@@ -128,10 +135,12 @@ class ClassModel:
         d1 = dist[np.arange(len(dist)), best]
         other = np.where(self.same[best], np.inf, dist)
         d2 = other.min(axis=1)
-        margin = np.where(np.isfinite(d2), (d2 - d1) / np.maximum(d2, 1e-9), 1.0)
+        finite = np.isfinite(d2)
+        margin = np.where(finite, (d2 - d1) / np.maximum(np.where(finite, d2, 1.0), 1e-9), 1.0)
         closeness = np.clip(1.5 - d1 / self.max_distance, 0, 1)
         confidence = np.clip(margin, 0, 1) * closeness
-        sure = (d1 <= self.max_distance) & (margin >= self.min_margin)
+        rival_need = self.pair_need[best, other.argmin(axis=1)]
+        sure = (d1 <= self.max_distance) & (margin >= self.min_margin) & (margin > rival_need)
         return Decision(
             keys=[self.refs[b].key for b in best],
             letters=[self.refs[b].letter for b in best],
@@ -214,7 +223,8 @@ class ClassModel:
         """This model with the references of the same keys replaced (others kept)."""
         new = {r.key: r for r in refs}
         kept = [new.pop(r.key, r) for r in self.refs]
-        return ClassModel(kept + list(new.values()), self.max_distance, self.min_margin, self.floor)
+        return ClassModel(kept + list(new.values()), self.max_distance, self.min_margin, self.floor,
+                          self.pair_margins)
 
     def to_yaml(self) -> dict:
         return {
@@ -227,7 +237,9 @@ class ClassModel:
                 }
                 for r in self.refs
             },
-            "sure": {"max_distance": self.max_distance, "min_margin": self.min_margin},
+            "sure": {"max_distance": self.max_distance, "min_margin": self.min_margin,
+                     **({"pair_margins": [[a, b, round(float(m), 5)] for (a, b), m in
+                                          sorted(self.pair_margins.items())]} if self.pair_margins else {})},
         }
 
     @classmethod
@@ -256,15 +268,17 @@ class ClassModel:
         sure = data.get("sure", {})
         if not isinstance(sure, dict):
             raise ConfigError(f"{path}.sure", "expected a mapping with max_distance and min_margin")
-        unknown = set(sure) - {"max_distance", "min_margin"}
+        unknown = set(sure) - {"max_distance", "min_margin", "pair_margins"}
         if unknown:
-            raise ConfigError(f"{path}.sure.{sorted(unknown)[0]}", "unknown key; known: max_distance, min_margin")
+            raise ConfigError(f"{path}.sure.{sorted(unknown)[0]}",
+                              "unknown key; known: max_distance, min_margin, pair_margins")
         max_d = sure.get("max_distance", open_set_distance(dims))
         min_m = sure.get("min_margin", 0.3)
         for name, v in (("max_distance", max_d), ("min_margin", min_m)):
             if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
                 raise ConfigError(f"{path}.sure.{name}", f"expected a positive number, got {v!r}")
-        return cls(refs, float(max_d), float(min_m))
+        return cls(refs, float(max_d), float(min_m), pair_margins=_pair_margins(sure.get("pair_margins", []),
+                                                                                f"{path}.sure.pair_margins"))
 
 
 def _split(x: np.ndarray, place: np.ndarray, idx: np.ndarray, floor_cov: np.ndarray,
@@ -300,6 +314,20 @@ def _split(x: np.ndarray, place: np.ndarray, idx: np.ndarray, floor_cov: np.ndar
     for s in (0, 1):
         member = np.isin(place[idx], places[side == s])
         out += _split(x, place, idx[member], floor_cov, limit, depth + 1)
+    return out
+
+
+def _pair_margins(value, path: str) -> dict[tuple[str, str], float]:
+    """[[letter read, rival letter, margin], ...] checked."""
+    if not isinstance(value, list):
+        raise ConfigError(path, "expected a list of [letter, rival letter, margin]")
+    out = {}
+    for item in value:
+        if (not isinstance(item, list) or len(item) != 3
+                or not all(isinstance(x, str) and len(x) == 1 for x in item[:2])
+                or isinstance(item[2], bool) or not isinstance(item[2], (int, float)) or not 0 <= item[2] < 1):
+            raise ConfigError(path, f"expected [letter, rival letter, margin from 0 to 1], got {item!r}")
+        out[(item[0], item[1])] = float(item[2])
     return out
 
 

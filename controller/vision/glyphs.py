@@ -95,6 +95,9 @@ INK_STEPS = np.linspace(0, 1, 11).astype(np.float32)
 CLIP_TOLERANCE = 4.0
 NOISE = 8.0
 MAX_INK_SPREAD = 0.3
+#: Fits of a clipped pixel whose costs (squared misses in noise units) differ by less than one
+#: noise level's worth are tied: the one needing the least glare is taken.
+TIED_FIT = 1.0
 MIN_GLARE = 4 * NOISE  # a clipped pixel that needs this much glare to fit is in a glare spot
 #: A partly hidden tile is tried at every shift of up to this many patch pixels either way.
 SHIFT_RADIUS = 3
@@ -350,7 +353,8 @@ def _censored_ink(obs: np.ndarray, tile: np.ndarray, print_: np.ndarray
     A pixel showing ink level v under glare g (the same in every channel) is tile + v (print -
     tile) + g, and a channel past the clip only says it is at least that far. For each level of
     `INK_STEPS` the best glare g >= 0 is found (the unclipped channels' mean residual, raised
-    where the clipped ones need more), and the level that fits best is the pixel's ink. The
+    where the clipped ones need more), and the level that fits best is the pixel's ink; of levels
+    that fit equally well (`TIED_FIT`), the one with the least glare. The
     spread is the range of levels that fit within two noise levels: a pixel clipped in every
     channel fits every level (spread 1) and is not used; a yellow tile clipped in red and green
     with its blue channel well under the print's still says "no print"."""
@@ -371,11 +375,16 @@ def _censored_ink(obs: np.ndarray, tile: np.ndarray, print_: np.ndarray
         g = np.maximum(g, more)
     miss = np.where(free, res - g[:, None, :], np.maximum(need - g[:, None, :], 0))
     cost = (miss * miss).sum(axis=1) / (NOISE * NOISE)
-    best = cost.argmin(axis=1)
-    fits = cost <= cost[np.arange(len(obs)), best][:, None] + 4.0
+    rows = np.arange(len(obs))
+    least = cost.min(axis=1)[:, None]
+    # Of the levels the noise cannot tell from the best fit, the one that needs the least glare:
+    # glare is a second cause, not invoked where print alone explains the pixel (white print
+    # clipped in red on a red tile: its blue and green rise alike for print and for glare).
+    best = np.where(cost <= least + TIED_FIT, g, np.inf).argmin(axis=1)
+    fits = cost <= least + 4.0
     lo = INK_STEPS[fits.argmax(axis=1)]
     hi = INK_STEPS[len(INK_STEPS) - 1 - fits[:, ::-1].argmax(axis=1)]
-    return INK_STEPS[best], hi - lo, g[np.arange(len(obs)), best]
+    return INK_STEPS[best], hi - lo, g[rows, best]
 
 
 def ink_centre(ink: np.ndarray) -> np.ndarray:

@@ -21,9 +21,12 @@ illumination*:
 * The decision is the games' classifier (`classify.ClassModel`): every label is one or more
   Gaussian looks (light and dark empty squares are two looks of one label), a place takes the
   nearest look by Mahalanobis distance, and it is sure only within the open-set distance of
-  that look and clearly nearer to it than to any other label. The global offset that the surely
+  that look and clearly nearer to it than to any other label (more clearly for a pair of labels
+  that a cross-validation of the learning places found confusable). The global offset that the surely
   read places still show is removed and the board read again. A place where the board is hidden
-  around it (a hand, a sleeve, a cup) is never sure. The command lists unsure places on stderr.
+  around it (a hand, a sleeve, a cup) is never sure, and neither is any place of a picture whose
+  visible places are mostly unsure (a board or pieces unlike the learned ones: the model does not
+  describe that picture). The command lists unsure places on stderr.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ import cv2
 import numpy as np
 
 from controller.errors import ConfigError, FormatError, RefereeError
-from controller.vision.classify import ClassModel
+from controller.vision.classify import ClassModel, Decision
 from controller.vision.features import PatchSampler, Rectifier, ring_offsets
 from controller.vision.geometry import (
     CornersError,
@@ -55,6 +58,10 @@ SHIFT = 0.1  # pitches: how far the extra samples of a place are moved
 SHIFTS = np.array([[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]], np.float64) * SHIFT
 FLOOR = 0.05  # least spread of any feature within a look (log units, ~5%: light the smooth fit misses)
 HIDDEN_AROUND = 2  # of the four between points around a place: hidden by something larger than a piece
+#: A picture whose visible places are read surely for less than this share is not the board, the
+#: pieces or the light the model learned: none of its places is sure (see `LatticeModel.read`).
+MIN_EXPLAINED = 0.5
+FOLDS = 10  # parts of the learning places read by the model learned without them (`_held_out_margins`)
 N_FEATURES = 8
 
 
@@ -288,7 +295,8 @@ class LatticeModel:
             raise RefereeError(f"{path}: the lattice model is damaged ({exc}); learn it again") from None
         except (KeyError, TypeError, ValueError, IndexError):
             raise RefereeError(f"{path}: the lattice model is damaged; learn it again") from None
-        classes = ClassModel(classes.refs, classes.max_distance, classes.min_margin, floor)
+        classes = ClassModel(classes.refs, classes.max_distance, classes.min_margin, floor,
+                             classes.pair_margins)
         return cls(size, classes)
 
     def distances(self, feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -300,6 +308,41 @@ class LatticeModel:
     def read(self, feats: np.ndarray, hidden: np.ndarray | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
         """Each place's label, whether it is sure and a confidence in [0, 1], from (shifts, N, F)
         features; `hidden` places (see `describe`) are never sure.
+
+        A model learned on one board can meet a picture it does not describe: another board
+        (black and white squares where it learned wood), other pieces, a light far from the
+        learning picture's. Most places are then unsure, and the few it reads surely are those
+        that happen to look like a learned look (a black square like a dark piece): a look
+        learned there is not evidence here. So when fewer than `MIN_EXPLAINED` of the visible
+        places are read surely, the model is taken not to explain the picture and none is sure.
+        """
+        letters, why, confidence = self.judge(feats, hidden)
+        sure = np.array([w == "" for w in why], bool)
+        return letters, sure, np.where(sure, confidence, 0.0)
+
+    def judge(self, feats: np.ndarray, hidden: np.ndarray | None = None) -> tuple[list[str], list[str], np.ndarray]:
+        """As `read`, with why each place is unsure instead of whether it is sure: "" (sure),
+        "hidden" (the board hidden around it), "far" (beyond the open-set distance of every
+        look), "margin" (too near a look of another label), "pair" (not past the margin that
+        label pair needs, see `_held_out_margins`) or "picture" (the model does not explain
+        the picture)."""
+        dec, dist = self.decide(feats)
+        visible = np.ones(len(dec.sure), bool) if hidden is None else ~np.asarray(hidden, bool)
+        why = np.full(len(dec.sure), "", object)
+        best = dist.argmin(axis=1)
+        rival = np.where(self.classes.same[best], np.inf, dist)
+        d2 = rival.min(axis=1)
+        plain = (d2 - dec.distance) / np.maximum(np.where(np.isfinite(d2), d2, 1.0), 1e-9)
+        why[~dec.sure] = "pair"
+        why[~dec.sure & (plain < self.classes.min_margin)] = "margin"
+        why[~dec.sure & (dec.distance > self.classes.max_distance)] = "far"
+        why[~visible] = "hidden"
+        if (why == "").sum() < MIN_EXPLAINED * visible.sum():
+            why[why == ""] = "picture"
+        return dec.letters, [str(w) for w in why], dec.confidence
+
+    def decide(self, feats: np.ndarray) -> tuple[Decision, np.ndarray]:
+        """The classifier's decision for every place and the (N, looks) distances it was made on.
 
         A first reading gives the places read surely; the median offset between them and their
         looks' means is what the light estimate missed (a tone curve, the board's material
@@ -321,30 +364,71 @@ class LatticeModel:
             full = np.concatenate([per_channel, per_channel, [per_channel.mean()] * 2])
             dist, _ = self.distances(feats - full)
             dec = self.classes.decide_distances(dist)
-        if hidden is None:
-            return dec.letters, dec.sure, dec.confidence
-        return dec.letters, dec.sure & ~hidden, np.where(hidden, 0.0, dec.confidence)
+        return dec, dist
 
 
 def learn(samples: list[tuple[np.ndarray, list[list[str]]]], size: tuple[int, int],
           corners: list[np.ndarray]) -> LatticeModel:
     """A model from (image, labels) pairs, each with its own lattice corners: the looks of
     every label (`ClassModel.learn_looks`), every place counted once however many of its
-    shifted samples are kept."""
+    shifted samples are kept, and the margins a reading needs between two labels
+    (`_held_out_margins`)."""
     looks, labels, places = [], [], []
     first = 0
     for (image, grid), cor in zip(samples, corners):
         f = place_features(image, size, cor)  # (shifts, N, F)
         flat = [ch for row in grid for ch in row]
-        for k in range(len(f)):
-            looks.append(f[k])
-            labels += flat
-            places.append(first + np.arange(len(flat)))
+        looks.append(f)
+        labels += flat
+        places.append(first + np.arange(len(flat)))
         first += len(flat)
-    x = np.concatenate(looks).astype(np.float64)
+    feats = np.concatenate(looks, axis=1).astype(np.float64)  # (shifts, places, F)
+    place = np.concatenate(places)
+    model = _fit(feats, labels, place, size)
+    pairs = _held_out_margins(feats, labels, place, size)
+    return LatticeModel(model.size, ClassModel(model.classes.refs, floor=model.classes.floor, pair_margins=pairs))
+
+
+def _fit(feats: np.ndarray, labels: list[str], place: np.ndarray, size: tuple[int, int]) -> LatticeModel:
+    """The looks of (shifts, N, F) labelled place features, every shift a sample of its place."""
+    shifts = len(feats)
+    x = feats.reshape(-1, feats.shape[2])
     floor = np.full(N_FEATURES, FLOOR**2)
-    refs = ClassModel.learn_looks(x, labels, np.concatenate(places), floor)
+    refs = ClassModel.learn_looks(x, labels * shifts, np.tile(place, shifts), floor)
     return LatticeModel(tuple(size), ClassModel(refs, floor=floor))
+
+
+def _held_out_margins(feats: np.ndarray, labels: list[str], place: np.ndarray,
+                      size: tuple[int, int]) -> dict[tuple[str, str], float]:
+    """A cross-validation of the learning pictures: the places are dealt into `FOLDS` parts (each
+    label's places in turn, so every part keeps some of every label that has two) and each part
+    is read by the model learned without it. Where a place of label B is read as A, the features
+    cannot tell A from B everywhere (a dark piece on a dark square can look like the square), and
+    a reading of A whose nearest rival is B is then sure only by a wider margin than that
+    place's. Returned: (A, B) -> the widest such margin. A label with one place is not held out
+    (it would not be learned at all)."""
+    fold = np.zeros(len(labels), int)
+    seen: dict[str, int] = {}
+    for i, label in enumerate(labels):
+        fold[i] = seen.get(label, 0) % FOLDS
+        seen[label] = seen.get(label, 0) + 1
+    alone = np.array([seen[label] < 2 for label in labels])
+    out: dict[tuple[str, str], float] = {}
+    for k in range(FOLDS):
+        out_ = np.flatnonzero((fold == k) & ~alone)
+        if not len(out_):
+            continue
+        keep = (fold != k) | alone
+        held = _fit(feats[:, keep], [c for c, kept in zip(labels, keep) if kept], place[keep], size)
+        dec, dist = held.decide(feats[:, out_])
+        best = dist.argmin(axis=1)
+        rival = np.where(held.classes.same[best], np.inf, dist)
+        d1, d2 = dist[np.arange(len(out_)), best], rival.min(axis=1)
+        for j, i in enumerate(out_):
+            read, truth = dec.letters[j], labels[i]
+            if read != truth and np.isfinite(d2[j]) and held.classes.refs[int(rival[j].argmin())].letter == truth:
+                out[(read, truth)] = max(out.get((read, truth), 0.0), float((d2[j] - d1[j]) / max(d2[j], 1e-9)))
+    return out
 
 
 def read(model: LatticeModel, image: np.ndarray,
