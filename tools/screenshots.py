@@ -40,11 +40,11 @@ MOVES = {"colorpop": 3, "blockers": 4, "flipop": 3, "stay-alive": 6}
 def misplace(board, rng: random.Random):
     """The board with one piece moved to an empty place (an illegal change in every game).
 
-    Colorpop tokens are only ever taken off (one moved elsewhere is a doubtful reading, not a
-    player's move), so there two tokens of the bottom row are taken off.
+    Where pieces rest at the bottom of their column (Colorpop), a piece moved elsewhere is a
+    doubtful reading, not a player's move, so there two tokens of the bottom row are taken off.
     """
     cells = [list(r) for r in board.cells]
-    if board.game == "colorpop":
+    if registry.get(board.game).play.falls_to_bottom:
         for c in rng.sample(range(0, board.cols, 2), 2):
             cells[-1][c] = EMPTY
         return board.with_cells(cells)
