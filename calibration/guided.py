@@ -452,6 +452,27 @@ def profile_path(config_path: Path, name: str) -> Path:
     return Path(config_path).parent / PROFILES_FOLDER / f"{name}.yaml"
 
 
+def with_camera_settings(profile, source: Any):
+    """The profile with the exposure, gain and white balance the camera locked while the pictures
+    were taken (`rig.md`: locked after calibration, so play sees the colours calibration learned),
+    as `referee calibrate --camera` stores them. `source` may wrap the camera (the service's sensor
+    and its watchdog each hold the next one as `.source`). Unchanged for a camera with nothing to
+    lock (the simulated one, picture files) or with `camera: {lock: false}`."""
+    for _ in range(4):
+        if source is None:
+            break
+        settings_of = getattr(source, "camera_settings", None)
+        if callable(settings_of):
+            settings = settings_of()
+            if not settings:
+                break
+            camera = dict(profile.get("camera") or {})
+            camera.update(settings)
+            return profile.with_overrides({"camera": camera}, source=profile.source)
+        source = getattr(source, "source", None)
+    return profile
+
+
 def save_and_switch(profile, name: str, config_path: Path, overwrite: bool = False) -> Path:
     """Save `profile` as `profiles/NAME.yaml` beside the config and point the config's `profile:` at it.
 

@@ -123,3 +123,33 @@ def test_saving_refuses_bad_and_taken_names_and_switches_the_config(tmp_path):
     with pytest.raises(RefereeError, match="is a flipop config; this profile is for colorpop"):
         guided.save_and_switch(default_profile("colorpop"), "other", config)
     assert "profile: profiles/my_copy-2.yaml" in config.read_text("utf-8")
+
+
+class LockedCamera:
+    """A camera that locked its exposure and white balance (as sources.UsbCamera reports them)."""
+
+    def __init__(self, settings):
+        self.settings = settings
+
+    def camera_settings(self):
+        return self.settings
+
+
+class Wrapper:
+    def __init__(self, source):
+        self.source = source
+
+
+def test_the_camera_locked_while_calibrating_is_stored_in_the_profile():
+    profile = default_profile("flipop")
+    values = {"usb": {"exposure": 120.0, "gain": 2.0, "wb_temperature": 4600.0}}
+    sensor = Wrapper(Wrapper(LockedCamera(values)))  # the service's sensor, its watchdog, the camera
+    learned = guided.with_camera_settings(profile, sensor)
+    assert learned.get("camera")["usb"] == values["usb"]
+
+
+def test_a_camera_with_nothing_locked_leaves_the_profile_as_it_was():
+    profile = default_profile("flipop")
+    assert guided.with_camera_settings(profile, Wrapper(LockedCamera(None))) is profile  # lock: false
+    assert guided.with_camera_settings(profile, Wrapper(object())) is profile  # the simulated camera, files
+    assert guided.with_camera_settings(profile, None) is profile

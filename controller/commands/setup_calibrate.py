@@ -69,17 +69,16 @@ def _picture_file(folder: Path, step: Any) -> Path:
 
 
 def _camera(config: Any, profile: Any):
-    """(read a picture, get ready for a step, close): the config's camera; the simulated one has a
-    simulated person who sets the board as each step asks."""
+    """(the camera, get ready for a step): the config's camera; the simulated one has a simulated
+    person who sets the board as each step asks."""
     if config.camera.get("source") == "renderer":
         from simulation.setup_person import simulated_setup
 
         source, person = simulated_setup(config)
-        return source.read, person.follow, source.close
+        return source, person.follow
     from controller.vision.sources import open_frame_source
 
-    source = open_frame_source(config.camera, getattr(profile, "camera", None))
-    return source.read, None, source.close
+    return open_frame_source(config.camera, getattr(profile, "camera", None)), None
 
 
 def _ask(step: Any, total: int) -> None:
@@ -111,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
                            "--overwrite")
     profile = config.setup.profile
     session = guided.GuidedCalibration(profile)
+    camera = None
     total = len(session.steps)
     if args.images:
         folder = Path(args.images)
@@ -121,13 +121,13 @@ def run(args: argparse.Namespace) -> int:
             session.take(step.number, load_image(file))
             print(f"picture {step.number} of {total} ({step.title}): {file}", flush=True)
     else:
-        read, get_ready, close = _camera(config, profile)
+        camera, get_ready = _camera(config, profile)
         try:
             for step in session.steps:
-                session.take(step.number, _capture(step, total, read, get_ready, profile))
+                session.take(step.number, _capture(step, total, camera.read, get_ready, profile))
                 print(f"picture {step.number} of {total} ({step.title}) taken", flush=True)
         finally:
-            close()
+            camera.close()
     outcome = session.finish()
     for line in outcome.report:
         print(line)
@@ -136,7 +136,10 @@ def run(args: argparse.Namespace) -> int:
     if not outcome.ok:
         print(f"Calibration refused: {outcome.problem}. Nothing written; take the pictures again.", file=sys.stderr)
         return 1
-    saved = guided.save_and_switch(outcome.profile, args.name, Path(args.config), overwrite=args.overwrite)
+    learned = guided.with_camera_settings(outcome.profile, camera)
+    if learned.get("camera") != outcome.profile.get("camera"):
+        print(f"camera locked: {learned.get('camera')}")
+    saved = guided.save_and_switch(learned, args.name, Path(args.config), overwrite=args.overwrite)
     print(f"Wrote {saved}; {args.config} now uses it (restart the referee to read with it).")
     return 0
 

@@ -203,7 +203,8 @@ class CalibrationRoutes:
                                  "use `referee setup calibrate` with --config")
         try:
             path = await asyncio.get_running_loop().run_in_executor(
-                None, lambda: guided.save_and_switch(outcome.profile, name, Path(config), overwrite))
+                None, lambda: guided.save_and_switch(
+                    guided.with_camera_settings(outcome.profile, self.web.sensor), name, Path(config), overwrite))
         except guided.ProfileNameError as exc:
             raise self._bad(400, str(exc)) from None
         except RefereeError as exc:
