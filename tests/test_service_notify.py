@@ -20,17 +20,6 @@ from simulation.devices import SimulatedDevices
 from simulation.world import SimWorld, starting_board
 
 
-def receive_all(sock: socket.socket, seconds: float) -> list[str]:
-    out, end = [], time.monotonic() + seconds
-    while time.monotonic() < end:
-        sock.settimeout(max(0.01, end - time.monotonic()))
-        try:
-            out.append(sock.recv(4096).decode())
-        except TimeoutError:
-            break
-    return out
-
-
 def receive_until(sock: socket.socket, done, limit: float) -> list[str]:
     """Messages until `done(messages)` holds or `limit` seconds pass."""
     out: list[str] = []
@@ -42,6 +31,11 @@ def receive_until(sock: socket.socket, done, limit: float) -> list[str]:
         except TimeoutError:
             break
     return out
+
+
+def receive_all(sock: socket.socket, seconds: float) -> list[str]:
+    """Every message of the next `seconds`."""
+    return receive_until(sock, lambda got: False, seconds)
 
 
 def watchdogs(messages: list[str]) -> int:
