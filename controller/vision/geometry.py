@@ -281,6 +281,13 @@ class MarkerCheck:
 
     def markers_ok(self, gray: np.ndarray, h: np.ndarray, margin: float = 20.0) -> list[bool]:
         """Per marker: does the cached homography still put its border where it is?"""
+        vin, vout, inside = self.samples(gray, h)
+        good = (vout - vin) > margin
+        return [bool(inside[i].all() and good[i].mean() >= 0.9) for i in range(len(vin))]
+
+    def samples(self, gray: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Grey levels just inside and just outside each marker's black border (markers x samples),
+        and whether each inside sample falls in the picture."""
         hgt, wid = gray.shape[:2]
         n, k, _ = self.inner.shape
         pin = project(h, self.inner.reshape(-1, 2))
@@ -291,8 +298,7 @@ class MarkerCheck:
         yo = np.clip(np.rint(pout[:, 1]), 0, hgt - 1).astype(int)
         vin = gray[yi, xi].astype(np.int16).reshape(n, k)
         vout = gray[yo, xo].astype(np.int16).reshape(n, k)
-        good = (vout - vin) > margin
         inside = (
             (pin[:, 0] >= 0) & (pin[:, 0] < wid) & (pin[:, 1] >= 0) & (pin[:, 1] < hgt)
         ).reshape(n, k)
-        return [bool(inside[i].all() and good[i].mean() >= 0.9) for i in range(n)]
+        return vin, vout, inside

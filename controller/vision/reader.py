@@ -17,7 +17,7 @@ import numpy as np
 from controller.errors import ConfigError, RefereeError
 from controller.games import registry
 from controller.snapshot import EMPTY, Snapshot
-from controller.vision import looks
+from controller.vision import hands, looks
 from controller.vision.classify import ClassModel, ClassRef
 from controller.vision.doors import DoorSampler, model_from_settings, read_doors, shapes_from_profile
 from controller.vision.features import (
@@ -180,6 +180,25 @@ class BoardReader:
         if not self.fixed:
             self.h = None
 
+    def _lamp_on_markers(self, gray: np.ndarray, ok: list[bool]) -> bool:
+        """Whether the markers that fail the border test are only lit by a lamp's reflection: where
+        their black border fails, it is clipped or brighter than the white paper around the markers
+        that fit. No diffuse surface (a hand, a sleeve, a cup) under the same light is brighter than
+        white paper, only a mirror-like reflection (the hand check's rule, `hands.py`). The board is
+        then read: the places under the reflection are unsure, not hidden by a hand."""
+        if not any(ok):
+            return False
+        vin, vout, _ = self.check.samples(gray, self.h)
+        paper = float(np.median(vout[np.array(ok)]))
+        for i, fits in enumerate(ok):
+            if fits:
+                continue
+            failing = (vout[i] - vin[i]) <= 20
+            lit = (vin[i] >= hands.SATURATED) | (vin[i] >= hands.OVER_WHITE * paper)
+            if not failing.any() or lit[failing].mean() < 0.5:
+                return False
+        return True
+
     def localise(self, frame: np.ndarray) -> tuple[str | None, bool]:
         """Make sure the homography fits this frame; (problem, whether it was re-fitted)."""
         if self.fixed:
@@ -196,7 +215,7 @@ class BoardReader:
             if len(loc.markers_seen) < 4:
                 # The detector can miss a marker it sees badly; the border test decides.
                 ok = self.check.markers_ok(frame[:, :, 1], self.h)
-                if not all(ok):
+                if not all(ok) and not self._lamp_on_markers(frame[:, :, 1], ok):
                     return HAND + " (it covers a corner marker)", True
             return None, True
         if self.h is not None and sum(ok) >= 2:
@@ -284,8 +303,6 @@ class BoardReader:
     def _arm_seen(self, rect: np.ndarray, white: np.ndarray) -> bool:
         """An arm must cross the frame band around the lattice: a run of band patches whose
         colour differs from the band's own, unless it is only a lamp's reflection (hands.py)."""
-        from controller.vision import hands
-
         med, used = self.ring.medians(rect)
         feats = colour_features(_normalise(med, white, self.ring_weights))
         return hands.arm_seen(feats, used, self.ring.values(rect), self._local_white(white, self.ring_weights))
