@@ -24,6 +24,12 @@ def learn_camera_settings(profile, source, frames: int = SETTLE_FRAMES + 1):
                                "exposure and white balance: check its cable")
         raise RefereeError("this camera source has no exposure or white balance to lock "
                            "(only picamera and usb cameras have)")
+    return with_settings(profile, settings)
+
+
+def with_settings(profile, settings: dict):
+    """The profile with a camera's locked values (`{"usb": {...}}` or `{"picamera": {...}}`) in its
+    `camera:` key, keeping what else that key holds."""
     camera = dict(profile.get("camera") or {})
     camera.update(settings)
     return profile.with_overrides({"camera": camera}, source=profile.source)

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from calibration.camera import with_settings
 from controller.errors import RefereeError
 from controller.games import registry
 from controller.snapshot import EMPTY, Snapshot, format_snapshot, parse_snapshot
@@ -464,11 +465,7 @@ def with_camera_settings(profile, source: Any):
         settings_of = getattr(source, "camera_settings", None)
         if callable(settings_of):
             settings = settings_of()
-            if not settings:
-                break
-            camera = dict(profile.get("camera") or {})
-            camera.update(settings)
-            return profile.with_overrides({"camera": camera}, source=profile.source)
+            return with_settings(profile, settings) if settings else profile
         source = getattr(source, "source", None)
     return profile
 

@@ -184,6 +184,8 @@ class MarkerLocaliser:
                 p.adaptiveThreshConstant = spec[1]
             self.detectors.append(cv2.aruco.ArucoDetector(dictionary, p))
         self.board_corners = geom.marker_corners()
+        #: Bits along a marker's side: its code and its black border.
+        self.bits = dictionary.markerSize + 2
 
     #: Pixels per bit below which a blurred, noisy marker may not decode: ArUco reads each bit
     #: from a 4x4-pixel cell of the unwarped marker (`perspectiveRemovePixelPerCell`), so fewer
@@ -209,8 +211,7 @@ class MarkerLocaliser:
         if not found:
             return True
         side = min(float(np.linalg.norm(c[1] - c[0])) for c in found.values()) / scale
-        bits = self.detectors[0].getDictionary().markerSize + 2  # the code and its black border
-        return side / bits < self.MIN_PIXELS_PER_BIT
+        return side / self.bits < self.MIN_PIXELS_PER_BIT
 
     def detect(self, frame: np.ndarray) -> Localisation | None:
         gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
@@ -279,7 +280,10 @@ class MarkerCheck:
         self.inner = np.stack(inner)
         self.outer = np.stack(outer)
 
-    def markers_ok(self, gray: np.ndarray, h: np.ndarray, margin: float = 20.0) -> list[bool]:
+    #: Grey levels the paper outside a marker's border must be above the ink inside it.
+    MARGIN = 20.0
+
+    def markers_ok(self, gray: np.ndarray, h: np.ndarray, margin: float = MARGIN) -> list[bool]:
         """Per marker: does the cached homography still put its border where it is?"""
         vin, vout, inside = self.samples(gray, h)
         good = (vout - vin) > margin

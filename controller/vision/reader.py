@@ -193,7 +193,7 @@ class BoardReader:
         for i, fits in enumerate(ok):
             if fits:
                 continue
-            failing = (vout[i] - vin[i]) <= 20
+            failing = (vout[i] - vin[i]) <= self.check.MARGIN
             lit = (vin[i] >= hands.SATURATED) | (vin[i] >= hands.OVER_WHITE * paper)
             if not failing.any() or lit[failing].mean() < 0.5:
                 return False
