@@ -63,6 +63,7 @@ HIDDEN_AROUND = 2  # of the four between points around a place: hidden by someth
 MIN_EXPLAINED = 0.5
 FOLDS = 10  # parts of the learning places read by the model learned without them (`_held_out_margins`)
 N_FEATURES = 8
+FOLLOW_ROUNDS = 20  # at most, of moving the looks to a picture (`LatticeModel._followed_means`)
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -326,7 +327,7 @@ class LatticeModel:
         look), "margin" (too near a look of another label), "pair" (not past the margin that
         label pair needs, see `_held_out_margins`) or "picture" (the model does not explain
         the picture)."""
-        dec, dist = self.decide(feats)
+        dec, dist = self.decide_picture(feats)
         visible = np.ones(len(dec.sure), bool) if hidden is None else ~np.asarray(hidden, bool)
         why = np.full(len(dec.sure), "", object)
         best = dist.argmin(axis=1)
@@ -349,6 +350,11 @@ class LatticeModel:
         answering differently from the pieces). It is the same for every place, so it is
         removed and the board read again: the classes keep their order under any light.
         """
+        dec, dist, _ = self._decide_offset(feats)
+        return dec, dist
+
+    def _decide_offset(self, feats: np.ndarray) -> tuple[Decision, np.ndarray, np.ndarray]:
+        """`decide`, and the (shifts, N, F) features with the global offset removed."""
         feats = np.asarray(feats, np.float64)
         if feats.ndim == 2:
             feats = feats[None]
@@ -362,9 +368,82 @@ class LatticeModel:
             offset = np.median(resid, axis=0)
             per_channel = np.clip((offset[0:3] + offset[3:6]) / 2, -0.3, 0.3)
             full = np.concatenate([per_channel, per_channel, [per_channel.mean()] * 2])
-            dist, _ = self.distances(feats - full)
+            feats = feats - full
+            dist, _ = self.distances(feats)
             dec = self.classes.decide_distances(dist)
+        return dec, dist, feats
+
+    def decide_picture(self, feats: np.ndarray) -> tuple[Decision, np.ndarray]:
+        """`decide` for the places of one picture, with the looks following that picture.
+
+        One learning photo cannot show how every board, set of pieces and camera renders a
+        label: white stones brighter under another camera, a board's squares of more or less
+        contrast. Within one picture every place of a label shares that rendering, so the
+        looks are moved to the picture (`_followed_means`) and the picture is read again.
+        Three rules keep this from inventing readings:
+
+        * only a picture the learned looks already explain (`MIN_EXPLAINED` of its places read
+          surely, see `read`) is followed: a picture of another board, whose few sure places
+          are chance likenesses, stays as the learned looks read it;
+        * the open-set rule stays with the learned looks: following resolves doubt between
+          labels, it never admits a place that is far from every look learned;
+        * a place that only the following made sure must be nearer its look than the half-way
+          blend of that look and a look of another label (in its look's metric): a place half
+          covered by a neighbouring piece lies between the two and stays unsure.
+        """
+        dec0, dist0, feats = self._decide_offset(feats)
+        if dec0.sure.sum() < MIN_EXPLAINED * len(dec0.sure):
+            return dec0, dist0
+        means = self._followed_means(feats, dec0, dist0)
+        dist, pos = self._distances_to(feats, means)
+        dec = self.classes.decide_distances(dist)
+        best = dist.argmin(axis=1)
+        learned = dist0.min(axis=1)
+        known = learned <= self.classes.max_distance
+        inv = self.classes.inv
+        for i in np.flatnonzero(dec.sure & ~dec0.sure):
+            k = best[i]
+            x = feats[pos[i, k], i]
+            own = (x - means[k]) @ inv[k] @ (x - means[k])
+            halfway = (means[k][None] + means[~self.classes.same[k]]) / 2 - x
+            if np.any(np.einsum("ki,ij,kj->k", halfway, inv[k], halfway) <= own):
+                dec.sure[i] = False
+        dec.sure &= known
+        dec.distance = np.where(known, dec.distance, learned)  # so `judge` names a far place far
         return dec, dist
+
+    def _distances_to(self, feats: np.ndarray, means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """As `distances`, to looks of the learned spreads centred at `means` (looks, F)."""
+        d = feats[:, :, None, :] - means[None, None]
+        q = np.einsum("snki,kij,snkj->snk", d, self.classes.inv, d)
+        d = np.sqrt(np.maximum(q, 0))
+        return d.min(axis=0), d.argmin(axis=0)
+
+    def _followed_means(self, feats: np.ndarray, dec: Decision, dist: np.ndarray) -> np.ndarray:
+        """The looks' means in this picture: per look, the mean of the places read surely as
+        that look (at the sample position that fits it best) with the learned mean counted as
+        N_FEATURES places more (the weight `ClassModel.learn_looks` gives the pooled spread when
+        it shrinks a look's own), repeated while the sure readings change. Only sure places move
+        a look, so two labels whose looks overlap never pull each other's places."""
+        learned = self.classes.means
+        means = learned.copy()
+        n = np.arange(feats.shape[1])
+        sure, best = dec.sure, dist.argmin(axis=1)
+        for _ in range(FOLLOW_ROUNDS):
+            _, pos = self._distances_to(feats, means)
+            new = learned.copy()
+            for k in range(len(learned)):
+                mine = sure & (best == k)
+                if mine.any():
+                    x = feats[pos[mine, k], n[mine]]
+                    new[k] = (x.sum(axis=0) + N_FEATURES * learned[k]) / (mine.sum() + N_FEATURES)
+            if np.allclose(new, means, atol=1e-5):
+                break
+            means = new
+            d, _ = self._distances_to(feats, means)
+            step = self.classes.decide_distances(d)
+            sure, best = step.sure, d.argmin(axis=1)
+        return means
 
 
 def learn(samples: list[tuple[np.ndarray, list[list[str]]]], size: tuple[int, int],
