@@ -63,7 +63,7 @@ HIDDEN_AROUND = 2  # of the four between points around a place: hidden by someth
 MIN_EXPLAINED = 0.5
 FOLDS = 10  # parts of the learning places read by the model learned without them (`_held_out_margins`)
 N_FEATURES = 8
-FOLLOW_ROUNDS = 20  # at most, of moving the looks to a picture (`LatticeModel._followed_means`)
+FOLLOW_ROUNDS = 20  # at most, of moving the looks to a picture (`LatticeModel._followed`)
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -379,7 +379,7 @@ class LatticeModel:
         One learning photo cannot show how every board, set of pieces and camera renders a
         label: white stones brighter under another camera, a board's squares of more or less
         contrast. Within one picture every place of a label shares that rendering, so the
-        looks are moved to the picture (`_followed_means`) and the picture is read again.
+        looks are moved to the picture (`_followed`) and the picture is read again.
         Three rules keep this from inventing readings:
 
         * only a picture the learned looks already explain (`MIN_EXPLAINED` of its places read
@@ -394,8 +394,7 @@ class LatticeModel:
         dec0, dist0, feats = self._decide_offset(feats)
         if dec0.sure.sum() < MIN_EXPLAINED * len(dec0.sure):
             return dec0, dist0
-        means = self._followed_means(feats, dec0, dist0)
-        dist, pos = self._distances_to(feats, means)
+        means, dist, pos = self._followed(feats, dec0, dist0)
         dec = self.classes.decide_distances(dist)
         best = dist.argmin(axis=1)
         learned = dist0.min(axis=1)
@@ -414,36 +413,40 @@ class LatticeModel:
 
     def _distances_to(self, feats: np.ndarray, means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """As `distances`, to looks of the learned spreads centred at `means` (looks, F)."""
-        d = feats[:, :, None, :] - means[None, None]
-        q = np.einsum("snki,kij,snkj->snk", d, self.classes.inv, d)
-        d = np.sqrt(np.maximum(q, 0))
+        x = feats.reshape(-1, feats.shape[2])
+        roots = np.linalg.cholesky(self.classes.inv)  # inv = L L^T, so the distance is |(x - mean) L|
+        d = np.stack([np.linalg.norm((x - m) @ r, axis=1) for m, r in zip(means, roots)], axis=1)
+        d = d.reshape(feats.shape[0], feats.shape[1], len(means))
         return d.min(axis=0), d.argmin(axis=0)
 
-    def _followed_means(self, feats: np.ndarray, dec: Decision, dist: np.ndarray) -> np.ndarray:
-        """The looks' means in this picture: per look, the mean of the places read surely as
-        that look (at the sample position that fits it best) with the learned mean counted as
-        N_FEATURES places more (the weight `ClassModel.learn_looks` gives the pooled spread when
-        it shrinks a look's own), repeated while the sure readings change. Only sure places move
-        a look, so two labels whose looks overlap never pull each other's places."""
+    def _followed(self, feats: np.ndarray, dec: Decision,
+                  dist: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The looks' means in this picture, and the (N, looks) distances and sample positions
+        of every place to them.
+
+        Per look: the mean of the places read surely as that look (at the sample position that
+        fits it best), with the learned mean counted as N_FEATURES places more (the weight
+        `ClassModel.learn_looks` gives the pooled spread when it shrinks a look's own); read
+        again and repeated while the means move. Only sure places move a look, so two labels
+        whose looks overlap never pull each other's places."""
         learned = self.classes.means
-        means = learned.copy()
+        means = learned
         n = np.arange(feats.shape[1])
         sure, best = dec.sure, dist.argmin(axis=1)
+        dist, pos = self._distances_to(feats, means)
         for _ in range(FOLLOW_ROUNDS):
-            _, pos = self._distances_to(feats, means)
             new = learned.copy()
             for k in range(len(learned)):
                 mine = sure & (best == k)
                 if mine.any():
                     x = feats[pos[mine, k], n[mine]]
                     new[k] = (x.sum(axis=0) + N_FEATURES * learned[k]) / (mine.sum() + N_FEATURES)
-            if np.allclose(new, means, atol=1e-5):
+            if np.allclose(new, means, atol=1e-4):
                 break
             means = new
-            d, _ = self._distances_to(feats, means)
-            step = self.classes.decide_distances(d)
-            sure, best = step.sure, d.argmin(axis=1)
-        return means
+            dist, pos = self._distances_to(feats, means)
+            sure, best = self.classes.decide_distances(dist).sure, dist.argmin(axis=1)
+        return means, dist, pos
 
 
 def learn(samples: list[tuple[np.ndarray, list[list[str]]]], size: tuple[int, int],
