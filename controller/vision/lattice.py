@@ -380,16 +380,21 @@ class LatticeModel:
         label: white stones brighter under another camera, a board's squares of more or less
         contrast. Within one picture every place of a label shares that rendering, so the
         looks are moved to the picture (`_followed`) and the picture is read again.
-        Three rules keep this from inventing readings:
+        Rules keep this from inventing readings:
 
         * only a picture the learned looks already explain (`MIN_EXPLAINED` of its places read
           surely, see `read`) is followed: a picture of another board, whose few sure places
           are chance likenesses, stays as the learned looks read it;
-        * the open-set rule stays with the learned looks: following resolves doubt between
-          labels, it never admits a place that is far from every look learned;
+        * only places read surely move a look (`_followed`), so two labels whose looks overlap
+          never pull each other's places;
         * a place that only the following made sure must be nearer its look than the half-way
           blend of that look and a look of another label (in its look's metric): a place half
-          covered by a neighbouring piece lies between the two and stays unsure.
+          covered by a neighbouring piece lies between the two and stays unsure;
+        * the open-set rule stays with the learned looks, but for a place whose look only the
+          following brought near (a white stone brighter than any learned) when it is seen at
+          its point or away from its neighbours of the same reading: one that matches only when
+          sampled towards a neighbour read the same may be seeing that neighbour's piece, seen
+          off its point from an angle, and stays unsure (`_towards_same`).
         """
         dec0, dist0, feats = self._decide_offset(feats)
         if dec0.sure.sum() < MIN_EXPLAINED * len(dec0.sure):
@@ -400,16 +405,35 @@ class LatticeModel:
         learned = dist0.min(axis=1)
         known = learned <= self.classes.max_distance
         inv = self.classes.inv
+        towards_same = self._towards_same(dec.letters, pos[np.arange(len(best)), best])
         for i in np.flatnonzero(dec.sure & ~dec0.sure):
             k = best[i]
             x = feats[pos[i, k], i]
             own = (x - means[k]) @ inv[k] @ (x - means[k])
             halfway = (means[k][None] + means[~self.classes.same[k]]) / 2 - x
-            if np.any(np.einsum("ki,ij,kj->k", halfway, inv[k], halfway) <= own):
+            blend = np.any(np.einsum("ki,ij,kj->k", halfway, inv[k], halfway) <= own)
+            if blend or (towards_same[i] and not known[i]):
                 dec.sure[i] = False
-        dec.sure &= known
-        dec.distance = np.where(known, dec.distance, learned)  # so `judge` names a far place far
+        far = ~known & ~dec.sure
+        dec.distance = np.where(far, learned, dec.distance)  # so `judge` names a far place far
         return dec, dist
+
+    def _towards_same(self, letters: list[str], shift: np.ndarray) -> np.ndarray:
+        """(N,) whether each place's chosen sample position (index into SHIFTS) lies towards a
+        neighbouring place that reads the same label (False for a sample at the point itself,
+        and for features that are not one whole lattice)."""
+        rows, cols = self.size
+        out = np.zeros(len(letters), bool)
+        if len(letters) != rows * cols:
+            return out
+        grid = np.array(letters).reshape(rows, cols)
+        step = np.sign(SHIFTS).astype(int)  # (dx, dy) of every sample position
+        for i, s in enumerate(shift):
+            dx, dy = step[s]
+            r, c = divmod(i, cols)
+            if (dx or dy) and 0 <= r + dy < rows and 0 <= c + dx < cols:
+                out[i] = grid[r + dy, c + dx] == letters[i]
+        return out
 
     def _distances_to(self, feats: np.ndarray, means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """As `distances`, to looks of the learned spreads centred at `means` (looks, F)."""
