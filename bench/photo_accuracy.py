@@ -7,12 +7,16 @@ the model of the same lattice size learned in another folder (9x9 and 13x13 from
 games, 19x19 from seegoban). Printed per folder: places read, right (sure and right), unsure,
 wrong-but-sure; then the totals with and without the empty boards.
 
-    python bench/photo_accuracy.py [--photos DIR] [--folders a,b,...] [--show] [--why]
+    python bench/photo_accuracy.py [--photos DIR] [--folders a,b,...] [--show] [--why] [--cross]
 
 `--show` lists every wrong-but-sure place (photo, row, column, truth, reading); `--why` prints per
 folder why places were unsure, by true label: the board hidden around the place, far from every
 learned look, too near a look of another label, not past a label pair's cross-validated margin,
 or the whole picture unexplained by the model (see `LatticeModel.judge`).
+
+`--cross` then reads every folder with the models learned in the *other* folders of the same
+lattice size whose labels cover it (boards, pieces and cameras the model never saw: a check that
+nothing was tuned to a folder); only wrong-but-sure matters there, and it should stay 0.
 """
 
 from __future__ import annotations
@@ -164,12 +168,37 @@ def run_folder(root: Path, name: str, models: dict[str, lattice.LatticeModel]) -
     return total
 
 
+def run_cross(root: Path, names: list[str], models: dict[str, lattice.LatticeModel]) -> Score:
+    """Every folder read with the models of the other folders of its lattice size (`--cross`):
+    one line per (model's folder -> photos' folder) pair, then the total."""
+    total = Score()
+    for source in names:
+        if source == EMPTY_FOLDER:
+            continue
+        model = models.get(source) or learn_from(teacher(folder_photos(root / source)))
+        for target in names:
+            if target == source:
+                continue
+            pair = Score()
+            for p in folder_photos(root / target):
+                if p.size == model.size and {c for row in p.grid for c in row} <= set(model.labels):
+                    s = score(model, p)
+                    pair.add(s)
+                    pair.mistakes += s.mistakes
+            if pair.places:
+                total.add(pair)
+                print(pair.line(f"{source} -> {target}"))
+    return total
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--photos", help="the photographs' folder (default ../shared/photos)")
     ap.add_argument("--folders", help="comma-separated folder names (default: all)")
     ap.add_argument("--show", action="store_true", help="list every wrong-but-sure place")
     ap.add_argument("--why", action="store_true", help="why places were unsure, by true label")
+    ap.add_argument("--cross", action="store_true",
+                    help="also read every folder with the other folders' models of its lattice size")
     args = ap.parse_args(argv)
     root = Path(args.photos) if args.photos else photos_dir()
     if root is None or not root.is_dir():
@@ -195,6 +224,9 @@ def main(argv: list[str] | None = None) -> int:
             boards.add(s)
     print(boards.line("total without empty"))
     print(total.line("total"))
+    if args.cross:
+        print("models read on the other folders of their lattice size:")
+        print(run_cross(root, names, models).line("total across folders"))
     return 0
 
 
