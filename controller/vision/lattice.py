@@ -391,10 +391,10 @@ class LatticeModel:
           blend of that look and a look of another label (in its look's metric): a place half
           covered by a neighbouring piece lies between the two and stays unsure;
         * the open-set rule stays with the learned looks, but for a place whose look only the
-          following brought near (a white stone brighter than any learned) when it is seen at
-          its point or away from its neighbours of the same reading: one that matches only when
-          sampled towards a neighbour read the same may be seeing that neighbour's piece, seen
-          off its point from an angle, and stays unsure (`_towards_same`).
+          following brought near (a white stone brighter than any learned) when it reads so at
+          its point, or sampled away from its neighbours of the same reading: one that matches
+          only when sampled towards a neighbour read the same may be seeing that neighbour's
+          piece, seen off its point from an angle, and stays unsure (`_towards_same`).
         """
         dec0, dist0, feats = self._decide_offset(feats)
         if dec0.sure.sum() < MIN_EXPLAINED * len(dec0.sure):
@@ -405,7 +405,11 @@ class LatticeModel:
         learned = dist0.min(axis=1)
         known = learned <= self.classes.max_distance
         inv = self.classes.inv
-        towards_same = self._towards_same(dec.letters, pos[np.arange(len(best)), best])
+        # Where a place matches only off its point, towards a neighbour read the same, while
+        # read at its point it is not surely that label, it may be seeing that neighbour's piece.
+        at_point = self.classes.decide_distances(self._distances_to(feats[:1], means)[0])
+        towards_same = self._towards_same(dec.letters, pos[np.arange(len(best)), best]) & ~(
+            at_point.sure & (np.array(at_point.letters) == np.array(dec.letters)))
         for i in np.flatnonzero(dec.sure & ~dec0.sure):
             k = best[i]
             x = feats[pos[i, k], i]
