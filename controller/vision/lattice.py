@@ -23,7 +23,11 @@ illumination*:
   nearest look by Mahalanobis distance, and it is sure only within the open-set distance of
   that look and clearly nearer to it than to any other label (more clearly for a pair of labels
   that a cross-validation of the learning places found confusable). The global offset that the surely
-  read places still show is removed and the board read again. A place where the board is hidden
+  read places still show is removed and the board read again. Then the looks follow the picture:
+  another board or camera renders a label otherwise (brighter white stones, less shaded black
+  ones), the same for every place of that label, so each look's mean moves to the places read
+  surely as it there, and the picture is read again (`LatticeModel.decide_picture`, with the
+  rules that keep this from inventing readings). A place where the board is hidden
   around it (a hand, a sleeve, a cup) is never sure, and neither is any place of a picture whose
   visible places are mostly unsure (a board or pieces unlike the learned ones: the model does not
   describe that picture). The command lists unsure places on stderr.
@@ -325,8 +329,9 @@ class LatticeModel:
         """As `read`, with why each place is unsure instead of whether it is sure: "" (sure),
         "hidden" (the board hidden around it), "far" (beyond the open-set distance of every
         look), "margin" (too near a look of another label), "pair" (not past the margin that
-        label pair needs, see `_held_out_margins`) or "picture" (the model does not explain
-        the picture)."""
+        label pair needs, see `_held_out_margins`, or made sure only by the looks following the
+        picture while it lies towards another label's look or a neighbour's piece, see
+        `decide_picture`) or "picture" (the model does not explain the picture)."""
         dec, dist = self.decide_picture(feats)
         visible = np.ones(len(dec.sure), bool) if hidden is None else ~np.asarray(hidden, bool)
         why = np.full(len(dec.sure), "", object)
