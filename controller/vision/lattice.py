@@ -460,8 +460,8 @@ class LatticeModel:
         Per look: the mean of the places read surely as that look (at the sample position that
         fits it best), with the learned mean counted as N_FEATURES places more (the weight
         `ClassModel.learn_looks` gives the pooled spread when it shrinks a look's own); read
-        again and repeated while the means move. Only sure places move a look, so two labels
-        whose looks overlap never pull each other's places."""
+        again and repeated until the same places read the same way. Only sure places move a
+        look, so two labels whose looks overlap never pull each other's places."""
         learned = self.classes.means
         means = learned
         n = np.arange(feats.shape[1])
@@ -474,11 +474,12 @@ class LatticeModel:
                 if mine.any():
                     x = feats[pos[mine, k], n[mine]]
                     new[k] = (x.sum(axis=0) + N_FEATURES * learned[k]) / (mine.sum() + N_FEATURES)
-            if np.allclose(new, means, atol=1e-4):
-                break
             means = new
+            before = (sure, best, pos)
             dist, pos = self._distances_to(feats, means)
             sure, best = self.classes.decide_distances(dist).sure, dist.argmin(axis=1)
+            if all(np.array_equal(a, b) for a, b in zip(before, (sure, best, pos))):
+                break  # the same places read the same way: the means would not move again
         return means, dist, pos
 
 
