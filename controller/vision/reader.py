@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import cv2
 import numpy as np
 
 from controller.errors import ConfigError, RefereeError
@@ -33,6 +34,7 @@ from controller.vision.geometry import (
     MarkerCheck,
     MarkerLocaliser,
     homography_from_corners,
+    project,
 )
 from controller.vision.glyphs import GlyphMemory, GlyphModel, read_glyphs
 
@@ -199,6 +201,44 @@ class BoardReader:
                 return False
         return True
 
+    #: How far (pitches) a marker the detector missed may lie from where the other three put it: a
+    #: homography fitted to three markers extrapolates to the fourth with an error of a few pixels
+    #: (0.12 pitch measured in a 960x540 picture), more than the 0.07 pitch the border test samples
+    #: either side of the border (`MarkerCheck`).
+    MISSED_MARKER_SHIFT = 0.15
+    #: Steps (pitches) between the places the border test tries within that reach.
+    MISSED_MARKER_STEP = 0.05
+
+    def _marker_shift(self, gray: np.ndarray, marker: int) -> np.ndarray | None:
+        """Where a marker the detector missed is after all, a little off where the three others put it:
+        the shift (a board-coordinate translation, 3x3) within `MISSED_MARKER_SHIFT` at which its black
+        border lies inside white paper all round with the most contrast, or None when there is none.
+
+        A shadow darkens the ink and the paper alike and keeps the pattern (the detector may still miss
+        the marker: a shadowed marker has little contrast left for its thresholds); a hand, a sleeve or
+        a cup replaces the pattern by a surface with no such border at any shift."""
+        reach = np.arange(-self.MISSED_MARKER_SHIFT, self.MISSED_MARKER_SHIFT + 1e-9, self.MISSED_MARKER_STEP)
+        best, best_contrast = None, -np.inf
+        for dx in reach:
+            for dy in reach:
+                shift = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
+                moved = self.h @ shift
+                if not self.check.markers_ok(gray, moved)[marker]:
+                    continue
+                vin, vout, _ = self.check.samples(gray, moved)
+                contrast = float(np.mean(vout[marker] - vin[marker]))
+                if contrast > best_contrast:
+                    best, best_contrast = shift, contrast
+        return best
+
+    def _refit_with(self, shifts: dict[int, np.ndarray]) -> None:
+        """Fit the homography again to all four markers, those found by `_marker_shift` where found."""
+        board = self.geom.marker_corners()
+        image = [project(self.h @ shifts.get(k, np.eye(3)), board[k]) for k in range(len(board))]
+        h, _ = cv2.findHomography(board.reshape(-1, 2), np.concatenate(image), 0)
+        if h is not None:
+            self.h = h
+
     def localise(self, frame: np.ndarray) -> tuple[str | None, bool]:
         """Make sure the homography fits this frame; (problem, whether it was re-fitted)."""
         if self.fixed:
@@ -213,9 +253,16 @@ class BoardReader:
         if loc is not None:
             self.h = loc.h
             if len(loc.markers_seen) < 4:
-                # The detector can miss a marker it sees badly; the border test decides.
-                ok = self.check.markers_ok(frame[:, :, 1], self.h)
-                if not all(ok) and not self._lamp_on_markers(frame[:, :, 1], ok):
+                # The detector can miss a marker it sees badly (in a shadow); the border test decides,
+                # near where the three others put it.
+                gray = frame[:, :, 1]
+                ok = self.check.markers_ok(gray, self.h)
+                shifts = {i: self._marker_shift(gray, i) for i, fits in enumerate(ok) if not fits}
+                found = {i: shift for i, shift in shifts.items() if shift is not None}
+                if found:
+                    self._refit_with(found)
+                    ok = self.check.markers_ok(gray, self.h)
+                if not all(ok) and not self._lamp_on_markers(gray, ok):
                     return HAND + " (it covers a corner marker)", True
             return None, True
         if self.h is not None and sum(ok) >= 2:
@@ -337,15 +384,20 @@ class BoardReader:
 
     def features(self, frame: np.ndarray) -> np.ndarray:
         """Per-place features of a frame (for calibration); raises when markers are not found."""
+        return self.place_features(frame)[0]
+
+    def place_features(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per-place features of a frame and the glare-free fraction of each place's patch (a place
+        below `MIN_USED` is one the reader would not trust); raises when markers are not found."""
         frame = as_bgr(frame)
         problem, _ = self.localise(frame)
         if self.h is None or problem == MARKERS_HIDDEN:
             raise RefereeError(problem or MARKERS_HIDDEN)
         rect = self.rect.warp(frame, self.h)
         white = self._white(rect)
-        med, _ = self.places.medians(rect)
+        med, used = self.places.medians(rect)
         norm = _normalise(med, white, self.paper_weights)
-        return colour_features(norm)
+        return colour_features(norm), used
 
 
 #: The smallest picture the referee reads (a frame smaller than this is a camera fault).
