@@ -10,6 +10,7 @@ place give no snapshot.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 
 import cv2
@@ -144,6 +145,7 @@ class BoardReader:
         )
         self.localiser = None if self.fixed else MarkerLocaliser(g)
         self.check = MarkerCheck(g)
+        self._near: list[tuple[MarkerCheck, np.ndarray]] | None = None  # `_shifted_checks`, made when first needed
         margin = g.marker_offset + 0.7 * g.marker_size if not self.fixed else 1.0
         x0, y0, x1, y1 = g.extent(margin)
         self.rect = Rectifier(x0, y0, x1, y1, PPP)
@@ -209,27 +211,37 @@ class BoardReader:
     #: Steps (pitches) between the places the border test tries within that reach.
     MISSED_MARKER_STEP = 0.05
 
+    def _shifted_checks(self) -> list[tuple[MarkerCheck, np.ndarray]]:
+        """Per marker, the border test of every shift within `MISSED_MARKER_SHIFT` (each shift's samples
+        taken as if they were a marker of their own, so one projection tests them all) and the shifts."""
+        if self._near is None:
+            reach = np.arange(-self.MISSED_MARKER_SHIFT, self.MISSED_MARKER_SHIFT + 1e-9, self.MISSED_MARKER_STEP)
+            dx, dy = np.meshgrid(reach, reach)
+            shifts = np.stack([dx.ravel(), dy.ravel()], axis=1)
+            self._near = []
+            for marker in range(len(self.check.inner)):
+                near = copy.copy(self.check)
+                near.inner = self.check.inner[marker][None] + shifts[:, None, :]
+                near.outer = self.check.outer[marker][None] + shifts[:, None, :]
+                self._near.append((near, shifts))
+        return self._near
+
     def _marker_shift(self, gray: np.ndarray, marker: int) -> np.ndarray | None:
         """Where a marker the detector missed is after all, a little off where the three others put it:
         the shift (a board-coordinate translation, 3x3) within `MISSED_MARKER_SHIFT` at which its black
         border lies inside white paper all round with the most contrast, or None when there is none.
 
-        A shadow darkens the ink and the paper alike and keeps the pattern (the detector may still miss
-        the marker: a shadowed marker has little contrast left for its thresholds); a hand, a sleeve or
-        a cup replaces the pattern by a surface with no such border at any shift."""
-        reach = np.arange(-self.MISSED_MARKER_SHIFT, self.MISSED_MARKER_SHIFT + 1e-9, self.MISSED_MARKER_STEP)
-        best, best_contrast = None, -np.inf
-        for dx in reach:
-            for dy in reach:
-                shift = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
-                moved = self.h @ shift
-                if not self.check.markers_ok(gray, moved)[marker]:
-                    continue
-                vin, vout, _ = self.check.samples(gray, moved)
-                contrast = float(np.mean(vout[marker] - vin[marker]))
-                if contrast > best_contrast:
-                    best, best_contrast = shift, contrast
-        return best
+        A shadow darkens the ink and the paper alike and keeps that pattern, though the detector can
+        miss the marker in it; a hand, a sleeve or a cup replaces the pattern by a surface with no such
+        border at any shift."""
+        near, shifts = self._shifted_checks()[marker]
+        fits = np.array(near.markers_ok(gray, self.h))
+        if not fits.any():
+            return None
+        vin, vout, _ = near.samples(gray, self.h)
+        contrast = np.where(fits, (vout - vin).mean(axis=1), -np.inf)
+        dx, dy = shifts[int(contrast.argmax())]
+        return np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
 
     def _refit_with(self, shifts: dict[int, np.ndarray]) -> None:
         """Fit the homography again to all four markers, those found by `_marker_shift` where found."""
