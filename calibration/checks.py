@@ -9,6 +9,9 @@ something else contradicts the set, and so do too many places the reader cannot 
 with a sentence naming the picture and the places. A glared place is only unsure, never a
 contradiction, and a few of them are reported, not refused.
 
+An empty-board picture is also checked before anything is learned from it (`not_empty_places`):
+its places must all look like the board's own material, so a piece left on it is named.
+
 The quality report says how far apart the learned classes are (the distance from each class's
 centre to the nearest class of another meaning, in the classifier's own units, where the reader's
 `sure` limits apply) and which places were read least surely.
