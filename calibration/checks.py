@@ -9,6 +9,9 @@ something else contradicts the set, and so do too many places the reader cannot 
 with a sentence naming the picture and the places. A glared place is only unsure, never a
 contradiction, and a few of them are reported, not refused.
 
+An empty-board picture is also checked before anything is learned from it (`not_empty_places`):
+its places must all look like the board's own material, so a piece left on it is named.
+
 The quality report says how far apart the learned classes are (the distance from each class's
 centre to the nearest class of another meaning, in the classifier's own units, where the reader's
 `sure` limits apply) and which places were read least surely.
@@ -34,6 +37,27 @@ MAX_UNSURE = 0.05
 NAMED = 6
 
 UNSURE = "?"
+
+#: An empty-board picture's place is not empty when it stands this many robust spreads (1.4826 x
+#: the median absolute deviation, a standard deviation for normal noise) from the places of the
+#: same look: as far as renders of the hard look (shadows, light gradient, glare, noise) measure,
+#: an empty place stands at most about 4 from its look, a piece left on the board at least 7.
+OUTLIER_SPREADS = 5.0
+#: The least spread (log brightness, chromaticity) assumed for a look: an evenly printed board's
+#: places can agree more closely than a camera's noise allows to count on.
+SPREAD_FLOOR = (0.05, 0.01)
+#: A look held by fewer places than this cannot be judged by comparing its places with each other.
+MIN_LOOK = 3
+
+
+class PlacesRefused(RefereeError):
+    """A calibration picture refused for what some of its places show: the places (row, column) and
+    why each is doubted go with the sentence, so that the live page can draw them on the picture."""
+
+    def __init__(self, sentence: str, places: list[tuple[int, int]], why: str) -> None:
+        super().__init__(sentence)
+        self.places = places
+        self.why = why
 
 
 @dataclass
@@ -136,6 +160,46 @@ def _check_places(game: str, pic: Expected, got: list[list[str]], unsure: list[t
             raise RefereeError(
                 f"the setup picture {pic.name} is not a full setup: it reads {have}{hint} where a "
                 f"setup has {want}")
+
+
+def not_empty_places(model, feats: np.ndarray, looks: list[str], usable: np.ndarray) -> list[int]:
+    """The places of an empty-board picture that do not look like the board's own material.
+
+    On an empty board every place shows the board, so each look of an empty place (`looks`: the
+    reference key of each place; Stay Alive has three) is one material under one light. A place
+    that is an outlier among the places of its look, by robust statistics over the picture (the
+    median and the median absolute deviation, which the outliers themselves do not move), holds
+    something else: a piece left there. Two ways to stand out follow from the physics of light:
+
+    - chromaticity (`feats` columns 1-2), which shadows and light gradients leave alone;
+    - brightness (column 0) *above* the look's: a shadow only darkens, and a lamp's reflection,
+      which brightens, clips and is left out with the places that are not `usable` (glare).
+
+    A piece darker than the board with the board's own chromaticity would pass as a shadow; no
+    game's pieces are such. A look with fewer than `MIN_LOOK` usable places cannot be judged
+    this way: its places are judged by `model` (the references known before): one read surely as
+    a piece stands out. Returns the indices of the places that stand out."""
+    looks_arr = np.asarray(looks)
+    usable = np.asarray(usable, bool)
+    odd = np.zeros(len(feats), bool)
+    few = np.zeros(len(feats), bool)
+    floor_b, floor_c = SPREAD_FLOOR
+    for look in set(looks):
+        mine = (looks_arr == look) & usable
+        if mine.sum() < MIN_LOOK:
+            few |= mine
+            continue
+        centre = np.median(feats[mine], axis=0)
+        chroma = np.hypot(feats[:, 1] - centre[1], feats[:, 2] - centre[2])
+        rise = feats[:, 0] - centre[0]
+        spread_c = max(1.4826 * float(np.median(chroma[mine])), floor_c)
+        spread_b = max(1.4826 * float(np.median(np.abs(rise[mine]))), floor_b)
+        odd |= mine & ((chroma > OUTLIER_SPREADS * spread_c) | (rise > OUTLIER_SPREADS * spread_b))
+    if few.any():
+        dec = model.decide(feats[few])
+        index = np.flatnonzero(few)
+        odd[index] = dec.sure & (np.array(dec.letters) != EMPTY)
+    return [int(i) for i in np.flatnonzero(odd)]
 
 
 def _check_doors(pic: Expected, doors: tuple[str, ...]) -> None:

@@ -142,12 +142,9 @@ def _pieces_step(profile) -> tuple[str, str, Snapshot | None]:
 
 def _bottom_row_cells(profile) -> list[list[str]]:
     """One piece of each colour on the bottom row from the left (where tokens that fall come to rest)."""
-    letters = list(profile.letters)
-    if len(letters) > profile.cols:
-        raise RefereeError("there are more piece colours than places on the bottom row")
-    cells = _empty_cells(profile)
-    cells[-1] = letters + [EMPTY] * (profile.cols - len(letters))
-    return cells
+    from calibration.vision import bottom_row_cells
+
+    return bottom_row_cells(profile)
 
 
 def _bottom_row_step(profile) -> tuple[str, str, Snapshot | None]:
@@ -313,11 +310,14 @@ class GuidedCalibration:
 
         profile = self.profile
         expected: list[checks.Expected] = []
-        try:
-            for step in self.steps:
+        for step in self.steps:
+            try:
                 profile = _LEARN[step.key](profile, self.pictures[step.key], _name(step), expected)
-        except RefereeError as exc:
-            return Outcome(False, problem=str(exc))
+            except checks.PlacesRefused as exc:  # the places are drawn on the picture
+                return Outcome(False, problem=str(exc), doubts=_placed(profile, self.pictures[step.key], step.number,
+                                                                       [(r, c, exc.why) for r, c in exc.places]))
+            except RefereeError as exc:
+                return Outcome(False, problem=str(exc))
         numbers = {_name(s): s.number for s in self.steps}
         doubts = [d for pic in expected for d in _doubts(profile, pic, numbers[pic.name])]
         try:
@@ -335,7 +335,7 @@ def _learn_empty(profile, image, name, expected):
     from calibration import checks
     from calibration import vision as cal
 
-    profile = cal.learn_empty(profile, image)
+    profile = cal.learn_empty(profile, image, name=f"the picture {name}")
     expected.append(checks.Expected(name, image, _empty_cells(profile)))
     return profile
 
@@ -356,9 +356,8 @@ def _learn_bottom_row(profile, image, name, expected):
     from calibration import checks
     from calibration import vision as cal
 
-    cells = _bottom_row_cells(profile)
-    profile = cal.learn_labelled(profile, [(image, _drawing(profile, cells))])
-    expected.append(checks.Expected(name, image, cells))
+    profile = cal.learn_bottom_row(profile, image)
+    expected.append(checks.Expected(name, image, _bottom_row_cells(profile)))
     return profile
 
 
@@ -407,17 +406,33 @@ _LEARN = {
 }
 
 
+def _placed(profile, image: np.ndarray, step: int, places: list[tuple[int, int, str]],
+            reader=None) -> list[Doubt]:
+    """Doubted places (row, column, why) of one picture, each where it is in the picture."""
+    from calibration.checks import place_name
+    from controller.vision.geometry import MARKERS_HIDDEN, project
+    from controller.vision.reader import BoardReader, as_bgr
+
+    if reader is None:
+        reader = BoardReader(profile)
+        if reader.localise(as_bgr(image))[0] == MARKERS_HIDDEN:
+            return []
+    if reader.h is None:
+        return []
+    points = project(reader.h, reader.geom.points())
+    return [Doubt(step, r, c, place_name(profile.game, r, c), why,
+                  float(points[r * profile.cols + c][0]), float(points[r * profile.cols + c][1]))
+            for r, c, why in places[:MOST_DOUBTS]]
+
+
 def _doubts(profile, pic, step: int) -> list[Doubt]:
     """Places of one picture read back unsurely, or as something else than the picture shows."""
-    from calibration.checks import place_name
-    from controller.vision.geometry import project
     from controller.vision.reader import BoardReader
 
     reader = BoardReader(profile)
     reading = reader.read(pic.image)
     if reading.cells is None or reader.h is None:
         return []
-    points = project(reader.h, reader.geom.points())
     conf = np.asarray(reading.confidence, np.float64)
     found: list[tuple[float, int, int, str]] = []
     for r, row in enumerate(reading.cells):
@@ -431,9 +446,7 @@ def _doubts(profile, pic, step: int) -> list[Doubt]:
             elif conf[r, c] < DOUBT_BELOW:
                 found.append((float(conf[r, c]), r, c, f"read with little confidence ({conf[r, c]:.2f})"))
     found.sort()
-    return [Doubt(step, r, c, place_name(profile.game, r, c), why,
-                  float(points[r * profile.cols + c][0]), float(points[r * profile.cols + c][1]))
-            for _, r, c, why in found[:MOST_DOUBTS]]
+    return _placed(profile, pic.image, step, [(r, c, why) for _, r, c, why in found], reader)
 
 
 def _word(letter: str) -> str:

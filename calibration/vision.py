@@ -7,9 +7,11 @@ picture does not show keep their previous references.
 - `learn_labelled`: pictures whose content is known (a snapshot per picture).
 - `learn_full_setup` (`learn_colorpop_setup`): the full setup of known counts per colour
   (Colorpop: 19 tokens of each colour and 5 jokers), whose places are not known: clustering with
-  known cluster sizes.
+  known cluster sizes, after `learn_bottom_row` (one piece of each colour on the bottom row) has
+  named the colours from the copy itself.
 - `learn_start` (`learn_flipop_start`): the start position, which the profile knows (Flipop).
-- `learn_empty`: an empty board (the empty class; for Stay Alive the open and closed points).
+- `learn_empty`: an empty board (the empty class; for Stay Alive the open and closed points),
+  refused when a place does not look like the board's other empty places (a piece left on it).
 - `learn_pieces`: one piece of each colour on the top row from the left in the profile's class
   order (Blockers!, Stay Alive; `learn_empty_and_pieces` does both).
 
@@ -28,7 +30,7 @@ from controller.games.base import join_and
 from controller.games.registry import FULL_SETUP, ONE_OF_EACH, START_POSITION
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
 from controller.vision.classify import ClassModel, ClassRef
-from controller.vision.reader import DEFAULT_SIGMA, BoardReader, model_for
+from controller.vision.reader import DEFAULT_SIGMA, MIN_USED, BoardReader, model_for
 
 SHADING = np.diag(np.array(DEFAULT_SIGMA) ** 2)
 
@@ -185,12 +187,55 @@ def learn_full_setup(profile, image: np.ndarray, corners=None, name: str = "the 
 learn_colorpop_setup = learn_full_setup
 
 
-def learn_empty(profile, empty: np.ndarray, corners=None):
-    """The empty class (each empty look, for Stay Alive) from a picture of the empty board."""
+def bottom_row_cells(profile) -> list[list[str]]:
+    """The bottom-row picture that goes before a full setup: one piece of each colour on the bottom row
+    from the left in the profile's class order (where tokens that fall come to rest), every other
+    place empty."""
+    letters = list(profile.letters)
+    if len(letters) > profile.cols:
+        raise RefereeError("there are more piece colours than places on the bottom row")
+    cells = [[EMPTY] * profile.cols for _ in range(profile.rows)]
+    cells[-1] = letters + [EMPTY] * (profile.cols - len(letters))
+    return cells
+
+
+def learn_bottom_row(profile, image: np.ndarray, corners=None):
+    """The piece classes named from this copy's own colours, one piece of each on the bottom row.
+
+    A full setup's places are not known: its clusters of equal size are named after the nearest
+    references, which for a copy whose colours differ from the standard edition's can be the wrong
+    ones, and equal counts cannot catch that. Learned first, this picture gives the references the
+    setup is then clustered from."""
+    if not _spec(profile).calibrates(FULL_SETUP):
+        raise RefereeError(f"the bottom-row picture goes with the full setup, for {_games_taking(FULL_SETUP)}")
+    cells = bottom_row_cells(profile)
+    return learn_labelled(profile, [(image, Snapshot(profile.game, tuple(tuple(row) for row in cells)))], corners)
+
+
+def learn_empty(profile, empty: np.ndarray, corners=None, name: str = "the empty-board picture"):
+    """The empty class (each empty look, for Stay Alive) from a picture of the empty board.
+
+    Checked first (`checks.not_empty_places`): a place that does not look like the board's other
+    empty places of its look holds something (a piece left on the board), and the picture is
+    refused before its look is learned as empty. Places under glare are neither judged nor learned
+    from (the reader does not trust them either)."""
+    from calibration.checks import PlacesRefused, not_empty_places, place_names
+
     model = model_for(profile)
+    feats, used = BoardReader(profile, corners=corners).place_features(empty)
+    looks = [_empty_key(model, f).key for f in feats]
+    usable = used >= MIN_USED
+    odd = not_empty_places(model, feats, looks, usable)
+    if odd:
+        cells = [divmod(i, profile.cols) for i in odd]
+        raise PlacesRefused(f"{name} is not an empty board: at {place_names(profile.game, cells)} it does not "
+                            "look like the board's other empty places; is a piece left there? Take every piece "
+                            "off and take the picture again", cells,
+                            "does not look like the other empty places (a piece left there?)")
     groups: dict[str, list[np.ndarray]] = {}
-    for f in _features(profile, empty, corners):
-        groups.setdefault(_empty_key(model, f).key, []).append(f)
+    for f, look, fits in zip(feats, looks, usable):
+        if fits:
+            groups.setdefault(look, []).append(f)
     return with_model(profile, _fit(model, groups))
 
 

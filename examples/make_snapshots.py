@@ -6,7 +6,7 @@
   game records: Colorpop's full setup (what `referee calibrate --setup` wants to see), a board in
   mid-game for the others (Flipop with its doors line, Stay Alive with its slide positions);
 - `snapshots/calibration/`: the boards `referee calibrate` learns Colorpop's empty slots, Blockers! and Stay Alive from
-  (empty board, one piece of each colour on the top row, the Blockers! glyph arrangement);
+  (empty board, one piece of each colour on the top row, Colorpop's bottom row, the Blockers! glyph arrangement);
 - `stay-alive-grids.txt`: the nine observation grids of the default Stay Alive copy, the input of
   `referee holes derive` (format: calibration/holes.py);
 - `lattice/`: two camera pictures of a Colorpop board read as a plain 10x10 lattice, the labels of
@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import cv2  # noqa: E402
 
 from calibration.holes import format_grids, observe  # noqa: E402
+from calibration.vision import bottom_row_cells  # noqa: E402
 from calibration.vision_glyphs import ARRANGEMENT  # noqa: E402
 from controller.games.stay_alive_holes import pattern_of  # noqa: E402
 from controller.profile import default_profile  # noqa: E402
@@ -80,6 +81,11 @@ def write_calibration_boards() -> None:
     colorpop_empty = empty_snapshot("colorpop")
     (folder / "colorpop-empty.txt").write_text(
         head.format(what="Colorpop: the empty board, the slots' own look") + format_snapshot(colorpop_empty)
+    )
+    bottom = Snapshot("colorpop", tuple(tuple(row) for row in bottom_row_cells(default_profile("colorpop"))))
+    (folder / "colorpop-bottom-row.txt").write_text(
+        head.format(what="Colorpop: one token of each colour on the bottom row, in the profile's order")
+        + format_snapshot(bottom)
     )
     stay = default_profile("stay-alive")
     orange, white = closed_top_row(stay, len(stay.letters))

@@ -40,21 +40,29 @@ def calibrate(*args: str) -> int:
     return main(["calibrate", *args])
 
 
+def bottom_row_of(snap: Snapshot, profile) -> Snapshot:
+    """One token of each colour on the bottom row (what `calibrate --bottom-row` is shown)."""
+    return snap.with_cells(cal.bottom_row_cells(profile))
+
+
 def test_colorpop_mid_game_picture_as_setup_is_refused_naming_it(tmp_path, capsys) -> None:
     p = default_profile("colorpop")
     setup = colorpop_setup()
     empty = write(tmp_path / "empty.png", empty_of(setup), p, seed=21, preset="hard")
+    bottom = write(tmp_path / "bottom.png", bottom_row_of(setup, p), p, seed=21, preset="hard", scene=Scene(frame=3))
     good = write(tmp_path / "setup.png", setup, p, seed=21, preset="hard", scene=Scene(frame=1))
     mid = write(tmp_path / "mid.png", random_snapshot("colorpop", p, seed=8), p, seed=21, preset="hard",
                 scene=Scene(frame=2))
     out = tmp_path / "mine.yaml"
-    assert calibrate("--game", "colorpop", "--empty", empty, "--setup", mid, "--out", str(out)) == 2
+    assert calibrate("--game", "colorpop", "--empty", empty, "--bottom-row", bottom, "--setup", mid,
+                     "--out", str(out)) == 2
     err = capsys.readouterr().err
     assert "mid.png is not a full setup" in err and "A1" in err and not out.exists()
     # --setup alone is refused: the empty slot's look must be learned too.
     assert calibrate("--game", "colorpop", "--setup", good, "--out", str(out)) == 2
     assert "--empty" in capsys.readouterr().err
-    assert calibrate("--game", "colorpop", "--empty", empty, "--setup", good, "--out", str(out)) == 0
+    assert calibrate("--game", "colorpop", "--empty", empty, "--bottom-row", bottom, "--setup", good,
+                     "--out", str(out)) == 0
     report = capsys.readouterr().out
     assert "classes apart" in report and "least sure places" in report
     assert {"G", "Y", "O", "B", "P", "J", "."} <= set(load_profile(out).data["vision"]["classes"])
@@ -72,8 +80,10 @@ def test_colorpop_setup_with_wrong_counts_is_refused(tmp_path, capsys) -> None:
         cells[r][c] = "B"
     wrong = setup.with_cells(cells)
     empty = write(tmp_path / "empty.png", empty_of(setup), p, seed=3)
+    bottom = write(tmp_path / "bottom.png", bottom_row_of(setup, p), p, seed=3, scene=Scene(frame=2))
     pic = write(tmp_path / "odd.png", wrong, p, seed=3, scene=Scene(frame=1))
-    assert calibrate("--game", "colorpop", "--empty", empty, "--setup", pic, "--out", str(tmp_path / "o.yaml")) == 2
+    assert calibrate("--game", "colorpop", "--empty", empty, "--bottom-row", bottom, "--setup", pic,
+                     "--out", str(tmp_path / "o.yaml")) == 2
     assert "odd.png is not a full setup" in capsys.readouterr().err
 
 
@@ -113,9 +123,11 @@ def test_light_grey_slots_calibrated_with_the_empty_board_read_exactly(tmp_path,
     p = default_profile("colorpop")
     setup = colorpop_setup(2)
     empty = write(tmp_path / "empty.png", empty_of(setup), p, seed=4)
+    bottom = write(tmp_path / "bottom.png", bottom_row_of(setup, p), p, seed=4, scene=Scene(frame=9))
     pic = write(tmp_path / "setup.png", setup, p, seed=4, scene=Scene(frame=1))
     out = tmp_path / "grey.yaml"
-    assert calibrate("--game", "colorpop", "--empty", empty, "--setup", pic, "--out", str(out)) == 0
+    assert calibrate("--game", "colorpop", "--empty", empty, "--bottom-row", bottom, "--setup", pic,
+                     "--out", str(out)) == 0
     learned = load_profile(out)
     for seed in range(3):
         later = random_snapshot("colorpop", p, seed=30 + seed)

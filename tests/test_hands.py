@@ -39,12 +39,10 @@ def test_edge_glare_is_not_a_hand_and_hands_are_caught(game: str) -> None:
         rng = np.random.default_rng(500 + seed)
         snap = random_snapshot(game, p, seed=seed)
         glare = Scene(glare_at=(edge_glare(p, rng, (0.3, 0.6)),), frame=1)
-        glared = is_hand(BoardReader(p).read(render_snapshot(snap, p, seed=seed, preset="hard", scene=glare,
-                                                              size=SIZE)))
-        # counted when the reflection makes the hand: a corner marker lost in a deep shadow of the hard
-        # look is reported as covered with or without a reflection (a limit of the markers' border test)
-        glare_hands += glared and not is_hand(BoardReader(p).read(
-            render_snapshot(snap, p, seed=seed, preset="hard", scene=Scene(frame=1), size=SIZE)))
+        # (a corner marker the detector misses in a deep shadow of the hard look is no hand either:
+        # tests/test_marker_shadow.py)
+        glare_hands += is_hand(BoardReader(p).read(render_snapshot(snap, p, seed=seed, preset="hard", scene=glare,
+                                                                   size=SIZE)))
         if seed % 2:
             continue
         side = ("bottom", "top", "left", "right")[seed % 4]

@@ -141,7 +141,7 @@ def test_a_refused_calibration_circles_the_doubted_place_on_its_picture(browser,
         true = project(camera_homography(LatticeGeometry.from_profile(world.profile), seed=3, size=(640, 480)),
                        [[4, 9]])[0]
         assert abs(where[0] - true[0] / 640) < 0.01 and abs(where[1] - true[1] / 480) < 0.01
-        assert "picture 1, E10: reads G where no piece belongs" in find(By.ID, "cal-doubts").text
+        assert "picture 1, E10: does not look like the other empty places" in find(By.ID, "cal-doubts").text
         assert not find(By.ID, "cal-save-box").is_displayed()
         assert box.is_displayed()  # the steps stay open to take the picture again
     finally:

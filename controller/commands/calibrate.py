@@ -1,9 +1,12 @@
 """`referee calibrate`: learn a board's looks from pictures and write the user's profile.
 
 Ways to calibrate (any game: `--image` with `--snapshot`, as often as wanted):
-- colorpop: `--empty IMAGE --setup IMAGE`, the empty board and the full board just set up (the
-  profile's `tokens`: 19 of each colour, 5 jokers); --empty is required with --setup, so the
-  look of an empty slot is learned from this copy and the setup can be checked to have none;
+- colorpop: `--empty IMAGE --bottom-row IMAGE --setup IMAGE`, the empty board, one token of each
+  colour on the bottom row from the left (G Y O B P J), and the full board just set up (the
+  profile's `tokens`: 19 of each colour, 5 jokers), as the guided calibration takes them; all
+  three are required: the look of an empty slot is learned from this copy and the setup checked
+  to have none, and the setup's clusters (equal counts, places not known) are named after this
+  copy's own colours from the bottom row, which equal counts could never check;
 - flipop: `--setup IMAGE`, the start position of the profile;
 - blockers, stay-alive: `--empty IMAGE --pieces IMAGE`, the empty board, then one piece of each
   colour on the top row from the left, in the profile's class order;
@@ -36,8 +39,9 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "calibrate",
         help="learn a board's colours and write its profile",
         description="Learn your copy's colours (and Blockers! glyphs, Flipop doors) from pictures and "
-        "write a board profile that config.yaml's profile: can name. Give --setup, or --empty with "
-        "--pieces, or --image/--snapshot pairs (see README.md for what each game wants).",
+        "write a board profile that config.yaml's profile: can name. Give --setup (Colorpop: with --empty "
+        "and --bottom-row), or --empty with --pieces, or --image/--snapshot pairs (see README.md for what "
+        "each game wants).",
     )
     p.add_argument("--game", required=True, choices=GAMES, help="which game's copy to calibrate")
     p.add_argument("--profile", help="start from this profile (default: the game's default)")
@@ -47,6 +51,9 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--snapshot", action="append", default=[], help="its snapshot, one per --image")
     p.add_argument("--setup", help="colorpop: the full setup; flipop: the start position")
     p.add_argument("--empty", help="colorpop, blockers, stay-alive: the empty board")
+    p.add_argument("--bottom-row", metavar="IMAGE",
+                   help="colorpop, with --setup: one token of each colour on the bottom row from the left "
+                   "(G Y O B P J), every other slot empty, so the setup's colours are named from your copy")
     p.add_argument("--pieces", help="blockers, stay-alive: one piece of each colour on the top row")
     p.add_argument("--glyphs", action="append", default=[],
                    help="blockers: one colour's 28 tiles in the glyph calibration arrangement")
@@ -97,25 +104,27 @@ def run(args: argparse.Namespace) -> int:
     corners = parse_corners(args.corners) if args.corners else None
     if len(args.image) != len(args.snapshot):
         raise RefereeError("give one --snapshot per --image")
-    if not (args.image or args.setup or args.empty or args.pieces or args.glyphs or args.camera):
+    if not (args.image or args.setup or args.empty or args.bottom_row or args.pieces or args.glyphs or args.camera):
         raise RefereeError("nothing to learn from: give --image/--snapshot, --setup, "
                            "--empty and --pieces, or --camera")
     spec = registry.get(args.game)
     rows, cols = profile.rows, profile.cols
     pictures: list[checks.Expected] = []
+    _check_full_setup_pictures(args, spec, profile)
     if args.empty:
         if not spec.calibrates(EMPTY_BOARD):
             other = f" ({spec.title}: --setup)" if _takes_setup(spec) else ""
             raise RefereeError(f"--empty is for {_names_taking(EMPTY_BOARD)}{other}")
         image = load_image(args.empty)
-        profile = cal.learn_empty(profile, image, corners)
+        profile = cal.learn_empty(profile, image, corners, name=f"the empty-board picture {args.empty}")
         pictures.append(checks.Expected(args.empty, image, [[EMPTY] * cols for _ in range(rows)]))
     if args.setup:
+        if spec.calibrates(FULL_SETUP):
+            image = load_image(args.bottom_row)
+            profile = cal.learn_bottom_row(profile, image, corners)
+            pictures.append(checks.Expected(args.bottom_row, image, cal.bottom_row_cells(profile)))
         image = load_image(args.setup)
         if spec.calibrates(FULL_SETUP):
-            if not args.empty:
-                raise RefereeError("--setup needs --empty IMAGE too: a picture of the empty board, so that "
-                                   "the look of an empty slot is learned and checked as well")
             profile = cal.learn_full_setup(profile, image, corners, name=f"the setup picture {args.setup}")
             pictures.append(checks.Expected(args.setup, image, counts=cal.setup_counts(profile)))
         elif spec.calibrates(START_POSITION):
@@ -157,6 +166,25 @@ def run(args: argparse.Namespace) -> int:
     save_profile(profile, args.out)
     print(f"wrote {args.out}")
     return 0
+
+
+def _check_full_setup_pictures(args: argparse.Namespace, spec: registry.GameSpec, profile) -> None:
+    """A full setup (Colorpop) goes with the empty board and the bottom row, and the bottom row with it:
+    said before anything is learned."""
+    if args.bottom_row and not (spec.calibrates(FULL_SETUP) and args.setup):
+        raise RefereeError(f"--bottom-row is for {_names_taking(FULL_SETUP)}, and goes with --setup")
+    if not (args.setup and spec.calibrates(FULL_SETUP)):
+        return
+    why = {
+        "--empty": "a picture of the empty board, so that the look of an empty slot is learned and checked as well",
+        "--bottom-row": f"one token of each colour on the bottom row from the left ({' '.join(profile.letters)}), "
+                        "so that the setup's colours are named from your copy rather than guessed from the standard "
+                        "edition's",
+    }
+    missing = [flag for flag in why if not getattr(args, flag[2:].replace("-", "_"))]
+    if missing:
+        raise RefereeError(f"--setup needs {' and '.join(f'{flag} IMAGE' for flag in missing)} too: "
+                           + "; ".join(why[flag] for flag in missing))
 
 
 def _store_camera(profile, camera: dict):

@@ -10,8 +10,10 @@ place give no snapshot.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 
+import cv2
 import numpy as np
 
 from controller.errors import ConfigError, RefereeError
@@ -33,6 +35,7 @@ from controller.vision.geometry import (
     MarkerCheck,
     MarkerLocaliser,
     homography_from_corners,
+    project,
 )
 from controller.vision.glyphs import GlyphMemory, GlyphModel, read_glyphs
 
@@ -142,6 +145,7 @@ class BoardReader:
         )
         self.localiser = None if self.fixed else MarkerLocaliser(g)
         self.check = MarkerCheck(g)
+        self._near: list[tuple[MarkerCheck, np.ndarray]] | None = None  # `_shifted_checks`, made when first needed
         margin = g.marker_offset + 0.7 * g.marker_size if not self.fixed else 1.0
         x0, y0, x1, y1 = g.extent(margin)
         self.rect = Rectifier(x0, y0, x1, y1, PPP)
@@ -199,6 +203,54 @@ class BoardReader:
                 return False
         return True
 
+    #: How far (pitches) a marker the detector missed may lie from where the other three put it: a
+    #: homography fitted to three markers extrapolates to the fourth with an error of a few pixels
+    #: (0.12 pitch measured in a 960x540 picture), more than the 0.07 pitch the border test samples
+    #: either side of the border (`MarkerCheck`).
+    MISSED_MARKER_SHIFT = 0.15
+    #: Steps (pitches) between the places the border test tries within that reach.
+    MISSED_MARKER_STEP = 0.05
+
+    def _shifted_checks(self) -> list[tuple[MarkerCheck, np.ndarray]]:
+        """Per marker, the border test of every shift within `MISSED_MARKER_SHIFT` (each shift's samples
+        taken as if they were a marker of their own, so one projection tests them all) and the shifts."""
+        if self._near is None:
+            reach = np.arange(-self.MISSED_MARKER_SHIFT, self.MISSED_MARKER_SHIFT + 1e-9, self.MISSED_MARKER_STEP)
+            dx, dy = np.meshgrid(reach, reach)
+            shifts = np.stack([dx.ravel(), dy.ravel()], axis=1)
+            self._near = []
+            for marker in range(len(self.check.inner)):
+                near = copy.copy(self.check)
+                near.inner = self.check.inner[marker][None] + shifts[:, None, :]
+                near.outer = self.check.outer[marker][None] + shifts[:, None, :]
+                self._near.append((near, shifts))
+        return self._near
+
+    def _marker_shift(self, gray: np.ndarray, marker: int) -> np.ndarray | None:
+        """Where a marker the detector missed is after all, a little off where the three others put it:
+        the shift (a board-coordinate translation, 3x3) within `MISSED_MARKER_SHIFT` at which its black
+        border lies inside white paper all round with the most contrast, or None when there is none.
+
+        A shadow darkens the ink and the paper alike and keeps that pattern, though the detector can
+        miss the marker in it; a hand, a sleeve or a cup replaces the pattern by a surface with no such
+        border at any shift."""
+        near, shifts = self._shifted_checks()[marker]
+        fits = np.array(near.markers_ok(gray, self.h))
+        if not fits.any():
+            return None
+        vin, vout, _ = near.samples(gray, self.h)
+        contrast = np.where(fits, (vout - vin).mean(axis=1), -np.inf)
+        dx, dy = shifts[int(contrast.argmax())]
+        return np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
+
+    def _refit_with(self, shifts: dict[int, np.ndarray]) -> None:
+        """Fit the homography again to all four markers, those found by `_marker_shift` where found."""
+        board = self.geom.marker_corners()
+        image = [project(self.h @ shifts.get(k, np.eye(3)), board[k]) for k in range(len(board))]
+        h, _ = cv2.findHomography(board.reshape(-1, 2), np.concatenate(image), 0)
+        if h is not None:
+            self.h = h
+
     def localise(self, frame: np.ndarray) -> tuple[str | None, bool]:
         """Make sure the homography fits this frame; (problem, whether it was re-fitted)."""
         if self.fixed:
@@ -213,9 +265,16 @@ class BoardReader:
         if loc is not None:
             self.h = loc.h
             if len(loc.markers_seen) < 4:
-                # The detector can miss a marker it sees badly; the border test decides.
-                ok = self.check.markers_ok(frame[:, :, 1], self.h)
-                if not all(ok) and not self._lamp_on_markers(frame[:, :, 1], ok):
+                # The detector can miss a marker it sees badly (in a shadow); the border test decides,
+                # near where the three others put it.
+                gray = frame[:, :, 1]
+                ok = self.check.markers_ok(gray, self.h)
+                shifts = {i: self._marker_shift(gray, i) for i, fits in enumerate(ok) if not fits}
+                found = {i: shift for i, shift in shifts.items() if shift is not None}
+                if found:
+                    self._refit_with(found)
+                    ok = self.check.markers_ok(gray, self.h)
+                if not all(ok) and not self._lamp_on_markers(gray, ok):
                     return HAND + " (it covers a corner marker)", True
             return None, True
         if self.h is not None and sum(ok) >= 2:
@@ -337,15 +396,20 @@ class BoardReader:
 
     def features(self, frame: np.ndarray) -> np.ndarray:
         """Per-place features of a frame (for calibration); raises when markers are not found."""
+        return self.place_features(frame)[0]
+
+    def place_features(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per-place features of a frame and the glare-free fraction of each place's patch (a place
+        below `MIN_USED` is one the reader would not trust); raises when markers are not found."""
         frame = as_bgr(frame)
         problem, _ = self.localise(frame)
         if self.h is None or problem == MARKERS_HIDDEN:
             raise RefereeError(problem or MARKERS_HIDDEN)
         rect = self.rect.warp(frame, self.h)
         white = self._white(rect)
-        med, _ = self.places.medians(rect)
+        med, used = self.places.medians(rect)
         norm = _normalise(med, white, self.paper_weights)
-        return colour_features(norm)
+        return colour_features(norm), used
 
 
 #: The smallest picture the referee reads (a frame smaller than this is a camera fault).
