@@ -39,7 +39,7 @@ import cv2
 import numpy as np
 
 from controller.errors import ConfigError, FormatError, RefereeError
-from controller.vision.classify import ClassModel, Decision
+from controller.vision.classify import ClassModel, Decision, open_set_distance
 from controller.vision.features import PatchSampler, Rectifier, ring_offsets
 from controller.vision.geometry import (
     CornersError,
@@ -160,13 +160,23 @@ def _terms(pts: np.ndarray, size: tuple[int, int], quadratic: bool) -> np.ndarra
 def illumination(logimg: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, bool]:
     """Per channel, coefficients of a smooth log-light surface over the lattice, fitted robustly
     (Tukey-weighted) to the between points; quadratic when there are enough of them."""
-    coef, quadratic, _ = _illumination(logimg, size)
-    return coef, quadratic
+    light = _illumination(logimg, size)
+    return light.coef, light.quadratic
 
 
-def _illumination(logimg: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, bool, np.ndarray]:
-    """`illumination`, and which between points ((rows+1, cols+1) bools) the fit rejected in
-    some channel: what shows there is not the board under the fitted light."""
+@dataclass
+class _Light:
+    """The fitted light (`illumination`), which between points ((rows+1, cols+1) bools) the fit
+    rejected in some channel (what shows there is not the board under the fitted light), and
+    `board` (3, 3), how the bare board's log colour scatters about the fit at the points it kept."""
+
+    coef: np.ndarray
+    quadratic: bool
+    rejected: np.ndarray
+    board: np.ndarray
+
+
+def _illumination(logimg: np.ndarray, size: tuple[int, int]) -> _Light:
     rows, cols = size
     ys, xs = np.mgrid[0 : rows + 1, 0 : cols + 1]
     pts = np.stack([xs.ravel() - 0.5, ys.ravel() - 0.5], axis=1).astype(np.float64)
@@ -187,14 +197,16 @@ def _illumination(logimg: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray
             s = 1.4826 * np.median(np.abs(r)) + 0.02
             w = np.clip(1 - (r / (4.685 * s)) ** 2, 0, None) ** 2
         rejected |= w == 0
-    return coef, quadratic, rejected.reshape(rows + 1, cols + 1)
+    resid = (vals - a @ coef)[~rejected]
+    board = (np.cov(resid.T) if len(resid) > 3 else np.zeros((3, 3))) + np.eye(3) * FLOOR**2
+    return _Light(coef, quadratic, rejected.reshape(rows + 1, cols + 1), board)
 
 
 @dataclass
 class Described:
     """What a picture shows at every place: `feats` (shifts, N, N_FEATURES) relative to the
-    light, `light` (N, 3) the log light there, `hidden` (N,) whether the board is hidden at
-    HIDDEN_AROUND of the four between points around the place (see `describe`)."""
+    light, `light` (N, 3) the log light there, `hidden` (N,) whether the board is hidden around
+    the place by something larger than a piece (see `describe`)."""
 
     feats: np.ndarray
     light: np.ndarray
@@ -205,21 +217,130 @@ def describe(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> D
     """The features of every place (`place_features`), and which places are hidden by something
     larger than a piece.
 
-    A piece stands on its place and leaves the board visible at the between points around it
-    (the light is measured there because a piece rarely covers them). A hand, a sleeve, a cup
-    or a book covers places *and* the board between them: a place with HIDDEN_AROUND of its four
-    between points unlike the board under the fitted light (rejected by the robust fit) is not
-    read as anything. Stones seen at an angle, and their shadows, sometimes hide two as well:
-    such a stone is then unsure, not wrong (about 1% of the places of the shared photographs).
+    A piece stands on its place and mostly leaves the board visible at the between points
+    around it (the light is measured there because a piece rarely covers them). A hand, a
+    sleeve, a cup or a book covers places *and* the board between them: a place with
+    HIDDEN_AROUND of its four between points unlike the board under the fitted light (rejected
+    by the robust fit) is not read as anything. Only a piece's own footprint is forgiven: a
+    stone seen at an angle stands out of its place on the side away from the camera, and its
+    shadow falls on the side away from the light, so it can hide the between points of one side
+    of its place (`_footprints`).
     """
     rows, cols = size
     logimg = _rectified_log(image, size, corners)
-    coef, quadratic, rejected = _illumination(logimg, size)
+    light_fit = _illumination(logimg, size)
     points = LatticeGeometry(rows, cols).points()
-    light = _terms(points, size, quadratic) @ coef  # (N, 3)
-    around = rejected[:-1, :-1].astype(int) + rejected[:-1, 1:] + rejected[1:, :-1] + rejected[1:, 1:]
-    hidden = around >= HIDDEN_AROUND
-    return Described(_features(logimg, points, light), light, hidden.ravel())
+    light = _terms(points, size, light_fit.quadratic) @ light_fit.coef  # (N, 3)
+    feats = _features(logimg, points, light)
+    # A place that shows something other than the bare board (a piece) may own a footprint.
+    inv = np.linalg.inv(light_fit.board)
+    disc = feats[0, :, 0:3].astype(np.float64)
+    standing = np.sqrt(np.einsum("ni,ij,nj->n", disc, inv, disc)) > open_set_distance(3)
+    away = _away_from_camera(homography_from_corners(LatticeGeometry(rows, cols), corners), image.shape, points)
+    unexplained = light_fit.rejected & ~_footprints(light_fit.rejected, standing.reshape(rows, cols),
+                                                    away.reshape(rows, cols, 2))
+    r = unexplained.astype(int)
+    around = r[:-1, :-1] + r[:-1, 1:] + r[1:, :-1] + r[1:, 1:]
+    return Described(feats, light, (around >= HIDDEN_AROUND).ravel())
+
+
+#: The sides of a place, as the corners (row, column offsets of its between points) each holds:
+#: a piece's footprint (its body seen at an angle, its shadow) lies on one side of its place.
+SIDES = (((0, 0),), ((0, 1),), ((1, 0),), ((1, 1),))
+SEARCH_STEPS = 20000  # a footprint search that takes longer is given up: its points stay unexplained
+
+
+def _away_from_camera(h: np.ndarray, shape: tuple[int, ...], points: np.ndarray) -> np.ndarray:
+    """(N, 2) the direction on the board, at every lattice point, in which what stands on it is
+    seen displaced: away from the point of the board under the camera.
+
+    The board-to-image homography of a pinhole camera with square pixels and its principal point
+    at the picture's centre is K [r1 r2 t]: the two columns' orthogonality and equal length give
+    the focal length, then the camera's position over the board (the textbook calibration from
+    one view of a plane). Seen from nearly straight above, that is ill-posed, but the point under
+    the camera is then the one the picture's centre shows, which is used instead.
+    """
+    centre = np.array([[1.0, 0.0, -shape[1] / 2], [0.0, 1.0, -shape[0] / 2], [0.0, 0.0, 1.0]])
+    hc = centre @ h
+    h1, h2 = hc[:, 0], hc[:, 1]
+    a = np.array([h1[0] * h2[0] + h1[1] * h2[1], h1[0] ** 2 + h1[1] ** 2 - h2[0] ** 2 - h2[1] ** 2])
+    b = np.array([h1[2] * h2[2], h1[2] ** 2 - h2[2] ** 2])
+    inv_f2 = -float(a @ b) / max(float(a @ a), 1e-300)
+    foot = None
+    if inv_f2 > 0:
+        m = np.diag([np.sqrt(inv_f2), np.sqrt(inv_f2), 1.0]) @ hc
+        scale = (np.linalg.norm(m[:, 0]) + np.linalg.norm(m[:, 1])) / 2
+        r1, r2, t = m[:, 0] / scale, m[:, 1] / scale, m[:, 2] / scale
+        rot = np.stack([r1, r2, np.cross(r1, r2)], axis=1)
+        foot = (-rot.T @ t)[:2]
+    if foot is None or not np.all(np.isfinite(foot)):
+        under = np.linalg.solve(h, [shape[1] / 2, shape[0] / 2, 1.0])
+        foot = under[:2] / under[2]
+    away = points - foot
+    return away / np.maximum(np.linalg.norm(away, axis=1, keepdims=True), 1e-9)
+
+
+def _footprints(rejected: np.ndarray, standing: np.ndarray, away: np.ndarray) -> np.ndarray:
+    """Which rejected between points ((rows+1, cols+1) bools) pieces' footprints explain.
+
+    The rejected points fall into groups that touch (corners of one place). A group is a set of
+    footprints when every point of it can be given to a place next to it that shows a piece
+    (`standing`), each such place taking the points of one side of its own square at most (one
+    direction per piece: away from the camera, or away from the light). An object over the board
+    hides the points around the places it covers on every side: k places of it can own at most
+    2k points of the 2k + 2 or more it hides, so its group stays unexplained.
+    """
+    rows, cols = standing.shape
+    explained = np.zeros_like(rejected)
+    count, groups = cv2.connectedComponents(rejected.astype(np.uint8), connectivity=8)
+    for g in range(1, count):
+        pts = [tuple(p) for p in np.argwhere(groups == g)]
+        if _owned(pts, standing, away):
+            for p in pts:
+                explained[p] = True
+    return explained
+
+
+def _owned(pts: list[tuple[int, int]], standing: np.ndarray, away: np.ndarray) -> bool:
+    """Whether every between point of `pts` can be owned (see `_footprints`): a depth-first
+    search over which side each adjacent standing place takes."""
+    rows, cols = standing.shape
+    side_of: dict[tuple[int, int], int] = {}
+    steps = [0]
+
+    def places_at(pt: tuple[int, int]) -> list[tuple[int, int]]:
+        i, j = pt
+        return [(r, c) for r, c in ((i - 1, j - 1), (i - 1, j), (i, j - 1), (i, j))
+                if 0 <= r < rows and 0 <= c < cols and standing[r, c]]
+
+    def holds(place: tuple[int, int], side: int, pt: tuple[int, int]) -> bool:
+        corner = (pt[0] - place[0], pt[1] - place[1])
+        # (row, col) offsets 0/1 are the corners at -0.5/+0.5 pitch; away is (x, y) = (col, row)
+        far_side = (corner[1] - 0.5) * away[place][0] + (corner[0] - 0.5) * away[place][1] > 0
+        return far_side and corner in SIDES[side]
+
+    def solve(k: int) -> bool:
+        steps[0] += 1
+        if k == len(pts):
+            return True
+        if steps[0] > SEARCH_STEPS:
+            return False
+        pt = pts[k]
+        near = places_at(pt)
+        if any(p in side_of and holds(p, side_of[p], pt) for p in near):
+            return solve(k + 1)
+        for p in near:
+            if p in side_of:
+                continue
+            for side in range(4):
+                if holds(p, side, pt):
+                    side_of[p] = side
+                    if solve(k + 1):
+                        return True
+                    del side_of[p]
+        return False
+
+    return solve(0)
 
 
 def place_features(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> np.ndarray:
