@@ -49,7 +49,7 @@ from controller.vision.geometry import (
 )
 
 PPP = 24  # rectified pixels per pitch
-MODEL_VERSION = 3
+MODEL_VERSION = 4
 EPS = 0.02  # added before the log so that black stays finite (and its noise small)
 DISC = 0.35  # pitches: the disc describing a place
 CORE = 0.15  # pitches: its core
@@ -166,12 +166,14 @@ def illumination(logimg: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray,
 
 @dataclass
 class _Light:
-    """The fitted light (`illumination`), which between points ((rows+1, cols+1) bools) the fit
-    rejected in some channel (what shows there is not the board under the fitted light), and
+    """The fitted light (`illumination`); `resid` ((rows+1, cols+1, 3)) the log colour of every
+    between point minus the fitted light there; `rejected` ((rows+1, cols+1) bools) the points
+    the fit rejected in some channel (what shows there is not the board under the fitted light);
     `board` (3, 3), how the bare board's log colour scatters about the fit at the points it kept."""
 
     coef: np.ndarray
     quadratic: bool
+    resid: np.ndarray
     rejected: np.ndarray
     board: np.ndarray
 
@@ -197,9 +199,11 @@ def _illumination(logimg: np.ndarray, size: tuple[int, int]) -> _Light:
             s = 1.4826 * np.median(np.abs(r)) + 0.02
             w = np.clip(1 - (r / (4.685 * s)) ** 2, 0, None) ** 2
         rejected |= w == 0
-    resid = (vals - a @ coef)[~rejected]
-    board = (np.cov(resid.T) if len(resid) > 3 else np.zeros((3, 3))) + np.eye(3) * FLOOR**2
-    return _Light(coef, quadratic, rejected.reshape(rows + 1, cols + 1), board)
+    resid = vals - a @ coef
+    kept = resid[~rejected]
+    board = (np.cov(kept.T) if len(kept) > 3 else np.zeros((3, 3))) + np.eye(3) * FLOOR**2
+    return _Light(coef, quadratic, resid.reshape(rows + 1, cols + 1, 3), rejected.reshape(rows + 1, cols + 1),
+                  board)
 
 
 @dataclass
@@ -217,37 +221,48 @@ def describe(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> D
     """The features of every place (`place_features`), and which places are hidden by something
     larger than a piece.
 
-    A piece stands on its place and mostly leaves the board visible at the between points
-    around it (the light is measured there because a piece rarely covers them). A hand, a
-    sleeve, a cup or a book covers places *and* the board between them: a place with
-    HIDDEN_AROUND of its four between points unlike the board under the fitted light (rejected
-    by the robust fit) is not read as anything. Only a piece's own footprint is forgiven: a
-    stone seen at an angle stands out of its place on the side away from the camera, and its
-    shadow falls on the side away from the light, so it can hide the between points of one side
-    of its place (`_footprints`).
+    The light at a place is the smooth fit (`illumination`) corrected by the board's own light
+    around it (`_local_light`). A piece stands on its place and mostly leaves the board visible
+    at the between points around it (the light is measured there because a piece rarely covers
+    them). A hand, a sleeve, a cup or a book covers places *and* the board between them: a place
+    with HIDDEN_AROUND of its four between points unlike the board under the fitted light
+    (rejected by the robust fit) is not read as anything. Only a piece's own footprint is
+    forgiven: a stone seen at an angle stands out of its place on the side away from the
+    camera and can hide the corner there (`_footprints`).
     """
     rows, cols = size
     logimg = _rectified_log(image, size, corners)
     light_fit = _illumination(logimg, size)
     points = LatticeGeometry(rows, cols).points()
-    light = _terms(points, size, light_fit.quadratic) @ light_fit.coef  # (N, 3)
+    local = _local_light(light_fit)
+    light = _terms(points, size, light_fit.quadratic) @ light_fit.coef + local[:, None]
     feats = _features(logimg, points, light)
-    # A place that shows something other than the bare board (a piece) may own a footprint.
-    inv = np.linalg.inv(light_fit.board)
+    # A place whose colour is unlike the bare board's (as the kept between points scatter) shows
+    # something standing on it.
     disc = feats[0, :, 0:3].astype(np.float64)
-    standing = np.sqrt(np.einsum("ni,ij,nj->n", disc, inv, disc)) > open_set_distance(3)
+    unlike = np.einsum("ni,ij,nj->n", disc, np.linalg.inv(light_fit.board), disc)
+    standing = np.sqrt(np.maximum(unlike, 0)) > open_set_distance(3)
     away = _away_from_camera(homography_from_corners(LatticeGeometry(rows, cols), corners), image.shape, points)
-    unexplained = light_fit.rejected & ~_footprints(light_fit.rejected, standing.reshape(rows, cols),
-                                                    away.reshape(rows, cols, 2))
-    r = unexplained.astype(int)
-    around = r[:-1, :-1] + r[:-1, 1:] + r[1:, :-1] + r[1:, 1:]
+    colour = (disc + local[:, None]).reshape(rows, cols, 3)  # against the smooth fit, as `resid`
+    owned = _footprints(light_fit, standing.reshape(rows, cols), colour, away.reshape(rows, cols, 2))
+    unexplained = (light_fit.rejected & ~owned).astype(int)
+    around = unexplained[:-1, :-1] + unexplained[:-1, 1:] + unexplained[1:, :-1] + unexplained[1:, 1:]
     return Described(feats, light, (around >= HIDDEN_AROUND).ravel())
 
 
-#: The sides of a place, as the corners (row, column offsets of its between points) each holds:
-#: a piece's footprint (its body seen at an angle, its shadow) lies on one side of its place.
-SIDES = (((0, 0),), ((0, 1),), ((1, 0),), ((1, 1),))
-SEARCH_STEPS = 20000  # a footprint search that takes longer is given up: its points stay unexplained
+def _local_light(light_fit: _Light) -> np.ndarray:
+    """(N,) how much brighter (log) the board is at each place than the smooth fit says: the
+    brightest of the four between points around it that the fit kept, in all channels alike.
+
+    A smooth surface cannot follow the light across a folding board's hinge, a window's edge or
+    a cast shadow, but the board at the corners of a place's cell sees the same light as the
+    place. The brightest corner, because a shadow (a neighbour's, the place's own piece's) only
+    darkens: one shadowed corner does not dim the place's light. Where the fit rejected all
+    four, the smooth fit stays.
+    """
+    level = np.where(light_fit.rejected, -np.inf, light_fit.resid.mean(axis=2))
+    brightest = np.maximum.reduce([level[:-1, :-1], level[:-1, 1:], level[1:, :-1], level[1:, 1:]])
+    return np.where(np.isfinite(brightest), brightest, 0.0).ravel()
 
 
 def _away_from_camera(h: np.ndarray, shape: tuple[int, ...], points: np.ndarray) -> np.ndarray:
@@ -280,67 +295,67 @@ def _away_from_camera(h: np.ndarray, shape: tuple[int, ...], points: np.ndarray)
     return away / np.maximum(np.linalg.norm(away, axis=1, keepdims=True), 1e-9)
 
 
-def _footprints(rejected: np.ndarray, standing: np.ndarray, away: np.ndarray) -> np.ndarray:
+def _footprints(light_fit: _Light, standing: np.ndarray, colour: np.ndarray, away: np.ndarray) -> np.ndarray:
     """Which rejected between points ((rows+1, cols+1) bools) pieces' footprints explain.
 
     The rejected points fall into groups that touch (corners of one place). A group is a set of
-    footprints when every point of it can be given to a place next to it that shows a piece
-    (`standing`), each such place taking the points of one side of its own square at most (one
-    direction per piece: away from the camera, or away from the light). An object over the board
-    hides the points around the places it covers on every side: k places of it can own at most
-    2k points of the 2k + 2 or more it hides, so its group stays unexplained.
+    footprints when every point of it can be given to its own place next to it that shows a
+    piece (`standing`), a corner of that place's cell on the side away from the camera (`away`,
+    (rows, cols, 2) as x, y): a piece seen at an angle covers the corner behind it, and one
+    piece covers one corner. An object over the board hides the corners around the places it
+    covers on every side, more of them than the places under it, so its group stays unexplained.
+    Whether a group can be given out so is a bipartite matching (points to places), found by
+    augmenting paths.
     """
+    rejected = light_fit.rejected
     rows, cols = standing.shape
     explained = np.zeros_like(rejected)
+    board_inv = np.linalg.inv(light_fit.board)
     count, groups = cv2.connectedComponents(rejected.astype(np.uint8), connectivity=8)
     for g in range(1, count):
-        pts = [tuple(p) for p in np.argwhere(groups == g)]
-        if _owned(pts, standing, away):
+        pts = [(int(i), int(j)) for i, j in np.argwhere(groups == g)]
+        owners = []
+        for i, j in pts:
+            near = []
+            for r, c in ((i - 1, j - 1), (i - 1, j), (i, j - 1), (i, j)):
+                # (j - c - 0.5, i - r - 0.5): the corner's offset (x, y) from the place's point
+                if (0 <= r < rows and 0 <= c < cols and standing[r, c]
+                        and (j - c - 0.5) * away[r, c, 0] + (i - r - 0.5) * away[r, c, 1] > 0
+                        and _part_of(light_fit.resid[i, j], colour[r, c], board_inv)):
+                    near.append((r, c))
+            owners.append(near)
+        if _every_point_owned(owners):
             for p in pts:
                 explained[p] = True
     return explained
 
 
-def _owned(pts: list[tuple[int, int]], standing: np.ndarray, away: np.ndarray) -> bool:
-    """Whether every between point of `pts` can be owned (see `_footprints`): a depth-first
-    search over which side each adjacent standing place takes."""
-    rows, cols = standing.shape
-    side_of: dict[tuple[int, int], int] = {}
-    steps = [0]
+def _part_of(seen: np.ndarray, piece: np.ndarray, board_inv: np.ndarray) -> bool:
+    """Whether a between point's log colour `seen` (against the fitted light) is the board partly
+    covered by a piece of log colour `piece`: light mixes linearly, so a share a of the point
+    shows the piece and 1 - a the board, in every channel the same share; the point is that
+    mixture if one share brings it within the open-set distance of the board's scatter."""
+    share = np.linspace(0.1, 1.0, 10)[:, None]
+    mixed = np.log(np.maximum(1 - share + share * np.exp(piece)[None, :], 1e-6))  # (shares, 3)
+    d = seen[None, :] - mixed
+    return bool(np.einsum("si,ij,sj->s", d, board_inv, d).min() <= open_set_distance(3) ** 2)
 
-    def places_at(pt: tuple[int, int]) -> list[tuple[int, int]]:
-        i, j = pt
-        return [(r, c) for r, c in ((i - 1, j - 1), (i - 1, j), (i, j - 1), (i, j))
-                if 0 <= r < rows and 0 <= c < cols and standing[r, c]]
 
-    def holds(place: tuple[int, int], side: int, pt: tuple[int, int]) -> bool:
-        corner = (pt[0] - place[0], pt[1] - place[1])
-        # (row, col) offsets 0/1 are the corners at -0.5/+0.5 pitch; away is (x, y) = (col, row)
-        far_side = (corner[1] - 0.5) * away[place][0] + (corner[0] - 0.5) * away[place][1] > 0
-        return far_side and corner in SIDES[side]
+def _every_point_owned(owners: list[list[tuple[int, int]]]) -> bool:
+    """Whether every point can get its own owner from its list (Kuhn's augmenting paths)."""
+    owner_of: dict[tuple[int, int], int] = {}
 
-    def solve(k: int) -> bool:
-        steps[0] += 1
-        if k == len(pts):
-            return True
-        if steps[0] > SEARCH_STEPS:
-            return False
-        pt = pts[k]
-        near = places_at(pt)
-        if any(p in side_of and holds(p, side_of[p], pt) for p in near):
-            return solve(k + 1)
-        for p in near:
-            if p in side_of:
+    def place(k: int, seen: set) -> bool:
+        for o in owners[k]:
+            if o in seen:
                 continue
-            for side in range(4):
-                if holds(p, side, pt):
-                    side_of[p] = side
-                    if solve(k + 1):
-                        return True
-                    del side_of[p]
+            seen.add(o)
+            if o not in owner_of or place(owner_of[o], seen):
+                owner_of[o] = k
+                return True
         return False
 
-    return solve(0)
+    return all(place(k, set()) for k in range(len(owners)))
 
 
 def place_features(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> np.ndarray:
@@ -423,8 +438,28 @@ class LatticeModel:
     def distances(self, feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(N, looks) distance of every place to every look at the sample position that fits
         that look best, and (N, looks) which position that was."""
-        d = np.stack([self.classes.distances(f) for f in feats])  # (shifts, N, looks)
+        d = np.stack([self._shaded(f) for f in feats])  # (shifts, N, looks)
         return d.min(axis=0), d.argmin(axis=0)
+
+    def _shaded(self, feats: np.ndarray) -> np.ndarray:
+        """(N, looks) Mahalanobis distances of one sample position (F features per place), each
+        place allowed to lie in a shadow the light fit missed.
+
+        A neighbouring piece's shadow dims a place's light, and so lowers every log feature by
+        the same amount s < 0 (a shadow only darkens). With s a nuisance of Gaussian prior
+        N(0, FLOOR^2) (the light the smooth fit misses, see FLOOR), the distance is the least
+        over s <= 0 of (x - s 1)' S^-1 (x - s 1) + s^2 / FLOOR^2, in closed form. A brighter
+        place gets no allowance; a place darker than a look in some features and not others
+        little: only the common part is a shadow.
+        """
+        c = self.classes
+        d2 = c.distances(feats) ** 2
+        x = feats[:, None, :] - c.means[None]
+        u = c.inv @ np.ones(N_FEATURES)  # (looks, F)
+        a = u.sum(axis=1)  # (looks,)
+        b = np.einsum("nkf,kf->nk", x, u)
+        s = np.minimum(b / (a + 1 / FLOOR**2), 0.0)
+        return np.sqrt(np.maximum(d2 - 2 * s * b + s * s * (a + 1 / FLOOR**2), 0.0))
 
     def read(self, feats: np.ndarray, hidden: np.ndarray | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
         """Each place's label, whether it is sure and a confidence in [0, 1], from (shifts, N, F)
@@ -445,8 +480,9 @@ class LatticeModel:
         """As `read`, with why each place is unsure instead of whether it is sure: "" (sure),
         "hidden" (the board hidden around it), "far" (beyond the open-set distance of every
         look), "margin" (too near a look of another label), "pair" (not past the margin that
-        label pair needs, see `_held_out_margins`) or "picture" (the model does not explain
-        the picture)."""
+        label pair needs, see `_held_out_margins`), "between" (its piece stands between it and
+        the next place, see `_between`) or "picture" (the model does not explain the
+        picture)."""
         dec, dist = self.decide(feats)
         visible = np.ones(len(dec.sure), bool) if hidden is None else ~np.asarray(hidden, bool)
         why = np.full(len(dec.sure), "", object)
@@ -457,10 +493,36 @@ class LatticeModel:
         why[~dec.sure] = "pair"
         why[~dec.sure & (plain < self.classes.min_margin)] = "margin"
         why[~dec.sure & (dec.distance > self.classes.max_distance)] = "far"
+        why[(why == "") & self._between(feats, dec.letters, best)] = "between"
         why[~visible] = "hidden"
         if (why == "").sum() < MIN_EXPLAINED * visible.sum():
             why[why == ""] = "picture"
         return dec.letters, [str(w) for w in why], dec.confidence
+
+    def _between(self, feats: np.ndarray, letters: list[str], best: np.ndarray) -> np.ndarray:
+        """(N,) places whose piece stands between them and the next place: each of the two shows
+        the label only in its sample moved towards the other (at its own point the look is
+        beyond the open-set distance), and both read it. One piece seen from two places; which
+        of them it stands on is not known.
+
+        The moved samples absorb a piece a little off its point, or seen displaced at an angle
+        (then it is seen from its place only, towards the far side).
+        """
+        rows, cols = self.size
+        feats = np.asarray(feats, np.float64)
+        if feats.ndim == 2 or len(feats) != len(SHIFTS):
+            return np.zeros(len(letters), bool)
+        n = np.arange(len(letters))
+        chosen = np.stack([self._shaded(f)[n, best] for f in feats])  # (shifts, N)
+        off_point = chosen[0] > self.classes.max_distance
+        step = np.rint(SHIFTS[chosen.argmin(axis=0)] / SHIFT).astype(int)  # (N, 2) as (dx, dy)
+        r, c = np.divmod(n, cols)
+        rr, cc = r + step[:, 1], c + step[:, 0]
+        inside = (rr >= 0) & (rr < rows) & (cc >= 0) & (cc < cols)
+        other = np.where(inside, rr * cols + cc, n)
+        label = np.array(letters, object)
+        towards = off_point & (other != n)
+        return towards & towards[other] & (other[other] == n) & (label[other] == label)
 
     def decide(self, feats: np.ndarray) -> tuple[Decision, np.ndarray]:
         """The classifier's decision for every place and the (N, looks) distances it was made on.
