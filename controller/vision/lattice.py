@@ -244,8 +244,9 @@ def describe(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> D
     standing = np.sqrt(np.maximum(unlike, 0)) > open_set_distance(3)
     away = _away_from_camera(homography_from_corners(LatticeGeometry(rows, cols), corners), image.shape, points)
     colour = (disc + local[:, None]).reshape(rows, cols, 3)  # against the smooth fit, as `resid`
-    owned = _footprints(light_fit, standing.reshape(rows, cols), colour, away.reshape(rows, cols, 2))
-    unexplained = (light_fit.rejected & ~owned).astype(int)
+    covered = light_fit.rejected & ~_shadowed(light_fit)
+    owned = _footprints(covered, light_fit, standing.reshape(rows, cols), colour, away.reshape(rows, cols, 2))
+    unexplained = (covered & ~owned).astype(int)
     around = unexplained[:-1, :-1] + unexplained[:-1, 1:] + unexplained[1:, :-1] + unexplained[1:, 1:]
     return Described(feats, light, (around >= HIDDEN_AROUND).ravel())
 
@@ -295,7 +296,22 @@ def _away_from_camera(h: np.ndarray, shape: tuple[int, ...], points: np.ndarray)
     return away / np.maximum(np.linalg.norm(away, axis=1, keepdims=True), 1e-9)
 
 
-def _footprints(light_fit: _Light, standing: np.ndarray, colour: np.ndarray, away: np.ndarray) -> np.ndarray:
+def _shadowed(light_fit: _Light) -> np.ndarray:
+    """(rows+1, cols+1) between points that show the board in a shadow: darker than the fitted
+    light by the same amount in every channel, up to the board's own scatter (the least, over a
+    darkening s <= 0, of the Mahalanobis distance of resid - s within the open-set distance).
+    A shadow takes light away and leaves the board's colour; what covers the board has a colour
+    of its own."""
+    inv = np.linalg.inv(light_fit.board)
+    x = light_fit.resid
+    u = inv.sum(axis=1)  # inv @ 1
+    s = np.minimum(x @ u / u.sum(), 0.0)  # the best darkening
+    d = x - s[..., None]
+    return np.einsum("...i,ij,...j->...", d, inv, d) <= open_set_distance(3) ** 2
+
+
+def _footprints(rejected: np.ndarray, light_fit: _Light, standing: np.ndarray, colour: np.ndarray,
+                away: np.ndarray) -> np.ndarray:
     """Which rejected between points ((rows+1, cols+1) bools) pieces' footprints explain.
 
     The rejected points fall into groups that touch (corners of one place). A group is a set of
@@ -307,7 +323,6 @@ def _footprints(light_fit: _Light, standing: np.ndarray, colour: np.ndarray, awa
     Whether a group can be given out so is a bipartite matching (points to places), found by
     augmenting paths.
     """
-    rejected = light_fit.rejected
     rows, cols = standing.shape
     explained = np.zeros_like(rejected)
     board_inv = np.linalg.inv(light_fit.board)
