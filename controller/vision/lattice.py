@@ -316,10 +316,11 @@ def _footprints(rejected: np.ndarray, light_fit: _Light, standing: np.ndarray, c
 
     The rejected points fall into groups that touch (corners of one place). A group is a set of
     footprints when every point of it can be given to its own place next to it that shows a
-    piece (`standing`), a corner of that place's cell on the side away from the camera (`away`,
-    (rows, cols, 2) as x, y): a piece seen at an angle covers the corner behind it, and one
-    piece covers one corner. An object over the board hides the corners around the places it
-    covers on every side, more of them than the places under it, so its group stays unexplained.
+    piece (`standing`) whose colour the point shows mixed with the board's (`_part_of`), a corner
+    of that place's cell on the side away from the camera (`away`, (rows, cols, 2) as x, y): a
+    piece seen at an angle covers the corner behind it, and one piece covers one corner. An
+    object over the board hides the corners around the places it covers on every side, more of
+    them than the places under it, or all four corners of a cell: its group stays unexplained.
     Whether a group can be given out so is a bipartite matching (points to places), found by
     augmenting paths.
     """
@@ -327,7 +328,13 @@ def _footprints(rejected: np.ndarray, light_fit: _Light, standing: np.ndarray, c
     explained = np.zeros_like(rejected)
     board_inv = np.linalg.inv(light_fit.board)
     count, groups = cv2.connectedComponents(rejected.astype(np.uint8), connectivity=8)
+    # A cell whose four corners are all covered is under something: a piece leans out of its
+    # cell on one side, and pieces leaning into one cell from every side are not how pieces stand.
+    inside = rejected[:-1, :-1] & rejected[:-1, 1:] & rejected[1:, :-1] & rejected[1:, 1:]
+    enclosing = set(groups[:-1, :-1][inside].tolist())
     for g in range(1, count):
+        if g in enclosing:
+            continue
         pts = [(int(i), int(j)) for i, j in np.argwhere(groups == g)]
         owners = []
         for i, j in pts:
