@@ -10,8 +10,11 @@ illumination*:
   from the places (the centres of the cells' corners), which a piece rarely covers: a smooth
   low-order surface is fitted, robustly and per colour channel, to their log colour. It holds
   exposure, colour cast (a grey-world estimate over the board's own material), gradient and
-  vignetting, all of which multiply each channel and so add in log space.
-* A place is the log colour of a disc of 0.35 pitch around its point minus that surface: the
+  vignetting, all of which multiply each channel and so add in log space. What a smooth surface
+  cannot follow (a folding board's hinge, a window's edge) the board at the four corners of a
+  place's cell shows: the brightest of them lifts or lowers the place's light alike in every
+  channel (the brightest, since a neighbour's shadow only darkens).
+* A place is the log colour of a disc of 0.35 pitch around its point minus that light: the
   median per channel over the disc and over its core, and the 20th and 80th lightness
   percentiles (how uneven it is: a stone against crossing grid lines). Medians ignore a
   highlight, the grain and a piece's shaded rim.
@@ -22,9 +25,13 @@ illumination*:
   Gaussian looks (light and dark empty squares are two looks of one label), a place takes the
   nearest look by Mahalanobis distance, and it is sure only within the open-set distance of
   that look and clearly nearer to it than to any other label (more clearly for a pair of labels
-  that a cross-validation of the learning places found confusable). The global offset that the surely
-  read places still show is removed and the board read again. A place where the board is hidden
-  around it (a hand, a sleeve, a cup) is never sure, and neither is any place of a picture whose
+  that a cross-validation of the learning places found confusable). A place may lie in a
+  neighbouring piece's shadow, which lowers all its log features alike: that darkening is a
+  nuisance with a prior (`LatticeModel._shaded`). The global offset that the surely read places
+  still show is removed and the board read again. A place where the board is hidden around it (a
+  hand, a sleeve, a cup: not a shadow, not a piece's own footprint on the side away from the
+  camera, see `describe`) is never sure, nor is a piece seen from two places between them, and
+  neither is any place of a picture whose
   visible places are mostly unsure (a board or pieces unlike the learned ones: the model does not
   describe that picture). The command lists unsure places on stderr.
 """
@@ -441,7 +448,7 @@ class LatticeModel:
         if version != MODEL_VERSION:
             raise RefereeError(
                 f"{path} is a lattice model of version {version}, but this referee reads version "
-                f"{MODEL_VERSION} (one Gaussian per look, read with the games' classifier); learn it "
+                f"{MODEL_VERSION} (places measured against the light at their own cell's corners); learn it "
                 f"again with 'referee lattice learn'")
         try:
             size = (int(data["size"][0]), int(data["size"][1]))
