@@ -10,8 +10,11 @@ illumination*:
   from the places (the centres of the cells' corners), which a piece rarely covers: a smooth
   low-order surface is fitted, robustly and per colour channel, to their log colour. It holds
   exposure, colour cast (a grey-world estimate over the board's own material), gradient and
-  vignetting, all of which multiply each channel and so add in log space.
-* A place is the log colour of a disc of 0.35 pitch around its point minus that surface: the
+  vignetting, all of which multiply each channel and so add in log space. What a smooth surface
+  cannot follow (a folding board's hinge, a window's edge) the board at the four corners of a
+  place's cell shows: the brightest of them lifts or lowers the place's light alike in every
+  channel (the brightest, since a neighbour's shadow only darkens).
+* A place is the log colour of a disc of 0.35 pitch around its point minus that light: the
   median per channel over the disc and over its core, and the 20th and 80th lightness
   percentiles (how uneven it is: a stone against crossing grid lines). Medians ignore a
   highlight, the grain and a piece's shaded rim.
@@ -22,13 +25,17 @@ illumination*:
   Gaussian looks (light and dark empty squares are two looks of one label), a place takes the
   nearest look by Mahalanobis distance, and it is sure only within the open-set distance of
   that look and clearly nearer to it than to any other label (more clearly for a pair of labels
-  that a cross-validation of the learning places found confusable). The global offset that the surely
-  read places still show is removed and the board read again. Then the looks follow the picture:
-  another board or camera renders a label otherwise (brighter white stones, less shaded black
-  ones), the same for every place of that label, so each look's mean moves to the places read
-  surely as it there, and the picture is read again (`LatticeModel.decide_picture`, with the
-  rules that keep this from inventing readings). A place where the board is hidden
-  around it (a hand, a sleeve, a cup) is never sure, and neither is any place of a picture whose
+  that a cross-validation of the learning places found confusable). A place may lie in a
+  neighbouring piece's shadow, which lowers all its log features alike: that darkening is a
+  nuisance with a prior (`LatticeModel._shaded`). The global offset that the surely read places
+  still show is removed and the board read again. Then the looks follow the picture: another
+  board or camera renders a label otherwise (brighter white stones, less shaded black ones), the
+  same for every place of that label, so each look's mean moves to the places read surely as it
+  there, and the picture is read again (`LatticeModel.decide_picture`, with the rules that keep
+  this from inventing readings). A place where the board is hidden around it (a hand, a sleeve,
+  a cup: not a shadow, not a piece's own footprint on the side away from the camera, see
+  `describe`) is never sure, nor is a piece seen from two places between them, and neither is
+  any place of a picture whose
   visible places are mostly unsure (a board or pieces unlike the learned ones: the model does not
   describe that picture). The command lists unsure places on stderr.
 """
@@ -43,7 +50,7 @@ import cv2
 import numpy as np
 
 from controller.errors import ConfigError, FormatError, RefereeError
-from controller.vision.classify import ClassModel, Decision
+from controller.vision.classify import ClassModel, Decision, open_set_distance
 from controller.vision.features import PatchSampler, Rectifier, ring_offsets
 from controller.vision.geometry import (
     CornersError,
@@ -53,7 +60,7 @@ from controller.vision.geometry import (
 )
 
 PPP = 24  # rectified pixels per pitch
-MODEL_VERSION = 3
+MODEL_VERSION = 4
 EPS = 0.02  # added before the log so that black stays finite (and its noise small)
 DISC = 0.35  # pitches: the disc describing a place
 CORE = 0.15  # pitches: its core
@@ -165,13 +172,25 @@ def _terms(pts: np.ndarray, size: tuple[int, int], quadratic: bool) -> np.ndarra
 def illumination(logimg: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, bool]:
     """Per channel, coefficients of a smooth log-light surface over the lattice, fitted robustly
     (Tukey-weighted) to the between points; quadratic when there are enough of them."""
-    coef, quadratic, _ = _illumination(logimg, size)
-    return coef, quadratic
+    light = _illumination(logimg, size)
+    return light.coef, light.quadratic
 
 
-def _illumination(logimg: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, bool, np.ndarray]:
-    """`illumination`, and which between points ((rows+1, cols+1) bools) the fit rejected in
-    some channel: what shows there is not the board under the fitted light."""
+@dataclass
+class _Light:
+    """The fitted light (`illumination`); `resid` ((rows+1, cols+1, 3)) the log colour of every
+    between point minus the fitted light there; `rejected` ((rows+1, cols+1) bools) the points
+    the fit rejected in some channel (what shows there is not the board under the fitted light);
+    `board` (3, 3), how the bare board's log colour scatters about the fit at the points it kept."""
+
+    coef: np.ndarray
+    quadratic: bool
+    resid: np.ndarray
+    rejected: np.ndarray
+    board: np.ndarray
+
+
+def _illumination(logimg: np.ndarray, size: tuple[int, int]) -> _Light:
     rows, cols = size
     ys, xs = np.mgrid[0 : rows + 1, 0 : cols + 1]
     pts = np.stack([xs.ravel() - 0.5, ys.ravel() - 0.5], axis=1).astype(np.float64)
@@ -192,14 +211,18 @@ def _illumination(logimg: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray
             s = 1.4826 * np.median(np.abs(r)) + 0.02
             w = np.clip(1 - (r / (4.685 * s)) ** 2, 0, None) ** 2
         rejected |= w == 0
-    return coef, quadratic, rejected.reshape(rows + 1, cols + 1)
+    resid = vals - a @ coef
+    kept = resid[~rejected]
+    board = (np.cov(kept.T) if len(kept) > 3 else np.zeros((3, 3))) + np.eye(3) * FLOOR**2
+    return _Light(coef, quadratic, resid.reshape(rows + 1, cols + 1, 3), rejected.reshape(rows + 1, cols + 1),
+                  board)
 
 
 @dataclass
 class Described:
     """What a picture shows at every place: `feats` (shifts, N, N_FEATURES) relative to the
-    light, `light` (N, 3) the log light there, `hidden` (N,) whether the board is hidden at
-    HIDDEN_AROUND of the four between points around the place (see `describe`)."""
+    light, `light` (N, 3) the log light there, `hidden` (N,) whether the board is hidden around
+    the place by something larger than a piece (see `describe`)."""
 
     feats: np.ndarray
     light: np.ndarray
@@ -210,21 +233,163 @@ def describe(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> D
     """The features of every place (`place_features`), and which places are hidden by something
     larger than a piece.
 
-    A piece stands on its place and leaves the board visible at the between points around it
-    (the light is measured there because a piece rarely covers them). A hand, a sleeve, a cup
-    or a book covers places *and* the board between them: a place with HIDDEN_AROUND of its four
-    between points unlike the board under the fitted light (rejected by the robust fit) is not
-    read as anything. Stones seen at an angle, and their shadows, sometimes hide two as well:
-    such a stone is then unsure, not wrong (about 1% of the places of the shared photographs).
+    The light at a place is the smooth fit (`illumination`) corrected by the board's own light
+    around it (`_local_light`). A piece stands on its place and mostly leaves the board visible
+    at the between points around it (the light is measured there because a piece rarely covers
+    them). A hand, a sleeve, a cup or a book covers places *and* the board between them: a place
+    with HIDDEN_AROUND of its four between points unlike the board under the fitted light
+    (rejected by the robust fit) is not read as anything. Only a piece's own footprint is
+    forgiven: a stone seen at an angle stands out of its place on the side away from the
+    camera and can hide the corner there (`_footprints`).
     """
     rows, cols = size
     logimg = _rectified_log(image, size, corners)
-    coef, quadratic, rejected = _illumination(logimg, size)
+    light_fit = _illumination(logimg, size)
     points = LatticeGeometry(rows, cols).points()
-    light = _terms(points, size, quadratic) @ coef  # (N, 3)
-    around = rejected[:-1, :-1].astype(int) + rejected[:-1, 1:] + rejected[1:, :-1] + rejected[1:, 1:]
-    hidden = around >= HIDDEN_AROUND
-    return Described(_features(logimg, points, light), light, hidden.ravel())
+    local = _local_light(light_fit)
+    light = _terms(points, size, light_fit.quadratic) @ light_fit.coef + local[:, None]
+    feats = _features(logimg, points, light)
+    # A place whose colour is unlike the bare board's (as the kept between points scatter) shows
+    # something standing on it.
+    disc = feats[0, :, 0:3].astype(np.float64)
+    unlike = np.einsum("ni,ij,nj->n", disc, np.linalg.inv(light_fit.board), disc)
+    standing = np.sqrt(np.maximum(unlike, 0)) > open_set_distance(3)
+    away = _away_from_camera(homography_from_corners(LatticeGeometry(rows, cols), corners), image.shape, points)
+    colour = (disc + local[:, None]).reshape(rows, cols, 3)  # against the smooth fit, as `resid`
+    covered = light_fit.rejected & ~_shadowed(light_fit)
+    owned = _footprints(covered, light_fit, standing.reshape(rows, cols), colour, away.reshape(rows, cols, 2))
+    unexplained = (covered & ~owned).astype(int)
+    around = unexplained[:-1, :-1] + unexplained[:-1, 1:] + unexplained[1:, :-1] + unexplained[1:, 1:]
+    return Described(feats, light, (around >= HIDDEN_AROUND).ravel())
+
+
+def _local_light(light_fit: _Light) -> np.ndarray:
+    """(N,) how much brighter (log) the board is at each place than the smooth fit says: the
+    brightest of the four between points around it that the fit kept, in all channels alike.
+
+    A smooth surface cannot follow the light across a folding board's hinge, a window's edge or
+    a cast shadow, but the board at the corners of a place's cell sees the same light as the
+    place. The brightest corner, because a shadow (a neighbour's, the place's own piece's) only
+    darkens: one shadowed corner does not dim the place's light. Where the fit rejected all
+    four, the smooth fit stays.
+    """
+    level = np.where(light_fit.rejected, -np.inf, light_fit.resid.mean(axis=2))
+    brightest = np.maximum.reduce([level[:-1, :-1], level[:-1, 1:], level[1:, :-1], level[1:, 1:]])
+    return np.where(np.isfinite(brightest), brightest, 0.0).ravel()
+
+
+def _away_from_camera(h: np.ndarray, shape: tuple[int, ...], points: np.ndarray) -> np.ndarray:
+    """(N, 2) the direction on the board, at every lattice point, in which what stands on it is
+    seen displaced: away from the point of the board under the camera.
+
+    The board-to-image homography of a pinhole camera with square pixels and its principal point
+    at the picture's centre is K [r1 r2 t]: the two columns' orthogonality and equal length give
+    the focal length, then the camera's position over the board (the textbook calibration from
+    one view of a plane). Seen from nearly straight above, that is ill-posed, but the point under
+    the camera is then the one the picture's centre shows, which is used instead.
+    """
+    centre = np.array([[1.0, 0.0, -shape[1] / 2], [0.0, 1.0, -shape[0] / 2], [0.0, 0.0, 1.0]])
+    hc = centre @ h
+    h1, h2 = hc[:, 0], hc[:, 1]
+    a = np.array([h1[0] * h2[0] + h1[1] * h2[1], h1[0] ** 2 + h1[1] ** 2 - h2[0] ** 2 - h2[1] ** 2])
+    b = np.array([h1[2] * h2[2], h1[2] ** 2 - h2[2] ** 2])
+    inv_f2 = -float(a @ b) / max(float(a @ a), 1e-300)
+    foot = None
+    if inv_f2 > 0:
+        m = np.diag([np.sqrt(inv_f2), np.sqrt(inv_f2), 1.0]) @ hc
+        scale = (np.linalg.norm(m[:, 0]) + np.linalg.norm(m[:, 1])) / 2
+        r1, r2, t = m[:, 0] / scale, m[:, 1] / scale, m[:, 2] / scale
+        rot = np.stack([r1, r2, np.cross(r1, r2)], axis=1)
+        foot = (-rot.T @ t)[:2]
+    if foot is None or not np.all(np.isfinite(foot)):
+        under = np.linalg.solve(h, [shape[1] / 2, shape[0] / 2, 1.0])
+        foot = under[:2] / under[2]
+    away = points - foot
+    return away / np.maximum(np.linalg.norm(away, axis=1, keepdims=True), 1e-9)
+
+
+def _shadowed(light_fit: _Light) -> np.ndarray:
+    """(rows+1, cols+1) between points that show the board in a shadow: darker than the fitted
+    light by the same amount in every channel, up to the board's own scatter (the least, over a
+    darkening s <= 0, of the Mahalanobis distance of resid - s within the open-set distance).
+    A shadow takes light away and leaves the board's colour; what covers the board has a colour
+    of its own."""
+    inv = np.linalg.inv(light_fit.board)
+    x = light_fit.resid
+    u = inv.sum(axis=1)  # inv @ 1
+    s = np.minimum(x @ u / u.sum(), 0.0)  # the best darkening
+    d = x - s[..., None]
+    return np.einsum("...i,ij,...j->...", d, inv, d) <= open_set_distance(3) ** 2
+
+
+def _footprints(rejected: np.ndarray, light_fit: _Light, standing: np.ndarray, colour: np.ndarray,
+                away: np.ndarray) -> np.ndarray:
+    """Which rejected between points ((rows+1, cols+1) bools) pieces' footprints explain.
+
+    The rejected points fall into groups that touch (corners of one place). A group is a set of
+    footprints when every point of it can be given to its own place next to it that shows a
+    piece (`standing`) whose colour the point shows mixed with the board's (`_part_of`), a corner
+    of that place's cell on the side away from the camera (`away`, (rows, cols, 2) as x, y): a
+    piece seen at an angle covers the corner behind it, and one piece covers one corner. An
+    object over the board hides the corners around the places it covers on every side, more of
+    them than the places under it, or all four corners of a cell: its group stays unexplained.
+    Whether a group can be given out so is a bipartite matching (points to places), found by
+    augmenting paths.
+    """
+    rows, cols = standing.shape
+    explained = np.zeros_like(rejected)
+    board_inv = np.linalg.inv(light_fit.board)
+    count, groups = cv2.connectedComponents(rejected.astype(np.uint8), connectivity=8)
+    # A cell whose four corners are all covered is under something: a piece leans out of its
+    # cell on one side, and pieces leaning into one cell from every side are not how pieces stand.
+    inside = rejected[:-1, :-1] & rejected[:-1, 1:] & rejected[1:, :-1] & rejected[1:, 1:]
+    enclosing = set(groups[:-1, :-1][inside].tolist())
+    for g in range(1, count):
+        if g in enclosing:
+            continue
+        pts = [(int(i), int(j)) for i, j in np.argwhere(groups == g)]
+        owners = []
+        for i, j in pts:
+            near = []
+            for r, c in ((i - 1, j - 1), (i - 1, j), (i, j - 1), (i, j)):
+                # (j - c - 0.5, i - r - 0.5): the corner's offset (x, y) from the place's point
+                if (0 <= r < rows and 0 <= c < cols and standing[r, c]
+                        and (j - c - 0.5) * away[r, c, 0] + (i - r - 0.5) * away[r, c, 1] > 0
+                        and _part_of(light_fit.resid[i, j], colour[r, c], board_inv)):
+                    near.append((r, c))
+            owners.append(near)
+        if _every_point_owned(owners):
+            for p in pts:
+                explained[p] = True
+    return explained
+
+
+def _part_of(seen: np.ndarray, piece: np.ndarray, board_inv: np.ndarray) -> bool:
+    """Whether a between point's log colour `seen` (against the fitted light) is the board partly
+    covered by a piece of log colour `piece`: light mixes linearly, so a share a of the point
+    shows the piece and 1 - a the board, in every channel the same share; the point is that
+    mixture if one share brings it within the open-set distance of the board's scatter."""
+    share = np.linspace(0.1, 1.0, 10)[:, None]
+    mixed = np.log(np.maximum(1 - share + share * np.exp(piece)[None, :], 1e-6))  # (shares, 3)
+    d = seen[None, :] - mixed
+    return bool(np.einsum("si,ij,sj->s", d, board_inv, d).min() <= open_set_distance(3) ** 2)
+
+
+def _every_point_owned(owners: list[list[tuple[int, int]]]) -> bool:
+    """Whether every point can get its own owner from its list (Kuhn's augmenting paths)."""
+    owner_of: dict[tuple[int, int], int] = {}
+
+    def place(k: int, seen: set) -> bool:
+        for o in owners[k]:
+            if o in seen:
+                continue
+            seen.add(o)
+            if o not in owner_of or place(owner_of[o], seen):
+                owner_of[o] = k
+                return True
+        return False
+
+    return all(place(k, set()) for k in range(len(owners)))
 
 
 def place_features(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> np.ndarray:
@@ -288,7 +453,7 @@ class LatticeModel:
         if version != MODEL_VERSION:
             raise RefereeError(
                 f"{path} is a lattice model of version {version}, but this referee reads version "
-                f"{MODEL_VERSION} (one Gaussian per look, read with the games' classifier); learn it "
+                f"{MODEL_VERSION} (places measured against the light at their own cell's corners); learn it "
                 f"again with 'referee lattice learn'")
         try:
             size = (int(data["size"][0]), int(data["size"][1]))
@@ -307,8 +472,29 @@ class LatticeModel:
     def distances(self, feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(N, looks) distance of every place to every look at the sample position that fits
         that look best, and (N, looks) which position that was."""
-        d = np.stack([self.classes.distances(f) for f in feats])  # (shifts, N, looks)
+        d = np.stack([self._shaded(f) for f in feats])  # (shifts, N, looks)
         return d.min(axis=0), d.argmin(axis=0)
+
+    def _shaded(self, feats: np.ndarray, means: np.ndarray | None = None) -> np.ndarray:
+        """(N, looks) Mahalanobis distances of one sample position (F features per place), each
+        place allowed to lie in a shadow the light fit missed.
+
+        A neighbouring piece's shadow dims a place's light, and so lowers every log feature by
+        the same amount s < 0 (a shadow only darkens). With s a nuisance of Gaussian prior
+        N(0, FLOOR^2) (the light the smooth fit misses, see FLOOR), the distance is the least
+        over s <= 0 of (x - s 1)' S^-1 (x - s 1) + s^2 / FLOOR^2, in closed form. A brighter
+        place gets no allowance; a place darker than a look in some features and not others
+        little: only the common part is a shadow. `means` (looks, F) replaces the learned means
+        (the looks following a picture, see `_followed`); the spreads stay the learned ones.
+        """
+        c = self.classes
+        x = feats[:, None, :] - (c.means if means is None else means)[None]
+        d2 = np.einsum("nki,kij,nkj->nk", x, c.inv, x)
+        u = c.inv @ np.ones(N_FEATURES)  # (looks, F)
+        a = u.sum(axis=1)  # (looks,)
+        b = np.einsum("nkf,kf->nk", x, u)
+        s = np.minimum(b / (a + 1 / FLOOR**2), 0.0)
+        return np.sqrt(np.maximum(d2 - 2 * s * b + s * s * (a + 1 / FLOOR**2), 0.0))
 
     def read(self, feats: np.ndarray, hidden: np.ndarray | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
         """Each place's label, whether it is sure and a confidence in [0, 1], from (shifts, N, F)
@@ -331,7 +517,8 @@ class LatticeModel:
         look), "margin" (too near a look of another label), "pair" (not past the margin that
         label pair needs, see `_held_out_margins`, or made sure only by the looks following the
         picture while it lies towards another label's look or a neighbour's piece, see
-        `decide_picture`) or "picture" (the model does not explain the picture)."""
+        `decide_picture`), "between" (its piece stands between it and the next place, see
+        `_between`) or "picture" (the model does not explain the picture)."""
         dec, dist = self.decide_picture(feats)
         visible = np.ones(len(dec.sure), bool) if hidden is None else ~np.asarray(hidden, bool)
         why = np.full(len(dec.sure), "", object)
@@ -342,10 +529,36 @@ class LatticeModel:
         why[~dec.sure] = "pair"
         why[~dec.sure & (plain < self.classes.min_margin)] = "margin"
         why[~dec.sure & (dec.distance > self.classes.max_distance)] = "far"
+        why[(why == "") & self._between(feats, dec.letters, best)] = "between"
         why[~visible] = "hidden"
         if (why == "").sum() < MIN_EXPLAINED * visible.sum():
             why[why == ""] = "picture"
         return dec.letters, [str(w) for w in why], dec.confidence
+
+    def _between(self, feats: np.ndarray, letters: list[str], best: np.ndarray) -> np.ndarray:
+        """(N,) places whose piece stands between them and the next place: each of the two shows
+        the label only in its sample moved towards the other (at its own point the look is
+        beyond the open-set distance), and both read it. One piece seen from two places; which
+        of them it stands on is not known.
+
+        The moved samples absorb a piece a little off its point, or seen displaced at an angle
+        (then it is seen from its place only, towards the far side).
+        """
+        rows, cols = self.size
+        feats = np.asarray(feats, np.float64)
+        if feats.ndim == 2 or len(feats) != len(SHIFTS):
+            return np.zeros(len(letters), bool)
+        n = np.arange(len(letters))
+        chosen = np.stack([self._shaded(f)[n, best] for f in feats])  # (shifts, N)
+        off_point = chosen[0] > self.classes.max_distance
+        step = np.rint(SHIFTS[chosen.argmin(axis=0)] / SHIFT).astype(int)  # (N, 2) as (dx, dy)
+        r, c = np.divmod(n, cols)
+        rr, cc = r + step[:, 1], c + step[:, 0]
+        inside = (rr >= 0) & (rr < rows) & (cc >= 0) & (cc < cols)
+        other = np.where(inside, rr * cols + cc, n)
+        label = np.array(letters, object)
+        towards = off_point & (other != n)
+        return towards & towards[other] & (other[other] == n) & (label[other] == label)
 
     def decide(self, feats: np.ndarray) -> tuple[Decision, np.ndarray]:
         """The classifier's decision for every place and the (N, looks) distances it was made on.
@@ -445,11 +658,9 @@ class LatticeModel:
         return out
 
     def _distances_to(self, feats: np.ndarray, means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """As `distances`, to looks of the learned spreads centred at `means` (looks, F)."""
-        x = feats.reshape(-1, feats.shape[2])
-        roots = np.linalg.cholesky(self.classes.inv)  # inv = L L^T, so the distance is |(x - mean) L|
-        d = np.stack([np.linalg.norm((x - m) @ r, axis=1) for m, r in zip(means, roots)], axis=1)
-        d = d.reshape(feats.shape[0], feats.shape[1], len(means))
+        """As `distances` (the same shadow allowance), to looks of the learned spreads centred
+        at `means` (looks, F)."""
+        d = np.stack([self._shaded(f, means) for f in feats])  # (shifts, N, looks)
         return d.min(axis=0), d.argmin(axis=0)
 
     def _followed(self, feats: np.ndarray, dec: Decision,
