@@ -679,7 +679,7 @@ def _centred(frame: np.ndarray, h: np.ndarray, centres: np.ndarray, white: np.nd
         planes = _sample_planes(frame, h, centres, _POINTS)
         if white is not None:
             white = _print_white(planes[0] + planes[1] + planes[2], centres, white)
-    ink, _, _ = _normalise_planes(planes, white)
+    ink = _ink(planes, white, SUPPORT)[0] * SUPPORT  # only the ink says where the centre is
     centres = centres + ink_centre(ink)
     return _normalise_planes(_sample_planes(frame, h, centres), white), centres, white
 
