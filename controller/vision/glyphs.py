@@ -40,6 +40,7 @@ from functools import lru_cache
 
 import cv2
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from controller.errors import ConfigError
 
@@ -233,7 +234,9 @@ def _normalise_planes(planes: list[np.ndarray], white: np.ndarray | None = None
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """`normalise` on (N, K) colour planes."""
     ink, usable, contrast = _ink(planes, white, SUPPORT)
-    return ink * SUPPORT, usable * SUPPORT, contrast
+    ink *= SUPPORT
+    usable *= SUPPORT
+    return ink, usable, contrast
 
 
 def _dilate_rows(marks: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -253,7 +256,8 @@ def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray
     """(ink, usable, contrast) of (N, side*side) colour planes, the tile's statistics taken over
     `disc`. Every step is an elementwise or row operation on whole planes (no per-tile loop, no
     small batched matrix products, which numpy runs slowly) but the censored model of the few
-    clipped pixels.
+    clipped pixels. This runs twice per tile on every cold read, so its arithmetic is written
+    in place where that saves a pass over the planes (same operations, same order, same result).
 
     The brightness reading projects each pixel on the main colour axis of the glare-free pixels;
     the chroma reading places each pixel's chroma between the tile's and the print's. Where glare
@@ -261,16 +265,20 @@ def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray
     noisy, and is kept unless it exceeds the chroma reading by more than `CHROMA_SLACK`."""
     b, g, r = planes
     n = len(b)
-    bright = b + g + r
     glare = np.minimum(np.minimum(b, g), r) >= SATURATED
     if white is not None:
         white = np.asarray(white, np.float32)
+        bright = b + g
+        bright += r
         glare |= bright > GLARE_OVER_WHITE * white.sum(axis=1)[:, None]
     glared = np.zeros(b.shape, np.float32)  # glare and a rim around it
+    lit = np.empty(b.shape, np.float32)  # the pixels the tile's statistics come from
+    lit[:] = disc
     hit = np.flatnonzero(glare.any(axis=1))
     if len(hit):
         glared[hit] = _dilate_rows(glare, hit)
-    lit = disc * (1 - glared)  # the pixels the tile's statistics come from
+        lit[hit] = disc * (1 - glared[hit])
+    seen = lit > 0
     cnt = np.maximum(lit.sum(axis=1), 1)
     mean = [np.einsum("nk,nk->n", lit, p) / cnt for p in planes]
     centred = [p - m[:, None] for p, m in zip(planes, mean)]
@@ -285,8 +293,12 @@ def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray
     # to the tile's own darker shading, and the patch is then read inside out.
     axis = vecs[:, :, -1]
     axis = axis * np.where(axis.sum(axis=1) >= 0, 1.0, -1.0).astype(np.float32)[:, None]
-    proj = (centred[0] * axis[:, 0:1] + centred[1] * axis[:, 1:2]) + centred[2] * axis[:, 2:3]
-    ranked = np.sort(np.where(lit > 0, proj, np.float32(1e9)), axis=1)
+    proj = centred[0] * axis[:, 0:1]
+    part = masked[0]  # no longer needed: reused as scratch
+    proj += np.multiply(centred[1], axis[:, 1:2], out=part)
+    proj += np.multiply(centred[2], axis[:, 2:3], out=part)
+    ranked = np.where(seen, proj, np.float32(1e9))
+    ranked.sort(axis=1)
     m = cnt.astype(int)
     rows = np.arange(n)
 
@@ -295,24 +307,30 @@ def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray
 
     med = q(0.5)
     level = np.maximum(q(0.98) - med, 1e-3)
-    by_brightness = (proj - med[:, None]) / level[:, None]
+    by_brightness = np.subtract(proj, med[:, None], out=proj)
+    by_brightness /= level[:, None]
     tile = np.stack([mean[j] + med * axis[:, j] for j in range(3)], axis=1)  # (N, 3) colours
     print_ = tile + level[:, None] * axis  # the print as the brightness statistics see it
     # Every tile, not only those with flagged glare: a faint glare spot on a dark tile stays
     # under the brightness test and clips nothing, and only the chroma shows it is not print.
     clipped = np.maximum(np.maximum(b, g), r) >= SATURATED
     ink, usable = _glared_ink(planes, tile, print_ if white is None else white, by_brightness,
-                              lit, glared, clipped)
-    ink = np.clip(ink, 0, 1) * usable
-    return ink.astype(np.float32), usable, level.astype(np.float32)
+                              seen, glared, clipped)
+    np.clip(ink, 0, 1, out=ink)
+    if usable is None:
+        usable = np.ones_like(ink)
+    else:
+        ink *= usable
+    return ink, usable, level.astype(np.float32)
 
 
 def _glared_ink(planes: list[np.ndarray], tile: np.ndarray, paper: np.ndarray,
                 by_brightness: np.ndarray, lit: np.ndarray, glared: np.ndarray, clipped: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray]:
+                ) -> tuple[np.ndarray, np.ndarray | None]:
     """(ink, usable) of every tile, glared or not (see `_ink`): `tile` and `paper` (N, 3) are the
-    colours of each tile and of white paper there; `lit` the pixels clear of flagged glare,
-    `glared` those in or around it, `clipped` those with a clipped channel."""
+    colours of each tile and of white paper there; `lit` (bool) the pixels clear of flagged glare,
+    `glared` those in or around it, `clipped` those with a clipped channel. `usable` is None when
+    every pixel is (the usual case: no pass over the planes to say so)."""
     b, g, r = planes
     tq = tile - tile.mean(axis=1, keepdims=True)
     # The print's chroma is the white paper's: the brightness statistics, which glare can
@@ -322,16 +340,23 @@ def _glared_ink(planes: list[np.ndarray], tile: np.ndarray, paper: np.ndarray,
     # A pixel's chroma (p - grey) less the tile's, along d: since d sums to zero, the grey level
     # drops out and this is a plain projection of the pixel.
     off = (tq * d).sum(axis=1)
-    by_chroma = (b * d[:, 0:1] + g * d[:, 1:2]) + (r * d[:, 2:3] - off[:, None])
-    ink = np.where(lit > 0, np.minimum(by_brightness, by_chroma + CHROMA_SLACK), by_chroma)
-    usable = np.ones_like(ink)
+    by_chroma = b * d[:, 0:1]
+    scratch = np.multiply(g, d[:, 1:2])
+    by_chroma += scratch
+    np.multiply(r, d[:, 2:3], out=scratch)
+    scratch -= off[:, None]
+    by_chroma += scratch  # (b d0 + g d1) + (r d2 - off)
+    np.add(by_chroma, CHROMA_SLACK, out=scratch)
+    np.minimum(by_brightness, scratch, out=scratch)
+    ink = np.where(lit, scratch, by_chroma)
+    usable = None
     rows = np.flatnonzero(clipped.any(axis=1))
     tiles, pixels = np.nonzero(clipped[rows])
     tiles = rows[tiles]
     if len(tiles):
         obs = np.stack([b[tiles, pixels], g[tiles, pixels], r[tiles, pixels]], axis=1)
         level, spread, glare = _censored_ink(obs, tile[tiles], paper[tiles])
-        ink[tiles, pixels] = np.where(lit[tiles, pixels] > 0,
+        ink[tiles, pixels] = np.where(lit[tiles, pixels],
                                       np.minimum(by_brightness[tiles, pixels], level + CHROMA_SLACK),
                                       level)
         # Left out: what the model cannot read where there is glare (flagged, or needed to fit).
@@ -340,6 +365,7 @@ def _glared_ink(planes: list[np.ndarray], tile: np.ndarray, paper: np.ndarray,
                                                              | (glare > MIN_GLARE))
         bad = np.flatnonzero(unread.any(axis=1))
         if len(bad):
+            usable = np.ones_like(ink)
             usable[bad] = 1 - _dilate_rows(unread, bad)
     return ink, usable
 
@@ -545,8 +571,10 @@ class GlyphModel:
         ncc = num / den
         return ncc.reshape(len(ink), len(GLYPHS), len(ANGLES))
 
-    def decide(self, ink: np.ndarray, mask: np.ndarray, contrast: np.ndarray) -> GlyphReading:
-        full = self._scores(ink, mask)
+    def decide(self, ink: np.ndarray, mask: np.ndarray, contrast: np.ndarray,
+               scores: np.ndarray | None = None) -> GlyphReading:
+        """The glyph of each patch, sure or not; `scores` are its `_scores` when already known."""
+        full = self._scores(ink, mask) if scores is None else scores
         s = full.max(axis=2)
         order = np.argsort(-s, axis=1)
         rows = np.arange(len(s))
@@ -651,7 +679,7 @@ def _centred(frame: np.ndarray, h: np.ndarray, centres: np.ndarray, white: np.nd
         planes = _sample_planes(frame, h, centres, _POINTS)
         if white is not None:
             white = _print_white(planes[0] + planes[1] + planes[2], centres, white)
-    ink, _, _ = _normalise_planes(planes, white)
+    ink = _ink(planes, white, SUPPORT)[0] * SUPPORT  # only the ink says where the centre is
     centres = centres + ink_centre(ink)
     return _normalise_planes(_sample_planes(frame, h, centres), white), centres, white
 
@@ -667,28 +695,28 @@ def _best_shifts(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: n
     rows = np.arange(n)
     planes = _sample_planes(frame, h, centres, grid=_WIDE_GRID)
     ink, usable, contrast = _ink(planes, white, _WIDE_DISC)
-    ink, usable = ink.reshape(n, WIDE, WIDE), usable.reshape(n, WIDE, WIDE)
+    # Every shifted patch of every tile, as views (N, 2r+1, 2r+1, PATCH, PATCH) of the wide ones.
+    inks = sliding_window_view(ink.reshape(n, WIDE, WIDE), (PATCH, PATCH), axis=(1, 2))
+    masks = sliding_window_view(usable.reshape(n, WIDE, WIDE), (PATCH, PATCH), axis=(1, 2))
 
-    def cut(at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The patches of every tile at offsets `at` (S, N, 2): (S, N, K) ink and masks."""
-        pick = [(ink[i, y:y + PATCH, x:x + PATCH], usable[i, y:y + PATCH, x:x + PATCH])
-                for row in at for i, (y, x) in enumerate(row)]
-        inks = np.stack([p[0] for p in pick]).reshape(len(at), n, -1) * SUPPORT
-        return inks, np.stack([p[1] for p in pick]).reshape(len(at), n, -1) * SUPPORT
-
-    def best_of(at: np.ndarray) -> np.ndarray:
-        """(N, 2) the offset of `at` where each tile's best glyph fits best."""
-        inks, masks = cut(at)
+    def scored(at: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The patches of every tile at offsets `at` (S, N, 2): (S, N, K) ink and masks, their
+        (S, N, G, A) scores, and (N,) which of the S offsets each tile's best glyph fits best."""
+        tiles = np.broadcast_to(rows, at.shape[:2])
+        cut_ink = inks[tiles, at[..., 0], at[..., 1]].reshape(len(at), n, -1) * SUPPORT
+        cut_mask = masks[tiles, at[..., 0], at[..., 1]].reshape(len(at), n, -1) * SUPPORT
         k = len(SUPPORT)
-        best = model.scores(inks.reshape(-1, k), masks.reshape(-1, k)).max(axis=1)
-        return at[best.reshape(len(at), n).argmax(axis=0), rows]
+        full = model._scores(cut_ink.reshape(-1, k), cut_mask.reshape(-1, k))
+        best = full.max(axis=(1, 2)).reshape(len(at), n).argmax(axis=0)
+        return cut_ink, cut_mask, full.reshape(len(at), n, *full.shape[1:]), best
 
-    coarse = [(r + dy, r + dx) for dy in (-2, 0, 2) for dx in (-2, 0, 2)]
-    start = best_of(np.array([[c] * n for c in coarse]))
-    around = np.array([start + (dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1)])
-    found = best_of(np.clip(around, 0, 2 * r))
-    inks, masks = cut(found[None])
-    return model.decide(inks[0], masks[0], contrast)
+    coarse = np.array([(r + dy, r + dx) for dy in (-2, 0, 2) for dx in (-2, 0, 2)])
+    at = np.broadcast_to(coarse[:, None, :], (len(coarse), n, 2))
+    start = at[scored(at)[3], rows]
+    around = np.clip(np.array([start + (dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1)]), 0, 2 * r)
+    cut_ink, cut_mask, full, best = scored(around)
+    # The decision at the best offset reuses that offset's scores rather than computing them again.
+    return model.decide(cut_ink[best, rows], cut_mask[best, rows], contrast, full[best, rows])
 
 
 class GlyphMemory:
