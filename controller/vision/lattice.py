@@ -68,6 +68,11 @@ MIN_EXPLAINED = 0.5
 FOLDS = 10  # parts of the learning places read by the model learned without them (`_held_out_margins`)
 N_FEATURES = 8
 FOLLOW_ROUNDS = 20  # at most, of moving the looks to a picture (`LatticeModel._followed`)
+#: pitches: the corners of a place's cell (both coordinates this far from its point), whose
+#: colour a flat place's disc shares; a piece or stone standing on the point leaves them free
+FLAT_RIM = (0.3, 0.44)
+N_FLAT = 4  # flatness features (`_flatness`)
+EMPTY = "."  # the label of an empty place (notation.md)
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -204,6 +209,7 @@ class Described:
     feats: np.ndarray
     light: np.ndarray
     hidden: np.ndarray
+    flat: np.ndarray | None = None
 
 
 def describe(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> Described:
@@ -224,7 +230,7 @@ def describe(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> D
     light = _terms(points, size, quadratic) @ coef  # (N, 3)
     around = rejected[:-1, :-1].astype(int) + rejected[:-1, 1:] + rejected[1:, :-1] + rejected[1:, 1:]
     hidden = around >= HIDDEN_AROUND
-    return Described(_features(logimg, points, light), light, hidden.ravel())
+    return Described(_features(logimg, points, light), light, hidden.ravel(), _flatness(logimg, points))
 
 
 def place_features(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> np.ndarray:
@@ -251,6 +257,33 @@ def _features(logimg: np.ndarray, points: np.ndarray, light: np.ndarray) -> np.n
     return out
 
 
+def _cell_corners(inner: float, outer: float) -> np.ndarray:
+    """Pixel offsets (dy, dx) of the four corner blocks of a cell: both coordinates between
+    `inner` and `outer` pixels from its point."""
+    n = int(np.ceil(outer))
+    dy, dx = np.mgrid[-n : n + 1, -n : n + 1]
+    keep = (np.minimum(np.abs(dx), np.abs(dy)) >= inner) & (np.maximum(np.abs(dx), np.abs(dy)) <= outer)
+    return np.stack([dy[keep], dx[keep]], axis=1)
+
+
+def _flatness(logimg: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """(N, N_FLAT) how flat every place is, whatever the board: the spread of its disc's lightness
+    (80th minus 20th percentile) and its disc's median log colour minus that of the square ring
+    just inside its cell (`FLAT_RIM`).
+
+    An empty place is the flat board: one colour edge to edge, so its disc is even and has the
+    colour of its cell's rim, on a wooden board, a printed one or a Go board alike. A piece is a
+    solid: shading, highlights and a silhouette make its disc uneven or unlike the rim around it.
+    Both are differences within one place, so the light cancels and no light estimate is needed.
+    """
+    px = _to_px(points)
+    disc = PatchSampler(px, ring_offsets(0, DISC * PPP), logimg.shape[:2]).values(logimg)
+    rim = PatchSampler(px, _cell_corners(FLAT_RIM[0] * PPP, FLAT_RIM[1] * PPP), logimg.shape[:2]).values(logimg)
+    lightness = disc.mean(axis=2)
+    spread = np.percentile(lightness, 80, axis=1) - np.percentile(lightness, 20, axis=1)
+    return np.concatenate([spread[:, None], np.median(disc, axis=1) - np.median(rim, axis=1)], axis=1)
+
+
 @dataclass
 class LatticeModel:
     """The learned looks of every label: the same `ClassModel` the games read with, over the
@@ -258,6 +291,7 @@ class LatticeModel:
 
     size: tuple[int, int]
     classes: ClassModel
+    flat: ClassModel | None = None
 
     @property
     def labels(self) -> list[str]:
@@ -271,6 +305,7 @@ class LatticeModel:
             "size": list(self.size),
             "floor": [round(float(v), 7) for v in self.classes.floor],
             **self.classes.to_yaml(),
+            **({"flat": self.flat.to_yaml()} if self.flat is not None else {}),
         })
 
     @classmethod
@@ -296,13 +331,18 @@ class LatticeModel:
             if floor.shape != (N_FEATURES,) or not np.all(floor >= 0):
                 raise ValueError
             classes = ClassModel.from_yaml(data, path="model", dims=N_FEATURES)
+            flat = (ClassModel.from_yaml(data["flat"], path="model.flat", dims=N_FLAT) if "flat" in data
+                    else None)
         except ConfigError as exc:
             raise RefereeError(f"{path}: the lattice model is damaged ({exc}); learn it again") from None
         except (KeyError, TypeError, ValueError, IndexError):
             raise RefereeError(f"{path}: the lattice model is damaged; learn it again") from None
         classes = ClassModel(classes.refs, classes.max_distance, classes.min_margin, floor,
                              classes.pair_margins)
-        return cls(size, classes)
+        if flat is not None:
+            flat = ClassModel(flat.refs, flat.max_distance, flat.min_margin, np.full(N_FLAT, FLOOR**2),
+                              flat.pair_margins)
+        return cls(size, classes, flat)
 
     def distances(self, feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(N, looks) distance of every place to every look at the sample position that fits
@@ -310,7 +350,8 @@ class LatticeModel:
         d = np.stack([self.classes.distances(f) for f in feats])  # (shifts, N, looks)
         return d.min(axis=0), d.argmin(axis=0)
 
-    def read(self, feats: np.ndarray, hidden: np.ndarray | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
+    def read(self, feats: np.ndarray, hidden: np.ndarray | None = None,
+             flat: np.ndarray | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
         """Each place's label, whether it is sure and a confidence in [0, 1], from (shifts, N, F)
         features; `hidden` places (see `describe`) are never sure.
 
@@ -321,11 +362,12 @@ class LatticeModel:
         learned there is not evidence here. So when fewer than `MIN_EXPLAINED` of the visible
         places are read surely, the model is taken not to explain the picture and none is sure.
         """
-        letters, why, confidence = self.judge(feats, hidden)
+        letters, why, confidence = self.judge(feats, hidden, flat)
         sure = np.array([w == "" for w in why], bool)
         return letters, sure, np.where(sure, confidence, 0.0)
 
-    def judge(self, feats: np.ndarray, hidden: np.ndarray | None = None) -> tuple[list[str], list[str], np.ndarray]:
+    def judge(self, feats: np.ndarray, hidden: np.ndarray | None = None,
+              flat: np.ndarray | None = None) -> tuple[list[str], list[str], np.ndarray]:
         """As `read`, with why each place is unsure instead of whether it is sure: "" (sure),
         "hidden" (the board hidden around it), "far" (beyond the open-set distance of every
         look), "margin" (too near a look of another label), "pair" (not past the margin that
@@ -342,10 +384,42 @@ class LatticeModel:
         why[~dec.sure] = "pair"
         why[~dec.sure & (plain < self.classes.min_margin)] = "margin"
         why[~dec.sure & (dec.distance > self.classes.max_distance)] = "far"
+        letters = list(dec.letters)
+        only_flat = flat_empty = np.zeros(len(why), bool)
+        if flat is not None and self.flat is not None:
+            letters, only_flat, flat_empty = self._with_flatness(letters, why, np.asarray(flat, np.float64))
         why[~visible] = "hidden"
-        if (why == "").sum() < MIN_EXPLAINED * visible.sum():
-            why[why == ""] = "picture"
-        return dec.letters, [str(w) for w in why], dec.confidence
+        # Places made sure by their flatness alone say nothing of whether the looks explain the
+        # picture; a place the flatness reads surely empty keeps that reading when they do not:
+        # flatness does not depend on the board.
+        if ((why == "") & ~only_flat).sum() < MIN_EXPLAINED * visible.sum():
+            why[(why == "") & ~(flat_empty & visible)] = "picture"
+        return letters, [str(w) for w in why], dec.confidence
+
+    def _with_flatness(self, letters: list[str], why: np.ndarray,
+                       flat: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """Join the flatness reading (`_flatness`, which does not depend on the board) to the
+        looks' reading; say which places only the flatness made sure (as empty) and which it
+        reads surely empty.
+
+        Where the flatness surely reads a place empty and the looks surely a piece, or the other
+        way round, the place is unsure ("flat"). Where only the flatness is sure, and of an empty
+        place, the place reads empty: the board shows flat there, whatever its colours."""
+        fdec = self.flat.decide(flat)
+        flat_empty = fdec.sure & (np.array(fdec.letters) == EMPTY)
+        out = list(letters)
+        only_flat = np.zeros(len(out), bool)
+        for i in range(len(out)):
+            if not fdec.sure[i]:
+                continue
+            if why[i] == "":
+                if flat_empty[i] != (out[i] == EMPTY):
+                    why[i] = "flat"
+            elif flat_empty[i]:
+                why[i] = ""
+                out[i] = EMPTY
+                only_flat[i] = True
+        return out, only_flat, flat_empty
 
     def decide(self, feats: np.ndarray) -> tuple[Decision, np.ndarray]:
         """The classifier's decision for every place and the (N, looks) distances it was made on.
@@ -489,12 +563,13 @@ def learn(samples: list[tuple[np.ndarray, list[list[str]]]], size: tuple[int, in
     every label (`ClassModel.learn_looks`), every place counted once however many of its
     shifted samples are kept, and the margins a reading needs between two labels
     (`_held_out_margins`)."""
-    looks, labels, places = [], [], []
+    looks, flats, labels, places = [], [], [], []
     first = 0
     for (image, grid), cor in zip(samples, corners):
-        f = place_features(image, size, cor)  # (shifts, N, F)
+        seen = describe(image, size, cor)
         flat = [ch for row in grid for ch in row]
-        looks.append(f)
+        looks.append(seen.feats)  # (shifts, N, F)
+        flats.append(seen.flat)
         labels += flat
         places.append(first + np.arange(len(flat)))
         first += len(flat)
@@ -502,7 +577,39 @@ def learn(samples: list[tuple[np.ndarray, list[list[str]]]], size: tuple[int, in
     place = np.concatenate(places)
     model = _fit(feats, labels, place, size)
     pairs = _held_out_margins(feats, labels, place, size)
-    return LatticeModel(model.size, ClassModel(model.classes.refs, floor=model.classes.floor, pair_margins=pairs))
+    return LatticeModel(model.size, ClassModel(model.classes.refs, floor=model.classes.floor, pair_margins=pairs),
+                        _fit_flat(np.concatenate(flats).astype(np.float64), labels))
+
+
+def _fit_flat(flat: np.ndarray, labels: list[str]) -> ClassModel:
+    """The looks of every label in the flatness features (`_flatness`), with the margins a reading
+    needs between two labels from the same cross-validation as `_held_out_margins`: a white stone
+    as even as the board and of its colour reads empty when held out, and so no reading of an
+    empty place is sure by less than the margin that stone had."""
+    floor = np.full(N_FLAT, FLOOR**2)
+    fold = np.zeros(len(labels), int)
+    seen: dict[str, int] = {}
+    for i, label in enumerate(labels):
+        fold[i] = seen.get(label, 0) % FOLDS
+        seen[label] = seen.get(label, 0) + 1
+    alone = np.array([seen[label] < 2 for label in labels])
+    pairs: dict[tuple[str, str], float] = {}
+    for k in range(FOLDS):
+        out = np.flatnonzero((fold == k) & ~alone)
+        keep = (fold != k) | alone
+        if not len(out):
+            continue
+        held = ClassModel(ClassModel.learn_looks(flat[keep], [c for c, kept in zip(labels, keep) if kept],
+                                                 floor=floor), floor=floor)
+        dist = held.distances(flat[out])
+        best = dist.argmin(axis=1)
+        rival = np.where(held.same[best], np.inf, dist)
+        d1, d2 = dist[np.arange(len(out)), best], rival.min(axis=1)
+        for j, i in enumerate(out):
+            read, truth = held.refs[best[j]].letter, labels[i]
+            if read != truth and np.isfinite(d2[j]) and held.refs[int(rival[j].argmin())].letter == truth:
+                pairs[(read, truth)] = max(pairs.get((read, truth), 0.0), float((d2[j] - d1[j]) / max(d2[j], 1e-9)))
+    return ClassModel(ClassModel.learn_looks(flat, labels, floor=floor), floor=floor, pair_margins=pairs)
 
 
 def _fit(feats: np.ndarray, labels: list[str], place: np.ndarray, size: tuple[int, int]) -> LatticeModel:
@@ -553,7 +660,7 @@ def read(model: LatticeModel, image: np.ndarray,
     ((rows, cols) arrays)."""
     rows, cols = model.size
     seen = describe(image, model.size, corners)
-    labels, sure, conf = model.read(seen.feats, seen.hidden)
+    labels, sure, conf = model.read(seen.feats, seen.hidden, seen.flat)
     grid = [labels[r * cols : (r + 1) * cols] for r in range(rows)]
     return grid, sure.reshape(rows, cols), conf.reshape(rows, cols)
 
