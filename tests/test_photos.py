@@ -130,3 +130,19 @@ def test_a_board_unlike_the_learned_one_is_read_only_where_it_is_flat() -> None:
             empty = np.array(photo.grid) == "."
             assert not (sure & ~empty).any(), name
             assert (sure & empty).sum() >= 0.5 * empty.sum(), name
+
+
+@needs_photos
+def test_printed_empty_boards_read_empty_from_a_wooden_board_with_pieces(tmp_path) -> None:
+    """Learned from a wooden board with pieces, empty printed boards of other colours and
+    cameras read empty where their squares are flat edge to edge (`lattice._flatness`), and the
+    model keeps that reading when saved and loaded."""
+    photos = {p.name: p for p in folder_photos(PHOTOS / "chess-pcwawc-misc")}
+    path = tmp_path / "m.json"
+    path.write_text(learn_from(photos["chessBoard012"]).to_json())
+    model = lattice.LatticeModel.load(path)
+    for name in ("chessBoard001", "chessBoard009"):
+        photo = photos[name]
+        got, sure, _ = lattice.read(model, photo.image(), parse_corners(photo.corners))
+        assert all(got[r][c] == "." for r, c in zip(*np.nonzero(sure))), name
+        assert sure.mean() >= 0.9, name

@@ -31,6 +31,11 @@ illumination*:
   around it (a hand, a sleeve, a cup) is never sure, and neither is any place of a picture whose
   visible places are mostly unsure (a board or pieces unlike the learned ones: the model does not
   describe that picture). The command lists unsure places on stderr.
+* Beside the looks, a reading that does not depend on the board (`_flatness`): an empty place is
+  the flat board, even over its disc and of its cell corners' colour, on a wooden, printed or Go
+  board alike; a piece is a solid that is not. Where that reading is sure of an empty place and
+  the looks are not, the place reads empty (a printed board learned on a wooden one); where it
+  and the looks are sure of opposite things, the place is unsure (`LatticeModel._with_flatness`).
 """
 
 from __future__ import annotations
@@ -373,7 +378,9 @@ class LatticeModel:
         look), "margin" (too near a look of another label), "pair" (not past the margin that
         label pair needs, see `_held_out_margins`, or made sure only by the looks following the
         picture while it lies towards another label's look or a neighbour's piece, see
-        `decide_picture`) or "picture" (the model does not explain the picture)."""
+        `decide_picture`), "flat" (the looks and the flatness, given as `flat` from `describe`,
+        are sure of opposite things, see `_with_flatness`) or "picture" (the model does not
+        explain the picture; a place the flatness reads surely empty keeps that reading)."""
         dec, dist = self.decide_picture(feats)
         visible = np.ones(len(dec.sure), bool) if hidden is None else ~np.asarray(hidden, bool)
         why = np.full(len(dec.sure), "", object)
