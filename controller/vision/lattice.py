@@ -380,7 +380,8 @@ class LatticeModel:
         picture while it lies towards another label's look or a neighbour's piece, see
         `decide_picture`), "flat" (the looks and the flatness, given as `flat` from `describe`,
         are sure of opposite things, see `_with_flatness`) or "picture" (the model does not
-        explain the picture; a place the flatness reads surely empty keeps that reading)."""
+        explain the picture; a place read empty that the flatness finds nearest an empty look
+        keeps that reading)."""
         dec, dist = self.decide_picture(feats)
         visible = np.ones(len(dec.sure), bool) if hidden is None else ~np.asarray(hidden, bool)
         why = np.full(len(dec.sure), "", object)
@@ -397,17 +398,18 @@ class LatticeModel:
             letters, only_flat, flat_empty = self._with_flatness(letters, why, np.asarray(flat, np.float64))
         why[~visible] = "hidden"
         # Places made sure by their flatness alone say nothing of whether the looks explain the
-        # picture; a place the flatness reads surely empty keeps that reading when they do not:
-        # flatness does not depend on the board.
+        # picture. When they do not, a place read surely empty keeps that reading if its flatness
+        # is nearest an empty look too: flatness does not depend on the board, so that agreement
+        # is no chance likeness of a learned look.
         if ((why == "") & ~only_flat).sum() < MIN_EXPLAINED * visible.sum():
-            why[(why == "") & ~(flat_empty & visible)] = "picture"
+            why[(why == "") & ~flat_empty] = "picture"
         return letters, [str(w) for w in why], dec.confidence
 
     def _with_flatness(self, letters: list[str], why: np.ndarray,
                        flat: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
         """Join the flatness reading (`_flatness`, which does not depend on the board) to the
-        looks' reading; say which places only the flatness made sure (as empty) and which it
-        reads surely empty.
+        looks' reading; say which places only the flatness made sure (as empty) and which read
+        empty with the flatness nearest an empty look too (sure or not).
 
         Where the flatness surely reads a place empty and the looks surely a piece, or the other
         way round, the place is unsure ("flat"). Where only the flatness is sure, and of an empty
@@ -426,7 +428,8 @@ class LatticeModel:
                 why[i] = ""
                 out[i] = EMPTY
                 only_flat[i] = True
-        return out, only_flat, flat_empty
+        nearest_empty = (np.array(fdec.letters) == EMPTY) & (np.array(out) == EMPTY)
+        return out, only_flat, nearest_empty
 
     def decide(self, feats: np.ndarray) -> tuple[Decision, np.ndarray]:
         """The classifier's decision for every place and the (N, looks) distances it was made on.
