@@ -12,7 +12,8 @@ wrong-but-sure; then the totals with and without the empty boards.
 `--show` lists every wrong-but-sure place (photo, row, column, truth, reading); `--why` prints per
 folder why places were unsure, by true label: the board hidden around the place, far from every
 learned look, too near a look of another label, not past a label pair's cross-validated margin,
-or the whole picture unexplained by the model (see `LatticeModel.judge`).
+the looks and the board-independent flatness sure of opposite things, or the whole picture
+unexplained by the model (see `LatticeModel.judge`).
 
 `--cross` then reads every folder with the models learned in the *other* folders of the same
 lattice size whose labels cover it (boards, pieces and cameras the model never saw: a check that
@@ -126,7 +127,7 @@ def score(model: lattice.LatticeModel, photo: Photo) -> Score:
     s = Score()
     t0 = time.perf_counter()
     seen = lattice.describe(photo.image(), photo.size, parse_corners(photo.corners))
-    got, why, _ = model.judge(seen.feats, seen.hidden)  # as lattice.read, with the reasons
+    got, why, _ = model.judge(seen.feats, seen.hidden, seen.flat)  # as lattice.read, with the reasons
     s.seconds = time.perf_counter() - t0
     cols = photo.size[1]
     for r, row in enumerate(photo.grid):

@@ -38,6 +38,11 @@ illumination*:
   any place of a picture whose
   visible places are mostly unsure (a board or pieces unlike the learned ones: the model does not
   describe that picture). The command lists unsure places on stderr.
+* Beside the looks, a reading that does not depend on the board (`_flatness`): an empty place is
+  the flat board, even over its disc and of its cell corners' colour, on a wooden, printed or Go
+  board alike; a piece is a solid that is not. Where that reading is sure of an empty place and
+  the looks are not, the place reads empty (a printed board learned on a wooden one); where it
+  and the looks are sure of opposite things, the place is unsure (`LatticeModel._with_flatness`).
 """
 
 from __future__ import annotations
@@ -75,6 +80,11 @@ MIN_EXPLAINED = 0.5
 FOLDS = 10  # parts of the learning places read by the model learned without them (`_held_out_margins`)
 N_FEATURES = 8
 FOLLOW_ROUNDS = 20  # at most, of moving the looks to a picture (`LatticeModel._followed`)
+#: pitches: the corners of a place's cell (both coordinates this far from its point), whose
+#: colour a flat place's disc shares; a piece or stone standing on the point leaves them free
+FLAT_RIM = (0.3, 0.44)
+N_FLAT = 4  # flatness features (`_flatness`)
+EMPTY = "."  # the label of an empty place (notation.md)
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -227,6 +237,7 @@ class Described:
     feats: np.ndarray
     light: np.ndarray
     hidden: np.ndarray
+    flat: np.ndarray | None = None
 
 
 def describe(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> Described:
@@ -260,7 +271,7 @@ def describe(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> D
     owned = _footprints(covered, light_fit, standing.reshape(rows, cols), colour, away.reshape(rows, cols, 2))
     unexplained = (covered & ~owned).astype(int)
     around = unexplained[:-1, :-1] + unexplained[:-1, 1:] + unexplained[1:, :-1] + unexplained[1:, 1:]
-    return Described(feats, light, (around >= HIDDEN_AROUND).ravel())
+    return Described(feats, light, (around >= HIDDEN_AROUND).ravel(), _flatness(logimg, points))
 
 
 def _local_light(light_fit: _Light) -> np.ndarray:
@@ -416,6 +427,33 @@ def _features(logimg: np.ndarray, points: np.ndarray, light: np.ndarray) -> np.n
     return out
 
 
+def _cell_corners(inner: float, outer: float) -> np.ndarray:
+    """Pixel offsets (dy, dx) of the four corner blocks of a cell: both coordinates between
+    `inner` and `outer` pixels from its point."""
+    n = int(np.ceil(outer))
+    dy, dx = np.mgrid[-n : n + 1, -n : n + 1]
+    keep = (np.minimum(np.abs(dx), np.abs(dy)) >= inner) & (np.maximum(np.abs(dx), np.abs(dy)) <= outer)
+    return np.stack([dy[keep], dx[keep]], axis=1)
+
+
+def _flatness(logimg: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """(N, N_FLAT) how flat every place is, whatever the board: the spread of its disc's lightness
+    (80th minus 20th percentile) and its disc's median log colour minus that of the square ring
+    just inside its cell (`FLAT_RIM`).
+
+    An empty place is the flat board: one colour edge to edge, so its disc is even and has the
+    colour of its cell's rim, on a wooden board, a printed one or a Go board alike. A piece is a
+    solid: shading, highlights and a silhouette make its disc uneven or unlike the rim around it.
+    Both are differences within one place, so the light cancels and no light estimate is needed.
+    """
+    px = _to_px(points)
+    disc = PatchSampler(px, ring_offsets(0, DISC * PPP), logimg.shape[:2]).values(logimg)
+    rim = PatchSampler(px, _cell_corners(FLAT_RIM[0] * PPP, FLAT_RIM[1] * PPP), logimg.shape[:2]).values(logimg)
+    lightness = disc.mean(axis=2)
+    spread = np.percentile(lightness, 80, axis=1) - np.percentile(lightness, 20, axis=1)
+    return np.concatenate([spread[:, None], np.median(disc, axis=1) - np.median(rim, axis=1)], axis=1)
+
+
 @dataclass
 class LatticeModel:
     """The learned looks of every label: the same `ClassModel` the games read with, over the
@@ -423,6 +461,7 @@ class LatticeModel:
 
     size: tuple[int, int]
     classes: ClassModel
+    flat: ClassModel | None = None
 
     @property
     def labels(self) -> list[str]:
@@ -436,6 +475,7 @@ class LatticeModel:
             "size": list(self.size),
             "floor": [round(float(v), 7) for v in self.classes.floor],
             **self.classes.to_yaml(),
+            **({"flat": self.flat.to_yaml()} if self.flat is not None else {}),
         })
 
     @classmethod
@@ -461,13 +501,18 @@ class LatticeModel:
             if floor.shape != (N_FEATURES,) or not np.all(floor >= 0):
                 raise ValueError
             classes = ClassModel.from_yaml(data, path="model", dims=N_FEATURES)
+            flat = (ClassModel.from_yaml(data["flat"], path="model.flat", dims=N_FLAT) if "flat" in data
+                    else None)
         except ConfigError as exc:
             raise RefereeError(f"{path}: the lattice model is damaged ({exc}); learn it again") from None
         except (KeyError, TypeError, ValueError, IndexError):
             raise RefereeError(f"{path}: the lattice model is damaged; learn it again") from None
         classes = ClassModel(classes.refs, classes.max_distance, classes.min_margin, floor,
                              classes.pair_margins)
-        return cls(size, classes)
+        if flat is not None:
+            flat = ClassModel(flat.refs, flat.max_distance, flat.min_margin, np.full(N_FLAT, FLOOR**2),
+                              flat.pair_margins)
+        return cls(size, classes, flat)
 
     def distances(self, feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(N, looks) distance of every place to every look at the sample position that fits
@@ -496,7 +541,8 @@ class LatticeModel:
         s = np.minimum(b / (a + 1 / FLOOR**2), 0.0)
         return np.sqrt(np.maximum(d2 - 2 * s * b + s * s * (a + 1 / FLOOR**2), 0.0))
 
-    def read(self, feats: np.ndarray, hidden: np.ndarray | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
+    def read(self, feats: np.ndarray, hidden: np.ndarray | None = None,
+             flat: np.ndarray | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
         """Each place's label, whether it is sure and a confidence in [0, 1], from (shifts, N, F)
         features; `hidden` places (see `describe`) are never sure.
 
@@ -507,18 +553,22 @@ class LatticeModel:
         learned there is not evidence here. So when fewer than `MIN_EXPLAINED` of the visible
         places are read surely, the model is taken not to explain the picture and none is sure.
         """
-        letters, why, confidence = self.judge(feats, hidden)
+        letters, why, confidence = self.judge(feats, hidden, flat)
         sure = np.array([w == "" for w in why], bool)
         return letters, sure, np.where(sure, confidence, 0.0)
 
-    def judge(self, feats: np.ndarray, hidden: np.ndarray | None = None) -> tuple[list[str], list[str], np.ndarray]:
+    def judge(self, feats: np.ndarray, hidden: np.ndarray | None = None,
+              flat: np.ndarray | None = None) -> tuple[list[str], list[str], np.ndarray]:
         """As `read`, with why each place is unsure instead of whether it is sure: "" (sure),
         "hidden" (the board hidden around it), "far" (beyond the open-set distance of every
         look), "margin" (too near a look of another label), "pair" (not past the margin that
         label pair needs, see `_held_out_margins`, or made sure only by the looks following the
         picture while it lies towards another label's look or a neighbour's piece, see
         `decide_picture`), "between" (its piece stands between it and the next place, see
-        `_between`) or "picture" (the model does not explain the picture)."""
+        `_between`), "flat" (the looks and the flatness, given as `flat` from `describe`, are
+        sure of opposite things, see `_with_flatness`) or "picture" (the model does not explain
+        the picture; a place read empty that the flatness finds nearest an empty look keeps that
+        reading)."""
         dec, dist = self.decide_picture(feats)
         visible = np.ones(len(dec.sure), bool) if hidden is None else ~np.asarray(hidden, bool)
         why = np.full(len(dec.sure), "", object)
@@ -530,10 +580,47 @@ class LatticeModel:
         why[~dec.sure & (plain < self.classes.min_margin)] = "margin"
         why[~dec.sure & (dec.distance > self.classes.max_distance)] = "far"
         why[(why == "") & self._between(feats, dec.letters, best)] = "between"
+        letters = list(dec.letters)
+        only_flat = flat_empty = np.zeros(len(why), bool)
+        if flat is not None and self.flat is not None:
+            letters, only_flat, flat_empty = self._with_flatness(letters, why, np.asarray(flat, np.float64))
         why[~visible] = "hidden"
-        if (why == "").sum() < MIN_EXPLAINED * visible.sum():
-            why[why == ""] = "picture"
-        return dec.letters, [str(w) for w in why], dec.confidence
+        # Places made sure by their flatness alone say nothing of whether the looks explain the
+        # picture. When they do not, a place read surely empty keeps that reading if its flatness
+        # is nearest an empty look too: flatness does not depend on the board, so that agreement
+        # is no chance likeness of a learned look.
+        if ((why == "") & ~only_flat).sum() < MIN_EXPLAINED * visible.sum():
+            why[(why == "") & ~flat_empty] = "picture"
+        return letters, [str(w) for w in why], dec.confidence
+
+    def _with_flatness(self, letters: list[str], why: np.ndarray,
+                       flat: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """Join the flatness reading (`_flatness`, which does not depend on the board) to the
+        looks' reading; say which places only the flatness made sure (as empty) and which read
+        empty with the flatness nearest an empty look too (sure or not).
+
+        Where the flatness surely reads a place empty and the looks surely a piece, or the other
+        way round, the place is unsure ("flat"). Where only the flatness is sure, and of an empty
+        place, the place reads empty: the board shows flat there, whatever its colours, when the
+        looks lean to empty too or know nothing of the place (beyond the open-set distance of
+        every look: another board). Where the looks lean to a piece, even unsurely, the two
+        disagree and the place stays unsure."""
+        fdec = self.flat.decide(flat)
+        flat_empty = fdec.sure & (np.array(fdec.letters) == EMPTY)
+        out = list(letters)
+        only_flat = np.zeros(len(out), bool)
+        for i in range(len(out)):
+            if not fdec.sure[i]:
+                continue
+            if why[i] == "":
+                if flat_empty[i] != (out[i] == EMPTY):
+                    why[i] = "flat"
+            elif flat_empty[i] and (out[i] == EMPTY or why[i] == "far"):
+                why[i] = ""
+                out[i] = EMPTY
+                only_flat[i] = True
+        nearest_empty = (np.array(fdec.letters) == EMPTY) & (np.array(out) == EMPTY)
+        return out, only_flat, nearest_empty
 
     def _between(self, feats: np.ndarray, letters: list[str], best: np.ndarray) -> np.ndarray:
         """(N,) places whose piece stands between them and the next place: each of the two shows
@@ -700,12 +787,13 @@ def learn(samples: list[tuple[np.ndarray, list[list[str]]]], size: tuple[int, in
     every label (`ClassModel.learn_looks`), every place counted once however many of its
     shifted samples are kept, and the margins a reading needs between two labels
     (`_held_out_margins`)."""
-    looks, labels, places = [], [], []
+    looks, flats, labels, places = [], [], [], []
     first = 0
     for (image, grid), cor in zip(samples, corners):
-        f = place_features(image, size, cor)  # (shifts, N, F)
+        seen = describe(image, size, cor)
         flat = [ch for row in grid for ch in row]
-        looks.append(f)
+        looks.append(seen.feats)  # (shifts, N, F)
+        flats.append(seen.flat)
         labels += flat
         places.append(first + np.arange(len(flat)))
         first += len(flat)
@@ -713,7 +801,39 @@ def learn(samples: list[tuple[np.ndarray, list[list[str]]]], size: tuple[int, in
     place = np.concatenate(places)
     model = _fit(feats, labels, place, size)
     pairs = _held_out_margins(feats, labels, place, size)
-    return LatticeModel(model.size, ClassModel(model.classes.refs, floor=model.classes.floor, pair_margins=pairs))
+    return LatticeModel(model.size, ClassModel(model.classes.refs, floor=model.classes.floor, pair_margins=pairs),
+                        _fit_flat(np.concatenate(flats).astype(np.float64), labels))
+
+
+def _fit_flat(flat: np.ndarray, labels: list[str]) -> ClassModel:
+    """The looks of every label in the flatness features (`_flatness`), with the margins a reading
+    needs between two labels from the same cross-validation as `_held_out_margins`: a white stone
+    as even as the board and of its colour reads empty when held out, and so no reading of an
+    empty place is sure by less than the margin that stone had."""
+    floor = np.full(N_FLAT, FLOOR**2)
+    fold = np.zeros(len(labels), int)
+    seen: dict[str, int] = {}
+    for i, label in enumerate(labels):
+        fold[i] = seen.get(label, 0) % FOLDS
+        seen[label] = seen.get(label, 0) + 1
+    alone = np.array([seen[label] < 2 for label in labels])
+    pairs: dict[tuple[str, str], float] = {}
+    for k in range(FOLDS):
+        out = np.flatnonzero((fold == k) & ~alone)
+        keep = (fold != k) | alone
+        if not len(out):
+            continue
+        held = ClassModel(ClassModel.learn_looks(flat[keep], [c for c, kept in zip(labels, keep) if kept],
+                                                 floor=floor), floor=floor)
+        dist = held.distances(flat[out])
+        best = dist.argmin(axis=1)
+        rival = np.where(held.same[best], np.inf, dist)
+        d1, d2 = dist[np.arange(len(out)), best], rival.min(axis=1)
+        for j, i in enumerate(out):
+            read, truth = held.refs[best[j]].letter, labels[i]
+            if read != truth and np.isfinite(d2[j]) and held.refs[int(rival[j].argmin())].letter == truth:
+                pairs[(read, truth)] = max(pairs.get((read, truth), 0.0), float((d2[j] - d1[j]) / max(d2[j], 1e-9)))
+    return ClassModel(ClassModel.learn_looks(flat, labels, floor=floor), floor=floor, pair_margins=pairs)
 
 
 def _fit(feats: np.ndarray, labels: list[str], place: np.ndarray, size: tuple[int, int]) -> LatticeModel:
@@ -764,7 +884,7 @@ def read(model: LatticeModel, image: np.ndarray,
     ((rows, cols) arrays)."""
     rows, cols = model.size
     seen = describe(image, model.size, corners)
-    labels, sure, conf = model.read(seen.feats, seen.hidden)
+    labels, sure, conf = model.read(seen.feats, seen.hidden, seen.flat)
     grid = [labels[r * cols : (r + 1) * cols] for r in range(rows)]
     return grid, sure.reshape(rows, cols), conf.reshape(rows, cols)
 
