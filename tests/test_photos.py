@@ -113,11 +113,13 @@ def test_a_real_photo_under_other_light_keeps_its_classes(exposure, cast, gradie
 
 
 @needs_photos
-def test_a_board_unlike_the_learned_one_is_read_only_where_it_is_flat() -> None:
+def test_a_board_unlike_the_learned_one_is_read_where_looks_and_flatness_agree() -> None:
     """Learned on a wooden chess board, a black-and-white board's squares are mostly unlike every
-    learned look; the few that happen to look like a piece (black squares like the dark pieces)
-    are not trusted: no piece of that picture is sure. Its empty squares are flat edge to edge,
-    whatever their colours, and most read empty surely. Another wooden board is read."""
+    learned look; the places that happen to look like a piece (black squares like the dark pieces)
+    are not trusted. Its empty squares are flat edge to edge, whatever their colours, and most read
+    empty surely; a piece reads surely only where the looks and the board-independent flatness are
+    both sure of that same piece (a black square is flat: the flatness never calls it a piece).
+    Another wooden board is read."""
     photos = {p.name: p for p in folder_photos(PHOTOS / "chess-pcwawc-misc")}
     model = learn_from(photos["chessBoard012"])
     for name, least_sure in (("chessBoard013", 0.0), ("chessBoard011", 0.95)):
@@ -128,8 +130,8 @@ def test_a_board_unlike_the_learned_one_is_read_only_where_it_is_flat() -> None:
             assert sure.mean() >= least_sure, name
         else:
             empty = np.array(photo.grid) == "."
-            assert not (sure & ~empty).any(), name
             assert (sure & empty).sum() >= 0.5 * empty.sum(), name
+            assert (sure & ~empty).sum() >= 0.25 * (~empty).sum(), name  # none before
 
 
 @needs_photos

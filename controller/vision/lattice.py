@@ -43,6 +43,7 @@ illumination*:
   board alike; a piece is a solid that is not. Where that reading is sure of an empty place and
   the looks are not, the place reads empty (a printed board learned on a wooden one); where it
   and the looks are sure of opposite things, the place is unsure (`LatticeModel._with_flatness`).
+  In a picture the looks do not explain, a place keeps its reading where both readings agree.
 """
 
 from __future__ import annotations
@@ -568,7 +569,8 @@ class LatticeModel:
         `_between`), "flat" (the looks and the flatness, given as `flat` from `describe`, are
         sure of opposite things, see `_with_flatness`) or "picture" (the model does not explain
         the picture; a place read empty that the flatness finds nearest an empty look keeps that
-        reading)."""
+        reading, and so does a place read surely as a piece that the flatness surely reads as that
+        same piece)."""
         dec, dist = self.decide_picture(feats)
         visible = np.ones(len(dec.sure), bool) if hidden is None else ~np.asarray(hidden, bool)
         why = np.full(len(dec.sure), "", object)
@@ -587,8 +589,9 @@ class LatticeModel:
         why[~visible] = "hidden"
         # Places made sure by their flatness alone say nothing of whether the looks explain the
         # picture. When they do not, a place read surely empty keeps that reading if its flatness
-        # is nearest an empty look too: flatness does not depend on the board, so that agreement
-        # is no chance likeness of a learned look.
+        # is nearest an empty look too, and a place read surely as a piece if its flatness is
+        # surely that piece too: flatness does not depend on the board, so that agreement is no
+        # chance likeness of a learned look (a black square like a dark piece is flat).
         if ((why == "") & ~only_flat).sum() < MIN_EXPLAINED * visible.sum():
             why[(why == "") & ~flat_empty] = "picture"
         return letters, [str(w) for w in why], dec.confidence
@@ -596,8 +599,9 @@ class LatticeModel:
     def _with_flatness(self, letters: list[str], why: np.ndarray,
                        flat: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
         """Join the flatness reading (`_flatness`, which does not depend on the board) to the
-        looks' reading; say which places only the flatness made sure (as empty) and which read
-        empty with the flatness nearest an empty look too (sure or not).
+        looks' reading; say which places only the flatness made sure (as empty) and which the two
+        readings agree on: read empty with the flatness nearest an empty look too (sure or not), or
+        read surely as a piece that the flatness surely reads as the same piece.
 
         Where the flatness surely reads a place empty and the looks surely a piece, or the other
         way round, the place is unsure ("flat"). Where only the flatness is sure, and of an empty
@@ -619,8 +623,10 @@ class LatticeModel:
                 why[i] = ""
                 out[i] = EMPTY
                 only_flat[i] = True
-        nearest_empty = (np.array(fdec.letters) == EMPTY) & (np.array(out) == EMPTY)
-        return out, only_flat, nearest_empty
+        flat_letters, read = np.array(fdec.letters), np.array(out)
+        nearest_empty = (flat_letters == EMPTY) & (read == EMPTY)
+        same_piece = fdec.sure & (flat_letters != EMPTY) & (flat_letters == read) & (why == "")
+        return out, only_flat, nearest_empty | same_piece
 
     def _between(self, feats: np.ndarray, letters: list[str], best: np.ndarray) -> np.ndarray:
         """(N,) places whose piece stands between them and the next place: each of the two shows
