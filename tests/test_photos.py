@@ -148,3 +148,19 @@ def test_printed_empty_boards_read_empty_from_a_wooden_board_with_pieces(tmp_pat
         got, sure, _ = lattice.read(model, photo.image(), parse_corners(photo.corners))
         assert all(got[r][c] == "." for r, c in zip(*np.nonzero(sure))), name
         assert sure.mean() >= 0.75, name  # without the flatness these boards read hardly at all
+
+
+@needs_photos
+def test_stones_another_camera_tints_read_by_lightness_where_the_flatness_agrees() -> None:
+    """Learned from one Go board, another board's camera gives its black stones a blue cast: their
+    full look is far from every learned one, but they are as dark against the board as the learned
+    black stones and the flatness finds them nearest a black stone too, so they read black; every
+    sure reading of the picture is right."""
+    photos = {p.name: p for p in folder_photos(PHOTOS / "go-seegoban-19x19")}
+    model = learn_from(photos["board-1"])
+    photo = photos["board-2"]
+    got, sure, _ = lattice.read(model, photo.image(), parse_corners(photo.corners))
+    truth = np.array(photo.grid)
+    assert all(got[r][c] == truth[r, c] for r, c in zip(*np.nonzero(sure)))
+    black = truth == "B"
+    assert (sure & black).sum() >= 0.9 * black.sum()
