@@ -113,11 +113,13 @@ def test_a_real_photo_under_other_light_keeps_its_classes(exposure, cast, gradie
 
 
 @needs_photos
-def test_a_board_unlike_the_learned_one_is_read_only_where_it_is_flat() -> None:
+def test_a_board_unlike_the_learned_one_is_read_where_looks_and_flatness_agree() -> None:
     """Learned on a wooden chess board, a black-and-white board's squares are mostly unlike every
-    learned look; the few that happen to look like a piece (black squares like the dark pieces)
-    are not trusted: no piece of that picture is sure. Its empty squares are flat edge to edge,
-    whatever their colours, and most read empty surely. Another wooden board is read."""
+    learned look; the places that happen to look like a piece (black squares like the dark pieces)
+    are not trusted. Its empty squares are flat edge to edge, whatever their colours, and most read
+    empty surely; a piece reads surely only where the looks and the board-independent flatness are
+    both sure of that same piece (a black square is flat: the flatness never calls it a piece).
+    Another wooden board is read."""
     photos = {p.name: p for p in folder_photos(PHOTOS / "chess-pcwawc-misc")}
     model = learn_from(photos["chessBoard012"])
     for name, least_sure in (("chessBoard013", 0.0), ("chessBoard011", 0.95)):
@@ -128,8 +130,8 @@ def test_a_board_unlike_the_learned_one_is_read_only_where_it_is_flat() -> None:
             assert sure.mean() >= least_sure, name
         else:
             empty = np.array(photo.grid) == "."
-            assert not (sure & ~empty).any(), name
             assert (sure & empty).sum() >= 0.5 * empty.sum(), name
+            assert (sure & ~empty).sum() >= 0.25 * (~empty).sum(), name  # none before
 
 
 @needs_photos
@@ -146,3 +148,19 @@ def test_printed_empty_boards_read_empty_from_a_wooden_board_with_pieces(tmp_pat
         got, sure, _ = lattice.read(model, photo.image(), parse_corners(photo.corners))
         assert all(got[r][c] == "." for r, c in zip(*np.nonzero(sure))), name
         assert sure.mean() >= 0.75, name  # without the flatness these boards read hardly at all
+
+
+@needs_photos
+def test_stones_another_camera_tints_read_by_lightness_where_the_flatness_agrees() -> None:
+    """Learned from one Go board, another board's camera gives its black stones a blue cast: their
+    full look is far from every learned one, but they are as dark against the board as the learned
+    black stones and the flatness finds them nearest a black stone too, so they read black; every
+    sure reading of the picture is right."""
+    photos = {p.name: p for p in folder_photos(PHOTOS / "go-seegoban-19x19")}
+    model = learn_from(photos["board-1"])
+    photo = photos["board-2"]
+    got, sure, _ = lattice.read(model, photo.image(), parse_corners(photo.corners))
+    truth = np.array(photo.grid)
+    assert all(got[r][c] == truth[r, c] for r, c in zip(*np.nonzero(sure)))
+    black = truth == "B"
+    assert (sure & black).sum() >= 0.9 * black.sum()

@@ -43,6 +43,10 @@ illumination*:
   board alike; a piece is a solid that is not. Where that reading is sure of an empty place and
   the looks are not, the place reads empty (a printed board learned on a wooden one); where it
   and the looks are sure of opposite things, the place is unsure (`LatticeModel._with_flatness`).
+  In a picture the looks do not explain, a place keeps its reading where both readings agree.
+  A place far from every look (another camera tints the pieces otherwise) reads as the piece its
+  lightness alone surely matches when the flatness is nearest that piece too
+  (`LatticeModel._lightness_far`).
 """
 
 from __future__ import annotations
@@ -559,16 +563,15 @@ class LatticeModel:
 
     def judge(self, feats: np.ndarray, hidden: np.ndarray | None = None,
               flat: np.ndarray | None = None) -> tuple[list[str], list[str], np.ndarray]:
-        """As `read`, with why each place is unsure instead of whether it is sure: "" (sure),
-        "hidden" (the board hidden around it), "far" (beyond the open-set distance of every
-        look), "margin" (too near a look of another label), "pair" (not past the margin that
-        label pair needs, see `_held_out_margins`, or made sure only by the looks following the
-        picture while it lies towards another label's look or a neighbour's piece, see
-        `decide_picture`), "between" (its piece stands between it and the next place, see
-        `_between`), "flat" (the looks and the flatness, given as `flat` from `describe`, are
-        sure of opposite things, see `_with_flatness`) or "picture" (the model does not explain
-        the picture; a place read empty that the flatness finds nearest an empty look keeps that
-        reading)."""
+        """As `read`, with why each place is unsure instead of whether it is sure: "" (sure), "hidden" (the board hidden
+        around it), "far" (beyond the open-set distance of every look, and not read by its lightness, see
+        `_lightness_far`), "margin" (too near a look of another label), "pair" (not past the margin that label
+        pair needs, see `_held_out_margins`, or made sure only by the looks following the picture while it lies
+        towards another label's look or a neighbour's piece, see `decide_picture`), "between" (its piece stands
+        between it and the next place, see `_between`), "flat" (the looks and the flatness, given as `flat`
+        from `describe`, are sure of opposite things, see `_with_flatness`) or "picture" (the model does not
+        explain the picture; a place read empty that the flatness finds nearest an empty look keeps that
+        reading, and so does a place read surely as a piece that the flatness surely reads as that same piece)."""
         dec, dist = self.decide_picture(feats)
         visible = np.ones(len(dec.sure), bool) if hidden is None else ~np.asarray(hidden, bool)
         why = np.full(len(dec.sure), "", object)
@@ -581,23 +584,69 @@ class LatticeModel:
         why[~dec.sure & (dec.distance > self.classes.max_distance)] = "far"
         why[(why == "") & self._between(feats, dec.letters, best)] = "between"
         letters = list(dec.letters)
+        if flat is not None and self.flat is not None:
+            letters = self._lightness_far(feats, np.asarray(flat, np.float64), letters, why)
         only_flat = flat_empty = np.zeros(len(why), bool)
         if flat is not None and self.flat is not None:
             letters, only_flat, flat_empty = self._with_flatness(letters, why, np.asarray(flat, np.float64))
         why[~visible] = "hidden"
         # Places made sure by their flatness alone say nothing of whether the looks explain the
         # picture. When they do not, a place read surely empty keeps that reading if its flatness
-        # is nearest an empty look too: flatness does not depend on the board, so that agreement
-        # is no chance likeness of a learned look.
+        # is nearest an empty look too, and a place read surely as a piece if its flatness is
+        # surely that piece too: flatness does not depend on the board, so that agreement is no
+        # chance likeness of a learned look (a black square like a dark piece is flat).
         if ((why == "") & ~only_flat).sum() < MIN_EXPLAINED * visible.sum():
             why[(why == "") & ~flat_empty] = "picture"
         return letters, [str(w) for w in why], dec.confidence
 
+    def _lightness_far(self, feats: np.ndarray, flat: np.ndarray, letters: list[str],
+                       why: np.ndarray) -> list[str]:
+        """Read the places far from every look (`why` "far", changed in place to "" where read) by
+        their lightness alone, where the flatness agrees.
+
+        Another camera or set renders a piece's colour otherwise (black stones with a blue cast
+        where the learning photo's were grey): its full look is then far from every learned one,
+        but its lightness against the board's light still sits where its label's did, since a
+        camera's colour response and a piece's tint change the balance of the channels, not the
+        order of light and dark. Such a place reads as the piece whose lightness looks
+        (`_lightness_decision`) are surely nearest, when the board-independent flatness
+        (`_flatness`) is nearest that same piece: two readings that share no colour."""
+        far = np.flatnonzero(why == "far")
+        if not len(far):
+            return letters
+        light = self._lightness_decision(feats)
+        flat_letters = self.flat.decide(flat).letters
+        out = list(letters)
+        for i in far:
+            if light.sure[i] and light.letters[i] != EMPTY and flat_letters[i] == light.letters[i]:
+                why[i] = ""
+                out[i] = light.letters[i]
+        return out
+
+    def _lightness_decision(self, feats: np.ndarray) -> Decision:
+        """The looks' decision on the lightness features only: the mean over the channels of the
+        disc's and of the core's log colour and the two lightness percentiles, each look's spread
+        projected alike, the open-set distance of four features, the looks' margins."""
+        c = self.classes
+        _, _, shifted = self._decide_offset(feats)
+        proj = np.zeros((4, N_FEATURES))
+        proj[0, 0:3] = proj[1, 3:6] = 1 / 3
+        proj[2, 6] = proj[3, 7] = 1
+        inv = np.linalg.inv(np.stack([proj @ (np.asarray(r.cov) + np.diag(c.floor)) @ proj.T for r in c.refs]))
+        means = c.means @ proj.T
+        dist = []
+        for f in shifted:
+            y = (f @ proj.T)[:, None, :] - means[None]
+            dist.append(np.sqrt(np.einsum("nki,kij,nkj->nk", y, inv, y)))
+        lightness = ClassModel(c.refs, open_set_distance(4), c.min_margin, c.floor, c.pair_margins)
+        return lightness.decide_distances(np.min(dist, axis=0))
+
     def _with_flatness(self, letters: list[str], why: np.ndarray,
                        flat: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
         """Join the flatness reading (`_flatness`, which does not depend on the board) to the
-        looks' reading; say which places only the flatness made sure (as empty) and which read
-        empty with the flatness nearest an empty look too (sure or not).
+        looks' reading; say which places only the flatness made sure (as empty) and which the two
+        readings agree on: read empty with the flatness nearest an empty look too (sure or not), or
+        read surely as a piece that the flatness surely reads as the same piece.
 
         Where the flatness surely reads a place empty and the looks surely a piece, or the other
         way round, the place is unsure ("flat"). Where only the flatness is sure, and of an empty
@@ -619,8 +668,10 @@ class LatticeModel:
                 why[i] = ""
                 out[i] = EMPTY
                 only_flat[i] = True
-        nearest_empty = (np.array(fdec.letters) == EMPTY) & (np.array(out) == EMPTY)
-        return out, only_flat, nearest_empty
+        flat_letters, read = np.array(fdec.letters), np.array(out)
+        nearest_empty = (flat_letters == EMPTY) & (read == EMPTY)
+        same_piece = fdec.sure & (flat_letters != EMPTY) & (flat_letters == read) & (why == "")
+        return out, only_flat, nearest_empty | same_piece
 
     def _between(self, feats: np.ndarray, letters: list[str], best: np.ndarray) -> np.ndarray:
         """(N,) places whose piece stands between them and the next place: each of the two shows
