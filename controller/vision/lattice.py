@@ -856,18 +856,33 @@ def learn(samples: list[tuple[np.ndarray, list[list[str]]]], size: tuple[int, in
                         _fit_flat(np.concatenate(flats).astype(np.float64), labels))
 
 
+def _folds(labels: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The cross-validation's parts: (N,) the part of every place (each label's places dealt in
+    turn, so every part keeps some of every label that has two) and (N,) the places whose label
+    has only one place (never held out: it would not be learned at all)."""
+    fold = np.zeros(len(labels), int)
+    seen: dict[str, int] = {}
+    for i, label in enumerate(labels):
+        fold[i] = seen.get(label, 0) % FOLDS
+        seen[label] = seen.get(label, 0) + 1
+    return fold, np.array([seen[label] < 2 for label in labels], bool)
+
+
+def _widen(pairs: dict[tuple[str, str], float], read: str, truth: str, rival: str,
+           d1: float, d2: float) -> None:
+    """Record a held-out place of label `truth` read as `read` with `truth` its nearest rival:
+    a reading of `read` against `truth` then needs more than this place's margin."""
+    if read != truth and np.isfinite(d2) and rival == truth:
+        pairs[(read, truth)] = max(pairs.get((read, truth), 0.0), float((d2 - d1) / max(d2, 1e-9)))
+
+
 def _fit_flat(flat: np.ndarray, labels: list[str]) -> ClassModel:
     """The looks of every label in the flatness features (`_flatness`), with the margins a reading
     needs between two labels from the same cross-validation as `_held_out_margins`: a white stone
     as even as the board and of its colour reads empty when held out, and so no reading of an
     empty place is sure by less than the margin that stone had."""
     floor = np.full(N_FLAT, FLOOR**2)
-    fold = np.zeros(len(labels), int)
-    seen: dict[str, int] = {}
-    for i, label in enumerate(labels):
-        fold[i] = seen.get(label, 0) % FOLDS
-        seen[label] = seen.get(label, 0) + 1
-    alone = np.array([seen[label] < 2 for label in labels])
+    fold, alone = _folds(labels)
     pairs: dict[tuple[str, str], float] = {}
     for k in range(FOLDS):
         out = np.flatnonzero((fold == k) & ~alone)
@@ -882,8 +897,7 @@ def _fit_flat(flat: np.ndarray, labels: list[str]) -> ClassModel:
         d1, d2 = dist[np.arange(len(out)), best], rival.min(axis=1)
         for j, i in enumerate(out):
             read, truth = held.refs[best[j]].letter, labels[i]
-            if read != truth and np.isfinite(d2[j]) and held.refs[int(rival[j].argmin())].letter == truth:
-                pairs[(read, truth)] = max(pairs.get((read, truth), 0.0), float((d2[j] - d1[j]) / max(d2[j], 1e-9)))
+            _widen(pairs, read, truth, held.refs[int(rival[j].argmin())].letter, d1[j], d2[j])
     return ClassModel(ClassModel.learn_looks(flat, labels, floor=floor), floor=floor, pair_margins=pairs)
 
 
@@ -905,12 +919,7 @@ def _held_out_margins(feats: np.ndarray, labels: list[str], place: np.ndarray,
     a reading of A whose nearest rival is B is then sure only by a wider margin than that
     place's. Returned: (A, B) -> the widest such margin. A label with one place is not held out
     (it would not be learned at all)."""
-    fold = np.zeros(len(labels), int)
-    seen: dict[str, int] = {}
-    for i, label in enumerate(labels):
-        fold[i] = seen.get(label, 0) % FOLDS
-        seen[label] = seen.get(label, 0) + 1
-    alone = np.array([seen[label] < 2 for label in labels])
+    fold, alone = _folds(labels)
     out: dict[tuple[str, str], float] = {}
     for k in range(FOLDS):
         out_ = np.flatnonzero((fold == k) & ~alone)
@@ -924,8 +933,7 @@ def _held_out_margins(feats: np.ndarray, labels: list[str], place: np.ndarray,
         d1, d2 = dist[np.arange(len(out_)), best], rival.min(axis=1)
         for j, i in enumerate(out_):
             read, truth = dec.letters[j], labels[i]
-            if read != truth and np.isfinite(d2[j]) and held.classes.refs[int(rival[j].argmin())].letter == truth:
-                out[(read, truth)] = max(out.get((read, truth), 0.0), float((d2[j] - d1[j]) / max(d2[j], 1e-9)))
+            _widen(out, read, truth, held.classes.refs[int(rival[j].argmin())].letter, d1[j], d2[j])
     return out
 
 
