@@ -170,15 +170,24 @@ class MarkerLocaliser:
     #: Smallest marker perimeter, as a fraction of the detection image's larger side: a marker
     #: smaller than 8 pixels a side at half size has too few pixels per bit to decode anyway.
     MIN_PERIMETER = 0.05
+    #: The first pass's polygon fit (fraction of a contour's perimeter; OpenCV's default 0.03): a
+    #: marker's outline is a clean square, while many printed tile outlines and glyph strokes pass
+    #: as quadrilaterals only under the looser fit, and each quadrilateral costs a perspective
+    #: removal and a decode. On 120 rendered boards of every game the first pass misses no more
+    #: markers than with the default, and Blockers! boards are read about a quarter faster; the
+    #: later passes keep the default, so a marker the tight fit misses is still found.
+    FIRST_PASS_POLYGON_FIT = 0.02
 
     def __init__(self, geom: LatticeGeometry, min_markers: int = 3) -> None:
         self.geom = geom
         self.min_markers = min_markers
         dictionary = cv2.aruco.getPredefinedDictionary(DICTIONARIES[geom.dictionary])
         self.detectors = []
-        for spec in self.PASSES:
+        for k, spec in enumerate(self.PASSES):
             p = cv2.aruco.DetectorParameters()
             p.minMarkerPerimeterRate = self.MIN_PERIMETER
+            if k == 0:
+                p.polygonalApproxAccuracyRate = self.FIRST_PASS_POLYGON_FIT
             if spec is not None:
                 p.adaptiveThreshWinSizeMin = p.adaptiveThreshWinSizeMax = spec[0]
                 p.adaptiveThreshConstant = spec[1]

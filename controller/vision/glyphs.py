@@ -170,18 +170,28 @@ def _image_points(h: np.ndarray, centres: np.ndarray, grid: np.ndarray = GRID
             y.astype(np.float32).reshape(n * side, side))
 
 
+def _remap_maps(h: np.ndarray, centres: np.ndarray, grid: np.ndarray = GRID
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """`_image_points` as cv2.remap's fixed-point maps (cv2.convertMaps to CV_16SC2): bilinear
+    remapping converts float maps to this form anyway, block by block; handing it over converted
+    saves that work and reads half the memory."""
+    x, y = _image_points(h, centres, grid)
+    return cv2.convertMaps(x, y, cv2.CV_16SC2)
+
+
 class _PointsCache:
-    """The last tiles' patch grids: the homography is kept while the camera does not move and the
-    tiles seldom change between frames, so the first (uncentred) sampling's grid is reused."""
+    """The last tiles' patch grids (as remap maps): the homography is kept while the camera does
+    not move and the tiles seldom change between frames, so the first (uncentred) sampling's grid
+    is reused."""
 
     def __init__(self) -> None:
         self.entry: tuple[bytes, tuple[np.ndarray, np.ndarray]] | None = None
 
-    def points(self, h: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def maps(self, h: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         key = np.asarray(h, np.float64).tobytes() + centres.tobytes()
         entry = self.entry  # one attribute, replaced whole: safe if two readers share it
         if entry is None or entry[0] != key:
-            entry = (key, _image_points(h, centres))
+            entry = (key, _remap_maps(h, centres))
             self.entry = entry
         return entry[1]
 
@@ -195,10 +205,10 @@ def _sample_planes(frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
     cv2.remap for all tiles, and planes rather than (N, K, 3) because every later step works
     channel by channel (reductions over a last axis of 3 are slow in numpy)."""
     if cache is not None and grid is GRID:
-        x, y = cache.points(h, centres)
+        xy, frac = cache.maps(h, centres)
     else:
-        x, y = _image_points(h, centres, grid)
-    out = cv2.remap(frame, x, y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        xy, frac = _remap_maps(h, centres, grid)
+    out = cv2.remap(frame, xy, frac, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     n = len(centres)
     if out.ndim == 2:
         return [out.reshape(n, -1).astype(np.float32)] * 3
