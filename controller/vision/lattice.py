@@ -442,11 +442,11 @@ def _cell_corners(inner: float, outer: float) -> np.ndarray:
 
 def _flatness(logimg: np.ndarray, points: np.ndarray) -> np.ndarray:
     """(N, N_FLAT) how flat every place is, whatever the board: the spread of its disc's lightness
-    (80th minus 20th percentile) and its disc's median log colour minus that of the square ring
-    just inside its cell (`FLAT_RIM`).
+    (80th minus 20th percentile) and its disc's median log colour minus that of the four corners
+    of its cell (`FLAT_RIM`, `_cell_corners`).
 
     An empty place is the flat board: one colour edge to edge, so its disc is even and has the
-    colour of its cell's rim, on a wooden board, a printed one or a Go board alike. A piece is a
+    colour of its cell's corners, on a wooden board, a printed one or a Go board alike. A piece is a
     solid: shading, highlights and a silhouette make its disc uneven or unlike the rim around it.
     Both are differences within one place, so the light cancels and no light estimate is needed.
     """
@@ -584,11 +584,11 @@ class LatticeModel:
         why[~dec.sure & (dec.distance > self.classes.max_distance)] = "far"
         why[(why == "") & self._between(feats, dec.letters, best)] = "between"
         letters = list(dec.letters)
-        if flat is not None and self.flat is not None:
-            letters = self._lightness_far(feats, np.asarray(flat, np.float64), letters, why)
         only_flat = flat_empty = np.zeros(len(why), bool)
         if flat is not None and self.flat is not None:
-            letters, only_flat, flat_empty = self._with_flatness(letters, why, np.asarray(flat, np.float64))
+            flat = np.asarray(flat, np.float64)
+            letters = self._lightness_far(feats, flat, letters, why)
+            letters, only_flat, flat_empty = self._with_flatness(letters, why, flat)
         why[~visible] = "hidden"
         # Places made sure by their flatness alone say nothing of whether the looks explain the
         # picture. When they do not, a place read surely empty keeps that reading if its flatness
