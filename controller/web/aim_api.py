@@ -19,7 +19,6 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 from aiohttp import web
 
@@ -29,6 +28,7 @@ from controller.profile import Profile, load_profile, save_profile
 from controller.vision.aim import aim_advice
 from controller.vision.geometry import CornersError, LatticeGeometry, check_corners, project
 from controller.vision.reader import BoardReader, as_bgr
+from controller.web.camera import scaled_jpeg
 from controller.web.server import BadRequest
 
 #: A profile's name as the page may give it: it becomes a file name, so nothing else.
@@ -48,14 +48,16 @@ def add_copy_setup_routes(web_app: Any, app: web.Application) -> None:
 
 def picture_jpeg(frame: np.ndarray) -> bytes:
     """`frame` scaled to at most `PICTURE_WIDTH` wide, as a JPEG (the page draws in the frame's own pixels)."""
-    frame = as_bgr(np.asarray(frame))
-    scale = min(1.0, PICTURE_WIDTH / frame.shape[1])
-    if scale < 1:
-        frame = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, PICTURE_QUALITY])
-    if not ok:
+    data = scaled_jpeg(as_bgr(np.asarray(frame)), PICTURE_WIDTH, PICTURE_QUALITY)
+    if data is None:
         raise BadRequest(500, "the picture could not be encoded")
-    return data.tobytes()
+    return data
+
+
+async def jpeg_response(frame: np.ndarray) -> web.Response:
+    """`frame` as the page's JPEG (`picture_jpeg`), encoded off the event loop, never cached."""
+    data = await asyncio.get_running_loop().run_in_executor(None, picture_jpeg, frame)
+    return web.Response(body=data, content_type="image/jpeg", headers=NO_STORE)
 
 
 def profiles_folder(web_app: Any) -> Path:
@@ -168,8 +170,7 @@ class AimSetup:
         frame = self._frame
         if frame is None:
             raise BadRequest(404, "no aim checked yet: ask /api/aim first")
-        data = await asyncio.get_running_loop().run_in_executor(None, picture_jpeg, frame)
-        return web.Response(body=data, content_type="image/jpeg", headers=NO_STORE)
+        return await jpeg_response(frame)
 
     async def save_corners(self, request: web.Request) -> web.Response:
         body = await self.web_app._control(request)

@@ -33,6 +33,16 @@ WHITE = (255, 255, 255)
 BLACK = (0, 0, 0)
 
 
+
+def scaled_jpeg(frame: np.ndarray, width: int, quality: int) -> bytes | None:
+    """`frame` scaled down to at most `width` pixels wide (area averaging), as JPEG: what a phone's
+    page is sent. None when OpenCV cannot encode it."""
+    scale = min(1.0, width / frame.shape[1])
+    if scale < 1:
+        frame = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return data.tobytes() if ok else None
+
 def overlay(frame: np.ndarray, reader: Any, reading: Any, illegal_cells: list[tuple[int, int]]) -> np.ndarray:
     """A scaled copy of `frame` with the lattice points, each place's reading, unsure and illegal places."""
     frame = as_bgr(frame)

@@ -28,7 +28,7 @@ from controller.games import registry
 from controller.vision.gating import MOVING, MotionGate
 from controller.vision.geometry import project
 from controller.vision.reader import BoardReader
-from controller.web.aim_api import NO_STORE, picture_jpeg, profile_name, save_into_named_profile
+from controller.web.aim_api import NO_STORE, jpeg_response, profile_name, save_into_named_profile
 from controller.web.server import BadRequest
 
 #: Seconds between the two pictures a capture compares to see that the board is still.
@@ -103,8 +103,7 @@ class HolesSetup:
         frame = self.last_frame
         if frame is None:
             raise BadRequest(404, "no picture taken yet")
-        data = await asyncio.get_running_loop().run_in_executor(None, picture_jpeg, frame)
-        return web.Response(body=data, content_type="image/jpeg", headers=NO_STORE)
+        return await jpeg_response(frame)
 
     # --- the steps ----------------------------------------------------------------------------------
     async def start(self, request: web.Request) -> web.Response:

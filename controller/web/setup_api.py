@@ -22,7 +22,6 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 from aiohttp import web
 
@@ -30,11 +29,13 @@ from calibration import guided
 from calibration.checks import place_name
 from controller.errors import RefereeError
 from controller.games import registry
+from controller.web.camera import scaled_jpeg
 from controller.web.view import board_json, palette
 
 ROUTES = web.AppKey("calibration", object)
 #: Width the kept pictures are sent at (the doubted places are given in the full picture's pixels).
 PICTURE_WIDTH = 640
+PICTURE_QUALITY = 80
 
 
 class CalibrationRoutes:
@@ -217,12 +218,10 @@ class CalibrationRoutes:
 def _jpeg(frame: np.ndarray) -> tuple[bytes, int, int]:
     """The picture scaled for a phone, as JPEG, with the full picture's width and height."""
     h, w = frame.shape[:2]
-    scale = min(1.0, PICTURE_WIDTH / w)
-    small = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else frame
-    ok, data = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, 80])
-    if not ok:
+    data = scaled_jpeg(frame, PICTURE_WIDTH, PICTURE_QUALITY)
+    if data is None:
         raise RefereeError("the captured picture could not be encoded")
-    return data.tobytes(), w, h
+    return data, w, h
 
 
 def add_routes(app: web.Application, web_app: Any) -> None:
