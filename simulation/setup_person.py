@@ -49,6 +49,12 @@ def hue_turn(degrees: float) -> np.ndarray:
     return (np.eye(3) + np.sin(a) * cross + (1 - np.cos(a)) * cross @ cross).astype(np.float32)
 
 
+def in_other_colours(frame: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """`frame` with every colour turned by `matrix` (`hue_turn`): the picture of a copy printed in
+    other colours."""
+    return np.clip(cv2.transform(frame.astype(np.float32), matrix), 0, 255).astype(np.uint8)
+
+
 class OtherLooks:
     """A frame source showing its pictures in other colours (see the module's docstring)."""
 
@@ -60,7 +66,7 @@ class OtherLooks:
         frame = self.source.read()
         if frame is None:
             return None
-        return np.clip(cv2.transform(frame.astype(np.float32), self.matrix), 0, 255).astype(np.uint8)
+        return in_other_colours(frame, self.matrix)
 
     def close(self) -> None:
         self.source.close()

@@ -16,7 +16,7 @@ from controller.profile import default_profile, load_profile
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
 from controller.vision.reader import BoardReader
 from simulation.render import Scene, random_snapshot, render_snapshot, stay_alive_points
-from simulation.setup_person import OtherLooks
+from simulation.setup_person import HUE_TURN, hue_turn, in_other_colours
 
 EMPTY_BOARD_GAMES = ["colorpop", "blockers", "stay-alive"]
 
@@ -98,22 +98,9 @@ def setup_of(seed: int) -> Snapshot:
     return parse_snapshot("colorpop", "\n".join(" ".join(tokens[r * 10:(r + 1) * 10]) for r in range(10)))
 
 
-class _Picture:
-    """One picture as a frame source, for `OtherLooks` (the copy in other colours)."""
-
-    def __init__(self, image: np.ndarray) -> None:
-        self.image = image
-
-    def read(self) -> np.ndarray:
-        return self.image
-
-    def close(self) -> None:
-        pass
-
-
 def other_copy(snap: Snapshot, profile, seed: int, frame: int) -> np.ndarray:
     """The picture of `snap` on a Colorpop copy whose colours are turned (simulation/setup_person.py)."""
-    return OtherLooks(_Picture(render_snapshot(snap, profile, seed=seed, scene=Scene(frame=frame)))).read()
+    return in_other_colours(render_snapshot(snap, profile, seed=seed, scene=Scene(frame=frame)), hue_turn(HUE_TURN))
 
 
 def test_setup_colours_are_named_from_the_bottom_row_on_a_copy_in_other_colours(tmp_path, capsys) -> None:
