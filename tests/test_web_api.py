@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from contextlib import contextmanager
 
 import numpy as np
 import yaml
-from aiohttp.test_utils import TestClient, TestServer
 from colorpop_helpers import take_a_lone_token_off
+from web_helpers import with_client
 
 from controller.record import parse_record
 from controller.web import WebApp
@@ -19,7 +18,6 @@ from simulation.world import StubRig
 FLIPOP = {"game": "flipop", "players": 2}
 COLORPOP = {"game": "colorpop", "players": 2}
 PIN = "424242"
-
 
 
 @contextmanager
@@ -39,14 +37,6 @@ def ticking(rig: StubRig):
     finally:
         stop.set()
         thread.join(5)
-
-
-def _with_client(app: WebApp, body) -> None:
-    async def main() -> None:
-        async with TestClient(TestServer(app.build())) as client:
-            await body(client)
-
-    asyncio.run(main())
 
 
 def test_state_says_game_turn_board_and_verdicts_in_words(tmp_path):
@@ -71,7 +61,7 @@ def test_state_says_game_turn_board_and_verdicts_in_words(tmp_path):
         assert (await client.get("/static/app.js")).status == 200
         assert (await client.get("/static/../server.py")).status in (403, 404)
 
-    _with_client(app, body)
+    with_client(app, body)
 
 
 def test_controls_need_the_pin_a_json_body_and_the_same_origin(tmp_path):
@@ -108,7 +98,7 @@ def test_controls_need_the_pin_a_json_body_and_the_same_origin(tmp_path):
         assert rig.loop.session.game_id == game_before + 1
         assert rig.loop.session.setup.first == 1 and rig.loop.session.keys["first"] == 1
 
-    _with_client(app, body)
+    with_client(app, body)
 
 
 def test_wrong_pins_are_throttled(tmp_path):
@@ -120,7 +110,7 @@ def test_wrong_pins_are_throttled(tmp_path):
             assert (await client.post("/api/end", json={}, headers={"X-Referee-PIN": "1"})).status == 403
         assert (await client.post("/api/end", json={}, headers={"X-Referee-PIN": PIN})).status == 429
 
-    _with_client(app, body)
+    with_client(app, body)
 
 
 def test_record_games_and_steps_come_from_the_journal(tmp_path):
@@ -143,7 +133,7 @@ def test_record_games_and_steps_come_from_the_journal(tmp_path):
         assert (await client.get("/api/games/x")).status == 400
         assert (await client.get("/api/record?game=abc")).status == 400
 
-    _with_client(app, body)
+    with_client(app, body)
 
 
 def test_an_illegal_board_gives_its_places_and_corrections_that_tick_off(tmp_path):

@@ -3,10 +3,8 @@ capture only when still with no hand, the report and the doubted places, saving 
 
 from __future__ import annotations
 
-import asyncio
-
 import yaml
-from aiohttp.test_utils import TestClient, TestServer
+from web_helpers import with_client
 
 from calibration.guided import steps_for
 from controller.games import registry
@@ -34,14 +32,6 @@ def served(game: str, tmp_path, seed: int = 1):
     config.write_text(yaml.safe_dump(keys) + "profile: null            # null: the default board profile\n", "utf-8")
     app = WebApp(rig.loop, sensor=camera, pin=PIN, config_path=config)
     return app, world, camera, config
-
-
-def with_client(app: WebApp, body) -> None:
-    async def main() -> None:
-        async with TestClient(TestServer(app.build())) as client:
-            await body(client)
-
-    asyncio.run(main())
 
 
 def test_colorpop_calibrated_through_the_api_reads_the_copy(tmp_path):

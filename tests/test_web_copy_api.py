@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import numpy as np
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
+from web_helpers import PictureSensor, with_client
 
 from calibration.holes import observe
 from controller.profile import default_profile, load_profile
@@ -20,21 +18,6 @@ from simulation.world import StubRig
 PIN = "424242"
 WITH_PIN = {"X-Referee-PIN": PIN}
 STAY_ALIVE = {"game": "stay-alive", "players": 2, "seats": ["B", "Y"]}
-
-
-def _with_client(app: WebApp, body) -> None:
-    async def main() -> None:
-        async with TestClient(TestServer(app.build())) as client:
-            await body(client)
-
-    asyncio.run(main())
-
-
-class PictureSensor:
-    def __init__(self, frame, reader=None) -> None:
-        self.latest_frame = frame
-        self.latest_reading = None
-        self.reader = reader
 
 
 def test_the_aim_comes_with_the_markers_and_lattice_to_draw_on_its_own_picture(tmp_path):
@@ -69,7 +52,7 @@ def test_the_aim_comes_with_the_markers_and_lattice_to_draw_on_its_own_picture(t
         sent = cv2.imdecode(np.frombuffer(await picture.read(), np.uint8), cv2.IMREAD_COLOR)
         assert sent.shape[1] == 960 and sent.mean() > 40  # the judged picture, scaled, not the black one
 
-    _with_client(app, body)
+    with_client(app, body)
 
 
 def test_corners_are_checked_saved_into_a_named_profile_and_read_with(tmp_path):
@@ -111,7 +94,7 @@ def test_corners_are_checked_saved_into_a_named_profile_and_read_with(tmp_path):
         assert placed["placed_by"] == "corners" and placed["in_view"]
         assert np.allclose(placed["lattice_corners"], corners, atol=0.06)
 
-    _with_client(app, body)
+    with_client(app, body)
 
 
 def test_a_profile_with_corners_that_cannot_hold_a_lattice_is_refused(tmp_path):
@@ -165,7 +148,7 @@ def test_holes_steps_refuse_wrong_pins_order_hands_and_unfinished_saves(holes_ri
         assert unfinished.status == 409 and "8 step(s) still to take" in (await unfinished.json())["error"]
         assert not (tmp_path / "profiles").exists()
 
-    _with_client(app, body)
+    with_client(app, body)
 
 
 def test_the_holes_setup_is_refused_on_a_board_without_holes(tmp_path):
@@ -178,7 +161,7 @@ def test_the_holes_setup_is_refused_on_a_board_without_holes(tmp_path):
         refused = await client.post("/api/holes/start", json={}, headers=WITH_PIN)
         assert refused.status == 409 and "flipop board" in (await refused.json())["error"]
 
-    _with_client(app, body)
+    with_client(app, body)
 
 
 def test_a_capture_while_the_board_moves_is_refused(holes_rig):
@@ -210,4 +193,4 @@ def test_a_capture_while_the_board_moves_is_refused(holes_rig):
         state = await (await client.get("/api/holes")).json()
         assert state["next_step"] == 1 and not state["steps"][0]["taken"]
 
-    _with_client(app, body)
+    with_client(app, body)

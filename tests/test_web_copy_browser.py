@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from test_web_browser import CHROMEDRIVER, CHROMIUM, start_browser, wait_for
+from web_helpers import PictureSensor
 
 from calibration.holes import PAIRS, derive, observe
 from controller.profile import default_profile, load_profile
@@ -28,13 +29,6 @@ def browser():
     driver = start_browser(880, 1400)  # one column, with the picture wide enough to place corners to a pixel
     yield driver
     driver.quit()
-
-
-class PictureSensor:
-    def __init__(self, frame, reader=None) -> None:
-        self.latest_frame = frame
-        self.latest_reading = None
-        self.reader = reader
 
 
 def serve(rig: StubRig, sensor):

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
-
-from aiohttp.test_utils import TestClient, TestServer
+from web_helpers import PictureSensor, with_client
 
 from controller.hardware.config import validate_gpio
 from controller.hardware.feedback import Feedback
@@ -17,23 +15,6 @@ from simulation.world import StubRig
 
 PIN = "424242"
 STAY_ALIVE = {"game": "stay-alive", "players": 2, "seats": ["B", "Y"]}
-
-
-def _with_client(app: WebApp, body) -> None:
-    async def main() -> None:
-        async with TestClient(TestServer(app.build())) as client:
-            await body(client)
-
-    asyncio.run(main())
-
-
-class PictureSensor:
-    """A camera sensor that has just seen `latest_frame` (the reader has not localised anything yet)."""
-
-    def __init__(self, frame) -> None:
-        self.latest_frame = frame
-        self.latest_reading = None
-        self.reader = None
 
 
 def test_aim_advice_for_the_latest_picture(tmp_path):
@@ -58,7 +39,7 @@ def test_aim_advice_for_the_latest_picture(tmp_path):
         moved = await (await client.get("/api/aim")).json()
         assert "move the camera left" in moved["lines"]
 
-    _with_client(app, body)
+    with_client(app, body)
 
 
 def test_lights_test_patterns_reach_the_feedback_pins(tmp_path):
@@ -86,7 +67,7 @@ def test_lights_test_patterns_reach_the_feedback_pins(tmp_path):
             off = await client.post("/api/lights-test", json={"pattern": "board-ok"}, headers={"X-Referee-PIN": PIN})
             assert off.status == 200 and not red.state
 
-        _with_client(app, body)
+        with_client(app, body)
     finally:
         feedback.close()
 
@@ -99,7 +80,7 @@ def test_lights_test_without_lights_says_so(tmp_path):
         answer = await client.post("/api/lights-test", json={"pattern": "illegal"}, headers={"X-Referee-PIN": PIN})
         assert answer.status == 404 and "no lights" in (await answer.json())["error"]
 
-    _with_client(app, body)
+    with_client(app, body)
 
 
 def test_switch_test_on_the_simulated_switch_board(tmp_path):
@@ -146,7 +127,7 @@ def test_switch_test_on_the_simulated_switch_board(tmp_path):
             again = await (await client.get("/api/switches?start=1")).json()
             assert not again["slides"][12]["both_switches"] and again["slides"][3]["seen"] == ["C"]
 
-        _with_client(app, body)
+        with_client(app, body)
     finally:
         switches.close()
         pico.close()
@@ -159,4 +140,4 @@ def test_no_switches_no_switch_test(tmp_path):
     async def body(client):
         assert (await client.get("/api/switches")).status == 404
 
-    _with_client(app, body)
+    with_client(app, body)

@@ -1,0 +1,29 @@
+"""What the web tests share: a test client around a `WebApp`, and a camera sensor holding one picture."""
+
+from __future__ import annotations
+
+import asyncio
+
+from aiohttp.test_utils import TestClient, TestServer
+
+from controller.web import WebApp
+
+
+def with_client(app: WebApp, body) -> None:
+    """Run `await body(client)` with an aiohttp test client serving `app`."""
+
+    async def main() -> None:
+        async with TestClient(TestServer(app.build())) as client:
+            await body(client)
+
+    asyncio.run(main())
+
+
+class PictureSensor:
+    """A camera sensor that has just seen `frame` (nothing read from it yet); `reader`, when given,
+    is the board reader the page's aim and overlay use."""
+
+    def __init__(self, frame, reader=None) -> None:
+        self.latest_frame = frame
+        self.latest_reading = None
+        self.reader = reader
