@@ -38,6 +38,9 @@ illumination*:
   any place of a picture whose
   visible places are mostly unsure (a board or pieces unlike the learned ones: the model does not
   describe that picture). The command lists unsure places on stderr.
+* Within one picture every place of a label is one group: where the learned looks explain the
+  picture, a mixture fitted in it (started from the learned looks) reads the places the learned
+  spreads leave between two looks, by the same rule (`LatticeModel._picture_groups`).
 * Beside the looks, a reading that does not depend on the board (`_flatness`): an empty place is
   the flat board, even over its disc and of its cell corners' colour, on a wooden, printed or Go
   board alike; a piece is a solid that is not. Where that reading is sure of an empty place and
@@ -59,7 +62,7 @@ import cv2
 import numpy as np
 
 from controller.errors import ConfigError, FormatError, RefereeError
-from controller.vision.classify import ClassModel, Decision, open_set_distance
+from controller.vision.classify import ClassModel, ClassRef, Decision, open_set_distance
 from controller.vision.features import PatchSampler, Rectifier, ring_offsets
 from controller.vision.geometry import (
     CornersError,
@@ -582,6 +585,7 @@ class LatticeModel:
         why[~dec.sure] = "pair"
         why[~dec.sure & (plain < self.classes.min_margin)] = "margin"
         why[~dec.sure & (dec.distance > self.classes.max_distance)] = "far"
+        best = self._by_picture_groups(feats, visible, dec, why, best)
         why[(why == "") & self._between(feats, dec.letters, best)] = "between"
         letters = list(dec.letters)
         only_flat = flat_empty = np.zeros(len(why), bool)
@@ -598,6 +602,88 @@ class LatticeModel:
         if ((why == "") & ~only_flat).sum() < MIN_EXPLAINED * visible.sum():
             why[(why == "") & ~flat_empty] = "picture"
         return letters, [str(w) for w in why], dec.confidence
+
+    def _by_picture_groups(self, feats: np.ndarray, visible: np.ndarray, dec: Decision, why: np.ndarray,
+                           best: np.ndarray) -> np.ndarray:
+        """Read the visible places unsure by "margin", "pair" or "far" by the picture's own groups
+        (`_picture_groups`) where those read them surely; `dec` (letters, confidence) and `why` are
+        changed in place, and the (N,) look of every place is returned.
+
+        Within one picture every place of a label is one group however another board or camera
+        renders it (white stones brighter and shaded on their far side, a board of another
+        wood). The learned spreads, measured on the learning picture alone, can leave such a
+        place between two looks; the picture's own groups, fitted to it, can tell it. They are
+        trusted only where they read every place that the looks read surely the same way (the
+        two then describe one picture), and a place is sure by the very rule the learned looks
+        use (`ClassModel.decide_distances`: the open-set distance, the margins, the pair margins)."""
+        doubtful = visible & np.isin(why, ["margin", "pair", "far"])
+        if not doubtful.any():
+            return best
+        found = self._picture_groups(feats, visible)
+        if found is None:
+            return best
+        groups, dist = found
+        sure = (why == "") & visible
+        if np.any(np.array(groups.letters)[sure] != np.array(dec.letters)[sure]):
+            return best
+        best = best.copy()
+        for i in np.flatnonzero(doubtful & groups.sure):
+            why[i] = ""
+            dec.letters[i] = groups.letters[i]
+            dec.confidence[i] = groups.confidence[i]
+            best[i] = dist[i].argmin()
+        return best
+
+    def _picture_groups(self, feats: np.ndarray, visible: np.ndarray) -> tuple[Decision, np.ndarray] | None:
+        """The decision of the picture's own groups and its (N, looks) distances, or None where the
+        learned looks do not explain the picture (`MIN_EXPLAINED`, as for following it).
+
+        A Gaussian mixture over the visible places, one component per look, fitted by
+        expectation-maximisation from the learned looks: each place belongs to each look in
+        proportion to its likelihood (from the distance with the shadow allowance, at the sample
+        position that fits the look best, and the look's spread), and a look's mean and covariance
+        become those of its places so weighted, with the learned mean and covariance counted as
+        N_FEATURES places (the prior weight `_followed` and `ClassModel.learn_looks` give them).
+        Two rules keep a look from becoming another label's group:
+
+        * a place belongs only to the looks within whose learned open-set distance it lies (a
+          stone unlike every learned look does not drag the look of a label with few places);
+        * a look that the learned looks read no place of surely keeps its learned mean and
+          spread: nothing in the picture says what it looks like there (on an empty board, the
+          squares of one colour half like a learned piece would otherwise become that piece).
+        """
+        c = self.classes
+        dec0, _, shifted = self._decide_offset(feats)
+        if dec0.sure.sum() < MIN_EXPLAINED * len(dec0.sure):
+            return None
+        place = np.flatnonzero(visible)
+        model = self
+        dist, pos = model.distances(shifted)
+        known = dist[place] <= c.max_distance
+        anchored = np.isin(np.arange(len(c.refs)), dist.argmin(axis=1)[dec0.sure])
+        for _ in range(FOLLOW_ROUNDS):
+            logdet = np.linalg.slogdet(np.linalg.inv(model.classes.inv))[1]
+            share = np.log(np.bincount(dist[place].argmin(axis=1), minlength=len(c.refs)) + 1.0)
+            loglik = -0.5 * dist[place] ** 2 - 0.5 * logdet[None] + share[None]
+            weight = np.exp(loglik - loglik.max(axis=1, keepdims=True)) * known
+            weight /= np.maximum(weight.sum(axis=1, keepdims=True), 1e-300)
+            refs = []
+            for k, ref in enumerate(c.refs):
+                if not anchored[k]:
+                    refs.append(ref)
+                    continue
+                x = shifted[pos[place, k], place]
+                w = weight[:, k]
+                mean = (w @ x + N_FEATURES * c.means[k]) / (w.sum() + N_FEATURES)
+                d = x - mean
+                cov = ((d * w[:, None]).T @ d + N_FEATURES * np.asarray(ref.cov)) / (w.sum() + N_FEATURES)
+                refs.append(ClassRef(ref.key, ref.letter, mean, cov, ref.open))
+            before = dist.argmin(axis=1)
+            model = LatticeModel(self.size, ClassModel(refs, c.max_distance, c.min_margin, c.floor, c.pair_margins))
+            dist, pos = model.distances(shifted)
+            if np.array_equal(before, dist.argmin(axis=1)):
+                break
+        return model.classes.decide_distances(dist), dist
 
     def _lightness_far(self, feats: np.ndarray, flat: np.ndarray, letters: list[str],
                        why: np.ndarray) -> list[str]:

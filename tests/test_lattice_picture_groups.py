@@ -1,0 +1,91 @@
+"""The lattice reader reads a picture by its own groups (`LatticeModel._picture_groups`): places the
+learned spreads leave unsure are read where the picture's groups of the same labels tell them
+surely, and a place unlike every learned look does not become one of them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from controller.vision.classify import ClassModel, ClassRef
+from controller.vision.lattice import FLOOR, N_FEATURES, SHIFTS, LatticeModel
+
+SIZE = (9, 9)
+P20 = 6  # the 20th lightness percentile among the features (`place_features`)
+
+
+def _model() -> LatticeModel:
+    """Three looks learned elsewhere: the board at 0, dark stones at -1.2, light ones at 0.4."""
+    f = N_FEATURES
+    refs = [ClassRef(".", ".", np.zeros(f), np.eye(f) * 0.08**2),
+            ClassRef("B", "B", np.full(f, -1.2), np.eye(f) * 0.15**2),
+            ClassRef("W", "W", np.full(f, 0.4), np.eye(f) * 0.15**2)]
+    return LatticeModel(SIZE, ClassModel(refs, floor=np.full(f, FLOOR**2)))
+
+
+def _features(levels: list[np.ndarray], seed: int = 1) -> np.ndarray:
+    """(shifts, 81, F) features: the given level of every place plus a little noise, every sample
+    position alike."""
+    rng = np.random.default_rng(seed)
+    x = np.stack(levels) + rng.normal(0, 0.03, (len(levels), N_FEATURES))
+    return np.repeat(x[None], len(SHIFTS), axis=0)
+
+
+def _shaded_white_stones() -> tuple[np.ndarray, list[str]]:
+    """A picture of 41 empty places, 20 black and 20 white stones, the white ones seen from the
+    side: their darkest fifth is their shaded flank, darker from stone to stone than on any
+    learned white stone (down to the black stones' level), the rest of them as learned."""
+    labels = list("." * 41 + "B" * 20 + "W" * 20)
+    np.random.default_rng(4).shuffle(labels)
+    flank = iter(np.linspace(0.4, -1.2, 20))
+    levels = []
+    for c in labels:
+        x = np.full(N_FEATURES, {".": 0.0, "B": -1.2, "W": 0.4}[c])
+        if c == "W":
+            x[P20] = next(flank)
+        levels.append(x)
+    return _features(levels), labels
+
+
+def test_white_stones_shaded_otherwise_than_the_learned_ones_are_read_by_the_pictures_groups() -> None:
+    model = _model()
+    feats, labels = _shaded_white_stones()
+    got, why, _ = model.judge(feats)
+    assert [w for w in why if w] == []
+    assert got == labels
+
+
+def test_without_the_pictures_groups_the_most_shaded_white_stones_are_unsure() -> None:
+    """What the picture's groups add: the learned and followed looks alone leave the stones with
+    the darkest flanks unsure (and read none of them wrong)."""
+    model = _model()
+    feats, labels = _shaded_white_stones()
+    dec, _ = model.decide_picture(feats)
+    unsure = ~dec.sure
+    assert np.array(labels)[unsure].tolist().count("W") >= 1
+    assert all(a == b for a, b, s in zip(dec.letters, labels, dec.sure) if s)
+
+
+def test_an_empty_board_of_two_woods_is_read_empty_by_its_own_board_group() -> None:
+    """An empty board of two woods: most places as learned, 30 of a paler wood about as near the
+    learned white stones as the learned board (the learned looks leave them unsure). In the
+    picture the board's group spreads over both woods and no place is a white stone: every
+    place reads empty."""
+    model = _model()
+    levels = [np.zeros(N_FEATURES)] * 51 + [np.full(N_FEATURES, 0.12)] * 30
+    feats = _features(levels)
+    dec, _ = model.decide_picture(feats)
+    assert not dec.sure[51:].any()
+    got, why, _ = model.judge(feats)
+    assert all(w == "" and g == "." for g, w in zip(got, why))
+
+
+def test_a_place_unlike_every_look_does_not_pull_a_look_of_few_places() -> None:
+    """A mostly empty board with two white stones and, at one place, something unlike every
+    learned look: the white look, fitted to its few places, does not reach out to it."""
+    model = _model()
+    levels = [np.zeros(N_FEATURES)] * 70 + [np.full(N_FEATURES, -1.2)] * 8 + [np.full(N_FEATURES, 0.4)] * 2
+    odd = np.full(N_FEATURES, 1.5)
+    odd[:3] = [2.0, -0.5, 1.0]
+    got, why, _ = model.judge(_features(levels + [odd]))
+    assert why[-1] != ""
+    assert all(w == "" for w in why[:-1])
