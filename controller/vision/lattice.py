@@ -72,7 +72,7 @@ from controller.vision.geometry import (
 )
 
 PPP = 24  # rectified pixels per pitch
-MODEL_VERSION = 4
+MODEL_VERSION = 5
 EPS = 0.02  # added before the log so that black stays finite (and its noise small)
 DISC = 0.35  # pitches: the disc describing a place
 CORE = 0.15  # pitches: its core
@@ -278,7 +278,8 @@ def describe(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> D
     owned = _footprints(covered, light_fit, standing.reshape(rows, cols), colour, away.reshape(rows, cols, 2))
     unexplained = (covered & ~owned).astype(int)
     around = unexplained[:-1, :-1] + unexplained[:-1, 1:] + unexplained[1:, :-1] + unexplained[1:, 1:]
-    return Described(feats, light, (around >= HIDDEN_AROUND).ravel(), _flatness(logimg, points))
+    return Described(feats, light, (around >= HIDDEN_AROUND).ravel(),
+                     _flatness(logimg, points, light_fit.rejected))
 
 
 def _local_light(light_fit: _Light) -> np.ndarray:
@@ -443,10 +444,11 @@ def _cell_corners(inner: float, outer: float) -> np.ndarray:
     return np.stack([dy[keep], dx[keep]], axis=1)
 
 
-def _flatness(logimg: np.ndarray, points: np.ndarray) -> np.ndarray:
+def _flatness(logimg: np.ndarray, points: np.ndarray, rejected: np.ndarray) -> np.ndarray:
     """(N, N_FLAT) how flat every place is, whatever the board: the spread of its disc's lightness
-    (80th minus 20th percentile) and its disc's median log colour minus that of the four corners
-    of its cell (`FLAT_RIM`, `_cell_corners`).
+    (80th minus 20th percentile) and its disc's median log colour minus that of the corners of its
+    cell (`FLAT_RIM`, `_cell_corners`) that show the board (`_board_corners`; `rejected`, (rows+1,
+    cols+1), the between points the light fit rejected).
 
     An empty place is the flat board: one colour edge to edge, so its disc is even and has the
     colour of its cell's corners, on a wooden board, a printed one or a Go board alike. A piece is a
@@ -455,10 +457,29 @@ def _flatness(logimg: np.ndarray, points: np.ndarray) -> np.ndarray:
     """
     px = _to_px(points)
     disc = PatchSampler(px, ring_offsets(0, DISC * PPP), logimg.shape[:2]).values(logimg)
-    rim = PatchSampler(px, _cell_corners(FLAT_RIM[0] * PPP, FLAT_RIM[1] * PPP), logimg.shape[:2]).values(logimg)
+    offsets = _cell_corners(FLAT_RIM[0] * PPP, FLAT_RIM[1] * PPP)
+    rim = PatchSampler(px, offsets, logimg.shape[:2]).values(logimg)
+    rim = _board_corners(rim, offsets, rejected)
     lightness = disc.mean(axis=2)
     spread = np.percentile(lightness, 80, axis=1) - np.percentile(lightness, 20, axis=1)
-    return np.concatenate([spread[:, None], np.median(disc, axis=1) - np.median(rim, axis=1)], axis=1)
+    return np.concatenate([spread[:, None], np.median(disc, axis=1) - np.nanmedian(rim, axis=1)], axis=1)
+
+
+def _board_corners(rim: np.ndarray, offsets: np.ndarray, rejected: np.ndarray) -> np.ndarray:
+    """(N, P, 3) the cell-corner pixels `rim` (at `offsets` (P, 2) as dy, dx) of every place, with
+    those of the corners whose between point the light fit rejected (`rejected`) set to NaN,
+    unless all four corners are so.
+
+    A flat place has its board's colour; what a neighbour's stone covers at a corner of the cell
+    is not the board: an empty place among black stones would be brighter than their corners
+    and a white stone only as bright as its white neighbours' edges. Where every corner is
+    covered, all four are kept: nothing nearer shows the board there."""
+    rows, cols = rejected.shape[0] - 1, rejected.shape[1] - 1
+    r, c = np.divmod(np.arange(rows * cols), cols)
+    down, right = (offsets[:, 0] > 0).astype(int), (offsets[:, 1] > 0).astype(int)
+    covered = rejected[r[:, None] + down[None], c[:, None] + right[None]]  # (N, P)
+    covered &= ~covered.all(axis=1, keepdims=True)
+    return np.where(covered[..., None], np.nan, rim)
 
 
 @dataclass
@@ -500,8 +521,8 @@ class LatticeModel:
         if version != MODEL_VERSION:
             raise RefereeError(
                 f"{path} is a lattice model of version {version}, but this referee reads version "
-                f"{MODEL_VERSION} (places measured against the light at their own cell's corners); learn it "
-                f"again with 'referee lattice learn'")
+                f"{MODEL_VERSION} (a place's flatness compared with the corners of its cell that show the "
+                f"board); learn it again with 'referee lattice learn'")
         try:
             size = (int(data["size"][0]), int(data["size"][1]))
             floor = np.array(data["floor"], np.float64)

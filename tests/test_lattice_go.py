@@ -1,13 +1,18 @@
-"""The lattice reader reads a picture by its own groups (`LatticeModel._picture_groups`): places the
-learned spreads leave unsure are read where the picture's groups of the same labels tell them
-surely, and a place unlike every learned look does not become one of them."""
+"""Rules of the lattice reader that another Go board or camera than the learning photo's needs.
+
+* The picture read by its own groups (`LatticeModel._picture_groups`): places the learned spreads
+  leave unsure are read where the picture's groups of the same labels tell them surely, and a
+  place unlike every learned look does not become one of them.
+* A place's flatness compared with the corners of its cell that show the board (`_flatness`):
+  a neighbour's stone over a corner is not the board the place is flat against.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from controller.vision.classify import ClassModel, ClassRef
-from controller.vision.lattice import FLOOR, N_FEATURES, SHIFTS, LatticeModel
+from controller.vision.lattice import FLOOR, N_FEATURES, PPP, SHIFTS, LatticeModel, _flatness
 
 SIZE = (9, 9)
 P20 = 6  # the 20th lightness percentile among the features (`place_features`)
@@ -89,3 +94,36 @@ def test_a_place_unlike_every_look_does_not_pull_a_look_of_few_places() -> None:
     got, why, _ = model.judge(_features(levels + [odd]))
     assert why[-1] != ""
     assert all(w == "" for w in why[:-1])
+
+
+def _board_with_dark_corners(covered: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A 3x3 lattice's log picture (an even board, at PPP pixels a pitch) whose centre place is
+    empty, the given corners of its cell (between points, as (row, column) of the (4, 4) between
+    points) covered by something dark (a neighbour's black stone leaning over them, as seen at an
+    angle), and which between points the light fit rejected."""
+    board = np.log(np.array([0.35, 0.55, 0.7]) + 0.02)
+    stone = np.log(np.array([0.06, 0.06, 0.07]) + 0.02)
+    logimg = np.tile(board, (5 * PPP, 5 * PPP, 1)).astype(np.float32)
+    rejected = np.zeros((4, 4), bool)
+    for i, j in covered:
+        y, x = int((i + 0.5) * PPP), int((j + 0.5) * PPP)  # the between point, in pixels
+        logimg[y - PPP // 4 : y + PPP // 4, x - PPP // 4 : x + PPP // 4] = stone
+        rejected[i, j] = True
+    points = np.array([[c, r] for r in range(3) for c in range(3)], np.float64)
+    return logimg, points, rejected
+
+
+def test_an_empty_place_among_stones_is_flat_against_the_corners_that_show_the_board() -> None:
+    """Two corners of the cell hidden by neighbours' stones: compared with the two that show the
+    board, the empty place has the board's colour (compared with all four, it would be brighter
+    than its rim like a white stone)."""
+    logimg, points, rejected = _board_with_dark_corners([(1, 1), (2, 1)])
+    flat = _flatness(logimg, points, rejected)[4]
+    assert np.all(np.abs(flat[1:]) < 0.05)
+    assert flat[0] < 0.05
+
+
+def test_a_place_whose_four_corners_are_covered_is_compared_with_them_all() -> None:
+    logimg, points, rejected = _board_with_dark_corners([(1, 1), (1, 2), (2, 1), (2, 2)])
+    flat = _flatness(logimg, points, rejected)[4]
+    assert np.all(flat[1:] > 1.0)
