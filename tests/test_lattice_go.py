@@ -96,6 +96,27 @@ def test_a_place_unlike_every_look_does_not_pull_a_look_of_few_places() -> None:
     assert all(w == "" for w in why[:-1])
 
 
+def test_a_look_no_place_is_surely_read_as_does_not_take_the_places_it_half_explains() -> None:
+    """An empty chequered board: its light squares as learned, its dark ones unlike the learned
+    dark squares and about as like the learned white pieces as the black ones. No place reads
+    surely as a piece, so nothing in the picture says what a piece looks like there: the pieces'
+    looks keep their learned means and spreads, and the dark squares stay unsure (fitted to them,
+    the white look would read them all surely as white pieces)."""
+    f = N_FEATURES
+    black = np.zeros(f)
+    black[:3] = 0.6  # the black pieces: bluish where the white ones are neutral
+    refs = [ClassRef(".", ".", np.full(f, 0.5), np.eye(f) * 0.08**2),
+            ClassRef(".#2", ".", np.full(f, -1.5), np.eye(f) * 0.08**2),
+            ClassRef("K", "K", black, np.eye(f) * 0.15**2),
+            ClassRef("W", "W", np.zeros(f), np.eye(f) * 0.15**2)]
+    model = LatticeModel((8, 8), ClassModel(refs, floor=np.full(f, FLOOR**2)))
+    dark = np.zeros(f)
+    dark[:3] = 0.27
+    got, why, _ = model.judge(_features([np.full(f, 0.5)] * 32 + [dark] * 32))
+    assert all(w == "" and g == "." for g, w in zip(got[:32], why[:32]))
+    assert all(w != "" for w in why[32:])
+
+
 def _board_with_dark_corners(covered: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A 3x3 lattice's log picture (an even board, at PPP pixels a pitch) whose centre place is
     empty, the given corners of its cell (between points, as (row, column) of the (4, 4) between

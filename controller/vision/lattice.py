@@ -661,8 +661,9 @@ class LatticeModel:
 
         A Gaussian mixture over the visible places, one component per look, fitted by
         expectation-maximisation from the learned looks: each place belongs to each look in
-        proportion to its likelihood (from the distance with the shadow allowance, at the sample
-        position that fits the look best, and the look's spread), and a look's mean and covariance
+        proportion to its likelihood there (from the distance with the shadow allowance, at the
+        sample position that fits the look best, and the look's spread) times the look's share of
+        the places (those nearest it, one more each), and a look's mean and covariance
         become those of its places so weighted, with the learned mean and covariance counted as
         N_FEATURES places (the prior weight `_followed` and `ClassModel.learn_looks` give them).
         Two rules keep a look from becoming another label's group:
