@@ -40,7 +40,8 @@ illumination*:
   describe that picture). The command lists unsure places on stderr.
 * Within one picture every place of a label is one group: where the learned looks explain the
   picture, a mixture fitted in it (started from the learned looks) reads the places the learned
-  spreads leave between two looks, by the same rule (`LatticeModel._picture_groups`).
+  spreads leave between two looks, by the same rule, when it reads every place the looks read
+  surely alike (`LatticeModel._by_picture_groups`).
 * Beside the looks, a reading that does not depend on the board (`_flatness`): an empty place is
   the flat board, even over its disc and of its cell corners' colour, on a wooden, printed or Go
   board alike; a piece is a solid that is not. Where that reading is sure of an empty place and
@@ -595,7 +596,9 @@ class LatticeModel:
         between it and the next place, see `_between`), "flat" (the looks and the flatness, given as `flat`
         from `describe`, are sure of opposite things, see `_with_flatness`) or "picture" (the model does not
         explain the picture; a place read empty that the flatness finds nearest an empty look keeps that
-        reading, and so does a place read surely as a piece that the flatness surely reads as that same piece)."""
+        reading, and so does a place read surely as a piece that the flatness surely reads as that same piece).
+        A place the looks leave "far", "margin" or "pair" is read where the picture's own groups read it
+        surely (`_by_picture_groups`)."""
         dec, dist = self.decide_picture(feats)
         visible = np.ones(len(dec.sure), bool) if hidden is None else ~np.asarray(hidden, bool)
         why = np.full(len(dec.sure), "", object)
