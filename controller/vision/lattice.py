@@ -588,7 +588,9 @@ class LatticeModel:
         if flat is not None and self.flat is not None:
             flat = np.asarray(flat, np.float64)
             letters = self._lightness_far(feats, flat, letters, why)
+            letters, by_parity = self._by_parity(feats, flat, letters, why, dist)
             letters, only_flat, flat_empty = self._with_flatness(letters, why, flat)
+            only_flat = only_flat | by_parity
         why[~visible] = "hidden"
         # Places made sure by their flatness alone say nothing of whether the looks explain the
         # picture. When they do not, a place read surely empty keeps that reading if its flatness
@@ -640,6 +642,66 @@ class LatticeModel:
             dist.append(np.sqrt(np.einsum("nki,kij,nkj->nk", y, inv, y)))
         lightness = ClassModel(c.refs, open_set_distance(4), c.min_margin, c.floor, c.pair_margins)
         return lightness.decide_distances(np.min(dist, axis=0))
+
+    def _by_parity(self, feats: np.ndarray, flat: np.ndarray, letters: list[str], why: np.ndarray,
+                   dist: np.ndarray) -> tuple[list[str], np.ndarray]:
+        """Read empty the places the flatness surely reads empty while the looks lean to a piece,
+        where their colour is that of the picture's other flat places of the same parity; say
+        which places were so read (`why` changed in place to "" there).
+
+        Light and dark squares alternate (the lattice's parity; on a Go board every place is
+        alike): an empty place shows its parity's bare board. Another board renders its squares
+        otherwise than the learning board (a printed board's white squares near a wooden set's
+        light pieces), but within one picture the empty places of one parity share a rendering.
+        The places of that parity that the flatness surely reads empty and the looks do not
+        surely read as a piece give its empty look in this picture (`_parity_look`), from the
+        others than the place read. The place reads empty, sure, when that look is within the
+        open-set distance and nearer than every piece look by the margins the model needs
+        (`min_margin`, the pair margins). `dist` is (N, looks) from `decide_picture`. Those
+        readings lean on the picture's other places, so they say nothing of whether the
+        learned looks explain the picture.
+        """
+        rows, cols = self.size
+        made = np.zeros(len(letters), bool)
+        c = self.classes
+        letter_of = np.array([r.letter for r in c.refs])
+        pieces = np.flatnonzero(letter_of != EMPTY)
+        if len(letters) != rows * cols or not len(pieces) or not np.any(letter_of == EMPTY):
+            return letters, made
+        fdec = self.flat.decide(flat)
+        flat_empty = fdec.sure & (np.array(fdec.letters) == EMPTY)
+        surely_piece = (why == "") & (np.array(letters) != EMPTY)
+        parity = np.add(*np.divmod(np.arange(len(letters)), cols)) % 2
+        _, _, shifted = self._decide_offset(feats)
+        out = list(letters)
+        for i in np.flatnonzero(flat_empty & (np.isin(why, ["margin", "pair", "far"]) | surely_piece)):
+            others = flat_empty & ~surely_piece & (parity == parity[i])
+            others[i] = False
+            if others.sum() < 2:
+                continue
+            mean, inv = self._parity_look(shifted[0, others])
+            y = shifted[:, i] - mean
+            d_empty = float(np.sqrt(np.einsum("si,ij,sj->s", y, inv, y).min()))
+            rival = pieces[int(dist[i, pieces].argmin())]
+            d_piece = float(dist[i, rival])
+            margin = (d_piece - d_empty) / max(d_piece, 1e-9)
+            need = c.pair_margins.get((EMPTY, c.refs[rival].letter), -np.inf)
+            if d_empty <= c.max_distance and margin >= c.min_margin and margin > need:
+                why[i], out[i], made[i] = "", EMPTY, True
+        return out, made
+
+    def _parity_look(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The empty look of n >= 2 places' features `x` (n, F) of one parity in one picture: their
+        mean, and the inverse of their spread shrunk towards the learned empty look nearest that
+        mean as `ClassModel.learn_looks` shrinks a look (its own spread weighed by n, the prior by
+        F), widened by 1 + 1/n (the mean's own uncertainty) and the model's floor added."""
+        c = self.classes
+        n, dims = x.shape
+        mean = x.mean(axis=0)
+        empty = np.flatnonzero(np.array([r.letter for r in c.refs]) == EMPTY)
+        prior = np.asarray(c.refs[empty[int(self._shaded(mean[None])[0, empty].argmin())]].cov, np.float64)
+        cov = (n * np.cov(x.T) + dims * prior) / (n + dims) * (1 + 1 / n) + np.diag(c.floor)
+        return mean, np.linalg.inv(cov)
 
     def _with_flatness(self, letters: list[str], why: np.ndarray,
                        flat: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:

@@ -1,0 +1,87 @@
+"""Rules of the lattice reader that a chessboard's own structure makes sound, tested on
+synthetic features (`LatticeModel.judge`): light and dark squares alternate, so the empty
+squares of one parity within one picture share a look (`LatticeModel._by_parity`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from controller.vision.classify import ClassModel, ClassRef
+from controller.vision.lattice import FLOOR, N_FEATURES, N_FLAT, SHIFTS, LatticeModel
+
+SIZE = (8, 8)
+LIGHT, DARK, BLACK, WHITE = 0.5, -1.0, -1.6, 0.0  # learned log levels of the four looks
+
+
+def _model() -> LatticeModel:
+    """Looks learned on a wooden board: light and dark squares, dark and light pieces; the
+    flatness: an empty square flat, a piece uneven."""
+    f = N_FEATURES
+    refs = [ClassRef(".", ".", np.full(f, LIGHT), np.eye(f) * 0.15**2),
+            ClassRef(".#2", ".", np.full(f, DARK), np.eye(f) * 0.15**2),
+            ClassRef("K", "K", np.full(f, BLACK), np.eye(f) * 0.15**2),
+            ClassRef("W", "W", np.full(f, WHITE), np.eye(f) * 0.15**2)]
+    flat = [ClassRef(".", ".", np.zeros(N_FLAT), np.eye(N_FLAT) * 0.03**2),
+            ClassRef("K", "K", np.array([0.8, -0.6, -0.6, -0.6]), np.eye(N_FLAT) * 0.1**2),
+            ClassRef("W", "W", np.array([0.8, 0.4, 0.4, 0.4]), np.eye(N_FLAT) * 0.1**2)]
+    return LatticeModel(SIZE, ClassModel(refs, floor=np.full(f, FLOOR**2)),
+                        ClassModel(flat, floor=np.full(N_FLAT, FLOOR**2)))
+
+
+def _picture(light: float, seed: int = 3) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """(shifts, 64, F) features, (64, N_FLAT) flatness and the labels of a starting position on
+    another board whose light squares show at `light` (dark squares and pieces as learned)."""
+    rng = np.random.default_rng(seed)
+    labels, level, flat = [], [], []
+    for r in range(8):
+        for c in range(8):
+            piece = "K" if r < 2 else "W" if r >= 6 else "."
+            labels.append(piece)
+            level.append({"K": BLACK, "W": WHITE}.get(piece, light if (r + c) % 2 == 0 else DARK))
+            flat.append({"K": [0.8, -0.6, -0.6, -0.6], "W": [0.8, 0.4, 0.4, 0.4]}.get(piece, [0.0] * N_FLAT))
+    x = np.array(level)[:, None] + rng.normal(0, 0.01, (64, N_FEATURES))
+    f = np.array(flat) + rng.normal(0, 0.01, (64, N_FLAT))
+    return np.repeat(x[None], len(SHIFTS), axis=0), f, labels
+
+
+def test_empty_squares_of_another_board_are_read_against_the_squares_of_their_parity() -> None:
+    """This board's light squares lie between the learned light square and the light piece, a
+    little nearer the piece: the looks cannot say which, the flatness says empty. The picture's
+    other flat light squares show the same colour, so each reads empty, sure."""
+    model = _model()
+    feats, flat, labels = _picture(0.21)
+    got, why, _ = model.judge(feats, None, flat)
+    light_squares = [i for i in range(64) if labels[i] == "." and sum(divmod(i, 8)) % 2 == 0]
+    assert [why[i] for i in light_squares] == [""] * len(light_squares)
+    assert [got[i] for i in light_squares] == ["."] * len(light_squares)
+    assert [g for g, w in zip(got, why) if w == ""] == [t for t, w in zip(labels, why) if w == ""]
+
+
+def test_a_flat_place_unlike_the_other_squares_of_its_parity_stays_unsure() -> None:
+    """A light square with something on it that the flatness takes for the board (a flat piece
+    seen from above) but whose colour is nearer the light piece than this picture's other light
+    squares are: the parity's look does not explain it, and it is not read empty."""
+    model = _model()
+    feats, flat, labels = _picture(0.21)
+    odd = 3 * 8 + 3  # a light square in the middle
+    feats[:, odd] = WHITE + 0.09
+    got, why, _ = model.judge(feats, None, flat)
+    assert why[odd] != "" or got[odd] != "."
+
+
+def test_squares_of_the_other_parity_say_nothing_of_a_place() -> None:
+    """A light square is read against the other flat light squares only: with every other light
+    square uneven, the flat dark squares (the other parity) do not make it sure."""
+    model = _model()
+    feats, flat, labels = _picture(0.21)
+    light = [i for i in range(64) if labels[i] == "." and sum(divmod(i, 8)) % 2 == 0]
+    _, dist = model.decide_picture(feats)
+
+    def made(flatness: np.ndarray) -> bool:
+        why = np.full(64, "margin", object)
+        return bool(model._by_parity(feats, flatness, ["W"] * 64, why, dist)[1][light[0]])
+
+    assert made(flat)
+    for i in light[1:]:
+        flat[i] = [0.8, 0.4, 0.4, 0.4]  # uneven: not flat
+    assert not made(flat)
