@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from controller.vision.classify import ClassModel, ClassRef
-from controller.vision.lattice import FLOOR, N_FEATURES, N_FLAT, SHIFTS, LatticeModel
+from controller.vision.lattice import FLOOR, N_FEATURES, N_FLAT, SHIFTS, LatticeModel, _two_means_1d
 
 SIZE = (8, 8)
 LIGHT, DARK, BLACK, WHITE = 0.5, -1.0, -1.6, 0.0  # learned log levels of the four looks
@@ -85,3 +85,52 @@ def test_squares_of_the_other_parity_say_nothing_of_a_place() -> None:
     for i in light[1:]:
         flat[i] = [0.8, 0.4, 0.4, 0.4]  # uneven: not flat
     assert not made(flat)
+
+
+def _pieces_picture(dark: np.ndarray, light: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """A starting position on the learned board (squares as learned) whose dark pieces (rows 0-1)
+    show at the `dark` levels and light pieces (rows 6-7) at the `light` levels, every feature
+    alike; the flatness surely reads each piece as its kind."""
+    feats, flat, labels = _picture(LIGHT)
+    rng = np.random.default_rng(5)
+    levels = iter(list(dark) + list(light))
+    for i, label in enumerate(labels):
+        if label != ".":
+            feats[:, i] = next(levels) + rng.normal(0, 0.01, N_FEATURES)
+    return feats, flat, labels
+
+
+def test_pieces_far_from_the_learned_looks_are_read_by_a_clear_split_in_two_by_lightness() -> None:
+    """Another set of pieces under another camera: the dark ones darker than the learned dark
+    pieces, the light ones darker than the learned light ones, both far from every learned look
+    (unsure), but within the picture the dark ones are clearly darker than the light ones on
+    either colour of square: the split names them by that order."""
+    model = _model()
+    feats, flat, labels = _pieces_picture(np.full(16, -2.3), np.full(16, -0.45))
+    got, why, _ = model.judge(feats, None, flat)
+    pieces = [i for i, label in enumerate(labels) if label != "."]
+    assert [why[i] for i in pieces] == [""] * len(pieces)
+    assert [got[i] for i in pieces] == [labels[i] for i in pieces]
+
+
+def test_pieces_of_one_kind_do_not_split_in_two() -> None:
+    """Only dark pieces, their lightness spread evenly from darker than learned to near the
+    learned light pieces (some lit more than others): the lighter ones lean to the light piece,
+    but no split lies clearly between two groups, so none is read as a light piece."""
+    model = _model()
+    spread = np.linspace(-2.4, -0.45, 16)
+    feats, flat, labels = _pieces_picture(spread, spread)
+    for i, label in enumerate(labels):
+        if label == "W":
+            labels[i] = "K"
+            flat[i] = [0.8, -0.6, -0.6, -0.6]
+    got, why, _ = model.judge(feats, None, flat)
+    pieces = [i for i, label in enumerate(labels) if label != "."]
+    assert "W" in {got[i] for i in pieces}  # the looks lean so for some
+    assert [i for i in pieces if why[i] == "" and got[i] != "K"] == []
+
+
+def test_the_best_split_of_values_in_two() -> None:
+    values = np.array([0.1, 0.0, 1.0, 0.05, 1.1, 0.95])
+    assert 0.1 < _two_means_1d(values) < 0.95
+    assert _two_means_1d(values[:3]) is None

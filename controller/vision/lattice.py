@@ -589,8 +589,10 @@ class LatticeModel:
             flat = np.asarray(flat, np.float64)
             letters = self._lightness_far(feats, flat, letters, why)
             letters, by_parity = self._by_parity(feats, flat, letters, why, dist)
+            letters, by_split, split_agrees = self._by_split(feats, flat, letters, why, visible)
             letters, only_flat, flat_empty = self._with_flatness(letters, why, flat)
-            only_flat = only_flat | by_parity
+            only_flat = only_flat | by_parity | by_split
+            flat_empty = flat_empty | by_split | split_agrees
         why[~visible] = "hidden"
         # Places made sure by their flatness alone say nothing of whether the looks explain the
         # picture. When they do not, a place read surely empty keeps that reading if its flatness
@@ -689,6 +691,93 @@ class LatticeModel:
             if d_empty <= c.max_distance and margin >= c.min_margin and margin > need:
                 why[i], out[i], made[i] = "", EMPTY, True
         return out, made
+
+    def _by_split(self, feats: np.ndarray, flat: np.ndarray, letters: list[str], why: np.ndarray,
+                  visible: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """Read the pieces of one picture by splitting them in two by lightness, within each parity
+        of the lattice; say which places were so read (`why` "margin", "pair" or "far" changed in
+        place to "") and which places read surely the split confirms.
+
+        Between two kinds of pieces (light and dark), only the order of their lightness holds
+        from board to board: light pieces are lighter than dark ones in the same light. On one
+        square colour a piece shows in the lightness percentile away from the square's own: the
+        darkest part of the disc on the lighter squares (the 20th percentile), the lightest on
+        the darker ones (the 80th); which parity is lighter, the picture's flat places say. The
+        places of a parity that the flatness surely reads as a piece (not empty, `_flat_piece`)
+        are split in two where the two groups lie the furthest apart (1-D 2-means); the split
+        holds only when the groups' means lie further apart than the open-set distance of one
+        dimension in their pooled spread (the rule by which `ClassModel.learn_looks` splits a
+        label in two looks), and when the learned lightness looks (`_lightness_decision`) read
+        the darker group mostly as the darker piece and the lighter as the lighter. A place
+        whose looks lean to the piece its group is named (and are not sure of another) reads it,
+        sure, when within the open-set distance of its group and nearer it than the other by the
+        model's margins. Pictures of one kind of pieces do not split so.
+        """
+        rows, cols = self.size
+        n_places = len(letters)
+        made, agrees = np.zeros(n_places, bool), np.zeros(n_places, bool)
+        c = self.classes
+        proj = np.zeros((4, N_FEATURES))
+        proj[0, 0:3] = proj[1, 3:6] = 1 / 3
+        proj[2, 6] = proj[3, 7] = 1
+        letter_of = np.array([r.letter for r in c.refs])
+        kinds = sorted({str(x) for x in letter_of if x != EMPTY},
+                       key=lambda k: float((c.means[letter_of == k] @ proj.T).mean()))
+        if n_places != rows * cols or len(kinds) != 2:
+            return letters, made, agrees
+        fdec = self.flat.decide(flat)
+        flat_empty = fdec.sure & (np.array(fdec.letters) == EMPTY)
+        parity = np.add(*np.divmod(np.arange(n_places), cols)) % 2
+        _, _, shifted = self._decide_offset(feats)
+        x = shifted[0]
+        level = [x[flat_empty & (parity == q), 0:3].mean(axis=1) for q in (0, 1)]
+        if min(len(v) for v in level) == 0:
+            return letters, made, agrees
+        lighter = int(np.median(level[1]) > np.median(level[0]))
+        named = np.array(self._lightness_decision(feats).letters)
+        piece = self._flat_piece(flat) & visible
+        limit = open_set_distance(1)
+        out = list(letters)
+        for q in (0, 1):
+            idx = np.flatnonzero(piece & (parity == q))
+            v = x[idx, 6] if q == lighter else x[idx, 7]
+            cut = _two_means_1d(v)
+            if cut is None:
+                continue
+            groups = [v < cut, v >= cut]
+            within = sum(((v[g] - v[g].mean()) ** 2).sum() for g in groups) / (len(v) - 2)
+            spread = np.sqrt(within + FLOOR**2)
+            mean = [v[g].mean() for g in groups]
+            if (mean[1] - mean[0]) / spread <= limit:
+                continue
+            if any(np.mean(named[idx[g]] == kind) <= 0.5 for g, kind in zip(groups, kinds)):
+                continue
+            for j, i in enumerate(idx):
+                g = int(groups[1][j])
+                own, other = abs(v[j] - mean[g]) / spread, abs(v[j] - mean[1 - g]) / spread
+                margin = (other - own) / max(other, 1e-9)
+                need = c.pair_margins.get((kinds[g], kinds[1 - g]), -np.inf)
+                if own > limit or margin < c.min_margin or margin <= need or out[i] != kinds[g]:
+                    continue
+                if why[i] in ("margin", "pair", "far"):
+                    why[i], made[i] = "", True
+                elif why[i] == "":
+                    agrees[i] = True
+        return out, made, agrees
+
+    def _flat_piece(self, flat: np.ndarray) -> np.ndarray:
+        """(N,) places the flatness surely reads as some piece rather than empty: within the open-set
+        distance of a piece look and nearer it than every empty look by the flatness model's
+        margins (whichever piece)."""
+        f = self.flat
+        dist = f.distances(flat)
+        letter_of = np.array([r.letter for r in f.refs])
+        if not np.any(letter_of == EMPTY) or np.all(letter_of == EMPTY):
+            return np.zeros(len(flat), bool)
+        d_empty, d_piece = dist[:, letter_of == EMPTY].min(axis=1), dist[:, letter_of != EMPTY].min(axis=1)
+        margin = (d_empty - d_piece) / np.maximum(d_empty, 1e-9)
+        need = max([f.pair_margins.get((str(k), EMPTY), -np.inf) for k in set(letter_of) - {EMPTY}])
+        return (d_piece <= f.max_distance) & (margin >= f.min_margin) & (margin > need)
 
     def _parity_look(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The empty look of n >= 2 places' features `x` (n, F) of one parity in one picture: their
@@ -892,6 +981,16 @@ class LatticeModel:
             if all(np.array_equal(a, b) for a, b in zip(before, (sure, best, pos))):
                 break  # the same places read the same way: the means would not move again
         return means, dist, pos
+
+
+def _two_means_1d(v: np.ndarray) -> float | None:
+    """The value that splits `v` in two groups of at least two with the least spread within them
+    (the best 1-D 2-means), or None for fewer than four values."""
+    if len(v) < 4:
+        return None
+    o = np.sort(v)
+    best = min(range(2, len(o) - 1), key=lambda k: o[:k].var() * k + o[k:].var() * (len(o) - k))
+    return float((o[best - 1] + o[best]) / 2)
 
 
 def learn(samples: list[tuple[np.ndarray, list[list[str]]]], size: tuple[int, int],
