@@ -79,7 +79,8 @@ def test_squares_of_the_other_parity_say_nothing_of_a_place() -> None:
 
     def made(flatness: np.ndarray) -> bool:
         why = np.full(64, "margin", object)
-        return bool(model._by_parity(feats, flatness, ["W"] * 64, why, dist)[1][light[0]])
+        shifted = model._decide_offset(feats)[2]
+        return bool(model._by_parity(shifted, flatness, ["W"] * 64, why, dist)[1][light[0]])
 
     assert made(flat)
     for i in light[1:]:
@@ -134,3 +135,21 @@ def test_the_best_split_of_values_in_two() -> None:
     values = np.array([0.1, 0.0, 1.0, 0.05, 1.1, 0.95])
     assert 0.1 < _two_means_1d(values) < 0.95
     assert _two_means_1d(values[:3]) is None
+
+
+def test_a_parity_look_leaves_out_the_place_it_reads() -> None:
+    """The look a place is read against is its parity's flat places without itself: the same
+    mean and spread as measured directly on the others."""
+    model = _model()
+    rng = np.random.default_rng(8)
+    population = 0.5 + rng.normal(0, 0.05, (12, N_FEATURES))
+    x = np.concatenate([population[3:4], [np.full(N_FEATURES, 0.2)]])
+    mean, inv, enough = model._parity_looks(population, x, np.array([True, False]))
+    for j, others in enumerate([np.delete(population, 3, axis=0), population]):
+        n = len(others)
+        prior = np.asarray(model.classes.refs[0].cov)
+        cov = (n * np.cov(others.T) + N_FEATURES * prior) / (n + N_FEATURES) * (1 + 1 / n)
+        cov += np.diag(model.classes.floor)
+        assert np.allclose(mean[j], others.mean(axis=0))
+        assert np.allclose(inv[j], np.linalg.inv(cov))
+    assert enough.all()

@@ -588,8 +588,9 @@ class LatticeModel:
         if flat is not None and self.flat is not None:
             flat = np.asarray(flat, np.float64)
             letters = self._lightness_far(feats, flat, letters, why)
-            letters, by_parity = self._by_parity(feats, flat, letters, why, dist)
-            letters, by_split, split_agrees = self._by_split(feats, flat, letters, why, visible)
+            shifted = self._decide_offset(feats)[2]
+            letters, by_parity = self._by_parity(shifted, flat, letters, why, dist)
+            letters, by_split, split_agrees = self._by_split(feats, shifted, flat, letters, why, visible)
             letters, only_flat, flat_empty = self._with_flatness(letters, why, flat)
             only_flat = only_flat | by_parity | by_split
             flat_empty = flat_empty | by_split | split_agrees
@@ -627,12 +628,14 @@ class LatticeModel:
                 out[i] = light.letters[i]
         return out
 
-    def _lightness_decision(self, feats: np.ndarray) -> Decision:
+    def _lightness_decision(self, feats: np.ndarray, shifted: np.ndarray | None = None) -> Decision:
         """The looks' decision on the lightness features only: the mean over the channels of the
         disc's and of the core's log colour and the two lightness percentiles, each look's spread
-        projected alike, the open-set distance of four features, the looks' margins."""
+        projected alike, the open-set distance of four features, the looks' margins. `shifted`:
+        the features with the global offset already removed (of some places only), if known."""
         c = self.classes
-        _, _, shifted = self._decide_offset(feats)
+        if shifted is None:
+            _, _, shifted = self._decide_offset(feats)
         proj = np.zeros((4, N_FEATURES))
         proj[0, 0:3] = proj[1, 3:6] = 1 / 3
         proj[2, 6] = proj[3, 7] = 1
@@ -645,7 +648,7 @@ class LatticeModel:
         lightness = ClassModel(c.refs, open_set_distance(4), c.min_margin, c.floor, c.pair_margins)
         return lightness.decide_distances(np.min(dist, axis=0))
 
-    def _by_parity(self, feats: np.ndarray, flat: np.ndarray, letters: list[str], why: np.ndarray,
+    def _by_parity(self, shifted: np.ndarray, flat: np.ndarray, letters: list[str], why: np.ndarray,
                    dist: np.ndarray) -> tuple[list[str], np.ndarray]:
         """Read empty the places the flatness surely reads empty while the looks lean to a piece,
         where their colour is that of the picture's other flat places of the same parity; say
@@ -656,12 +659,13 @@ class LatticeModel:
         otherwise than the learning board (a printed board's white squares near a wooden set's
         light pieces), but within one picture the empty places of one parity share a rendering.
         The places of that parity that the flatness surely reads empty and the looks do not
-        surely read as a piece give its empty look in this picture (`_parity_look`), from the
+        surely read as a piece give its empty look in this picture (`_parity_looks`), from the
         others than the place read. The place reads empty, sure, when that look is within the
         open-set distance and nearer than every piece look by the margins the model needs
         (`min_margin`, the pair margins). `dist` is (N, looks) from `decide_picture`. Those
         readings lean on the picture's other places, so they say nothing of whether the
-        learned looks explain the picture.
+        learned looks explain the picture. `shifted` is the (shifts, N, F) features with the
+        picture's global offset removed (`_decide_offset`).
         """
         rows, cols = self.size
         made = np.zeros(len(letters), bool)
@@ -674,26 +678,27 @@ class LatticeModel:
         flat_empty = fdec.sure & (np.array(fdec.letters) == EMPTY)
         surely_piece = (why == "") & (np.array(letters) != EMPTY)
         parity = np.add(*np.divmod(np.arange(len(letters)), cols)) % 2
-        _, _, shifted = self._decide_offset(feats)
+        candidates = flat_empty & (np.isin(why, ["margin", "pair", "far"]) | surely_piece)
         out = list(letters)
-        for i in np.flatnonzero(flat_empty & (np.isin(why, ["margin", "pair", "far"]) | surely_piece)):
-            others = flat_empty & ~surely_piece & (parity == parity[i])
-            others[i] = False
-            if others.sum() < 2:
+        for q in (0, 1):
+            here = np.flatnonzero(candidates & (parity == q))
+            population = flat_empty & ~surely_piece & (parity == q)
+            if not len(here) or population.sum() < 2:
                 continue
-            mean, inv = self._parity_look(shifted[0, others])
-            y = shifted[:, i] - mean
-            d_empty = float(np.sqrt(np.einsum("si,ij,sj->s", y, inv, y).min()))
-            rival = pieces[int(dist[i, pieces].argmin())]
-            d_piece = float(dist[i, rival])
-            margin = (d_piece - d_empty) / max(d_piece, 1e-9)
-            need = c.pair_margins.get((EMPTY, c.refs[rival].letter), -np.inf)
-            if d_empty <= c.max_distance and margin >= c.min_margin and margin > need:
+            mean, inv, enough = self._parity_looks(shifted[0, population], shifted[0, here], population[here])
+            y = shifted[:, here] - mean[None]  # (shifts, candidates, F)
+            d_empty = np.sqrt(np.einsum("sni,nij,snj->sn", y, inv, y).min(axis=0))
+            rival = pieces[dist[here][:, pieces].argmin(axis=1)]
+            d_piece = dist[here, rival]
+            margin = (d_piece - d_empty) / np.maximum(d_piece, 1e-9)
+            need = np.array([c.pair_margins.get((EMPTY, c.refs[k].letter), -np.inf) for k in rival])
+            read = enough & (d_empty <= c.max_distance) & (margin >= c.min_margin) & (margin > need)
+            for i in here[read]:
                 why[i], out[i], made[i] = "", EMPTY, True
         return out, made
 
-    def _by_split(self, feats: np.ndarray, flat: np.ndarray, letters: list[str], why: np.ndarray,
-                  visible: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
+    def _by_split(self, feats: np.ndarray, shifted: np.ndarray, flat: np.ndarray, letters: list[str],
+                  why: np.ndarray, visible: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
         """Read the pieces of one picture by splitting them in two by lightness, within each parity
         of the lattice; say which places were so read (`why` "margin", "pair" or "far" changed in
         place to "") and which places read surely the split confirms.
@@ -711,7 +716,8 @@ class LatticeModel:
         the darker group mostly as the darker piece and the lighter as the lighter. A place
         whose looks lean to the piece its group is named (and are not sure of another) reads it,
         sure, when within the open-set distance of its group and nearer it than the other by the
-        model's margins. Pictures of one kind of pieces do not split so.
+        model's margins. Pictures of one kind of pieces do not split so. `shifted` as in
+        `_by_parity`.
         """
         rows, cols = self.size
         n_places = len(letters)
@@ -728,14 +734,14 @@ class LatticeModel:
         fdec = self.flat.decide(flat)
         flat_empty = fdec.sure & (np.array(fdec.letters) == EMPTY)
         parity = np.add(*np.divmod(np.arange(n_places), cols)) % 2
-        _, _, shifted = self._decide_offset(feats)
         x = shifted[0]
         level = [x[flat_empty & (parity == q), 0:3].mean(axis=1) for q in (0, 1)]
         if min(len(v) for v in level) == 0:
             return letters, made, agrees
         lighter = int(np.median(level[1]) > np.median(level[0]))
-        named = np.array(self._lightness_decision(feats).letters)
         piece = self._flat_piece(flat) & visible
+        named = np.full(n_places, "", object)
+        judged = False
         limit = open_set_distance(1)
         out = list(letters)
         for q in (0, 1):
@@ -750,6 +756,9 @@ class LatticeModel:
             mean = [v[g].mean() for g in groups]
             if (mean[1] - mean[0]) / spread <= limit:
                 continue
+            if not judged:  # the learned lightness looks' names, for the pieces only
+                named[piece] = self._lightness_decision(feats, shifted[:, piece]).letters
+                judged = True
             if any(np.mean(named[idx[g]] == kind) <= 0.5 for g, kind in zip(groups, kinds)):
                 continue
             for j, i in enumerate(idx):
@@ -779,18 +788,33 @@ class LatticeModel:
         need = max([f.pair_margins.get((str(k), EMPTY), -np.inf) for k in set(letter_of) - {EMPTY}])
         return (d_piece <= f.max_distance) & (margin >= f.min_margin) & (margin > need)
 
-    def _parity_look(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The empty look of n >= 2 places' features `x` (n, F) of one parity in one picture: their
-        mean, and the inverse of their spread shrunk towards the learned empty look nearest that
-        mean as `ClassModel.learn_looks` shrinks a look (its own spread weighed by n, the prior by
-        F), widened by 1 + 1/n (the mean's own uncertainty) and the model's floor added."""
+    def _parity_looks(self, population: np.ndarray, x: np.ndarray,
+                      inside: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The empty look of one parity in one picture for each of m places `x` (m, F), from the
+        features `population` (n, F) of that parity's flat places, each place left out of it
+        where it is one of them (`inside`, (m,) bools): the mean, and the inverse of the spread
+        shrunk towards the learned empty look nearest the population's mean as
+        `ClassModel.learn_looks` shrinks a look (its own spread weighed by the places, the prior
+        by F), widened by 1 + 1/places (the mean's own uncertainty) and the model's floor added.
+        Returned: (m, F) means, (m, F, F) inverses and (m,) whether two places or more were left."""
         c = self.classes
-        n, dims = x.shape
-        mean = x.mean(axis=0)
+        n, dims = population.shape
+        centre = population.mean(axis=0)
         empty = np.flatnonzero(np.array([r.letter for r in c.refs]) == EMPTY)
-        prior = np.asarray(c.refs[empty[int(self._shaded(mean[None])[0, empty].argmin())]].cov, np.float64)
-        cov = (n * np.cov(x.T) + dims * prior) / (n + dims) * (1 + 1 / n) + np.diag(c.floor)
-        return mean, np.linalg.inv(cov)
+        prior = np.asarray(c.refs[empty[int(self._shaded(centre[None])[0, empty].argmin())]].cov, np.float64)
+        scatter = (population - centre).T @ (population - centre)
+        count = np.where(inside, n - 1, n).astype(np.float64)
+        # Leaving one place out moves the mean by (centre - x) / (n - 1) and takes
+        # n / (n - 1) (x - centre)(x - centre)' from the scatter.
+        away = x - centre
+        mean = np.where(inside[:, None], centre + (centre - x) / np.maximum(n - 1, 1), centre)
+        scatters = scatter[None] - np.where(inside, n / max(n - 1, 1), 0.0)[:, None, None] * np.einsum(
+            "mi,mj->mij", away, away)
+        enough = count >= 2
+        own = scatters / np.maximum(count - 1, 1)[:, None, None]
+        k = count[:, None, None]
+        cov = (k * own + dims * prior) / (k + dims) * (1 + 1 / np.maximum(k, 1)) + np.diag(c.floor)
+        return mean, np.linalg.inv(cov), enough
 
     def _with_flatness(self, letters: list[str], why: np.ndarray,
                        flat: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
