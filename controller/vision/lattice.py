@@ -47,6 +47,12 @@ illumination*:
   A place far from every look (another camera tints the pieces otherwise) reads as the piece its
   lightness alone surely matches when the flatness is nearest that piece too
   (`LatticeModel._lightness_far`).
+* Within one picture, the lattice's parity (light and dark squares alternate): a place the
+  flatness surely reads empty while the looks lean to a piece reads empty when its colour is
+  that of the picture's other flat places of its parity (`LatticeModel._by_parity`); the places
+  of a parity the flatness surely reads as pieces split in two by lightness, named by its order,
+  where that split is clear (`LatticeModel._by_split`). Both lean on the picture's own places and
+  so say nothing of whether the learned looks explain it.
 """
 
 from __future__ import annotations
@@ -571,7 +577,8 @@ class LatticeModel:
         between it and the next place, see `_between`), "flat" (the looks and the flatness, given as `flat`
         from `describe`, are sure of opposite things, see `_with_flatness`) or "picture" (the model does not
         explain the picture; a place read empty that the flatness finds nearest an empty look keeps that
-        reading, and so does a place read surely as a piece that the flatness surely reads as that same piece)."""
+        reading, and so does a place read surely as a piece that the flatness surely reads as that same piece, or
+        that a clear split of its parity's pieces names so, see `_by_split`)."""
         dec, dist = self.decide_picture(feats)
         visible = np.ones(len(dec.sure), bool) if hidden is None else ~np.asarray(hidden, bool)
         why = np.full(len(dec.sure), "", object)
