@@ -153,3 +153,24 @@ def test_a_parity_look_leaves_out_the_place_it_reads() -> None:
         assert np.allclose(mean[j], others.mean(axis=0))
         assert np.allclose(inv[j], np.linalg.inv(cov))
     assert enough.all()
+
+
+def test_a_light_piece_as_near_the_learned_square_as_the_learned_piece_reads_unlike_its_squares() -> None:
+    """Light pieces only (an endgame of one side, so no split in two), rendered between the
+    learned light square and light piece (the looks cannot say which), whose flatness leans to a
+    piece: this picture's light and dark squares show as learned, far from them, so each reads
+    as the piece."""
+    model = _model()
+    feats, flat, labels = _picture(LIGHT)
+    for i in range(16):  # the dark pieces' rows empty
+        labels[i] = "."
+        feats[:, i] = (LIGHT if sum(divmod(i, 8)) % 2 == 0 else DARK) + feats[:, i] - feats[:, i].mean()
+        flat[i] = 0.0
+    light_pieces = [i for i, label in enumerate(labels) if label == "W"]
+    for i in light_pieces:
+        feats[:, i] += 0.2 - WHITE
+        flat[i] = [0.5, 0.2, 0.2, 0.2]
+    before, _ = model.decide_picture(feats)
+    assert not before.sure[light_pieces].any()
+    got, why, _ = model.judge(feats, None, flat)
+    assert [(got[i], why[i]) for i in light_pieces] == [("W", "")] * len(light_pieces)

@@ -658,8 +658,9 @@ class LatticeModel:
     def _by_parity(self, shifted: np.ndarray, flat: np.ndarray, letters: list[str], why: np.ndarray,
                    dist: np.ndarray) -> tuple[list[str], np.ndarray]:
         """Read empty the places the flatness surely reads empty while the looks lean to a piece,
-        where their colour is that of the picture's other flat places of the same parity; say
-        which places were so read (`why` changed in place to "" there).
+        where their colour is that of the picture's other flat places of the same parity, and as
+        pieces the places both lean to a piece, where unlike those; say which places were so read
+        (`why` changed in place to "" there).
 
         Light and dark squares alternate (the lattice's parity; on a Go board every place is
         alike): an empty place shows its parity's bare board. Another board renders its squares
@@ -669,7 +670,11 @@ class LatticeModel:
         surely read as a piece give its empty look in this picture (`_parity_looks`), from the
         others than the place read. The place reads empty, sure, when that look is within the
         open-set distance and nearer than every piece look by the margins the model needs
-        (`min_margin`, the pair margins). `dist` is (N, looks) from `decide_picture`. Those
+        (`min_margin`, the pair margins). The other way round, a place the flatness and the looks
+        both lean to a piece reads the piece its looks are nearest when that look is nearer than
+        its parity's empty look and every look of another piece by those margins (a light piece
+        on a light square that the learned looks found as near the square). `dist` is (N, looks)
+        from `decide_picture`. Those
         readings lean on the picture's other places, so they say nothing of whether the
         learned looks explain the picture. `shifted` is the (shifts, N, F) features with the
         picture's global offset removed (`_decide_offset`).
@@ -702,6 +707,31 @@ class LatticeModel:
             read = enough & (d_empty <= c.max_distance) & (margin >= c.min_margin) & (margin > need)
             for i in here[read]:
                 why[i], out[i], made[i] = "", EMPTY, True
+        # A place both readings lean to a piece (the flatness nearest a piece, the looks unsure)
+        # reads the piece its looks are nearest when nearer it than its parity's empty look in
+        # this picture and every look of another piece by the model's margins.
+        leaning = (np.array(fdec.letters) != EMPTY) & np.isin(why, ["margin", "pair", "far"]) & (
+            np.array(out) != EMPTY)
+        piece_of = letter_of[pieces]
+        for q in (0, 1):
+            here = np.flatnonzero(leaning & (parity == q))
+            population = flat_empty & ~surely_piece & (parity == q)
+            if not len(here) or population.sum() < 2:
+                continue
+            mean, inv, _ = self._parity_looks(shifted[0, population], shifted[0, here], np.zeros(len(here), bool))
+            y = shifted[:, here] - mean[None]
+            d_empty = np.sqrt(np.einsum("sni,nij,snj->sn", y, inv, y).min(axis=0))
+            near = dist[here][:, pieces]  # (candidates, piece looks)
+            best = near.argmin(axis=1)
+            d1 = near[np.arange(len(here)), best]
+            other = np.where(piece_of[None] == piece_of[best][:, None], np.inf, near)
+            d2 = np.minimum(other.min(axis=1), d_empty)
+            rival = np.where(other.min(axis=1) < d_empty, piece_of[other.argmin(axis=1)], EMPTY)
+            margin = (d2 - d1) / np.maximum(d2, 1e-9)
+            need = np.array([c.pair_margins.get((str(a), str(b)), -np.inf) for a, b in zip(piece_of[best], rival)])
+            read = (d1 <= c.max_distance) & (margin >= c.min_margin) & (margin > need)
+            for i, letter in zip(here[read], piece_of[best][read]):
+                why[i], out[i], made[i] = "", str(letter), True
         return out, made
 
     def _by_split(self, feats: np.ndarray, shifted: np.ndarray, flat: np.ndarray, letters: list[str],
