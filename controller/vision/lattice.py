@@ -51,6 +51,12 @@ illumination*:
   A place far from every look (another camera tints the pieces otherwise) reads as the piece its
   lightness alone surely matches when the flatness is nearest that piece too
   (`LatticeModel._lightness_far`).
+* Within one picture, the lattice's parity (light and dark squares alternate): a place the
+  flatness surely reads empty while the looks lean to a piece reads empty when its colour is
+  that of the picture's other flat places of its parity (`LatticeModel._by_parity`); the places
+  of a parity the flatness surely reads as pieces split in two by lightness, named by its order,
+  where that split is clear (`LatticeModel._by_split`). Both lean on the picture's own places and
+  so say nothing of whether the learned looks explain it.
 """
 
 from __future__ import annotations
@@ -596,9 +602,9 @@ class LatticeModel:
         between it and the next place, see `_between`), "flat" (the looks and the flatness, given as `flat`
         from `describe`, are sure of opposite things, see `_with_flatness`) or "picture" (the model does not
         explain the picture; a place read empty that the flatness finds nearest an empty look keeps that
-        reading, and so does a place read surely as a piece that the flatness surely reads as that same piece).
-        A place the looks leave "far", "margin" or "pair" is read where the picture's own groups read it
-        surely (`_by_picture_groups`)."""
+        reading, and so does a place read surely as a piece that the flatness surely reads as that same piece, or
+        that a clear split of its parity's pieces names so, see `_by_split`). A place the looks leave "far",
+        "margin" or "pair" is read where the picture's own groups read it surely (`_by_picture_groups`)."""
         dec, dist = self.decide_picture(feats)
         visible = np.ones(len(dec.sure), bool) if hidden is None else ~np.asarray(hidden, bool)
         why = np.full(len(dec.sure), "", object)
@@ -616,7 +622,12 @@ class LatticeModel:
         if flat is not None and self.flat is not None:
             flat = np.asarray(flat, np.float64)
             letters = self._lightness_far(feats, flat, letters, why)
+            shifted = self._decide_offset(feats)[2]
+            letters, by_parity = self._by_parity(shifted, flat, letters, why, dist)
+            letters, by_split, split_agrees = self._by_split(feats, shifted, flat, letters, why, visible)
             letters, only_flat, flat_empty = self._with_flatness(letters, why, flat)
+            only_flat = only_flat | by_parity | by_split
+            flat_empty = flat_empty | by_split | split_agrees
         why[~visible] = "hidden"
         # Places made sure by their flatness alone say nothing of whether the looks explain the
         # picture. When they do not, a place read surely empty keeps that reading if its flatness
@@ -734,12 +745,14 @@ class LatticeModel:
                 out[i] = light.letters[i]
         return out
 
-    def _lightness_decision(self, feats: np.ndarray) -> Decision:
+    def _lightness_decision(self, feats: np.ndarray, shifted: np.ndarray | None = None) -> Decision:
         """The looks' decision on the lightness features only: the mean over the channels of the
         disc's and of the core's log colour and the two lightness percentiles, each look's spread
-        projected alike, the open-set distance of four features, the looks' margins."""
+        projected alike, the open-set distance of four features, the looks' margins. `shifted`:
+        the features with the global offset already removed (of some places only), if known."""
         c = self.classes
-        _, _, shifted = self._decide_offset(feats)
+        if shifted is None:
+            _, _, shifted = self._decide_offset(feats)
         proj = np.zeros((4, N_FEATURES))
         proj[0, 0:3] = proj[1, 3:6] = 1 / 3
         proj[2, 6] = proj[3, 7] = 1
@@ -751,6 +764,204 @@ class LatticeModel:
             dist.append(np.sqrt(np.einsum("nki,kij,nkj->nk", y, inv, y)))
         lightness = ClassModel(c.refs, open_set_distance(4), c.min_margin, c.floor, c.pair_margins)
         return lightness.decide_distances(np.min(dist, axis=0))
+
+    def _by_parity(self, shifted: np.ndarray, flat: np.ndarray, letters: list[str], why: np.ndarray,
+                   dist: np.ndarray) -> tuple[list[str], np.ndarray]:
+        """Read empty the places the flatness surely reads empty while the looks lean to a piece,
+        where their colour is that of the picture's other flat places of the same parity, and as
+        pieces the places both lean to a piece, where unlike those; say which places were so read
+        (`why` changed in place to "" there).
+
+        Light and dark squares alternate (the lattice's parity; on a Go board every place is
+        alike): an empty place shows its parity's bare board. Another board renders its squares
+        otherwise than the learning board (a printed board's white squares near a wooden set's
+        light pieces), but within one picture the empty places of one parity share a rendering.
+        The places of that parity that the flatness surely reads empty and the looks do not
+        surely read as a piece give its empty look in this picture (`_parity_looks`), from the
+        others than the place read. The place reads empty, sure, when that look is within the
+        open-set distance and nearer than every piece look by the margins the model needs
+        (`min_margin`, the pair margins). The other way round, a place the flatness and the looks
+        both lean to a piece reads the piece its looks are nearest when that look is nearer than
+        its parity's empty look and every look of another piece by those margins (a light piece
+        on a light square that the learned looks found as near the square). `dist` is (N, looks)
+        from `decide_picture`. Those
+        readings lean on the picture's other places, so they say nothing of whether the
+        learned looks explain the picture. `shifted` is the (shifts, N, F) features with the
+        picture's global offset removed (`_decide_offset`).
+        """
+        rows, cols = self.size
+        made = np.zeros(len(letters), bool)
+        c = self.classes
+        letter_of = np.array([r.letter for r in c.refs])
+        pieces = np.flatnonzero(letter_of != EMPTY)
+        if len(letters) != rows * cols or not len(pieces) or not np.any(letter_of == EMPTY):
+            return letters, made
+        fdec = self.flat.decide(flat)
+        flat_empty = fdec.sure & (np.array(fdec.letters) == EMPTY)
+        surely_piece = (why == "") & (np.array(letters) != EMPTY)
+        parity = np.add(*np.divmod(np.arange(len(letters)), cols)) % 2
+        candidates = flat_empty & (np.isin(why, ["margin", "pair", "far"]) | surely_piece)
+        out = list(letters)
+        for q in (0, 1):
+            here = np.flatnonzero(candidates & (parity == q))
+            population = flat_empty & ~surely_piece & (parity == q)
+            if not len(here) or population.sum() < 2:
+                continue
+            mean, inv, enough = self._parity_looks(shifted[0, population], shifted[0, here], population[here])
+            y = shifted[:, here] - mean[None]  # (shifts, candidates, F)
+            d_empty = np.sqrt(np.einsum("sni,nij,snj->sn", y, inv, y).min(axis=0))
+            rival = pieces[dist[here][:, pieces].argmin(axis=1)]
+            d_piece = dist[here, rival]
+            margin = (d_piece - d_empty) / np.maximum(d_piece, 1e-9)
+            need = np.array([c.pair_margins.get((EMPTY, c.refs[k].letter), -np.inf) for k in rival])
+            read = enough & (d_empty <= c.max_distance) & (margin >= c.min_margin) & (margin > need)
+            for i in here[read]:
+                why[i], out[i], made[i] = "", EMPTY, True
+        # A place both readings lean to a piece (the flatness nearest a piece, the looks unsure)
+        # reads the piece its looks are nearest when nearer it than its parity's empty look in
+        # this picture and every look of another piece by the model's margins.
+        leaning = (np.array(fdec.letters) != EMPTY) & np.isin(why, ["margin", "pair", "far"]) & (
+            np.array(out) != EMPTY)
+        piece_of = letter_of[pieces]
+        for q in (0, 1):
+            here = np.flatnonzero(leaning & (parity == q))
+            population = flat_empty & ~surely_piece & (parity == q)
+            if not len(here) or population.sum() < 2:
+                continue
+            mean, inv, _ = self._parity_looks(shifted[0, population], shifted[0, here], np.zeros(len(here), bool))
+            y = shifted[:, here] - mean[None]
+            d_empty = np.sqrt(np.einsum("sni,nij,snj->sn", y, inv, y).min(axis=0))
+            near = dist[here][:, pieces]  # (candidates, piece looks)
+            best = near.argmin(axis=1)
+            d1 = near[np.arange(len(here)), best]
+            other = np.where(piece_of[None] == piece_of[best][:, None], np.inf, near)
+            d2 = np.minimum(other.min(axis=1), d_empty)
+            rival = np.where(other.min(axis=1) < d_empty, piece_of[other.argmin(axis=1)], EMPTY)
+            margin = (d2 - d1) / np.maximum(d2, 1e-9)
+            need = np.array([c.pair_margins.get((str(a), str(b)), -np.inf) for a, b in zip(piece_of[best], rival)])
+            read = (d1 <= c.max_distance) & (margin >= c.min_margin) & (margin > need)
+            for i, letter in zip(here[read], piece_of[best][read]):
+                why[i], out[i], made[i] = "", str(letter), True
+        return out, made
+
+    def _by_split(self, feats: np.ndarray, shifted: np.ndarray, flat: np.ndarray, letters: list[str],
+                  why: np.ndarray, visible: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """Read the pieces of one picture by splitting them in two by lightness, within each parity
+        of the lattice; say which places were so read (`why` "margin", "pair" or "far" changed in
+        place to "") and which places read surely the split confirms.
+
+        Between two kinds of pieces (light and dark), only the order of their lightness holds
+        from board to board: light pieces are lighter than dark ones in the same light. On one
+        square colour a piece shows in the lightness percentile away from the square's own: the
+        darkest part of the disc on the lighter squares (the 20th percentile), the lightest on
+        the darker ones (the 80th); which parity is lighter, the picture's flat places say. The
+        places of a parity that the flatness surely reads as a piece (not empty, `_flat_piece`)
+        are split in two where the two groups lie the furthest apart (1-D 2-means); the split
+        holds only when the groups' means lie further apart than the open-set distance of one
+        dimension in their pooled spread (the rule by which `ClassModel.learn_looks` splits a
+        label in two looks), and when the learned lightness looks (`_lightness_decision`) read
+        the darker group mostly as the darker piece and the lighter as the lighter. A place
+        whose looks lean to the piece its group is named (and are not sure of another) reads it,
+        sure, when within the open-set distance of its group and nearer it than the other by the
+        model's margins. Pictures of one kind of pieces do not split so. `shifted` as in
+        `_by_parity`.
+        """
+        rows, cols = self.size
+        n_places = len(letters)
+        made, agrees = np.zeros(n_places, bool), np.zeros(n_places, bool)
+        c = self.classes
+        proj = np.zeros((4, N_FEATURES))
+        proj[0, 0:3] = proj[1, 3:6] = 1 / 3
+        proj[2, 6] = proj[3, 7] = 1
+        letter_of = np.array([r.letter for r in c.refs])
+        kinds = sorted({str(x) for x in letter_of if x != EMPTY},
+                       key=lambda k: float((c.means[letter_of == k] @ proj.T).mean()))
+        if n_places != rows * cols or len(kinds) != 2:
+            return letters, made, agrees
+        fdec = self.flat.decide(flat)
+        flat_empty = fdec.sure & (np.array(fdec.letters) == EMPTY)
+        parity = np.add(*np.divmod(np.arange(n_places), cols)) % 2
+        x = shifted[0]
+        level = [x[flat_empty & (parity == q), 0:3].mean(axis=1) for q in (0, 1)]
+        if min(len(v) for v in level) == 0:
+            return letters, made, agrees
+        lighter = int(np.median(level[1]) > np.median(level[0]))
+        piece = self._flat_piece(flat) & visible
+        named = np.full(n_places, "", object)
+        judged = False
+        limit = open_set_distance(1)
+        out = list(letters)
+        for q in (0, 1):
+            idx = np.flatnonzero(piece & (parity == q))
+            v = x[idx, 6] if q == lighter else x[idx, 7]
+            cut = _two_means_1d(v)
+            if cut is None:
+                continue
+            groups = [v < cut, v >= cut]
+            within = sum(((v[g] - v[g].mean()) ** 2).sum() for g in groups) / (len(v) - 2)
+            spread = np.sqrt(within + FLOOR**2)
+            mean = [v[g].mean() for g in groups]
+            if (mean[1] - mean[0]) / spread <= limit:
+                continue
+            if not judged:  # the learned lightness looks' names, for the pieces only
+                named[piece] = self._lightness_decision(feats, shifted[:, piece]).letters
+                judged = True
+            if any(np.mean(named[idx[g]] == kind) <= 0.5 for g, kind in zip(groups, kinds)):
+                continue
+            for j, i in enumerate(idx):
+                g = int(groups[1][j])
+                own, other = abs(v[j] - mean[g]) / spread, abs(v[j] - mean[1 - g]) / spread
+                margin = (other - own) / max(other, 1e-9)
+                need = c.pair_margins.get((kinds[g], kinds[1 - g]), -np.inf)
+                if own > limit or margin < c.min_margin or margin <= need or out[i] != kinds[g]:
+                    continue
+                if why[i] in ("margin", "pair", "far"):
+                    why[i], made[i] = "", True
+                elif why[i] == "":
+                    agrees[i] = True
+        return out, made, agrees
+
+    def _flat_piece(self, flat: np.ndarray) -> np.ndarray:
+        """(N,) places the flatness surely reads as some piece rather than empty: within the open-set
+        distance of a piece look and nearer it than every empty look by the flatness model's
+        margins (whichever piece)."""
+        f = self.flat
+        dist = f.distances(flat)
+        letter_of = np.array([r.letter for r in f.refs])
+        if not np.any(letter_of == EMPTY) or np.all(letter_of == EMPTY):
+            return np.zeros(len(flat), bool)
+        d_empty, d_piece = dist[:, letter_of == EMPTY].min(axis=1), dist[:, letter_of != EMPTY].min(axis=1)
+        margin = (d_empty - d_piece) / np.maximum(d_empty, 1e-9)
+        need = max([f.pair_margins.get((str(k), EMPTY), -np.inf) for k in set(letter_of) - {EMPTY}])
+        return (d_piece <= f.max_distance) & (margin >= f.min_margin) & (margin > need)
+
+    def _parity_looks(self, population: np.ndarray, x: np.ndarray,
+                      inside: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The empty look of one parity in one picture for each of m places `x` (m, F), from the
+        features `population` (n, F) of that parity's flat places, each place left out of it
+        where it is one of them (`inside`, (m,) bools): the mean, and the inverse of the spread
+        shrunk towards the learned empty look nearest the population's mean as
+        `ClassModel.learn_looks` shrinks a look (its own spread weighed by the places, the prior
+        by F), widened by 1 + 1/places (the mean's own uncertainty) and the model's floor added.
+        Returned: (m, F) means, (m, F, F) inverses and (m,) whether two places or more were left."""
+        c = self.classes
+        n, dims = population.shape
+        centre = population.mean(axis=0)
+        empty = np.flatnonzero(np.array([r.letter for r in c.refs]) == EMPTY)
+        prior = np.asarray(c.refs[empty[int(self._shaded(centre[None])[0, empty].argmin())]].cov, np.float64)
+        scatter = (population - centre).T @ (population - centre)
+        count = np.where(inside, n - 1, n).astype(np.float64)
+        # Leaving one place out moves the mean by (centre - x) / (n - 1) and takes
+        # n / (n - 1) (x - centre)(x - centre)' from the scatter.
+        away = x - centre
+        mean = np.where(inside[:, None], centre + (centre - x) / np.maximum(n - 1, 1), centre)
+        scatters = scatter[None] - np.where(inside, n / max(n - 1, 1), 0.0)[:, None, None] * np.einsum(
+            "mi,mj->mij", away, away)
+        enough = count >= 2
+        own = scatters / np.maximum(count - 1, 1)[:, None, None]
+        k = count[:, None, None]
+        cov = (k * own + dims * prior) / (k + dims) * (1 + 1 / np.maximum(k, 1)) + np.diag(c.floor)
+        return mean, np.linalg.inv(cov), enough
 
     def _with_flatness(self, letters: list[str], why: np.ndarray,
                        flat: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -941,6 +1152,16 @@ class LatticeModel:
             if all(np.array_equal(a, b) for a, b in zip(before, (sure, best, pos))):
                 break  # the same places read the same way: the means would not move again
         return means, dist, pos
+
+
+def _two_means_1d(v: np.ndarray) -> float | None:
+    """The value that splits `v` in two groups of at least two with the least spread within them
+    (the best 1-D 2-means), or None for fewer than four values."""
+    if len(v) < 4:
+        return None
+    o = np.sort(v)
+    best = min(range(2, len(o) - 1), key=lambda k: o[:k].var() * k + o[k:].var() * (len(o) - k))
+    return float((o[best - 1] + o[best]) / 2)
 
 
 def learn(samples: list[tuple[np.ndarray, list[list[str]]]], size: tuple[int, int],
