@@ -615,7 +615,7 @@ class LatticeModel:
         why[~dec.sure] = "pair"
         why[~dec.sure & (plain < self.classes.min_margin)] = "margin"
         why[~dec.sure & (dec.distance > self.classes.max_distance)] = "far"
-        best = self._by_picture_groups(feats, visible, dec, why, best)
+        best = self._by_picture_groups(feats, visible, dec, why, best, flat)
         why[(why == "") & self._between(feats, dec.letters, best)] = "between"
         letters = list(dec.letters)
         only_flat = flat_empty = np.zeros(len(why), bool)
@@ -639,7 +639,7 @@ class LatticeModel:
         return letters, [str(w) for w in why], dec.confidence
 
     def _by_picture_groups(self, feats: np.ndarray, visible: np.ndarray, dec: Decision, why: np.ndarray,
-                           best: np.ndarray) -> np.ndarray:
+                           best: np.ndarray, flat: np.ndarray | None = None) -> np.ndarray:
         """Read the visible places unsure by "margin", "pair" or "far" by the picture's own groups
         (`_picture_groups`) where those read them surely; `dec` (letters, confidence) and `why` are
         changed in place, and the (N,) look of every place is returned.
@@ -650,7 +650,10 @@ class LatticeModel:
         place between two looks; the picture's own groups, fitted to it, can tell it. They are
         trusted only where they read every place that the looks read surely the same way (the
         two then describe one picture), and a place is sure by the very rule the learned looks
-        use (`ClassModel.decide_distances`: the open-set distance, the margins, the pair margins)."""
+        use (`ClassModel.decide_distances`: the open-set distance, the margins, the pair margins).
+        Nor where the flatness (`flat`, when given) is sure of the other side, empty or a piece:
+        the two would then be sure of opposite things (`_with_flatness`), and the place is left to
+        the rules that read it with the flatness (`_by_parity`)."""
         doubtful = visible & np.isin(why, ["margin", "pair", "far"])
         if not doubtful.any():
             return best
@@ -661,8 +664,13 @@ class LatticeModel:
         sure = (why == "") & visible
         if np.any(np.array(groups.letters)[sure] != np.array(dec.letters)[sure]):
             return best
+        read = doubtful & groups.sure
+        if flat is not None and self.flat is not None:
+            fdec = self.flat.decide(np.asarray(flat, np.float64))
+            flat_empty = np.array(fdec.letters) == EMPTY
+            read &= ~(fdec.sure & (flat_empty != (np.array(groups.letters) == EMPTY)))
         best = best.copy()
-        for i in np.flatnonzero(doubtful & groups.sure):
+        for i in np.flatnonzero(read):
             why[i] = ""
             dec.letters[i] = groups.letters[i]
             dec.confidence[i] = groups.confidence[i]
