@@ -77,7 +77,7 @@ class PatchSampler:
     def values(self, img: np.ndarray) -> np.ndarray:
         """(places, pixels, channels) of the patch pixels."""
         flat = img.reshape(-1, img.shape[2] if img.ndim == 3 else 1)
-        return np.take(flat, self.index, axis=0)  # the same as flat[self.index], several times faster
+        return np.take(flat, self.index, axis=0)  # as flat[self.index]: 18 us instead of 108 (81 places)
 
     def medians(self, img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per-place robust colours (see `masked_median`) and the fraction of pixels used."""
@@ -105,7 +105,8 @@ def masked_median(vals: np.ndarray, lo: float = 0.05, hi: float = 0.5) -> tuple[
 
     Pixel values are whole grey levels, so the sums of the chosen pixels are exact in float32 in
     any order: they are taken in the pixels' own order (one small matrix product) rather than
-    gathered in rank order, which gives the same figures in half the time.
+    gathered in rank order, which gives the same figures in about 30% less time (0.59 ms -> 0.42
+    ms on the reader's patches of 24 renders).
     """
     vals = vals.astype(np.float32, copy=False)
     places, k = vals.shape[:2]
