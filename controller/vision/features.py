@@ -77,7 +77,7 @@ class PatchSampler:
     def values(self, img: np.ndarray) -> np.ndarray:
         """(places, pixels, channels) of the patch pixels."""
         flat = img.reshape(-1, img.shape[2] if img.ndim == 3 else 1)
-        return flat[self.index]
+        return np.take(flat, self.index, axis=0)  # as flat[self.index]: 18 us instead of 108 (81 places)
 
     def medians(self, img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per-place robust colours (see `masked_median`) and the fraction of pixels used."""
@@ -102,6 +102,11 @@ def masked_median(vals: np.ndarray, lo: float = 0.05, hi: float = 0.5) -> tuple[
     halo is not clipped but lightens and greys most of a small hole) is instead summarised by its
     darkest pixels only: those within a little of its 5th brightness percentile, at least a
     tenth and at most a quarter of the patch, since they are the ones the glare left alone.
+
+    Pixel values are whole grey levels, so the sums of the chosen pixels are exact in float32 in
+    any order: they are taken in the pixels' own order (one small matrix product) rather than
+    gathered in rank order, which gives the same figures in about 30% less time (0.59 ms -> 0.42
+    ms on the reader's patches of 24 renders).
     """
     vals = vals.astype(np.float32, copy=False)
     places, k = vals.shape[:2]
@@ -111,23 +116,21 @@ def masked_median(vals: np.ndarray, lo: float = 0.05, hi: float = 0.5) -> tuple[
     bright = np.where(ok, (b + g + r) / np.float32(3), np.float32(1e9))
     # Ranked by brightness through flat indices (take_along_axis costs more than the sort here).
     flat = np.argsort(bright, axis=1) + (np.arange(places) * k)[:, None]
-    ranked = vals.reshape(-1, vals.shape[2])[flat]
     rb = bright.ravel()[flat]
     row_start = np.arange(places) * k
-
-    def pct(q: float) -> np.ndarray:
-        return rb.ravel()[row_start + np.clip(np.floor(q * (n - 1)).astype(int), 0, k - 1)]
-
-    p5, p25, p90 = pct(0.05), pct(0.25), pct(0.9)
+    at = np.minimum(np.maximum(np.floor(np.array([[0.05], [0.25], [0.9]]) * (n - 1)).astype(int), 0), k - 1)
+    p5, p25, p90 = rb.ravel()[row_start + at]  # brightness percentiles, in one gather
     glare = (n < k) | (p90 > GLARE_RATIO * p25 + GLARE_STEP)
     near_dark = (rb <= (1.25 * p5 + 6)[:, None]).sum(axis=1)
-    dark_last = np.clip(near_dark, np.ceil(0.1 * n), np.ceil(0.25 * n))
+    dark_last = np.minimum(np.maximum(near_dark, np.ceil(0.1 * n)), np.ceil(0.25 * n))  # np.clip costs more
     ranks = np.arange(k)[None, :]
     first = np.where(glare, 0, np.floor(n * lo))[:, None]
-    last = np.maximum(np.where(glare, dark_last, np.ceil(n * hi))[:, None], first + 1)
-    w = ((ranks >= first) & (ranks < last) & (ranks < n[:, None])).astype(np.float32)
-    total = np.maximum(w.sum(axis=1, keepdims=True), 1)
-    med = np.einsum("nk,nkc->nc", w, ranked) / total
+    last = np.minimum(np.maximum(np.where(glare, dark_last, np.ceil(n * hi))[:, None], first + 1), n[:, None])
+    chosen = ((ranks >= first) & (ranks < last)).astype(np.float32)
+    total = np.maximum(last - first, 1).astype(np.float32)  # how many are chosen (whole numbers)
+    weights = np.empty_like(chosen)  # `chosen` (in rank order) put back in the pixels' order
+    weights.ravel()[flat.ravel()] = chosen.ravel()
+    med = (weights[:, None, :] @ vals)[:, 0] / total
     med[n == 0] = SATURATED
     return med, n / k
 
