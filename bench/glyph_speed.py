@@ -20,6 +20,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the referee runs (contr
 
 import argparse
 import importlib.util
+import resource
 import sys
 import time
 from pathlib import Path
@@ -83,22 +84,26 @@ def main() -> int:
             calls[name].append(seen[0])
     cold = dict.fromkeys(versions, 0.0)
     glyph = dict.fromkeys(versions, 0.0)
+    faults = dict.fromkeys(versions, 0)
     for _ in range(args.rounds):
         for b, frame in enumerate(boards):
             for name, module in versions.items():
                 reader_module.read_glyphs = module.read_glyphs
                 reader = readers[name][b]
+                before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
                 t = time.process_time()
                 reader.invalidate()
                 reader.read(frame)
                 cold[name] += time.process_time() - t
+                faults[name] += resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
                 t = time.process_time()
                 module.read_glyphs(*calls[name][b])
                 glyph[name] += time.process_time() - t
     reads = args.rounds * len(boards)
     for name in versions:
         print(f"{name}: cold read {cold[name] / reads * 1000:6.2f} ms, "
-              f"read_glyphs {glyph[name] / reads * 1000:6.2f} ms (processor time, mean of {reads})")
+              f"read_glyphs {glyph[name] / reads * 1000:6.2f} ms (processor time, mean of {reads}); "
+              f"{faults[name] / reads:.0f} page faults per cold read")
     print(f"new/old: cold read {cold['new'] / cold['old']:.3f}, read_glyphs {glyph['new'] / glyph['old']:.3f}")
     return 0
 

@@ -409,9 +409,12 @@ def _censored_ink(obs: np.ndarray, tile: np.ndarray, print_: np.ndarray
     for _ in range(3):
         # The clipped channels that still need more glare join the mean. The best glare is at
         # least every such estimate (the cost is convex in it and they approach it from below),
-        # and with no unclipped channel any glare enough for every clipped one fits.
+        # and with no unclipped channel any glare enough for every clipped one fits. Once no
+        # estimate moves, the next rounds would repeat this one.
         short = ~free & (need > g[:, None, :])
         more = (res_free + (need * short).sum(axis=1)) / np.maximum(n_free + short.sum(axis=1), 1)
+        if not (more > g).any():
+            break
         g = np.maximum(g, more)
     miss = np.where(free, res - g[:, None, :], np.maximum(need - g[:, None, :], 0))
     cost = (miss * miss).sum(axis=1) / (NOISE * NOISE)
