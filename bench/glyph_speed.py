@@ -3,9 +3,10 @@
 The machine's speed drifts by tens of percent from minute to minute, so two versions timed one
 after the other cannot be compared; here the two run alternately, board by board, in one process,
 and each sums its processor time (`time.process_time`). Boards: the vision bench's six Blockers!
-boards (clean and hard, seeds 1-3, frame 0). Printed per version: the mean of a cold read
-(`invalidate`, then `read`: localisation, colours and glyphs) and of `read_glyphs` alone on the
-same tiles (no glyph memory), and the ratio new/old of each.
+boards (clean and hard, seeds 1-3, frame 0). Printed per board and over all: the mean processor
+time of a cold read (`invalidate`, then `read`: localisation, colours and glyphs) and of
+`read_glyphs` alone on the same tiles (no glyph memory) with each version, and the ratio
+new/old; the bench's worst cold read is the slowest board's.
 
     python bench/glyph_speed.py OLD_GLYPHS_PY [--rounds N]
 
@@ -56,11 +57,12 @@ def main() -> int:
     old_glyphs = load(args.old)
     versions = {"old": old_glyphs, "new": new_glyphs}
     p = default_profile("blockers")
-    boards = []
+    boards, names = [], []
     for preset in ("clean", "hard"):
         for seed in (1, 2, 3):
             snap = random_snapshot("blockers", p, seed=seed)
             boards.append(render_snapshot(snap, p, seed=seed, preset=preset, scene=Scene(frame=0)))
+            names.append(f"{preset} {seed}")
     readers = {}
     calls = {}  # the arguments of each board's read_glyphs call
     for name, module in versions.items():
@@ -82,8 +84,8 @@ def main() -> int:
             reader.invalidate()
             reader.read(frame)
             calls[name].append(seen[0])
-    cold = dict.fromkeys(versions, 0.0)
-    glyph = dict.fromkeys(versions, 0.0)
+    cold = {name: [0.0] * len(boards) for name in versions}
+    glyph = {name: [0.0] * len(boards) for name in versions}
     faults = dict.fromkeys(versions, 0)
     for _ in range(args.rounds):
         for b, frame in enumerate(boards):
@@ -94,17 +96,24 @@ def main() -> int:
                 t = time.process_time()
                 reader.invalidate()
                 reader.read(frame)
-                cold[name] += time.process_time() - t
+                cold[name][b] += time.process_time() - t
                 faults[name] += resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
                 t = time.process_time()
                 module.read_glyphs(*calls[name][b])
-                glyph[name] += time.process_time() - t
+                glyph[name][b] += time.process_time() - t
+    print(f"{'board':9} {'cold read old':>13} {'new':>6} {'new/old':>7} "
+          f"{'read_glyphs old':>15} {'new':>6} {'new/old':>7}")
+    for b, name in enumerate(names):
+        c0, c1 = (cold[v][b] / args.rounds * 1000 for v in versions)
+        g0, g1 = (glyph[v][b] / args.rounds * 1000 for v in versions)
+        print(f"{name:9} {c0:13.2f} {c1:6.2f} {c1 / c0:7.3f} {g0:15.2f} {g1:6.2f} {g1 / g0:7.3f}")
     reads = args.rounds * len(boards)
     for name in versions:
-        print(f"{name}: cold read {cold[name] / reads * 1000:6.2f} ms, "
-              f"read_glyphs {glyph[name] / reads * 1000:6.2f} ms (processor time, mean of {reads}); "
+        print(f"{name}: cold read {sum(cold[name]) / reads * 1000:6.2f} ms, "
+              f"read_glyphs {sum(glyph[name]) / reads * 1000:6.2f} ms (processor time, mean of {reads}); "
               f"{faults[name] / reads:.0f} page faults per cold read")
-    print(f"new/old: cold read {cold['new'] / cold['old']:.3f}, read_glyphs {glyph['new'] / glyph['old']:.3f}")
+    print(f"new/old: cold read {sum(cold['new']) / sum(cold['old']):.3f}, "
+          f"read_glyphs {sum(glyph['new']) / sum(glyph['old']):.3f}")
     return 0
 
 

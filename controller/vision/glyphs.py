@@ -17,9 +17,12 @@ print from tile there.
 
 The patch is then re-sampled centred on its ink's centre of mass, which takes out where the tile
 was put down; what is left of the hand placement, a turn of up to about 12 degrees, is covered by
-comparing with every template at `ANGLES`. A partly hidden tile's ink centre is pulled away from
-the hidden part, so it is also tried at every shift up to `SHIFT_RADIUS` patch pixels
-(`_best_shifts`). The score is the normalised cross-correlation over the usable pixels; a glyph
+comparing with every template at `ANGLES`. The re-sampled patch shows the same tile and print in
+the same light, so it is projected on the first patch's main colour axis rather than on its own
+(finding an axis is a third of `_ink`'s work; the levels are measured again, as they depend on
+how much print the disc holds). A partly hidden tile's ink centre is pulled away from the
+hidden part, so it is also tried at every shift up to `SHIFT_RADIUS` patch pixels
+(`_best_shifts`, with the same axes). The score is the normalised cross-correlation over the usable pixels; a glyph
 is sure only when its best score is high and the second-best glyph's mismatch (1 - score) is
 clearly larger than the best's (`MIN_RATIO` times). A partly hidden tile must also show enough of
 the pixels that tell its best glyph from each close rival (`GlyphModel._tells_apart`).
@@ -244,10 +247,10 @@ def normalise(pix: np.ndarray, white: np.ndarray | None = None
     return _normalise_planes([np.ascontiguousarray(pix[..., c]) for c in range(3)], white)
 
 
-def _normalise_planes(planes: list[np.ndarray], white: np.ndarray | None = None
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """`normalise` on (N, K) colour planes."""
-    ink, usable, contrast = _ink(planes, white, SUPPORT)
+def _normalise_planes(planes: list[np.ndarray], white: np.ndarray | None = None,
+                      axis: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`normalise` on (N, K) colour planes (`axis`: see `_ink`)."""
+    ink, usable, contrast, _ = _ink(planes, white, SUPPORT, axis)
     ink *= SUPPORT
     usable *= SUPPORT
     return ink, usable, contrast
@@ -265,13 +268,17 @@ def _dilate_rows(marks: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return grown[:, :side].reshape(len(rows), -1).astype(np.float32)
 
 
-def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray
-         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(ink, usable, contrast) of (N, side*side) colour planes, the tile's statistics taken over
-    `disc`. Every step is an elementwise or row operation on whole planes (no per-tile loop, no
+def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray,
+         axis: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(ink, usable, contrast, axis) of (N, side*side) colour planes, the tile's statistics taken
+    over `disc`; `axis` (N, 3) is each tile's main colour axis, found here unless given (from
+    another sampling of the same tiles: the same tile and print in the same light have the same
+    axis, and finding it, a covariance and an eigenvector per tile, is a third of the work).
+    Every step is an elementwise or row operation on whole planes (no per-tile loop, no
     small batched matrix products, which numpy runs slowly) but the censored model of the few
-    clipped pixels. This runs twice per tile on every cold read, so its arithmetic is written
-    in place where that saves a pass over the planes (same operations, same order, same result).
+    clipped pixels. This runs two or three times per tile on every cold read, so its arithmetic
+    is written in place where that saves a pass over the planes (same operations, same order,
+    same result).
 
     The brightness reading projects each pixel on the main colour axis of the glare-free pixels;
     the chroma reading places each pixel's chroma between the tile's and the print's. Where glare
@@ -296,19 +303,22 @@ def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray
     cnt = np.maximum(lit.sum(axis=1), 1)
     mean = [np.einsum("nk,nk->n", lit, p) / cnt for p in planes]
     centred = [p - m[:, None] for p, m in zip(planes, mean)]
-    masked = [c * lit for c in centred]
-    cov = np.empty((n, 3, 3), np.float32)
-    for i in range(3):
-        for j in range(i, 3):
-            cov[:, i, j] = cov[:, j, i] = np.einsum("nk,nk->n", masked[i], masked[j]) / cnt
-    _, vecs = np.linalg.eigh(cov + np.eye(3, dtype=np.float32) * 1e-3)
-    # Blockers! glyphs are printed in white: the glyph is the lighter side of the axis. Choosing
-    # the side by spread instead lets a faint thin print (the wild tile's ring under blur) lose
-    # to the tile's own darker shading, and the patch is then read inside out.
-    axis = vecs[:, :, -1]
-    axis = axis * np.where(axis.sum(axis=1) >= 0, 1.0, -1.0).astype(np.float32)[:, None]
+    if axis is None:
+        masked = [c * lit for c in centred]
+        cov = np.empty((n, 3, 3), np.float32)
+        for i in range(3):
+            for j in range(i, 3):
+                cov[:, i, j] = cov[:, j, i] = np.einsum("nk,nk->n", masked[i], masked[j]) / cnt
+        _, vecs = np.linalg.eigh(cov + np.eye(3, dtype=np.float32) * 1e-3)
+        # Blockers! glyphs are printed in white: the glyph is the lighter side of the axis.
+        # Choosing the side by spread instead lets a faint thin print (the wild tile's ring under
+        # blur) lose to the tile's own darker shading, and the patch is then read inside out.
+        axis = vecs[:, :, -1]
+        axis = axis * np.where(axis.sum(axis=1) >= 0, 1.0, -1.0).astype(np.float32)[:, None]
+        part = masked[0]  # no longer needed: reused as scratch
+    else:
+        part = np.empty_like(centred[0])
     proj = centred[0] * axis[:, 0:1]
-    part = masked[0]  # no longer needed: reused as scratch
     proj += np.multiply(centred[1], axis[:, 1:2], out=part)
     proj += np.multiply(centred[2], axis[:, 2:3], out=part)
     ranked = np.where(seen, proj, np.float32(1e9))
@@ -335,7 +345,7 @@ def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray
         usable = np.ones_like(ink)
     else:
         ink *= usable
-    return ink, usable, level.astype(np.float32)
+    return ink, usable, level.astype(np.float32), axis
 
 
 def _glared_ink(planes: list[np.ndarray], tile: np.ndarray, paper: np.ndarray,
@@ -687,31 +697,34 @@ def centred_patches(frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
 
 def _centred(frame: np.ndarray, h: np.ndarray, centres: np.ndarray, white: np.ndarray | None,
              planes: list[np.ndarray] | None = None
-             ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, np.ndarray | None]:
-    """`centred_patches`, with the board points they were sampled around and the paper white
-    at each tile as raised by `print_white` (None without a white). `planes`, when given, are
-    the patches already sampled around `centres` and `white` is already raised."""
+             ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, np.ndarray | None, np.ndarray]:
+    """`centred_patches`, with the board points they were sampled around, the paper white at
+    each tile as raised by `print_white` (None without a white) and each tile's main colour
+    axis (from the first sampling; the re-centred patches are read with it, see `_ink`).
+    `planes`, when given, are the patches already sampled around `centres` and `white` is
+    already raised."""
     centres = np.asarray(centres, np.float64).reshape(-1, 2)
     if planes is None:
         planes = _sample_planes(frame, h, centres, _POINTS)
         if white is not None:
             white = _print_white(planes[0] + planes[1] + planes[2], centres, white)
-    ink = _ink(planes, white, SUPPORT)[0] * SUPPORT  # only the ink says where the centre is
-    centres = centres + ink_centre(ink)
-    return _normalise_planes(_sample_planes(frame, h, centres), white), centres, white
+    ink, _, _, axis = _ink(planes, white, SUPPORT)
+    centres = centres + ink_centre(ink * SUPPORT)  # only the ink says where the centre is
+    return _normalise_planes(_sample_planes(frame, h, centres), white, axis), centres, white, axis
 
 
 def _best_shifts(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
-                 white: np.ndarray | None) -> GlyphReading:
+                 white: np.ndarray | None, axis: np.ndarray) -> GlyphReading:
     """The decision on each tile at the shift (up to `SHIFT_RADIUS` patch pixels either way of
-    `centres`) where its best glyph fits best. One wider patch is sampled and read per tile and
+    `centres`) where its best glyph fits best. One wider patch is sampled and read (along the
+    tiles' main colour `axis`, see `_ink`) per tile and
     every shifted patch cut from it: the ink of a pixel hardly depends on which patch it is in,
     and sampling the same points again would cost far more. The shifts are searched coarse to
     fine: every other one first, then the eight around the best of those."""
     n, r = len(centres), SHIFT_RADIUS
     rows = np.arange(n)
     planes = _sample_planes(frame, h, centres, grid=_WIDE_GRID)
-    ink, usable, contrast = _ink(planes, white, _WIDE_DISC)
+    ink, usable, contrast, _ = _ink(planes, white, _WIDE_DISC, axis)
     # Every shifted patch of every tile, as views (N, 2r+1, 2r+1, PATCH, PATCH) of the wide ones.
     inks = sliding_window_view(ink.reshape(n, WIDE, WIDE), (PATCH, PATCH), axis=(1, 2))
     masks = sliding_window_view(usable.reshape(n, WIDE, WIDE), (PATCH, PATCH), axis=(1, 2))
@@ -806,7 +819,7 @@ def read_glyphs(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np
 def _read(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
           planes: list[np.ndarray], white: np.ndarray | None) -> GlyphReading:
     """`read_glyphs` of tiles whose patches around `centres` are `planes`, white raised."""
-    (ink, mask, contrast), centred, white = _centred(frame, h, centres, white, planes)
+    (ink, mask, contrast), centred, white, axis = _centred(frame, h, centres, white, planes)
     hidden = np.any(mask != SUPPORT[None, :], axis=1)
     whole, some = np.flatnonzero(~hidden), np.flatnonzero(hidden)
     reading = GlyphReading.blank(len(centres))
@@ -814,5 +827,5 @@ def _read(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np.ndarr
         reading.put(whole, model.decide(ink[whole], mask[whole], contrast[whole]))
     if len(some):
         reading.put(some, _best_shifts(model, frame, h, centred[some],
-                                       None if white is None else white[some]))
+                                       None if white is None else white[some], axis[some]))
     return reading
