@@ -810,7 +810,8 @@ def read_glyphs(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np
     if len(todo):
         if white is not None:  # from every tile: a tile's light is told by the tiles around it
             white = _print_white(brightness, centres, white)[todo]
-        reading.put(todo, _read(model, frame, h, centres[todo], [p[todo] for p in planes], white))
+        part = planes if len(todo) == n else [p[todo] for p in planes]  # a cold read: every tile
+        reading.put(todo, _read(model, frame, h, centres[todo], part, white))
     if memory is not None:
         memory.store(h, centres, brightness, reading)
     return reading
