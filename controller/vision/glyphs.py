@@ -19,13 +19,14 @@ The patch is then re-sampled centred on its ink's centre of mass, which takes ou
 was put down; what is left of the hand placement, a turn of up to about 12 degrees, is covered by
 comparing with every template at `ANGLES`. The re-sampled patch shows the same tile and print in
 the same light, so it is projected on the first patch's main colour axis rather than on its own
-(finding an axis is a third of `_ink`'s work; the levels are measured again, as they depend on
-how much print the disc holds). A partly hidden tile's ink centre is pulled away from the
+(finding an axis is about a fifth of `_ink`'s work; the levels are measured again, as they depend
+on how much print the disc holds). A partly hidden tile's ink centre is pulled away from the
 hidden part, so it is also tried at every shift up to `SHIFT_RADIUS` patch pixels
-(`_best_shifts`, with the same axes). The score is the normalised cross-correlation over the usable pixels; a glyph
-is sure only when its best score is high and the second-best glyph's mismatch (1 - score) is
-clearly larger than the best's (`MIN_RATIO` times). A partly hidden tile must also show enough of
-the pixels that tell its best glyph from each close rival (`GlyphModel._tells_apart`).
+(`_best_shifts`, with the same axes). The score is the normalised cross-correlation over the
+usable pixels; a glyph is sure only when its best score is high and the second-best glyph's
+mismatch (1 - score) is clearly larger than the best's (`MIN_RATIO` times). A partly hidden tile
+must also show enough of the pixels that tell its best glyph from each close rival
+(`GlyphModel._tells_apart`).
 
 Templates come from the renderer's glyph drawing (the standard edition's look) unless the
 profile's `vision.glyphs` holds templates learned from a real copy (`calibration/vision_glyphs`).
@@ -273,7 +274,7 @@ def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray,
     """(ink, usable, contrast, axis) of (N, side*side) colour planes, the tile's statistics taken
     over `disc`; `axis` (N, 3) is each tile's main colour axis, found here unless given (from
     another sampling of the same tiles: the same tile and print in the same light have the same
-    axis, and finding it, a covariance and an eigenvector per tile, is a third of the work).
+    axis, and finding it, a covariance and an eigenvector per tile, is about a fifth of the work).
     Every step is an elementwise or row operation on whole planes (no per-tile loop, no
     small batched matrix products, which numpy runs slowly) but the censored model of the few
     clipped pixels. This runs two or three times per tile on every cold read, so its arithmetic
@@ -716,10 +717,10 @@ def _centred(frame: np.ndarray, h: np.ndarray, centres: np.ndarray, white: np.nd
 def _best_shifts(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
                  white: np.ndarray | None, axis: np.ndarray) -> GlyphReading:
     """The decision on each tile at the shift (up to `SHIFT_RADIUS` patch pixels either way of
-    `centres`) where its best glyph fits best. One wider patch is sampled and read (along the
-    tiles' main colour `axis`, see `_ink`) per tile and
-    every shifted patch cut from it: the ink of a pixel hardly depends on which patch it is in,
-    and sampling the same points again would cost far more. The shifts are searched coarse to
+    `centres`) where its best glyph fits best. One wider patch is sampled and read per tile (along
+    its main colour `axis`, see `_ink`) and every shifted patch cut from it: the ink of a pixel
+    hardly depends on which patch it is in, and sampling the same points again would cost far
+    more. The shifts are searched coarse to
     fine: every other one first, then the eight around the best of those."""
     n, r = len(centres), SHIFT_RADIUS
     rows = np.arange(n)
