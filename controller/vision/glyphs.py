@@ -44,7 +44,6 @@ from functools import lru_cache
 
 import cv2
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from controller.errors import ConfigError
 
@@ -564,6 +563,10 @@ class GlyphModel:
         self.t2 = t * t
         self._full_st = SUPPORT @ t.T
         self._full_stt = SUPPORT @ self.t2.T
+        # The templates (and their squares) on the disc's pixels alone, (D, G*A): they are 0
+        # elsewhere, so the products with the patches skip the corners.
+        self._disc_t = np.ascontiguousarray(t[:, _DISC].T)
+        self._disc_t2 = np.ascontiguousarray(self.t2[:, _DISC].T)
 
     @classmethod
     def from_profile(cls, settings: dict) -> GlyphModel:
@@ -580,20 +583,28 @@ class GlyphModel:
         return self._scores(ink, mask).max(axis=2)
 
     def _scores(self, ink: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """(N, G, A) normalised cross-correlation with each glyph at each angle, as one matrix
-        product over all tiles and templates."""
-        t = self.templates
+        """(N, G, A) normalised cross-correlation with each glyph at each angle of patches whose
+        ink and mask (N, K) are 0 outside the disc (as `normalise` gives them)."""
+        return self._disc_scores(ink[:, _DISC], mask[:, _DISC])
+
+    def _disc_scores(self, ink: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """`_scores` from the disc's pixels (N, D) of the patches: one matrix product over all
+        tiles and templates, and one more for the squared templates where a mask hides pixels.
+        The partly hidden tiles' masks go with the ink into the first product, so that the
+        templates are read once for both (a few tiles' products are bound by that reading)."""
         cnt = np.maximum(mask.sum(axis=1), 1)[:, None]
         sv = ink.sum(axis=1)[:, None]
         svv = (ink * ink).sum(axis=1)[:, None]
-        svt = ink @ t.T
-        full = np.all(mask == SUPPORT[None, :], axis=1)
+        full = (mask == 1).all(axis=1)
+        part = np.flatnonzero(~full)
         st = np.where(full[:, None], self._full_st[None, :], 0.0)
         stt = np.where(full[:, None], self._full_stt[None, :], 0.0)
-        if not full.all():
-            part = ~full
-            st[part] = mask[part] @ t.T
-            stt[part] = mask[part] @ self.t2.T
+        if len(part):
+            both = np.concatenate([ink, mask[part]]) @ self._disc_t
+            svt, st[part] = both[:len(ink)], both[len(ink):]
+            stt[part] = mask[part] @ self._disc_t2
+        else:
+            svt = ink @ self._disc_t
         num = svt - sv * st / cnt
         den = np.sqrt(np.maximum(svv - sv * sv / cnt, 1e-6) * np.maximum(stt - st * st / cnt, 1e-6))
         ncc = num / den
@@ -726,18 +737,20 @@ def _best_shifts(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: n
     rows = np.arange(n)
     planes = _sample_planes(frame, h, centres, grid=_WIDE_GRID)
     ink, usable, contrast, _ = _ink(planes, white, _WIDE_DISC, axis)
-    # Every shifted patch of every tile, as views (N, 2r+1, 2r+1, PATCH, PATCH) of the wide ones.
-    inks = sliding_window_view(ink.reshape(n, WIDE, WIDE), (PATCH, PATCH), axis=(1, 2))
-    masks = sliding_window_view(usable.reshape(n, WIDE, WIDE), (PATCH, PATCH), axis=(1, 2))
+    # Where the disc's pixels (y, x) of the patch shifted by (dy, dx) lie in the flattened wide
+    # patches: tile * WIDE**2 + (dy + y) * WIDE + (dx + x). Only they are cut and scored.
+    y, x = np.divmod(_DISC, PATCH)
+    disc_at = y * WIDE + x
+    flat_ink, flat_usable = ink.reshape(-1), usable.reshape(-1)
 
     def scored(at: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The patches of every tile at offsets `at` (S, N, 2): (S, N, K) ink and masks, their
-        (S, N, G, A) scores, and (N,) which of the S offsets each tile's best glyph fits best."""
-        tiles = np.broadcast_to(rows, at.shape[:2])
-        cut_ink = inks[tiles, at[..., 0], at[..., 1]].reshape(len(at), n, -1) * SUPPORT
-        cut_mask = masks[tiles, at[..., 0], at[..., 1]].reshape(len(at), n, -1) * SUPPORT
-        k = len(SUPPORT)
-        full = model._scores(cut_ink.reshape(-1, k), cut_mask.reshape(-1, k))
+        """The patches of every tile at offsets `at` (S, N, 2): (S, N, D) ink and masks on the
+        disc, their (S, N, G, A) scores, and (N,) which of the S offsets each tile's best glyph
+        fits best."""
+        idx = (rows * (WIDE * WIDE) + at[..., 0] * WIDE + at[..., 1])[..., None] + disc_at
+        cut_ink, cut_mask = flat_ink.take(idx), flat_usable.take(idx)
+        d = len(_DISC)
+        full = model._disc_scores(cut_ink.reshape(-1, d), cut_mask.reshape(-1, d))
         best = full.max(axis=(1, 2)).reshape(len(at), n).argmax(axis=0)
         return cut_ink, cut_mask, full.reshape(len(at), n, *full.shape[1:]), best
 
@@ -747,7 +760,9 @@ def _best_shifts(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: n
     around = np.clip(np.array([start + (dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1)]), 0, 2 * r)
     cut_ink, cut_mask, full, best = scored(around)
     # The decision at the best offset reuses that offset's scores rather than computing them again.
-    return model.decide(cut_ink[best, rows], cut_mask[best, rows], contrast, full[best, rows])
+    at_best = np.zeros((2, n, len(SUPPORT)), np.float32)
+    at_best[0][:, _DISC], at_best[1][:, _DISC] = cut_ink[best, rows], cut_mask[best, rows]
+    return model.decide(at_best[0], at_best[1], contrast, full[best, rows])
 
 
 class GlyphMemory:
