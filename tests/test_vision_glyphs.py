@@ -198,7 +198,7 @@ def test_patch_grid_matches_perspective_transform() -> None:
     centres = rng.uniform(0, 9, (7, 2))
     x, y = _image_points(h, centres)
     pts = (centres[:, None, :] + GRID[None, :, :]).reshape(-1, 1, 2)
-    ref = cv2.perspectiveTransform(pts, h).reshape(-1, PATCH, 2)
+    ref = cv2.perspectiveTransform(pts, h).reshape(len(centres), -1, 2)
     assert np.abs(x - ref[..., 0]).max() < 1e-3 and np.abs(y - ref[..., 1]).max() < 1e-3
 
 
@@ -273,6 +273,42 @@ def test_print_clipped_in_the_tiles_own_channel_is_print_not_glare() -> None:
     level, spread, glare = _censored_ink(obs, tile[None], paper[None])
     assert spread[0] > glyph_module.MAX_INK_SPREAD  # the clip alone cannot tell
     assert level[0] == 1 and glare[0] < glyph_module.MIN_GLARE
+
+
+def test_a_patch_read_along_its_own_axis_is_read_as_before() -> None:
+    """The re-centred and the wide patches are read along the main colour axis found on the first
+    sampling (`_ink`'s `axis`); given the axis it finds itself, `_ink` reads patches exactly as
+    without it, clipped glare and all."""
+    clipped, white, _ = red_tile_with_an_eight(110, (0.24, 0.0))
+    faint, _, _ = red_tile_with_an_eight(60, (0.12, -0.1))
+    pix = np.concatenate([clipped, faint])
+    planes = [np.ascontiguousarray(pix[..., c]) for c in range(3)]
+    whites = np.concatenate([white, white])
+    first = glyph_module._ink(planes, whites, SUPPORT)
+    again = glyph_module._ink(planes, whites, SUPPORT, first[3])
+    assert all(np.array_equal(a, b) for a, b in zip(first, again))
+    turned = glyph_module._ink(planes, whites, SUPPORT, first[3][:, ::-1].copy())  # another axis
+    assert not np.array_equal(first[0], turned[0])
+
+
+def test_re_centred_patches_have_the_first_patches_colour_axis() -> None:
+    """Why the re-centred patches are read along the first sampling's axis rather than their own:
+    on a hard board (glare, shadows, blur) the axis each would find for itself is within a few
+    degrees of it, and reading them either way gives the same glyphs."""
+    p = default_profile("blockers")
+    snap = random_snapshot("blockers", p, seed=3004)
+    frame = render_snapshot(snap, p, seed=4, preset="hard")
+    reader = BoardReader(p)
+    assert reader.read(frame).cells is not None
+    cells = [cell for row in snap.cells for cell in row]
+    centres = reader.geom.points()[[i for i, cell in enumerate(cells) if cell != EMPTY]]
+    (ink, mask, contrast), centred, _, axis = glyph_module._centred(frame, reader.h, centres, None)
+    own_ink, own_mask, own_contrast, own_axis = glyph_module._ink(
+        glyph_module._sample_planes(frame, reader.h, centred), None, SUPPORT)
+    assert np.abs((own_axis * axis).sum(axis=1)).min() > np.cos(np.radians(5))  # 1.6-2.9 at worst (boards 4-6, 32)
+    model = GlyphModel()
+    assert (model.decide(ink, mask, contrast).glyphs
+            == model.decide(own_ink * SUPPORT, own_mask * SUPPORT, own_contrast).glyphs)
 
 
 def test_glare_hidden_pixels_outweighing_the_visible_margin_make_the_tile_unsure() -> None:

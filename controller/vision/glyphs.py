@@ -17,12 +17,16 @@ print from tile there.
 
 The patch is then re-sampled centred on its ink's centre of mass, which takes out where the tile
 was put down; what is left of the hand placement, a turn of up to about 12 degrees, is covered by
-comparing with every template at `ANGLES`. A partly hidden tile's ink centre is pulled away from
-the hidden part, so it is also tried at every shift up to `SHIFT_RADIUS` patch pixels
-(`_best_shifts`). The score is the normalised cross-correlation over the usable pixels; a glyph
-is sure only when its best score is high and the second-best glyph's mismatch (1 - score) is
-clearly larger than the best's (`MIN_RATIO` times). A partly hidden tile must also show enough of
-the pixels that tell its best glyph from each close rival (`GlyphModel._tells_apart`).
+comparing with every template at `ANGLES`. The re-sampled patch shows the same tile and print in
+the same light, so it is projected on the first patch's main colour axis rather than on its own
+(finding an axis is about a fifth of `_ink`'s work; the levels are measured again, as they depend
+on how much print the disc holds). A partly hidden tile's ink centre is pulled away from the
+hidden part, so it is also tried at every shift up to `SHIFT_RADIUS` patch pixels
+(`_best_shifts`, with the same axes). The score is the normalised cross-correlation over the
+usable pixels; a glyph is sure only when its best score is high and the second-best glyph's
+mismatch (1 - score) is clearly larger than the best's (`MIN_RATIO` times). A partly hidden tile
+must also show enough of the pixels that tell its best glyph from each close rival
+(`GlyphModel._tells_apart`).
 
 Templates come from the renderer's glyph drawing (the standard edition's look) unless the
 profile's `vision.glyphs` holds templates learned from a real copy (`calibration/vision_glyphs`).
@@ -40,7 +44,6 @@ from functools import lru_cache
 
 import cv2
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from controller.errors import ConfigError
 
@@ -154,20 +157,24 @@ class GlyphReading:
 
 def _image_points(h: np.ndarray, centres: np.ndarray, grid: np.ndarray = GRID
                   ) -> tuple[np.ndarray, np.ndarray]:
-    """Image x and y (N*side, side) float32 of every patch pixel around board points `centres`.
+    """Image x and y (N, K) float32 of every patch pixel around board points `centres`.
 
     The homography is applied by hand rather than by cv2.perspectiveTransform on N*K points: its
     terms split into one per tile and one per patch pixel (shared by all tiles), so the grid is a
-    few broadcast additions and two divisions, cheap enough to redo for the re-centred pass."""
+    few broadcast additions and two divisions, cheap enough to redo for the re-centred pass. The
+    arithmetic is done in place (same operations, same order, same result as written plainly).
+    One row per tile also makes the maps' rows long, which cv2.remap runs faster than many rows
+    of one patch's width."""
     h = np.asarray(h, np.float64)
     a = centres @ h[:, :2].T + h[:, 2]  # (N, 3): each tile centre's homogeneous image point
     g = grid @ h[:, :2].T  # (K, 3): each patch pixel's offset from it
-    inv = 1 / (a[:, 2:3] + g[None, :, 2])
-    x = (a[:, 0:1] + g[None, :, 0]) * inv
-    y = (a[:, 1:2] + g[None, :, 1]) * inv
-    n, side = len(centres), int(round(np.sqrt(len(grid))))
-    return (x.astype(np.float32).reshape(n * side, side),
-            y.astype(np.float32).reshape(n * side, side))
+    inv = np.add(a[:, 2:3], g[None, :, 2])
+    np.divide(1, inv, out=inv)
+    x = np.add(a[:, 0:1], g[None, :, 0])
+    x *= inv
+    y = np.add(a[:, 1:2], g[None, :, 1])
+    y *= inv
+    return x.astype(np.float32), y.astype(np.float32)
 
 
 def _remap_maps(h: np.ndarray, centres: np.ndarray, grid: np.ndarray = GRID
@@ -240,10 +247,10 @@ def normalise(pix: np.ndarray, white: np.ndarray | None = None
     return _normalise_planes([np.ascontiguousarray(pix[..., c]) for c in range(3)], white)
 
 
-def _normalise_planes(planes: list[np.ndarray], white: np.ndarray | None = None
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """`normalise` on (N, K) colour planes."""
-    ink, usable, contrast = _ink(planes, white, SUPPORT)
+def _normalise_planes(planes: list[np.ndarray], white: np.ndarray | None = None,
+                      axis: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`normalise` on (N, K) colour planes (`axis`: see `_ink`)."""
+    ink, usable, contrast, _ = _ink(planes, white, SUPPORT, axis)
     ink *= SUPPORT
     usable *= SUPPORT
     return ink, usable, contrast
@@ -261,13 +268,17 @@ def _dilate_rows(marks: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return grown[:, :side].reshape(len(rows), -1).astype(np.float32)
 
 
-def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray
-         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(ink, usable, contrast) of (N, side*side) colour planes, the tile's statistics taken over
-    `disc`. Every step is an elementwise or row operation on whole planes (no per-tile loop, no
+def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray,
+         axis: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(ink, usable, contrast, axis) of (N, side*side) colour planes, the tile's statistics taken
+    over `disc`; `axis` (N, 3) is each tile's main colour axis, found here unless given (from
+    another sampling of the same tiles: the same tile and print in the same light have the same
+    axis, and finding it, a covariance and an eigenvector per tile, is about a fifth of the work).
+    Every step is an elementwise or row operation on whole planes (no per-tile loop, no
     small batched matrix products, which numpy runs slowly) but the censored model of the few
-    clipped pixels. This runs twice per tile on every cold read, so its arithmetic is written
-    in place where that saves a pass over the planes (same operations, same order, same result).
+    clipped pixels. This runs two or three times per tile on every cold read, so its arithmetic
+    is written in place where that saves a pass over the planes (same operations, same order,
+    same result).
 
     The brightness reading projects each pixel on the main colour axis of the glare-free pixels;
     the chroma reading places each pixel's chroma between the tile's and the print's. Where glare
@@ -292,19 +303,22 @@ def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray
     cnt = np.maximum(lit.sum(axis=1), 1)
     mean = [np.einsum("nk,nk->n", lit, p) / cnt for p in planes]
     centred = [p - m[:, None] for p, m in zip(planes, mean)]
-    masked = [c * lit for c in centred]
-    cov = np.empty((n, 3, 3), np.float32)
-    for i in range(3):
-        for j in range(i, 3):
-            cov[:, i, j] = cov[:, j, i] = np.einsum("nk,nk->n", masked[i], masked[j]) / cnt
-    _, vecs = np.linalg.eigh(cov + np.eye(3, dtype=np.float32) * 1e-3)
-    # Blockers! glyphs are printed in white: the glyph is the lighter side of the axis. Choosing
-    # the side by spread instead lets a faint thin print (the wild tile's ring under blur) lose
-    # to the tile's own darker shading, and the patch is then read inside out.
-    axis = vecs[:, :, -1]
-    axis = axis * np.where(axis.sum(axis=1) >= 0, 1.0, -1.0).astype(np.float32)[:, None]
+    if axis is None:
+        masked = [c * lit for c in centred]
+        cov = np.empty((n, 3, 3), np.float32)
+        for i in range(3):
+            for j in range(i, 3):
+                cov[:, i, j] = cov[:, j, i] = np.einsum("nk,nk->n", masked[i], masked[j]) / cnt
+        _, vecs = np.linalg.eigh(cov + np.eye(3, dtype=np.float32) * 1e-3)
+        # Blockers! glyphs are printed in white: the glyph is the lighter side of the axis.
+        # Choosing the side by spread instead lets a faint thin print (the wild tile's ring under
+        # blur) lose to the tile's own darker shading, and the patch is then read inside out.
+        axis = vecs[:, :, -1]
+        axis = axis * np.where(axis.sum(axis=1) >= 0, 1.0, -1.0).astype(np.float32)[:, None]
+        part = masked[0]  # no longer needed: reused as scratch
+    else:
+        part = np.empty_like(centred[0])
     proj = centred[0] * axis[:, 0:1]
-    part = masked[0]  # no longer needed: reused as scratch
     proj += np.multiply(centred[1], axis[:, 1:2], out=part)
     proj += np.multiply(centred[2], axis[:, 2:3], out=part)
     ranked = np.where(seen, proj, np.float32(1e9))
@@ -331,7 +345,7 @@ def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray
         usable = np.ones_like(ink)
     else:
         ink *= usable
-    return ink, usable, level.astype(np.float32)
+    return ink, usable, level.astype(np.float32), axis
 
 
 def _glared_ink(planes: list[np.ndarray], tile: np.ndarray, paper: np.ndarray,
@@ -405,9 +419,12 @@ def _censored_ink(obs: np.ndarray, tile: np.ndarray, print_: np.ndarray
     for _ in range(3):
         # The clipped channels that still need more glare join the mean. The best glare is at
         # least every such estimate (the cost is convex in it and they approach it from below),
-        # and with no unclipped channel any glare enough for every clipped one fits.
+        # and with no unclipped channel any glare enough for every clipped one fits. Once no
+        # estimate moves, the next rounds would repeat this one.
         short = ~free & (need > g[:, None, :])
         more = (res_free + (need * short).sum(axis=1)) / np.maximum(n_free + short.sum(axis=1), 1)
+        if not (more > g).any():
+            break
         g = np.maximum(g, more)
     miss = np.where(free, res - g[:, None, :], np.maximum(need - g[:, None, :], 0))
     cost = (miss * miss).sum(axis=1) / (NOISE * NOISE)
@@ -546,6 +563,10 @@ class GlyphModel:
         self.t2 = t * t
         self._full_st = SUPPORT @ t.T
         self._full_stt = SUPPORT @ self.t2.T
+        # The templates (and their squares) on the disc's pixels alone, (D, G*A): they are 0
+        # elsewhere, so the products with the patches skip the corners.
+        self._disc_t = np.ascontiguousarray(t[:, _DISC].T)
+        self._disc_t2 = np.ascontiguousarray(self.t2[:, _DISC].T)
 
     @classmethod
     def from_profile(cls, settings: dict) -> GlyphModel:
@@ -562,20 +583,28 @@ class GlyphModel:
         return self._scores(ink, mask).max(axis=2)
 
     def _scores(self, ink: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """(N, G, A) normalised cross-correlation with each glyph at each angle, as one matrix
-        product over all tiles and templates."""
-        t = self.templates
+        """(N, G, A) normalised cross-correlation with each glyph at each angle of patches whose
+        ink and mask (N, K) are 0 outside the disc (as `normalise` gives them)."""
+        return self._disc_scores(ink[:, _DISC], mask[:, _DISC])
+
+    def _disc_scores(self, ink: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """`_scores` from the disc's pixels (N, D) of the patches: one matrix product over all
+        tiles and templates, and one more for the squared templates where a mask hides pixels.
+        The partly hidden tiles' masks go with the ink into the first product, so that the
+        templates are read once for both (a few tiles' products are bound by that reading)."""
         cnt = np.maximum(mask.sum(axis=1), 1)[:, None]
         sv = ink.sum(axis=1)[:, None]
         svv = (ink * ink).sum(axis=1)[:, None]
-        svt = ink @ t.T
-        full = np.all(mask == SUPPORT[None, :], axis=1)
+        full = (mask == 1).all(axis=1)
+        part = np.flatnonzero(~full)
         st = np.where(full[:, None], self._full_st[None, :], 0.0)
         stt = np.where(full[:, None], self._full_stt[None, :], 0.0)
-        if not full.all():
-            part = ~full
-            st[part] = mask[part] @ t.T
-            stt[part] = mask[part] @ self.t2.T
+        if len(part):
+            both = np.concatenate([ink, mask[part]]) @ self._disc_t
+            svt, st[part] = both[:len(ink)], both[len(ink):]
+            stt[part] = mask[part] @ self._disc_t2
+        else:
+            svt = ink @ self._disc_t
         num = svt - sv * st / cnt
         den = np.sqrt(np.maximum(svv - sv * sv / cnt, 1e-6) * np.maximum(stt - st * st / cnt, 1e-6))
         ncc = num / den
@@ -680,43 +709,48 @@ def centred_patches(frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
 
 def _centred(frame: np.ndarray, h: np.ndarray, centres: np.ndarray, white: np.ndarray | None,
              planes: list[np.ndarray] | None = None
-             ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, np.ndarray | None]:
-    """`centred_patches`, with the board points they were sampled around and the paper white
-    at each tile as raised by `print_white` (None without a white). `planes`, when given, are
-    the patches already sampled around `centres` and `white` is already raised."""
+             ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, np.ndarray | None, np.ndarray]:
+    """`centred_patches`, with the board points they were sampled around, the paper white at
+    each tile as raised by `print_white` (None without a white) and each tile's main colour
+    axis (from the first sampling; the re-centred patches are read with it, see `_ink`).
+    `planes`, when given, are the patches already sampled around `centres` and `white` is
+    already raised."""
     centres = np.asarray(centres, np.float64).reshape(-1, 2)
     if planes is None:
         planes = _sample_planes(frame, h, centres, _POINTS)
         if white is not None:
             white = _print_white(planes[0] + planes[1] + planes[2], centres, white)
-    ink = _ink(planes, white, SUPPORT)[0] * SUPPORT  # only the ink says where the centre is
-    centres = centres + ink_centre(ink)
-    return _normalise_planes(_sample_planes(frame, h, centres), white), centres, white
+    ink, _, _, axis = _ink(planes, white, SUPPORT)
+    centres = centres + ink_centre(ink * SUPPORT)  # only the ink says where the centre is
+    return _normalise_planes(_sample_planes(frame, h, centres), white, axis), centres, white, axis
 
 
 def _best_shifts(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
-                 white: np.ndarray | None) -> GlyphReading:
+                 white: np.ndarray | None, axis: np.ndarray) -> GlyphReading:
     """The decision on each tile at the shift (up to `SHIFT_RADIUS` patch pixels either way of
-    `centres`) where its best glyph fits best. One wider patch is sampled and read per tile and
-    every shifted patch cut from it: the ink of a pixel hardly depends on which patch it is in,
-    and sampling the same points again would cost far more. The shifts are searched coarse to
+    `centres`) where its best glyph fits best. One wider patch is sampled and read per tile (along
+    its main colour `axis`, see `_ink`) and every shifted patch cut from it: the ink of a pixel
+    hardly depends on which patch it is in, and sampling the same points again would cost far
+    more. The shifts are searched coarse to
     fine: every other one first, then the eight around the best of those."""
     n, r = len(centres), SHIFT_RADIUS
     rows = np.arange(n)
     planes = _sample_planes(frame, h, centres, grid=_WIDE_GRID)
-    ink, usable, contrast = _ink(planes, white, _WIDE_DISC)
-    # Every shifted patch of every tile, as views (N, 2r+1, 2r+1, PATCH, PATCH) of the wide ones.
-    inks = sliding_window_view(ink.reshape(n, WIDE, WIDE), (PATCH, PATCH), axis=(1, 2))
-    masks = sliding_window_view(usable.reshape(n, WIDE, WIDE), (PATCH, PATCH), axis=(1, 2))
+    ink, usable, contrast, _ = _ink(planes, white, _WIDE_DISC, axis)
+    # Where the disc's pixels (y, x) of the patch shifted by (dy, dx) lie in the flattened wide
+    # patches: tile * WIDE**2 + (dy + y) * WIDE + (dx + x). Only they are cut and scored.
+    y, x = np.divmod(_DISC, PATCH)
+    disc_at = y * WIDE + x
+    flat_ink, flat_usable = ink.reshape(-1), usable.reshape(-1)
 
     def scored(at: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The patches of every tile at offsets `at` (S, N, 2): (S, N, K) ink and masks, their
-        (S, N, G, A) scores, and (N,) which of the S offsets each tile's best glyph fits best."""
-        tiles = np.broadcast_to(rows, at.shape[:2])
-        cut_ink = inks[tiles, at[..., 0], at[..., 1]].reshape(len(at), n, -1) * SUPPORT
-        cut_mask = masks[tiles, at[..., 0], at[..., 1]].reshape(len(at), n, -1) * SUPPORT
-        k = len(SUPPORT)
-        full = model._scores(cut_ink.reshape(-1, k), cut_mask.reshape(-1, k))
+        """The patches of every tile at offsets `at` (S, N, 2): (S, N, D) ink and masks on the
+        disc, their (S, N, G, A) scores, and (N,) which of the S offsets each tile's best glyph
+        fits best."""
+        idx = (rows * (WIDE * WIDE) + at[..., 0] * WIDE + at[..., 1])[..., None] + disc_at
+        cut_ink, cut_mask = flat_ink.take(idx), flat_usable.take(idx)
+        d = len(_DISC)
+        full = model._disc_scores(cut_ink.reshape(-1, d), cut_mask.reshape(-1, d))
         best = full.max(axis=(1, 2)).reshape(len(at), n).argmax(axis=0)
         return cut_ink, cut_mask, full.reshape(len(at), n, *full.shape[1:]), best
 
@@ -726,7 +760,9 @@ def _best_shifts(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: n
     around = np.clip(np.array([start + (dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1)]), 0, 2 * r)
     cut_ink, cut_mask, full, best = scored(around)
     # The decision at the best offset reuses that offset's scores rather than computing them again.
-    return model.decide(cut_ink[best, rows], cut_mask[best, rows], contrast, full[best, rows])
+    at_best = np.zeros((2, n, len(SUPPORT)), np.float32)
+    at_best[0][:, _DISC], at_best[1][:, _DISC] = cut_ink[best, rows], cut_mask[best, rows]
+    return model.decide(at_best[0], at_best[1], contrast, full[best, rows])
 
 
 class GlyphMemory:
@@ -790,7 +826,8 @@ def read_glyphs(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np
     if len(todo):
         if white is not None:  # from every tile: a tile's light is told by the tiles around it
             white = _print_white(brightness, centres, white)[todo]
-        reading.put(todo, _read(model, frame, h, centres[todo], [p[todo] for p in planes], white))
+        part = planes if len(todo) == n else [p[todo] for p in planes]  # a cold read: every tile
+        reading.put(todo, _read(model, frame, h, centres[todo], part, white))
     if memory is not None:
         memory.store(h, centres, brightness, reading)
     return reading
@@ -799,7 +836,7 @@ def read_glyphs(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np
 def _read(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
           planes: list[np.ndarray], white: np.ndarray | None) -> GlyphReading:
     """`read_glyphs` of tiles whose patches around `centres` are `planes`, white raised."""
-    (ink, mask, contrast), centred, white = _centred(frame, h, centres, white, planes)
+    (ink, mask, contrast), centred, white, axis = _centred(frame, h, centres, white, planes)
     hidden = np.any(mask != SUPPORT[None, :], axis=1)
     whole, some = np.flatnonzero(~hidden), np.flatnonzero(hidden)
     reading = GlyphReading.blank(len(centres))
@@ -807,5 +844,5 @@ def _read(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np.ndarr
         reading.put(whole, model.decide(ink[whole], mask[whole], contrast[whole]))
     if len(some):
         reading.put(some, _best_shifts(model, frame, h, centred[some],
-                                       None if white is None else white[some]))
+                                       None if white is None else white[some], axis[some]))
     return reading
