@@ -623,8 +623,10 @@ class LatticeModel:
             flat = np.asarray(flat, np.float64)
             letters = self._lightness_far(feats, flat, letters, why)
             shifted = self._decide_offset(feats)[2]
+            own_empty, own_piece = self._own_flatness(flat, letters, why, visible)
             letters, by_parity = self._by_parity(shifted, flat, letters, why, dist)
-            letters, by_split, split_agrees = self._by_split(feats, shifted, flat, letters, why, visible)
+            letters, by_split, split_agrees = self._by_split(feats, shifted, flat, letters, why, visible,
+                                                             own_piece)
             letters, only_flat, flat_empty = self._with_flatness(letters, why, flat)
             only_flat = only_flat | by_parity | by_split
             flat_empty = flat_empty | by_split | split_agrees
@@ -853,7 +855,8 @@ class LatticeModel:
         return out, made
 
     def _by_split(self, feats: np.ndarray, shifted: np.ndarray, flat: np.ndarray, letters: list[str],
-                  why: np.ndarray, visible: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
+                  why: np.ndarray, visible: np.ndarray,
+                  own_piece: np.ndarray | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
         """Read the pieces of one picture by splitting them in two by lightness, within each parity
         of the lattice; say which places were so read (`why` "margin", "pair" or "far" changed in
         place to "") and which places read surely the split confirms.
@@ -894,7 +897,7 @@ class LatticeModel:
         if min(len(v) for v in level) == 0:
             return letters, made, agrees
         lighter = int(np.median(level[1]) > np.median(level[0]))
-        piece = self._flat_piece(flat) & visible
+        piece = (self._flat_piece(flat) | (False if own_piece is None else own_piece)) & visible
         named = np.full(n_places, "", object)
         judged = False
         limit = open_set_distance(1)
@@ -902,15 +905,18 @@ class LatticeModel:
         for q in (0, 1):
             idx = np.flatnonzero(piece & (parity == q))
             v = x[idx, 6] if q == lighter else x[idx, 7]
-            cut = _two_means_1d(v)
-            if cut is None:
+            split = _split_1d(v)
+            if split is None:
                 continue
-            groups = [v < cut, v >= cut]
-            within = sum(((v[g] - v[g].mean()) ** 2).sum() for g in groups) / (len(v) - 2)
-            spread = np.sqrt(within + FLOOR**2)
-            mean = [v[g].mean() for g in groups]
-            if (mean[1] - mean[0]) / spread <= limit:
-                continue
+            if split[3] <= limit:
+                # Not clear in the percentile: the disc's median lightness (the piece's own, where it
+                # covers most of the disc) may split the same places clearly.
+                median = x[idx, 0:3].mean(axis=1)
+                other = _split_1d(median)
+                if other is None or other[3] <= limit or not np.array_equal(other[0][1], split[0][1]):
+                    continue
+                v, split = median, other
+            groups, mean, spread, _ = split
             if not judged:  # the learned lightness looks' names, for the pieces only
                 named[piece] = self._lightness_decision(feats, shifted[:, piece]).letters
                 judged = True
@@ -929,6 +935,53 @@ class LatticeModel:
                     agrees[i] = True
         return out, made, agrees
 
+    def _own_flatness(self, flat: np.ndarray, letters: list[str], why: np.ndarray,
+                      visible: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(N,) places the picture's own flat board reads surely empty, and (N,) places it reads as
+        pieces: the flatness (`_flatness`) against the empty look of the place's parity in this
+        picture.
+
+        The learned flatness looks come from one board: another board's empty squares can be as
+        even as the learned ones and yet of another rim (a printed board's squares at its white
+        border), and its pieces shaded otherwise, so the learned looks leave them unsure. Within
+        one picture the empty places of one parity are one board, alike. Their flatness look
+        (`_parity_looks` over the places the learned flatness surely reads empty and the looks
+        do not surely read as a piece, leaving out the place read, shrunk to the learned empty
+        flatness look) reads a place empty, sure, when within its open-set distance and nearer it
+        than every learned piece flatness look by the flatness model's margins; a place beyond
+        its open-set distance whose learned flatness is nearest a piece is not the bare board of
+        its parity: a piece, of a kind not yet known."""
+        rows, cols = self.size
+        f = self.flat
+        n_places = len(letters)
+        own_empty, own_piece = np.zeros(n_places, bool), np.zeros(n_places, bool)
+        letter_of = np.array([r.letter for r in f.refs])
+        if n_places != rows * cols or not np.any(letter_of == EMPTY) or np.all(letter_of == EMPTY):
+            return own_empty, own_piece
+        fdec = f.decide(flat)
+        flat_letters = np.array(fdec.letters)
+        flat_empty = fdec.sure & (flat_letters == EMPTY)
+        surely_piece = (why == "") & (np.array(letters) != EMPTY)
+        parity = np.add(*np.divmod(np.arange(n_places), cols)) % 2
+        dist = f.distances(flat)
+        pieces = np.flatnonzero(letter_of != EMPTY)
+        limit = open_set_distance(N_FLAT)
+        for q in (0, 1):
+            here = np.flatnonzero(visible & (parity == q))
+            population = flat_empty & ~surely_piece & visible & (parity == q)
+            if not len(here) or population.sum() < 2:
+                continue
+            mean, inv, enough = self._parity_looks(flat[population], flat[here], population[here], f)
+            y = flat[here] - mean
+            d_empty = np.sqrt(np.einsum("ni,nij,nj->n", y, inv, y))
+            rival = pieces[dist[here][:, pieces].argmin(axis=1)]
+            d_piece = dist[here, rival]
+            margin = (d_piece - d_empty) / np.maximum(d_piece, 1e-9)
+            need = np.array([f.pair_margins.get((EMPTY, f.refs[k].letter), -np.inf) for k in rival])
+            own_empty[here] = enough & (d_empty <= limit) & (margin >= f.min_margin) & (margin > need)
+            own_piece[here] = enough & (d_empty > limit) & (flat_letters[here] != EMPTY)
+        return own_empty, own_piece
+
     def _flat_piece(self, flat: np.ndarray) -> np.ndarray:
         """(N,) places the flatness surely reads as some piece rather than empty: within the open-set
         distance of a piece look and nearer it than every empty look by the flatness model's
@@ -943,20 +996,23 @@ class LatticeModel:
         need = max([f.pair_margins.get((str(k), EMPTY), -np.inf) for k in set(letter_of) - {EMPTY}])
         return (d_piece <= f.max_distance) & (margin >= f.min_margin) & (margin > need)
 
-    def _parity_looks(self, population: np.ndarray, x: np.ndarray,
-                      inside: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _parity_looks(self, population: np.ndarray, x: np.ndarray, inside: np.ndarray,
+                      classes: ClassModel | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The empty look of one parity in one picture for each of m places `x` (m, F), from the
         features `population` (n, F) of that parity's flat places, each place left out of it
         where it is one of them (`inside`, (m,) bools): the mean, and the inverse of the spread
         shrunk towards the learned empty look nearest the population's mean as
         `ClassModel.learn_looks` shrinks a look (its own spread weighed by the places, the prior
         by F), widened by 1 + 1/places (the mean's own uncertainty) and the model's floor added.
-        Returned: (m, F) means, (m, F, F) inverses and (m,) whether two places or more were left."""
-        c = self.classes
+        Returned: (m, F) means, (m, F, F) inverses and (m,) whether two places or more were left.
+        `classes`: the looks whose empty look is the prior (the flatness's, `flat`) instead of the
+        learned looks of `place_features`."""
+        c = self.classes if classes is None else classes
         n, dims = population.shape
         centre = population.mean(axis=0)
         empty = np.flatnonzero(np.array([r.letter for r in c.refs]) == EMPTY)
-        prior = np.asarray(c.refs[empty[int(self._shaded(centre[None])[0, empty].argmin())]].cov, np.float64)
+        near = self._shaded(centre[None])[0] if classes is None else c.distances(centre[None])[0]
+        prior = np.asarray(c.refs[empty[int(near[empty].argmin())]].cov, np.float64)
         scatter = (population - centre).T @ (population - centre)
         count = np.where(inside, n - 1, n).astype(np.float64)
         # Leaving one place out moves the mean by (centre - x) / (n - 1) and takes
@@ -1170,6 +1226,20 @@ def _two_means_1d(v: np.ndarray) -> float | None:
     o = np.sort(v)
     best = min(range(2, len(o) - 1), key=lambda k: o[:k].var() * k + o[k:].var() * (len(o) - k))
     return float((o[best - 1] + o[best]) / 2)
+
+
+def _split_1d(v: np.ndarray) -> tuple[list[np.ndarray], list[float], float, float] | None:
+    """The best two groups of `v` (`_two_means_1d`): (the lower and the upper group as bools,
+    their means, their pooled spread with the floor, how many spreads their means lie apart), or
+    None for fewer than four values."""
+    cut = _two_means_1d(v)
+    if cut is None:
+        return None
+    groups = [v < cut, v >= cut]
+    within = sum(((v[g] - v[g].mean()) ** 2).sum() for g in groups) / (len(v) - 2)
+    spread = float(np.sqrt(within + FLOOR**2))
+    mean = [float(v[g].mean()) for g in groups]
+    return groups, mean, spread, (mean[1] - mean[0]) / spread
 
 
 def learn(samples: list[tuple[np.ndarray, list[list[str]]]], size: tuple[int, int],
