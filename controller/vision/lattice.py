@@ -624,12 +624,12 @@ class LatticeModel:
             letters = self._lightness_far(feats, flat, letters, why)
             shifted = self._decide_offset(feats)[2]
             own_empty, own_piece = self._own_flatness(flat, letters, why, visible)
-            letters, by_parity = self._by_parity(shifted, flat, letters, why, dist)
+            letters, by_parity = self._by_parity(shifted, flat, letters, why, dist, own_empty)
             letters, by_split, split_agrees = self._by_split(feats, shifted, flat, letters, why, visible,
                                                              own_piece)
             letters, only_flat, flat_empty = self._with_flatness(letters, why, flat)
             only_flat = only_flat | by_parity | by_split
-            flat_empty = flat_empty | by_split | split_agrees
+            flat_empty = flat_empty | by_split | split_agrees | (own_empty & (np.array(letters) == EMPTY))
         why[~visible] = "hidden"
         # Places made sure by their flatness alone say nothing of whether the looks explain the
         # picture. When they do not, a place read surely empty keeps that reading if its flatness
@@ -776,7 +776,7 @@ class LatticeModel:
         return lightness.decide_distances(np.min(dist, axis=0))
 
     def _by_parity(self, shifted: np.ndarray, flat: np.ndarray, letters: list[str], why: np.ndarray,
-                   dist: np.ndarray) -> tuple[list[str], np.ndarray]:
+                   dist: np.ndarray, own_empty: np.ndarray | None = None) -> tuple[list[str], np.ndarray]:
         """Read empty the places the flatness surely reads empty while the looks lean to a piece,
         where their colour is that of the picture's other flat places of the same parity, and as
         pieces the places both lean to a piece, where unlike those; say which places were so read
@@ -810,7 +810,8 @@ class LatticeModel:
         flat_empty = fdec.sure & (np.array(fdec.letters) == EMPTY)
         surely_piece = (why == "") & (np.array(letters) != EMPTY)
         parity = np.add(*np.divmod(np.arange(len(letters)), cols)) % 2
-        candidates = flat_empty & (np.isin(why, ["margin", "pair", "far"]) | surely_piece)
+        flat_empty_here = flat_empty if own_empty is None else flat_empty | own_empty
+        candidates = flat_empty_here & (np.isin(why, ["margin", "pair", "far"]) | surely_piece)
         out = list(letters)
         for q in (0, 1):
             here = np.flatnonzero(candidates & (parity == q))
@@ -927,11 +928,15 @@ class LatticeModel:
                 own, other = abs(v[j] - mean[g]) / spread, abs(v[j] - mean[1 - g]) / spread
                 margin = (other - own) / max(other, 1e-9)
                 need = c.pair_margins.get((kinds[g], kinds[1 - g]), -np.inf)
-                if own > limit or margin < c.min_margin or margin <= need or out[i] != kinds[g]:
+                # The looks must lean to the group's name, unless they know nothing of the place
+                # (far from every look) or lean to empty where the picture's own flat board says
+                # it is not empty.
+                unlike = why[i] == "far" or (own_piece is not None and own_piece[i] and out[i] == EMPTY)
+                if own > limit or margin < c.min_margin or margin <= need or (out[i] != kinds[g] and not unlike):
                     continue
                 if why[i] in ("margin", "pair", "far"):
-                    why[i], made[i] = "", True
-                elif why[i] == "":
+                    why[i], made[i], out[i] = "", True, kinds[g]
+                elif why[i] == "" and out[i] == kinds[g]:
                     agrees[i] = True
         return out, made, agrees
 
