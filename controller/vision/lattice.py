@@ -983,8 +983,15 @@ class LatticeModel:
             d_piece = dist[here, rival]
             margin = (d_piece - d_empty) / np.maximum(d_piece, 1e-9)
             need = np.array([f.pair_margins.get((EMPTY, f.refs[k].letter), -np.inf) for k in rival])
-            own_empty[here] = enough & (d_empty <= limit) & (margin >= f.min_margin) & (margin > need)
             own_piece[here] = enough & (d_empty > limit) & (flat_letters[here] != EMPTY)
+            seen_pieces = own_piece & (parity == q)
+            if seen_pieces.sum() >= 2:
+                # The pieces of this parity in this picture: their own flatness look is the rival.
+                p_mean, p_inv, _ = self._parity_looks(flat[seen_pieces], flat[here], seen_pieces[here], f, True)
+                yp = flat[here] - p_mean
+                d_piece = np.sqrt(np.einsum("ni,nij,nj->n", yp, p_inv, yp))
+                margin = (d_piece - d_empty) / np.maximum(d_piece, 1e-9)
+            own_empty[here] = enough & (d_empty <= limit) & (margin >= f.min_margin) & (margin > need)
         return own_empty, own_piece
 
     def _flat_piece(self, flat: np.ndarray) -> np.ndarray:
@@ -1002,7 +1009,8 @@ class LatticeModel:
         return (d_piece <= f.max_distance) & (margin >= f.min_margin) & (margin > need)
 
     def _parity_looks(self, population: np.ndarray, x: np.ndarray, inside: np.ndarray,
-                      classes: ClassModel | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                      classes: ClassModel | None = None,
+                      pieces: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The empty look of one parity in one picture for each of m places `x` (m, F), from the
         features `population` (n, F) of that parity's flat places, each place left out of it
         where it is one of them (`inside`, (m,) bools): the mean, and the inverse of the spread
@@ -1011,11 +1019,12 @@ class LatticeModel:
         by F), widened by 1 + 1/places (the mean's own uncertainty) and the model's floor added.
         Returned: (m, F) means, (m, F, F) inverses and (m,) whether two places or more were left.
         `classes`: the looks whose empty look is the prior (the flatness's, `flat`) instead of the
-        learned looks of `place_features`."""
+        learned looks of `place_features`; `pieces`: the population is pieces, and the prior the
+        learned piece look nearest its mean."""
         c = self.classes if classes is None else classes
         n, dims = population.shape
         centre = population.mean(axis=0)
-        empty = np.flatnonzero(np.array([r.letter for r in c.refs]) == EMPTY)
+        empty = np.flatnonzero((np.array([r.letter for r in c.refs]) == EMPTY) != pieces)
         near = self._shaded(centre[None])[0] if classes is None else c.distances(centre[None])[0]
         prior = np.asarray(c.refs[empty[int(near[empty].argmin())]].cov, np.float64)
         scatter = (population - centre).T @ (population - centre)
