@@ -624,10 +624,10 @@ class LatticeModel:
             letters = self._lightness_far(feats, flat, letters, why)
             shifted = self._decide_offset(feats)[2]
             own_empty, own_piece = self._own_flatness(flat, letters, why, visible)
-            letters, by_parity = self._by_parity(shifted, flat, letters, why, dist, own_empty)
+            letters, by_parity, not_board = self._by_parity(shifted, flat, letters, why, dist, own_empty)
             letters, by_split, split_agrees = self._by_split(feats, shifted, flat, letters, why, visible,
                                                              own_piece)
-            letters, only_flat, flat_empty = self._with_flatness(letters, why, flat)
+            letters, only_flat, flat_empty = self._with_flatness(letters, why, flat, not_board)
             only_flat = only_flat | by_parity | by_split
             flat_empty = flat_empty | by_split | split_agrees | (own_empty & (np.array(letters) == EMPTY))
         why[~visible] = "hidden"
@@ -776,7 +776,8 @@ class LatticeModel:
         return lightness.decide_distances(np.min(dist, axis=0))
 
     def _by_parity(self, shifted: np.ndarray, flat: np.ndarray, letters: list[str], why: np.ndarray,
-                   dist: np.ndarray, own_empty: np.ndarray | None = None) -> tuple[list[str], np.ndarray]:
+                   dist: np.ndarray,
+                   own_empty: np.ndarray | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
         """Read empty the places the flatness surely reads empty while the looks lean to a piece,
         where their colour is that of the picture's other flat places of the same parity, and as
         pieces the places both lean to a piece, where unlike those; say which places were so read
@@ -805,11 +806,12 @@ class LatticeModel:
         letter_of = np.array([r.letter for r in c.refs])
         pieces = np.flatnonzero(letter_of != EMPTY)
         if len(letters) != rows * cols or not len(pieces) or not np.any(letter_of == EMPTY):
-            return letters, made
+            return letters, made, np.zeros(len(letters), bool)
         fdec = self.flat.decide(flat)
         flat_empty = fdec.sure & (np.array(fdec.letters) == EMPTY)
         surely_piece = (why == "") & (np.array(letters) != EMPTY)
         parity = np.add(*np.divmod(np.arange(len(letters)), cols)) % 2
+        not_board = np.zeros(len(letters), bool)
         flat_empty_here = flat_empty if own_empty is None else flat_empty | own_empty
         candidates = flat_empty_here & (np.isin(why, ["margin", "pair", "far"]) | surely_piece)
         out = list(letters)
@@ -828,6 +830,14 @@ class LatticeModel:
             read = enough & (d_empty <= c.max_distance) & (margin >= c.min_margin) & (margin > need)
             for i in here[read]:
                 why[i], out[i], made[i] = "", EMPTY, True
+            # A place the looks surely read as a piece, flat but not of its parity's bare board in
+            # this picture (beyond that look's open-set distance, and its piece look nearer by the
+            # margins): a piece whose top covers its cell, not the board.
+            opposite = (d_empty - d_piece) / np.maximum(d_empty, 1e-9)
+            need = np.array([c.pair_margins.get((c.refs[k].letter, EMPTY), -np.inf) for k in rival])
+            unlike = enough & surely_piece[here] & (d_empty > c.max_distance) & (opposite >= c.min_margin) & (
+                opposite > need) & (np.array(letters)[here] == letter_of[rival])
+            not_board[here[unlike]] = True
         # A place both readings lean to a piece (the flatness nearest a piece, the looks unsure)
         # reads the piece its looks are nearest when nearer it than its parity's empty look in
         # this picture and every look of another piece by the model's margins.
@@ -853,7 +863,7 @@ class LatticeModel:
             read = (d1 <= c.max_distance) & (margin >= c.min_margin) & (margin > need)
             for i, letter in zip(here[read], piece_of[best][read]):
                 why[i], out[i], made[i] = "", str(letter), True
-        return out, made
+        return out, made, not_board
 
     def _by_split(self, feats: np.ndarray, shifted: np.ndarray, flat: np.ndarray, letters: list[str],
                   why: np.ndarray, visible: np.ndarray,
@@ -1041,8 +1051,8 @@ class LatticeModel:
         cov = (k * own + dims * prior) / (k + dims) * (1 + 1 / np.maximum(k, 1)) + np.diag(c.floor)
         return mean, np.linalg.inv(cov), enough
 
-    def _with_flatness(self, letters: list[str], why: np.ndarray,
-                       flat: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
+    def _with_flatness(self, letters: list[str], why: np.ndarray, flat: np.ndarray,
+                       not_board: np.ndarray | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
         """Join the flatness reading (`_flatness`, which does not depend on the board) to the
         looks' reading; say which places only the flatness made sure (as empty) and which the two
         readings agree on: read empty with the flatness nearest an empty look too (sure or not), or
@@ -1062,7 +1072,7 @@ class LatticeModel:
             if not fdec.sure[i]:
                 continue
             if why[i] == "":
-                if flat_empty[i] != (out[i] == EMPTY):
+                if flat_empty[i] != (out[i] == EMPTY) and not (not_board is not None and not_board[i]):
                     why[i] = "flat"
             elif flat_empty[i] and (out[i] == EMPTY or why[i] == "far"):
                 why[i] = ""
