@@ -938,10 +938,9 @@ class LatticeModel:
                 own, other = abs(v[j] - mean[g]) / spread, abs(v[j] - mean[1 - g]) / spread
                 margin = (other - own) / max(other, 1e-9)
                 need = c.pair_margins.get((kinds[g], kinds[1 - g]), -np.inf)
-                # The looks must lean to the group's name, unless they know nothing of the place
-                # (far from every look) or lean to empty where the picture's own flat board says
-                # it is not empty.
-                unlike = why[i] == "far" or (own_piece is not None and own_piece[i] and out[i] == EMPTY)
+                # The looks must lean to the group's name, unless they lean to empty where the
+                # picture's own flat board says it is not empty: then they say nothing of its kind.
+                unlike = own_piece is not None and own_piece[i] and out[i] == EMPTY
                 if own > limit or margin < c.min_margin or margin <= need or (out[i] != kinds[g] and not unlike):
                     continue
                 if why[i] in ("margin", "pair", "far"):
