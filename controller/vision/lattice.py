@@ -57,6 +57,13 @@ illumination*:
   of a parity the flatness surely reads as pieces split in two by lightness, named by its order,
   where that split is clear (`LatticeModel._by_split`). Both lean on the picture's own places and
   so say nothing of whether the learned looks explain it.
+* The picture's own flat board (`LatticeModel._own_flatness`): the flatness of each parity's
+  surely flat places in this picture is that board's empty look; a place far beyond it is a
+  piece (another set, whose flatness no learned look knows) and joins the split, and a place
+  within it, clearly nearer than the picture's own pieces of its parity, is a candidate for the
+  parity rule. A place the looks surely read as a piece that is flat but not of its parity's
+  board colour in this picture is a piece whose top covers its cell: the flatness does not
+  make it unsure.
 """
 
 from __future__ import annotations
@@ -798,7 +805,11 @@ class LatticeModel:
         from `decide_picture`. Those
         readings lean on the picture's other places, so they say nothing of whether the
         learned looks explain the picture. `shifted` is the (shifts, N, F) features with the
-        picture's global offset removed (`_decide_offset`).
+        picture's global offset removed (`_decide_offset`). `own_empty` (`_own_flatness`): places
+        the picture's own flat board reads empty, candidates as the flat-sure ones are. Returned
+        too: the places the looks surely read as a piece that are flat but beyond the open-set
+        distance of their parity's empty look, that piece look nearer by the margins: not the
+        bare board whatever the flatness says (`_with_flatness` leaves them sure).
         """
         rows, cols = self.size
         made = np.zeros(len(letters), bool)
@@ -886,7 +897,12 @@ class LatticeModel:
         whose looks lean to the piece its group is named (and are not sure of another) reads it,
         sure, when within the open-set distance of its group and nearer it than the other by the
         model's margins. Pictures of one kind of pieces do not split so. `shifted` as in
-        `_by_parity`.
+        `_by_parity`. `own_piece` (`_own_flatness`): places the picture's own flat board finds
+        pieces, which join the split; where their looks lean to empty they say nothing of the
+        kind, and the group's name is read. Where the percentile does not split clearly (a dark
+        piece's highlight varies with its shape), the disc's median lightness (the piece's own
+        colour where it covers most of the disc) may: its split is used when it is clear and
+        groups the places exactly as the percentile's best split does.
         """
         rows, cols = self.size
         n_places = len(letters)
