@@ -5,50 +5,21 @@ squares of one parity within one picture share a look (`LatticeModel._by_parity`
 from __future__ import annotations
 
 import numpy as np
+from lattice_models import DARK, LIGHT, WHITE, chess_model, starting_position
 
-from controller.vision.classify import ClassModel, ClassRef
-from controller.vision.lattice import FLOOR, N_FEATURES, N_FLAT, SHIFTS, LatticeModel, _two_means_1d
-
-SIZE = (8, 8)
-LIGHT, DARK, BLACK, WHITE = 0.5, -1.0, -1.6, 0.0  # learned log levels of the four looks
-
-
-def _model() -> LatticeModel:
-    """Looks learned on a wooden board: light and dark squares, dark and light pieces; the
-    flatness: an empty square flat, a piece uneven."""
-    f = N_FEATURES
-    refs = [ClassRef(".", ".", np.full(f, LIGHT), np.eye(f) * 0.15**2),
-            ClassRef(".#2", ".", np.full(f, DARK), np.eye(f) * 0.15**2),
-            ClassRef("K", "K", np.full(f, BLACK), np.eye(f) * 0.15**2),
-            ClassRef("W", "W", np.full(f, WHITE), np.eye(f) * 0.15**2)]
-    flat = [ClassRef(".", ".", np.zeros(N_FLAT), np.eye(N_FLAT) * 0.03**2),
-            ClassRef("K", "K", np.array([0.8, -0.6, -0.6, -0.6]), np.eye(N_FLAT) * 0.1**2),
-            ClassRef("W", "W", np.array([0.8, 0.4, 0.4, 0.4]), np.eye(N_FLAT) * 0.1**2)]
-    return LatticeModel(SIZE, ClassModel(refs, floor=np.full(f, FLOOR**2)),
-                        ClassModel(flat, floor=np.full(N_FLAT, FLOOR**2)))
+from controller.vision.lattice import N_FEATURES, _two_means_1d
 
 
 def _picture(light: float, seed: int = 3) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """(shifts, 64, F) features, (64, N_FLAT) flatness and the labels of a starting position on
-    another board whose light squares show at `light` (dark squares and pieces as learned)."""
-    rng = np.random.default_rng(seed)
-    labels, level, flat = [], [], []
-    for r in range(8):
-        for c in range(8):
-            piece = "K" if r < 2 else "W" if r >= 6 else "."
-            labels.append(piece)
-            level.append({"K": BLACK, "W": WHITE}.get(piece, light if (r + c) % 2 == 0 else DARK))
-            flat.append({"K": [0.8, -0.6, -0.6, -0.6], "W": [0.8, 0.4, 0.4, 0.4]}.get(piece, [0.0] * N_FLAT))
-    x = np.array(level)[:, None] + rng.normal(0, 0.01, (64, N_FEATURES))
-    f = np.array(flat) + rng.normal(0, 0.01, (64, N_FLAT))
-    return np.repeat(x[None], len(SHIFTS), axis=0), f, labels
+    """A starting position on another board whose light squares show at `light`."""
+    return starting_position(light_square=light, seed=seed)
 
 
 def test_empty_squares_of_another_board_are_read_against_the_squares_of_their_parity() -> None:
     """This board's light squares lie between the learned light square and the light piece, a
     little nearer the piece: the looks cannot say which, the flatness says empty. The picture's
     other flat light squares show the same colour, so each reads empty, sure."""
-    model = _model()
+    model = chess_model()
     feats, flat, labels = _picture(0.21)
     got, why, _ = model.judge(feats, None, flat)
     light_squares = [i for i in range(64) if labels[i] == "." and sum(divmod(i, 8)) % 2 == 0]
@@ -61,7 +32,7 @@ def test_a_flat_place_unlike_the_other_squares_of_its_parity_stays_unsure() -> N
     """A light square with something on it that the flatness takes for the board (a flat piece
     seen from above) but whose colour is nearer the light piece than this picture's other light
     squares are: the parity's look does not explain it, and it is not read empty."""
-    model = _model()
+    model = chess_model()
     feats, flat, labels = _picture(0.21)
     odd = 3 * 8 + 3  # a light square in the middle
     feats[:, odd] = WHITE + 0.09
@@ -72,7 +43,7 @@ def test_a_flat_place_unlike_the_other_squares_of_its_parity_stays_unsure() -> N
 def test_squares_of_the_other_parity_say_nothing_of_a_place() -> None:
     """A light square is read against the other flat light squares only: with every other light
     square uneven, the flat dark squares (the other parity) do not make it sure."""
-    model = _model()
+    model = chess_model()
     feats, flat, labels = _picture(0.21)
     light = [i for i in range(64) if labels[i] == "." and sum(divmod(i, 8)) % 2 == 0]
     _, dist = model.decide_picture(feats)
@@ -106,7 +77,7 @@ def test_pieces_far_from_the_learned_looks_are_read_by_a_clear_split_in_two_by_l
     pieces, the light ones darker than the learned light ones, both far from every learned look
     (unsure), but within the picture the dark ones are clearly darker than the light ones on
     either colour of square: the split names them by that order."""
-    model = _model()
+    model = chess_model()
     feats, flat, labels = _pieces_picture(np.full(16, -2.3), np.full(16, -0.45))
     got, why, _ = model.judge(feats, None, flat)
     pieces = [i for i, label in enumerate(labels) if label != "."]
@@ -118,7 +89,7 @@ def test_pieces_of_one_kind_do_not_split_in_two() -> None:
     """Only dark pieces, their lightness spread evenly from darker than learned to near the
     learned light pieces (some lit more than others): the lighter ones lean to the light piece,
     but no split lies clearly between two groups, so none is read as a light piece."""
-    model = _model()
+    model = chess_model()
     spread = np.linspace(-2.4, -0.45, 16)
     feats, flat, labels = _pieces_picture(spread, spread)
     for i, label in enumerate(labels):
@@ -140,7 +111,7 @@ def test_the_best_split_of_values_in_two() -> None:
 def test_a_parity_look_leaves_out_the_place_it_reads() -> None:
     """The look a place is read against is its parity's flat places without itself: the same
     mean and spread as measured directly on the others."""
-    model = _model()
+    model = chess_model()
     rng = np.random.default_rng(8)
     population = 0.5 + rng.normal(0, 0.05, (12, N_FEATURES))
     x = np.concatenate([population[3:4], [np.full(N_FEATURES, 0.2)]])
@@ -160,7 +131,7 @@ def test_a_light_piece_as_near_the_learned_square_as_the_learned_piece_reads_unl
     learned light square and light piece (the looks cannot say which), whose flatness leans to a
     piece: this picture's light and dark squares show as learned, far from them, so each reads
     as the piece."""
-    model = _model()
+    model = chess_model()
     feats, flat, labels = _picture(LIGHT)
     for i in range(16):  # the dark pieces' rows empty
         labels[i] = "."

@@ -10,21 +10,12 @@
 from __future__ import annotations
 
 import numpy as np
+from lattice_models import go_model
 
 from controller.vision.classify import ClassModel, ClassRef
 from controller.vision.lattice import FLOOR, N_FEATURES, PPP, SHIFTS, LatticeModel, _flatness
 
-SIZE = (9, 9)
 P20 = 6  # the 20th lightness percentile among the features (`place_features`)
-
-
-def _model() -> LatticeModel:
-    """Three looks learned elsewhere: the board at 0, dark stones at -1.2, light ones at 0.4."""
-    f = N_FEATURES
-    refs = [ClassRef(".", ".", np.zeros(f), np.eye(f) * 0.08**2),
-            ClassRef("B", "B", np.full(f, -1.2), np.eye(f) * 0.15**2),
-            ClassRef("W", "W", np.full(f, 0.4), np.eye(f) * 0.15**2)]
-    return LatticeModel(SIZE, ClassModel(refs, floor=np.full(f, FLOOR**2)))
 
 
 def _features(levels: list[np.ndarray], seed: int = 1) -> np.ndarray:
@@ -52,7 +43,7 @@ def _shaded_white_stones() -> tuple[np.ndarray, list[str]]:
 
 
 def test_white_stones_shaded_otherwise_than_the_learned_ones_are_read_by_the_pictures_groups() -> None:
-    model = _model()
+    model = go_model()
     feats, labels = _shaded_white_stones()
     got, why, _ = model.judge(feats)
     assert [w for w in why if w] == []
@@ -62,7 +53,7 @@ def test_white_stones_shaded_otherwise_than_the_learned_ones_are_read_by_the_pic
 def test_without_the_pictures_groups_the_most_shaded_white_stones_are_unsure() -> None:
     """What the picture's groups add: the learned and followed looks alone leave the stones with
     the darkest flanks unsure (and read none of them wrong)."""
-    model = _model()
+    model = go_model()
     feats, labels = _shaded_white_stones()
     dec, _ = model.decide_picture(feats)
     unsure = ~dec.sure
@@ -75,7 +66,7 @@ def test_an_empty_board_of_two_woods_is_read_empty_by_its_own_board_group() -> N
     learned white stones as the learned board (the learned looks leave them unsure). In the
     picture the board's group spreads over both woods and no place is a white stone: every
     place reads empty."""
-    model = _model()
+    model = go_model()
     levels = [np.zeros(N_FEATURES)] * 51 + [np.full(N_FEATURES, 0.12)] * 30
     feats = _features(levels)
     dec, _ = model.decide_picture(feats)
@@ -87,7 +78,7 @@ def test_an_empty_board_of_two_woods_is_read_empty_by_its_own_board_group() -> N
 def test_a_place_unlike_every_look_does_not_pull_a_look_of_few_places() -> None:
     """A mostly empty board with two white stones and, at one place, something unlike every
     learned look: the white look, fitted to its few places, does not reach out to it."""
-    model = _model()
+    model = go_model()
     levels = [np.zeros(N_FEATURES)] * 70 + [np.full(N_FEATURES, -1.2)] * 8 + [np.full(N_FEATURES, 0.4)] * 2
     odd = np.full(N_FEATURES, 1.5)
     odd[:3] = [2.0, -0.5, 1.0]

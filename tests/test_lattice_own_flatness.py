@@ -8,47 +8,18 @@ flat like the board but not of its colour keeps the looks' reading (`_by_parity`
 from __future__ import annotations
 
 import numpy as np
+from lattice_models import BLACK, WHITE, chess_model, starting_position
 
-from controller.vision.classify import ClassModel, ClassRef, open_set_distance
-from controller.vision.lattice import FLOOR, N_FEATURES, N_FLAT, SHIFTS, LatticeModel, _split_1d
+from controller.vision.classify import open_set_distance
+from controller.vision.lattice import _split_1d
 
-SIZE = (8, 8)
-LIGHT, DARK, BLACK, WHITE = 0.5, -1.0, -1.6, 0.0  # learned log levels of the four looks
 STRANGE = [1.5, 0.0, 0.0, 0.0]  # a piece's flatness unlike every learned look (another set)
 
 
-def _model(flat_white: list[float] | None = None, white_spread: float = 0.1) -> LatticeModel:
-    """Looks learned on a wooden board (light and dark squares, dark and light pieces); the
-    flatness: an empty square flat, a piece uneven (or the light piece at `flat_white`, of
-    `white_spread`)."""
-    f = N_FEATURES
-    refs = [ClassRef(".", ".", np.full(f, LIGHT), np.eye(f) * 0.15**2),
-            ClassRef(".#2", ".", np.full(f, DARK), np.eye(f) * 0.15**2),
-            ClassRef("K", "K", np.full(f, BLACK), np.eye(f) * 0.15**2),
-            ClassRef("W", "W", np.full(f, WHITE), np.eye(f) * 0.15**2)]
-    white = [0.8, 0.4, 0.4, 0.4] if flat_white is None else flat_white
-    flat = [ClassRef(".", ".", np.zeros(N_FLAT), np.eye(N_FLAT) * 0.03**2),
-            ClassRef("K", "K", np.array([0.8, -0.6, -0.6, -0.6]), np.eye(N_FLAT) * 0.1**2),
-            ClassRef("W", "W", np.array(white), np.eye(N_FLAT) * white_spread**2)]
-    return LatticeModel(SIZE, ClassModel(refs, floor=np.full(f, FLOOR**2)),
-                        ClassModel(flat, floor=np.full(N_FLAT, FLOOR**2)))
-
-
 def _picture(dark_piece: float, light_piece: float, seed: int = 3) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """A starting position (dark pieces on rows 0-1, light ones on rows 6-7) on the learned
-    board, its pieces at the given log levels (every feature alike) and of a flatness no
-    learned look knows (`STRANGE`): (shifts, 64, F) features, (64, N_FLAT) flatness, labels."""
-    rng = np.random.default_rng(seed)
-    labels, level, flat = [], [], []
-    for r in range(8):
-        for c in range(8):
-            piece = "K" if r < 2 else "W" if r >= 6 else "."
-            labels.append(piece)
-            level.append({"K": dark_piece, "W": light_piece}.get(piece, LIGHT if (r + c) % 2 == 0 else DARK))
-            flat.append(STRANGE if piece != "." else [0.0] * N_FLAT)
-    x = np.array(level)[:, None] + rng.normal(0, 0.01, (64, N_FEATURES))
-    f = np.array(flat) + rng.normal(0, 0.01, (64, N_FLAT))
-    return np.repeat(x[None], len(SHIFTS), axis=0), f, labels
+    """A starting position on the learned board, its pieces at the given log levels and of a
+    flatness no learned look knows (`STRANGE`)."""
+    return starting_position(dark_piece, light_piece, piece_flatness={"K": STRANGE, "W": STRANGE}, seed=seed)
 
 
 def _pieces(labels: list[str]) -> list[int]:
@@ -59,7 +30,7 @@ def test_pieces_whose_flatness_no_learned_look_knows_are_found_unlike_their_squa
     """Another set: its pieces are far from every learned look and their flatness from every
     learned flatness look (the learned flatness is sure of no piece), but each is far from the
     flat squares of its parity in this picture, and the dark ones are clearly darker: all read."""
-    model = _model()
+    model = chess_model()
     feats, flat, labels = _picture(-2.3, -0.45)
     pieces = _pieces(labels)
     assert not model._flat_piece(flat)[pieces].any()
@@ -84,7 +55,7 @@ def _unclear_highlights(feats: np.ndarray, labels: list[str]) -> list[int]:
 def test_the_median_lightness_splits_where_the_percentile_is_not_clear_with_the_same_groups() -> None:
     """On the dark squares the pieces' lightest parts are spread so that their split in two is
     not clear; the discs' median lightness splits the same pieces clearly: they are read."""
-    model = _model()
+    model = chess_model()
     feats, flat, labels = _picture(-2.3, -0.45)
     dark_squares = _unclear_highlights(feats, labels)
     shifted = model._decide_offset(feats)[2]
@@ -99,7 +70,7 @@ def test_the_median_lightness_splits_where_the_percentile_is_not_clear_with_the_
 def test_the_median_does_not_split_other_groups_than_the_percentile() -> None:
     """The same unclear lightest parts, but two light pieces' medians as dark as the dark
     pieces': the median groups them otherwise than the percentile, so no split reads them."""
-    model = _model()
+    model = chess_model()
     feats, flat, labels = _picture(-2.3, -0.45)
     dark_squares = _unclear_highlights(feats, labels)
     light_ones = [i for i in dark_squares if labels[i] == "W"]
@@ -112,7 +83,7 @@ def test_the_median_does_not_split_other_groups_than_the_percentile() -> None:
 def test_a_piece_the_looks_lean_to_the_other_kind_is_not_named_by_its_group() -> None:
     """A dark piece whose lightest part is near the light pieces' is grouped with them by the
     split of that percentile, but its looks lean to the dark piece: it is not read light."""
-    model = _model()
+    model = chess_model()
     feats, flat, labels = _picture(-2.3, -0.45)
     dark_squares = [i for i in _pieces(labels) if sum(divmod(i, 8)) % 2 == 1]
     dark_ones = [i for i in dark_squares if labels[i] == "K"]
@@ -125,7 +96,7 @@ def test_a_piece_the_looks_take_for_a_square_is_named_by_its_group() -> None:
     """A few light pieces darker than the others, nearer the learned dark square than the
     learned light piece (the looks lean to empty, far from every look): the picture's own flat
     board says they are not empty, and the split names them light pieces with the others."""
-    model = _model()
+    model = chess_model()
     feats, flat, labels = _picture(-2.3, -0.45)
     light = [i for i in _pieces(labels) if labels[i] == "W"][:3]
     feats[:, light] = -0.62
@@ -139,7 +110,7 @@ def test_an_empty_square_is_told_from_a_flat_learned_piece_by_the_pictures_own_p
     """The learned light piece is nearly flat: an empty square a little uneven lies between it
     and the learned empty look. The picture's own pieces are uneven: against them the square is
     surely empty. Without pieces in the picture the learned rival stays and it is not sure."""
-    model = _model(flat_white=[0.2, 0.0, 0.0, 0.0], white_spread=0.03)
+    model = chess_model(flat_white=[0.2, 0.0, 0.0, 0.0], white_spread=0.03)
     _, flat, labels = _picture(-2.3, -0.45)
     odd = 3 * 8 + 3
     flat[odd] = [0.1, 0.0, 0.0, 0.0]
@@ -158,7 +129,7 @@ def test_a_flat_piece_of_another_colour_than_its_squares_keeps_the_looks_reading
     looks surely read as a light piece: its colour is far from the picture's other squares of its
     parity, so it is no bare board, and it stays read, sure. An empty square of its parity's
     colour that the looks take for the same piece is not kept."""
-    model = _model()
+    model = chess_model()
     feats, flat, labels = _picture(BLACK, WHITE)
     flat[_pieces(labels)] = [0.8, 0.4, 0.4, 0.4]  # the pieces' flatness as learned
     flat[_pieces(labels)[:16]] = [0.8, -0.6, -0.6, -0.6]

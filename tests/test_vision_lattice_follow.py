@@ -7,25 +7,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from lattice_models import go_model
 
 from bench.photo_accuracy import folder_photos, learn_from, photos_dir, score, teacher
-from controller.vision.classify import ClassModel, ClassRef
-from controller.vision.lattice import FLOOR, N_FEATURES, LatticeModel
+from controller.vision.lattice import N_FEATURES
 
 PHOTOS = photos_dir()
 needs_photos = pytest.mark.skipif(
     PHOTOS is None, reason="the shared photographs (../shared/photos or /work/shared/photos) are not here")
 
-SIZE = (9, 9)
-
-
-def _model() -> LatticeModel:
-    """Three looks learned elsewhere: the board at 0, dark stones at -1.2, light ones at 0.4."""
-    f = N_FEATURES
-    refs = [ClassRef(".", ".", np.zeros(f), np.eye(f) * 0.08**2),
-            ClassRef("B", "B", np.full(f, -1.2), np.eye(f) * 0.15**2),
-            ClassRef("W", "W", np.full(f, 0.4), np.eye(f) * 0.15**2)]
-    return LatticeModel(SIZE, ClassModel(refs, floor=np.full(f, FLOOR**2)))
 
 
 def _picture(white: np.ndarray, board: float = 0.0, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
@@ -43,7 +33,7 @@ def test_stones_brighter_than_the_learned_ones_are_read_once_the_looks_follow_th
     """The light stones of this picture run from as learned (0.45) to twice as far from the board
     (0.8): the brightest are beyond the open-set distance of the learned look (unsure before the
     looks followed the picture); the look follows the ones it reads and then reads them all."""
-    model = _model()
+    model = go_model()
     feats, labels = _picture(np.linspace(0.45, 0.8, 20))
     got, why, _ = model.judge(feats)
     assert [w for w in why if w] == []
@@ -54,7 +44,7 @@ def test_a_picture_the_learned_looks_do_not_explain_is_not_followed() -> None:
     """Another board whose empty places lie beyond every learned look (the same for all of them,
     so no light offset explains it): the few stones read surely are no evidence that the model
     describes this picture, so the looks do not follow it and nothing is sure."""
-    model = _model()
+    model = go_model()
     feats, _ = _picture(np.linspace(0.45, 0.5, 20), board=0.0)
     feats[..., :3] += 0.45  # the board: bluish where the learned one was neutral,
     feats[..., 3:6] -= 0.45  # and darker in its core than around it
