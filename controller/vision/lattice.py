@@ -64,6 +64,11 @@ illumination*:
   parity rule. A place the looks surely read as a piece that is flat but not of its parity's
   board colour in this picture is a piece whose top covers its cell: the flatness does not
   make it unsure.
+* Both readings together (`LatticeModel._by_own_board`): a place is one thing in its looks and its
+  flatness, so each label's distance is both distances together; a place the looks leave
+  between two labels reads empty where, against its parity's bare board in this picture in both,
+  it is clearly nearer than every piece (in the looks, a dark square like a dark piece; in the
+  flatness, an uneven edge square like a nearly flat light piece: never the same piece).
 """
 
 from __future__ import annotations
@@ -610,7 +615,8 @@ class LatticeModel:
         from `describe`, are sure of opposite things, see `_with_flatness`) or "picture" (the model does not
         explain the picture; a place read empty that the flatness finds nearest an empty look keeps that
         reading, and so does a place read surely as a piece that the flatness surely reads as that same piece, or
-        that a clear split of its parity's pieces names so, see `_by_split`). A place the looks leave "far",
+        that a clear split of its parity's pieces names so, see `_by_split`, or read empty that both readings
+        against its parity's bare board read empty, see `_by_own_board`). A place the looks leave "far",
         "margin" or "pair" is read where the picture's own groups read it surely (`_by_picture_groups`)."""
         dec, dist = self.decide_picture(feats)
         visible = np.ones(len(dec.sure), bool) if hidden is None else ~np.asarray(hidden, bool)
@@ -635,8 +641,10 @@ class LatticeModel:
             letters, by_split, split_agrees = self._by_split(feats, shifted, flat, letters, why, visible,
                                                              own_piece)
             letters, only_flat, flat_empty = self._with_flatness(letters, why, flat, not_board)
-            only_flat = only_flat | by_parity | by_split
-            flat_empty = flat_empty | by_split | split_agrees | (own_empty & (np.array(letters) == EMPTY))
+            letters, by_both, both_agree = self._by_own_board(shifted, flat, letters, why, dist, visible)
+            only_flat = only_flat | by_parity | by_split | by_both
+            flat_empty = flat_empty | by_split | split_agrees | (own_empty & (np.array(letters) == EMPTY)) | (
+                by_both | both_agree)
         why[~visible] = "hidden"
         # Places made sure by their flatness alone say nothing of whether the looks explain the
         # picture. When they do not, a place read surely empty keeps that reading if its flatness
@@ -1018,6 +1026,89 @@ class LatticeModel:
                 margin = (d_piece - d_empty) / np.maximum(d_piece, 1e-9)
             own_empty[here] = enough & (d_empty <= limit) & (margin >= f.min_margin) & (margin > need)
         return own_empty, own_piece
+
+    def _by_own_board(self, shifted: np.ndarray, flat: np.ndarray, letters: list[str], why: np.ndarray,
+                      dist: np.ndarray, visible: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """Read empty the places whose looks and flatness together are those of their parity's bare
+        board in this picture; say which places were so read (`why` "margin", "pair" or "far"
+        changed in place to "") and which places read empty this reading confirms.
+
+        The looks (`place_features`) and the flatness (`_flatness`) are two readings of one place:
+        a place is one thing in both, empty or the same piece. Each alone may leave an empty
+        square of another board near a piece (its dark squares as dark as a learned dark piece,
+        its edge squares as uneven as a nearly flat learned light piece), but rarely near the same
+        piece in both. So each label's distance is that of both readings together (the squared
+        Mahalanobis distances added: the two taken as independent given the label): for empty, to
+        the place's parity's empty look in this picture in both (`_parity_looks`, over the places
+        the flatness surely reads empty and the looks do not surely read as a piece, the place
+        left out); for a piece, to its nearest look of that piece in each (the looks following the
+        picture, `dist` from `decide_picture`, and the learned flatness looks), or to the look of
+        this picture's own pieces of that kind on that parity where it is nearer (two or more read
+        surely, their flatness nearest that piece too: another set's pieces, unlike the learned
+        ones, and the only fair rival of a look taken from this picture). The place reads empty,
+        sure, when within the open-set distance of both readings' features and nearer empty than
+        every piece by the model's margins (`min_margin`, and the pair margins of both models).
+        Asked are the places the looks leave unsure by "margin" or "pair", and those read surely
+        empty (which this reading may confirm, see `judge`'s "picture"); not a "far" place: the
+        learned looks know nothing of it, so a learned piece look is no measure of it. Like
+        `_by_parity` this leans on the picture's own places, so it says nothing of whether the
+        learned looks explain the picture."""
+        rows, cols = self.size
+        n_places = len(letters)
+        made, agrees = np.zeros(n_places, bool), np.zeros(n_places, bool)
+        c, f = self.classes, self.flat
+        letter_of = np.array([r.letter for r in c.refs])
+        flat_of = np.array([r.letter for r in f.refs])
+        kinds = sorted({str(k) for k in letter_of if k != EMPTY})
+        if (n_places != rows * cols or not kinds or not np.any(letter_of == EMPTY)
+                or not set(kinds) <= {str(k) for k in flat_of}):
+            return letters, made, agrees
+        fdec = f.decide(flat)
+        flat_empty = fdec.sure & (np.array(fdec.letters) == EMPTY)
+        read_as = np.array(letters)
+        surely_piece = (why == "") & (read_as != EMPTY)
+        parity = np.add(*np.divmod(np.arange(n_places), cols)) % 2
+        fdist = f.distances(flat)
+        flat_read = np.array(fdec.letters)
+        asked = visible & (np.isin(why, ["margin", "pair"]) | ((why == "") & (read_as == EMPTY)))
+        limit = open_set_distance(N_FEATURES + N_FLAT)
+        out = list(letters)
+        for q in (0, 1):
+            here = np.flatnonzero(asked & (parity == q))
+            population = flat_empty & ~surely_piece & visible & (parity == q)
+            if not len(here) or population.sum() < 2:
+                continue
+            inside = population[here]
+            mean, inv, enough = self._parity_looks(shifted[0, population], shifted[0, here], inside)
+            y = shifted[:, here] - mean[None]
+            d_looks = np.einsum("sni,nij,snj->sn", y, inv, y).min(axis=0)
+            f_mean, f_inv, _ = self._parity_looks(flat[population], flat[here], inside, f)
+            yf = flat[here] - f_mean
+            d_empty = np.sqrt(d_looks + np.einsum("ni,nij,nj->n", yf, f_inv, yf))
+            best_margin = np.full(len(here), np.inf)
+            for k in kinds:
+                k_looks = dist[here][:, letter_of == k].min(axis=1)
+                k_flat = fdist[here][:, flat_of == k].min(axis=1)
+                seen = surely_piece & visible & (read_as == k) & (flat_read == k) & (parity == q)
+                if seen.sum() >= 2:
+                    # This picture's own pieces of this kind on this parity: the nearer rival.
+                    p_mean, p_inv, _ = self._parity_looks(shifted[0, seen], shifted[0, here], seen[here], None, True)
+                    yp = shifted[:, here] - p_mean[None]
+                    k_looks = np.minimum(k_looks, np.sqrt(np.einsum("sni,nij,snj->sn", yp, p_inv, yp).min(axis=0)))
+                    p_mean, p_inv, _ = self._parity_looks(flat[seen], flat[here], seen[here], f, True)
+                    yp = flat[here] - p_mean
+                    k_flat = np.minimum(k_flat, np.sqrt(np.einsum("ni,nij,nj->n", yp, p_inv, yp)))
+                d_k = np.sqrt(k_looks**2 + k_flat**2)
+                margin = (d_k - d_empty) / np.maximum(d_k, 1e-9)
+                need = max(c.pair_margins.get((EMPTY, k), -np.inf), f.pair_margins.get((EMPTY, k), -np.inf))
+                best_margin = np.minimum(best_margin, np.where(margin > need, margin, -np.inf))
+            sure = enough & (d_empty <= limit) & (best_margin >= c.min_margin)
+            for i in here[sure]:
+                if why[i] == "":
+                    agrees[i] = True
+                else:
+                    why[i], out[i], made[i] = "", EMPTY, True
+        return out, made, agrees
 
     def _flat_piece(self, flat: np.ndarray) -> np.ndarray:
         """(N,) places the flatness surely reads as some piece rather than empty: within the open-set
