@@ -1,7 +1,8 @@
 """Both readings of a place against its parity's bare board in the picture
 (`LatticeModel._by_own_board`), tested on synthetic features: an empty board's edge squares
-that the looks alone and the flatness alone leave near a piece (each near another piece) are
-read empty; a place like the picture's own pieces of its parity is not."""
+that the looks alone and the flatness alone leave near a piece (each near another piece), or
+that the looks alone surely take for a piece, are read empty; a place like the picture's own
+pieces of its parity is not."""
 
 from __future__ import annotations
 
@@ -34,6 +35,21 @@ def test_an_empty_boards_edge_squares_are_read_empty_by_both_readings() -> None:
     looks, _ = model.decide_picture(feats)
     assert not any(looks.sure[i] for i in EDGE_DARK)
     assert not any(model.flat.decide(flat).sure[i] for i in EDGE_DARK)
+    got, why, _ = model.judge(feats, None, flat)
+    assert [(got[i], why[i]) for i in range(64)] == [(".", "")] * 64
+
+
+def test_an_empty_square_the_looks_alone_surely_take_for_a_dark_piece_is_read_empty() -> None:
+    """Two edge squares darker still: the looks alone read them surely as dark pieces, the
+    flatness is sure of nothing there and is far from the dark piece's: both readings together
+    read them empty, like their parity's other squares."""
+    model = chess_model(flat_white=[0.2, 0.0, 0.0, 0.0], white_spread=0.03)
+    feats, flat = _empty_board(-1.3, 0.1)
+    darker = EDGE_DARK[:2]
+    feats[:, darker] = -1.4
+    looks, _ = model.decide_picture(feats)
+    assert [(looks.letters[i], looks.sure[i]) for i in darker] == [("K", True)] * 2
+    assert not any(model.flat.decide(flat).sure[i] for i in darker)
     got, why, _ = model.judge(feats, None, flat)
     assert [(got[i], why[i]) for i in range(64)] == [(".", "")] * 64
 

@@ -1048,8 +1048,10 @@ class LatticeModel:
         ones, and the only fair rival of a look taken from this picture). The place reads empty,
         sure, when within the open-set distance of both readings' features and nearer empty than
         every piece by the model's margins (`min_margin`, and the pair margins of both models).
-        Asked are the places the looks leave unsure by "margin" or "pair", and those read surely
-        empty (which this reading may confirm, see `judge`'s "picture"); not a "far" place: the
+        Asked are the places the looks leave unsure by "margin" or "pair", those they read surely
+        as a piece that the flatness is not sure of (the looks alone: a dark square of another
+        board as dark as the learned dark piece), and those read surely empty (which this reading
+        may confirm, see `judge`'s "picture"); not a "far" place: the
         learned looks know nothing of it, so a learned piece look is no measure of it. Like
         `_by_parity` this leans on the picture's own places, so it says nothing of whether the
         learned looks explain the picture."""
@@ -1070,7 +1072,8 @@ class LatticeModel:
         parity = np.add(*np.divmod(np.arange(n_places), cols)) % 2
         fdist = f.distances(flat)
         flat_read = np.array(fdec.letters)
-        asked = visible & (np.isin(why, ["margin", "pair"]) | ((why == "") & (read_as == EMPTY)))
+        asked = visible & (np.isin(why, ["margin", "pair"]) | ((why == "") & (read_as == EMPTY))
+                           | (surely_piece & ~(fdec.sure & (flat_read == read_as))))
         limit = open_set_distance(N_FEATURES + N_FLAT)
         out = list(letters)
         for q in (0, 1):
@@ -1104,7 +1107,7 @@ class LatticeModel:
                 best_margin = np.minimum(best_margin, np.where(margin > need, margin, -np.inf))
             sure = enough & (d_empty <= limit) & (best_margin >= c.min_margin)
             for i in here[sure]:
-                if why[i] == "":
+                if why[i] == "" and read_as[i] == EMPTY:
                     agrees[i] = True
                 else:
                     why[i], out[i], made[i] = "", EMPTY, True
