@@ -130,6 +130,14 @@ _RIM = np.ones((DIL, DIL), np.uint8)
 WIDE = PATCH + 2 * SHIFT_RADIUS  # the side of the patch that every shifted patch is cut from
 _WIDE_GRID = _grid(WIDE)
 _WIDE_DISC = _disc(_WIDE_GRID)
+_WIDE_DISC_INDEX = np.flatnonzero(_WIDE_DISC)
+
+
+def _disc_index(disc: np.ndarray) -> np.ndarray:
+    """The pixels of a patch's disc (`SUPPORT` or `_WIDE_DISC`, or another) as flat indices."""
+    if disc is SUPPORT:
+        return _DISC
+    return _WIDE_DISC_INDEX if disc is _WIDE_DISC else np.flatnonzero(disc)
 
 
 @dataclass
@@ -292,19 +300,31 @@ def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray,
         bright = b + g
         bright += r
         glare |= bright > GLARE_OVER_WHITE * white.sum(axis=1)[:, None]
-    glared = np.zeros(b.shape, np.float32)  # glare and a rim around it
-    lit = np.empty(b.shape, np.float32)  # the pixels the tile's statistics come from
-    lit[:] = disc
+    inside = _disc_index(disc)
     hit = np.flatnonzero(glare.any(axis=1))
+    glared = None  # glare and a rim around it, (len(hit), side*side), on the rows `hit`
     if len(hit):
-        glared[hit] = _dilate_rows(glare, hit)
-        lit[hit] = disc * (1 - glared[hit])
-    seen = lit > 0
-    cnt = np.maximum(lit.sum(axis=1), 1)
-    mean = [np.einsum("nk,nk->n", lit, p) / cnt for p in planes]
-    centred = [p - m[:, None] for p, m in zip(planes, mean)]
+        glared = _dilate_rows(glare, hit)
+        lit_hit = disc * (1 - glared)  # the pixels the tile's statistics come from
+        cnt = np.full(n, float(disc.sum()), np.float32)
+        cnt[hit] = lit_hit.sum(axis=1)
+        cnt = np.maximum(cnt, 1)
+    else:
+        cnt = np.full(n, max(float(disc.sum()), 1.0), np.float32)
+    # The tiles' mean colours: without glare the disc's pixels (one matrix-vector product per
+    # plane), the glared rows again over their lit pixels.
+    mean = np.empty((n, 3), np.float32)
+    for c, p in enumerate(planes):
+        mean[:, c] = p @ disc
+        if len(hit):
+            mean[hit, c] = np.einsum("nk,nk->n", lit_hit, p[hit])
+    mean /= cnt[:, None]
     if axis is None:
-        masked = [c * lit for c in centred]
+        centred = [p - mean[:, c:c + 1] for c, p in enumerate(planes)]
+        masked = [c * disc for c in centred]
+        if len(hit):
+            for m, c in zip(masked, centred):
+                m[hit] = c[hit] * lit_hit
         cov = np.empty((n, 3, 3), np.float32)
         for i in range(3):
             for j in range(i, 3):
@@ -315,31 +335,36 @@ def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray,
         # blur) lose to the tile's own darker shading, and the patch is then read inside out.
         axis = vecs[:, :, -1]
         axis = axis * np.where(axis.sum(axis=1) >= 0, 1.0, -1.0).astype(np.float32)[:, None]
-        part = masked[0]  # no longer needed: reused as scratch
+        proj = centred[0] * axis[:, 0:1]
+        proj += np.multiply(centred[1], axis[:, 1:2], out=masked[0])
+        proj += np.multiply(centred[2], axis[:, 2:3], out=masked[0])
     else:
-        part = np.empty_like(centred[0])
-    proj = centred[0] * axis[:, 0:1]
-    proj += np.multiply(centred[1], axis[:, 1:2], out=part)
-    proj += np.multiply(centred[2], axis[:, 2:3], out=part)
-    ranked = np.where(seen, proj, np.float32(1e9))
+        # (p - mean) . axis without centring each plane
+        proj = b * axis[:, 0:1]
+        part = np.multiply(g, axis[:, 1:2])
+        proj += part
+        np.multiply(r, axis[:, 2:3], out=part)
+        part -= (mean * axis).sum(axis=1)[:, None]
+        proj += part
+    # The two quantiles by one sort of the disc's pixels (the only ones lit), the glared ones
+    # sent to the end.
+    ranked = proj.take(inside, axis=1)
+    if len(hit):
+        ranked[hit] = np.where(lit_hit[:, inside] > 0, ranked[hit], np.float32(1e9))
     ranked.sort(axis=1)
-    m = cnt.astype(int)
-    rows = np.arange(n)
-
-    def q(f: float) -> np.ndarray:
-        return ranked[rows, np.clip((m * f).astype(int), 0, np.maximum(m - 1, 0))]
-
-    med = q(0.5)
-    level = np.maximum(q(0.98) - med, 1e-3)
+    m = cnt.astype(int)[:, None]
+    at = np.minimum(np.maximum((m * np.array([0.5, 0.98])).astype(int), 0), np.maximum(m - 1, 0))
+    med, top = np.take_along_axis(ranked, at, axis=1).T
+    level = np.maximum(top - med, 1e-3)
     by_brightness = np.subtract(proj, med[:, None], out=proj)
     by_brightness /= level[:, None]
-    tile = np.stack([mean[j] + med * axis[:, j] for j in range(3)], axis=1)  # (N, 3) colours
+    tile = mean + med[:, None] * axis  # (N, 3) colours
     print_ = tile + level[:, None] * axis  # the print as the brightness statistics see it
     # Every tile, not only those with flagged glare: a faint glare spot on a dark tile stays
     # under the brightness test and clips nothing, and only the chroma shows it is not print.
     clipped = np.maximum(np.maximum(b, g), r) >= SATURATED
     ink, usable = _glared_ink(planes, tile, print_ if white is None else white, by_brightness,
-                              seen, glared, clipped)
+                              disc, hit, glared, clipped)
     np.clip(ink, 0, 1, out=ink)
     if usable is None:
         usable = np.ones_like(ink)
@@ -349,12 +374,13 @@ def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray,
 
 
 def _glared_ink(planes: list[np.ndarray], tile: np.ndarray, paper: np.ndarray,
-                by_brightness: np.ndarray, lit: np.ndarray, glared: np.ndarray, clipped: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray | None]:
+                by_brightness: np.ndarray, disc: np.ndarray, hit: np.ndarray, glared: np.ndarray | None,
+                clipped: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
     """(ink, usable) of every tile, glared or not (see `_ink`): `tile` and `paper` (N, 3) are the
-    colours of each tile and of white paper there; `lit` (bool) the pixels clear of flagged glare,
-    `glared` those in or around it, `clipped` those with a clipped channel. `usable` is None when
-    every pixel is (the usual case: no pass over the planes to say so)."""
+    colours of each tile and of white paper there; the pixels clear of flagged glare are those of
+    `disc` but, on the rows `hit`, where `glared` (those rows' glare and a rim around it) is set;
+    `clipped` are the pixels with a clipped channel. `usable` is None when every pixel is (the
+    usual case: no pass over the planes to say so)."""
     b, g, r = planes
     tq = tile - tile.mean(axis=1, keepdims=True)
     # The print's chroma is the white paper's: the brightness statistics, which glare can
@@ -372,7 +398,14 @@ def _glared_ink(planes: list[np.ndarray], tile: np.ndarray, paper: np.ndarray,
     by_chroma += scratch  # (b d0 + g d1) + (r d2 - off)
     np.add(by_chroma, CHROMA_SLACK, out=scratch)
     np.minimum(by_brightness, scratch, out=scratch)
-    ink = np.where(lit, scratch, by_chroma)
+    in_disc = disc > 0
+    if glared is not None:
+        lit_hit = in_disc & (glared == 0)
+        glared_rows = np.where(lit_hit, scratch[hit], by_chroma[hit])
+    ink = by_chroma  # the chroma reading where glare is flagged, and outside the disc
+    np.copyto(ink, scratch, where=in_disc)
+    if glared is not None:
+        ink[hit] = glared_rows
     usable = None
     rows = np.flatnonzero(clipped.any(axis=1))
     tiles, pixels = np.nonzero(clipped[rows])
@@ -380,13 +413,18 @@ def _glared_ink(planes: list[np.ndarray], tile: np.ndarray, paper: np.ndarray,
     if len(tiles):
         obs = np.stack([b[tiles, pixels], g[tiles, pixels], r[tiles, pixels]], axis=1)
         level, spread, glare = _censored_ink(obs, tile[tiles], paper[tiles])
-        ink[tiles, pixels] = np.where(lit[tiles, pixels],
+        near_glare = np.zeros(len(tiles), bool)  # flagged glare or its rim
+        if glared is not None:
+            row_of = np.full(len(b), -1)
+            row_of[hit] = np.arange(len(hit))
+            some = np.flatnonzero(row_of[tiles] >= 0)
+            near_glare[some] = glared[row_of[tiles[some]], pixels[some]] > 0
+        ink[tiles, pixels] = np.where(in_disc[pixels] & ~near_glare,
                                       np.minimum(by_brightness[tiles, pixels], level + CHROMA_SLACK),
                                       level)
         # Left out: what the model cannot read where there is glare (flagged, or needed to fit).
         unread = np.zeros_like(clipped)
-        unread[tiles, pixels] = (spread > MAX_INK_SPREAD) & ((glared[tiles, pixels] > 0)
-                                                             | (glare > MIN_GLARE))
+        unread[tiles, pixels] = (spread > MAX_INK_SPREAD) & (near_glare | (glare > MIN_GLARE))
         bad = np.flatnonzero(unread.any(axis=1))
         if len(bad):
             usable = np.ones_like(ink)
