@@ -126,6 +126,7 @@ def _disc(grid: np.ndarray) -> np.ndarray:
 GRID = _grid(PATCH)  # (K, 2)
 SUPPORT = _disc(GRID)
 _DISC = np.flatnonzero(SUPPORT)
+_SUPPORT_SUM = SUPPORT.sum()
 _RIM = np.ones((DIL, DIL), np.uint8)
 WIDE = PATCH + 2 * SHIFT_RADIUS  # the side of the patch that every shifted patch is cut from
 _WIDE_GRID = _grid(WIDE)
@@ -175,12 +176,12 @@ def _image_points(h: np.ndarray, centres: np.ndarray, grid: np.ndarray = GRID
     of one patch's width."""
     h = np.asarray(h, np.float64)
     a = centres @ h[:, :2].T + h[:, 2]  # (N, 3): each tile centre's homogeneous image point
-    g = grid @ h[:, :2].T  # (K, 3): each patch pixel's offset from it
-    inv = np.add(a[:, 2:3], g[None, :, 2])
+    g = np.ascontiguousarray((grid @ h[:, :2].T).T)  # (3, K): each patch pixel's offset from it
+    inv = np.add(a[:, 2:3], g[2])
     np.divide(1, inv, out=inv)
-    x = np.add(a[:, 0:1], g[None, :, 0])
+    x = np.add(a[:, 0:1], g[0])
     x *= inv
-    y = np.add(a[:, 1:2], g[None, :, 1])
+    y = np.add(a[:, 1:2], g[1])
     y *= inv
     return x.astype(np.float32), y.astype(np.float32)
 
@@ -277,7 +278,8 @@ def _dilate_rows(marks: np.ndarray, rows: np.ndarray) -> np.ndarray:
 
 
 def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray,
-         axis: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+         axis: np.ndarray | None = None, brightness: np.ndarray | None = None
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(ink, usable, contrast, axis) of (N, side*side) colour planes, the tile's statistics taken
     over `disc`; `axis` (N, 3) is each tile's main colour axis, found here unless given (from
     another sampling of the same tiles: the same tile and print in the same light have the same
@@ -297,9 +299,10 @@ def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray,
     glare = np.minimum(np.minimum(b, g), r) >= SATURATED
     if white is not None:
         white = np.asarray(white, np.float32)
-        bright = b + g
-        bright += r
-        glare |= bright > GLARE_OVER_WHITE * white.sum(axis=1)[:, None]
+        if brightness is None:  # the sum of the planes (the caller's, when it has it)
+            brightness = b + g
+            brightness += r
+        glare |= brightness > GLARE_OVER_WHITE * white.sum(axis=1)[:, None]
     inside = _disc_index(disc)
     hit = np.flatnonzero(glare.any(axis=1))
     glared = None  # glare and a rim around it, (len(hit), side*side), on the rows `hit`
@@ -446,10 +449,10 @@ def _censored_ink(obs: np.ndarray, tile: np.ndarray, print_: np.ndarray
     spread is the range of levels that fit within two noise levels: a pixel clipped in every
     channel fits every level (spread 1) and is not used; a yellow tile clipped in red and green
     with its blue channel well under the print's still says "no print"."""
-    clip = obs >= SATURATED
+    clip = (obs >= SATURATED)[:, :, None]
     a = tile[:, :, None] + INK_STEPS[None, None, :] * (print_ - tile)[:, :, None]  # (P, 3, V)
     res = obs[:, :, None] - a
-    free = ~clip[:, :, None]
+    free = ~clip
     n_free = free.sum(axis=1)
     need = (SATURATED - CLIP_TOLERANCE) - a  # the glare a clipped channel needs
     res_free = (res * free).sum(axis=1)
@@ -459,7 +462,7 @@ def _censored_ink(obs: np.ndarray, tile: np.ndarray, print_: np.ndarray
         # least every such estimate (the cost is convex in it and they approach it from below),
         # and with no unclipped channel any glare enough for every clipped one fits. Once no
         # estimate moves, the next rounds would repeat this one.
-        short = ~free & (need > g[:, None, :])
+        short = clip & (need > g[:, None, :])
         more = (res_free + (need * short).sum(axis=1)) / np.maximum(n_free + short.sum(axis=1), 1)
         if not (more > g).any():
             break
@@ -649,18 +652,21 @@ class GlyphModel:
         return ncc.reshape(len(ink), len(GLYPHS), len(ANGLES))
 
     def decide(self, ink: np.ndarray, mask: np.ndarray, contrast: np.ndarray,
-               scores: np.ndarray | None = None) -> GlyphReading:
-        """The glyph of each patch, sure or not; `scores` are its `_scores` when already known."""
+               scores: np.ndarray | None = None, hidden: np.ndarray | None = None) -> GlyphReading:
+        """The glyph of each patch, sure or not; `scores` are its `_scores` and `hidden` (bool) which
+        patches are partly hidden (mask not the whole disc), when already known."""
         full = self._scores(ink, mask) if scores is None else scores
         s = full.max(axis=2)
         order = np.argsort(-s, axis=1)
         rows = np.arange(len(s))
         best, second = s[rows, order[:, 0]], s[rows, order[:, 1]]
-        seen = mask.sum(axis=1) / SUPPORT.sum()
+        seen = mask.sum(axis=1) / _SUPPORT_SUM
         ratio = (1 - second) / np.maximum(1 - best, 1e-6)
         sure = ((best >= self.min_score) & (ratio >= self.min_ratio)
                 & (seen >= 1 - MAX_GLARE) & (contrast >= MIN_CONTRAST))
-        hidden = np.flatnonzero(sure & np.any(mask != SUPPORT[None, :], axis=1))
+        if hidden is None:
+            hidden = np.any(mask != SUPPORT[None, :], axis=1)
+        hidden = np.flatnonzero(sure & hidden)
         if len(hidden):
             turn = full[hidden].argmax(axis=2)
             for j, i in enumerate(hidden):
@@ -746,19 +752,20 @@ def centred_patches(frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
 
 
 def _centred(frame: np.ndarray, h: np.ndarray, centres: np.ndarray, white: np.ndarray | None,
-             planes: list[np.ndarray] | None = None
+             planes: list[np.ndarray] | None = None, brightness: np.ndarray | None = None
              ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, np.ndarray | None, np.ndarray]:
     """`centred_patches`, with the board points they were sampled around, the paper white at
     each tile as raised by `print_white` (None without a white) and each tile's main colour
     axis (from the first sampling; the re-centred patches are read with it, see `_ink`).
     `planes`, when given, are the patches already sampled around `centres` and `white` is
-    already raised."""
+    already raised (`brightness`: the planes' sum, when known)."""
     centres = np.asarray(centres, np.float64).reshape(-1, 2)
     if planes is None:
         planes = _sample_planes(frame, h, centres, _POINTS)
+        brightness = planes[0] + planes[1] + planes[2]
         if white is not None:
-            white = _print_white(planes[0] + planes[1] + planes[2], centres, white)
-    ink, _, _, axis = _ink(planes, white, SUPPORT)
+            white = _print_white(brightness, centres, white)
+    ink, _, _, axis = _ink(planes, white, SUPPORT, brightness=brightness)
     centres = centres + ink_centre(ink * SUPPORT)  # only the ink says where the centre is
     return _normalise_planes(_sample_planes(frame, h, centres), white, axis), centres, white, axis
 
@@ -864,22 +871,26 @@ def read_glyphs(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np
     if len(todo):
         if white is not None:  # from every tile: a tile's light is told by the tiles around it
             white = _print_white(brightness, centres, white)[todo]
-        part = planes if len(todo) == n else [p[todo] for p in planes]  # a cold read: every tile
-        reading.put(todo, _read(model, frame, h, centres[todo], part, white))
+        if len(todo) == n:  # a cold read: every tile
+            part, part_brightness = planes, brightness
+        else:
+            part, part_brightness = [p[todo] for p in planes], brightness[todo]
+        reading.put(todo, _read(model, frame, h, centres[todo], part, white, part_brightness))
     if memory is not None:
         memory.store(h, centres, brightness, reading)
     return reading
 
 
 def _read(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
-          planes: list[np.ndarray], white: np.ndarray | None) -> GlyphReading:
-    """`read_glyphs` of tiles whose patches around `centres` are `planes`, white raised."""
-    (ink, mask, contrast), centred, white, axis = _centred(frame, h, centres, white, planes)
+          planes: list[np.ndarray], white: np.ndarray | None, brightness: np.ndarray) -> GlyphReading:
+    """`read_glyphs` of tiles whose patches around `centres` are `planes` (their sum
+    `brightness`), white raised."""
+    (ink, mask, contrast), centred, white, axis = _centred(frame, h, centres, white, planes, brightness)
     hidden = np.any(mask != SUPPORT[None, :], axis=1)
     whole, some = np.flatnonzero(~hidden), np.flatnonzero(hidden)
     reading = GlyphReading.blank(len(centres))
     if len(whole):
-        reading.put(whole, model.decide(ink[whole], mask[whole], contrast[whole]))
+        reading.put(whole, model.decide(ink[whole], mask[whole], contrast[whole], hidden=hidden[whole]))
     if len(some):
         reading.put(some, _best_shifts(model, frame, h, centred[some],
                                        None if white is None else white[some], axis[some]))
