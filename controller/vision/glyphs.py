@@ -300,7 +300,10 @@ def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray,
     noisy, and is kept unless it exceeds the chroma reading by more than `CHROMA_SLACK`."""
     b, g, r = planes
     n = len(b)
-    glare = np.minimum(np.minimum(b, g), r) >= SATURATED
+    # Which channels clip, once: every one (glare) and any one (for the censored model).
+    clips = [b >= SATURATED, g >= SATURATED, r >= SATURATED]
+    glare = clips[0] & clips[1]
+    glare &= clips[2]
     if white is not None:
         white = np.asarray(white, np.float32)
         if brightness is None:  # the sum of the planes (the caller's, when it has it)
@@ -370,7 +373,8 @@ def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray,
     print_ = tile + level[:, None] * axis  # the print as the brightness statistics see it
     # Every tile, not only those with flagged glare: a faint glare spot on a dark tile stays
     # under the brightness test and clips nothing, and only the chroma shows it is not print.
-    clipped = np.maximum(np.maximum(b, g), r) >= SATURATED
+    clipped = clips[0] | clips[1]
+    clipped |= clips[2]
     ink, usable = _glared_ink(planes, tile, print_ if white is None else white, by_brightness,
                               disc, hit, glared, clipped)
     np.clip(ink, 0, 1, out=ink)
@@ -634,14 +638,19 @@ class GlyphModel:
         ink and mask (N, K) are 0 outside the disc (as `normalise` gives them)."""
         return self._disc_scores(ink[:, _DISC], mask[:, _DISC])
 
-    def _disc_scores(self, ink: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def _disc_scores(self, ink: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
         """`_scores` from the disc's pixels (N, D) of the patches: one matrix product over all
         tiles and templates, and one more for the squared templates where a mask hides pixels.
         The partly hidden tiles' masks go with the ink into the first product, so that the
-        templates are read once for both (a few tiles' products are bound by that reading)."""
-        cnt = np.maximum(mask.sum(axis=1), 1)[:, None]
+        templates are read once for both (a few tiles' products are bound by that reading).
+        `mask` None: every pixel of every patch is seen (the same figures, fewer passes)."""
         sv = ink.sum(axis=1)[:, None]
         svv = (ink * ink).sum(axis=1)[:, None]
+        if mask is None:
+            cnt = np.full((1, 1), len(_DISC), np.float32)
+            st, stt = self._full_st[None, :], self._full_stt[None, :]
+            return self._ncc(ink @ self._disc_t, sv, svv, st, stt, cnt).reshape(len(ink), len(GLYPHS), len(ANGLES))
+        cnt = np.maximum(mask.sum(axis=1), 1)[:, None]
         full = (mask == 1).all(axis=1)
         part = np.flatnonzero(~full)
         st = np.where(full[:, None], self._full_st[None, :], 0.0)
@@ -652,16 +661,27 @@ class GlyphModel:
             stt[part] = mask[part] @ self._disc_t2
         else:
             svt = ink @ self._disc_t
+        return self._ncc(svt, sv, svv, st, stt, cnt).reshape(len(ink), len(GLYPHS), len(ANGLES))
+
+    @staticmethod
+    def _ncc(svt: np.ndarray, sv: np.ndarray, svv: np.ndarray, st: np.ndarray, stt: np.ndarray,
+             cnt: np.ndarray) -> np.ndarray:
+        """Normalised cross-correlation from the sums over the seen pixels of ink x template, ink,
+        ink squared, template, template squared, and their count."""
         num = svt - sv * st / cnt
         den = np.sqrt(np.maximum(svv - sv * sv / cnt, 1e-6) * np.maximum(stt - st * st / cnt, 1e-6))
-        ncc = num / den
-        return ncc.reshape(len(ink), len(GLYPHS), len(ANGLES))
+        return num / den
 
     def decide(self, ink: np.ndarray, mask: np.ndarray, contrast: np.ndarray,
                scores: np.ndarray | None = None, hidden: np.ndarray | None = None) -> GlyphReading:
         """The glyph of each patch, sure or not; `scores` are its `_scores` and `hidden` (bool) which
         patches are partly hidden (mask not the whole disc), when already known."""
-        full = self._scores(ink, mask) if scores is None else scores
+        if scores is not None:
+            full = scores
+        elif hidden is not None and not hidden.any():  # every patch whole: its mask is the disc
+            full = self._disc_scores(ink[:, _DISC], None)
+        else:
+            full = self._scores(ink, mask)
         s = full.max(axis=2)
         order = np.argsort(-s, axis=1)
         rows = np.arange(len(s))
