@@ -132,6 +132,11 @@ WIDE = PATCH + 2 * SHIFT_RADIUS  # the side of the patch that every shifted patc
 _WIDE_GRID = _grid(WIDE)
 _WIDE_DISC = _disc(_WIDE_GRID)
 _WIDE_DISC_INDEX = np.flatnonzero(_WIDE_DISC)
+#: The disc's pixels of a patch cut from the wide one at its corner, as flat indices of the wide
+#: patch, and the shifts tried (in wide-patch pixels from that corner): coarse, then around the best.
+_DISC_IN_WIDE = (_DISC // PATCH) * WIDE + _DISC % PATCH
+_COARSE_SHIFTS = np.array([(SHIFT_RADIUS + dy, SHIFT_RADIUS + dx) for dy in (-2, 0, 2) for dx in (-2, 0, 2)])
+_FINE_SHIFTS = np.array([(dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1)])
 
 
 def _disc_index(disc: np.ndarray) -> np.ndarray:
@@ -810,30 +815,28 @@ def _best_shifts(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: n
     ink, usable, contrast, _ = _ink(planes, white, _WIDE_DISC, axis)
     # Where the disc's pixels (y, x) of the patch shifted by (dy, dx) lie in the flattened wide
     # patches: tile * WIDE**2 + (dy + y) * WIDE + (dx + x). Only they are cut and scored.
-    y, x = np.divmod(_DISC, PATCH)
-    disc_at = y * WIDE + x
     flat_ink, flat_usable = ink.reshape(-1), usable.reshape(-1)
 
     def scored(at: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The patches of every tile at offsets `at` (S, N, 2): (S, N, D) ink and masks on the
         disc, their (S, N, G, A) scores, and (N,) which of the S offsets each tile's best glyph
         fits best."""
-        idx = (rows * (WIDE * WIDE) + at[..., 0] * WIDE + at[..., 1])[..., None] + disc_at
+        idx = (rows * (WIDE * WIDE) + at[..., 0] * WIDE + at[..., 1])[..., None] + _DISC_IN_WIDE
         cut_ink, cut_mask = flat_ink.take(idx), flat_usable.take(idx)
         d = len(_DISC)
         full = model._disc_scores(cut_ink.reshape(-1, d), cut_mask.reshape(-1, d))
         best = full.max(axis=(1, 2)).reshape(len(at), n).argmax(axis=0)
         return cut_ink, cut_mask, full.reshape(len(at), n, *full.shape[1:]), best
 
-    coarse = np.array([(r + dy, r + dx) for dy in (-2, 0, 2) for dx in (-2, 0, 2)])
-    at = np.broadcast_to(coarse[:, None, :], (len(coarse), n, 2))
+    at = np.repeat(_COARSE_SHIFTS[:, None, :], n, axis=1)
     start = at[scored(at)[3], rows]
-    around = np.clip(np.array([start + (dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1)]), 0, 2 * r)
+    around = np.minimum(np.maximum(start[None] + _FINE_SHIFTS[:, None, :], 0), 2 * r)
     cut_ink, cut_mask, full, best = scored(around)
     # The decision at the best offset reuses that offset's scores rather than computing them again.
     at_best = np.zeros((2, n, len(SUPPORT)), np.float32)
     at_best[0][:, _DISC], at_best[1][:, _DISC] = cut_ink[best, rows], cut_mask[best, rows]
-    return model.decide(at_best[0], at_best[1], contrast, full[best, rows])
+    hidden = (cut_mask[best, rows] != 1).any(axis=1)  # as decide would find it (0 outside the disc)
+    return model.decide(at_best[0], at_best[1], contrast, full[best, rows], hidden)
 
 
 class GlyphMemory:
