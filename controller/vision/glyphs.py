@@ -870,9 +870,12 @@ class GlyphMemory:
     def store(self, h: np.ndarray, centres: np.ndarray, brightness: np.ndarray,
               reading: GlyphReading) -> None:
         self.key = np.asarray(h, np.float64).tobytes()
-        self.tiles = {(float(c[0]), float(c[1])): (now, g, bool(ok), float(b), float(s))
-                      for c, now, g, ok, b, s in zip(centres, brightness, reading.glyphs,
-                                                      reading.sure, reading.best, reading.second)}
+        # tolist() gives the same Python floats and bools as converting element by element, faster.
+        self.tiles = {(c[0], c[1]): (now, g, ok, b, s)
+                      for c, now, g, ok, b, s in zip(np.asarray(centres, np.float64).tolist(), brightness,
+                                                      reading.glyphs, np.asarray(reading.sure, bool).tolist(),
+                                                      np.asarray(reading.best).tolist(),
+                                                      np.asarray(reading.second).tolist())}
 
 
 def _same_patch(before: np.ndarray, now: np.ndarray) -> bool:
