@@ -497,7 +497,7 @@ def _censored_ink(obs: np.ndarray, tile: np.ndarray, print_: np.ndarray
 
 
 def ink_centre(ink: np.ndarray) -> np.ndarray:
-    """(N, 2) centre of mass of the ink (board offsets in pitches), from the clear ink only."""
+    """(N, 2) centre of mass of the ink (board offsets in pitches), from the clear ink on the disc only."""
     w = np.clip((ink - 0.3) / 0.4, 0, 1) * SUPPORT[None, :]
     tot = np.maximum(w.sum(axis=1, keepdims=True), 1e-6)
     return (w @ GRID) / tot
@@ -797,7 +797,7 @@ def _centred(frame: np.ndarray, h: np.ndarray, centres: np.ndarray, white: np.nd
         if white is not None:
             white = _print_white(brightness, centres, white)
     ink, _, _, axis = _ink(planes, white, SUPPORT, brightness=brightness)
-    centres = centres + ink_centre(ink * SUPPORT)  # only the ink says where the centre is
+    centres = centres + ink_centre(ink)  # only the ink says where the centre is (on the disc alone)
     return _normalise_planes(_sample_planes(frame, h, centres), white, axis), centres, white, axis
 
 
