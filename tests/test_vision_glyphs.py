@@ -277,8 +277,9 @@ def test_print_clipped_in_the_tiles_own_channel_is_print_not_glare() -> None:
 
 def test_a_patch_read_along_its_own_axis_is_read_as_before() -> None:
     """The re-centred and the wide patches are read along the main colour axis found on the first
-    sampling (`_ink`'s `axis`); given the axis it finds itself, `_ink` reads patches exactly as
-    without it, clipped glare and all."""
+    sampling (`_ink`'s `axis`); given the axis it finds itself, `_ink` reads patches as without it,
+    clipped glare and all (up to float rounding: with an axis given it projects without centring
+    the planes first)."""
     clipped, white, _ = red_tile_with_an_eight(110, (0.24, 0.0))
     faint, _, _ = red_tile_with_an_eight(60, (0.12, -0.1))
     pix = np.concatenate([clipped, faint])
@@ -286,7 +287,9 @@ def test_a_patch_read_along_its_own_axis_is_read_as_before() -> None:
     whites = np.concatenate([white, white])
     first = glyph_module._ink(planes, whites, SUPPORT)
     again = glyph_module._ink(planes, whites, SUPPORT, first[3])
-    assert all(np.array_equal(a, b) for a, b in zip(first, again))
+    assert np.abs(first[0] - again[0]).max() < 1e-5
+    assert np.array_equal(first[1], again[1]) and np.array_equal(first[3], again[3])
+    assert np.allclose(first[2], again[2], rtol=1e-5, atol=0)
     turned = glyph_module._ink(planes, whites, SUPPORT, first[3][:, ::-1].copy())  # another axis
     assert not np.array_equal(first[0], turned[0])
 

@@ -178,7 +178,9 @@ class MarkerLocaliser:
     """Finds the four ArUco markers and fits one homography to all their corners.
 
     Detection runs on a half-size copy (about 4x cheaper on a Pi) and the corners are then
-    refined to sub-pixel accuracy on the full image, so nothing is lost in precision.
+    refined to sub-pixel accuracy on the full image, so nothing is lost in precision. (Halving the
+    colour frame first and converting only a quarter of the pixels to grey is no cheaper: 0.53 ms
+    either way on a 1280x720 frame, alternately timed, and it rounds differently.)
 
     Passes run from cheap to thorough and stop once every marker is found. Most of ArUco's time
     goes on checking candidate quadrilaterals, and a sharp board full of printed squares (tiles,

@@ -126,10 +126,24 @@ def _disc(grid: np.ndarray) -> np.ndarray:
 GRID = _grid(PATCH)  # (K, 2)
 SUPPORT = _disc(GRID)
 _DISC = np.flatnonzero(SUPPORT)
+_SUPPORT_SUM = SUPPORT.sum()
 _RIM = np.ones((DIL, DIL), np.uint8)
 WIDE = PATCH + 2 * SHIFT_RADIUS  # the side of the patch that every shifted patch is cut from
 _WIDE_GRID = _grid(WIDE)
 _WIDE_DISC = _disc(_WIDE_GRID)
+_WIDE_DISC_INDEX = np.flatnonzero(_WIDE_DISC)
+#: The disc's pixels of a patch cut from the wide one at its corner, as flat indices of the wide
+#: patch, and the shifts tried (in wide-patch pixels from that corner): coarse, then around the best.
+_DISC_IN_WIDE = (_DISC // PATCH) * WIDE + _DISC % PATCH
+_COARSE_SHIFTS = np.array([(SHIFT_RADIUS + dy, SHIFT_RADIUS + dx) for dy in (-2, 0, 2) for dx in (-2, 0, 2)])
+_FINE_SHIFTS = np.array([(dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1)])
+
+
+def _disc_index(disc: np.ndarray) -> np.ndarray:
+    """The pixels of a patch's disc (`SUPPORT` or `_WIDE_DISC`, or another) as flat indices."""
+    if disc is SUPPORT:
+        return _DISC
+    return _WIDE_DISC_INDEX if disc is _WIDE_DISC else np.flatnonzero(disc)
 
 
 @dataclass
@@ -167,12 +181,12 @@ def _image_points(h: np.ndarray, centres: np.ndarray, grid: np.ndarray = GRID
     of one patch's width."""
     h = np.asarray(h, np.float64)
     a = centres @ h[:, :2].T + h[:, 2]  # (N, 3): each tile centre's homogeneous image point
-    g = grid @ h[:, :2].T  # (K, 3): each patch pixel's offset from it
-    inv = np.add(a[:, 2:3], g[None, :, 2])
+    g = np.ascontiguousarray((grid @ h[:, :2].T).T)  # (3, K): each patch pixel's offset from it
+    inv = np.add(a[:, 2:3], g[2])
     np.divide(1, inv, out=inv)
-    x = np.add(a[:, 0:1], g[None, :, 0])
+    x = np.add(a[:, 0:1], g[0])
     x *= inv
-    y = np.add(a[:, 1:2], g[None, :, 1])
+    y = np.add(a[:, 1:2], g[1])
     y *= inv
     return x.astype(np.float32), y.astype(np.float32)
 
@@ -269,7 +283,8 @@ def _dilate_rows(marks: np.ndarray, rows: np.ndarray) -> np.ndarray:
 
 
 def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray,
-         axis: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+         axis: np.ndarray | None = None, brightness: np.ndarray | None = None
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(ink, usable, contrast, axis) of (N, side*side) colour planes, the tile's statistics taken
     over `disc`; `axis` (N, 3) is each tile's main colour axis, found here unless given (from
     another sampling of the same tiles: the same tile and print in the same light have the same
@@ -277,8 +292,12 @@ def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray,
     Every step is an elementwise or row operation on whole planes (no per-tile loop, no
     small batched matrix products, which numpy runs slowly) but the censored model of the few
     clipped pixels. This runs two or three times per tile on every cold read, so its arithmetic
-    is written in place where that saves a pass over the planes (same operations, same order,
-    same result).
+    is written in place where that saves a pass over the planes, the glare rim is kept only for
+    the rows with glare, and the two quantiles come from one sort of the disc's pixels alone. The
+    first sampling's ink decides where the tile is re-sampled, so its arithmetic is kept exactly
+    as it was (a change in the last bit moves a few re-centred samples across a fixed-point step
+    of cv2.remap); with a given axis the projection skips centring the planes, which changes
+    the ink by float rounding only (at most 3e-6 on the vision bench's boards).
 
     The brightness reading projects each pixel on the main colour axis of the glare-free pixels;
     the chroma reading places each pixel's chroma between the tile's and the print's. Where glare
@@ -286,25 +305,41 @@ def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray,
     noisy, and is kept unless it exceeds the chroma reading by more than `CHROMA_SLACK`."""
     b, g, r = planes
     n = len(b)
-    glare = np.minimum(np.minimum(b, g), r) >= SATURATED
+    # Which channels clip, once: every one (glare) and any one (for the censored model).
+    clips = [b >= SATURATED, g >= SATURATED, r >= SATURATED]
+    glare = clips[0] & clips[1]
+    glare &= clips[2]
     if white is not None:
         white = np.asarray(white, np.float32)
-        bright = b + g
-        bright += r
-        glare |= bright > GLARE_OVER_WHITE * white.sum(axis=1)[:, None]
-    glared = np.zeros(b.shape, np.float32)  # glare and a rim around it
-    lit = np.empty(b.shape, np.float32)  # the pixels the tile's statistics come from
-    lit[:] = disc
+        if brightness is None:  # the sum of the planes (the caller's, when it has it)
+            brightness = b + g
+            brightness += r
+        glare |= brightness > GLARE_OVER_WHITE * white.sum(axis=1)[:, None]
+    inside = _disc_index(disc)
     hit = np.flatnonzero(glare.any(axis=1))
+    glared = None  # glare and a rim around it, (len(hit), side*side), on the rows `hit`
     if len(hit):
-        glared[hit] = _dilate_rows(glare, hit)
-        lit[hit] = disc * (1 - glared[hit])
-    seen = lit > 0
-    cnt = np.maximum(lit.sum(axis=1), 1)
-    mean = [np.einsum("nk,nk->n", lit, p) / cnt for p in planes]
-    centred = [p - m[:, None] for p, m in zip(planes, mean)]
+        glared = _dilate_rows(glare, hit)
+        lit_hit = disc * (1 - glared)  # the pixels the tile's statistics come from
+        cnt = np.full(n, float(disc.sum()), np.float32)
+        cnt[hit] = lit_hit.sum(axis=1)
+        cnt = np.maximum(cnt, 1)
+    else:
+        cnt = np.full(n, max(float(disc.sum()), 1.0), np.float32)
+    # The tiles' mean colours: without glare the disc's pixels (one matrix-vector product per
+    # plane), the glared rows again over their lit pixels.
+    mean = np.empty((n, 3), np.float32)
+    for c, p in enumerate(planes):
+        mean[:, c] = p @ disc
+        if len(hit):
+            mean[hit, c] = np.einsum("nk,nk->n", lit_hit, p[hit])
+    mean /= cnt[:, None]
     if axis is None:
-        masked = [c * lit for c in centred]
+        centred = [p - mean[:, c:c + 1] for c, p in enumerate(planes)]
+        masked = [c * disc for c in centred]
+        if len(hit):
+            for m, c in zip(masked, centred):
+                m[hit] = c[hit] * lit_hit
         cov = np.empty((n, 3, 3), np.float32)
         for i in range(3):
             for j in range(i, 3):
@@ -315,31 +350,38 @@ def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray,
         # blur) lose to the tile's own darker shading, and the patch is then read inside out.
         axis = vecs[:, :, -1]
         axis = axis * np.where(axis.sum(axis=1) >= 0, 1.0, -1.0).astype(np.float32)[:, None]
-        part = masked[0]  # no longer needed: reused as scratch
+        proj = centred[0] * axis[:, 0:1]
+        proj += np.multiply(centred[1], axis[:, 1:2], out=masked[0])
+        proj += np.multiply(centred[2], axis[:, 2:3], out=masked[0])
     else:
-        part = np.empty_like(centred[0])
-    proj = centred[0] * axis[:, 0:1]
-    proj += np.multiply(centred[1], axis[:, 1:2], out=part)
-    proj += np.multiply(centred[2], axis[:, 2:3], out=part)
-    ranked = np.where(seen, proj, np.float32(1e9))
+        # (p - mean) . axis without centring each plane
+        proj = b * axis[:, 0:1]
+        part = np.multiply(g, axis[:, 1:2])
+        proj += part
+        np.multiply(r, axis[:, 2:3], out=part)
+        part -= (mean * axis).sum(axis=1)[:, None]
+        proj += part
+    # The two quantiles by one sort of the disc's pixels (the only ones lit), the glared ones
+    # sent to the end.
+    ranked = proj.take(inside, axis=1)
+    if len(hit):
+        ranked[hit] = np.where(lit_hit[:, inside] > 0, ranked[hit], np.float32(1e9))
     ranked.sort(axis=1)
-    m = cnt.astype(int)
-    rows = np.arange(n)
-
-    def q(f: float) -> np.ndarray:
-        return ranked[rows, np.clip((m * f).astype(int), 0, np.maximum(m - 1, 0))]
-
-    med = q(0.5)
-    level = np.maximum(q(0.98) - med, 1e-3)
+    m = cnt.astype(int)[:, None]
+    at = np.minimum(np.maximum((m * np.array([0.5, 0.98])).astype(int), 0), np.maximum(m - 1, 0))
+    at += (np.arange(n) * ranked.shape[1])[:, None]  # flat indices (take_along_axis costs more)
+    med, top = ranked.ravel().take(at).T
+    level = np.maximum(top - med, 1e-3)
     by_brightness = np.subtract(proj, med[:, None], out=proj)
     by_brightness /= level[:, None]
-    tile = np.stack([mean[j] + med * axis[:, j] for j in range(3)], axis=1)  # (N, 3) colours
+    tile = mean + med[:, None] * axis  # (N, 3) colours
     print_ = tile + level[:, None] * axis  # the print as the brightness statistics see it
     # Every tile, not only those with flagged glare: a faint glare spot on a dark tile stays
     # under the brightness test and clips nothing, and only the chroma shows it is not print.
-    clipped = np.maximum(np.maximum(b, g), r) >= SATURATED
+    clipped = clips[0] | clips[1]
+    clipped |= clips[2]
     ink, usable = _glared_ink(planes, tile, print_ if white is None else white, by_brightness,
-                              seen, glared, clipped)
+                              disc, hit, glared, clipped)
     np.clip(ink, 0, 1, out=ink)
     if usable is None:
         usable = np.ones_like(ink)
@@ -349,12 +391,13 @@ def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray,
 
 
 def _glared_ink(planes: list[np.ndarray], tile: np.ndarray, paper: np.ndarray,
-                by_brightness: np.ndarray, lit: np.ndarray, glared: np.ndarray, clipped: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray | None]:
+                by_brightness: np.ndarray, disc: np.ndarray, hit: np.ndarray, glared: np.ndarray | None,
+                clipped: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
     """(ink, usable) of every tile, glared or not (see `_ink`): `tile` and `paper` (N, 3) are the
-    colours of each tile and of white paper there; `lit` (bool) the pixels clear of flagged glare,
-    `glared` those in or around it, `clipped` those with a clipped channel. `usable` is None when
-    every pixel is (the usual case: no pass over the planes to say so)."""
+    colours of each tile and of white paper there; the pixels clear of flagged glare are those of
+    `disc` but, on the rows `hit`, where `glared` (those rows' glare and a rim around it) is set;
+    `clipped` are the pixels with a clipped channel. `usable` is None when every pixel is (the
+    usual case: no pass over the planes to say so)."""
     b, g, r = planes
     tq = tile - tile.mean(axis=1, keepdims=True)
     # The print's chroma is the white paper's: the brightness statistics, which glare can
@@ -372,21 +415,34 @@ def _glared_ink(planes: list[np.ndarray], tile: np.ndarray, paper: np.ndarray,
     by_chroma += scratch  # (b d0 + g d1) + (r d2 - off)
     np.add(by_chroma, CHROMA_SLACK, out=scratch)
     np.minimum(by_brightness, scratch, out=scratch)
-    ink = np.where(lit, scratch, by_chroma)
+    in_disc = disc > 0
+    if glared is not None:
+        lit_hit = in_disc & (glared == 0)
+        glared_rows = np.where(lit_hit, scratch[hit], by_chroma[hit])
+    ink = by_chroma  # the chroma reading where glare is flagged, and outside the disc
+    np.copyto(ink, scratch, where=in_disc)
+    if glared is not None:
+        ink[hit] = glared_rows
     usable = None
     rows = np.flatnonzero(clipped.any(axis=1))
     tiles, pixels = np.nonzero(clipped[rows])
     tiles = rows[tiles]
     if len(tiles):
-        obs = np.stack([b[tiles, pixels], g[tiles, pixels], r[tiles, pixels]], axis=1)
+        flat = tiles * b.shape[1] + pixels
+        obs = np.array([b.ravel().take(flat), g.ravel().take(flat), r.ravel().take(flat)]).T
         level, spread, glare = _censored_ink(obs, tile[tiles], paper[tiles])
-        ink[tiles, pixels] = np.where(lit[tiles, pixels],
-                                      np.minimum(by_brightness[tiles, pixels], level + CHROMA_SLACK),
-                                      level)
+        near_glare = np.zeros(len(tiles), bool)  # flagged glare or its rim
+        if glared is not None:
+            row_of = np.full(len(b), -1)
+            row_of[hit] = np.arange(len(hit))
+            some = np.flatnonzero(row_of[tiles] >= 0)
+            near_glare[some] = glared[row_of[tiles[some]], pixels[some]] > 0
+        ink.ravel()[flat] = np.where(in_disc[pixels] & ~near_glare,
+                                     np.minimum(by_brightness.ravel().take(flat), level + CHROMA_SLACK),
+                                     level)
         # Left out: what the model cannot read where there is glare (flagged, or needed to fit).
         unread = np.zeros_like(clipped)
-        unread[tiles, pixels] = (spread > MAX_INK_SPREAD) & ((glared[tiles, pixels] > 0)
-                                                             | (glare > MIN_GLARE))
+        unread[tiles, pixels] = (spread > MAX_INK_SPREAD) & (near_glare | (glare > MIN_GLARE))
         bad = np.flatnonzero(unread.any(axis=1))
         if len(bad):
             usable = np.ones_like(ink)
@@ -408,10 +464,10 @@ def _censored_ink(obs: np.ndarray, tile: np.ndarray, print_: np.ndarray
     spread is the range of levels that fit within two noise levels: a pixel clipped in every
     channel fits every level (spread 1) and is not used; a yellow tile clipped in red and green
     with its blue channel well under the print's still says "no print"."""
-    clip = obs >= SATURATED
+    clip = (obs >= SATURATED)[:, :, None]
     a = tile[:, :, None] + INK_STEPS[None, None, :] * (print_ - tile)[:, :, None]  # (P, 3, V)
     res = obs[:, :, None] - a
-    free = ~clip[:, :, None]
+    free = ~clip
     n_free = free.sum(axis=1)
     need = (SATURATED - CLIP_TOLERANCE) - a  # the glare a clipped channel needs
     res_free = (res * free).sum(axis=1)
@@ -421,7 +477,7 @@ def _censored_ink(obs: np.ndarray, tile: np.ndarray, print_: np.ndarray
         # least every such estimate (the cost is convex in it and they approach it from below),
         # and with no unclipped channel any glare enough for every clipped one fits. Once no
         # estimate moves, the next rounds would repeat this one.
-        short = ~free & (need > g[:, None, :])
+        short = clip & (need > g[:, None, :])
         more = (res_free + (need * short).sum(axis=1)) / np.maximum(n_free + short.sum(axis=1), 1)
         if not (more > g).any():
             break
@@ -441,7 +497,7 @@ def _censored_ink(obs: np.ndarray, tile: np.ndarray, print_: np.ndarray
 
 
 def ink_centre(ink: np.ndarray) -> np.ndarray:
-    """(N, 2) centre of mass of the ink (board offsets in pitches), from the clear ink only."""
+    """(N, 2) centre of mass of the ink (board offsets in pitches), from the clear ink on the disc only."""
     w = np.clip((ink - 0.3) / 0.4, 0, 1) * SUPPORT[None, :]
     tot = np.maximum(w.sum(axis=1, keepdims=True), 1e-6)
     return (w @ GRID) / tot
@@ -587,14 +643,19 @@ class GlyphModel:
         ink and mask (N, K) are 0 outside the disc (as `normalise` gives them)."""
         return self._disc_scores(ink[:, _DISC], mask[:, _DISC])
 
-    def _disc_scores(self, ink: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def _disc_scores(self, ink: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
         """`_scores` from the disc's pixels (N, D) of the patches: one matrix product over all
         tiles and templates, and one more for the squared templates where a mask hides pixels.
         The partly hidden tiles' masks go with the ink into the first product, so that the
-        templates are read once for both (a few tiles' products are bound by that reading)."""
-        cnt = np.maximum(mask.sum(axis=1), 1)[:, None]
+        templates are read once for both (a few tiles' products are bound by that reading).
+        `mask` None: every pixel of every patch is seen (the same figures, fewer passes)."""
         sv = ink.sum(axis=1)[:, None]
         svv = (ink * ink).sum(axis=1)[:, None]
+        if mask is None:
+            cnt = np.full((1, 1), len(_DISC), np.float32)
+            st, stt = self._full_st[None, :], self._full_stt[None, :]
+            return self._ncc(ink @ self._disc_t, sv, svv, st, stt, cnt).reshape(len(ink), len(GLYPHS), len(ANGLES))
+        cnt = np.maximum(mask.sum(axis=1), 1)[:, None]
         full = (mask == 1).all(axis=1)
         part = np.flatnonzero(~full)
         st = np.where(full[:, None], self._full_st[None, :], 0.0)
@@ -605,24 +666,38 @@ class GlyphModel:
             stt[part] = mask[part] @ self._disc_t2
         else:
             svt = ink @ self._disc_t
+        return self._ncc(svt, sv, svv, st, stt, cnt).reshape(len(ink), len(GLYPHS), len(ANGLES))
+
+    @staticmethod
+    def _ncc(svt: np.ndarray, sv: np.ndarray, svv: np.ndarray, st: np.ndarray, stt: np.ndarray,
+             cnt: np.ndarray) -> np.ndarray:
+        """Normalised cross-correlation from the sums over the seen pixels of ink x template, ink,
+        ink squared, template, template squared, and their count."""
         num = svt - sv * st / cnt
         den = np.sqrt(np.maximum(svv - sv * sv / cnt, 1e-6) * np.maximum(stt - st * st / cnt, 1e-6))
-        ncc = num / den
-        return ncc.reshape(len(ink), len(GLYPHS), len(ANGLES))
+        return num / den
 
     def decide(self, ink: np.ndarray, mask: np.ndarray, contrast: np.ndarray,
-               scores: np.ndarray | None = None) -> GlyphReading:
-        """The glyph of each patch, sure or not; `scores` are its `_scores` when already known."""
-        full = self._scores(ink, mask) if scores is None else scores
+               scores: np.ndarray | None = None, hidden: np.ndarray | None = None) -> GlyphReading:
+        """The glyph of each patch, sure or not; `scores` are its `_scores` and `hidden` (bool) which
+        patches are partly hidden (mask not the whole disc), when already known."""
+        if scores is not None:
+            full = scores
+        elif hidden is not None and not hidden.any():  # every patch whole: its mask is the disc
+            full = self._disc_scores(ink[:, _DISC], None)
+        else:
+            full = self._scores(ink, mask)
         s = full.max(axis=2)
         order = np.argsort(-s, axis=1)
         rows = np.arange(len(s))
         best, second = s[rows, order[:, 0]], s[rows, order[:, 1]]
-        seen = mask.sum(axis=1) / SUPPORT.sum()
+        seen = mask.sum(axis=1) / _SUPPORT_SUM
         ratio = (1 - second) / np.maximum(1 - best, 1e-6)
         sure = ((best >= self.min_score) & (ratio >= self.min_ratio)
                 & (seen >= 1 - MAX_GLARE) & (contrast >= MIN_CONTRAST))
-        hidden = np.flatnonzero(sure & np.any(mask != SUPPORT[None, :], axis=1))
+        if hidden is None:
+            hidden = np.any(mask != SUPPORT[None, :], axis=1)
+        hidden = np.flatnonzero(sure & hidden)
         if len(hidden):
             turn = full[hidden].argmax(axis=2)
             for j, i in enumerate(hidden):
@@ -708,20 +783,21 @@ def centred_patches(frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
 
 
 def _centred(frame: np.ndarray, h: np.ndarray, centres: np.ndarray, white: np.ndarray | None,
-             planes: list[np.ndarray] | None = None
+             planes: list[np.ndarray] | None = None, brightness: np.ndarray | None = None
              ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, np.ndarray | None, np.ndarray]:
     """`centred_patches`, with the board points they were sampled around, the paper white at
     each tile as raised by `print_white` (None without a white) and each tile's main colour
     axis (from the first sampling; the re-centred patches are read with it, see `_ink`).
     `planes`, when given, are the patches already sampled around `centres` and `white` is
-    already raised."""
+    already raised (`brightness`: the planes' sum, when known)."""
     centres = np.asarray(centres, np.float64).reshape(-1, 2)
     if planes is None:
         planes = _sample_planes(frame, h, centres, _POINTS)
+        brightness = planes[0] + planes[1] + planes[2]
         if white is not None:
-            white = _print_white(planes[0] + planes[1] + planes[2], centres, white)
-    ink, _, _, axis = _ink(planes, white, SUPPORT)
-    centres = centres + ink_centre(ink * SUPPORT)  # only the ink says where the centre is
+            white = _print_white(brightness, centres, white)
+    ink, _, _, axis = _ink(planes, white, SUPPORT, brightness=brightness)
+    centres = centres + ink_centre(ink)  # only the ink says where the centre is (on the disc alone)
     return _normalise_planes(_sample_planes(frame, h, centres), white, axis), centres, white, axis
 
 
@@ -739,30 +815,28 @@ def _best_shifts(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: n
     ink, usable, contrast, _ = _ink(planes, white, _WIDE_DISC, axis)
     # Where the disc's pixels (y, x) of the patch shifted by (dy, dx) lie in the flattened wide
     # patches: tile * WIDE**2 + (dy + y) * WIDE + (dx + x). Only they are cut and scored.
-    y, x = np.divmod(_DISC, PATCH)
-    disc_at = y * WIDE + x
     flat_ink, flat_usable = ink.reshape(-1), usable.reshape(-1)
 
     def scored(at: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The patches of every tile at offsets `at` (S, N, 2): (S, N, D) ink and masks on the
         disc, their (S, N, G, A) scores, and (N,) which of the S offsets each tile's best glyph
         fits best."""
-        idx = (rows * (WIDE * WIDE) + at[..., 0] * WIDE + at[..., 1])[..., None] + disc_at
+        idx = (rows * (WIDE * WIDE) + at[..., 0] * WIDE + at[..., 1])[..., None] + _DISC_IN_WIDE
         cut_ink, cut_mask = flat_ink.take(idx), flat_usable.take(idx)
         d = len(_DISC)
         full = model._disc_scores(cut_ink.reshape(-1, d), cut_mask.reshape(-1, d))
         best = full.max(axis=(1, 2)).reshape(len(at), n).argmax(axis=0)
         return cut_ink, cut_mask, full.reshape(len(at), n, *full.shape[1:]), best
 
-    coarse = np.array([(r + dy, r + dx) for dy in (-2, 0, 2) for dx in (-2, 0, 2)])
-    at = np.broadcast_to(coarse[:, None, :], (len(coarse), n, 2))
+    at = np.repeat(_COARSE_SHIFTS[:, None, :], n, axis=1)
     start = at[scored(at)[3], rows]
-    around = np.clip(np.array([start + (dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1)]), 0, 2 * r)
+    around = np.minimum(np.maximum(start[None] + _FINE_SHIFTS[:, None, :], 0), 2 * r)
     cut_ink, cut_mask, full, best = scored(around)
     # The decision at the best offset reuses that offset's scores rather than computing them again.
     at_best = np.zeros((2, n, len(SUPPORT)), np.float32)
     at_best[0][:, _DISC], at_best[1][:, _DISC] = cut_ink[best, rows], cut_mask[best, rows]
-    return model.decide(at_best[0], at_best[1], contrast, full[best, rows])
+    hidden = (cut_mask[best, rows] != 1).any(axis=1)  # as decide would find it (0 outside the disc)
+    return model.decide(at_best[0], at_best[1], contrast, full[best, rows], hidden)
 
 
 class GlyphMemory:
@@ -796,9 +870,12 @@ class GlyphMemory:
     def store(self, h: np.ndarray, centres: np.ndarray, brightness: np.ndarray,
               reading: GlyphReading) -> None:
         self.key = np.asarray(h, np.float64).tobytes()
-        self.tiles = {(float(c[0]), float(c[1])): (now, g, bool(ok), float(b), float(s))
-                      for c, now, g, ok, b, s in zip(centres, brightness, reading.glyphs,
-                                                      reading.sure, reading.best, reading.second)}
+        # tolist() gives the same Python floats and bools as converting element by element, faster.
+        self.tiles = {(c[0], c[1]): (now, g, ok, b, s)
+                      for c, now, g, ok, b, s in zip(np.asarray(centres, np.float64).tolist(), brightness,
+                                                      reading.glyphs, np.asarray(reading.sure, bool).tolist(),
+                                                      np.asarray(reading.best).tolist(),
+                                                      np.asarray(reading.second).tolist())}
 
 
 def _same_patch(before: np.ndarray, now: np.ndarray) -> bool:
@@ -826,22 +903,26 @@ def read_glyphs(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np
     if len(todo):
         if white is not None:  # from every tile: a tile's light is told by the tiles around it
             white = _print_white(brightness, centres, white)[todo]
-        part = planes if len(todo) == n else [p[todo] for p in planes]  # a cold read: every tile
-        reading.put(todo, _read(model, frame, h, centres[todo], part, white))
+        if len(todo) == n:  # a cold read: every tile
+            part, part_brightness = planes, brightness
+        else:
+            part, part_brightness = [p[todo] for p in planes], brightness[todo]
+        reading.put(todo, _read(model, frame, h, centres[todo], part, white, part_brightness))
     if memory is not None:
         memory.store(h, centres, brightness, reading)
     return reading
 
 
 def _read(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
-          planes: list[np.ndarray], white: np.ndarray | None) -> GlyphReading:
-    """`read_glyphs` of tiles whose patches around `centres` are `planes`, white raised."""
-    (ink, mask, contrast), centred, white, axis = _centred(frame, h, centres, white, planes)
+          planes: list[np.ndarray], white: np.ndarray | None, brightness: np.ndarray) -> GlyphReading:
+    """`read_glyphs` of tiles whose patches around `centres` are `planes` (their sum
+    `brightness`), white raised."""
+    (ink, mask, contrast), centred, white, axis = _centred(frame, h, centres, white, planes, brightness)
     hidden = np.any(mask != SUPPORT[None, :], axis=1)
     whole, some = np.flatnonzero(~hidden), np.flatnonzero(hidden)
     reading = GlyphReading.blank(len(centres))
     if len(whole):
-        reading.put(whole, model.decide(ink[whole], mask[whole], contrast[whole]))
+        reading.put(whole, model.decide(ink[whole], mask[whole], contrast[whole], hidden=hidden[whole]))
     if len(some):
         reading.put(some, _best_shifts(model, frame, h, centred[some],
                                        None if white is None else white[some], axis[some]))
