@@ -606,18 +606,26 @@ class LatticeModel:
 
     def judge(self, feats: np.ndarray, hidden: np.ndarray | None = None,
               flat: np.ndarray | None = None) -> tuple[list[str], list[str], np.ndarray]:
-        """As `read`, with why each place is unsure instead of whether it is sure: "" (sure), "hidden" (the board hidden
-        around it), "far" (beyond the open-set distance of every look, and not read by its lightness, see
-        `_lightness_far`), "margin" (too near a look of another label), "pair" (not past the margin that label
-        pair needs, see `_held_out_margins`, or made sure only by the looks following the picture while it lies
-        towards another label's look or a neighbour's piece, see `decide_picture`), "between" (its piece stands
-        between it and the next place, see `_between`), "flat" (the looks and the flatness, given as `flat`
-        from `describe`, are sure of opposite things, see `_with_flatness`) or "picture" (the model does not
-        explain the picture; a place read empty that the flatness finds nearest an empty look keeps that
-        reading, and so does a place read surely as a piece that the flatness surely reads as that same piece, or
-        that a clear split of its parity's pieces names so, see `_by_split`, or read empty that both readings
-        against its parity's bare board read empty, see `_by_own_board`). A place the looks leave "far",
-        "margin" or "pair" is read where the picture's own groups read it surely (`_by_picture_groups`)."""
+        """As `read`, with why each place is unsure instead of whether it is sure:
+
+        * "" sure; "hidden": the board hidden around it (see `describe`);
+        * "far": beyond the open-set distance of every look, and not read by its lightness
+          (`_lightness_far`); "margin": too near a look of another label; "pair": not past the
+          margin that label pair needs (`_held_out_margins`), or made sure only by the looks
+          following the picture while it lies towards another label's look or a neighbour's piece
+          (`decide_picture`);
+        * "between": its piece stands between it and the next place (`_between`);
+        * "flat": the looks and the flatness (`flat`, from `describe`) are sure of opposite
+          things (`_with_flatness`);
+        * "picture": the model does not explain the picture (`MIN_EXPLAINED`).
+
+        Rules that lean on the picture itself then read some of the doubtful places, each by the
+        model's own open-set distance and margins: the picture's own groups (`_by_picture_groups`),
+        its squares of one parity (`_by_parity`), the lightness split of its pieces (`_by_split`,
+        `_own_flatness`) and both readings against its bare board (`_by_own_board`). A place one
+        of them read, or the flatness alone, says nothing of whether the learned looks explain the
+        picture; where they do not, a place keeps its reading only if a board-independent reading
+        confirms it (the flatness nearest the same label, a clear split, the bare board)."""
         dec, dist = self.decide_picture(feats)
         visible = np.ones(len(dec.sure), bool) if hidden is None else ~np.asarray(hidden, bool)
         why = np.full(len(dec.sure), "", object)
@@ -631,7 +639,7 @@ class LatticeModel:
         best = self._by_picture_groups(feats, visible, dec, why, best, flat)
         why[(why == "") & self._between(feats, dec.letters, best)] = "between"
         letters = list(dec.letters)
-        only_flat = flat_empty = np.zeros(len(why), bool)
+        by_flatness = confirmed = np.zeros(len(why), bool)
         if flat is not None and self.flat is not None:
             flat = np.asarray(flat, np.float64)
             letters = self._lightness_far(feats, flat, letters, why)
@@ -640,10 +648,10 @@ class LatticeModel:
             letters, by_parity, not_board = self._by_parity(shifted, flat, letters, why, dist, own_empty)
             letters, by_split, split_agrees = self._by_split(feats, shifted, flat, letters, why, visible,
                                                              own_piece)
-            letters, only_flat, flat_empty = self._with_flatness(letters, why, flat, not_board)
+            letters, by_flatness, confirmed = self._with_flatness(letters, why, flat, not_board)
             letters, by_both, both_agree = self._by_own_board(shifted, flat, letters, why, dist, visible)
-            only_flat = only_flat | by_parity | by_split | by_both
-            flat_empty = flat_empty | by_split | split_agrees | (own_empty & (np.array(letters) == EMPTY)) | (
+            by_flatness = by_flatness | by_parity | by_split | by_both
+            confirmed = confirmed | by_split | split_agrees | (own_empty & (np.array(letters) == EMPTY)) | (
                 by_both | both_agree)
         why[~visible] = "hidden"
         # Places made sure by their flatness alone say nothing of whether the looks explain the
@@ -651,8 +659,8 @@ class LatticeModel:
         # is nearest an empty look too, and a place read surely as a piece if its flatness is
         # surely that piece too: flatness does not depend on the board, so that agreement is no
         # chance likeness of a learned look (a black square like a dark piece is flat).
-        if ((why == "") & ~only_flat).sum() < MIN_EXPLAINED * visible.sum():
-            why[(why == "") & ~flat_empty] = "picture"
+        if ((why == "") & ~by_flatness).sum() < MIN_EXPLAINED * visible.sum():
+            why[(why == "") & ~confirmed] = "picture"
         return letters, [str(w) for w in why], dec.confidence
 
     def _by_picture_groups(self, feats: np.ndarray, visible: np.ndarray, dec: Decision, why: np.ndarray,
