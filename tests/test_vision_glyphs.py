@@ -191,6 +191,32 @@ def test_hidden_pixels_that_tell_two_glyphs_apart_make_the_tile_unsure() -> None
     assert model.decide((t8 * mask)[None], mask[None], np.array([100.0])).glyphs == ["8"]
 
 
+def test_partly_hidden_patches_are_scored_over_their_seen_pixels_alone() -> None:
+    """The scores of patches with hidden pixels (the template sums taken as the whole disc's less
+    the hidden pixels') are the normalised cross-correlation over the seen pixels, computed here
+    directly in float64; a whole patch in the same batch loses nothing (its score is its score
+    alone, up to the float rounding of a product of another size)."""
+    model = GlyphModel()
+    rng = np.random.default_rng(5)
+    n = 4
+    ink = (rng.random((n, len(SUPPORT))) * SUPPORT).astype(np.float32)
+    mask = np.tile(SUPPORT, (n, 1))
+    mask[0, np.flatnonzero(SUPPORT)[:60]] = 0  # a hidden edge
+    mask[1, rng.choice(np.flatnonzero(SUPPORT), 150, replace=False)] = 0  # scattered glare
+    mask[3, np.flatnonzero(SUPPORT)[-200:]] = 0
+    ink *= mask
+    got = model._scores(ink, mask).reshape(n, -1)
+    for i in range(n):
+        seen = mask[i] > 0
+        v = ink[i, seen].astype(np.float64)
+        t = model.templates[:, seen].astype(np.float64)
+        vc, tc = v - v.mean(), t - t.mean(axis=1, keepdims=True)
+        want = (tc @ vc) / np.sqrt((vc @ vc) * (tc * tc).sum(axis=1))
+        assert np.abs(got[i] - want).max() < 1e-4
+    alone = model._scores(ink[2:3], mask[2:3])
+    assert np.abs(model._scores(ink, mask)[2] - alone[0]).max() < 1e-5
+
+
 def test_patch_grid_matches_perspective_transform() -> None:
     """The patch grid computed from the homography's split terms is the same as OpenCV's."""
     rng = np.random.default_rng(1)

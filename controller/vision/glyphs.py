@@ -623,6 +623,7 @@ class GlyphModel:
         # elsewhere, so the products with the patches skip the corners.
         self._disc_t = np.ascontiguousarray(t[:, _DISC].T)
         self._disc_t2 = np.ascontiguousarray(self.t2[:, _DISC].T)
+        self._disc_t_both = np.ascontiguousarray(np.hstack([self._disc_t, self._disc_t2]))  # (D, 2*G*A)
 
     @classmethod
     def from_profile(cls, settings: dict) -> GlyphModel:
@@ -645,27 +646,25 @@ class GlyphModel:
 
     def _disc_scores(self, ink: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
         """`_scores` from the disc's pixels (N, D) of the patches: one matrix product over all
-        tiles and templates, and one more for the squared templates where a mask hides pixels.
-        The partly hidden tiles' masks go with the ink into the first product, so that the
-        templates are read once for both (a few tiles' products are bound by that reading).
+        tiles and templates for the ink. Where a mask hides pixels, the sums of the templates (and
+        of their squares) over the seen pixels are the whole disc's less those over the hidden
+        ones: a hidden tile hides a few tens of the disc's pixels, so that product, over the pixels
+        some patch does not fully see and both template sets at once, is a fraction of one over
+        every pixel (the same sums up to float rounding).
         `mask` None: every pixel of every patch is seen (the same figures, fewer passes)."""
         sv = ink.sum(axis=1)[:, None]
         svv = (ink * ink).sum(axis=1)[:, None]
+        svt = ink @ self._disc_t
+        st, stt = self._full_st[None, :], self._full_stt[None, :]
         if mask is None:
             cnt = np.full((1, 1), len(_DISC), np.float32)
-            st, stt = self._full_st[None, :], self._full_stt[None, :]
-            return self._ncc(ink @ self._disc_t, sv, svv, st, stt, cnt).reshape(len(ink), len(GLYPHS), len(ANGLES))
+            return self._ncc(svt, sv, svv, st, stt, cnt).reshape(len(ink), len(GLYPHS), len(ANGLES))
         cnt = np.maximum(mask.sum(axis=1), 1)[:, None]
-        full = (mask == 1).all(axis=1)
-        part = np.flatnonzero(~full)
-        st = np.where(full[:, None], self._full_st[None, :], 0.0)
-        stt = np.where(full[:, None], self._full_stt[None, :], 0.0)
-        if len(part):
-            both = np.concatenate([ink, mask[part]]) @ self._disc_t
-            svt, st[part] = both[:len(ink)], both[len(ink):]
-            stt[part] = mask[part] @ self._disc_t2
-        else:
-            svt = ink @ self._disc_t
+        unseen = 1 - mask
+        cols = np.flatnonzero(unseen.any(axis=0))  # the pixels some patch does not fully see
+        if len(cols):
+            lost = unseen[:, cols] @ self._disc_t_both[cols]  # a whole patch's rows lose exactly 0
+            st, stt = st - lost[:, :len(st[0])], stt - lost[:, len(st[0]):]
         return self._ncc(svt, sv, svv, st, stt, cnt).reshape(len(ink), len(GLYPHS), len(ANGLES))
 
     @staticmethod
