@@ -619,11 +619,10 @@ class GlyphModel:
         self.t2 = t * t
         self._full_st = SUPPORT @ t.T
         self._full_stt = SUPPORT @ self.t2.T
-        # The templates (and their squares) on the disc's pixels alone, (D, G*A): they are 0
-        # elsewhere, so the products with the patches skip the corners.
+        # The templates on the disc's pixels alone, (D, G*A), and beside them their squares (D,
+        # 2*G*A): they are 0 elsewhere, so the products with the patches skip the corners.
         self._disc_t = np.ascontiguousarray(t[:, _DISC].T)
-        self._disc_t2 = np.ascontiguousarray(self.t2[:, _DISC].T)
-        self._disc_t_both = np.ascontiguousarray(np.hstack([self._disc_t, self._disc_t2]))  # (D, 2*G*A)
+        self._disc_t_both = np.ascontiguousarray(np.hstack([self._disc_t, self.t2[:, _DISC].T]))
 
     @classmethod
     def from_profile(cls, settings: dict) -> GlyphModel:
