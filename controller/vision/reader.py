@@ -357,8 +357,7 @@ class BoardReader:
             return self.fixed_white
         med, used = self.paper.medians(rect)
         med = med / 255
-        middle = np.sort(med, axis=0)[1:3]  # np.median of four rows, without its overhead (~30 us)
-        typical = (middle[0] + middle[1]) / 2
+        typical = np.median(med, axis=0)
         bad = (used < 0.5) | (np.abs(med / typical - 1) > 0.3).any(axis=1)
         med[bad] = typical
         return np.maximum(med, 0.02)
