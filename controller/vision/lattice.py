@@ -837,7 +837,7 @@ class LatticeModel:
         fdec = self.flat.decide(flat)
         flat_empty = fdec.sure & (np.array(fdec.letters) == EMPTY)
         surely_piece = (why == "") & (np.array(letters) != EMPTY)
-        parity = np.add(*np.divmod(np.arange(len(letters)), cols)) % 2
+        parity = _parity(len(letters), cols)
         not_board = np.zeros(len(letters), bool)
         flat_empty_here = flat_empty if own_empty is None else flat_empty | own_empty
         candidates = flat_empty_here & (np.isin(why, ["margin", "pair", "far"]) | surely_piece)
@@ -934,7 +934,7 @@ class LatticeModel:
             return letters, made, agrees
         fdec = self.flat.decide(flat)
         flat_empty = fdec.sure & (np.array(fdec.letters) == EMPTY)
-        parity = np.add(*np.divmod(np.arange(n_places), cols)) % 2
+        parity = _parity(n_places, cols)
         x = shifted[0]
         level = [x[flat_empty & (parity == q), 0:3].mean(axis=1) for q in (0, 1)]
         if min(len(v) for v in level) == 0:
@@ -1008,7 +1008,7 @@ class LatticeModel:
         flat_letters = np.array(fdec.letters)
         flat_empty = fdec.sure & (flat_letters == EMPTY)
         surely_piece = (why == "") & (np.array(letters) != EMPTY)
-        parity = np.add(*np.divmod(np.arange(n_places), cols)) % 2
+        parity = _parity(n_places, cols)
         dist = f.distances(flat)
         pieces = np.flatnonzero(letter_of != EMPTY)
         limit = open_set_distance(N_FLAT)
@@ -1077,7 +1077,7 @@ class LatticeModel:
         flat_empty = fdec.sure & (np.array(fdec.letters) == EMPTY)
         read_as = np.array(letters)
         surely_piece = (why == "") & (read_as != EMPTY)
-        parity = np.add(*np.divmod(np.arange(n_places), cols)) % 2
+        parity = _parity(n_places, cols)
         fdist = f.distances(flat)
         flat_read = np.array(fdec.letters)
         asked = visible & (np.isin(why, ["margin", "pair"]) | ((why == "") & (read_as == EMPTY))
@@ -1357,6 +1357,12 @@ class LatticeModel:
             if all(np.array_equal(a, b) for a, b in zip(before, (sure, best, pos))):
                 break  # the same places read the same way: the means would not move again
         return means, dist, pos
+
+
+def _parity(n_places: int, cols: int) -> np.ndarray:
+    """(n_places,) 0 or 1: which of the chequered board's two colours each place (row by row) is
+    on; on a Go board the two are alike."""
+    return np.add(*np.divmod(np.arange(n_places), cols)) % 2
 
 
 def _two_means_1d(v: np.ndarray) -> float | None:
