@@ -847,9 +847,7 @@ class LatticeModel:
             population = flat_empty & ~surely_piece & (parity == q)
             if not len(here) or population.sum() < 2:
                 continue
-            mean, inv, enough = self._parity_looks(shifted[0, population], shifted[0, here], population[here])
-            y = shifted[:, here] - mean[None]  # (shifts, candidates, F)
-            d_empty = np.sqrt(np.einsum("sni,nij,snj->sn", y, inv, y).min(axis=0))
+            d_empty, enough = self._parity_distances(shifted[0, population], shifted[:, here], population[here])
             rival = pieces[dist[here][:, pieces].argmin(axis=1)]
             d_piece = dist[here, rival]
             margin = (d_piece - d_empty) / np.maximum(d_piece, 1e-9)
@@ -876,9 +874,7 @@ class LatticeModel:
             population = flat_empty & ~surely_piece & (parity == q)
             if not len(here) or population.sum() < 2:
                 continue
-            mean, inv, _ = self._parity_looks(shifted[0, population], shifted[0, here], np.zeros(len(here), bool))
-            y = shifted[:, here] - mean[None]
-            d_empty = np.sqrt(np.einsum("sni,nij,snj->sn", y, inv, y).min(axis=0))
+            d_empty, _ = self._parity_distances(shifted[0, population], shifted[:, here], np.zeros(len(here), bool))
             near = dist[here][:, pieces]  # (candidates, piece looks)
             best = near.argmin(axis=1)
             d1 = near[np.arange(len(here)), best]
@@ -1017,9 +1013,7 @@ class LatticeModel:
             population = flat_empty & ~surely_piece & visible & (parity == q)
             if not len(here) or population.sum() < 2:
                 continue
-            mean, inv, enough = self._parity_looks(flat[population], flat[here], population[here], f)
-            y = flat[here] - mean
-            d_empty = np.sqrt(np.einsum("ni,nij,nj->n", y, inv, y))
+            d_empty, enough = self._parity_distances(flat[population], flat[here], population[here], f)
             rival = pieces[dist[here][:, pieces].argmin(axis=1)]
             d_piece = dist[here, rival]
             margin = (d_piece - d_empty) / np.maximum(d_piece, 1e-9)
@@ -1028,9 +1022,7 @@ class LatticeModel:
             seen_pieces = own_piece & (parity == q)
             if seen_pieces.sum() >= 2:
                 # The pieces of this parity in this picture: their own flatness look is the rival.
-                p_mean, p_inv, _ = self._parity_looks(flat[seen_pieces], flat[here], seen_pieces[here], f, True)
-                yp = flat[here] - p_mean
-                d_piece = np.sqrt(np.einsum("ni,nij,nj->n", yp, p_inv, yp))
+                d_piece = self._parity_distances(flat[seen_pieces], flat[here], seen_pieces[here], f, True)[0]
                 margin = (d_piece - d_empty) / np.maximum(d_piece, 1e-9)
             own_empty[here] = enough & (d_empty <= limit) & (margin >= f.min_margin) & (margin > need)
         return own_empty, own_piece
@@ -1090,12 +1082,9 @@ class LatticeModel:
             if not len(here) or population.sum() < 2:
                 continue
             inside = population[here]
-            mean, inv, enough = self._parity_looks(shifted[0, population], shifted[0, here], inside)
-            y = shifted[:, here] - mean[None]
-            d_looks = np.einsum("sni,nij,snj->sn", y, inv, y).min(axis=0)
-            f_mean, f_inv, _ = self._parity_looks(flat[population], flat[here], inside, f)
-            yf = flat[here] - f_mean
-            d_empty = np.sqrt(d_looks + np.einsum("ni,nij,nj->n", yf, f_inv, yf))
+            d_looks, enough = self._parity_distances(shifted[0, population], shifted[:, here], inside)
+            d_flat = self._parity_distances(flat[population], flat[here], inside, f)[0]
+            d_empty = np.sqrt(d_looks**2 + d_flat**2)
             best_margin = np.full(len(here), np.inf)
             for k in kinds:
                 k_looks = dist[here][:, letter_of == k].min(axis=1)
@@ -1103,12 +1092,9 @@ class LatticeModel:
                 seen = surely_piece & visible & (read_as == k) & (flat_read == k) & (parity == q)
                 if seen.sum() >= 2:
                     # This picture's own pieces of this kind on this parity: the nearer rival.
-                    p_mean, p_inv, _ = self._parity_looks(shifted[0, seen], shifted[0, here], seen[here], None, True)
-                    yp = shifted[:, here] - p_mean[None]
-                    k_looks = np.minimum(k_looks, np.sqrt(np.einsum("sni,nij,snj->sn", yp, p_inv, yp).min(axis=0)))
-                    p_mean, p_inv, _ = self._parity_looks(flat[seen], flat[here], seen[here], f, True)
-                    yp = flat[here] - p_mean
-                    k_flat = np.minimum(k_flat, np.sqrt(np.einsum("ni,nij,nj->n", yp, p_inv, yp)))
+                    k_looks = np.minimum(k_looks, self._parity_distances(
+                        shifted[0, seen], shifted[:, here], seen[here], None, True)[0])
+                    k_flat = np.minimum(k_flat, self._parity_distances(flat[seen], flat[here], seen[here], f, True)[0])
                 d_k = np.sqrt(k_looks**2 + k_flat**2)
                 margin = (d_k - d_empty) / np.maximum(d_k, 1e-9)
                 need = max(c.pair_margins.get((EMPTY, k), -np.inf), f.pair_margins.get((EMPTY, k), -np.inf))
@@ -1134,6 +1120,19 @@ class LatticeModel:
         margin = (d_empty - d_piece) / np.maximum(d_empty, 1e-9)
         need = max([f.pair_margins.get((str(k), EMPTY), -np.inf) for k in set(letter_of) - {EMPTY}])
         return (d_piece <= f.max_distance) & (margin >= f.min_margin) & (margin > need)
+
+    def _parity_distances(self, population: np.ndarray, samples: np.ndarray, inside: np.ndarray,
+                          classes: ClassModel | None = None, pieces: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """(m,) Mahalanobis distance of each of m places to its parity's look in this picture
+        (`_parity_looks`, the place left out where it is one of `population`), and (m,) whether
+        that look had two places or more. `samples` is (m, F), or (shifts, m, F) for the looks'
+        features at every sample position (the nearest counts; the first is the place's own, the
+        one left out)."""
+        first = samples[0] if samples.ndim == 3 else samples
+        mean, inv, enough = self._parity_looks(population, first, inside, classes, pieces)
+        y = samples - mean
+        d2 = np.einsum("...ni,nij,...nj->...n", y, inv, y)
+        return np.sqrt(d2.min(axis=0) if samples.ndim == 3 else d2), enough
 
     def _parity_looks(self, population: np.ndarray, x: np.ndarray, inside: np.ndarray,
                       classes: ClassModel | None = None,
