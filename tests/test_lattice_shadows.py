@@ -8,16 +8,13 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from shared_photos import PHOTOS, needs_photos
 
 from bench.lattice_accuracy import SCENARIOS, make_case
-from bench.photo_accuracy import photos_dir, run_folder
+from bench.photo_accuracy import run_folder
 from controller.vision import lattice
 from controller.vision.geometry import LatticeGeometry, homography_from_corners
 from tests.test_vision_lattice_robust import learned
-
-PHOTOS = photos_dir()
-needs_photos = pytest.mark.skipif(
-    PHOTOS is None, reason="the shared photographs (../shared/photos or /work/shared/photos) are not here")
 
 
 @needs_photos

@@ -9,14 +9,11 @@ import functools
 import cv2
 import numpy as np
 import pytest
+from shared_photos import PHOTOS, needs_photos
 
-from bench.photo_accuracy import Photo, folder_photos, learn_from, photos_dir, run_folder, teacher
+from bench.photo_accuracy import Photo, folder_photos, learn_from, run_folder, teacher
 from controller.vision import lattice
 from controller.vision.geometry import LatticeGeometry, homography_from_corners, parse_corners
-
-PHOTOS = photos_dir()
-needs_photos = pytest.mark.skipif(
-    PHOTOS is None, reason="the shared photographs (../shared/photos or /work/shared/photos) are not here")
 
 
 @needs_photos

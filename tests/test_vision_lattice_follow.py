@@ -8,14 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from lattice_models import go_model
+from shared_photos import PHOTOS, needs_photos
 
-from bench.photo_accuracy import folder_photos, learn_from, photos_dir, score, teacher
+from bench.photo_accuracy import folder_photos, learn_from, score, teacher
 from controller.vision.lattice import N_FEATURES
-
-PHOTOS = photos_dir()
-needs_photos = pytest.mark.skipif(
-    PHOTOS is None, reason="the shared photographs (../shared/photos or /work/shared/photos) are not here")
-
 
 
 def _picture(white: np.ndarray, board: float = 0.0, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
