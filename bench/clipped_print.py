@@ -51,8 +51,10 @@ def main() -> None:
                     right += 1
                 else:
                     wrong.append(f"board {seed} {want}->{got}")
-    print(f"{args.channel} x{args.gain} {args.preset}, {args.boards} boards: tiles {tiles}, right {right}, "
-          f"unsure {unsure}, wrong but sure {len(wrong)}" + (f" ({', '.join(wrong)})" if wrong else ""))
+    print(
+        f"{args.channel} x{args.gain} {args.preset}, {args.boards} boards: tiles {tiles}, right {right}, "
+        f"unsure {unsure}, wrong but sure {len(wrong)}" + (f" ({', '.join(wrong)})" if wrong else "")
+    )
 
 
 if __name__ == "__main__":

@@ -87,15 +87,21 @@ def game_script(path: Path) -> tuple[dict, list[dict]]:
         verdict = referee.act(entry.name, index=index) if isinstance(entry, Action) else referee.observe(entry, index)
         assert verdict.to_json() == wanted
         result = referee.result().to_json() if referee.started else None
-        steps.append({
-            "verdict": wanted,
-            "table": {"game": record.setup.game, "started": referee.started, "over": referee.over,
-                      "to_move": referee.to_move(), "winners": tuple(result["winners"]) if referee.over and
-                      result and result.get("winners") else None},
-            "snapshot": None if isinstance(entry, Action) else entry.to_text(),
-            "scores": result["scores"] if result else None,
-            "result": result if referee.over and (index == len(entries) - 1) else None,
-        })
+        steps.append(
+            {
+                "verdict": wanted,
+                "table": {
+                    "game": record.setup.game,
+                    "started": referee.started,
+                    "over": referee.over,
+                    "to_move": referee.to_move(),
+                    "winners": tuple(result["winners"]) if referee.over and result and result.get("winners") else None,
+                },
+                "snapshot": None if isinstance(entry, Action) else entry.to_text(),
+                "scores": result["scores"] if result else None,
+                "result": result if referee.over and (index == len(entries) - 1) else None,
+            }
+        )
     return keys, steps
 
 
@@ -115,8 +121,9 @@ def run_tables(first: int, count: int, port: int, every: float, seconds: float, 
         client.loop_start()
         client.publish(f"referee/{name}/online", encode(True), qos=1, retain=True)
         clients.append(client)
-        tables.append({"name": name, "keys": keys, "steps": steps, "names": names, "game_id": 1, "pos": 0,
-                       "client": client})
+        tables.append(
+            {"name": name, "keys": keys, "steps": steps, "names": names, "game_id": 1, "pos": 0, "client": client}
+        )
     sent = 0
     ready.release()
     go.wait()
@@ -131,12 +138,20 @@ def run_tables(first: int, count: int, port: int, every: float, seconds: float, 
         verdict = verdict_payload(name, t["game_id"], seq, step["verdict"], now)
         client.publish(f"referee/{name}/verdict", encode(verdict), qos=1)
         if step["result"] is not None:
-            client.publish(f"referee/{name}/result", encode(result_payload(
-                name, t["game_id"], seq, t["keys"], t["names"], step["result"], now)), qos=1, retain=True)
+            client.publish(
+                f"referee/{name}/result",
+                encode(result_payload(name, t["game_id"], seq, t["keys"], t["names"], step["result"], now)),
+                qos=1,
+                retain=True,
+            )
             sent += 1
         table = Table(game_id=t["game_id"], **step["table"])
-        client.publish(f"referee/{name}/state", encode(state_payload(
-            name, t["keys"], t["names"], table, step["snapshot"], step["scores"], seq, now)), qos=1, retain=True)
+        client.publish(
+            f"referee/{name}/state",
+            encode(state_payload(name, t["keys"], t["names"], table, step["snapshot"], step["scores"], seq, now)),
+            qos=1,
+            retain=True,
+        )
         sent += 2
         t["pos"] += 1
         if t["pos"] >= len(t["steps"]):
@@ -155,8 +170,9 @@ def run_tables(first: int, count: int, port: int, every: float, seconds: float, 
         client.loop_stop()
 
 
-def run_real_tables(first: int, count: int, port: int, every: float, seconds: float, counter, ready, go, done,
-                    folder: str) -> None:
+def run_real_tables(
+    first: int, count: int, port: int, every: float, seconds: float, counter, ready, go, done, folder: str
+) -> None:
     """`--real-tables`: each table is `referee run`'s own path (journal, loop, rules, `TablePublisher`)."""
     import logging
 
@@ -208,8 +224,11 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--speed", type=float, default=10.0, help="times game speed (default 10)")
     parser.add_argument("--board-every", type=float, default=2.0, help="game speed: seconds per settled board")
-    parser.add_argument("--real-tables", action="store_true",
-                        help="run referee run's own path per table (journal, loop, rules, publisher): CPU-heavy")
+    parser.add_argument(
+        "--real-tables",
+        action="store_true",
+        help="run referee run's own path per table (journal, loop, rules, publisher): CPU-heavy",
+    )
     parser.add_argument("--no-page", action="store_true", help="no page open on the club's /events")
     parser.add_argument("--processes", type=int, default=2, help="processes the tables are spread over")
     args = parser.parse_args()
@@ -225,27 +244,42 @@ def main() -> int:
             f"listener {port} 127.0.0.1\nallow_anonymous true\nmax_queued_messages 100000\nlog_type error\n"
             f"user {os.environ.get('USER') or 'root'}\n"
         )
-        broker = subprocess.Popen([mosquitto, "-c", str(folder / "mosquitto.conf")],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        broker = subprocess.Popen(
+            [mosquitto, "-c", str(folder / "mosquitto.conf")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         club = None
         club_log = open(folder / "club.log", "w")  # noqa: SIM115 (closed below, after the club)
         try:
             wait_port(port)
             club = subprocess.Popen(
-                [*os.environ.get("CLUB_BENCH_PYTHON", sys.executable).split(), "-m", "controller.cli", "club",
-                 "--broker", f"127.0.0.1:{port}", "--db",
-                 str(folder / "club.sqlite"), "--port", str(web), "--bind", "127.0.0.1"],
-                cwd=ROOT, stdout=subprocess.DEVNULL, stderr=club_log,
+                [
+                    *os.environ.get("CLUB_BENCH_PYTHON", sys.executable).split(),
+                    "-m",
+                    "controller.cli",
+                    "club",
+                    "--broker",
+                    f"127.0.0.1:{port}",
+                    "--db",
+                    str(folder / "club.sqlite"),
+                    "--port",
+                    str(web),
+                    "--bind",
+                    "127.0.0.1",
+                ],
+                cwd=ROOT,
+                stdout=subprocess.DEVNULL,
+                stderr=club_log,
             )
             wait_port(web)
             if not args.no_page:  # one page open, reading what the club pushes
                 page = urllib.request.urlopen(f"http://127.0.0.1:{web}/events", timeout=60)
-                threading.Thread(target=lambda: [None for _ in iter(lambda: page.read(4096), b"")],
-                                 daemon=True).start()
+                threading.Thread(target=lambda: [None for _ in iter(lambda: page.read(4096), b"")], daemon=True).start()
             counter = multiprocessing.Value("l", 0)
             ready, go, done = multiprocessing.Semaphore(0), multiprocessing.Event(), multiprocessing.Semaphore(0)
-            per = [args.tables // args.processes + (1 if i < args.tables % args.processes else 0)
-                   for i in range(args.processes)]
+            per = [
+                args.tables // args.processes + (1 if i < args.tables % args.processes else 0)
+                for i in range(args.processes)
+            ]
             workers, first = [], 0
             for count in per:
                 common = (first, count, port, every, args.seconds, counter, ready, go, done)
@@ -280,14 +314,18 @@ def main() -> int:
             club_log.close()
     wall = wall1 - wall0
     applied = stats["messages"] - before
-    print(f"{args.tables} tables, {args.seconds:.0f} s at {args.speed:g}x game speed "
-          f"(one settled board every {every:.2f} s per table), {args.processes} table processes, "
-          f"{'no page' if args.no_page else 'one page'} open, "
-          f"{'real tables (journal, loop, rules, publisher)' if args.real_tables else 'replayed payloads'}")
+    print(
+        f"{args.tables} tables, {args.seconds:.0f} s at {args.speed:g}x game speed "
+        f"(one settled board every {every:.2f} s per table), {args.processes} table processes, "
+        f"{'no page' if args.no_page else 'one page'} open, "
+        f"{'real tables (journal, loop, rules, publisher)' if args.real_tables else 'replayed payloads'}"
+    )
     what = "settled boards judged and published" if args.real_tables else "verdict/state/result messages published"
-    print(f"{counter.value} {what}; the club applied {applied} "
-          f"({applied / wall:.0f} messages/s), {stats['verdicts']} verdicts, {stats['results']} results, "
-          f"{stats['duplicates']} duplicates, {stats['ignored']} ignored, {len(standings)} players in the standings")
+    print(
+        f"{counter.value} {what}; the club applied {applied} "
+        f"({applied / wall:.0f} messages/s), {stats['verdicts']} verdicts, {stats['results']} results, "
+        f"{stats['duplicates']} duplicates, {stats['ignored']} ignored, {len(standings)} players in the standings"
+    )
     v, s = stats["verdict_latency_ms"], stats["standings_latency_ms"]
     print(f"verdict published -> club's table updated: p50 {v['p50']} ms, p99 {v['p99']} ms (n={v['n']})")
     print(f"result published -> club's standings updated: p50 {s['p50']} ms, p99 {s['p99']} ms (n={s['n']})")

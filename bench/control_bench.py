@@ -85,9 +85,11 @@ def main() -> None:
     noise.join()
     server.close()
     loop.stop.set()
-    print(f"status with {args.silent} silent clients connected and {args.hostile} hostile requests: "
-          f"median {statistics.median(times):.1f} ms, worst {max(times):.1f} ms over {args.rounds} requests "
-          f"(one loop frame is {FRAME * 1000:.0f} ms)")
+    print(
+        f"status with {args.silent} silent clients connected and {args.hostile} hostile requests: "
+        f"median {statistics.median(times):.1f} ms, worst {max(times):.1f} ms over {args.rounds} requests "
+        f"(one loop frame is {FRAME * 1000:.0f} ms)"
+    )
 
 
 if __name__ == "__main__":

@@ -48,7 +48,10 @@ def bench_game(
     log.propagate = False
     log.addHandler(logging.NullHandler())
     service = Service(
-        config, devices=SimulatedDevices(lambda pico: SimWorld(setup, board, pico=pico)), clock=clock, control=False,
+        config,
+        devices=SimulatedDevices(lambda pico: SimWorld(setup, board, pico=pico)),
+        clock=clock,
+        control=False,
         log=log,
         feedback_tempo=0.02,
     )
@@ -112,9 +115,7 @@ def main() -> int:
     parser.add_argument("--games", nargs="+", default=list(GAMES), choices=GAMES)
     parser.add_argument("--moves", type=int, default=12)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument(
-        "--slow-listener", action="store_true", help="add an event listener that sleeps 1 s per event"
-    )
+    parser.add_argument("--slow-listener", action="store_true", help="add an event listener that sleeps 1 s per event")
     args = parser.parse_args()
     print(
         f"{'game':<11} {'verdicts':>8} {'latency mean/max ms':>20} {'target ms':>9} "

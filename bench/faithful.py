@@ -66,7 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="games at a time (default: the cores)")
     parser.add_argument("--preset", choices=("clean", "hard"), default="hard", help="the camera's look (default hard)")
     parser.add_argument(
-        "--size", default="1280x720",
+        "--size",
+        default="1280x720",
         help="the camera's picture, WIDTHxHEIGHT (default 1280x720, config.yaml's; the demo's 640x480 is too small "
         "for the hard look's blurred markers)",
     )

@@ -77,10 +77,17 @@ def child(journal: str, game: str, seed: int) -> None:
             out.flush()
 
     rig.loop.bus.subscribe(shown, inline=True, name="bench")
-    out.write(json.dumps({
-        "opened": rig.opened.how, "game": session.game_id, "next": len(session.verdicts),
-        "moved_aside": rig.opened.moved_aside,
-    }) + "\n")
+    out.write(
+        json.dumps(
+            {
+                "opened": rig.opened.how,
+                "game": session.game_id,
+                "next": len(session.verdicts),
+                "moved_aside": rig.opened.moved_aside,
+            }
+        )
+        + "\n"
+    )
     out.flush()
     table = SimTable(rig.world, rig.setup, lambda: rig.loop.session, seed=seed, troubles=True)
     for step in table.steps():
@@ -150,7 +157,10 @@ def kill_stub(kills: int, game: str, seed: int, folder: Path) -> Tally:
     for run in range(kills + 1):
         proc = subprocess.Popen(
             [sys.executable, __file__, "--child", str(path), "--game", game, "--seed", str(seed * 1000 + run)],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            cwd=ROOT,
         )
         lines: list[str] = []
         reader = drain(proc.stdout, lines)
@@ -229,7 +239,10 @@ def kill_run(kills: int, seed: int, folder: Path) -> Tally:
     for run in range(kills + 1):
         proc = subprocess.Popen(
             [str(referee), "run", "--config", str(folder / "config.yaml")],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=folder,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=folder,
         )
         lines: list[str] = []
         reader = drain(proc.stderr, lines)
@@ -306,7 +319,9 @@ def journal_faults(game: str, seed: int, folder: Path) -> tuple[Tally, list[str]
             file.truncate(path.stat().st_size - 1000)
 
     damage: dict[str, Callable[[Path], None]] = {
-        "garbled row": garble, "cut inside its last page": cut, "0 bytes": lambda p: p.write_bytes(b""),
+        "garbled row": garble,
+        "cut inside its last page": cut,
+        "0 bytes": lambda p: p.write_bytes(b""),
     }
     for n, (name, hurt) in enumerate(damage.items()):
         path = folder / f"damaged-{n}.sqlite"
@@ -320,8 +335,10 @@ def journal_faults(game: str, seed: int, folder: Path) -> tuple[Tally, list[str]
         play(again, again.player.steps(), 3)
         lost = shown_kept(again, path)
         tally.lost += lost
-        report.append(f"  {name}: {'moved aside' if quarantined else 'NOT moved aside'}, refereeing went on, "
-                      f"{len(again.loop.session.verdicts)} verdicts in the fresh journal, {lost} lost")
+        report.append(
+            f"  {name}: {'moved aside' if quarantined else 'NOT moved aside'}, refereeing went on, "
+            f"{len(again.loop.session.verdicts)} verdicts in the fresh journal, {lost} lost"
+        )
 
     # faults while running: nothing shown may be lost
     def delete(rig: StubRig, path: Path) -> None:
@@ -367,8 +384,11 @@ def journal_faults(game: str, seed: int, folder: Path) -> tuple[Tally, list[str]
         play(rig, steps, 26)
         lost = shown_kept(rig, path)
         tally.lost += lost
-        report.append(f"  {name}: fault {faults[0]!r} while {waiting} writes waited; " if faults else
-                      f"  {name}: NO FAULT SHOWN; ")
+        report.append(
+            f"  {name}: fault {faults[0]!r} while {waiting} writes waited; "
+            if faults
+            else f"  {name}: NO FAULT SHOWN; "
+        )
         report[-1] += f"{len(rig.loop.session.verdicts)} verdicts, {lost} lost"
     return tally, report
 
@@ -419,4 +439,3 @@ def main() -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-

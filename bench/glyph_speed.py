@@ -101,19 +101,24 @@ def main() -> int:
                 t = time.process_time()
                 module.read_glyphs(*calls[name][b])
                 glyph[name][b] += time.process_time() - t
-    print(f"{'board':9} {'cold read old':>13} {'new':>6} {'new/old':>7} "
-          f"{'read_glyphs old':>15} {'new':>6} {'new/old':>7}")
+    print(
+        f"{'board':9} {'cold read old':>13} {'new':>6} {'new/old':>7} {'read_glyphs old':>15} {'new':>6} {'new/old':>7}"
+    )
     for b, name in enumerate(names):
         c0, c1 = (cold[v][b] / args.rounds * 1000 for v in versions)
         g0, g1 = (glyph[v][b] / args.rounds * 1000 for v in versions)
         print(f"{name:9} {c0:13.2f} {c1:6.2f} {c1 / c0:7.3f} {g0:15.2f} {g1:6.2f} {g1 / g0:7.3f}")
     reads = args.rounds * len(boards)
     for name in versions:
-        print(f"{name}: cold read {sum(cold[name]) / reads * 1000:6.2f} ms, "
-              f"read_glyphs {sum(glyph[name]) / reads * 1000:6.2f} ms (processor time, mean of {reads}); "
-              f"{faults[name] / reads:.0f} page faults per cold read")
-    print(f"new/old: cold read {sum(cold['new']) / sum(cold['old']):.3f}, "
-          f"read_glyphs {sum(glyph['new']) / sum(glyph['old']):.3f}")
+        print(
+            f"{name}: cold read {sum(cold[name]) / reads * 1000:6.2f} ms, "
+            f"read_glyphs {sum(glyph[name]) / reads * 1000:6.2f} ms (processor time, mean of {reads}); "
+            f"{faults[name] / reads:.0f} page faults per cold read"
+        )
+    print(
+        f"new/old: cold read {sum(cold['new']) / sum(cold['old']):.3f}, "
+        f"read_glyphs {sum(glyph['new']) / sum(glyph['old']):.3f}"
+    )
     return 0
 
 

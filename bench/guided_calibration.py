@@ -44,9 +44,11 @@ def main() -> None:
                 reading = BoardReader(outcome.profile).read(camera.latest_frame)
                 seen = reading.snapshot
                 exact += seen is not None and seen.cells == board.cells and seen.doors == board.doors
-        print(f"{game:10s} pictures {len(session.steps)}  capture {captured - started:5.2f} s  "
-              f"finish {finished - captured:5.2f} s  ok {outcome.ok}  doubts {len(outcome.doubts)}  "
-              f"fresh positions read exactly {exact}/{args.positions}")
+        print(
+            f"{game:10s} pictures {len(session.steps)}  capture {captured - started:5.2f} s  "
+            f"finish {finished - captured:5.2f} s  ok {outcome.ok}  doubts {len(outcome.doubts)}  "
+            f"fresh positions read exactly {exact}/{args.positions}"
+        )
         if not outcome.ok:
             print(f"           refused: {outcome.problem}")
 

@@ -25,8 +25,9 @@ from controller.vision.reader import HAND, BoardReader
 from simulation.render import Scene, random_snapshot, render_snapshot
 
 
-def edge_glare(profile, rng: np.random.Generator,
-               radii: tuple[float, float] = (0.15, 0.45)) -> tuple[float, float, float]:
+def edge_glare(
+    profile, rng: np.random.Generator, radii: tuple[float, float] = (0.15, 0.45)
+) -> tuple[float, float, float]:
     """A reflection (row, col, radius) on the frame band, 0.6-1.1 pitches outside the lattice."""
     rows, cols = profile.rows, profile.cols
     out = float(rng.uniform(0.6, 1.1))
@@ -59,8 +60,9 @@ def measure(game: str, seeds: int, preset: str, radii: tuple[float, float]) -> t
     for seed in range(seeds):
         rng = np.random.default_rng(1000 + seed)
         snap = random_snapshot(game, p, seed=seed)
-        img = render_snapshot(snap, p, seed=seed, preset=preset,
-                              scene=Scene(glare_at=(edge_glare(p, rng, radii),), frame=1))
+        img = render_snapshot(
+            snap, p, seed=seed, preset=preset, scene=Scene(glare_at=(edge_glare(p, rng, radii),), frame=1)
+        )
         glare[outcome(BoardReader(p).read(img))] += 1
         side = str(rng.choice(["bottom", "top", "left", "right"]))
         place = (float(rng.integers(p.rows)), float(rng.integers(p.cols)))
@@ -81,10 +83,12 @@ def main() -> None:
     print(f"{args.seeds} pictures per game, preset {args.preset}, reflection radius {lo}-{hi} pitch")
     for game in GAMES:
         glare, hand = measure(game, args.seeds, args.preset, (lo, hi))
-        print(f"{game:11s} edge glare taken for a hand: {glare['hand']}/{args.seeds} "
-              f"(read {glare['read']}, unsure {glare['unsure']}, markers hidden {glare['markers']})   "
-              f"hands caught: {hand['hand']}/{args.seeds} (markers hidden {hand['markers']}, "
-              f"unsure {hand['unsure']}, read as a board {hand['read']})")
+        print(
+            f"{game:11s} edge glare taken for a hand: {glare['hand']}/{args.seeds} "
+            f"(read {glare['read']}, unsure {glare['unsure']}, markers hidden {glare['markers']})   "
+            f"hands caught: {hand['hand']}/{args.seeds} (markers hidden {hand['markers']}, "
+            f"unsure {hand['unsure']}, read as a board {hand['read']})"
+        )
 
 
 if __name__ == "__main__":

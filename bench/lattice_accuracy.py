@@ -51,16 +51,16 @@ def _lin(rgb: tuple[int, int, int]) -> np.ndarray:
     return (np.array(rgb[::-1], np.float32) / 255) ** 2.2
 
 
-def _noise(rng: np.random.Generator, shape: tuple[int, int], cell: int, amount: float,
-           stretch: tuple[int, int] = (1, 1)) -> np.ndarray:
+def _noise(
+    rng: np.random.Generator, shape: tuple[int, int], cell: int, amount: float, stretch: tuple[int, int] = (1, 1)
+) -> np.ndarray:
     """Smooth multiplicative noise around 1 (wood grain with a stretched `cell`)."""
     h, w = shape
     small = rng.normal(0, 1, (max(2, h // (cell * stretch[0])), max(2, w // (cell * stretch[1]))))
     return 1 + amount * cv2.resize(small.astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
 
 
-def _disc(img: np.ndarray, x: float, y: float, rad: float, colour: np.ndarray, shade: float,
-          highlight: float) -> None:
+def _disc(img: np.ndarray, x: float, y: float, rad: float, colour: np.ndarray, shade: float, highlight: float) -> None:
     """A round piece: colour darkening towards its rim, an optional soft specular highlight."""
     h, w = img.shape[:2]
     r = int(rad * TEXP) + 2
@@ -110,8 +110,7 @@ def synth_board(scenario: str, grid: list[list[str]], rng: np.random.Generator) 
         for r in range(-1, rows + 1):
             for c in range(-1, cols + 1):
                 y0, x0 = int((r + 0.5) * TEXP), int((c + 0.5) * TEXP)
-                img[max(0, y0) : max(0, y0 + TEXP), max(0, x0) : max(0, x0 + TEXP)] = (
-                    dark if (r + c) % 2 else light)
+                img[max(0, y0) : max(0, y0 + TEXP), max(0, x0) : max(0, x0 + TEXP)] = dark if (r + c) % 2 else light
         img *= _noise(rng, (h, w), 8, 0.05)[..., None]
         looks = {"d": (_lin((150, 20, 24)), 0.3, 0.15), "l": (_lin((240, 236, 220)), 0.3, 0.25)}
         rad = 0.4
@@ -119,8 +118,10 @@ def synth_board(scenario: str, grid: list[list[str]], rng: np.random.Generator) 
         img[:] = _lin((178, 178, 170))
         img *= _noise(rng, (h, w), 5, 0.12)[..., None]
         looks = {
-            "r": (_lin((210, 40, 40)), 0.15, 0.0), "g": (_lin((40, 150, 70)), 0.15, 0.0),
-            "b": (_lin((40, 80, 200)), 0.15, 0.0), "y": (_lin((236, 200, 40)), 0.15, 0.0),
+            "r": (_lin((210, 40, 40)), 0.15, 0.0),
+            "g": (_lin((40, 150, 70)), 0.15, 0.0),
+            "b": (_lin((40, 80, 200)), 0.15, 0.0),
+            "y": (_lin((236, 200, 40)), 0.15, 0.0),
             "p": (_lin((140, 60, 170)), 0.15, 0.0),
         }
         rad = 0.36
@@ -135,8 +136,9 @@ def synth_board(scenario: str, grid: list[list[str]], rng: np.random.Generator) 
     return img
 
 
-def photograph(board: np.ndarray, rows: int, cols: int, rng: np.random.Generator,
-               size: tuple[int, int] = (1280, 960)) -> tuple[np.ndarray, np.ndarray]:
+def photograph(
+    board: np.ndarray, rows: int, cols: int, rng: np.random.Generator, size: tuple[int, int] = (1280, 960)
+) -> tuple[np.ndarray, np.ndarray]:
     """A JPEG-compressed camera picture of a linear texture and the lattice's true corners."""
     w, h = size
     span = max(cols + 1, rows + 1)
@@ -150,14 +152,14 @@ def photograph(board: np.ndarray, rows: int, cols: int, rng: np.random.Generator
     m = cv2.getPerspectiveTransform((tex_corners * TEXP - 0.5).astype(np.float32), dst.astype(np.float32))
     table = np.empty((h, w, 3), np.float32)
     table[:] = _lin(tuple(int(v) for v in rng.integers(60, 120, 3)))
-    img = cv2.warpPerspective(board, m, (w, h), dst=table, flags=cv2.INTER_AREA,
-                              borderMode=cv2.BORDER_TRANSPARENT)
+    img = cv2.warpPerspective(board, m, (w, h), dst=table, flags=cv2.INTER_AREA, borderMode=cv2.BORDER_TRANSPARENT)
     # Light: exposure, colour temperature, a gradient and vignetting, all in linear light.
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
     a = rng.uniform(0, 2 * np.pi)
     u = ((xs - w / 2) * np.cos(a) + (ys - h / 2) * np.sin(a)) / (w / 2)
-    field = (1 + rng.uniform(0.1, 0.3) * u) * (1 - rng.uniform(0.05, 0.2) * ((xs - w / 2) ** 2 + (ys - h / 2) ** 2)
-                                                / ((w / 2) ** 2 + (h / 2) ** 2))
+    field = (1 + rng.uniform(0.1, 0.3) * u) * (
+        1 - rng.uniform(0.05, 0.2) * ((xs - w / 2) ** 2 + (ys - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
+    )
     t = rng.uniform(-0.18, 0.18)
     gains = np.array([1 - t, 1.0, 1 + t], np.float32) * rng.uniform(0.6, 1.4) * 0.9
     lin = img * field[..., None] * gains
@@ -178,8 +180,9 @@ def random_grid(scenario: str, rng: np.random.Generator) -> list[list[str]]:
     return [[str(rng.choice(list(labels), p=probs)) for _ in range(cols)] for _ in range(rows)]
 
 
-def make_case(scenario: str, seed: int, corner_error: float = 3.0
-              ) -> tuple[np.ndarray, list[list[str]], np.ndarray, np.ndarray]:
+def make_case(
+    scenario: str, seed: int, corner_error: float = 3.0
+) -> tuple[np.ndarray, list[list[str]], np.ndarray, np.ndarray]:
     """(picture, labels, corners a person might give, true corners) of one synthetic board."""
     rng = np.random.default_rng(seed)
     rows, cols = SCENARIOS[scenario][:2]
@@ -238,8 +241,7 @@ def main() -> int:
     print(f"{'scenario':12} {'places':>6} {'right%':>7} {'doubtful':>8} {'sure-wrong':>10} {'ms/read':>7}")
     for scenario in args.scenarios.split(","):
         total, right, doubtful, wrong, ms = evaluate(scenario, args.boards, args.learn, args.read)
-        print(f"{scenario:12} {total:6d} {100 * right / total:7.2f} {doubtful:8d} {wrong:10d} {ms:7.1f}",
-              flush=True)
+        print(f"{scenario:12} {total:6d} {100 * right / total:7.2f} {doubtful:8d} {wrong:10d} {ms:7.1f}", flush=True)
     return 0
 
 

@@ -119,8 +119,10 @@ class Score:
 
     def line(self, name: str) -> str:
         pct = 100 * self.right / max(self.places, 1)
-        return (f"{name:26s} {self.places:6d} {self.right:6d} {pct:7.2f}% {self.unsure:6d} {self.wrong:6d}"
-                f" {self.seconds:7.1f}")
+        return (
+            f"{name:26s} {self.places:6d} {self.right:6d} {pct:7.2f}% {self.unsure:6d} {self.wrong:6d}"
+            f" {self.seconds:7.1f}"
+        )
 
 
 def score(model: lattice.LatticeModel, photo: Photo) -> Score:
@@ -198,15 +200,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--folders", help="comma-separated folder names (default: all)")
     ap.add_argument("--show", action="store_true", help="list every wrong-but-sure place")
     ap.add_argument("--why", action="store_true", help="why places were unsure, by true label")
-    ap.add_argument("--cross", action="store_true",
-                    help="also read every folder with the other folders' models of its lattice size")
+    ap.add_argument(
+        "--cross", action="store_true", help="also read every folder with the other folders' models of its lattice size"
+    )
     args = ap.parse_args(argv)
     root = Path(args.photos) if args.photos else photos_dir()
     if root is None or not root.is_dir():
         print("no photographs: ../shared/photos (or /work/shared/photos) is missing", file=sys.stderr)
         return 2
-    names = args.folders.split(",") if args.folders else sorted(
-        p.name for p in root.iterdir() if p.is_dir())
+    names = args.folders.split(",") if args.folders else sorted(p.name for p in root.iterdir() if p.is_dir())
     # Folders that lend models first, so the empty boards can borrow them.
     names.sort(key=lambda n: n == EMPTY_FOLDER)
     print(f"{'folder':26s} {'places':>6s} {'right':>6s} {'right%':>8s} {'unsure':>6s} {'wrong':>6s} {'secs':>7s}")

@@ -47,8 +47,14 @@ class GlyphSpy:
 
     def __call__(self, *args, **kwargs):
         res = self.read(*args, **kwargs)
-        self.seen.append((list(res.glyphs), res.sure.copy(), np.asarray(res.best, np.float64).copy(),
-                          np.asarray(res.second, np.float64).copy()))
+        self.seen.append(
+            (
+                list(res.glyphs),
+                res.sure.copy(),
+                np.asarray(res.best, np.float64).copy(),
+                np.asarray(res.second, np.float64).copy(),
+            )
+        )
         return res
 
 
@@ -84,8 +90,15 @@ def record(boards: int) -> dict[str, list[dict]]:
         for frame in frames:
             spy.seen = []
             r = reader.read(frame)
-            readings.append({"cells": r.cells, "problem": r.problem, "unsure": r.unsure,
-                             "confidence": np.asarray(r.confidence).copy(), "glyphs": spy.seen})
+            readings.append(
+                {
+                    "cells": r.cells,
+                    "problem": r.problem,
+                    "unsure": r.unsure,
+                    "confidence": np.asarray(r.confidence).copy(),
+                    "glyphs": spy.seen,
+                }
+            )
         out[name] = readings
     return out
 
@@ -115,8 +128,10 @@ def compare(before: dict[str, list[dict]], after: dict[str, list[dict]], toleran
                     largest = max(largest, change)
                     if g0[i] != g1[i] or s0[i] != s1[i] or change > tolerance:
                         differ += 1
-                        print(f"{name} tile {i}: {g0[i]} sure={s0[i]} {b0[i]:.7f}/{c0[i]:.7f} -> "
-                              f"{g1[i]} sure={s1[i]} {b1[i]:.7f}/{c1[i]:.7f}")
+                        print(
+                            f"{name} tile {i}: {g0[i]} sure={s0[i]} {b0[i]:.7f}/{c0[i]:.7f} -> "
+                            f"{g1[i]} sure={s1[i]} {b1[i]:.7f}/{c1[i]:.7f}"
+                        )
     print(f"{frames} pictures, {tiles} glyph readings: {differ} differ; largest score change {largest:.1e}")
     return differ
 

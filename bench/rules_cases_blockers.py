@@ -35,10 +35,7 @@ def _with(snapshot: Snapshot, changes: dict) -> Snapshot:
 def cases(count: int, seed: int) -> list:
     rng = random.Random(seed)
     profile = default_profile("blockers")
-    engines = [
-        BlockersEngine(GameSetup("blockers", profile, variant=v, players=len(s), seats=s))
-        for v, s in SEATINGS
-    ]
+    engines = [BlockersEngine(GameSetup("blockers", profile, variant=v, players=len(s), seats=s)) for v, s in SEATINGS]
     out: list = []
     while len(out) < count:
         engine = rng.choice(engines)
@@ -67,15 +64,24 @@ def cases(count: int, seed: int) -> list:
                 continue
             snapshot = _with(shown, {rng.choice(captures).cell: "."})
         elif kind < 0.8:
-            wrong = [(r, c) for r in range(9) for c in range(9)
-                     if board[r][c] == "." and (r, c) not in engine.map.cells_for[move.glyph]]
+            wrong = [
+                (r, c)
+                for r in range(9)
+                for c in range(9)
+                if board[r][c] == "." and (r, c) not in engine.map.cells_for[move.glyph]
+            ]
             if not wrong:
                 continue
             snapshot = _with(shown, {rng.choice(wrong): move.tile})
         elif kind < 0.9:
-            blocked = [(r, c) for r in range(9) for c in range(9)
-                       if board[r][c] != "." and (board[r][c][0] == move.colour or capture_splits(board, (r, c)))
-                       and move.glyph in engine.map.fits[(r, c)]]
+            blocked = [
+                (r, c)
+                for r in range(9)
+                for c in range(9)
+                if board[r][c] != "."
+                and (board[r][c][0] == move.colour or capture_splits(board, (r, c)))
+                and move.glyph in engine.map.fits[(r, c)]
+            ]
             if not blocked:
                 continue
             snapshot = _with(shown, {rng.choice(blocked): move.tile})

@@ -19,7 +19,7 @@ def cases(count: int, seed: int) -> list:
         engine = ColorpopEngine(GameSetup("colorpop", profile, players=3))
         tokens = [ch for ch in "GYOBP" for _ in range(19)] + ["J"] * 5
         rng.shuffle(tokens)
-        start = Snapshot("colorpop", tuple(tuple(tokens[r * 10:(r + 1) * 10]) for r in range(10)))
+        start = Snapshot("colorpop", tuple(tuple(tokens[r * 10 : (r + 1) * 10]) for r in range(10)))
         state = random_position(engine, engine.start(start), rng, rng.randrange(0, 15))
         moves = engine.legal_moves(state)
         if not moves:

@@ -82,10 +82,7 @@ def _case_snapshot(engine: StayAliveEngine, state: StayAliveState, rng: random.R
 
 def cases(count: int, seed: int) -> list[tuple[StayAliveEngine, StayAliveState, Snapshot]]:
     rng = random.Random(seed)
-    engines = [
-        StayAliveEngine(GameSetup("stay-alive", default_profile("stay-alive"), players=n))
-        for n in (2, 3, 4)
-    ]
+    engines = [StayAliveEngine(GameSetup("stay-alive", default_profile("stay-alive"), players=n)) for n in (2, 3, 4)]
     out = []
     while len(out) < count:
         engine = rng.choice(engines)

@@ -86,13 +86,11 @@ def gated(game: str, preset: str, episodes: int) -> tuple[int, int, int]:
         snap = random_snapshot(game, p, seed=2000 + ep)
         reader, gate = BoardReader(p), MotionGate()
         frame = 0
-        hand_path = [(p.rows - 1.0, p.cols / 2), (p.rows / 2, p.cols / 2 - 1)] + [
-            (p.rows / 2, p.cols / 2)] * 5
+        hand_path = [(p.rows - 1.0, p.cols / 2), (p.rows / 2, p.cols / 2 - 1)] + [(p.rows / 2, p.cols / 2)] * 5
         script = [None] * 5 + hand_path + [None] * 5
         for hand in script:
             frame += 1
-            img = render_snapshot(snap, p, seed=ep, preset=preset,
-                                  scene=Scene(hand=hand, frame=frame))
+            img = render_snapshot(snap, p, seed=ep, preset=preset, scene=Scene(hand=hand, frame=frame))
             if not gate.update(img).read_now:
                 continue
             reading = reader.read(img)
@@ -151,8 +149,9 @@ def main() -> int:
     ap.add_argument("--boards", type=int, default=40)
     ap.add_argument("--episodes", type=int, default=4)
     ap.add_argument("--games", default=",".join(GAMES))
-    ap.add_argument("--shape-boards", type=int, default=40,
-                    help="boards per preset for glyph and door accuracy (0: skip)")
+    ap.add_argument(
+        "--shape-boards", type=int, default=40, help="boards per preset for glyph and door accuracy (0: skip)"
+    )
     ap.add_argument("--shape-first", type=int, default=0, help="first seed of the shape boards")
     ap.add_argument("--shapes-only", action="store_true", help="only glyph and door accuracy")
     args = ap.parse_args()
@@ -163,15 +162,20 @@ def main() -> int:
     if args.shapes_only:
         print("targets met" if ok else "TARGETS MISSED")
         return 0 if ok else 1
-    print(f"{'game':11} {'preset':6} {'places':>7} {'right%':>8} {'unsure':>6} {'wrong':>5}"
-          f"   gated: {'still':>5} {'exact':>5} {'hand->snapshot':>14}")
+    print(
+        f"{'game':11} {'preset':6} {'places':>7} {'right%':>8} {'unsure':>6} {'wrong':>5}"
+        f"   gated: {'still':>5} {'exact':>5} {'hand->snapshot':>14}"
+    )
     for game in args.games.split(","):
         for preset in ("clean", "hard"):
             total, right, unsure, wrong = accuracy(game, preset, args.boards)
             still, exact, hand = gated(game, preset, args.episodes)
             pct = 100 * right / total
-            print(f"{game:11} {preset:6} {total:7d} {pct:8.3f} {unsure:6d} {wrong:5d}"
-                  f"          {still:5d} {exact:5d} {hand:14d}", flush=True)
+            print(
+                f"{game:11} {preset:6} {total:7d} {pct:8.3f} {unsure:6d} {wrong:5d}"
+                f"          {still:5d} {exact:5d} {hand:14d}",
+                flush=True,
+            )
             ok &= pct >= 99.9 and wrong == 0 and exact == still and hand == 0
     print("targets met" if ok else "TARGETS MISSED")
     return 0 if ok else 1

@@ -58,8 +58,10 @@ def main() -> int:
     ap.add_argument("--games", default=",".join(GAMES))
     args = ap.parse_args()
     cv2.setNumThreads(1)
-    print(f"{'game':11} {'preset':6} {'localise+read':>13} {'steady read':>11} {'one change':>10} "
-          f"{'gate idle':>9} {'cpu l+r':>7}")
+    print(
+        f"{'game':11} {'preset':6} {'localise+read':>13} {'steady read':>11} {'one change':>10} "
+        f"{'gate idle':>9} {'cpu l+r':>7}"
+    )
     worst_full = worst_steady = worst_change = worst_idle = worst_cpu = 0.0
     for game in args.games.split(","):
         p = default_profile(game)
@@ -67,8 +69,7 @@ def main() -> int:
             full_ms = steady = change = idle = cpu = 0.0
             for seed in range(1, args.seeds + 1):
                 snap = random_snapshot(game, p, seed=seed)
-                frames = [render_snapshot(snap, p, seed=seed, preset=preset, scene=Scene(frame=i))
-                          for i in range(2)]
+                frames = [render_snapshot(snap, p, seed=seed, preset=preset, scene=Scene(frame=i)) for i in range(2)]
                 reader = BoardReader(p)
 
                 def full(reader=reader, f=frames[0]):
@@ -76,9 +77,8 @@ def main() -> int:
                     reader.read(f)
 
                 steady = max(steady, ms(lambda reader=reader, f=frames[1]: reader.read(f), args.repeats))
-                moved = render_snapshot(one_change(snap), p, seed=seed, preset=preset,
-                                        scene=Scene(frame=2))
-                turn = iter(range(10 ** 9))
+                moved = render_snapshot(one_change(snap), p, seed=seed, preset=preset, scene=Scene(frame=2))
+                turn = iter(range(10**9))
 
                 def alternate(reader=reader, pair=(frames[1], moved), turn=turn):
                     reader.read(pair[next(turn) % 2])
@@ -90,16 +90,19 @@ def main() -> int:
                 for f in frames * 3:
                     gate.update(f)
                 idle = max(idle, ms(lambda gate=gate, f=frames[1]: gate.update(f), args.repeats))
-            print(f"{game:11} {preset:6} {full_ms:13.2f} {steady:11.2f} {change:10.2f} {idle:9.2f} {cpu:7.2f}",
-                  flush=True)
+            print(
+                f"{game:11} {preset:6} {full_ms:13.2f} {steady:11.2f} {change:10.2f} {idle:9.2f} {cpu:7.2f}", flush=True
+            )
             worst_full = max(worst_full, full_ms)
             worst_steady = max(worst_steady, steady)
             worst_change = max(worst_change, change)
             worst_idle = max(worst_idle, idle)
             worst_cpu = max(worst_cpu, cpu)
-    print(f"worst medians: localise+read {worst_full:.2f} ms, steady read {worst_steady:.2f} ms, "
-          f"one place changed {worst_change:.2f} ms, gated still frame {worst_idle:.2f} ms "
-          f"(targets 15 and 2); processor time of localise+read {worst_cpu:.2f} ms")
+    print(
+        f"worst medians: localise+read {worst_full:.2f} ms, steady read {worst_steady:.2f} ms, "
+        f"one place changed {worst_change:.2f} ms, gated still frame {worst_idle:.2f} ms "
+        f"(targets 15 and 2); processor time of localise+read {worst_cpu:.2f} ms"
+    )
     return 0
 
 
@@ -112,8 +115,9 @@ def one_change(snap: Snapshot) -> Snapshot:
         cells[r][c] = cells[r][c][0] + ("5" if cells[r][c][1:] != "5" else "6")
     else:
         cells[r][c] = EMPTY
-    return Snapshot(snap.game, tuple(tuple(row) for row in cells), orange=snap.orange,
-                    white=snap.white, doors=snap.doors)
+    return Snapshot(
+        snap.game, tuple(tuple(row) for row in cells), orange=snap.orange, white=snap.white, doors=snap.doors
+    )
 
 
 if __name__ == "__main__":

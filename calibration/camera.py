@@ -20,10 +20,13 @@ def learn_camera_settings(profile, source, frames: int = SETTLE_FRAMES + 1):
     settings = source.camera_settings() if hasattr(source, "camera_settings") else None
     if settings is None:
         if got < frames:
-            raise RefereeError(f"the camera gave {got} picture(s) of the {frames} needed to settle its "
-                               "exposure and white balance: check its cable")
-        raise RefereeError("this camera source has no exposure or white balance to lock "
-                           "(only picamera and usb cameras have)")
+            raise RefereeError(
+                f"the camera gave {got} picture(s) of the {frames} needed to settle its "
+                "exposure and white balance: check its cable"
+            )
+        raise RefereeError(
+            "this camera source has no exposure or white balance to lock (only picamera and usb cameras have)"
+        )
     return with_settings(profile, settings)
 
 

@@ -122,8 +122,9 @@ def check_pictures(profile, pictures: list[Expected], corners=None, learned: set
         conf = np.asarray(reading.confidence, np.float64)
         for r in range(conf.shape[0]):
             for c in range(conf.shape[1]):
-                worst.append((float(conf[r, c]), f"{pic.name} {place_name(game, r, c)} "
-                                                 f"{_word(got[r][c])} {conf[r, c]:.2f}"))
+                worst.append(
+                    (float(conf[r, c]), f"{pic.name} {place_name(game, r, c)} {_word(got[r][c])} {conf[r, c]:.2f}")
+                )
     return Quality(_separation(profile, learned) + _worst(worst) + notes)
 
 
@@ -133,22 +134,28 @@ def _check_places(game: str, pic: Expected, got: list[list[str]], unsure: list[t
         raise RefereeError(
             f"the calibration picture {pic.name} does not read back surely: {len(unsure)} of {places} "
             f"places are unsure ({place_names(game, unsure)}); is it the picture asked for, the whole board "
-            "in view and evenly lit?")
+            "in view and evenly lit?"
+        )
     if pic.cells is not None:
-        wrong = [(r, c) for r, row in enumerate(pic.cells) for c, want in enumerate(row)
-                 if want is not None and got[r][c] not in (UNSURE, want)]
+        wrong = [
+            (r, c)
+            for r, row in enumerate(pic.cells)
+            for c, want in enumerate(row)
+            if want is not None and got[r][c] not in (UNSURE, want)
+        ]
         if wrong:
             r, c = wrong[0]
             raise RefereeError(
                 f"the calibration picture {pic.name} does not show what it should: at "
                 f"{place_names(game, wrong)} it reads {_word(got[r][c])} where {_word(pic.cells[r][c])} "
-                f"belongs{' (first place)' if len(wrong) > 1 else ''}")
+                f"belongs{' (first place)' if len(wrong) > 1 else ''}"
+            )
     if pic.counts is not None:
         empty = [(r, c) for r, row in enumerate(got) for c, v in enumerate(row) if v == EMPTY]
         if empty:
             raise RefereeError(
-                f"the setup picture {pic.name} is not a full setup: the places {place_names(game, empty)} "
-                "are empty")
+                f"the setup picture {pic.name} is not a full setup: the places {place_names(game, empty)} are empty"
+            )
         seen = Counter(v for row in got for v in row if v not in (UNSURE, EMPTY))
         over = {k: n for k, n in seen.items() if n > pic.counts.get(k, 0)}
         short = {k: n for k, n in pic.counts.items() if seen.get(k, 0) + len(unsure) < n}
@@ -158,8 +165,8 @@ def _check_places(game: str, pic: Expected, got: list[list[str]], unsure: list[t
             where = [(r, c) for r, row in enumerate(got) for c, v in enumerate(row) if v in over]
             hint = f" ({', '.join(sorted(over))} at {place_names(game, where)})" if where else ""
             raise RefereeError(
-                f"the setup picture {pic.name} is not a full setup: it reads {have}{hint} where a "
-                f"setup has {want}")
+                f"the setup picture {pic.name} is not a full setup: it reads {have}{hint} where a setup has {want}"
+            )
 
 
 def not_empty_places(model, feats: np.ndarray, looks: list[str], usable: np.ndarray) -> list[int]:
@@ -205,13 +212,15 @@ def not_empty_places(model, feats: np.ndarray, looks: list[str], usable: np.ndar
 def _check_doors(pic: Expected, doors: tuple[str, ...]) -> None:
     from controller.games.flipop_doors import POSTS
 
-    wrong = [k for k, (g, w) in enumerate(zip(doors, pic.doors))
-             if g != UNKNOWN_DOOR and set(g) != set(w)]
+    wrong = [k for k, (g, w) in enumerate(zip(doors, pic.doors)) if g != UNKNOWN_DOOR and set(g) != set(w)]
     if wrong:
-        names = ", ".join(f"post {POSTS[k][0]},{POSTS[k][1]} ({doors[k] or 'no wing'} where "
-                          f"{pic.doors[k]} belongs)" for k in wrong[:NAMED])
-        raise RefereeError(f"the doors in the calibration picture {pic.name} do not match the start "
-                           f"position at {names}")
+        names = ", ".join(
+            f"post {POSTS[k][0]},{POSTS[k][1]} ({doors[k] or 'no wing'} where {pic.doors[k]} belongs)"
+            for k in wrong[:NAMED]
+        )
+        raise RefereeError(
+            f"the doors in the calibration picture {pic.name} do not match the start position at {names}"
+        )
 
 
 def _separation(profile, learned: set[str] | None) -> list[str]:
@@ -230,8 +239,9 @@ def _separation(profile, learned: set[str] | None) -> list[str]:
     parts.sort()
     limit = getattr(model, "max_distance", None)
     sure = f"; the reader is sure up to {limit:g} from a class" if isinstance(limit, (int, float)) else ""
-    lines = [f"classes apart (distance from each class to the nearest other one{sure}): "
-             + ", ".join(t for _, t in parts)]
+    lines = [
+        f"classes apart (distance from each class to the nearest other one{sure}): " + ", ".join(t for _, t in parts)
+    ]
     if learned is not None:
         kept = [r.key for r in refs if r.key not in learned]
         if kept:
@@ -241,8 +251,7 @@ def _separation(profile, learned: set[str] | None) -> list[str]:
 
 def _worst(places: list[tuple[float, str]]) -> list[str]:
     places.sort(key=lambda t: t[0])
-    return ["least sure places (picture, place, read, confidence): "
-            + "; ".join(t for _, t in places[:NAMED])]
+    return ["least sure places (picture, place, read, confidence): " + "; ".join(t for _, t in places[:NAMED])]
 
 
 def learned_keys(before, after) -> set[str]:

@@ -121,9 +121,11 @@ def _names(profile) -> str:
 
 def _empty_step(profile) -> tuple[str, str, Snapshot | None]:
     title = registry.get(profile.game).title
-    return ("the empty board",
-            f"Take every piece off the {title} board, so that the camera sees it empty; keep hands away.",
-            _drawing(profile, _empty_cells(profile)))
+    return (
+        "the empty board",
+        f"Take every piece off the {title} board, so that the camera sees it empty; keep hands away.",
+        _drawing(profile, _empty_cells(profile)),
+    )
 
 
 def _pieces_step(profile) -> tuple[str, str, Snapshot | None]:
@@ -132,12 +134,17 @@ def _pieces_step(profile) -> tuple[str, str, Snapshot | None]:
     row = pieces_row(profile)
     cells = _empty_cells(profile)
     cells[0] = [_piece_cell(profile, c) if c != EMPTY else EMPTY for c in row]
-    closed = (" Set the slides so that these points are closed (no hole under them), so that no piece falls "
-              "through." if profile.get("holes") else "")
-    return ("one piece of each colour",
-            f"Put one piece of each colour on the top row, from the left: {_names(profile)}; leave every other "
-            f"place empty.{closed}",
-            _drawing(profile, cells))
+    closed = (
+        " Set the slides so that these points are closed (no hole under them), so that no piece falls through."
+        if profile.get("holes")
+        else ""
+    )
+    return (
+        "one piece of each colour",
+        f"Put one piece of each colour on the top row, from the left: {_names(profile)}; leave every other "
+        f"place empty.{closed}",
+        _drawing(profile, cells),
+    )
 
 
 def _bottom_row_cells(profile) -> list[list[str]]:
@@ -148,10 +155,12 @@ def _bottom_row_cells(profile) -> list[list[str]]:
 
 
 def _bottom_row_step(profile) -> tuple[str, str, Snapshot | None]:
-    return ("one piece of each colour",
-            f"Put one piece of each colour at the bottom of the board, from the left: {_names(profile)}; leave "
-            "every other place empty.",
-            _drawing(profile, _bottom_row_cells(profile)))
+    return (
+        "one piece of each colour",
+        f"Put one piece of each colour at the bottom of the board, from the left: {_names(profile)}; leave "
+        "every other place empty.",
+        _drawing(profile, _bottom_row_cells(profile)),
+    )
 
 
 def _glyphs_step(profile) -> tuple[str, str, Snapshot | None]:
@@ -163,30 +172,36 @@ def _glyphs_step(profile) -> tuple[str, str, Snapshot | None]:
         cells[r][c] = letter + glyph
     symbols = profile.get("symbols") or []
     order = f" ({', '.join(symbols)})" if symbols else ""
-    return ("the glyph arrangement",
-            "Lay out the 28 tiles of one colour as drawn (the drawing shows "
-            f"{profile.classes[letter].get('name', letter)}): the top row the digits 1 to 9, the second row the "
-            f"letters A to I, the third row the nine symbols in the profile's order{order}, the wild tile at the "
-            "left of the fourth row; each tile upright in its square, every other place empty.",
-            _drawing(profile, cells))
+    return (
+        "the glyph arrangement",
+        "Lay out the 28 tiles of one colour as drawn (the drawing shows "
+        f"{profile.classes[letter].get('name', letter)}): the top row the digits 1 to 9, the second row the "
+        f"letters A to I, the third row the nine symbols in the profile's order{order}, the wild tile at the "
+        "left of the fourth row; each tile upright in its square, every other place empty.",
+        _drawing(profile, cells),
+    )
 
 
 def _setup_step(profile) -> tuple[str, str, Snapshot | None]:
     from calibration.vision import setup_counts
 
     counts = ", ".join(f"{n} {profile.classes[k].get('name', k)}" for k, n in setup_counts(profile).items())
-    return ("the full setup",
-            f"Set the board up for a new game: every place filled, {counts}, in any order; keep hands away.",
-            None)
+    return (
+        "the full setup",
+        f"Set the board up for a new game: every place filled, {counts}, in any order; keep hands away.",
+        None,
+    )
 
 
 def _start_step(profile) -> tuple[str, str, Snapshot | None]:
     start = profile.get("start")
     if not start:
         raise RefereeError(f"the {profile.game} profile has no start position to calibrate from")
-    return ("the start position",
-            "Set up the start position exactly as drawn: every piece and every door in its place.",
-            parse_snapshot(profile.game, start))
+    return (
+        "the start position",
+        "Set up the start position exactly as drawn: every piece and every door in its place.",
+        parse_snapshot(profile.game, start),
+    )
 
 
 _PICTURE_KINDS: dict[str, Callable[[Any], tuple[str, str, Snapshot | None]]] = {
@@ -224,9 +239,15 @@ class CaptureTimeout(RefereeError):
     """No usable picture came in time; the sentence says why."""
 
 
-def wait_for_still(read: Callable[[], np.ndarray | None], profile, *, timeout: float | None = None,
-                   poll: float = POLL_SECONDS, clock: Callable[[], float] = time.monotonic,
-                   sleep: Callable[[float], None] = time.sleep) -> np.ndarray:
+def wait_for_still(
+    read: Callable[[], np.ndarray | None],
+    profile,
+    *,
+    timeout: float | None = None,
+    poll: float = POLL_SECONDS,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> np.ndarray:
     """The first picture from `read()` that is still (the motion gate) with the board's markers in
     view and no hand over the board (the reader's hand check); `CaptureTimeout` after `timeout`.
 
@@ -266,15 +287,17 @@ def wait_for_still(read: Callable[[], np.ndarray | None], profile, *, timeout: f
         sleep(poll)
     why = next((w for w in ("hand", "markers", "moving") if w in seen), "no picture")
     seconds = f"{timeout:g} seconds"
-    raise CaptureTimeout({
-        "no picture": f"the camera gave no new picture in {seconds}: is it plugged in and is the referee running?",
-        "moving": f"the picture did not keep still for {seconds}: keep hands off the board and the camera still, "
-                  "then capture again",
-        "hand": f"no picture was taken in {seconds}: a hand or an object is over the board; take it away, then "
-                "capture again",
-        "markers": f"the board's four corner markers were not in view for {seconds}: aim the camera so that the "
-                   "whole board is seen, then capture again",
-    }[why])
+    raise CaptureTimeout(
+        {
+            "no picture": f"the camera gave no new picture in {seconds}: is it plugged in and is the referee running?",
+            "moving": f"the picture did not keep still for {seconds}: keep hands off the board and the camera still, "
+            "then capture again",
+            "hand": f"no picture was taken in {seconds}: a hand or an object is over the board; take it away, then "
+            "capture again",
+            "markers": f"the board's four corner markers were not in view for {seconds}: aim the camera so that the "
+            "whole board is seen, then capture again",
+        }[why]
+    )
 
 
 # --------------------------------------------------------------------------- learning and checking
@@ -314,8 +337,13 @@ class GuidedCalibration:
             try:
                 profile = _LEARN[step.key](profile, self.pictures[step.key], _name(step), expected)
             except checks.PlacesRefused as exc:  # the places are drawn on the picture
-                return Outcome(False, problem=str(exc), doubts=_placed(profile, self.pictures[step.key], step.number,
-                                                                       [(r, c, exc.why) for r, c in exc.places]))
+                return Outcome(
+                    False,
+                    problem=str(exc),
+                    doubts=_placed(
+                        profile, self.pictures[step.key], step.number, [(r, c, exc.why) for r, c in exc.places]
+                    ),
+                )
             except RefereeError as exc:
                 return Outcome(False, problem=str(exc))
         numbers = {_name(s): s.number for s in self.steps}
@@ -406,8 +434,7 @@ _LEARN = {
 }
 
 
-def _placed(profile, image: np.ndarray, step: int, places: list[tuple[int, int, str]],
-            reader=None) -> list[Doubt]:
+def _placed(profile, image: np.ndarray, step: int, places: list[tuple[int, int, str]], reader=None) -> list[Doubt]:
     """Doubted places (row, column, why) of one picture, each where it is in the picture."""
     from calibration.checks import place_name
     from controller.vision.geometry import MARKERS_HIDDEN, project
@@ -420,9 +447,18 @@ def _placed(profile, image: np.ndarray, step: int, places: list[tuple[int, int, 
     if reader.h is None:
         return []
     points = project(reader.h, reader.geom.points())
-    return [Doubt(step, r, c, place_name(profile.game, r, c), why,
-                  float(points[r * profile.cols + c][0]), float(points[r * profile.cols + c][1]))
-            for r, c, why in places[:MOST_DOUBTS]]
+    return [
+        Doubt(
+            step,
+            r,
+            c,
+            place_name(profile.game, r, c),
+            why,
+            float(points[r * profile.cols + c][0]),
+            float(points[r * profile.cols + c][1]),
+        )
+        for r, c, why in places[:MOST_DOUBTS]
+    ]
 
 
 def _doubts(profile, pic, step: int) -> list[Doubt]:
@@ -461,8 +497,10 @@ class ProfileNameError(RefereeError):
 def profile_path(config_path: Path, name: str) -> Path:
     """Where the profile `name` is saved: `profiles/NAME.yaml` beside the config file."""
     if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
-        raise ProfileNameError(f"{name!r} cannot name a profile: use 1 to 40 letters, digits, '-' or '_', "
-                               "starting with a letter or digit (e.g. my-colorpop)")
+        raise ProfileNameError(
+            f"{name!r} cannot name a profile: use 1 to 40 letters, digits, '-' or '_', "
+            "starting with a letter or digit (e.g. my-colorpop)"
+        )
     return Path(config_path).parent / PROFILES_FOLDER / f"{name}.yaml"
 
 
@@ -494,8 +532,9 @@ def save_and_switch(profile, name: str, config_path: Path, overwrite: bool = Fal
     config_path = Path(config_path)
     path = profile_path(config_path, name)
     if path.exists() and not overwrite:
-        raise ProfileNameError(f"a profile named {name!r} exists already ({path}): choose another name, or "
-                               "overwrite it")
+        raise ProfileNameError(
+            f"a profile named {name!r} exists already ({path}): choose another name, or overwrite it"
+        )
     config = load_config(config_path)
     if config.setup.game != profile.game:
         raise RefereeError(f"{config_path} is a {config.setup.game} config; this profile is for {profile.game}")

@@ -58,8 +58,11 @@ def parse_grids(text: str, where: str = "grids") -> Grids:
         header = _HEADER.match(line)
         if header:
             if current is not None and len(grids[current]) != SIZE:
-                raise FormatError(f"the block 'orange {current[0]} white {current[1]}' has "
-                                  f"{len(grids[current])} rows, expected {SIZE}", at)
+                raise FormatError(
+                    f"the block 'orange {current[0]} white {current[1]}' has "
+                    f"{len(grids[current])} rows, expected {SIZE}",
+                    at,
+                )
             current = (header.group(1).upper(), header.group(2).upper())
             if current in grids:
                 raise FormatError(
@@ -74,18 +77,13 @@ def parse_grids(text: str, where: str = "grids") -> Grids:
             raise FormatError("expected a header 'orange P white Q' before the grid rows", at)
         cells = [ch for ch in line if not ch.isspace()]
         if len(cells) != SIZE or any(ch.lower() not in (OPEN, CLOSED) for ch in cells):
-            raise FormatError(
-                f"expected {SIZE} cells, each 'o' (open) or '.' (closed); got {line!r}", at
-            )
+            raise FormatError(f"expected {SIZE} cells, each 'o' (open) or '.' (closed); got {line!r}", at)
         if len(grids[current]) == SIZE:
-            raise FormatError(
-                f"the block 'orange {current[0]} white {current[1]}' has more than {SIZE} rows", at
-            )
+            raise FormatError(f"the block 'orange {current[0]} white {current[1]}' has more than {SIZE} rows", at)
         grids[current].append(tuple(ch.lower() == OPEN for ch in cells))
     if current is not None and len(grids[current]) != SIZE:
         raise FormatError(
-            f"the block 'orange {current[0]} white {current[1]}' has {len(grids[current])} rows, "
-            f"expected {SIZE}",
+            f"the block 'orange {current[0]} white {current[1]}' has {len(grids[current])} rows, expected {SIZE}",
             where,
         )
     missing = [f"orange {p} white {q}" for p, q in PAIRS if (p, q) not in grids]
@@ -171,9 +169,7 @@ def derive(grids: Grids) -> Derivation:
 def _matrix_text(matrix: Matrix) -> str:
     rows = []
     for p, row in zip(POSITIONS, matrix):
-        rows.append(f"orange {p}: " + " ".join(
-            f"white {q} {OPEN if v else CLOSED}" for q, v in zip(POSITIONS, row)
-        ))
+        rows.append(f"orange {p}: " + " ".join(f"white {q} {OPEN if v else CLOSED}" for q, v in zip(POSITIONS, row)))
     return "; ".join(rows)
 
 
@@ -211,7 +207,5 @@ def holes_yaml(pattern: HolePattern) -> str:
     for layer, what in (("orange", "row"), ("white", "column")):
         lines.append(f"  {layer}:")
         for i, slide in enumerate(mapping[layer]):
-            lines.append(
-                f'    - {{A: "{slide["A"]}", B: "{slide["B"]}", C: "{slide["C"]}"}}   # {what} {i}'
-            )
+            lines.append(f'    - {{A: "{slide["A"]}", B: "{slide["B"]}", C: "{slide["C"]}"}}   # {what} {i}')
     return "\n".join(lines) + "\n"

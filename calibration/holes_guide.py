@@ -37,8 +37,10 @@ def grid_from_reading(reading: Any, step: int) -> Grid:
         raise RefereeError(f"{step_name(step)}: {reading.problem}")
     if reading.unsure:
         points = ", ".join(f"{r},{c}" for r, c in reading.unsure)
-        raise RefereeError(f"{step_name(step)}: points {points} could not be read surely; move the lamp or clear "
-                           "the board and take the picture again")
+        raise RefereeError(
+            f"{step_name(step)}: points {points} could not be read surely; move the lamp or clear "
+            "the board and take the picture again"
+        )
     return tuple(tuple((r, c) in reading.open_points for c in range(SIZE)) for r in range(SIZE))
 
 
@@ -83,12 +85,15 @@ def contradictions(derivation: Derivation) -> list[dict[str, Any]]:
     """Each point no hole pattern explains: where, which slides, and what the nine pictures showed there."""
     out = []
     for (r, c), matrix in derivation.inconsistent:
-        open_in = [f"orange {p} white {q}" for p, row in zip(POSITIONS, matrix)
-                   for q, seen in zip(POSITIONS, row) if seen]
-        out.append({
-            "point": [r, c],
-            "name": f"point {r},{c}",
-            "slides": f"orange slide {r}, white slide {c}",
-            "open_in": open_in,
-        })
+        open_in = [
+            f"orange {p} white {q}" for p, row in zip(POSITIONS, matrix) for q, seen in zip(POSITIONS, row) if seen
+        ]
+        out.append(
+            {
+                "point": [r, c],
+                "name": f"point {r},{c}",
+                "slides": f"orange slide {r}, white slide {c}",
+                "open_in": open_in,
+            }
+        )
     return out

@@ -74,8 +74,7 @@ def _fit(model: ClassModel, groups: dict[str, list[np.ndarray]]) -> ClassModel:
     for key, samples in groups.items():
         old = by_key.get(key)
         letter = old.letter if old else key
-        refs.append(ClassModel.fit_ref(key, letter, np.array(samples), SHADING,
-                                       old.open if old else False))
+        refs.append(ClassModel.fit_ref(key, letter, np.array(samples), SHADING, old.open if old else False))
     return model.replaced(refs)
 
 
@@ -115,8 +114,9 @@ def learn_start(profile, image: np.ndarray, corners=None):
     """References from a picture of the profile's start position (Flipop), whose content is known."""
     start = profile.get("start")
     if not _spec(profile).calibrates(START_POSITION) or not start:
-        raise RefereeError(f"the start-position calibration is for {_games_taking(START_POSITION)}, "
-                           "whose profile has a start")
+        raise RefereeError(
+            f"the start-position calibration is for {_games_taking(START_POSITION)}, whose profile has a start"
+        )
     return learn_labelled(profile, [(image, parse_snapshot(profile.game, start))], corners)
 
 
@@ -155,8 +155,7 @@ def learn_full_setup(profile, image: np.ndarray, corners=None, name: str = "the 
     places = profile.rows * profile.cols
     if total != places:
         raise RefereeError(
-            f"the setup calibration needs a full board: the profile counts {total} tokens for "
-            f"{places} places"
+            f"the setup calibration needs a full board: the profile counts {total} tokens for {places} places"
         )
     model = model_for(profile)
     feats = _features(profile, image, corners)
@@ -170,15 +169,11 @@ def learn_full_setup(profile, image: np.ndarray, corners=None, name: str = "the 
     if empty:
         from calibration.checks import place_names
 
-        raise RefereeError(f"{name} is not a full setup: the places {place_names(profile.game, empty)} "
-                           "are empty")
+        raise RefereeError(f"{name} is not a full setup: the places {place_names(profile.game, empty)} are empty")
     current = ClassModel([by_key[k] for k in keys])
     for _ in range(6):
         assign = _capacity_assign(current.distances(feats), [tokens[k] for k in keys])
-        refs = [
-            ClassModel.fit_ref(k, by_key[k].letter, feats[assign == j], SHADING)
-            for j, k in enumerate(keys)
-        ]
+        refs = [ClassModel.fit_ref(k, by_key[k].letter, feats[assign == j], SHADING) for j, k in enumerate(keys)]
         current = ClassModel(refs)
     return with_model(profile, model.replaced(current.refs))
 
@@ -228,10 +223,13 @@ def learn_empty(profile, empty: np.ndarray, corners=None, name: str = "the empty
     odd = not_empty_places(model, feats, looks, usable)
     if odd:
         cells = [divmod(i, profile.cols) for i in odd]
-        raise PlacesRefused(f"{name} is not an empty board: at {place_names(profile.game, cells)} it does not "
-                            "look like the board's other empty places; is a piece left there? Take every piece "
-                            "off and take the picture again", cells,
-                            "does not look like the other empty places (a piece left there?)")
+        raise PlacesRefused(
+            f"{name} is not an empty board: at {place_names(profile.game, cells)} it does not "
+            "look like the board's other empty places; is a piece left there? Take every piece "
+            "off and take the picture again",
+            cells,
+            "does not look like the other empty places (a piece left there?)",
+        )
     groups: dict[str, list[np.ndarray]] = {}
     for f, look, fits in zip(feats, looks, usable):
         if fits:
@@ -269,7 +267,8 @@ def learn_pieces(profile, pieces: np.ndarray, corners=None, name: str = "the pie
             f"({' '.join(profile.letters)} from the left of the top row): at "
             f"{place_names(profile.game, [(0, k) for k in wrong])} it shows "
             f"{'no piece' if dec.letters[c] == EMPTY else dec.letters[c]} where {row[c]} belongs"
-            f"{' (first place)' if len(wrong) > 1 else ''}")
+            f"{' (first place)' if len(wrong) > 1 else ''}"
+        )
     return with_model(profile, _fit(model, {letter: [feats[i]] for i, letter in enumerate(row) if letter != EMPTY}))
 
 

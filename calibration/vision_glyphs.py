@@ -99,7 +99,8 @@ def learn_glyphs(profile, images: list[np.ndarray], corners=None):
                 if (r, c) in cells and got[:1] in (EMPTY, "?"):
                     raise RefereeError(
                         f"no tile was seen at row {r}, column {c}, where the glyph {cells[(r, c)]!r} "
-                        "belongs (rows A-C: 1-9, A-I, the nine symbols; the wild tile at D1)")
+                        "belongs (rows A-C: 1-9, A-I, the nine symbols; the wild tile at D1)"
+                    )
                 if (r, c) not in cells and got != EMPTY:
                     raise RefereeError(f"row {r}, column {c} should be empty in the glyph calibration")
         colours = {reading.cells[r][c][0] for r, c in cells}
@@ -108,9 +109,11 @@ def learn_glyphs(profile, images: list[np.ndarray], corners=None):
         white = reader.paper_white(image)
         order = list(gl.GLYPHS)
         centres = np.array([[ARRANGEMENT[g][1], ARRANGEMENT[g][0]] for g in order], np.float64)
-        local = (np.tile(white, (len(order), 1)) if white.ndim == 1 else
-                 reader.paper_weights[[ARRANGEMENT[g][0] * profile.cols + ARRANGEMENT[g][1]
-                                       for g in order]] @ white) * 255
+        local = (
+            np.tile(white, (len(order), 1))
+            if white.ndim == 1
+            else reader.paper_weights[[ARRANGEMENT[g][0] * profile.cols + ARRANGEMENT[g][1] for g in order]] @ white
+        ) * 255
         ink, mask, contrast = gl.centred_patches(image, reader.h, centres, local)
         angles = tile_angle(image, reader.h, centres)
         for k, g in enumerate(order):
@@ -120,10 +123,13 @@ def learn_glyphs(profile, images: list[np.ndarray], corners=None):
                 counts[g] += 1
     unseen = [g for g in gl.GLYPHS if not counts[g]]
     if unseen:
-        raise RefereeError(f"the glyph {unseen[0]!r} is not clearly visible in any picture (glare or "
-                           "a faint print): take another picture with the light from elsewhere")
-    learned = {g: np.clip(v / counts[g] / max(float(np.percentile(v / counts[g], 99)), 1e-3), 0, 1)
-               for g, v in sums.items()}
+        raise RefereeError(
+            f"the glyph {unseen[0]!r} is not clearly visible in any picture (glare or "
+            "a faint print): take another picture with the light from elsewhere"
+        )
+    learned = {
+        g: np.clip(v / counts[g] / max(float(np.percentile(v / counts[g], 99)), 1e-3), 0, 1) for g, v in sums.items()
+    }
     _check_distinct(learned)
     data = {"size": gl.PATCH, "templates": {g: gl.encode_image(learned[g]) for g in gl.GLYPHS}}
     return _with_vision(profile, "glyphs", data)
@@ -146,7 +152,8 @@ def _check_distinct(learned: dict[str, np.ndarray]) -> None:
     if sim[i, j] > MAX_LIKENESS:
         raise RefereeError(
             f"the glyphs {gl.GLYPHS[i]!r} and {gl.GLYPHS[j]!r} look the same: are the tiles laid "
-            "out as documented (rows A-C: 1-9, A-I, the symbols in profile order; wild at D1)?")
+            "out as documented (rows A-C: 1-9, A-I, the symbols in profile order; wild at D1)?"
+        )
 
 
 def learn_doors(profile, image: np.ndarray, corners=None, name: str = "the start picture"):
@@ -172,11 +179,15 @@ def learn_doors(profile, image: np.ndarray, corners=None, name: str = "the start
             if used[k, w] >= 0.8:
                 groups[PRESENT if wing in door else ABSENT].append(feats[k, w])
     if len(groups[PRESENT]) < 3 or len(groups[ABSENT]) < 3:
-        raise RefereeError(f"too few door edges were clearly visible in {name} to learn the doors: "
-                           "glare? take the picture with the light from elsewhere")
+        raise RefereeError(
+            f"too few door edges were clearly visible in {name} to learn the doors: "
+            "glare? take the picture with the light from elsewhere"
+        )
     shading = np.diag(np.array(DEFAULT_SIGMA) ** 2) * 0.5
-    refs = [ClassModel.fit_ref("wing", PRESENT, np.array(groups[PRESENT]), shading),
-            ClassModel.fit_ref("bare", ABSENT, np.array(groups[ABSENT]), shading)]
+    refs = [
+        ClassModel.fit_ref("wing", PRESENT, np.array(groups[PRESENT]), shading),
+        ClassModel.fit_ref("bare", ABSENT, np.array(groups[ABSENT]), shading),
+    ]
     model = ClassModel(refs)
     dec = model.decide(feats.reshape(-1, feats.shape[-1]))
     want = np.array([[w in d for w in WINGS] for d in doors]).reshape(-1)

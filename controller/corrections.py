@@ -72,17 +72,25 @@ def plan(engine: Any, legal: Snapshot, seen: Snapshot) -> list[Correction]:
     pairs, lone_missing, lone_extra = _pair(missing, extra)
     noun = registry.get(legal.game).piece_noun if registry.known(legal.game) else "piece"
     for cell, piece in lone_extra:
-        out.append(Correction("take", f"take the {_piece_words(engine, piece, noun)} off {_place(engine, cell)}",
-                              cells=(cell,)))
+        out.append(
+            Correction(
+                "take", f"take the {_piece_words(engine, piece, noun)} off {_place(engine, cell)}", cells=(cell,)
+            )
+        )
     for (to, piece), (frm, _) in pairs:
-        out.append(Correction(
-            "move",
-            f"move the {_piece_words(engine, piece, noun)} from {_place(engine, frm)} back to {_place(engine, to)}",
-            cells=(frm, to),
-        ))
+        out.append(
+            Correction(
+                "move",
+                f"move the {_piece_words(engine, piece, noun)} from {_place(engine, frm)} back to {_place(engine, to)}",
+                cells=(frm, to),
+            )
+        )
     for cell, piece in lone_missing:
-        out.append(Correction("put", f"put the {_piece_words(engine, piece, noun)} back on {_place(engine, cell)}",
-                              cells=(cell,)))
+        out.append(
+            Correction(
+                "put", f"put the {_piece_words(engine, piece, noun)} back on {_place(engine, cell)}", cells=(cell,)
+            )
+        )
     return out
 
 
@@ -151,10 +159,7 @@ def _pair(
     if not missing or not extra:
         return [], missing, extra
     cost = [
-        [
-            abs(m[0][0] - e[0][0]) + abs(m[0][1] - e[0][1]) if _same_piece(m[1], e[1]) else MISMATCH
-            for e in extra
-        ]
+        [abs(m[0][0] - e[0][0]) + abs(m[0][1] - e[0][1]) if _same_piece(m[1], e[1]) else MISMATCH for e in extra]
         for m in missing
     ]
     assignment = min_cost_assignment(cost)
@@ -190,8 +195,9 @@ def _doors(engine: Any, legal: Snapshot, seen: Snapshot) -> list[Correction]:
     for k, (w, g) in enumerate(zip(legal.doors, seen.doors)):
         if g != UNKNOWN_DOOR and w != UNKNOWN_DOOR and w != g:
             post = f"({k // 4},{k % 4})"
-            out.append(Correction("door", f"turn the door on post {post} back so its wings point {' '.join(w)}",
-                                  posts=(k,)))
+            out.append(
+                Correction("door", f"turn the door on post {post} back so its wings point {' '.join(w)}", posts=(k,))
+            )
     return out
 
 

@@ -57,9 +57,7 @@ def connected_groups(cells: Iterable[Cell]) -> list[set[Cell]]:
     return groups
 
 
-def groups_by_value(
-    grid: Sequence[Sequence[str]], key: Callable[[str], str | None]
-) -> list[tuple[str, set[Cell]]]:
+def groups_by_value(grid: Sequence[Sequence[str]], key: Callable[[str], str | None]) -> list[tuple[str, set[Cell]]]:
     """Maximal connected groups of cells whose `key` is equal (cells with key None are skipped)."""
     rows, cols = len(grid), len(grid[0]) if grid else 0
     seen: set[Cell] = set()

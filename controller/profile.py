@@ -77,18 +77,24 @@ def cell_pair() -> Checker:
 
 #: Exposure, gain and white balance locked at calibration (`controller/vision/sources.py`), per
 #: kind of camera, in each interface's own units.
-_CAMERA = mapping({
-    "picamera": mapping({
-        "exposure_time": integer(1, 10_000_000),  # microseconds
-        "analogue_gain": number(1, 64),
-        "colour_gains": list_of(number(0.01, 32), length=2),  # red, blue
-    }),
-    "usb": mapping({
-        "exposure": number(0, 1_000_000),  # the V4L2 driver's units (usually 100 microseconds)
-        "gain": number(0, 100_000),
-        "wb_temperature": number(1000, 20000),  # kelvin
-    }),
-})
+_CAMERA = mapping(
+    {
+        "picamera": mapping(
+            {
+                "exposure_time": integer(1, 10_000_000),  # microseconds
+                "analogue_gain": number(1, 64),
+                "colour_gains": list_of(number(0.01, 32), length=2),  # red, blue
+            }
+        ),
+        "usb": mapping(
+            {
+                "exposure": number(0, 1_000_000),  # the V4L2 driver's units (usually 100 microseconds)
+                "gain": number(0, 100_000),
+                "wb_temperature": number(1000, 20000),  # kelvin
+            }
+        ),
+    }
+)
 
 
 #: A copy without the ArUco markers: the lattice's four corner points in the camera's picture, in pixels,
@@ -240,9 +246,7 @@ def load_profile(path: str | Path) -> Profile:
         raise ConfigError("game", "a profile must say which game it describes", str(path))
     if not registry.known(raw["game"]):
         raise ConfigError("game", f"expected one of {', '.join(registry.names())}, got {raw['game']!r}", str(path))
-    return default_profile(raw["game"]).with_overrides(
-        {k: v for k, v in raw.items() if k != "game"}, source=str(path)
-    )
+    return default_profile(raw["game"]).with_overrides({k: v for k, v in raw.items() if k != "game"}, source=str(path))
 
 
 def save_profile(profile: Profile, path: str | Path) -> None:

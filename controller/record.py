@@ -16,7 +16,15 @@ from controller.snapshot import Snapshot, format_snapshot, parse_snapshot
 
 ACTIONS = ("end-by-agreement", "new-game")
 RECORD_KEYS = (
-    "game", "variant", "players", "first", "seats", "secrets", "targets", "profile", "setup",
+    "game",
+    "variant",
+    "players",
+    "first",
+    "seats",
+    "secrets",
+    "targets",
+    "profile",
+    "setup",
     "observations",
 )
 
@@ -135,9 +143,7 @@ def setup_from_mapping(data: dict, source: str = "record") -> GameSetup:
     if secrets is not None:
         if not isinstance(secrets, list) or len(secrets) != players:
             raise ConfigError("secrets", f"expected a list of {players} entries, one per seat", source)
-        secrets_t = tuple(
-            None if s is None else tuple(_as_list(s)) for s in secrets
-        )
+        secrets_t = tuple(None if s is None else tuple(_as_list(s)) for s in secrets)
         for i, s in enumerate(secrets_t):
             for letter in s or ():
                 if letter not in profile.letters:
@@ -175,7 +181,10 @@ def dump_record(setup: GameSetup, board: Snapshot, entries: list[Entry], profile
 
     _Dumper.add_representer(_Literal, _repr)
     data: dict[str, Any] = {
-        "game": setup.game, "variant": setup.variant, "players": setup.players, "first": setup.first
+        "game": setup.game,
+        "variant": setup.variant,
+        "players": setup.players,
+        "first": setup.first,
     }
     if setup.seats is not None:
         data["seats"] = [list(s) if isinstance(s, tuple) else s for s in setup.seats]

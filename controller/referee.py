@@ -136,9 +136,7 @@ class Referee:
         if judgement.kind == "legal":
             self.state = judgement.state
             self.in_illegal = self.in_pending = False
-            return Verdict(
-                VerdictKind.LEGAL, index, seat=judgement.seat, move=judgement.move, events=judgement.events
-            )
+            return Verdict(VerdictKind.LEGAL, index, seat=judgement.seat, move=judgement.move, events=judgement.events)
         if judgement.kind == "pending":
             self.in_pending = True
             return Verdict(VerdictKind.PENDING, index, seat=judgement.seat)

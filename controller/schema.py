@@ -121,5 +121,3 @@ def mapping(
 
 def anything() -> Checker:
     return lambda value, path: None
-
-

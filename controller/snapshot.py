@@ -74,12 +74,7 @@ class Snapshot:
 
     def changed_cells(self, other: Snapshot) -> list[tuple[int, int]]:
         """Places whose content differs between two snapshots of the same board."""
-        return [
-            (r, c)
-            for r in range(self.rows)
-            for c in range(self.cols)
-            if self.cells[r][c] != other.cells[r][c]
-        ]
+        return [(r, c) for r in range(self.rows) for c in range(self.cols) if self.cells[r][c] != other.cells[r][c]]
 
     def to_text(self) -> str:
         return format_snapshot(self)
@@ -186,8 +181,10 @@ def with_required_lines(game: str, text: str, shape: tuple[int, int] | None = No
     rows, cols = shape or spec.shape
     keys = {line.partition(":")[0].strip().lower() for _, line in _meaningful_lines(text) if ":" in line}
     missing = [x for x in spec.extra_lines if x.required and x.default is not None and x.key not in keys]
-    head, tail = ("".join(f"{x.key}:{x.pad}" + " ".join(x.default(rows, cols)) + "\n"
-                          for x in missing if x.before_grid == before) for before in (True, False))
+    head, tail = (
+        "".join(f"{x.key}:{x.pad}" + " ".join(x.default(rows, cols)) + "\n" for x in missing if x.before_grid == before)
+        for before in (True, False)
+    )
     return head + text + ("\n" if tail and not text.endswith("\n") else "") + tail
 
 

@@ -71,8 +71,9 @@ def play(variant: str, seats: tuple, seed: int) -> tuple[GameSetup, list[Snapsho
     """The snapshots of one game. `truth` is the board as it really is; `seen` is the referee's
     state, which does not know the unread glyph until the camera reads it."""
     rng = random.Random(seed)
-    setup = GameSetup("blockers", default_profile("blockers"), variant=variant,
-                      players=len(seats), first=1, seats=seats)
+    setup = GameSetup(
+        "blockers", default_profile("blockers"), variant=variant, players=len(seats), first=1, seats=seats
+    )
     engine = BlockersEngine(setup)
     players = Players(engine.colours, rng)
     truth = seen = engine.start(empty_snapshot("blockers"))
@@ -100,8 +101,12 @@ def play(variant: str, seats: tuple, seed: int) -> tuple[GameSetup, list[Snapsho
             entries.append(_with(before, move.cell, "."))
         if turn == 12:
             # a tile in the wrong place, then taken back
-            wrong = next((r, c) for r in range(9) for c in range(9)
-                         if before.cells[r][c] == "." and (r, c) not in engine.map.cells_for[move.glyph])
+            wrong = next(
+                (r, c)
+                for r in range(9)
+                for c in range(9)
+                if before.cells[r][c] == "." and (r, c) not in engine.map.cells_for[move.glyph]
+            )
             entries.append(_with(before, wrong, move.tile))
             entries.append(before)
         if turn == 20:

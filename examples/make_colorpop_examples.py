@@ -30,7 +30,7 @@ def valid_board(engine: ColorpopEngine, rng: random.Random) -> Snapshot:
     while True:
         tokens = [ch for ch in "GYOBP" for _ in range(19)] + ["J"] * 5
         rng.shuffle(tokens)
-        snap = Snapshot("colorpop", tuple(tuple(tokens[r * 10:(r + 1) * 10]) for r in range(10)))
+        snap = Snapshot("colorpop", tuple(tuple(tokens[r * 10 : (r + 1) * 10]) for r in range(10)))
         if engine.check_setup(snap).ok:
             return snap
 
@@ -52,7 +52,9 @@ def play(setup: GameSetup, seed: int) -> tuple[Snapshot, list]:
             # A lone token pulled out by mistake, then put back.
             moves = engine.legal_moves(state)
             lone = next(
-                (r, c) for r in range(10) for c in range(10)
+                (r, c)
+                for r in range(10)
+                for c in range(10)
                 if state.board[r][c] != "." and not any((r, c) in m.cells for m in moves)
             )
             entries.append(Snapshot("colorpop", remove_cells(state.board, frozenset({lone}))))
@@ -65,7 +67,11 @@ def play(setup: GameSetup, seed: int) -> tuple[Snapshot, list]:
 def main() -> None:
     profile = default_profile("colorpop")
     standard = GameSetup(
-        "colorpop", profile, variant="standard", players=3, first=0,
+        "colorpop",
+        profile,
+        variant="standard",
+        players=3,
+        first=0,
         secrets=(("G",), ("B",), ("P",)),
     )
     board, entries = play(standard, seed=11)

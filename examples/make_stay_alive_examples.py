@@ -58,9 +58,7 @@ def with_slide(board: Snapshot, slide: int, position: str) -> Snapshot:
 
 def play(players: int, seed: int, seats: list[str], first: int, slips: set[str]) -> str:
     rng = random.Random(seed)
-    setup = GameSetup(
-        "stay-alive", default_profile("stay-alive"), players=players, first=first, seats=tuple(seats)
-    )
+    setup = GameSetup("stay-alive", default_profile("stay-alive"), players=players, first=first, seats=tuple(seats))
     engine = StayAliveEngine(setup)
     board = starting_board(setup, rng)
     state = engine.start(board)
@@ -101,8 +99,9 @@ def play(players: int, seed: int, seats: list[str], first: int, slips: set[str])
             move = best_move(engine, state, rng)
             new, _ = engine.apply(state, move)
             seen = engine.expected(new)
-            falls = [(r, c) for r in range(7) for c in range(7)
-                     if state.board[r][c] != EMPTY and new.board[r][c] == EMPTY]
+            falls = [
+                (r, c) for r in range(7) for c in range(7) if state.board[r][c] != EMPTY and new.board[r][c] == EMPTY
+            ]
             cells = [list(row) for row in seen.cells]
             if "stuck" in slips and falls and not engine.is_over(new):
                 slips.discard("stuck")

@@ -46,8 +46,9 @@ def plain_board(cv: Canvas, colours: dict[str, Rgb], frame: Rgb, regions: Region
     cv.rect(-0.5, -0.5, cols - 0.5, rows - 0.5, colours.get(EMPTY, looks.DEFAULT_BOARD))
 
 
-def ball_piece(cv: Canvas, r: int, c: int, cell: str, rgb: Rgb, rng: Any, seed: int,
-               tile_jitter: tuple[float, float]) -> None:
+def ball_piece(
+    cv: Canvas, r: int, c: int, cell: str, rgb: Rgb, rng: Any, seed: int, tile_jitter: tuple[float, float]
+) -> None:
     """A ball or marble on the place."""
     ball(cv, c, r, 0.4, rgb, 250)
 
@@ -75,8 +76,9 @@ def slots_board(cv: Canvas, colours: dict[str, Rgb], frame: Rgb, regions: Region
         cv.rect(c - 0.46, -0.56, c + 0.46, rows - 1 + 0.56, colours[EMPTY])
 
 
-def token_piece(cv: Canvas, r: int, c: int, cell: str, rgb: Rgb, rng: Any, seed: int,
-                tile_jitter: tuple[float, float]) -> None:
+def token_piece(
+    cv: Canvas, r: int, c: int, cell: str, rgb: Rgb, rng: Any, seed: int, tile_jitter: tuple[float, float]
+) -> None:
     """A flat token with a darker rim."""
     cv.circle(c, r, 0.44, _darker(rgb, 0.8))
     cv.circle(c, r, 0.39, rgb)
@@ -99,8 +101,9 @@ def printed_regions_board(cv: Canvas, colours: dict[str, Rgb], frame: Rgb, regio
         cv.line(k - 0.5, -0.5, k - 0.5, rows - 0.5, looks.GRID_LINE, wid)
 
 
-def glyph_tile_piece(cv: Canvas, r: int, c: int, cell: str, rgb: Rgb, rng: Any, seed: int,
-                     tile_jitter: tuple[float, float]) -> None:
+def glyph_tile_piece(
+    cv: Canvas, r: int, c: int, cell: str, rgb: Rgb, rng: Any, seed: int, tile_jitter: tuple[float, float]
+) -> None:
     """A tile with its glyph (a random one where the snapshot does not say)."""
     glyph = cell[1] if len(cell) > 1 and cell[1] != "?" else rng.choice(list(GLYPHS))
     tile(cv, c, r, rgb, str(glyph), board_rng("tile", seed, r, c), tile_jitter)
@@ -117,8 +120,7 @@ def grooved_floor_board(cv: Canvas, colours: dict[str, Rgb], frame: Rgb, regions
         cv.line(k - 0.5, -0.5, k - 0.5, rows - 0.5, looks.GROOVE, 0.03)
 
 
-def doors_fittings(cv: Canvas, snapshot: Snapshot, profile: Any, scene: Scene, seed: int,
-                   door_jitter: float) -> None:
+def doors_fittings(cv: Canvas, snapshot: Snapshot, profile: Any, scene: Scene, seed: int, door_jitter: float) -> None:
     """A post between every four cells with its door's wings (the snapshot's, else the profile's start)."""
     doors = snapshot.doors
     if doors is None and profile is not None and profile.get("start"):
@@ -133,8 +135,9 @@ def doors_fittings(cv: Canvas, snapshot: Snapshot, profile: Any, scene: Scene, s
         cv.circle(px, py, 0.09, looks.POST)
 
 
-def flipop_ball_piece(cv: Canvas, r: int, c: int, cell: str, rgb: Rgb, rng: Any, seed: int,
-                      tile_jitter: tuple[float, float]) -> None:
+def flipop_ball_piece(
+    cv: Canvas, r: int, c: int, cell: str, rgb: Rgb, rng: Any, seed: int, tile_jitter: tuple[float, float]
+) -> None:
     """A smaller ball, between the doors; the black ones shine less."""
     ball(cv, c, r, 0.36, rgb, 250 if cell[0] == "W" else 190)
 
@@ -147,8 +150,9 @@ def slide_lattice_board(cv: Canvas, colours: dict[str, Rgb], frame: Rgb, regions
         cv.line(-0.5, k, cols - 0.5, k, tuple(min(255, v + 25) for v in frame), 0.08)
 
 
-def slide_points_fittings(cv: Canvas, snapshot: Snapshot, profile: Any, scene: Scene, seed: int,
-                          door_jitter: float) -> None:
+def slide_points_fittings(
+    cv: Canvas, snapshot: Snapshot, profile: Any, scene: Scene, seed: int, door_jitter: float
+) -> None:
     """Every point a hole in the board showing the orange slide, the white one, or (open) the dark below."""
     colours = looks.pieces(snapshot.game)
     frame = looks.FRAME[snapshot.game]

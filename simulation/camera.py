@@ -31,10 +31,7 @@ class RendererSource:
             scene = Scene(frame=self.frame)
         elif scene.frame == 0:
             scene = replace(scene, frame=self.frame)
-        return render_snapshot(snapshot, profile, seed=self.seed, preset=self.preset,
-                               scene=scene, size=self.size)
+        return render_snapshot(snapshot, profile, seed=self.seed, preset=self.preset, scene=scene, size=self.size)
 
     def close(self) -> None:
         self.world = None
-
-

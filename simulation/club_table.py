@@ -41,7 +41,10 @@ class RecordTable:
     """One table replaying a record; `step()` shows the next settled board (or takes the action)."""
 
     def __init__(
-        self, record_path: str | Path, journal_path: str | Path, mqtt: MqttConfig | None = None,
+        self,
+        record_path: str | Path,
+        journal_path: str | Path,
+        mqtt: MqttConfig | None = None,
         log: logging.Logger | None = None,
     ) -> None:
         text = Path(record_path).read_text("utf-8")
@@ -59,8 +62,13 @@ class RecordTable:
         self.world = SimWorld(self.setup, self._board_before(self.position))
         switches = WorldSwitches(self.world) if registry.get(self.setup.game).uses_switches else None
         self.loop = RefereeLoop(
-            session, SnapshotSensor(self.world), None, switches=switches, settings=Settings(SETTLE, 3600.0),
-            clock=self.clock, log=self.log,
+            session,
+            SnapshotSensor(self.world),
+            None,
+            switches=switches,
+            settings=Settings(SETTLE, 3600.0),
+            clock=self.clock,
+            log=self.log,
         )
         self.publisher: TablePublisher | None = None
         if mqtt is not None:

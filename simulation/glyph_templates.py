@@ -23,8 +23,13 @@ OUT = Path(__file__).resolve().parent.parent / "controller" / "vision" / g.TEMPL
 def drawn(glyph: str, angle: float = 0.0, shift: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
     """The renderer's drawing of `glyph` turned by `angle` and moved by `shift` pitches, as a camera
     sees it (`TEMPLATE_SCALE`, softened by `TEMPLATE_BLUR`), PATCH x PATCH, ink 0..1."""
-    img = glyph_mask(glyph, g.PPG * g.TEMPLATE_SCALE, g.HALF / g.TEMPLATE_SCALE, angle,
-                     (shift[0] / g.TEMPLATE_SCALE, shift[1] / g.TEMPLATE_SCALE))
+    img = glyph_mask(
+        glyph,
+        g.PPG * g.TEMPLATE_SCALE,
+        g.HALF / g.TEMPLATE_SCALE,
+        angle,
+        (shift[0] / g.TEMPLATE_SCALE, shift[1] / g.TEMPLATE_SCALE),
+    )
     img = cv2.GaussianBlur(img, (0, 0), g.TEMPLATE_BLUR)
     return np.clip(img / max(float(np.percentile(img, 99)), 1e-3), 0, 1)
 

@@ -25,6 +25,7 @@ INSTRUCTION = re.compile(r"set every orange slide to ([ABC]) and every white sli
 def rotated(pattern: HolePattern) -> HolePattern:
     """The pattern of the copy turned half round (slide r becomes slide 6-r, its holes mirrored): a copy
     that differs from the default everywhere, yet has a hole only where the other layer can show it."""
+
     def mirror(mask: int) -> int:
         return int(f"{mask:0{SIZE}b}"[::-1], 2)
 
@@ -60,8 +61,9 @@ class HolesTable:
             key = (tuple(self.orange), tuple(self.white), self.hand)
             if self._frame is None or self._frame[0] != key:
                 scene = Scene(hand=self.hand, frame=self.renders + 1)
-                image, _ = render_scene(self.snapshot(), self.profile, seed=self.seed, preset=self.preset,
-                                        scene=scene, size=self.size)
+                image, _ = render_scene(
+                    self.snapshot(), self.profile, seed=self.seed, preset=self.preset, scene=scene, size=self.size
+                )
                 self.renders += 1
                 self._frame = (key, image)
             return self._frame[1]
@@ -103,4 +105,3 @@ def copy_profile(default_profile) -> tuple[object, HolePattern]:
     """A Stay Alive profile whose holes are the default's turned half round, and that pattern."""
     pattern = rotated(HolePattern.from_mapping(default_profile.get("holes")))
     return default_profile.with_overrides({"holes": pattern.to_mapping()}, source="the simulated copy"), pattern
-

@@ -69,4 +69,3 @@ def new_game(setup: GameSetup, rng: random.Random) -> tuple[Engine, Snapshot, An
     engine = engine_for(setup)
     board = starting_board(setup, rng)
     return engine, board, engine.start(board)
-

@@ -32,14 +32,40 @@ TEX = 48  # texture pixels per pitch
 
 PRESETS: dict[str, dict[str, float]] = {
     "clean": dict(
-        fill=0.86, fill_jitter=0.02, rot=3.0, persp=0.015, gradient=0.05, vignette=0.04,
-        cast=0.0, exposure=0.0, shadows=0, glare=0, blur=0.6, noise=1.5, grain=0.02,
-        tile_rot=4.0, tile_shift=0.02, door_rot=1.0,
+        fill=0.86,
+        fill_jitter=0.02,
+        rot=3.0,
+        persp=0.015,
+        gradient=0.05,
+        vignette=0.04,
+        cast=0.0,
+        exposure=0.0,
+        shadows=0,
+        glare=0,
+        blur=0.6,
+        noise=1.5,
+        grain=0.02,
+        tile_rot=4.0,
+        tile_shift=0.02,
+        door_rot=1.0,
     ),
     "hard": dict(
-        fill=0.74, fill_jitter=0.06, rot=10.0, persp=0.05, gradient=0.30, vignette=0.12,
-        cast=0.14, exposure=0.15, shadows=2, glare=3, blur=1.3, noise=5.0, grain=0.05,
-        tile_rot=10.0, tile_shift=0.04, door_rot=3.0,
+        fill=0.74,
+        fill_jitter=0.06,
+        rot=10.0,
+        persp=0.05,
+        gradient=0.30,
+        vignette=0.12,
+        cast=0.14,
+        exposure=0.15,
+        shadows=2,
+        glare=3,
+        blur=1.3,
+        noise=5.0,
+        grain=0.05,
+        tile_rot=10.0,
+        tile_shift=0.04,
+        door_rot=3.0,
     ),
 }
 
@@ -157,8 +183,7 @@ class _Canvas:
         return int(round(pitches * TEX * (1 << self.SHIFT)))
 
     def circle(self, x, y, rad, rgb, thickness=-1) -> None:
-        cv2.circle(self.img, self.px(x, y), self.r(rad), _bgr(rgb), thickness, cv2.LINE_AA,
-                   self.SHIFT)
+        cv2.circle(self.img, self.px(x, y), self.r(rad), _bgr(rgb), thickness, cv2.LINE_AA, self.SHIFT)
 
     def rect(self, x0, y0, x1, y1, rgb) -> None:
         a = self.px(x0, y0)
@@ -167,14 +192,11 @@ class _Canvas:
 
     def line(self, x0, y0, x1, y1, rgb, width) -> None:
         t = max(1, int(round(width * TEX)))
-        cv2.line(self.img, self.px(x0, y0), self.px(x1, y1), _bgr(rgb), t, cv2.LINE_AA,
-                 self.SHIFT)
+        cv2.line(self.img, self.px(x0, y0), self.px(x1, y1), _bgr(rgb), t, cv2.LINE_AA, self.SHIFT)
 
     def to_board(self) -> np.ndarray:
         """Texture pixel -> board coordinates, as a 3x3 matrix."""
-        return np.array(
-            [[1 / TEX, 0, 0.5 / TEX - self.m], [0, 1 / TEX, 0.5 / TEX - self.m], [0, 0, 1]]
-        )
+        return np.array([[1 / TEX, 0, 0.5 / TEX - self.m], [0, 1 / TEX, 0.5 / TEX - self.m], [0, 0, 1]])
 
 
 def _ball(cv: _Canvas, x: float, y: float, rad: float, rgb, highlight: int) -> None:
@@ -242,8 +264,9 @@ def _symbol(img: np.ndarray, glyph: str, g: float) -> None:
         cv2.circle(img, p(0, 0), rad(0.34), 255, -1, cv2.LINE_AA)
         for k in range(8):
             a = k * np.pi / 4 + np.pi / 8
-            cv2.line(img, p(0.64 * np.cos(a), 0.64 * np.sin(a)), p(1.0 * np.cos(a), 1.0 * np.sin(a)),
-                     255, t, cv2.LINE_AA)
+            cv2.line(
+                img, p(0.64 * np.cos(a), 0.64 * np.sin(a)), p(1.0 * np.cos(a), 1.0 * np.sin(a)), 255, t, cv2.LINE_AA
+            )
     elif glyph == "c":  # star: five points
         a = -np.pi / 2 + np.arange(10) * np.pi / 5
         r = np.where(np.arange(10) % 2 == 0, 1.0, 0.4)
@@ -266,8 +289,7 @@ def _symbol(img: np.ndarray, glyph: str, g: float) -> None:
         cv2.line(img, p(0.56, 0), p(0.56, 0.42), 255, t, cv2.LINE_AA)
         cv2.line(img, p(0.86, 0), p(0.86, 0.34), 255, t, cv2.LINE_AA)
     elif glyph == "g":  # crown: three points over a band
-        poly([(-0.92, 0.62), (-0.92, -0.62), (-0.46, 0.02), (0, -0.86), (0.46, 0.02),
-              (0.92, -0.62), (0.92, 0.62)])
+        poly([(-0.92, 0.62), (-0.92, -0.62), (-0.46, 0.02), (0, -0.86), (0.46, 0.02), (0.92, -0.62), (0.92, 0.62)])
     elif glyph == "h":  # bell: a flared dome, a lip and a clapper
         s = np.linspace(np.pi, 2 * np.pi, 20)
         dome = [(0.46 * np.cos(a), -0.32 + 0.5 * np.sin(a)) for a in s]
@@ -305,8 +327,14 @@ def _text(img: np.ndarray, text: str, g: float) -> None:
 
 
 @functools.lru_cache(maxsize=4096)
-def glyph_mask(glyph: str, ppp: float, half: float = 0.3, angle: float = 0.0,
-               shift: tuple[float, float] = (0.0, 0.0), size: float = GLYPH_HALF) -> np.ndarray:
+def glyph_mask(
+    glyph: str,
+    ppp: float,
+    half: float = 0.3,
+    angle: float = 0.0,
+    shift: tuple[float, float] = (0.0, 0.0),
+    size: float = GLYPH_HALF,
+) -> np.ndarray:
     """Ink coverage (float32, 0..1) of a glyph on a square of +-`half` pitches sampled at `ppp`
     pixels per pitch; the glyph is turned by `angle` degrees (clockwise on the image) and moved by
     `shift` pitches. The renderer prints tiles and board symbols with it, and the reader's
@@ -329,8 +357,7 @@ def glyph_mask(glyph: str, ppp: float, half: float = 0.3, angle: float = 0.0,
     return mask
 
 
-def _stamp(cv: _Canvas, x: float, y: float, glyph: str, ink, angle: float = 0.0,
-           size: float = GLYPH_HALF) -> None:
+def _stamp(cv: _Canvas, x: float, y: float, glyph: str, ink, angle: float = 0.0, size: float = GLYPH_HALF) -> None:
     """Print a glyph centred on board point (x, y) in colour `ink`."""
     half = 0.3 * size / GLYPH_HALF + 0.05
     side = max(4, int(round(2 * half * TEX)))
@@ -353,11 +380,13 @@ def stay_alive_points(snapshot: Snapshot, profile) -> tuple[set, set]:
         return set(), set()
     pattern = pattern_of(holes)
     return set(pattern.open_points(snapshot.orange, snapshot.white)), set(
-        pattern.white_showing(snapshot.orange, snapshot.white))
+        pattern.white_showing(snapshot.orange, snapshot.white)
+    )
 
 
-def _tile(cv: _Canvas, x: float, y: float, rgb, glyph: str, rng: np.random.Generator,
-          jitter: tuple[float, float]) -> None:
+def _tile(
+    cv: _Canvas, x: float, y: float, rgb, glyph: str, rng: np.random.Generator, jitter: tuple[float, float]
+) -> None:
     """A Blockers! tile put down by hand: a coloured square with a darker edge, turned and
     moved a little (`jitter` = most degrees, most pitches), and its glyph printed in white."""
     angle = float(rng.uniform(-1, 1)) * jitter[0]
@@ -382,13 +411,15 @@ def _wing(cv: _Canvas, px: float, py: float, d: str, angle: float) -> None:
     cv.line(px, py, x1, y1, looks.METAL_EDGE, 0.085)
     cv.line(px + 0.01 * ux, py + 0.01 * uy, x1 - 0.01 * ux, y1 - 0.01 * uy, looks.METAL, 0.06)
     ox, oy = -uy * 0.014, ux * 0.014
-    cv.line(px + 0.05 * ux + ox, py + 0.05 * uy + oy, x1 - 0.03 * ux + ox, y1 - 0.03 * uy + oy,
-            looks.METAL_SHINE, 0.018)
+    cv.line(
+        px + 0.05 * ux + ox, py + 0.05 * uy + oy, x1 - 0.03 * ux + ox, y1 - 0.03 * uy + oy, looks.METAL_SHINE, 0.018
+    )
 
 
 @functools.lru_cache(maxsize=8)
-def _empty_board(game: str, geom: LatticeGeometry, regions: tuple[tuple[str, ...], ...] | None, seed: int,
-                 grain: float) -> tuple[np.ndarray, dict]:
+def _empty_board(
+    game: str, geom: LatticeGeometry, regions: tuple[tuple[str, ...], ...] | None, seed: int, grain: float
+) -> tuple[np.ndarray, dict]:
     """The board before any piece, door or slide is drawn (its artwork, grain and markers), and
     the board's random generator's state after drawing it. Cached: it depends only on these."""
     from simulation.artwork import artwork_for
@@ -403,9 +434,16 @@ def _empty_board(game: str, geom: LatticeGeometry, regions: tuple[tuple[str, ...
     return cv.img, rng.bit_generator.state
 
 
-def _draw_board(snapshot: Snapshot, profile, geom: LatticeGeometry, scene: Scene, seed: int,
-                grain: float, tile_jitter: tuple[float, float] = (0.0, 0.0),
-                door_jitter: float = 0.0) -> _Canvas:
+def _draw_board(
+    snapshot: Snapshot,
+    profile,
+    geom: LatticeGeometry,
+    scene: Scene,
+    seed: int,
+    grain: float,
+    tile_jitter: tuple[float, float] = (0.0, 0.0),
+    door_jitter: float = 0.0,
+) -> _Canvas:
     from simulation.artwork import artwork_for
 
     game = snapshot.game
@@ -430,8 +468,7 @@ def _draw_board(snapshot: Snapshot, profile, geom: LatticeGeometry, scene: Scene
             rgb = pal.get(letter)
             if rgb is None:
                 raise RefereeError(
-                    f"the renderer has no look for the piece {letter!r} of {game} at "
-                    f"row {r}, column {c}"
+                    f"the renderer has no look for the piece {letter!r} of {game} at row {r}, column {c}"
                 )
             artwork.piece(cv, r, c, cell, rgb, rng, seed, tile_jitter)
     for r, c in sorted(scene.smudged):
@@ -457,8 +494,7 @@ def _smudge(cv: _Canvas, x: float, y: float, rng: np.random.Generator) -> None:
 # --------------------------------------------------------------------------- the camera
 
 
-def _hand(img: np.ndarray, hom: np.ndarray, geom: LatticeGeometry, scene: Scene,
-          rng: np.random.Generator) -> None:
+def _hand(img: np.ndarray, hom: np.ndarray, geom: LatticeGeometry, scene: Scene, rng: np.random.Generator) -> None:
     """An arm reaching in from one side with its hand over `scene.hand`, and its shadow."""
     ht, wd = img.shape[:2]
     row, col = scene.hand
@@ -484,16 +520,16 @@ def _hand(img: np.ndarray, hom: np.ndarray, geom: LatticeGeometry, scene: Scene,
 
     cv2.line(mask, ip(palm), ip(elbow), 255, max(2, int(pitch * 2.0)), cv2.LINE_AA, 4)
     ang = float(np.degrees(np.arctan2(d[1], d[0])))
-    cv2.ellipse(mask, ip(palm), (int(pitch * 1.3 * f), int(pitch * 1.05 * f)), ang, 0, 360, 255,
-                -1, cv2.LINE_AA, 4)
+    cv2.ellipse(mask, ip(palm), (int(pitch * 1.3 * f), int(pitch * 1.05 * f)), ang, 0, 360, 255, -1, cv2.LINE_AA, 4)
     perp = np.array([-d[1], d[0]])
     for k, length in zip((-1.5, -0.5, 0.5, 1.5), (0.9, 1.05, 1.0, 0.8)):
         base = palm + perp * k * pitch * 0.36 - d * pitch * 0.6
         end = base - d * pitch * length
         cv2.line(mask, ip(base), ip(end), 255, max(2, int(pitch * 0.3)), cv2.LINE_AA, 4)
     thumb = palm + perp * pitch * 1.1
-    cv2.line(mask, ip(thumb), ip(thumb + (perp * 0.7 - d * 0.5) * pitch), 255,
-             max(2, int(pitch * 0.34)), cv2.LINE_AA, 4)
+    cv2.line(
+        mask, ip(thumb), ip(thumb + (perp * 0.7 - d * 0.5) * pitch), 255, max(2, int(pitch * 0.34)), cv2.LINE_AA, 4
+    )
 
     shift = np.float32([[1, 0, pitch * 0.5], [0, 1, pitch * 0.7]])
     shadow = cv2.warpAffine(mask, shift, (wd, ht))
@@ -546,7 +582,7 @@ def _light(seed: int, preset: str, size: tuple[int, int], n_shadows: int) -> _Li
     for _ in range(n_shadows):
         cx, cy = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
         ax, ay = rng.uniform(0.08, 0.2) * w, rng.uniform(0.08, 0.2) * h
-        blob = np.exp(-(((xs - cx) / ax) ** 2 + ((ys - cy) / ay) ** 2) ** 2)
+        blob = np.exp(-((((xs - cx) / ax) ** 2 + ((ys - cy) / ay) ** 2) ** 2))
         field *= 1 - rng.uniform(0.2, 0.35) * blob
     field = cv2.resize(field, (w, h), interpolation=cv2.INTER_LINEAR)
     gains = 1 + rng.uniform(-1, 1, 3) * p["cast"]
@@ -589,13 +625,11 @@ def render_scene(
         geom = LatticeGeometry(snapshot.rows, snapshot.cols)
     if (snapshot.rows, snapshot.cols) != (geom.rows, geom.cols):
         raise RefereeError(
-            f"the snapshot is {snapshot.rows}x{snapshot.cols} but the profile's board is "
-            f"{geom.rows}x{geom.cols}"
+            f"the snapshot is {snapshot.rows}x{snapshot.cols} but the profile's board is {geom.rows}x{geom.cols}"
         )
     w, h = size
     hom = camera_homography(geom, seed=seed, preset=preset, size=size, bump=scene.bump)
-    cv = _draw_board(snapshot, profile, geom, scene, seed, p["grain"],
-                     (p["tile_rot"], p["tile_shift"]), p["door_rot"])
+    cv = _draw_board(snapshot, profile, geom, scene, seed, p["grain"], (p["tile_rot"], p["tile_shift"]), p["door_rot"])
 
     n_shadows = int(p["shadows"]) if scene.shadows is not False else 0
     if scene.shadows and not n_shadows:
@@ -603,9 +637,14 @@ def render_scene(
     light = _light(seed, preset, (int(w), int(h)), n_shadows)
     rng = np.random.default_rng()
     rng.bit_generator.state = light.rng_state  # the glare goes on from where the light stopped
-    img = cv2.warpPerspective(cv.img, hom @ cv.to_board(),
-                              (w, h), dst=light.table.copy(), flags=cv2.INTER_LINEAR,
-                              borderMode=cv2.BORDER_TRANSPARENT)
+    img = cv2.warpPerspective(
+        cv.img,
+        hom @ cv.to_board(),
+        (w, h),
+        dst=light.table.copy(),
+        flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_TRANSPARENT,
+    )
 
     if scene.hand is not None:
         _hand(img, hom, geom, scene, _rng("hand", seed, scene.hand, scene.hand_side))

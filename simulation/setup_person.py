@@ -81,8 +81,14 @@ def setup_world(game: str, seed: int = 0) -> SimWorld:
     return SimWorld(setup, starting_board(setup, random.Random(seed)), noise_frames=2)
 
 
-def simulated_camera(world: SimWorld, *, other_looks: bool = True, size: tuple[int, int] = (640, 480),
-                     seed: int = 3, preset: str = "clean") -> CachedFrames:
+def simulated_camera(
+    world: SimWorld,
+    *,
+    other_looks: bool = True,
+    size: tuple[int, int] = (640, 480),
+    seed: int = 3,
+    preset: str = "clean",
+) -> CachedFrames:
     """The simulated camera over `world` (a still scene is rendered once per noise pattern); with
     `other_looks` the copy is not the standard edition (`OtherLooks`)."""
     source: Any = RendererSource(world, size[0], size[1], seed, preset)
@@ -158,7 +164,7 @@ class SetupPerson:
                 for white in "ABC":
                     if (0, c) not in stay_alive_points(trial, self.profile)[0]:
                         break
-                    trial = replace(trial, white=trial.white[:c] + (white,) + trial.white[c + 1:])
+                    trial = replace(trial, white=trial.white[:c] + (white,) + trial.white[c + 1 :])
             if not any((0, c) in stay_alive_points(trial, self.profile)[0] for c in wanted):
                 return trial
         return board
@@ -203,6 +209,11 @@ def simulated_setup(config: Any, *, other_looks: bool = False) -> tuple[Simulate
 
     camera = validate_camera(config.camera)
     world = SimWorld(config.setup, starting_board(config.setup, random.Random(camera["seed"])), noise_frames=2)
-    frames = simulated_camera(world, other_looks=other_looks, size=(camera["width"], camera["height"]),
-                              seed=camera["seed"], preset=camera["preset"])
+    frames = simulated_camera(
+        world,
+        other_looks=other_looks,
+        size=(camera["width"], camera["height"]),
+        seed=camera["seed"],
+        preset=camera["preset"],
+    )
     return SimulatedSetupCamera(world, frames), SetupPerson(world, seed=camera["seed"])

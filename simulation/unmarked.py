@@ -37,7 +37,7 @@ def render_unmarked(
         inward = centre + np.sign(geom.corner_points().mean(axis=0) - centre) * (s + 0.25)
         x, y = np.rint(project(hom, inward)[0]).astype(int)
         h, w = image.shape[:2]
-        patch = image[max(0, y - 3): min(h, y + 4), max(0, x - 3): min(w, x + 4)].reshape(-1, 3)
+        patch = image[max(0, y - 3) : min(h, y + 4), max(0, x - 3) : min(w, x + 4)].reshape(-1, 3)
         colour = tuple(int(v) for v in np.median(patch, axis=0)) if len(patch) else (0, 0, 0)
         cv2.fillConvexPoly(image, np.rint(project(hom, centre + square)).astype(np.int32), colour, cv2.LINE_AA)
     return image, hom

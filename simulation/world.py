@@ -157,9 +157,7 @@ def agrees(actual: dict, intended: dict) -> bool:
     if actual == intended:
         return True
     ignored = ("move", "events", "index")
-    if {k: v for k, v in actual.items() if k not in ignored} != {
-        k: v for k, v in intended.items() if k not in ignored
-    }:
+    if {k: v for k, v in actual.items() if k not in ignored} != {k: v for k, v in intended.items() if k not in ignored}:
         return False
     move, wanted = actual.get("move", ""), intended.get("move", "")
     if len(move) != len(wanted) or any(a != b and a != "?" for a, b in zip(move, wanted)):
@@ -579,8 +577,13 @@ class SimTable:
     """
 
     def __init__(
-        self, world: SimWorld, setup: GameSetup, session_of: Callable[[], Any], seed: int = 0,
-        settle_time: float = 0.3, troubles: bool = False,
+        self,
+        world: SimWorld,
+        setup: GameSetup,
+        session_of: Callable[[], Any],
+        seed: int = 0,
+        settle_time: float = 0.3,
+        troubles: bool = False,
     ) -> None:
         self.world = world
         self.setup = setup
@@ -594,7 +597,11 @@ class SimTable:
 
     def _player(self, resume: bool) -> SimPlayer:
         player = SimPlayer(
-            self.world, self.setup, self.setup, seed=self.rng.randrange(1 << 30), settle_time=self.settle_time,
+            self.world,
+            self.setup,
+            self.setup,
+            seed=self.rng.randrange(1 << 30),
+            settle_time=self.settle_time,
             troubles=self.troubles,
         )
         session = self.session_of()
@@ -802,7 +809,12 @@ class StubRig:
         self.world = SimWorld(truth_setup, board)
         self.switches = WorldSwitches(self.world) if registry.get(self.setup.game).uses_switches else None
         self.player = SimPlayer(
-            self.world, truth_setup, self.setup, seed=seed, settle_time=settle_time, troubles=troubles,
+            self.world,
+            truth_setup,
+            self.setup,
+            seed=seed,
+            settle_time=settle_time,
+            troubles=troubles,
             max_moves=max_moves,
         )
         self.incarnations: list[Any] = []

@@ -11,8 +11,15 @@ from controller.profile import default_profile
 from controller.snapshot import Snapshot, parse_snapshot
 
 
-def engine(variant: str = "standard", players: int = 2, secrets=None, targets=None, first: int = 0,
-           settings: dict | None = None, tokens: dict | None = None) -> ColorpopEngine:
+def engine(
+    variant: str = "standard",
+    players: int = 2,
+    secrets=None,
+    targets=None,
+    first: int = 0,
+    settings: dict | None = None,
+    tokens: dict | None = None,
+) -> ColorpopEngine:
     profile = default_profile("colorpop")
     overrides: dict = {}
     if settings:
@@ -22,7 +29,11 @@ def engine(variant: str = "standard", players: int = 2, secrets=None, targets=No
     if overrides:
         profile = profile.with_overrides(overrides)
     setup = GameSetup(
-        game="colorpop", profile=profile, variant=variant, players=players, first=first,
+        game="colorpop",
+        profile=profile,
+        variant=variant,
+        players=players,
+        first=first,
         secrets=None if secrets is None else tuple(None if s is None else tuple(s) for s in secrets),
         targets=None if targets is None else tuple(targets),
     )
@@ -40,7 +51,7 @@ def random_board(rng: random.Random, jokers: int = 5) -> Snapshot:
     while len(tokens) < 100:
         tokens.append(rng.choice("GYOBP"))
     rng.shuffle(tokens)
-    cells = tuple(tuple(tokens[r * 10:(r + 1) * 10]) for r in range(10))
+    cells = tuple(tuple(tokens[r * 10 : (r + 1) * 10]) for r in range(10))
     return Snapshot("colorpop", cells)
 
 

@@ -71,9 +71,7 @@ class NoughtsEngine(Engine[NoughtsState, tuple[int, int]]):
             after, events = self.apply(state, move)
             if after.board == snapshot.cells:
                 return Judgement("legal", seat, after, self.describe(state, move), events)
-        changed = tuple(
-            (r, c) for r in range(3) for c in range(3) if snapshot.cells[r][c] != state.board[r][c]
-        )
+        changed = tuple((r, c) for r in range(3) for c in range(3) if snapshot.cells[r][c] != state.board[r][c])
         return Judgement("illegal", seat, reason="only one piece of the player to move may be added", cells=changed)
 
     def _winner(self, state: NoughtsState) -> int | None:

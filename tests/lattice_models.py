@@ -20,9 +20,11 @@ FLAT_WHITE = [0.8, 0.4, 0.4, 0.4]
 def go_model(size: tuple[int, int] = (9, 9)) -> LatticeModel:
     """Three looks learned elsewhere: the board, dark stones, light stones."""
     f = N_FEATURES
-    refs = [ClassRef(".", ".", np.full(f, BOARD), np.eye(f) * 0.08**2),
-            ClassRef("B", "B", np.full(f, DARK_STONE), np.eye(f) * 0.15**2),
-            ClassRef("W", "W", np.full(f, LIGHT_STONE), np.eye(f) * 0.15**2)]
+    refs = [
+        ClassRef(".", ".", np.full(f, BOARD), np.eye(f) * 0.08**2),
+        ClassRef("B", "B", np.full(f, DARK_STONE), np.eye(f) * 0.15**2),
+        ClassRef("W", "W", np.full(f, LIGHT_STONE), np.eye(f) * 0.15**2),
+    ]
     return LatticeModel(size, ClassModel(refs, floor=np.full(f, FLOOR**2)))
 
 
@@ -31,21 +33,31 @@ def chess_model(flat_white: list[float] | None = None, white_spread: float = 0.1
     flatness: an empty square flat, a piece uneven (or the light piece at `flat_white`, of
     `white_spread`)."""
     f = N_FEATURES
-    refs = [ClassRef(".", ".", np.full(f, LIGHT), np.eye(f) * 0.15**2),
-            ClassRef(".#2", ".", np.full(f, DARK), np.eye(f) * 0.15**2),
-            ClassRef("K", "K", np.full(f, BLACK), np.eye(f) * 0.15**2),
-            ClassRef("W", "W", np.full(f, WHITE), np.eye(f) * 0.15**2)]
-    flat = [ClassRef(".", ".", np.zeros(N_FLAT), np.eye(N_FLAT) * 0.03**2),
-            ClassRef("K", "K", np.array(FLAT_BLACK), np.eye(N_FLAT) * 0.1**2),
-            ClassRef("W", "W", np.array(FLAT_WHITE if flat_white is None else flat_white),
-                     np.eye(N_FLAT) * white_spread**2)]
-    return LatticeModel((8, 8), ClassModel(refs, floor=np.full(f, FLOOR**2)),
-                        ClassModel(flat, floor=np.full(N_FLAT, FLOOR**2)))
+    refs = [
+        ClassRef(".", ".", np.full(f, LIGHT), np.eye(f) * 0.15**2),
+        ClassRef(".#2", ".", np.full(f, DARK), np.eye(f) * 0.15**2),
+        ClassRef("K", "K", np.full(f, BLACK), np.eye(f) * 0.15**2),
+        ClassRef("W", "W", np.full(f, WHITE), np.eye(f) * 0.15**2),
+    ]
+    flat = [
+        ClassRef(".", ".", np.zeros(N_FLAT), np.eye(N_FLAT) * 0.03**2),
+        ClassRef("K", "K", np.array(FLAT_BLACK), np.eye(N_FLAT) * 0.1**2),
+        ClassRef(
+            "W", "W", np.array(FLAT_WHITE if flat_white is None else flat_white), np.eye(N_FLAT) * white_spread**2
+        ),
+    ]
+    return LatticeModel(
+        (8, 8), ClassModel(refs, floor=np.full(f, FLOOR**2)), ClassModel(flat, floor=np.full(N_FLAT, FLOOR**2))
+    )
 
 
-def starting_position(dark_piece: float = BLACK, light_piece: float = WHITE, light_square: float = LIGHT,
-                      piece_flatness: dict[str, list[float]] | None = None, seed: int = 3
-                      ) -> tuple[np.ndarray, np.ndarray, list[str]]:
+def starting_position(
+    dark_piece: float = BLACK,
+    light_piece: float = WHITE,
+    light_square: float = LIGHT,
+    piece_flatness: dict[str, list[float]] | None = None,
+    seed: int = 3,
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """A chess starting position (dark pieces on rows 0-1, light ones on rows 6-7) at the given
     log levels (every feature alike; dark squares as learned), the pieces of the given flatness
     (as learned by default): (shifts, 64, F) features, (64, N_FLAT) flatness and the labels."""

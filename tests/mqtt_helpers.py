@@ -65,8 +65,9 @@ class Broker:
             passwords = folder / "passwords"
             passwords.write_text("")
             for name, password in users.items():
-                subprocess.run([MOSQUITTO_PASSWD, "-b", str(passwords), name, password], check=True,
-                               capture_output=True)
+                subprocess.run(
+                    [MOSQUITTO_PASSWD, "-b", str(passwords), name, password], check=True, capture_output=True
+                )
             lines += ["allow_anonymous false", f"password_file {passwords}"]
         else:
             lines.append("allow_anonymous true")
@@ -78,8 +79,9 @@ class Broker:
         self.process: subprocess.Popen | None = None
 
     def start(self) -> Broker:
-        self.process = subprocess.Popen([MOSQUITTO, "-c", str(self.config)], stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL)
+        self.process = subprocess.Popen(
+            [MOSQUITTO, "-c", str(self.config)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             try:

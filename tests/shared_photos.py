@@ -9,4 +9,5 @@ from bench.photo_accuracy import photos_dir
 
 PHOTOS = photos_dir()
 needs_photos = pytest.mark.skipif(
-    PHOTOS is None, reason="the shared photographs (../shared/photos or /work/shared/photos) are not here")
+    PHOTOS is None, reason="the shared photographs (../shared/photos or /work/shared/photos) are not here"
+)

@@ -16,10 +16,20 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PRODUCTION = [
-    "controller/service", "controller/vision", "controller/hardware", "controller/games", "controller/web",
-    "controller/club", "firmware_bridge", "calibration",
-    "controller/referee.py", "controller/snapshot.py", "controller/record.py", "controller/profile.py",
-    "controller/words.py", "controller/corrections.py",
+    "controller/service",
+    "controller/vision",
+    "controller/hardware",
+    "controller/games",
+    "controller/web",
+    "controller/club",
+    "firmware_bridge",
+    "calibration",
+    "controller/referee.py",
+    "controller/snapshot.py",
+    "controller/record.py",
+    "controller/profile.py",
+    "controller/words.py",
+    "controller/corrections.py",
 ]
 GAME_NAMES = ("colorpop", "blockers", "flipop", "stay-alive")
 
@@ -70,10 +80,21 @@ def _game_name_comparisons(path: Path) -> list[int]:
 #: Everything but the games' own modules (`controller/games/`): the reader and its calibration
 #: dispatch on what a game declares (`GameSpec.vision`), the simulated rig on `GameSpec.play`.
 GAME_NEUTRAL = [
-    "controller/service", "controller/hardware", "controller/web", "controller/club", "firmware_bridge",
-    "controller/vision", "calibration", "controller/commands", "simulation",
-    "controller/referee.py", "controller/snapshot.py", "controller/record.py", "controller/profile.py",
-    "controller/words.py", "controller/corrections.py",
+    "controller/service",
+    "controller/hardware",
+    "controller/web",
+    "controller/club",
+    "firmware_bridge",
+    "controller/vision",
+    "calibration",
+    "controller/commands",
+    "simulation",
+    "controller/referee.py",
+    "controller/snapshot.py",
+    "controller/record.py",
+    "controller/profile.py",
+    "controller/words.py",
+    "controller/corrections.py",
 ]
 
 

@@ -21,14 +21,20 @@ EXAMPLES = ROOT / "examples"
 #: Per record: the verdicts other than `legal`, by index, and the result.
 EXPECTED = {
     "blockers-3-players.yaml": {
-        "others": {0: "setup-ok", 12: "illegal", 13: "restored", 22: "unchanged", 33: "pending",
-                   34: "unchanged"},
+        "others": {0: "setup-ok", 12: "illegal", 13: "restored", 22: "unchanged", 33: "pending", 34: "unchanged"},
         "legal": 72,
         "result": {"finished": True, "winners": [2], "scores": [7, 5, 4]},
     },
     "blockers-two-player.yaml": {
-        "others": {0: "setup-ok", 12: "illegal", 13: "restored", 22: "unchanged", 33: "pending",
-                   34: "unchanged", 87: "pending"},
+        "others": {
+            0: "setup-ok",
+            12: "illegal",
+            13: "restored",
+            22: "unchanged",
+            33: "pending",
+            34: "unchanged",
+            87: "pending",
+        },
         "legal": 96,
         "result": {"finished": True, "winners": [1], "scores": [13, 11]},
     },
@@ -38,7 +44,10 @@ EXPECTED = {
 def replay(path: Path) -> list[dict]:
     done = subprocess.run(
         [sys.executable, "-m", "controller.cli", "replay", str(path)],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in done.stdout.splitlines()]
@@ -54,8 +63,9 @@ def test_example_replays_with_the_expected_verdicts(name):
     assert sum(v["verdict"] == "legal" for v in verdicts) == expected["legal"]
     result = last["result"]
     assert {k: result[k] for k in ("finished", "winners", "scores")} == expected["result"]
-    unread = [v for v in verdicts
-              if any(GameEvent.parse(e).kind == EventKind.GLYPH_UNREAD for e in v.get("events", []))]
+    unread = [
+        v for v in verdicts if any(GameEvent.parse(e).kind == EventKind.GLYPH_UNREAD for e in v.get("events", []))
+    ]
     assert len(unread) == 1 and unread[0]["index"] == 6 and "? on " in unread[0]["move"]
     # the illegal tile is in a place its glyph never fits (the record's wrong-place slip)
     illegal = next(v for v in verdicts if v["verdict"] == "illegal")

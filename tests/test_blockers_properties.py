@@ -32,8 +32,14 @@ FAST = settings(max_examples=8, deadline=None, suppress_health_check=[HealthChec
 
 def make_engine(name: str, first: int = 0) -> BlockersEngine:
     variant, seats = SETUPS[name]
-    setup = GameSetup("blockers", default_profile("blockers"), variant=variant, players=len(seats),
-                      first=first % len(seats), seats=seats)
+    setup = GameSetup(
+        "blockers",
+        default_profile("blockers"),
+        variant=variant,
+        players=len(seats),
+        first=first % len(seats),
+        seats=seats,
+    )
     return BlockersEngine(setup)
 
 
@@ -48,6 +54,7 @@ def play(eng: BlockersEngine, rng: random.Random, moves: int) -> BlockersState:
 
 
 # -- an independent count, written without the engine's helpers -------------------------------
+
 
 def count_groups(cells, colours) -> int:
     tiles = {(r, c): v[0] for r, row in enumerate(cells) for c, v in enumerate(row) if v != "."}
@@ -94,8 +101,7 @@ def test_random_games_are_judged_legal_throughout_and_score_as_counted(seed, nam
         assert all(placements[c] == 24 for c in eng.colours)
     result = eng.result(state)
     scores = tuple(
-        count_groups(state.board, eng.seat_colours[s]) + max(caught[s].values(), default=0)
-        for s in range(eng.players)
+        count_groups(state.board, eng.seat_colours[s]) + max(caught[s].values(), default=0) for s in range(eng.players)
     )
     assert result.finished and result.scores == scores
     best = min(scores)
@@ -180,8 +186,7 @@ def test_corruptions_cover_every_kind():
 
 
 @settings(max_examples=10, deadline=None)
-@given(seed=st.integers(0, 10**6), name=st.sampled_from(sorted(SETUPS)),
-       unread_rate=st.sampled_from([0.2, 0.5]))
+@given(seed=st.integers(0, 10**6), name=st.sampled_from(sorted(SETUPS)), unread_rate=st.sampled_from([0.2, 0.5]))
 def test_games_with_unread_glyphs_stay_legal_and_consistent(seed, name, unread_rate):
     """The camera misses glyphs at random: every placement is still legal, each unread tile's
     possibilities keep its true glyph, and no tile is ever counted twice."""

@@ -36,12 +36,23 @@ def board(text: str):
     return parse_snapshot("blockers", text)
 
 
-def engine(variant: str = "standard", seats=("R", "G", "B"), players: int | None = None,
-           first: int = 0, profile_overrides: dict | None = None) -> BlockersEngine:
+def engine(
+    variant: str = "standard",
+    seats=("R", "G", "B"),
+    players: int | None = None,
+    first: int = 0,
+    profile_overrides: dict | None = None,
+) -> BlockersEngine:
     profile = default_profile("blockers").with_overrides(profile_overrides)
     seats_t = tuple(tuple(s) if isinstance(s, (list, tuple)) else s for s in seats)
-    setup = GameSetup("blockers", profile, variant=variant,
-                      players=len(seats) if players is None else players, first=first, seats=seats_t)
+    setup = GameSetup(
+        "blockers",
+        profile,
+        variant=variant,
+        players=len(seats) if players is None else players,
+        first=first,
+        seats=seats_t,
+    )
     return BlockersEngine(setup)
 
 
@@ -57,6 +68,7 @@ def judge(before: str, after: str, to_move: int = 0, eng: BlockersEngine | None 
 
 # -- setup and seats -----------------------------------------------------------------------
 
+
 def test_setup_must_be_an_empty_board():
     eng = engine()
     assert eng.check_setup(board(EMPTY)).ok
@@ -69,21 +81,23 @@ def test_first_seat_moves_first():
     assert eng.to_move(eng.start(board(EMPTY))) == 2
 
 
-@pytest.mark.parametrize("variant, seats, players, key", [
-    ("standard", ("R", "G"), None, "players"),
-    ("standard", ("R", "G", "B", "Y", "V", "R"), None, "players"),
-    ("standard", ("R", "G", "R"), None, "seats"),
-    ("standard", (("R", "G"), "B", "Y"), None, "seats[0]"),
-    ("standard", None, 3, "seats"),
-    ("two-player", (("R", "G"), ("B", "Y"), ("V", "V")), None, "players"),
-    ("two-player", (("R",), ("B", "Y")), None, "seats[0]"),
-    ("two-player", (("R", "G"), ("G", "Y")), None, "seats"),
-])
+@pytest.mark.parametrize(
+    "variant, seats, players, key",
+    [
+        ("standard", ("R", "G"), None, "players"),
+        ("standard", ("R", "G", "B", "Y", "V", "R"), None, "players"),
+        ("standard", ("R", "G", "R"), None, "seats"),
+        ("standard", (("R", "G"), "B", "Y"), None, "seats[0]"),
+        ("standard", None, 3, "seats"),
+        ("two-player", (("R", "G"), ("B", "Y"), ("V", "V")), None, "players"),
+        ("two-player", (("R",), ("B", "Y")), None, "seats[0]"),
+        ("two-player", (("R", "G"), ("G", "Y")), None, "seats"),
+    ],
+)
 def test_bad_seats_are_a_config_error_naming_the_key(variant, seats, players, key):
     profile = default_profile("blockers")
     seats_t = None if seats is None else tuple(tuple(s) if isinstance(s, tuple) else s for s in seats)
-    setup = GameSetup("blockers", profile, variant=variant,
-                      players=players or len(seats), seats=seats_t)
+    setup = GameSetup("blockers", profile, variant=variant, players=players or len(seats), seats=seats_t)
     with pytest.raises(ConfigError) as info:
         BlockersEngine(setup)
     assert info.value.key == key
@@ -151,6 +165,7 @@ def test_the_wild_tile_goes_anywhere():
 
 # -- exactly one change, of the right colour --------------------------------------------------
 
+
 def test_two_new_tiles_are_illegal():
     after = ONE_TILE_AT_C7.format("R7").replace(".. .. .. .. .. .. .. .. ..", "R1 .. .. .. .. .. .. .. ..", 1)
     j = judge(EMPTY, after)[2]
@@ -184,6 +199,7 @@ def test_each_tile_exists_once():
 
 
 # -- captures -----------------------------------------------------------------------------------
+
 
 def test_capturing_another_colour_is_credited_to_the_capturer():
     eng, state, j = judge(ONE_TILE_AT_C7.format("G4"), ONE_TILE_AT_C7.format("R7"))
@@ -248,25 +264,29 @@ Y1 Y2 Y3 .. B6 B7 B8 .. ..
 """
 
 
-@pytest.mark.parametrize("cell, split, what", [
-    ((0, 0), False, "a lone tile"),
-    ((0, 3), False, "one of a pair"),
-    ((0, 4), False, "the other of a pair"),
-    ((2, 0), False, "the end of a line"),
-    ((2, 1), True, "the middle of a line"),
-    ((2, 4), False, "a corner of a ring"),
-    ((3, 4), False, "a side of a ring"),
-    ((4, 5), False, "another side of a ring"),
-    ((4, 1), True, "the centre of a T (a cut vertex)"),
-    ((4, 0), False, "an arm of a T"),
-    ((6, 1), False, "the foot of a T"),
-    ((5, 1), True, "the stem of a T"),
-])
+@pytest.mark.parametrize(
+    "cell, split, what",
+    [
+        ((0, 0), False, "a lone tile"),
+        ((0, 3), False, "one of a pair"),
+        ((0, 4), False, "the other of a pair"),
+        ((2, 0), False, "the end of a line"),
+        ((2, 1), True, "the middle of a line"),
+        ((2, 4), False, "a corner of a ring"),
+        ((3, 4), False, "a side of a ring"),
+        ((4, 5), False, "another side of a ring"),
+        ((4, 1), True, "the centre of a T (a cut vertex)"),
+        ((4, 0), False, "an arm of a T"),
+        ((6, 1), False, "the foot of a T"),
+        ((5, 1), True, "the stem of a T"),
+    ],
+)
 def test_no_split_rule_on_shapes(cell, split, what):
     assert splits(SHAPES, cell) is split, what
 
 
 # -- unread glyphs --------------------------------------------------------------------------------
+
 
 def test_an_unread_glyph_is_accepted_when_some_unplayed_tile_fits():
     eng, state, j = judge(EMPTY, ONE_TILE_AT_C7.format("R?"))
@@ -330,6 +350,7 @@ def test_a_tile_the_camera_cannot_read_this_time_is_not_a_change():
 
 
 # -- pending captures ---------------------------------------------------------------------------
+
 
 def test_a_lifted_capturable_tile_is_pending_then_the_capture_is_legal():
     eng = engine()
@@ -409,10 +430,13 @@ R1 .. .. .. .. .. .. .. ..
 
 
 #: A finished game as a position (controller.games.position): red captured 2 green and 1 blue, blue 1 red.
-SCORED_POSITION = """\
+SCORED_POSITION = (
+    """\
 game: blockers
 board: |
-""" + "".join(f"  {row}\n" for row in SCORED.strip().splitlines()) + """\
+"""
+    + "".join(f"  {row}\n" for row in SCORED.strip().splitlines())
+    + """\
 to_move: null
 placed: [24, 24, 24]
 captures: [[0, 2, 1], [0, 0, 0], [1, 0, 0]]
@@ -421,6 +445,7 @@ unread: []
 available: [[], [], []]
 moves: 72
 """
+)
 
 
 def test_scores_count_groups_plus_the_most_captured_of_one_colour():
@@ -448,8 +473,7 @@ def test_tie_break_fewest_captured_in_total_then_a_shared_win():
 
 def test_two_player_scores_both_colours_and_own_colour_captures():
     eng = two_player()
-    state = eng.position(board(SCORED.replace("B6", "Y6")), None,
-                         placed={c: 24 for c in "RGBY"})
+    state = eng.position(board(SCORED.replace("B6", "Y6")), None, placed={c: 24 for c in "RGBY"})
     # seat 0: red 2 groups + green 1 group + 3 captured of its own green; seat 1: yellow 1 group
     state = dataclasses.replace(state, captures=((0, 3, 1, 0), (0, 0, 0, 0)))
     assert eng.result(state).scores == (6, 1)

@@ -24,7 +24,7 @@ def colorpop_setup(seed: int = 0) -> Snapshot:
     rng = np.random.default_rng(seed)
     tokens = list("GYOBP" * 19 + "J" * 5)
     rng.shuffle(tokens)
-    return parse_snapshot("colorpop", "\n".join(" ".join(tokens[r * 10:(r + 1) * 10]) for r in range(10)))
+    return parse_snapshot("colorpop", "\n".join(" ".join(tokens[r * 10 : (r + 1) * 10]) for r in range(10)))
 
 
 def empty_of(snap: Snapshot) -> Snapshot:
@@ -51,18 +51,23 @@ def test_colorpop_mid_game_picture_as_setup_is_refused_naming_it(tmp_path, capsy
     empty = write(tmp_path / "empty.png", empty_of(setup), p, seed=21, preset="hard")
     bottom = write(tmp_path / "bottom.png", bottom_row_of(setup, p), p, seed=21, preset="hard", scene=Scene(frame=3))
     good = write(tmp_path / "setup.png", setup, p, seed=21, preset="hard", scene=Scene(frame=1))
-    mid = write(tmp_path / "mid.png", random_snapshot("colorpop", p, seed=8), p, seed=21, preset="hard",
-                scene=Scene(frame=2))
+    mid = write(
+        tmp_path / "mid.png", random_snapshot("colorpop", p, seed=8), p, seed=21, preset="hard", scene=Scene(frame=2)
+    )
     out = tmp_path / "mine.yaml"
-    assert calibrate("--game", "colorpop", "--empty", empty, "--bottom-row", bottom, "--setup", mid,
-                     "--out", str(out)) == 2
+    assert (
+        calibrate("--game", "colorpop", "--empty", empty, "--bottom-row", bottom, "--setup", mid, "--out", str(out))
+        == 2
+    )
     err = capsys.readouterr().err
     assert "mid.png is not a full setup" in err and "A1" in err and not out.exists()
     # --setup alone is refused: the empty slot's look must be learned too.
     assert calibrate("--game", "colorpop", "--setup", good, "--out", str(out)) == 2
     assert "--empty" in capsys.readouterr().err
-    assert calibrate("--game", "colorpop", "--empty", empty, "--bottom-row", bottom, "--setup", good,
-                     "--out", str(out)) == 0
+    assert (
+        calibrate("--game", "colorpop", "--empty", empty, "--bottom-row", bottom, "--setup", good, "--out", str(out))
+        == 0
+    )
     report = capsys.readouterr().out
     assert "classes apart" in report and "least sure places" in report
     assert {"G", "Y", "O", "B", "P", "J", "."} <= set(load_profile(out).data["vision"]["classes"])
@@ -82,8 +87,21 @@ def test_colorpop_setup_with_wrong_counts_is_refused(tmp_path, capsys) -> None:
     empty = write(tmp_path / "empty.png", empty_of(setup), p, seed=3)
     bottom = write(tmp_path / "bottom.png", bottom_row_of(setup, p), p, seed=3, scene=Scene(frame=2))
     pic = write(tmp_path / "odd.png", wrong, p, seed=3, scene=Scene(frame=1))
-    assert calibrate("--game", "colorpop", "--empty", empty, "--bottom-row", bottom, "--setup", pic,
-                     "--out", str(tmp_path / "o.yaml")) == 2
+    assert (
+        calibrate(
+            "--game",
+            "colorpop",
+            "--empty",
+            empty,
+            "--bottom-row",
+            bottom,
+            "--setup",
+            pic,
+            "--out",
+            str(tmp_path / "o.yaml"),
+        )
+        == 2
+    )
     assert "odd.png is not a full setup" in capsys.readouterr().err
 
 
@@ -111,8 +129,19 @@ def test_one_wrong_place_in_a_snapshot_is_named(tmp_path, capsys) -> None:
     told = shown.with_cells(cells)
     pic = write(tmp_path / "f.png", shown, p, seed=7)
     (tmp_path / "told.txt").write_text(told.to_text())
-    assert calibrate("--game", "flipop", "--image", pic, "--snapshot", str(tmp_path / "told.txt"),
-                     "--out", str(tmp_path / "o.yaml")) == 2
+    assert (
+        calibrate(
+            "--game",
+            "flipop",
+            "--image",
+            pic,
+            "--snapshot",
+            str(tmp_path / "told.txt"),
+            "--out",
+            str(tmp_path / "o.yaml"),
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert f"f.png does not show what it should: at ({r},{c}) it reads empty where B belongs" in err
 
@@ -126,8 +155,10 @@ def test_light_grey_slots_calibrated_with_the_empty_board_read_exactly(tmp_path,
     bottom = write(tmp_path / "bottom.png", bottom_row_of(setup, p), p, seed=4, scene=Scene(frame=9))
     pic = write(tmp_path / "setup.png", setup, p, seed=4, scene=Scene(frame=1))
     out = tmp_path / "grey.yaml"
-    assert calibrate("--game", "colorpop", "--empty", empty, "--bottom-row", bottom, "--setup", pic,
-                     "--out", str(out)) == 0
+    assert (
+        calibrate("--game", "colorpop", "--empty", empty, "--bottom-row", bottom, "--setup", pic, "--out", str(out))
+        == 0
+    )
     learned = load_profile(out)
     for seed in range(3):
         later = random_snapshot("colorpop", p, seed=30 + seed)
@@ -180,8 +211,13 @@ def test_flipop_start_with_a_glared_wing_is_learned(post: int, tmp_path, capsys)
     doors = list(start.doors)
     other = (post + 5) % 16
     doors[other] = "".join(sorted(doors[other].replace("N", "S"))) if "N" in doors[other] else doors[other] + "N"
-    pic = write(tmp_path / "moved.png", replace(start, doors=tuple(doors)), p, seed=post,
-                scene=Scene(glare_at=(wing_glare(p, post),)))
+    pic = write(
+        tmp_path / "moved.png",
+        replace(start, doors=tuple(doors)),
+        p,
+        seed=post,
+        scene=Scene(glare_at=(wing_glare(p, post),)),
+    )
     assert calibrate("--game", "flipop", "--setup", pic, "--out", str(out)) == 2
     err = capsys.readouterr().err
     assert f"post {other // 4},{other % 4}" in err and "glare?" not in err

@@ -37,8 +37,9 @@ def test_empty_boards_in_hard_light_are_learned(game: str) -> None:
     p = default_profile(game)
     for seed in range(3):
         size = (960, 540) if seed % 2 else (1280, 720)
-        learned = cal.learn_empty(p, render_snapshot(empty_board(game, p, seed), p, seed=seed, preset="hard",
-                                                     size=size))
+        learned = cal.learn_empty(
+            p, render_snapshot(empty_board(game, p, seed), p, seed=seed, preset="hard", size=size)
+        )
         assert learned.get("vision")["classes"]
 
 
@@ -74,8 +75,10 @@ def test_a_marble_of_each_colour_left_on_the_empty_grid_is_named_by_the_command(
     empty = tmp_path / "empty.png"
     cv2.imwrite(str(empty), render_snapshot(board.with_cells(cells), p, seed=3, preset="hard"))
     out = tmp_path / "mine.yaml"
-    assert main(["calibrate", "--game", "stay-alive", "--empty", str(empty), "--pieces", str(empty),
-                 "--out", str(out)]) == 2
+    assert (
+        main(["calibrate", "--game", "stay-alive", "--empty", str(empty), "--pieces", str(empty), "--out", str(out)])
+        == 2
+    )
     err = capsys.readouterr().err
     names = ", ".join(place_name("stay-alive", r, c) for r, c in sorted(where))
     assert f"the empty-board picture {empty} is not an empty board: at {names} it does not look like" in err
@@ -85,8 +88,9 @@ def test_a_marble_of_each_colour_left_on_the_empty_grid_is_named_by_the_command(
 def test_glare_on_the_empty_board_is_not_a_piece() -> None:
     """A lamp's reflection over a place clips: the place is left out, not called a piece."""
     p = default_profile("colorpop")
-    image = render_snapshot(empty_board("colorpop", p, 1), p, seed=1, preset="hard",
-                            scene=Scene(glare_at=((4.0, 5.0, 0.35),)))
+    image = render_snapshot(
+        empty_board("colorpop", p, 1), p, seed=1, preset="hard", scene=Scene(glare_at=((4.0, 5.0, 0.35),))
+    )
     cal.learn_empty(p, image)
 
 
@@ -95,7 +99,7 @@ def setup_of(seed: int) -> Snapshot:
     rng = np.random.default_rng(seed)
     tokens = list("GYOBP" * 19 + "J" * 5)
     rng.shuffle(tokens)
-    return parse_snapshot("colorpop", "\n".join(" ".join(tokens[r * 10:(r + 1) * 10]) for r in range(10)))
+    return parse_snapshot("colorpop", "\n".join(" ".join(tokens[r * 10 : (r + 1) * 10]) for r in range(10)))
 
 
 def other_copy(snap: Snapshot, profile, seed: int, frame: int) -> np.ndarray:
@@ -109,13 +113,32 @@ def test_setup_colours_are_named_from_the_bottom_row_on_a_copy_in_other_colours(
     p = default_profile("colorpop")
     setup = setup_of(5)
     files = {}
-    for name, snap, frame in (("empty", setup.with_cells([[EMPTY] * 10 for _ in range(10)]), 0),
-                              ("bottom", setup.with_cells(cal.bottom_row_cells(p)), 1), ("setup", setup, 2)):
+    for name, snap, frame in (
+        ("empty", setup.with_cells([[EMPTY] * 10 for _ in range(10)]), 0),
+        ("bottom", setup.with_cells(cal.bottom_row_cells(p)), 1),
+        ("setup", setup, 2),
+    ):
         files[name] = str(tmp_path / f"{name}.png")
         cv2.imwrite(files[name], other_copy(snap, p, 5, frame))
     out = tmp_path / "turned.yaml"
-    assert main(["calibrate", "--game", "colorpop", "--empty", files["empty"], "--bottom-row", files["bottom"],
-                 "--setup", files["setup"], "--out", str(out)]) == 0, capsys.readouterr().err
+    assert (
+        main(
+            [
+                "calibrate",
+                "--game",
+                "colorpop",
+                "--empty",
+                files["empty"],
+                "--bottom-row",
+                files["bottom"],
+                "--setup",
+                files["setup"],
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    ), capsys.readouterr().err
     learned = load_profile(out)
     for seed in range(2):
         later = random_snapshot("colorpop", p, seed=60 + seed)
@@ -123,21 +146,32 @@ def test_setup_colours_are_named_from_the_bottom_row_on_a_copy_in_other_colours(
         assert reading.snapshot is not None and reading.snapshot.cells == later.cells
 
 
-@pytest.mark.parametrize(("args", "sentence"), [
-    (["--game", "colorpop", "--empty", "e.png", "--setup", "s.png"],
-     "--setup needs --bottom-row IMAGE too: one token of each colour on the bottom row from the left (G Y O B P J)"),
-    (["--game", "colorpop", "--setup", "s.png"], "--setup needs --empty IMAGE and --bottom-row IMAGE too"),
-    (["--game", "colorpop", "--empty", "e.png", "--bottom-row", "b.png"], "--bottom-row is for colorpop, and goes "
-                                                                         "with --setup"),
-    (["--game", "flipop", "--setup", "s.png", "--bottom-row", "b.png"], "--bottom-row is for colorpop"),
-    (["--game", "colorpop", "--empty", "e.png", "--bottom-row", "missing.png", "--setup", "s.png"], "missing.png"),
-])
+@pytest.mark.parametrize(
+    ("args", "sentence"),
+    [
+        (
+            ["--game", "colorpop", "--empty", "e.png", "--setup", "s.png"],
+            "--setup needs --bottom-row IMAGE too: one token of each colour"
+            " on the bottom row from the left (G Y O B P J)",
+        ),
+        (["--game", "colorpop", "--setup", "s.png"], "--setup needs --empty IMAGE and --bottom-row IMAGE too"),
+        (
+            ["--game", "colorpop", "--empty", "e.png", "--bottom-row", "b.png"],
+            "--bottom-row is for colorpop, and goes with --setup",
+        ),
+        (["--game", "flipop", "--setup", "s.png", "--bottom-row", "b.png"], "--bottom-row is for colorpop"),
+        (["--game", "colorpop", "--empty", "e.png", "--bottom-row", "missing.png", "--setup", "s.png"], "missing.png"),
+    ],
+)
 def test_bad_bottom_row_input_is_a_sentence(args, sentence, tmp_path, capsys, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     p = default_profile("colorpop")
     setup = setup_of(1)
-    for name, snap in (("e.png", setup.with_cells([[EMPTY] * 10 for _ in range(10)])), ("s.png", setup),
-                       ("b.png", setup.with_cells(cal.bottom_row_cells(p)))):
+    for name, snap in (
+        ("e.png", setup.with_cells([[EMPTY] * 10 for _ in range(10)])),
+        ("s.png", setup),
+        ("b.png", setup.with_cells(cal.bottom_row_cells(p))),
+    ):
         cv2.imwrite(name, render_snapshot(snap, p, seed=1, size=(640, 360)))
     assert main(["calibrate", *args, "--out", "p.yaml"]) == 2
     captured = capsys.readouterr()
@@ -149,8 +183,11 @@ def test_the_bottom_row_is_in_the_help_and_readme() -> None:
 
     from controller.cli import build_parser
 
-    sub = next(a for a in build_parser()._actions if a.dest == "command" or hasattr(a, "choices") and
-               isinstance(a.choices, dict) and "calibrate" in a.choices)
+    sub = next(
+        a
+        for a in build_parser()._actions
+        if a.dest == "command" or hasattr(a, "choices") and isinstance(a.choices, dict) and "calibrate" in a.choices
+    )
     assert "--bottom-row" in sub.choices["calibrate"].format_help()
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
     assert "--bottom-row bottom.png --setup" in readme and "`--bottom-row IMAGE`" in readme

@@ -39,8 +39,11 @@ class FakePicamera2:
     def capture_metadata(self) -> dict:
         if self.controls.get("AeEnable", True):
             return {"ExposureTime": 12345, "AnalogueGain": 2.5, "ColourGains": (1.8, 1.4)}
-        return {"ExposureTime": self.controls["ExposureTime"], "AnalogueGain": self.controls["AnalogueGain"],
-                "ColourGains": self.controls["ColourGains"]}
+        return {
+            "ExposureTime": self.controls["ExposureTime"],
+            "AnalogueGain": self.controls["AnalogueGain"],
+            "ColourGains": self.controls["ColourGains"],
+        }
 
     def capture_array(self, name: str) -> np.ndarray:
         w, h = self.size
@@ -57,9 +60,13 @@ class FakeCapture:
     """cv2.VideoCapture with set/get; the driver's automatic exposure chose 157, gain 32, 4600 K."""
 
     def __init__(self, device) -> None:
-        self.props = {cv2.CAP_PROP_EXPOSURE: 157.0, cv2.CAP_PROP_GAIN: 32.0,
-                      cv2.CAP_PROP_WB_TEMPERATURE: 4600.0, cv2.CAP_PROP_AUTO_EXPOSURE: 3.0,
-                      cv2.CAP_PROP_AUTO_WB: 1.0}
+        self.props = {
+            cv2.CAP_PROP_EXPOSURE: 157.0,
+            cv2.CAP_PROP_GAIN: 32.0,
+            cv2.CAP_PROP_WB_TEMPERATURE: 4600.0,
+            cv2.CAP_PROP_AUTO_EXPOSURE: 3.0,
+            cv2.CAP_PROP_AUTO_WB: 1.0,
+        }
         self.sets: list[tuple[int, float]] = []
 
     def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
@@ -84,16 +91,22 @@ def test_picamera_locks_after_settling_and_stores_in_the_profile(tmp_path) -> No
     cam = PiCamera(64, 48, lock=True, picamera_class=FakePicamera2)
     assert cam.cam.controls == {"AeEnable": True, "AwbEnable": True}  # settling first
     profile = learn_camera_settings(default_profile("colorpop"), cam)
-    assert cam.cam.controls == {"AeEnable": False, "AwbEnable": False, "ExposureTime": 12345,
-                                "AnalogueGain": 2.5, "ColourGains": (1.8, 1.4)}
+    assert cam.cam.controls == {
+        "AeEnable": False,
+        "AwbEnable": False,
+        "ExposureTime": 12345,
+        "AnalogueGain": 2.5,
+        "ColourGains": (1.8, 1.4),
+    }
     path = tmp_path / "p.yaml"
     save_profile(profile, path)
     stored = load_profile(path).get("camera")
     assert stored == {"picamera": {"exposure_time": 12345, "analogue_gain": 2.5, "colour_gains": [1.8, 1.4]}}
     # Opened again with the stored values: locked from the first frame, nothing left to settle.
     again = PiCamera(64, 48, lock=True, locked=stored["picamera"], picamera_class=FakePicamera2)
-    assert again.cam.calls == [{"AeEnable": False, "AwbEnable": False, "ExposureTime": 12345,
-                                "AnalogueGain": 2.5, "ColourGains": (1.8, 1.4)}]
+    assert again.cam.calls == [
+        {"AeEnable": False, "AwbEnable": False, "ExposureTime": 12345, "AnalogueGain": 2.5, "ColourGains": (1.8, 1.4)}
+    ]
     for _ in range(SETTLE_FRAMES + 2):
         again.read()
     assert len(again.cam.calls) == 1
@@ -117,10 +130,23 @@ def test_usb_camera_locks_after_settling_and_applies_stored_values() -> None:
     assert cam.cap.props[cv2.CAP_PROP_AUTO_WB] == 0
     stored = {"exposure": 80.0, "gain": 10.0, "wb_temperature": 5000.0}
     again = UsbCamera(0, 64, 48, 30, lock=True, locked=stored, capture=FakeCapture)
-    got = {p: again.cap.props[p] for p in (cv2.CAP_PROP_EXPOSURE, cv2.CAP_PROP_GAIN, cv2.CAP_PROP_WB_TEMPERATURE,
-                                           cv2.CAP_PROP_AUTO_EXPOSURE, cv2.CAP_PROP_AUTO_WB)}
-    assert got == {cv2.CAP_PROP_EXPOSURE: 80.0, cv2.CAP_PROP_GAIN: 10.0, cv2.CAP_PROP_WB_TEMPERATURE: 5000.0,
-                   cv2.CAP_PROP_AUTO_EXPOSURE: sources.V4L2_MANUAL_EXPOSURE, cv2.CAP_PROP_AUTO_WB: 0}
+    got = {
+        p: again.cap.props[p]
+        for p in (
+            cv2.CAP_PROP_EXPOSURE,
+            cv2.CAP_PROP_GAIN,
+            cv2.CAP_PROP_WB_TEMPERATURE,
+            cv2.CAP_PROP_AUTO_EXPOSURE,
+            cv2.CAP_PROP_AUTO_WB,
+        )
+    }
+    assert got == {
+        cv2.CAP_PROP_EXPOSURE: 80.0,
+        cv2.CAP_PROP_GAIN: 10.0,
+        cv2.CAP_PROP_WB_TEMPERATURE: 5000.0,
+        cv2.CAP_PROP_AUTO_EXPOSURE: sources.V4L2_MANUAL_EXPOSURE,
+        cv2.CAP_PROP_AUTO_WB: 0,
+    }
     # The manual mode goes in before the values (a driver ignores exposure while automatic).
     props = [p for p, _ in again.cap.sets]
     assert props.index(cv2.CAP_PROP_AUTO_EXPOSURE) < props.index(cv2.CAP_PROP_EXPOSURE)

@@ -24,8 +24,9 @@ NAMES = ("Ann", "Bob", "Cy")
 
 def _club(broker, tmp_path, **kw) -> ClubServer:
     store = ClubStore(tmp_path / "club.sqlite", **kw)
-    server = ClubServer(BrokerAddress("127.0.0.1", broker.port, client_id=f"club-{tmp_path.name}"), store,
-                        host="127.0.0.1", port=0).start()
+    server = ClubServer(
+        BrokerAddress("127.0.0.1", broker.port, client_id=f"club-{tmp_path.name}"), store, host="127.0.0.1", port=0
+    ).start()
     wait_for(server.listener.connected.is_set, what="the club to subscribe")
     return server
 
@@ -147,8 +148,11 @@ def test_bad_payloads_from_a_rogue_client_are_ignored_with_one_log_line_each(bro
         ("referee/rogue/verdict", b'{"v": 1, "game_id": -4, "seq": 0, "verdict": "legal"}'),
         ("referee/rogue/state", b'{"v": 99, "game": "colorpop"}'),
         ("referee/rogue/state", b"[1, 2, 3]"),
-        ("referee/rogue/result", b'{"v": 1, "game_id": 1, "seq": 2, "game": "x", "names": ["a"], "result": '
-                                 b'{"finished": true, "winners": [7]}}'),
+        (
+            "referee/rogue/result",
+            b'{"v": 1, "game_id": 1, "seq": 2, "game": "x", "names": ["a"], "result": '
+            b'{"finished": true, "winners": [7]}}',
+        ),
         ("referee/rogue/online", b'"yes"'),
         ("referee/rogue/state", b"\xff\xfe\x00garbage"),
         ("referee/rogue/state", b"{" + b" " * 200_000 + b"}"),

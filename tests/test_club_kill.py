@@ -17,9 +17,25 @@ RECORD = ROOT / "examples" / "colorpop-standard.yaml"
 
 def _start(broker, journal: Path) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "simulation.club_table", str(RECORD), str(journal), "--port", str(broker.port),
-         "--table", "t9", "--names", "Ann,Bob,Cy", "--every", "0.05"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        [
+            sys.executable,
+            "-m",
+            "simulation.club_table",
+            str(RECORD),
+            str(journal),
+            "--port",
+            str(broker.port),
+            "--table",
+            "t9",
+            "--names",
+            "Ann,Bob,Cy",
+            "--every",
+            "0.05",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
     )
 
 
@@ -32,21 +48,26 @@ def test_a_table_killed_with_kill_9_goes_offline_then_resumes_its_game(broker, t
     journal = tmp_path / "t9.sqlite"
     table = _start(broker, journal)
     try:
-        wait_for(lambda: (_view(club).get("last_verdict_seq") or [0, 0])[1] >= 6, timeout=60,
-                 what="six verdicts at the club")
+        wait_for(
+            lambda: (_view(club).get("last_verdict_seq") or [0, 0])[1] >= 6, timeout=60, what="six verdicts at the club"
+        )
         assert _view(club)["online"] is True
         os.kill(table.pid, signal.SIGKILL)
         table.wait(5)
-        wait_for(lambda: _view(club).get("online") is False, timeout=30,
-                 what="the Last Will to say the table is offline")
+        wait_for(
+            lambda: _view(club).get("online") is False, timeout=30, what="the Last Will to say the table is offline"
+        )
         seen_before = _view(club)["last_verdict_seq"]
 
         table = _start(broker, journal)
         ready = table.stdout.readline().split()
         assert ready[0] == "ready" and int(ready[1]) == seen_before[0] and int(ready[2]) >= seen_before[1]  # resumed
         wait_for(lambda: _view(club).get("online") is True, timeout=60, what="the table back online")
-        wait_for(lambda: (_view(club).get("last_verdict_seq") or [0, 0])[1] >= seen_before[1] + 4,
-                 timeout=60, what="the resumed game's new verdicts")
+        wait_for(
+            lambda: (_view(club).get("last_verdict_seq") or [0, 0])[1] >= seen_before[1] + 4,
+            timeout=60,
+            what="the resumed game's new verdicts",
+        )
         table.terminate()
         table.wait(5)
         game_id = seen_before[0]

@@ -38,12 +38,14 @@ def test_a_verdict_delivered_twice_is_kept_once(tmp_path):
 
 def test_standings_add_up_a_players_results_across_tables_with_the_clubs_points(tmp_path):
     store = ClubStore(tmp_path / "c.sqlite", Points.parse("win=3,draw=1,loss=0"))
-    store.apply([
-        _result("t1", 1, ["Ann", "Bob"], [0]),           # Ann wins
-        _result("t2", 1, ["Cy", "Ann"], [0, 1]),         # a draw
-        _result("t2", 2, ["Cy", "Ann"], [], finished=False),  # not finished: not counted
-        _result("t3", 4, ["Bob", "Cy", "Dee"], [2]),
-    ])
+    store.apply(
+        [
+            _result("t1", 1, ["Ann", "Bob"], [0]),  # Ann wins
+            _result("t2", 1, ["Cy", "Ann"], [0, 1]),  # a draw
+            _result("t2", 2, ["Cy", "Ann"], [], finished=False),  # not finished: not counted
+            _result("t3", 4, ["Bob", "Cy", "Dee"], [2]),
+        ]
+    )
     rows = {s["name"]: s for s in store.standings()}
     assert rows["Ann"] == {**rows["Ann"], "played": 2, "wins": 1, "draws": 1, "losses": 0, "points": 4.0}
     assert rows["Ann"]["tables"] == ["t1", "t2"]
@@ -133,13 +135,16 @@ def test_a_journal_never_published_starts_at_its_latest_game(tmp_path):
     assert feed.after((new, 0), 10) == []
 
 
-@pytest.mark.parametrize("args", [
-    ["--broker", "host:port"],
-    ["--broker", ":1883"],
-    ["--points", "win=lots"],
-    ["--username", "club", "--password-file", "/nonexistent/club-password"],
-    ["--prefix", "a/+/b"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--broker", "host:port"],
+        ["--broker", ":1883"],
+        ["--points", "win=lots"],
+        ["--username", "club", "--password-file", "/nonexistent/club-password"],
+        ["--prefix", "a/+/b"],
+    ],
+)
 def test_referee_club_refuses_bad_options_with_a_sentence(args, capsys, tmp_path):
     from controller.cli import main
 

@@ -78,6 +78,7 @@ def test_single_cell_corruptions_of_a_legal_result_are_illegal(seed):
 # --------------------------------------------------------------------------- differential
 # A deliberately plain SameGame: groups are same-colour flood fills of two or more tokens.
 
+
 def plain_groups(grid: list[list[str]]) -> list[frozenset]:
     seen, groups = set(), []
     for r in range(10):
@@ -129,6 +130,4 @@ def test_engine_agrees_with_a_plain_samegame_model(seed):
         state = j.state
         assert [list(r) for r in state.board] == grid
         left = Counter(v for row in grid for v in row)
-        assert sum(n for ch, n in left.items() if ch != ".") == sum(
-            1 for row in state.board for v in row if v != "."
-        )
+        assert sum(n for ch, n in left.items() if ch != ".") == sum(1 for row in state.board for v in row if v != ".")

@@ -37,6 +37,7 @@ def referee(before: str, **kw) -> Referee:
 
 # -- a move -----------------------------------------------------------------------------------
 
+
 def test_a_complete_group_is_legal_and_the_board_falls_like_samegame():
     before = bottom("G G Y B", "O G Y B")
     # The greens go; O stays in slide 1, slide 2 is empty and moves to the far right.
@@ -113,6 +114,7 @@ def test_the_referee_reports_restored_after_an_illegal_change():
 
 
 # -- jokers -----------------------------------------------------------------------------------
+
 
 def test_a_joker_may_be_left_out_of_a_group():
     j = judge(bottom("B J Y", "B O Y"), bottom("J Y", "O Y"))
@@ -238,6 +240,7 @@ def test_a_setup_no_reversal_can_fix_says_so():
 
 # -- end of the game, scores, variants ---------------------------------------------------------
 
+
 def test_clearing_a_secret_colour_wins_at_once():
     ref = referee(bottom("G G Y O", "B Y Y O"), secrets=[["G"], ["Y"]])
     v = ref.observe(board(bottom(". . Y O", "B Y Y O")))
@@ -290,9 +293,7 @@ def test_two_colours_variant_wins_only_when_both_colours_are_gone():
 
 
 def test_teams_win_when_both_partners_colours_are_gone():
-    ref = referee(
-        bottom("G G Y B", "O O Y B"), variant="teams", players=4, secrets=[["G"], ["Y"], ["O"], ["B"]]
-    )
+    ref = referee(bottom("G G Y B", "O O Y B"), variant="teams", players=4, secrets=[["G"], ["Y"], ["O"], ["B"]])
     ref.observe(board(bottom(". . Y B", "O O Y B")))
     assert not ref.over
     v = ref.observe(board(bottom("Y B", "Y B")))

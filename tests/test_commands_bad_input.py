@@ -61,8 +61,23 @@ def cases() -> list[tuple[list[str], int]]:
             (["read", "--game", "flipop", "--image", odd, "--profile", odd], 2),
             (["calibrate", "--game", "colorpop", "--setup", odd, "--out", "p.yaml"], 2),
             (["lattice", "read", "--size", "10x10", "--corners", CORNERS, "--model", odd, "--image", odd], 2),
-            (["lattice", "learn", "--size", "10x10", "--corners", CORNERS, "--image", odd, "--labels", odd,
-              "--out", "m.model"], 2),
+            (
+                [
+                    "lattice",
+                    "learn",
+                    "--size",
+                    "10x10",
+                    "--corners",
+                    CORNERS,
+                    "--image",
+                    odd,
+                    "--labels",
+                    odd,
+                    "--out",
+                    "m.model",
+                ],
+                2,
+            ),
             (["export", odd], 2),
             (["export", "--list", odd], 2),
             (["run", "--config", odd], 2),
@@ -183,8 +198,16 @@ def test_the_sentences_name_what_is_wrong(tmp_path, monkeypatch, capsys):
 def test_a_closed_pipe_ends_quietly(tmp_path):
     """`referee demo | head -2` and `referee status | head -2`: the reader went away; no traceback."""
     status = {
-        "ok": True, "game": "flipop", "game_id": 1, "verdicts": 3, "started": True, "over": False,
-        "to_move": 1, "illegal": False, "pending": False, "faults": ["camera lost"],
+        "ok": True,
+        "game": "flipop",
+        "game_id": 1,
+        "verdicts": 3,
+        "started": True,
+        "over": False,
+        "to_move": 1,
+        "illegal": False,
+        "pending": False,
+        "faults": ["camera lost"],
     }
     path = tmp_path / "ctl.sock"
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -31,4 +31,3 @@ def test_every_command_has_a_description_and_every_option_a_help_text():
             if not (action.help or "").strip() or action.help == argparse.SUPPRESS:
                 missing.append(f"{name} {'/'.join(action.option_strings) or action.dest}: no help text")
     assert missing == []
-

@@ -35,7 +35,11 @@ from simulation.random_play import Played, new_game, random_move, random_moves
 registry.register(fifth_game.SPEC)
 GAMES = registry.names()
 CORRUPTIONS = (
-    "a piece added", "a piece taken off", "a piece changed colour", "a piece moved", "two moves at once",
+    "a piece added",
+    "a piece taken off",
+    "a piece changed colour",
+    "a piece moved",
+    "two moves at once",
 )
 seeds = st.integers(min_value=0, max_value=2**32 - 1)
 #: Which corruptions each game has shown, to guard that every kind occurs.
@@ -47,9 +51,12 @@ MOVES_AT_MOST = 150
 #: property below runs over each variant, seating and rule setting of the built-in games.
 MORE_SETUPS: dict[str, list[dict]] = {
     "colorpop": [
-        {"players": 2}, {"players": 4}, {"players": 5, "first": 4},
+        {"players": 2},
+        {"players": 4},
+        {"players": 5, "first": 4},
         {"variant": "solo", "players": 1, "targets": ["O", "Y"]},
-        {"variant": "two-colours", "players": 2}, {"variant": "teams", "players": 4, "first": 1},
+        {"variant": "two-colours", "players": 2},
+        {"variant": "teams", "players": 4, "first": 1},
     ],
     "blockers": [
         {"players": 4, "seats": ["Y", "V", "R", "G"], "first": 2},
@@ -57,7 +64,8 @@ MORE_SETUPS: dict[str, list[dict]] = {
         {"variant": "two-player", "players": 2, "seats": [["R", "G"], ["B", "Y"]], "first": 1},
     ],
     "stay-alive": [
-        {"players": 3, "seats": ["R", "G", "B"], "first": 2}, {"players": 4},
+        {"players": 3, "seats": ["R", "G", "B"], "first": 2},
+        {"players": 4},
         {"players": 2, "profile": {"settings": {"two_player_rule": "lift_ban"}}},
     ],
 }
@@ -156,8 +164,11 @@ def _same_board_moves(engine, state, move) -> set[str]:
     only the board, so any of them names the move rightly (two jokers of one Colorpop slide
     taken with the same group leave one board)."""
     board = engine.expected(engine.apply(state, move)[0])
-    return {engine.describe(state, m) for m in engine.legal_moves(state)
-            if engine.expected(engine.apply(state, m)[0]) == board}
+    return {
+        engine.describe(state, m)
+        for m in engine.legal_moves(state)
+        if engine.expected(engine.apply(state, m)[0]) == board
+    }
 
 
 def _corrupt(engine, state, rng: random.Random, kind: str | None = None):

@@ -144,9 +144,10 @@ def test_hostile_requests_and_the_server_stays_up(served):
     assert "not a JSON object" in send_raw(server.path, b"[" * (MAX_REQUEST - 10) + b"\n")["error"]
     extra = send_raw(server.path, b'{"command": "status", "name": "x"}\n')
     assert "status command takes no arguments" in extra["error"] and "'name'" in extra["error"]
-    assert "reveal needs a seat" in send_raw(server.path, b'{"command": "reveal", "seat": true, "colours": ["G"]}\n')[
-        "error"
-    ]
+    assert (
+        "reveal needs a seat"
+        in send_raw(server.path, b'{"command": "reveal", "seat": true, "colours": ["G"]}\n')["error"]
+    )
     assert "UTF-8" in send_raw(server.path, b"\xff\xfe\n")["error"]
     assert "unknown command" in send_raw(server.path, b'{"command": ["status"]}\n')["error"]
     still_serving(server)
@@ -230,9 +231,10 @@ def test_the_real_loop_answers_an_extra_key_and_keeps_serving(tmp_path):
     ticker.start()
     try:
         assert "takes no arguments" in send_raw(server.path, b'{"command": "status", "name": "x"}\n')["error"]
-        assert "takes only seat, colours" in send_raw(
-            server.path, b'{"command": "reveal", "seat": 0, "colours": ["G"], "name": "x"}\n'
-        )["error"]
+        assert (
+            "takes only seat, colours"
+            in send_raw(server.path, b'{"command": "reveal", "seat": 0, "colours": ["G"], "name": "x"}\n')["error"]
+        )
         assert request(server.path, "status")["game"] == "flipop"
     finally:
         stop.set()

@@ -93,10 +93,12 @@ def test_stay_alive_slides_go_back_and_marbles_pair_by_fewest_steps():
     steps = [s.text for s in plan(engine, legal, seen)]
     assert steps[0] == "slide white 3 back to A"
     # the crossing pairing (0,1)->(3,3), (2,3)->(0,0) costs 10 steps; the short one 2
-    assert sorted(steps[1:]) == sorted([
-        f"move the red marble from {engine.place_name((2, 3))} back to {engine.place_name((3, 3))}",
-        f"move the red marble from {engine.place_name((0, 1))} back to {engine.place_name((0, 0))}",
-    ])
+    assert sorted(steps[1:]) == sorted(
+        [
+            f"move the red marble from {engine.place_name((2, 3))} back to {engine.place_name((3, 3))}",
+            f"move the red marble from {engine.place_name((0, 1))} back to {engine.place_name((0, 0))}",
+        ]
+    )
 
 
 def test_unsure_places_are_never_corrected():

@@ -33,8 +33,13 @@ def _fall_events(verdicts: list[dict]) -> list[GameEvent]:
 
 @pytest.mark.parametrize(
     "seed,index,move,fell",
-    [(193, 77, "white 4 C->B", "fell:3,4"), (253, 93, "white 2 B->A", "fell:5,2"), (283, None, None, None),
-     (303, None, None, None), (333, None, None, None)],
+    [
+        (193, 77, "white 4 C->B", "fell:3,4"),
+        (253, 93, "white 2 B->A", "fell:5,2"),
+        (283, None, None, None),
+        (303, None, None, None),
+        (333, None, None, None),
+    ],
 )
 def test_the_stay_alive_games_of_issue_19_give_the_intended_verdicts(seed, index, move, fell, tmp_path):
     """The games `referee demo` got wrong, with every trouble, on the stand-in rig (whose camera,

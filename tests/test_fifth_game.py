@@ -94,7 +94,10 @@ def referee(*args: str) -> subprocess.CompletedProcess:
         "registry.register(fifth_game.SPEC); from controller.cli import main; sys.exit(main())"
     )
     return subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120,
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
         cwd=Path(__file__).resolve().parent.parent,
     )
 
@@ -128,8 +131,24 @@ def test_referee_render_draws_it_and_referee_read_reads_it_back(tmp_path: Path, 
     snapshot, picture = tmp_path / "position.txt", tmp_path / "position.png"
     snapshot.write_text(POSITION)
     for seed, preset in ((0, "clean"), (1, "hard")):
-        assert main(["render", "--game", "noughts", "--snapshot", str(snapshot), "--out", str(picture),
-                     "--seed", str(seed), "--preset", preset]) == 0
+        assert (
+            main(
+                [
+                    "render",
+                    "--game",
+                    "noughts",
+                    "--snapshot",
+                    str(snapshot),
+                    "--out",
+                    str(picture),
+                    "--seed",
+                    str(seed),
+                    "--preset",
+                    preset,
+                ]
+            )
+            == 0
+        )
         capsys.readouterr()
         assert main(["read", "--game", "noughts", "--image", str(picture)]) == 0
         assert capsys.readouterr().out == POSITION
@@ -141,8 +160,9 @@ def test_a_copy_of_it_is_calibrated_from_an_empty_board_and_one_piece_of_each(tm
     cv2.imwrite(str(empty), render_snapshot(parse_snapshot("noughts", ". . .\n. . .\n. . .\n"), profile, seed=4))
     cv2.imwrite(str(pieces), render_snapshot(parse_snapshot("noughts", "X O .\n. . .\n. . .\n"), profile, seed=5))
     out = tmp_path / "noughts.yaml"
-    assert main(["calibrate", "--game", "noughts", "--empty", str(empty), "--pieces", str(pieces),
-                 "--out", str(out)]) == 0
+    assert (
+        main(["calibrate", "--game", "noughts", "--empty", str(empty), "--pieces", str(pieces), "--out", str(out)]) == 0
+    )
     assert "classes apart" in capsys.readouterr().out
     learned = load_profile(out)
     assert {"X", "O"} <= set(learned.get("vision")["classes"])

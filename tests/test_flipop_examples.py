@@ -20,7 +20,10 @@ EXAMPLE = ROOT / "examples" / "flipop-standard.yaml"
 def replay(path: Path) -> list[dict]:
     done = subprocess.run(
         [sys.executable, "-m", "controller.cli", "replay", str(path)],
-        cwd=ROOT, capture_output=True, text=True, check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in done.stdout.splitlines()]

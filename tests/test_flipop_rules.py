@@ -70,11 +70,14 @@ def test_profile_start_with_two_wings_on_one_edge_is_rejected():
         engine(bad)
 
 
-@pytest.mark.parametrize("seats, players, key", [
-    (("W", "W"), 2, "seats"),
-    (("W", "B", "W"), 3, "players"),
-    (("W", "G"), 2, "seats"),
-])
+@pytest.mark.parametrize(
+    "seats, players, key",
+    [
+        (("W", "W"), 2, "seats"),
+        (("W", "B", "W"), 3, "players"),
+        (("W", "G"), 2, "seats"),
+    ],
+)
 def test_wrong_seats_are_config_errors(seats, players, key):
     with pytest.raises(ConfigError) as err:
         engine(seats=seats, players=players)
@@ -95,6 +98,7 @@ def test_opening_moves_of_the_default_layout():
 
 
 # -- a push and its chain ----------------------------------------------------------------------
+
 
 def test_single_door_turns_a_quarter_and_the_ball_goes_through():
     before = f"""
@@ -413,6 +417,7 @@ def test_end_by_agreement_ends_the_game_and_equal_balls_draw():
 
 
 # -- judging: doors, wrong turns, hand moves -----------------------------------------------------
+
 
 def test_unchanged_board_and_unread_doors_are_unchanged():
     eng = engine()

@@ -22,8 +22,12 @@ def test_every_letter_and_the_empty_place_have_a_look_and_the_artwork_is_known(g
     assert set(registry.get(game).letters) <= set(vision.pieces)
     assert any(key.startswith(EMPTY) for key in vision.pieces)
     assert vision.artwork in ARTWORKS
-    assert set(vision.calibration) <= {registry.EMPTY_BOARD, registry.ONE_OF_EACH, registry.FULL_SETUP,
-                                       registry.START_POSITION}
+    assert set(vision.calibration) <= {
+        registry.EMPTY_BOARD,
+        registry.ONE_OF_EACH,
+        registry.FULL_SETUP,
+        registry.START_POSITION,
+    }
 
 
 def test_a_snapshot_labelled_by_its_cells_alone_gets_the_lines_no_camera_sees():
@@ -64,11 +68,17 @@ def test_random_positions_follow_what_the_game_declares():
     assert np.mean([cell != EMPTY for row in blockers.cells for cell in row]) > 0.3
 
 
-@pytest.mark.parametrize(("args", "sentence"), [
-    (["--game", "flipop", "--empty", "x.png"], "--empty is for colorpop, blockers and stay-alive (Flipop: --setup)"),
-    (["--game", "blockers", "--setup", "x.png"], "--setup is for colorpop and flipop; use --empty and --pieces"),
-    (["--game", "colorpop", "--pieces", "x.png"], "--pieces is for blockers and stay-alive, and goes with --empty"),
-])
+@pytest.mark.parametrize(
+    ("args", "sentence"),
+    [
+        (
+            ["--game", "flipop", "--empty", "x.png"],
+            "--empty is for colorpop, blockers and stay-alive (Flipop: --setup)",
+        ),
+        (["--game", "blockers", "--setup", "x.png"], "--setup is for colorpop and flipop; use --empty and --pieces"),
+        (["--game", "colorpop", "--pieces", "x.png"], "--pieces is for blockers and stay-alive, and goes with --empty"),
+    ],
+)
 def test_calibrate_names_the_games_a_picture_is_for(args, sentence, tmp_path, capsys, monkeypatch):
     import controller.vision.lattice as lattice
 

@@ -17,14 +17,22 @@ from simulation.render import render_snapshot
 def test_each_games_steps_say_what_to_do_and_draw_where():
     games = ("colorpop", "blockers", "flipop", "stay-alive")
     keys = {game: [s.key for s in guided.steps_for(default_profile(game))] for game in games}
-    assert keys == {"colorpop": ["empty", "bottom-row", "setup"], "blockers": ["empty", "pieces", "glyphs"],
-                    "flipop": ["start"], "stay-alive": ["empty", "pieces"]}
+    assert keys == {
+        "colorpop": ["empty", "bottom-row", "setup"],
+        "blockers": ["empty", "pieces", "glyphs"],
+        "flipop": ["start"],
+        "stay-alive": ["empty", "pieces"],
+    }
     blockers = guided.steps_for(default_profile("blockers"))
     assert blockers[1].drawing.cells[0][:5] == ("R?", "G?", "B?", "Y?", "V?")
     assert "red (R), green (G), blue (B), yellow (Y), violet (V)" in blockers[1].sentence
     glyphs = blockers[2].drawing_text().splitlines()
-    assert glyphs[:4] == ["R1 R2 R3 R4 R5 R6 R7 R8 R9", "RA RB RC RD RE RF RG RH RI", "Ra Rb Rc Rd Re Rf Rg Rh Ri",
-                          "R* .. .. .. .. .. .. .. .."]
+    assert glyphs[:4] == [
+        "R1 R2 R3 R4 R5 R6 R7 R8 R9",
+        "RA RB RC RD RE RF RG RH RI",
+        "Ra Rb Rc Rd Re Rf Rg Rh Ri",
+        "R* .. .. .. .. .. .. .. ..",
+    ]
     assert "moon, sun, star" in blockers[2].sentence and blockers[2].file == "glyphs.png"
     stay_alive = guided.steps_for(default_profile("stay-alive"))[1]
     assert "slides" in stay_alive.sentence and stay_alive.drawing.cells[0] == ("R", "G", "B", "Y", ".", ".", ".")
@@ -100,7 +108,8 @@ def test_capture_waits_for_a_still_picture_with_the_markers_in_view():
 def test_the_config_line_is_switched_and_its_comment_kept():
     text = "game: flipop\nprofile: null            # null: the default\ncamera:\n  profile: x\n"
     assert guided.with_profile_line(text, "profiles/a.yaml") == (
-        "game: flipop\nprofile: profiles/a.yaml # null: the default\ncamera:\n  profile: x\n")
+        "game: flipop\nprofile: profiles/a.yaml # null: the default\ncamera:\n  profile: x\n"
+    )
     assert guided.with_profile_line("game: flipop", "profiles/a.yaml") == "game: flipop\nprofile: profiles/a.yaml\n"
     block = "game: blockers\nprofile:\n  regions: [abc, def, ghi]\n  symbols: [a, b]\nplayers: 3\n"
     switched = guided.with_profile_line(block, "profiles/b.yaml")

@@ -41,8 +41,9 @@ def test_edge_glare_is_not_a_hand_and_hands_are_caught(game: str) -> None:
         glare = Scene(glare_at=(edge_glare(p, rng, (0.3, 0.6)),), frame=1)
         # (a corner marker the detector misses in a deep shadow of the hard look is no hand either:
         # tests/test_marker_shadow.py)
-        glare_hands += is_hand(BoardReader(p).read(render_snapshot(snap, p, seed=seed, preset="hard", scene=glare,
-                                                                   size=SIZE)))
+        glare_hands += is_hand(
+            BoardReader(p).read(render_snapshot(snap, p, seed=seed, preset="hard", scene=glare, size=SIZE))
+        )
         if seed % 2:
             continue
         side = ("bottom", "top", "left", "right")[seed % 4]

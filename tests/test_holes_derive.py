@@ -48,8 +48,11 @@ def test_derivation_predicts_every_point_like_the_true_pattern(seed, density):
         orange = tuple(rng.choice(POS) for _ in range(7))
         white = tuple(rng.choice(POS) for _ in range(7))
         assert derived.pattern.open_points(orange, white) == truth.open_points(orange, white)
-    never = {(r, c) for r, c in itertools.product(range(7), range(7))
-             if not any(truth.point_open(r, c, p, q) for p, q in itertools.product(POS, POS))}
+    never = {
+        (r, c)
+        for r, c in itertools.product(range(7), range(7))
+        if not any(truth.point_open(r, c, p, q) for p, q in itertools.product(POS, POS))
+    }
     assert set(derived.never_open) == never
 
 
@@ -112,7 +115,10 @@ def test_grid_text_allows_comments_any_order_and_no_spaces():
 def run_cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "controller.cli", "holes", "derive", *args],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -137,7 +143,7 @@ def test_the_command_prints_the_holes_key_without_out(tmp_path):
     grids.write_text(format_grids(observe(stand_in_pattern())))
     done = run_cli("--grids", str(grids))
     assert done.returncode == 0
-    holes = yaml.safe_load(done.stdout[done.stdout.index("holes:"):])["holes"]
+    holes = yaml.safe_load(done.stdout[done.stdout.index("holes:") :])["holes"]
     assert pattern_of(holes) == stand_in_pattern()
 
 

@@ -66,8 +66,7 @@ def test_open_points_agrees_with_the_per_point_rule_for_random_settings():
     for _ in range(200):
         orange = tuple(rng.choice(POS) for _ in range(7))
         white = tuple(rng.choice(POS) for _ in range(7))
-        expected = {(r, c) for r in range(7) for c in range(7)
-                    if pattern.point_open(r, c, orange[r], white[c])}
+        expected = {(r, c) for r in range(7) for c in range(7) if pattern.point_open(r, c, orange[r], white[c])}
         assert pattern.open_points(orange, white) == expected
 
 
@@ -91,6 +90,10 @@ def test_pattern_of_rejects_something_that_is_not_a_pattern():
 def test_a_profile_hole_string_of_the_wrong_length_names_its_key():
     with pytest.raises(ConfigError, match=r"holes\.orange\[0\]\.A"):
         default_profile("stay-alive").with_overrides(
-            {"holes": {"orange": [{"A": "101", "B": "0000000", "C": "0000000"}] * 7,
-                       "white": stand_in_pattern().to_mapping()["white"]}}
+            {
+                "holes": {
+                    "orange": [{"A": "101", "B": "0000000", "C": "0000000"}] * 7,
+                    "white": stand_in_pattern().to_mapping()["white"],
+                }
+            }
         )

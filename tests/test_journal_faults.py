@@ -17,7 +17,6 @@ from simulation.world import StubRig
 FLIPOP = {"game": "flipop", "players": 2}
 
 
-
 def _finish(rig: StubRig, steps) -> None:
     rig.driver.run(steps)
     rig.driver.run_frames(3 * 30)  # the journal's periodic retry (every 5 s) gets its turn
@@ -41,8 +40,11 @@ def _journal_verdicts(path, game_id: int | None = None) -> list[dict]:
 
 
 def _aside(path, label: str = "damaged") -> list:
-    return sorted(p for p in path.parent.iterdir() if p.name.startswith(f"{path.name}.{label}-") and
-                  not p.name.endswith(("-wal", "-shm")))
+    return sorted(
+        p
+        for p in path.parent.iterdir()
+        if p.name.startswith(f"{path.name}.{label}-") and not p.name.endswith(("-wal", "-shm"))
+    )
 
 
 def _restart_on(path) -> StubRig:

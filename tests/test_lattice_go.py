@@ -96,10 +96,12 @@ def test_a_look_no_place_is_surely_read_as_does_not_take_the_places_it_half_expl
     f = N_FEATURES
     black = np.zeros(f)
     black[:3] = 0.6  # the black pieces: bluish where the white ones are neutral
-    refs = [ClassRef(".", ".", np.full(f, 0.5), np.eye(f) * 0.08**2),
-            ClassRef(".#2", ".", np.full(f, -1.5), np.eye(f) * 0.08**2),
-            ClassRef("K", "K", black, np.eye(f) * 0.15**2),
-            ClassRef("W", "W", np.zeros(f), np.eye(f) * 0.15**2)]
+    refs = [
+        ClassRef(".", ".", np.full(f, 0.5), np.eye(f) * 0.08**2),
+        ClassRef(".#2", ".", np.full(f, -1.5), np.eye(f) * 0.08**2),
+        ClassRef("K", "K", black, np.eye(f) * 0.15**2),
+        ClassRef("W", "W", np.zeros(f), np.eye(f) * 0.15**2),
+    ]
     model = LatticeModel((8, 8), ClassModel(refs, floor=np.full(f, FLOOR**2)))
     dark = np.zeros(f)
     dark[:3] = 0.27

@@ -18,15 +18,18 @@ from tests.test_vision_lattice_robust import learned
 
 
 @needs_photos
-@pytest.mark.parametrize("folder,rate", [
-    # Stones cast soft shadows on their empty neighbours and, seen at an angle, cover the board
-    # behind them: the model learned from one photo must read those places, not doubt them.
-    ("go-tengen-13x13-webcam", 0.995),
-    # A phone in the sun: hard shadows around every stone.
-    ("go-tengen-13x13-angled", 0.99),
-    # The two halves of a folding board get different light; squares read against their own corners.
-    ("chess-pcwawc-folding", 0.9),
-])
+@pytest.mark.parametrize(
+    "folder,rate",
+    [
+        # Stones cast soft shadows on their empty neighbours and, seen at an angle, cover the board
+        # behind them: the model learned from one photo must read those places, not doubt them.
+        ("go-tengen-13x13-webcam", 0.995),
+        # A phone in the sun: hard shadows around every stone.
+        ("go-tengen-13x13-angled", 0.99),
+        # The two halves of a folding board get different light; squares read against their own corners.
+        ("chess-pcwawc-folding", 0.9),
+    ],
+)
 def test_the_learned_board_is_read_through_shadows_and_stones_seen_at_an_angle(folder: str, rate: float) -> None:
     score = run_folder(PHOTOS, folder, {})
     assert score.wrong == 0, score.mistakes

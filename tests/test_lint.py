@@ -15,3 +15,13 @@ def test_ruff_finds_nothing():
     assert ruff, "ruff is not installed: run the README's setup command (pip install -e '.[dev]')"
     result = subprocess.run([ruff, "check", "--no-cache", str(ROOT)], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_format_changes_nothing():
+    """One layout for every file (`ruff format`), so a diff shows only what changed in meaning."""
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
+    assert ruff, "ruff is not installed: run the README's setup command (pip install -e '.[dev]')"
+    result = subprocess.run(
+        [ruff, "format", "--check", "--no-cache", str(ROOT)], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, "run `ruff format .`:\n" + result.stdout + result.stderr

@@ -45,13 +45,24 @@ def secured(tmp_path):
 
 def _service(tmp_path: Path, port: int, password_file: Path) -> Service:
     data = demo_config("colorpop", 1, tmp_path)
-    data["mqtt"] = {"host": "127.0.0.1", "port": port, "table": "t1", "username": "t1",
-                    "password_file": str(password_file), "names": ["Ann", "Bob", "Cy"], "keepalive": 5}
+    data["mqtt"] = {
+        "host": "127.0.0.1",
+        "port": port,
+        "table": "t1",
+        "username": "t1",
+        "password_file": str(password_file),
+        "names": ["Ann", "Bob", "Cy"],
+        "keepalive": 5,
+    }
     config = config_from_mapping(data, source="test config", base=tmp_path)
     setup = setup_from_mapping(config.game_keys)
     board = starting_board(setup, random.Random(1))
-    return Service(config, devices=SimulatedDevices(lambda pico: SimWorld(setup, board, pico=pico)), control=False,
-                   log=logging.getLogger("referee.acltest"))
+    return Service(
+        config,
+        devices=SimulatedDevices(lambda pico: SimWorld(setup, board, pico=pico)),
+        control=False,
+        log=logging.getLogger("referee.acltest"),
+    )
 
 
 def test_tables_write_only_their_own_topics_and_passwords_stay_secret(secured, tmp_path, caplog):
@@ -62,14 +73,18 @@ def test_tables_write_only_their_own_topics_and_passwords_stay_secret(secured, t
     store = ClubStore(tmp_path / "club.sqlite")
     club = ClubServer(
         BrokerAddress("127.0.0.1", secured.port, username="club", password_file=tmp_path / "club-password"),
-        store, host="127.0.0.1", port=0,
+        store,
+        host="127.0.0.1",
+        port=0,
     ).start()
     service = None
     try:
         wait_for(club.listener.connected.is_set, what="the club to log in")
         service = _service(tmp_path, secured.port, tmp_path / "t1-password")
-        wait_for(lambda: {t["table"]: t for t in _get(club, "/api/tables")}.get("t1", {}).get("game") == "colorpop",
-                 what="t1's state (referee run's publisher)")
+        wait_for(
+            lambda: {t["table"]: t for t in _get(club, "/api/tables")}.get("t1", {}).get("game") == "colorpop",
+            what="t1's state (referee run's publisher)",
+        )
         view = {t["table"]: t for t in _get(club, "/api/tables")}["t1"]
         assert view["online"] is True and view["names"] == ["Ann", "Bob", "Cy"]
 
@@ -81,16 +96,22 @@ def test_tables_write_only_their_own_topics_and_passwords_stay_secret(secured, t
         state = {"v": 1, "game": "flipop", "game_id": 1, "faults": [], "turn": 0}
         rogue.publish("referee/t2/state", json.dumps(state), qos=1).wait_for_publish(5)
         rogue.publish("referee/t1/online", b"false", qos=1).wait_for_publish(5)  # its own topic: allowed
-        wait_for(lambda: {t["table"]: t for t in _get(club, "/api/tables")}["t1"]["online"] is False,
-                 what="t1's own message")
+        wait_for(
+            lambda: {t["table"]: t for t in _get(club, "/api/tables")}["t1"]["online"] is False, what="t1's own message"
+        )
         assert "t2" not in {t["table"] for t in _get(club, "/api/tables")}
         rogue.loop_stop()
         rogue.disconnect()
 
         # a wrong password is refused, in a log line that does not show it
         bad = TablePublisher(
-            MqttConfig(host="127.0.0.1", port=secured.port, table="t1", username="t1",
-                       password_file=tmp_path / "wrong-password"),
+            MqttConfig(
+                host="127.0.0.1",
+                port=secured.port,
+                table="t1",
+                username="t1",
+                password_file=tmp_path / "wrong-password",
+            ),
             tmp_path / "colorpop-journal.sqlite",
             service.config.game_keys,
         ).start()

@@ -110,6 +110,7 @@ def test_snapshots_round_trip(game, rnd):
 
 # -- grid ---------------------------------------------------------------------------------
 
+
 def test_grid_helpers():
     assert sorted(neighbours((0, 0), 3, 3)) == [(0, 1), (1, 0)]
     assert len(connected_groups({(0, 0), (0, 1), (2, 2)})) == 2
@@ -122,6 +123,7 @@ def test_grid_helpers():
 
 
 # -- profiles -----------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("game", ["colorpop", "blockers", "flipop", "stay-alive"])
 def test_default_profiles_are_valid(game):
@@ -158,8 +160,7 @@ def test_stay_alive_holes_and_blockers_regions_are_validated():
 def test_user_profile_file_replaces_default_keys(tmp_path):
     path = tmp_path / "mine.yaml"
     path.write_text(
-        "game: colorpop\nsettings: {joker_only_groups: true}\n"
-        "tokens: {G: 20, Y: 19, O: 19, B: 19, P: 18, J: 5}\n"
+        "game: colorpop\nsettings: {joker_only_groups: true}\ntokens: {G: 20, Y: 19, O: 19, B: 19, P: 18, J: 5}\n"
     )
     profile = load_profile(path)
     assert profile.setting("joker_only_groups") is True and profile.data["tokens"]["G"] == 20
@@ -167,6 +168,7 @@ def test_user_profile_file_replaces_default_keys(tmp_path):
 
 
 # -- records and replay ---------------------------------------------------------------------
+
 
 def test_record_errors_name_the_key():
     with pytest.raises(ConfigError, match="key 'variant'"):

@@ -28,7 +28,7 @@ def _reference(patch: np.ndarray) -> tuple[np.ndarray, float]:
         first, last = 0, min(max(near_dark, math.ceil(0.1 * n)), math.ceil(0.25 * n))
     else:
         first, last = math.floor(0.05 * n), math.ceil(0.5 * n)
-    chosen = pixels[first:max(last, first + 1)]
+    chosen = pixels[first : max(last, first + 1)]
     return np.mean(chosen, axis=0), n / k
 
 

@@ -17,14 +17,17 @@ from controller.vision.geometry import LatticeGeometry, homography_from_corners,
 
 
 @needs_photos
-@pytest.mark.parametrize("folder,rate", [
-    ("go-tengen-9x9-webcam", 0.99),  # one webcam pose: every place read
-    ("chess-pcwawc-wooden", 0.99),
-    ("go-tengen-13x13-angled", 0.95),  # phone, six poses: stones seen at an angle hide the board
-    # Held out of the learning photo, a dark piece on a dark square reads as the square: a
-    # square whose nearest rival is a dark piece then needs a wide margin (one was read wrong).
-    ("chess-pcwawc-folding", 0.65),
-])
+@pytest.mark.parametrize(
+    "folder,rate",
+    [
+        ("go-tengen-9x9-webcam", 0.99),  # one webcam pose: every place read
+        ("chess-pcwawc-wooden", 0.99),
+        ("go-tengen-13x13-angled", 0.95),  # phone, six poses: stones seen at an angle hide the board
+        # Held out of the learning photo, a dark piece on a dark square reads as the square: a
+        # square whose nearest rival is a dark piece then needs a wide margin (one was read wrong).
+        ("chess-pcwawc-folding", 0.65),
+    ],
+)
 def test_photos_of_a_folder_are_read_from_one_labelled_photo(folder: str, rate: float) -> None:
     score = run_folder(PHOTOS, folder, {})
     assert score.places > 0
@@ -32,8 +35,9 @@ def test_photos_of_a_folder_are_read_from_one_labelled_photo(folder: str, rate: 
     assert score.right >= rate * score.places
 
 
-def _blob(img: np.ndarray, centre: np.ndarray, axes: tuple[int, int], bgr: tuple[int, int, int],
-          seed: int) -> np.ndarray:
+def _blob(
+    img: np.ndarray, centre: np.ndarray, axes: tuple[int, int], bgr: tuple[int, int, int], seed: int
+) -> np.ndarray:
     """An object of one colour over the picture: an ellipse with a light gradient across it and
     some texture (skin, cloth, glazed clay), as a mask and the picture with it."""
     rng = np.random.default_rng(seed)
@@ -47,8 +51,7 @@ def _blob(img: np.ndarray, centre: np.ndarray, axes: tuple[int, int], bgr: tuple
 
 
 #: Colours (BGR) of things that come over a board: a hand, a dark sleeve, a red cup, a white cup.
-OBJECTS = {"hand": (120, 150, 205), "sleeve": (110, 60, 35), "red cup": (40, 40, 190),
-           "white cup": (225, 225, 225)}
+OBJECTS = {"hand": (120, 150, 205), "sleeve": (110, 60, 35), "red cup": (40, 40, 190), "white cup": (225, 225, 225)}
 
 
 @functools.cache
@@ -69,8 +72,7 @@ def _read_with_objects(thing: str):
     pitch = np.linalg.norm(corners[1] - corners[0]) / (cols - 1)
     points = cv2.perspectiveTransform(LatticeGeometry(rows, cols).points()[None], h)[0]
     for seed, (c, r) in enumerate([(2, 3), (6, 5), (4, 0), (8, 8)]):
-        mask, img = _blob(photo.image(), points[r * cols + c], (int(1.4 * pitch), int(pitch)),
-                          OBJECTS[thing], seed)
+        mask, img = _blob(photo.image(), points[r * cols + c], (int(1.4 * pitch), int(pitch)), OBJECTS[thing], seed)
         got, sure, _ = lattice.read(model, img, corners)
         covered = [divmod(i, cols) for i, p in enumerate(points) if mask[int(round(p[1])), int(round(p[0]))]]
         assert len(covered) >= 2
@@ -92,18 +94,20 @@ def test_an_object_over_places_of_a_real_photo_is_never_a_piece(thing: str) -> N
 
 
 @needs_photos
-@pytest.mark.parametrize("exposure,cast,gradient", [
-    (0.6, (1.0, 1.0, 1.0), 0.0),  # a darker exposure
-    (1.0, (0.75, 1.0, 1.25), 0.0),  # a warm lamp (BGR gains)
-    (1.2, (1.2, 1.0, 0.8), 0.3),  # a window's cool light from one side
-])
+@pytest.mark.parametrize(
+    "exposure,cast,gradient",
+    [
+        (0.6, (1.0, 1.0, 1.0), 0.0),  # a darker exposure
+        (1.0, (0.75, 1.0, 1.25), 0.0),  # a warm lamp (BGR gains)
+        (1.2, (1.2, 1.0, 0.8), 0.3),  # a window's cool light from one side
+    ],
+)
 def test_a_real_photo_under_other_light_keeps_its_classes(exposure, cast, gradient) -> None:
     from tests.test_vision_lattice_robust import relit
 
     photos, model = _nine_by_nine()
     photo = photos[-1]
-    got, sure, _ = lattice.read(model, relit(photo.image(), exposure, cast, gradient),
-                                parse_corners(photo.corners))
+    got, sure, _ = lattice.read(model, relit(photo.image(), exposure, cast, gradient), parse_corners(photo.corners))
     wrong = [(r, c) for r, row in enumerate(photo.grid) for c, t in enumerate(row) if sure[r, c] and got[r][c] != t]
     assert wrong == []
     assert sure.mean() >= 0.95

@@ -26,7 +26,8 @@ def test_a_warm_cache_draws_what_a_cold_one_draws(game: str):
     def draw_all() -> list[np.ndarray]:
         return [
             render_scene(snap, profile, seed=7, preset="hard", scene=scene, size=(480, 360))[0]
-            for snap in snapshots for scene in scenes
+            for snap in snapshots
+            for scene in scenes
         ]
 
     _clear()

@@ -11,7 +11,6 @@ from simulation.world import StubRig
 FLIPOP = {"game": "flipop", "players": 2}
 
 
-
 def test_every_verdict_is_one_event_with_its_journal_sequence_number(tmp_path):
     rig = StubRig(FLIPOP, tmp_path / "j.sqlite", seed=2, troubles=False, max_moves=6)
     seen: list = []

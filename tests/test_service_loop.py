@@ -16,7 +16,6 @@ STAY_ALIVE = {"game": "stay-alive", "players": 2, "seats": ["B", "Y"]}
 FLIPOP = {"game": "flipop", "players": 2}
 
 
-
 def test_camera_unplugged_and_back_mid_game_the_game_carries_on(tmp_path):
     rig = StubRig(FLIPOP, tmp_path / "j.sqlite", seed=2, troubles=False, max_moves=12)
     rig.play(3)
@@ -57,7 +56,7 @@ def test_an_unreadable_board_is_never_a_move(tmp_path):
     rig.play(2)
     judged = len(rig.loop.verdicts)
     lines: list[str] = []
-    rig.loop.bus.subscribe(LogSubscriber(logging.getLogger('test'), lines.append), inline=True)
+    rig.loop.bus.subscribe(LogSubscriber(logging.getLogger("test"), lines.append), inline=True)
     rig.world.set_hand((2.0, 2.0))
     rig.driver.run_frames(60)
     assert len(rig.loop.verdicts) == judged

@@ -100,9 +100,15 @@ def test_a_journal_with_another_setup_starts_a_new_game(tmp_path):
     rig = StubRig(GAMES["flipop"][0], path, seed=1, troubles=False, max_moves=2)
     rig.driver.run(rig.player.steps())
     journal = Journal(path)
-    session, how = GameSession.open(journal, {"game": "colorpop", "players": 2}, rig.setup.__class__(
-        game="colorpop", profile=__import__("controller.profile", fromlist=["x"]).default_profile("colorpop"),
-        players=2))
+    session, how = GameSession.open(
+        journal,
+        {"game": "colorpop", "players": 2},
+        rig.setup.__class__(
+            game="colorpop",
+            profile=__import__("controller.profile", fromlist=["x"]).default_profile("colorpop"),
+            players=2,
+        ),
+    )
     assert "another setup" in how
     assert not journal.game(rig.loop.session.game_id).open
     assert session.game_id != rig.loop.session.game_id

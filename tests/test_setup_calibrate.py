@@ -46,8 +46,10 @@ def test_pictures_from_files(game, tmp_path, capsys):
         person.follow(step)
         cv2.imwrite(str(folder / step.file), camera.latest_frame)
     config = write_config(tmp_path, game)
-    assert main(["setup", "calibrate", "--game", game, "--config", str(config), "--name", "mine",
-                 "--images", str(folder)]) == 0, capsys.readouterr().err
+    assert (
+        main(["setup", "calibrate", "--game", game, "--config", str(config), "--name", "mine", "--images", str(folder)])
+        == 0
+    ), capsys.readouterr().err
     out = capsys.readouterr().out
     assert "classes apart" in out and "now uses it" in out
     line = next(x for x in config.read_text("utf-8").splitlines() if x.startswith("profile:"))
@@ -69,8 +71,9 @@ def test_pictures_from_the_simulated_camera(game, tmp_path, monkeypatch, capsys)
     answers: list[str] = []
     monkeypatch.setattr("builtins.input", lambda prompt="": answers.append("") or "")
     config = write_config(tmp_path, game, {"source": "renderer", "width": 640, "height": 480, "seed": 3})
-    assert main(["setup", "calibrate", "--game", game, "--config", str(config), "--name", "cam"]) == 0, \
+    assert main(["setup", "calibrate", "--game", game, "--config", str(config), "--name", "cam"]) == 0, (
         capsys.readouterr().err
+    )
     out = capsys.readouterr().out
     steps = guided.steps_for(load_config(config).setup.profile)
     assert len(answers) == len(steps)

@@ -40,8 +40,10 @@ def _folder(tmp_path: Path, toggled: tuple[tuple[str, str], tuple[int, int]] | N
 def test_nine_pictures_give_the_copys_hole_pattern(tmp_path, capsys):
     folder = _folder(tmp_path)
     out = tmp_path / "my-stay-alive.yaml"
-    assert main(["setup", "holes", "--images", str(folder), "--out", str(out),
-                 "--grids-out", str(tmp_path / "grids.txt")]) == 0
+    assert (
+        main(["setup", "holes", "--images", str(folder), "--out", str(out), "--grids-out", str(tmp_path / "grids.txt")])
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "pair 9 of 9 (orange C, white C)" in printed
     truth = pattern_of(default_profile("stay-alive"))
@@ -63,8 +65,9 @@ def test_pictures_no_hole_pattern_explains_are_reported_and_nothing_written(tmp_
         return grids
 
     # one point seen wrongly in one pair, in a way no hole pattern explains
-    wrong = next((pair, (r, c)) for pair in PAIRS for r in range(7) for c in range(7)
-                 if not derive(toggle(pair, (r, c))).ok)
+    wrong = next(
+        (pair, (r, c)) for pair in PAIRS for r in range(7) for c in range(7) if not derive(toggle(pair, (r, c))).ok
+    )
     folder = _folder(tmp_path, wrong)
     out = tmp_path / "my-stay-alive.yaml"
     code = main(["setup", "holes", "--images", str(folder), "--out", str(out)])

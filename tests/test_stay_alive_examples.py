@@ -20,7 +20,10 @@ EXAMPLES = ROOT / "examples"
 def replay(name: str) -> list[dict]:
     done = subprocess.run(
         [sys.executable, "-m", "controller.cli", "replay", str(EXAMPLES / name)],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in done.stdout.splitlines()]
@@ -29,9 +32,7 @@ def replay(name: str) -> list[dict]:
 def not_plain_legal(lines: list[dict]) -> list[tuple]:
     """The verdicts other than legal moves, as (index, verdict, reason) in order. The reason is
     kept: a slide slip names no places, so its sentence is all that tells which slip the record shows."""
-    return [
-        (v["index"], v["verdict"], v.get("reason", "")) for v in lines[1:-1] if v["verdict"] != "legal"
-    ]
+    return [(v["index"], v["verdict"], v.get("reason", "")) for v in lines[1:-1] if v["verdict"] != "legal"]
 
 
 @pytest.mark.parametrize(
@@ -68,8 +69,11 @@ def test_three_player_example_shows_an_open_drop_a_two_notch_slip_and_a_stuck_ma
     lines = replay("stay-alive-3p.yaml")
     assert not_plain_legal(lines) == [
         (4, "unchanged", ""),
-        (19, "illegal", "white slide 4 moved two notches (A to C); a slide moves one notch at a "
-                        "time, never straight from A to C"),
+        (
+            19,
+            "illegal",
+            "white slide 4 moved two notches (A to C); a slide moves one notch at a time, never straight from A to C",
+        ),
         (20, "restored", ""),
     ]
     assert lines[17]["events"] == [GameEvent.expected_fall_missing((5, 3))]
@@ -79,8 +83,7 @@ def test_four_player_example_shows_a_banned_slide_and_a_marble_moved_by_hand():
     lines = replay("stay-alive-4p.yaml")
     assert not_plain_legal(lines) == [
         (24, "illegal", "white slide 6 was moved by the previous player; move another slide"),
-        (27, "illegal", "a marble was moved by hand from 0,3 to 0,0; marbles only leave their point "
-                        "by falling"),
+        (27, "illegal", "a marble was moved by hand from 0,3 to 0,0; marbles only leave their point by falling"),
         (28, "restored", ""),
     ]
     assert lines[1]["seat"] == 1  # the record's first seat places first

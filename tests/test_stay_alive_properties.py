@@ -33,8 +33,9 @@ def with_slides(board: Snapshot, positions: tuple[str, ...]) -> Snapshot:
     return replace(board, orange=positions[:7], white=positions[7:])
 
 
-def seen_after(engine: StayAliveEngine, state: StayAliveState, new: StayAliveState,
-               rng: random.Random) -> tuple[Snapshot, set[tuple[int, int]]]:
+def seen_after(
+    engine: StayAliveEngine, state: StayAliveState, new: StayAliveState, rng: random.Random
+) -> tuple[Snapshot, set[tuple[int, int]]]:
     """What the camera might see after a legal move: some falls stuck, some old ghosts gone."""
     cells = [list(row) for row in engine.expected(new).cells]
     stuck = set()
@@ -94,8 +95,7 @@ def test_corrupted_results_of_legal_moves_are_illegal(seed, players, steps):
     cells = [list(row) for row in good.cells]
     # marbles that were already in play and stay in play (taking the one just placed away is
     # simply the last legal board again)
-    marbles = [(r, c) for r in range(7) for c in range(7)
-               if new.board[r][c] != EMPTY and state.board[r][c] != EMPTY]
+    marbles = [(r, c) for r in range(7) for c in range(7) if new.board[r][c] != EMPTY and state.board[r][c] != EMPTY]
     # empty points where no marble was before the move (one seen where a marble just fell is a
     # marble stuck on its way down: legal)
     empties = [(r, c) for r in range(7) for c in range(7) if cells[r][c] == EMPTY and state.board[r][c] == EMPTY]
@@ -112,8 +112,7 @@ def test_corrupted_results_of_legal_moves_are_illegal(seed, players, steps):
 
 
 @FAST
-@given(seed=seeds, players=st.integers(2, 4), steps=st.integers(0, 80),
-       rule=st.sampled_from(["own_twice", "lift_ban"]))
+@given(seed=seeds, players=st.integers(2, 4), steps=st.integers(0, 80), rule=st.sampled_from(["own_twice", "lift_ban"]))
 def test_random_illegal_slide_changes_are_illegal(seed, players, steps, rule):
     """Specific: any change of the slides that no legal slide move makes is illegal."""
     rng = random.Random(seed)
@@ -123,8 +122,7 @@ def test_random_illegal_slide_changes_are_illegal(seed, players, steps, rule):
         return
     positions = engine.positions(state)
     legal_results = {
-        engine.positions(engine.apply(state, m)[0]) for m in engine.legal_moves(state)
-        if isinstance(m, SlideMove)
+        engine.positions(engine.apply(state, m)[0]) for m in engine.legal_moves(state) if isinstance(m, SlideMove)
     }
     for _ in range(20):
         changed = list(positions)

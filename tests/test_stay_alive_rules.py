@@ -143,8 +143,7 @@ observations:
 EMPTY_ROWS = ". . . . . . .\n" * 7
 
 
-def board_text(marbles: dict[tuple[int, int], str], orange: str = "B B B B B B B",
-               white: str = "B B B B B B B") -> str:
+def board_text(marbles: dict[tuple[int, int], str], orange: str = "B B B B B B B", white: str = "B B B B B B B") -> str:
     rows = []
     for r in range(7):
         rows.append(" ".join(marbles.get((r, c), ".") for c in range(7)))
@@ -165,10 +164,13 @@ def replay(record_head: str, boards: list[str]) -> list[dict]:
 
 
 def test_placement_goes_in_seat_order_one_marble_per_turn():
-    lines = replay(PLACEMENT_RECORD, [
-        board_text({(0, 0): "R"}),
-        board_text({(0, 0): "R", (1, 1): "G"}),
-    ])
+    lines = replay(
+        PLACEMENT_RECORD,
+        [
+            board_text({(0, 0): "R"}),
+            board_text({(0, 0): "R", (1, 1): "G"}),
+        ],
+    )
     assert [(v["verdict"], v.get("seat"), v.get("move")) for v in lines[1:3]] == [
         ("legal", 0, "place R at 0,0"),
         ("legal", 1, "place G at 1,1"),
@@ -207,11 +209,14 @@ def test_moving_a_slide_during_placement_is_illegal():
 
 
 def test_moving_a_placed_marble_is_illegal_and_putting_it_back_restores():
-    lines = replay(PLACEMENT_RECORD, [
-        board_text({(0, 0): "R"}),
-        board_text({(0, 1): "R"}),
-        board_text({(0, 0): "R"}),
-    ])
+    lines = replay(
+        PLACEMENT_RECORD,
+        [
+            board_text({(0, 0): "R"}),
+            board_text({(0, 1): "R"}),
+            board_text({(0, 0): "R"}),
+        ],
+    )
     assert lines[2]["verdict"] == "illegal" and lines[2]["cells"] == [[0, 0], [0, 1]]
     assert lines[3]["verdict"] == "restored"
 
@@ -233,9 +238,7 @@ def test_after_the_last_placement_the_first_seat_moves_a_slide():
 
 def test_scores_during_placement_count_marbles_still_to_place():
     lines = replay(PLACEMENT_RECORD, [board_text({(0, 0): "R"})])
-    assert lines[-1]["result"] == {
-        "finished": False, "scores": [2, 2], "reason": "the marbles are still being placed"
-    }
+    assert lines[-1]["result"] == {"finished": False, "scores": [2, 2], "reason": "the marbles are still being placed"}
 
 
 # --------------------------------------------------------------------------- movement phase
@@ -319,12 +322,11 @@ def test_two_slides_moved_is_illegal():
     engine = make_engine()
     state = movement_state(engine, BOARD)
     two = BOARD.replace("orange: B B B B B B B", "orange: B B C B B B B").replace(
-        "white:  A B B B B B B", "white:  A B B B B C B")
+        "white:  A B B B B B B", "white:  A B B B B C B"
+    )
     judgement = engine.judge(state, snap(two))
     assert judgement.kind == "illegal"
-    assert judgement.reason == (
-        "2 slides moved (orange slide 2, white slide 5); move exactly one slide by one notch"
-    )
+    assert judgement.reason == ("2 slides moved (orange slide 2, white slide 5); move exactly one slide by one notch")
 
 
 def test_a_slide_moved_two_notches_is_illegal():
@@ -384,8 +386,10 @@ def test_own_twice_forbids_a_third_own_consecutive_move_of_the_same_slide():
     state = play(engine, state, ["orange 5 B->C", "white 5 B->C", "orange 5 C->B", "white 5 C->B"])
     # red moved orange slide 5 on both of their last two turns
     reasons = engine.banned(state, 0)
-    assert reasons[5] == ("player 1 (red) moved orange slide 5 on their last two turns; with two "
-                          "players left a player may move the same slide only twice in a row")
+    assert reasons[5] == (
+        "player 1 (red) moved orange slide 5 on their last two turns; with two "
+        "players left a player may move the same slide only twice in a row"
+    )
     third = QUIET.replace("orange: B B B B B B B", "orange: B B B B B C B")
     assert engine.judge(state, snap(third)).kind == "illegal"
 
@@ -418,13 +422,10 @@ def test_with_three_players_left_the_two_player_rule_does_not_apply():
     engine = make_engine(players=3, rule="own_twice")
     board = QUIET.replace(". . . . . . G", ". . . . . . B")
     state = movement_state(engine, board)
-    moves = ["orange 5 B->C", "white 5 B->C", "white 6 B->C",
-             "orange 5 C->B", "white 5 C->B", "white 6 C->B"]
+    moves = ["orange 5 B->C", "white 5 B->C", "white 6 B->C", "orange 5 C->B", "white 5 C->B", "white 6 C->B"]
     state = play(engine, state, moves)
     assert 5 not in engine.banned(state, 0)  # red's third own move of orange slide 5 is fine
-    assert engine.banned(state, 0) == {
-        13: "white slide 6 was moved by the previous player; move another slide"
-    }
+    assert engine.banned(state, 0) == {13: "white slide 6 was moved by the previous player; move another slide"}
 
 
 # --------------------------------------------------------------------------- elimination, winner
@@ -466,7 +467,9 @@ def test_the_last_player_with_marbles_wins():
     assert judgement.events == (GameEvent.fell((0, 0)), GameEvent.eliminated(0))
     assert engine.is_over(judgement.state) and engine.to_move(judgement.state) is None
     assert engine.result(judgement.state).to_json() == {
-        "finished": True, "winners": [1], "scores": [0, 2],
+        "finished": True,
+        "winners": [1],
+        "scores": [0, 2],
         "reason": "player 2 (green) wins: the last player with marbles on the grid",
     }
 
@@ -514,7 +517,11 @@ G . . . . . .
     after = board.replace("white:  B", "white:  A").replace("R . .", ". . .", 1).replace("G . .", ". . .", 1)
     judgement = engine.judge(state, snap(after))
     assert judgement.events == (
-        GameEvent.fell((0, 0)), GameEvent.fell((3, 0)), GameEvent.eliminated(0), GameEvent.eliminated(1))
+        GameEvent.fell((0, 0)),
+        GameEvent.fell((3, 0)),
+        GameEvent.eliminated(0),
+        GameEvent.eliminated(1),
+    )
     assert engine.result(judgement.state).winners == (2,)
 
 

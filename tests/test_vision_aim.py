@@ -37,8 +37,12 @@ def test_the_hard_preset_is_still_good():
 
 @pytest.mark.parametrize(
     ("bump", "move"),
-    [((-420, 0, 0), "move the camera left"), ((420, 0, 0), "move the camera right"),
-     ((0, -260, 0), "move the camera up"), ((0, 260, 0), "move the camera down")],
+    [
+        ((-420, 0, 0), "move the camera left"),
+        ((420, 0, 0), "move the camera right"),
+        ((0, -260, 0), "move the camera up"),
+        ((0, 260, 0), "move the camera down"),
+    ],
 )
 def test_a_board_leaving_the_picture_says_which_way_to_move(bump, move):
     image, geom, names = _picture("colorpop", Scene(bump=bump))
@@ -119,7 +123,8 @@ def test_the_aim_command_prints_the_same_advice(tmp_path, capsys):
     (tmp_path / "pictures").mkdir()
     cv2.imwrite(str(tmp_path / "pictures" / "a.png"), glare)
     (tmp_path / "config.yaml").write_text(
-        f"game: colorpop\nplayers: 2\ncamera:\n  source: images\n  path: {tmp_path / 'pictures'}\n", encoding="utf-8")
+        f"game: colorpop\nplayers: 2\ncamera:\n  source: images\n  path: {tmp_path / 'pictures'}\n", encoding="utf-8"
+    )
     assert main(["aim", "--config", str(tmp_path / "config.yaml")]) == 1
     assert capsys.readouterr().out.splitlines()[0].startswith("glare on row 3 (C3")
 

@@ -27,16 +27,14 @@ def test_colorpop_setup_clustering_round_trip(tmp_path) -> None:
     rng = np.random.default_rng(0)
     tokens = list("GYOBP" * 19 + "J" * 5)
     rng.shuffle(tokens)
-    setup = parse_snapshot("colorpop", "\n".join(" ".join(tokens[r * 10:(r + 1) * 10])
-                                                       for r in range(10)))
+    setup = parse_snapshot("colorpop", "\n".join(" ".join(tokens[r * 10 : (r + 1) * 10]) for r in range(10)))
     learned = cal.learn_colorpop_setup(p, render_snapshot(setup, p, seed=21, preset="hard"))
     path = tmp_path / "colorpop.yaml"
     save_profile(learned, path)
     again = load_profile(path)
     assert again.data["vision"]["classes"]["J"]["letter"] == "J"
     later = random_snapshot("colorpop", p, seed=8)
-    reading = BoardReader(again).read(render_snapshot(later, p, seed=21, preset="hard",
-                                                      scene=Scene(frame=3)))
+    reading = BoardReader(again).read(render_snapshot(later, p, seed=21, preset="hard", scene=Scene(frame=3)))
     assert reading.snapshot is not None and colours(reading.snapshot) == colours(later)
 
 
@@ -63,8 +61,7 @@ def test_empty_board_then_pieces_round_trip(game: str, tmp_path) -> None:
     path = tmp_path / f"{game}.yaml"
     save_profile(learned, path)
     later = random_snapshot(game, p, seed=9)
-    reading = BoardReader(load_profile(path)).read(render_snapshot(later, p, seed=6,
-                                                                   scene=Scene(frame=2)))
+    reading = BoardReader(load_profile(path)).read(render_snapshot(later, p, seed=6, scene=Scene(frame=2)))
     assert reading.snapshot is not None and colours(reading.snapshot) == colours(later)
 
 

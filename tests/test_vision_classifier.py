@@ -65,8 +65,10 @@ def test_a_look_learned_from_one_place_gets_the_pooled_spread_widened() -> None:
 def test_old_profile_keys_are_read_and_a_wrong_one_is_named() -> None:
     from controller.errors import ConfigError
 
-    data = {"classes": {"g": {"letter": "G", "mean": [0, 0, 0], "cov": [[0.01, 0, 0], [0, 0.01, 0], [0, 0, 0.01]]}},
-            "sure": {"max_distance": 4.5, "min_margin": 0.3}}
+    data = {
+        "classes": {"g": {"letter": "G", "mean": [0, 0, 0], "cov": [[0.01, 0, 0], [0, 0.01, 0], [0, 0, 0.01]]}},
+        "sure": {"max_distance": 4.5, "min_margin": 0.3},
+    }
     model = ClassModel.from_yaml(data)
     assert model.max_distance == 4.5
     assert ClassModel.from_yaml({"classes": data["classes"]}).max_distance == pytest.approx(open_set_distance(3))
@@ -80,13 +82,20 @@ def test_a_pair_margin_from_held_out_places_asks_more_of_that_pair_only() -> Non
     from controller.errors import ConfigError
 
     eye = np.eye(3) * 0.01
-    refs = [ClassRef("a", "A", np.zeros(3), eye), ClassRef("b", "B", np.array([1.0, 0, 0]), eye),
-            ClassRef("c", "C", np.array([-1.0, 0, 0]), eye)]
+    refs = [
+        ClassRef("a", "A", np.zeros(3), eye),
+        ClassRef("b", "B", np.array([1.0, 0, 0]), eye),
+        ClassRef("c", "C", np.array([-1.0, 0, 0]), eye),
+    ]
     plain = ClassModel(refs)
     strict = ClassModel(refs, pair_margins={("A", "B"): 0.6})
-    places = np.array([[0.3, 0, 0],    # A, nearest rival B, margin ~0.57
-                       [-0.3, 0, 0],   # A, nearest rival C, the same margin
-                       [0.7, 0, 0]])   # B, nearest rival A
+    places = np.array(
+        [
+            [0.3, 0, 0],  # A, nearest rival B, margin ~0.57
+            [-0.3, 0, 0],  # A, nearest rival C, the same margin
+            [0.7, 0, 0],
+        ]
+    )  # B, nearest rival A
     assert list(plain.decide(places).sure) == [True, True, True]
     assert strict.decide(places).letters == ["A", "A", "B"]
     assert list(strict.decide(places).sure) == [False, True, True]

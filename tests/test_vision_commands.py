@@ -22,8 +22,24 @@ def test_render_then_read(tmp_path: Path, capsys) -> None:
     snap = random_snapshot("blockers", p, seed=2)
     (tmp_path / "s.txt").write_text(snap.to_text())
     out = tmp_path / "b.png"
-    assert main(["render", "--game", "blockers", "--snapshot", str(tmp_path / "s.txt"),
-                 "--out", str(out), "--seed", "3", "--preset", "hard"]) == 0
+    assert (
+        main(
+            [
+                "render",
+                "--game",
+                "blockers",
+                "--snapshot",
+                str(tmp_path / "s.txt"),
+                "--out",
+                str(out),
+                "--seed",
+                "3",
+                "--preset",
+                "hard",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     assert main(["read", "--game", "blockers", "--image", str(out)]) == 0
     printed = capsys.readouterr().out.split()
@@ -46,11 +62,22 @@ def test_read_errors(tmp_path: Path, capsys) -> None:
     assert main(["read", "--game", "colorpop", "--image", str(tmp_path / "grey.png")]) == 2
     assert "markers are not visible" in capsys.readouterr().err
     bad = "10,10 90,10 10,90 90,90"  # not in TL TR BR BL order
-    assert main(["read", "--game", "colorpop", "--image", str(tmp_path / "grey.png"),
-                 "--corners", bad]) == 2
+    assert main(["read", "--game", "colorpop", "--image", str(tmp_path / "grey.png"), "--corners", bad]) == 2
     assert "top-left, top-right" in capsys.readouterr().err
-    assert main(["read", "--game", "colorpop", "--image", str(tmp_path / "grey.png"),
-                 "--corners", "10,10 900,10 900,90 10,90"]) == 2
+    assert (
+        main(
+            [
+                "read",
+                "--game",
+                "colorpop",
+                "--image",
+                str(tmp_path / "grey.png"),
+                "--corners",
+                "10,10 900,10 900,90 10,90",
+            ]
+        )
+        == 2
+    )
     assert "outside" in capsys.readouterr().err
 
 
@@ -82,27 +109,109 @@ def test_lattice_learn_and_read(tmp_path: Path, capsys) -> None:
         (tmp_path / f"{seed}.txt").write_text(labels)
         truths.append((snap, corners_text(h, 10, 10)))
         if seed < 3:
-            args += ["--image", str(tmp_path / f"{seed}.png"), "--labels",
-                     str(tmp_path / f"{seed}.txt"), "--corners", truths[-1][1]]
+            args += [
+                "--image",
+                str(tmp_path / f"{seed}.png"),
+                "--labels",
+                str(tmp_path / f"{seed}.txt"),
+                "--corners",
+                truths[-1][1],
+            ]
     assert main(args) == 0
     snap, corners = truths[-1]
-    assert main(["lattice", "read", "--size", "10x10", "--corners", corners, "--model",
-                 str(tmp_path / "m.json"), "--image", str(tmp_path / "3.png")]) == 0
+    assert (
+        main(
+            [
+                "lattice",
+                "read",
+                "--size",
+                "10x10",
+                "--corners",
+                corners,
+                "--model",
+                str(tmp_path / "m.json"),
+                "--image",
+                str(tmp_path / "3.png"),
+            ]
+        )
+        == 0
+    )
     lines = capsys.readouterr().out.splitlines()
     assert lines == [" ".join(row) for row in snap.cells]
     # Wrong sizes and bad labels are reported clearly.
-    assert main(["lattice", "read", "--size", "9x9", "--corners", corners, "--model",
-                 str(tmp_path / "m.json"), "--image", str(tmp_path / "3.png")]) == 2
+    assert (
+        main(
+            [
+                "lattice",
+                "read",
+                "--size",
+                "9x9",
+                "--corners",
+                corners,
+                "--model",
+                str(tmp_path / "m.json"),
+                "--image",
+                str(tmp_path / "3.png"),
+            ]
+        )
+        == 2
+    )
     assert "10x10" in capsys.readouterr().err
     (tmp_path / "short.txt").write_text("abc\n")
-    assert main(["lattice", "learn", "--size", "10x10", "--out", str(tmp_path / "x.json"),
-                 "--image", str(tmp_path / "1.png"), "--labels", str(tmp_path / "short.txt"),
-                 "--corners", corners]) == 2
+    assert (
+        main(
+            [
+                "lattice",
+                "learn",
+                "--size",
+                "10x10",
+                "--out",
+                str(tmp_path / "x.json"),
+                "--image",
+                str(tmp_path / "1.png"),
+                "--labels",
+                str(tmp_path / "short.txt"),
+                "--corners",
+                corners,
+            ]
+        )
+        == 2
+    )
     assert "expected 10 labels" in capsys.readouterr().err
-    assert main(["lattice", "read", "--size", "10by10", "--corners", corners, "--model",
-                 str(tmp_path / "m.json"), "--image", str(tmp_path / "3.png")]) == 2
-    assert main(["lattice", "read", "--size", "10x10", "--corners", corners, "--model",
-                 str(tmp_path / "1.txt"), "--image", str(tmp_path / "3.png")]) == 2
+    assert (
+        main(
+            [
+                "lattice",
+                "read",
+                "--size",
+                "10by10",
+                "--corners",
+                corners,
+                "--model",
+                str(tmp_path / "m.json"),
+                "--image",
+                str(tmp_path / "3.png"),
+            ]
+        )
+        == 2
+    )
+    assert (
+        main(
+            [
+                "lattice",
+                "read",
+                "--size",
+                "10x10",
+                "--corners",
+                corners,
+                "--model",
+                str(tmp_path / "1.txt"),
+                "--image",
+                str(tmp_path / "3.png"),
+            ]
+        )
+        == 2
+    )
     assert "not a lattice model" in capsys.readouterr().err
 
 
@@ -115,11 +224,24 @@ def test_calibrate_command_writes_a_profile(tmp_path: Path, capsys) -> None:
     cv2.imwrite(str(tmp_path / "f.png"), img)
     (tmp_path / "f.txt").write_text(snap.to_text())
     out = tmp_path / "mine.yaml"
-    assert main(["calibrate", "--game", "flipop", "--image", str(tmp_path / "f.png"),
-                 "--snapshot", str(tmp_path / "f.txt"), "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "calibrate",
+                "--game",
+                "flipop",
+                "--image",
+                str(tmp_path / "f.png"),
+                "--snapshot",
+                str(tmp_path / "f.txt"),
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
-    assert main(["read", "--game", "flipop", "--image", str(tmp_path / "f.png"),
-                 "--profile", str(out)]) == 0
+    assert main(["read", "--game", "flipop", "--image", str(tmp_path / "f.png"), "--profile", str(out)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert " ".join(lines[:5]).split() == [c for row in snap.cells for c in row]
     assert lines[5].startswith("doors: ")  # issue 7: the doors line follows the board

@@ -78,8 +78,7 @@ def test_door_calibration_from_the_start_position(tmp_path) -> None:
     # The calibrate command learns colours and doors from the same picture.
     cv2.imwrite(str(tmp_path / "start.png"), img)
     out = tmp_path / "mine.yaml"
-    assert main(["calibrate", "--game", "flipop", "--setup", str(tmp_path / "start.png"),
-                 "--out", str(out)]) == 0
+    assert main(["calibrate", "--game", "flipop", "--setup", str(tmp_path / "start.png"), "--out", str(out)]) == 0
     assert "doors" in load_profile(out).data["vision"]
     # A picture whose doors differ from the start is refused.
     with pytest.raises(RefereeError, match="start doors"):

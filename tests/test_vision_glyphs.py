@@ -47,16 +47,21 @@ def every_glyph_twice() -> Snapshot:
 
 
 def read_cells(snap: Snapshot, profile, preset: str, seed: int, scene: Scene | None = None):
-    reading = BoardReader(profile).read(render_snapshot(snap, profile, seed=seed, preset=preset,
-                                                        scene=scene))
+    reading = BoardReader(profile).read(render_snapshot(snap, profile, seed=seed, preset=preset, scene=scene))
     assert reading.cells is not None, reading.problem
     return reading.cells
 
 
 def wrong_but_sure(cells, snap: Snapshot) -> list[tuple[int, int]]:
-    return [(r, c) for r in range(9) for c in range(9)
-            if snap.cells[r][c] != EMPTY and len(cells[r][c]) == 2 and cells[r][c][1] != "?"
-            and cells[r][c] != snap.cells[r][c]]
+    return [
+        (r, c)
+        for r in range(9)
+        for c in range(9)
+        if snap.cells[r][c] != EMPTY
+        and len(cells[r][c]) == 2
+        and cells[r][c][1] != "?"
+        and cells[r][c] != snap.cells[r][c]
+    ]
 
 
 @pytest.mark.parametrize("preset", ["clean", "hard"])
@@ -67,8 +72,12 @@ def test_every_glyph_is_read_and_none_wrongly(preset: str) -> None:
     for seed in (1, 2):
         cells = read_cells(snap, p, preset, seed)
         assert wrong_but_sure(cells, snap) == []
-        right = [snap.cells[r][c] for r in range(9) for c in range(9)
-                 if snap.cells[r][c] != EMPTY and cells[r][c] == snap.cells[r][c]]
+        right = [
+            snap.cells[r][c]
+            for r in range(9)
+            for c in range(9)
+            if snap.cells[r][c] != EMPTY and cells[r][c] == snap.cells[r][c]
+        ]
         seen_right |= {cell[1] for cell in right}
         if preset == "clean":
             assert len(right) == 56
@@ -92,8 +101,9 @@ def test_smudged_or_half_covered_tiles_are_not_guessed(preset: str) -> None:
     assert {(0, 2), (1, 5), (4, 4)} <= unsure
     assert wrong_but_sure(cells, snap) == []
     # The tiles around them are still read.
-    others = [(r, c) for r in range(6) for c in range(9) if (r, c) not in smudged | covered
-              and snap.cells[r][c] != EMPTY]
+    others = [
+        (r, c) for r in range(6) for c in range(9) if (r, c) not in smudged | covered and snap.cells[r][c] != EMPTY
+    ]
     assert sum(cells[r][c] == snap.cells[r][c] for r, c in others) >= 0.9 * len(others)
 
 
@@ -105,8 +115,7 @@ def test_glyph_calibration_round_trip(tmp_path) -> None:
     """Two hard pictures: a glare spot lies over the key (f) in the yellow one, so that picture
     alone is refused with the glyph named, and with both the key is taken from the violet one."""
     p = default_profile("blockers")
-    pictures = [render_snapshot(arrangement(col), p, seed=s, preset="hard")
-                for col, s in (("V", 4), ("Y", 5))]
+    pictures = [render_snapshot(arrangement(col), p, seed=s, preset="hard") for col, s in (("V", 4), ("Y", 5))]
     with pytest.raises(RefereeError, match="'f' is not clearly visible in any picture"):
         vg.learn_glyphs(p, pictures[1:])
     learned = vg.learn_glyphs(p, pictures)
@@ -228,8 +237,7 @@ def test_patch_grid_matches_perspective_transform() -> None:
     assert np.abs(x - ref[..., 0]).max() < 1e-3 and np.abs(y - ref[..., 1]).max() < 1e-3
 
 
-def red_tile_with_an_eight(height: float, at: tuple[float, float]
-                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def red_tile_with_an_eight(height: float, at: tuple[float, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(pixels (1, K, 3), paper white (1, 3), the 8's template): a red tile with a white 8 as the
     reader samples it, under a round white glare spot `height` grey levels high centred `at`
     (pitches from the tile's centre), clipped at 255 like a camera."""
@@ -280,9 +288,13 @@ def test_clipped_pixels_are_read_by_what_the_clip_allows() -> None:
     anything, so its spread is the whole range and it is not used."""
     tile = np.array([40.0, 190.0, 215.0])  # BGR yellow in bright light
     paper = np.array([235.0, 240.0, 244.0])
-    obs = np.array([[110.0, 255.0, 255.0],   # yellow + 70 of glare
-                    [241.0, 247.0, 255.0],   # print a little brighter than paper, red clipped
-                    [255.0, 255.0, 255.0]])  # all clipped
+    obs = np.array(
+        [
+            [110.0, 255.0, 255.0],  # yellow + 70 of glare
+            [241.0, 247.0, 255.0],  # print a little brighter than paper, red clipped
+            [255.0, 255.0, 255.0],
+        ]
+    )  # all clipped
     level, spread, glare = _censored_ink(obs, np.tile(tile, (3, 1)), np.tile(paper, (3, 1)))
     assert level[0] <= 0.1 and spread[0] <= glyph_module.MAX_INK_SPREAD and 45 <= glare[0] <= 80
     assert level[1] == 1 and glare[1] < 10
@@ -333,11 +345,14 @@ def test_re_centred_patches_have_the_first_patches_colour_axis() -> None:
     centres = reader.geom.points()[[i for i, cell in enumerate(cells) if cell != EMPTY]]
     (ink, mask, contrast), centred, _, axis = glyph_module._centred(frame, reader.h, centres, None)
     own_ink, own_mask, own_contrast, own_axis = glyph_module._ink(
-        glyph_module._sample_planes(frame, reader.h, centred), None, SUPPORT)
+        glyph_module._sample_planes(frame, reader.h, centred), None, SUPPORT
+    )
     assert np.abs((own_axis * axis).sum(axis=1)).min() > np.cos(np.radians(5))  # 1.6-2.9 at worst (boards 4-6, 32)
     model = GlyphModel()
-    assert (model.decide(ink, mask, contrast).glyphs
-            == model.decide(own_ink * SUPPORT, own_mask * SUPPORT, own_contrast).glyphs)
+    assert (
+        model.decide(ink, mask, contrast).glyphs
+        == model.decide(own_ink * SUPPORT, own_mask * SUPPORT, own_contrast).glyphs
+    )
 
 
 def test_glare_hidden_pixels_outweighing_the_visible_margin_make_the_tile_unsure() -> None:
@@ -355,12 +370,15 @@ def test_glare_hidden_pixels_outweighing_the_visible_margin_make_the_tile_unsure
         assert model.decide((t8 * mask)[None], mask[None], np.array([100.0])).glyphs == [expected]
 
 
-@pytest.mark.parametrize("seed, read", [
-    (15, {(6, 3): "G3", (8, 3): "Yf"}),
-    (22, {(0, 0): "Yd"}),
-    (26, {(6, 1): "Bc", (8, 5): "Ya", (3, 0): "YG"}),
-    (32, {(0, 7): "YA"}),
-])
+@pytest.mark.parametrize(
+    "seed, read",
+    [
+        (15, {(6, 3): "G3", (8, 3): "Yf"}),
+        (22, {(0, 0): "Yd"}),
+        (26, {(6, 1): "Bc", (8, 5): "Ya", (3, 0): "YG"}),
+        (32, {(0, 7): "YA"}),
+    ],
+)
 def test_glared_tiles_are_read_and_none_wrongly(seed: int, read: dict) -> None:
     """Hard boards (the accuracy bench's scheme) where glare spots lie on glyphs: faint ones
     that looked like print (a blob by the G of board 26), clipped ones over part of a glyph (the
@@ -400,8 +418,7 @@ def test_unchanged_tiles_keep_their_reading_and_changed_ones_are_read_again(monk
     moved = Snapshot("blockers", tuple(tuple(row) for row in cells))
     after = reader.read(render_snapshot(moved, p, seed=1, preset="clean", scene=Scene(frame=3)))
     assert read == [tiles, 1] and after.cells[r][c] == other
-    assert all(after.cells[i][j] == first.cells[i][j] for i in range(9) for j in range(9)
-               if (i, j) != (r, c))
+    assert all(after.cells[i][j] == first.cells[i][j] for i in range(9) for j in range(9) if (i, j) != (r, c))
     reader.invalidate()
     reader.read(render_snapshot(moved, p, seed=1, preset="clean", scene=Scene(frame=4)))
     assert read == [tiles, 1, tiles]

@@ -50,12 +50,15 @@ def test_a_picture_the_learned_looks_do_not_explain_is_not_followed() -> None:
 
 
 @needs_photos
-@pytest.mark.parametrize("folder,photo,rate", [
-    # Another board and camera than the learning photo's: the white stones are brighter, the
-    # black ones less shaded (read at 62% before the looks followed the picture).
-    ("go-seegoban-19x19", "board-2", 0.8),
-    ("chess-pcwawc-folding", "chessBoard006", 0.85),  # 73% before
-])
+@pytest.mark.parametrize(
+    "folder,photo,rate",
+    [
+        # Another board and camera than the learning photo's: the white stones are brighter, the
+        # black ones less shaded (read at 62% before the looks followed the picture).
+        ("go-seegoban-19x19", "board-2", 0.8),
+        ("chess-pcwawc-folding", "chessBoard006", 0.85),  # 73% before
+    ],
+)
 def test_a_photo_rendered_otherwise_than_the_learned_one_is_read(folder: str, photo: str, rate: float) -> None:
     photos = folder_photos(PHOTOS / folder)
     model = learn_from(teacher(photos))

@@ -47,11 +47,14 @@ def relit(img: np.ndarray, exposure: float, cast: tuple[float, float, float], gr
     return (np.clip(lin, 0, 1) ** (1 / 2.2) * 255).astype(np.uint8)
 
 
-@pytest.mark.parametrize("exposure,cast,gradient", [
-    (0.6, (1.0, 1.0, 1.0), 0.0),  # a darker exposure
-    (1.0, (0.8, 1.0, 1.2), 0.0),  # warmer white balance (BGR gains)
-    (1.1, (1.15, 1.0, 0.85), 0.3),  # cooler, with a lamp on one side
-])
+@pytest.mark.parametrize(
+    "exposure,cast,gradient",
+    [
+        (0.6, (1.0, 1.0, 1.0), 0.0),  # a darker exposure
+        (1.0, (0.8, 1.0, 1.2), 0.0),  # warmer white balance (BGR gains)
+        (1.1, (1.15, 1.0, 0.85), 0.3),  # cooler, with a lamp on one side
+    ],
+)
 def test_same_board_under_changed_light(exposure, cast, gradient) -> None:
     model = learned("tokens", (4, 5))
     img, grid, given, _ = make_case("tokens", 6)
@@ -94,9 +97,25 @@ def test_commands_list_an_unknown_piece_as_doubtful(tmp_path: Path, capsys) -> N
     cv2.imwrite(str(tmp_path / "learn.png"), img)
     (tmp_path / "learn.txt").write_text("\n".join(" ".join(r) for r in grid))
     corners = " ".join(f"{x:.1f},{y:.1f}" for x, y in given)
-    assert main(["lattice", "learn", "--size", size, "--corners", corners, "--image",
-                 str(tmp_path / "learn.png"), "--labels", str(tmp_path / "learn.txt"),
-                 "--out", str(tmp_path / "m.json")]) == 0
+    assert (
+        main(
+            [
+                "lattice",
+                "learn",
+                "--size",
+                size,
+                "--corners",
+                corners,
+                "--image",
+                str(tmp_path / "learn.png"),
+                "--labels",
+                str(tmp_path / "learn.txt"),
+                "--out",
+                str(tmp_path / "m.json"),
+            ]
+        )
+        == 0
+    )
     img2, grid2, given2, _ = make_case("connect4", 2)
     # A green disc, a colour never learned, on row 2 column 3.
     p = given2[0] + (given2[1] - given2[0]) * 3 / (cols - 1) + (given2[3] - given2[0]) * 2 / (rows - 1)
@@ -105,8 +124,23 @@ def test_commands_list_an_unknown_piece_as_doubtful(tmp_path: Path, capsys) -> N
     cv2.imwrite(str(tmp_path / "read.png"), img2)
     corners2 = " ".join(f"{x:.1f},{y:.1f}" for x, y in given2)
     capsys.readouterr()
-    assert main(["lattice", "read", "--size", size, "--corners", corners2, "--model",
-                 str(tmp_path / "m.json"), "--image", str(tmp_path / "read.png")]) == 0
+    assert (
+        main(
+            [
+                "lattice",
+                "read",
+                "--size",
+                size,
+                "--corners",
+                corners2,
+                "--model",
+                str(tmp_path / "m.json"),
+                "--image",
+                str(tmp_path / "read.png"),
+            ]
+        )
+        == 0
+    )
     cap = capsys.readouterr()
     lines = [line.split(" ") for line in cap.out.splitlines()]
     assert len(lines) == rows and all(len(line) == cols for line in lines)
@@ -141,8 +175,9 @@ def test_an_object_the_colour_of_a_piece_over_places_is_not_read(colour) -> None
     img, grid, given, _ = make_case("go", 2)
     pitch = np.linalg.norm(given[1] - given[0]) / (cols - 1)
     centre = given[0] + (given[1] - given[0]) * 4 / (cols - 1) + (given[3] - given[0]) * 4 / (rows - 1)
-    cv2.ellipse(img, (int(centre[0]), int(centre[1])), (int(1.6 * pitch), int(1.2 * pitch)), 10, 0, 360,
-                colour, -1, cv2.LINE_AA)
+    cv2.ellipse(
+        img, (int(centre[0]), int(centre[1])), (int(1.6 * pitch), int(1.2 * pitch)), 10, 0, 360, colour, -1, cv2.LINE_AA
+    )
     got, sure, _ = lattice.read(model, img, given)
     for r, c in [(4, 4), (4, 3), (4, 5)]:
         assert not sure[r, c], (r, c, got[r][c])

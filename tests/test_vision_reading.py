@@ -60,8 +60,9 @@ def test_every_class_is_read_exactly(game: str, preset: str) -> None:
     assert reading.snapshot is not None and not reading.unsure
     assert colours(reading.snapshot) == colours(snap)
     if game == "blockers":  # glyphs are read (issue 7), or `?`; never a wrong one
-        assert all(g == t or g == t[0] + "?" for gr, tr in zip(reading.snapshot.cells, snap.cells)
-                   for g, t in zip(gr, tr))
+        assert all(
+            g == t or g == t[0] + "?" for gr, tr in zip(reading.snapshot.cells, snap.cells) for g, t in zip(gr, tr)
+        )
     if game == "stay-alive":
         open_, _ = stay_alive_points(snap, p)
         assert reading.open_points == open_
@@ -162,11 +163,14 @@ def test_gate_waits_for_stillness_and_skips_idle_frames() -> None:
 
 
 @pytest.mark.parametrize("game", ["colorpop", "stay-alive"])
-@pytest.mark.parametrize("exposure,cast", [
-    (0.6, (1.0, 1.0, 1.0)),  # a darker room
-    (1.0, (0.75, 1.0, 1.25)),  # a warm lamp (BGR gains)
-    (1.1, (1.2, 1.05, 0.8)),  # a cool window
-])
+@pytest.mark.parametrize(
+    "exposure,cast",
+    [
+        (0.6, (1.0, 1.0, 1.0)),  # a darker room
+        (1.0, (0.75, 1.0, 1.25)),  # a warm lamp (BGR gains)
+        (1.1, (1.2, 1.05, 0.8)),  # a cool window
+    ],
+)
 def test_light_of_another_colour_or_strength_is_read_relative_to_the_board(game, exposure, cast) -> None:
     """Every place is read relative to the light measured on the board's own white paper, so a
     lamp or a window shifts every place alike: the classes keep their order, nothing is wrong."""
@@ -178,7 +182,11 @@ def test_light_of_another_colour_or_strength_is_read_relative_to_the_board(game,
     reading = BoardReader(p).read(relit(img, exposure, cast, 0.0))
     cells = reading.cells
     assert cells is not None
-    wrong = [(r, c) for r, row in enumerate(colours(snap)) for c, t in enumerate(row)
-             if cells[r][c] != "?" and cells[r][c][:1] != t]
+    wrong = [
+        (r, c)
+        for r, row in enumerate(colours(snap))
+        for c, t in enumerate(row)
+        if cells[r][c] != "?" and cells[r][c][:1] != t
+    ]
     assert wrong == []
     assert sum(c == "?" for row in cells for c in row) <= 0.02 * p.rows * p.cols

@@ -75,12 +75,11 @@ def test_controls_need_the_pin_a_json_body_and_the_same_origin(tmp_path):
         assert no_pin.status == 401 and "PIN" in (await no_pin.json())["error"]
         wrong = await client.post("/api/new-game", json={}, headers={"X-Referee-PIN": "000000"})
         assert wrong.status == 403
-        cross = await client.post(
-            "/api/end", json={}, headers={"X-Referee-PIN": PIN, "Origin": "http://evil.example"}
-        )
+        cross = await client.post("/api/end", json={}, headers={"X-Referee-PIN": PIN, "Origin": "http://evil.example"})
         assert cross.status == 403 and "another site" in (await cross.json())["error"]
-        form = await client.post("/api/end", data="x=1", headers={"X-Referee-PIN": PIN,
-                                                                   "Content-Type": "application/x-www-form-urlencoded"})
+        form = await client.post(
+            "/api/end", data="x=1", headers={"X-Referee-PIN": PIN, "Content-Type": "application/x-www-form-urlencoded"}
+        )
         assert form.status == 400 and "JSON" in (await form.json())["error"]
         bad = await client.post("/api/new-game", json={"players": 3}, headers={"X-Referee-PIN": PIN})
         assert bad.status == 400 and "Flipop is for 2 players" in (await bad.json())["error"]
@@ -92,8 +91,11 @@ def test_controls_need_the_pin_a_json_body_and_the_same_origin(tmp_path):
         assert reveal.status == 400
         assert rig.loop.session.game_id == game_before  # nothing refused changed anything
         with ticking(rig):
-            ok = await client.post("/api/new-game", json={"game": "flipop", "first": 1},
-                                   headers={"X-Referee-PIN": PIN, "Origin": f"http://{client.host}:{client.port}"})
+            ok = await client.post(
+                "/api/new-game",
+                json={"game": "flipop", "first": 1},
+                headers={"X-Referee-PIN": PIN, "Origin": f"http://{client.host}:{client.port}"},
+            )
             assert ok.status == 200, await ok.text()
         assert rig.loop.session.game_id == game_before + 1
         assert rig.loop.session.setup.first == 1 and rig.loop.session.keys["first"] == 1
@@ -178,13 +180,21 @@ def test_camera_pictures_are_encoded_only_when_asked_and_at_most_five_a_second()
 def test_stay_alive_slides_are_live_from_the_switches_with_the_links_health(tmp_path):
     from dataclasses import replace
 
-    rig = StubRig({"game": "stay-alive", "players": 2, "seats": ["B", "Y"]}, tmp_path / "j.sqlite", seed=4,
-                  troubles=False, max_moves=4)
+    rig = StubRig(
+        {"game": "stay-alive", "players": 2, "seats": ["B", "Y"]},
+        tmp_path / "j.sqlite",
+        seed=4,
+        troubles=False,
+        max_moves=4,
+    )
     rig.play(1)
     app = WebApp(rig.loop, switches=rig.switches, pin=PIN)
     board = rig.world.board
     assert app.view.state()["slides"] == {
-        "orange": list(board.orange), "white": list(board.white), "link_ok": True, "faults": []
+        "orange": list(board.orange),
+        "white": list(board.white),
+        "link_ok": True,
+        "faults": [],
     }
     moved = "A" if board.orange[2] != "A" else "B"
     rig.world.set_board(replace(board, orange=board.orange[:2] + (moved,) + board.orange[3:]))

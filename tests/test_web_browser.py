@@ -30,9 +30,16 @@ def start_browser(width: int = 412, height: int = 915):
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for flag in (
-        "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--disable-dev-shm-usage", f"--window-size={width},{height}",
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        f"--window-size={width},{height}",
         f"--user-data-dir={tempfile.mkdtemp(prefix='referee-chromium-')}",
     ):
         options.add_argument(flag)
@@ -186,8 +193,13 @@ def test_setting_up_aim_lights_and_switches_from_the_page(browser, tmp_path):
     from controller.profile import default_profile
     from simulation.render import Scene, render_snapshot
 
-    rig = StubRig({"game": "stay-alive", "players": 2, "seats": ["B", "Y"]}, tmp_path / "j.sqlite", seed=4,
-                  troubles=False, max_moves=2)
+    rig = StubRig(
+        {"game": "stay-alive", "players": 2, "seats": ["B", "Y"]},
+        tmp_path / "j.sqlite",
+        seed=4,
+        troubles=False,
+        max_moves=2,
+    )
     profile = default_profile("stay-alive")
 
     class Sensor:
@@ -209,8 +221,16 @@ def test_setting_up_aim_lights_and_switches_from_the_page(browser, tmp_path):
         pin.clear()
         pin.send_keys(PIN)
         browser.find_element(By.ID, "lights-load").click()
-        button = wait_for(lambda: next((b for b in browser.find_elements(By.CSS_SELECTOR, "#lights-buttons button")
-                                        if b.text.startswith("pattern: illegal")), None))
+        button = wait_for(
+            lambda: next(
+                (
+                    b
+                    for b in browser.find_elements(By.CSS_SELECTOR, "#lights-buttons button")
+                    if b.text.startswith("pattern: illegal")
+                ),
+                None,
+            )
+        )
         red = feedback.pin_factory.pin(gpio.pins.red)
         assert not red.state
         button.click()
@@ -220,8 +240,11 @@ def test_setting_up_aim_lights_and_switches_from_the_page(browser, tmp_path):
         board = rig.world.board
         moved = "A" if board.orange[2] != "A" else "C"
         rig.world.set_board(replace(board, orange=board.orange[:2] + (moved,) + board.orange[3:]))
-        wait_for(lambda: browser.execute_script(
-            "return document.querySelectorAll('#switch-table tr')[2].className") == "moved")
+        wait_for(
+            lambda: (
+                browser.execute_script("return document.querySelectorAll('#switch-table tr')[2].className") == "moved"
+            )
+        )
         assert "orange slide 0 never changed" in browser.find_element(By.ID, "switch-problems").text
         browser.find_element(By.ID, "switch-stop").click()
     finally:

@@ -60,8 +60,9 @@ def test_colorpop_calibrated_through_the_api_reads_the_copy(tmp_path):
         assert again.status == 400 and "exists already" in (await again.json())["error"]
         bad = await client.post("/api/calibration/save", json={"name": "../etc/passwd"}, headers=HEADERS)
         assert bad.status == 400 and "cannot name a profile" in (await bad.json())["error"]
-        replaced = await client.post("/api/calibration/save", json={"name": "my-colorpop", "overwrite": True},
-                                     headers=HEADERS)
+        replaced = await client.post(
+            "/api/calibration/save", json={"name": "my-colorpop", "overwrite": True}, headers=HEADERS
+        )
         assert replaced.status == 200
 
     with_client(app, body)
@@ -134,8 +135,9 @@ def test_a_piece_left_on_the_empty_board_is_refused_and_drawn(tmp_path):
         assert "picture 1 (the empty board)" in done["problem"] and "E10" in done["problem"]
         assert [(d["step"], d["row"], d["col"], d["place"]) for d in done["doubts"]] == [(1, 9, 4, "E10")]
         doubt = done["doubts"][0]  # where the simulated camera drew that place
-        true = project(camera_homography(LatticeGeometry.from_profile(world.profile), seed=3, size=(640, 480)),
-                       [[4, 9]])[0]
+        true = project(
+            camera_homography(LatticeGeometry.from_profile(world.profile), seed=3, size=(640, 480)), [[4, 9]]
+        )[0]
         assert abs(doubt["x"] - true[0]) < 3 and abs(doubt["y"] - true[1]) < 3
         refused = await client.post("/api/calibration/save", json={"name": "mine"}, headers=HEADERS)
         assert refused.status == 409

@@ -64,8 +64,13 @@ def test_guided_calibration_in_the_browser(browser, tmp_path, game):
                 assert len(browser.find_elements(By.CSS_SELECTOR, "#cal-drawing .piece")) == pieces
             person.follow(step)  # the person reads the sentence and the drawing, and sets the board
             find(By.ID, "cal-capture").click()
-            wait_for(lambda s=step: f"picture {s.number} ({s.title}) taken" in find(By.ID, "cal-answer").text
-                     or find(By.ID, "cal-result").get_attribute("data-ok") is not None, timeout=30)
+            wait_for(
+                lambda s=step: (
+                    f"picture {s.number} ({s.title}) taken" in find(By.ID, "cal-answer").text
+                    or find(By.ID, "cal-result").get_attribute("data-ok") is not None
+                ),
+                timeout=30,
+            )
         result = find(By.ID, "cal-result")
         wait_for(lambda: result.get_attribute("data-ok") is not None, timeout=60)
         assert result.get_attribute("data-ok") == "yes", find(By.ID, "cal-answer").text
@@ -137,9 +142,11 @@ def test_a_refused_calibration_circles_the_doubted_place_on_its_picture(browser,
             "const f = document.querySelector('.cal-picture[data-step=\"1\"]');"
             "const i = f.querySelector('img').getBoundingClientRect();"
             "const c = f.querySelector('circle.doubt').getBoundingClientRect();"
-            "return [(c.x + c.width / 2 - i.x) / i.width, (c.y + c.height / 2 - i.y) / i.height];")
-        true = project(camera_homography(LatticeGeometry.from_profile(world.profile), seed=3, size=(640, 480)),
-                       [[4, 9]])[0]
+            "return [(c.x + c.width / 2 - i.x) / i.width, (c.y + c.height / 2 - i.y) / i.height];"
+        )
+        true = project(
+            camera_homography(LatticeGeometry.from_profile(world.profile), seed=3, size=(640, 480)), [[4, 9]]
+        )[0]
         assert abs(where[0] - true[0] / 640) < 0.01 and abs(where[1] - true[1] / 480) < 0.01
         assert "picture 1, E10: does not look like the other empty places" in find(By.ID, "cal-doubts").text
         assert not find(By.ID, "cal-save-box").is_displayed()

@@ -38,8 +38,9 @@ def test_the_aim_comes_with_the_markers_and_lattice_to_draw_on_its_own_picture(t
         assert np.abs(np.array(data["markers"][0]["quad"]) - truth).max() < 1.5
         lattice = project(np.array(data["homography"]), geom.points())
         assert np.abs(lattice - project(hom, geom.points())).max() < 1.5
-        sensor.latest_frame = render_scene(random_snapshot("colorpop", profile, 5), profile, seed=1,
-                                           scene=Scene(glare_at=((2.0, 2.0, 0.4),)))[0]
+        sensor.latest_frame = render_scene(
+            random_snapshot("colorpop", profile, 5), profile, seed=1, scene=Scene(glare_at=((2.0, 2.0, 0.4),))
+        )[0]
         glare = await (await client.get("/api/aim")).json()
         assert {"place": [2, 2], "name": "C3"} in glare["glare"]
         sensor.latest_frame = frame
@@ -79,8 +80,12 @@ def test_corners_are_checked_saved_into_a_named_profile_and_read_with(tmp_path):
         outside = {"name": "my-copy", "corners": [[c[0] + 900, c[1]] for c in corners]}
         refused = await client.post("/api/corners", json=outside, headers=WITH_PIN)
         assert refused.status == 400 and "outside the 1280x720" in (await refused.json())["error"]
-        for bad in ({"name": "my-copy", "corners": [[1, 2]] * 3}, {"name": "my-copy", "corners": [[1, "x"]] * 4},
-                    {"name": "../etc/passwd", "corners": corners}, {"corners": corners}):
+        for bad in (
+            {"name": "my-copy", "corners": [[1, 2]] * 3},
+            {"name": "my-copy", "corners": [[1, "x"]] * 4},
+            {"name": "../etc/passwd", "corners": corners},
+            {"corners": corners},
+        ):
             assert (await client.post("/api/corners", json=bad, headers=WITH_PIN)).status == 400, bad
         assert not (tmp_path / "profiles").exists()
         saved = await client.post("/api/corners", json=ok, headers=WITH_PIN)

@@ -39,12 +39,14 @@ def serve(rig: StubRig, sensor):
 
 def texts(browser, selector: str) -> list[str]:
     return browser.execute_script(
-        "return [...document.querySelectorAll(arguments[0])].map(x => x.textContent)", selector)
+        "return [...document.querySelectorAll(arguments[0])].map(x => x.textContent)", selector
+    )
 
 
 def attributes(browser, selector: str, name: str) -> list[str]:
     return browser.execute_script(
-        "return [...document.querySelectorAll(arguments[0])].map(x => x.getAttribute(arguments[1]))", selector, name)
+        "return [...document.querySelectorAll(arguments[0])].map(x => x.getAttribute(arguments[1]))", selector, name
+    )
 
 
 def enter_pin(browser) -> None:
@@ -70,8 +72,9 @@ def test_the_aim_is_drawn_over_the_picture_and_says_which_way_to_move(browser, t
         sensor.latest_frame = render_scene(board, profile, seed=1, scene=Scene(bump=(-420, 0, 0)))[0]
         browser.find_element("id", "aim-check").click()
         wait_for(lambda: "move the camera left" in texts(browser, "#aim-lines li"))
-        wait_for(lambda: set(attributes(browser, "#aim-svg g.marker.missing", "data-corner")) == {"top-left",
-                                                                                                  "bottom-left"})
+        wait_for(
+            lambda: set(attributes(browser, "#aim-svg g.marker.missing", "data-corner")) == {"top-left", "bottom-left"}
+        )
         assert all("missing" in t for t in texts(browser, "#aim-svg g.marker.missing text"))
     finally:
         server.close()
@@ -82,11 +85,14 @@ def drag(browser, handle, to_picture_xy) -> None:
     from selenium.webdriver.common.actions.action_builder import ActionBuilder
 
     start = browser.execute_script(
-        "const r = arguments[0].getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2];", handle)
+        "const r = arguments[0].getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2];", handle
+    )
     end = browser.execute_script(
         "const svg = document.getElementById('aim-svg'); const p = svg.createSVGPoint();"
         "p.x = arguments[0]; p.y = arguments[1]; const q = p.matrixTransform(svg.getScreenCTM());"
-        "return [q.x, q.y];", *to_picture_xy)
+        "return [q.x, q.y];",
+        *to_picture_xy,
+    )
     actions = ActionBuilder(browser)
     actions.pointer_action.move_to_location(round(start[0]), round(start[1])).pointer_down()
     actions.pointer_action.move_to_location(round((start[0] + end[0]) / 2), round((start[1] + end[1]) / 2))
@@ -119,7 +125,8 @@ def test_corners_dragged_on_a_copy_without_markers_are_saved_and_read_the_board(
         # the lattice follows the handles: its far corner place sits on the board's
         places = browser.execute_script(
             "return [...document.querySelectorAll('#aim-lattice .lattice-place')].map(c => [+c.getAttribute('cx'), "
-            "+c.getAttribute('cy')])")
+            "+c.getAttribute('cy')])"
+        )
         assert len(places) == profile.rows * profile.cols
         assert abs(places[-1][0] - truth[2][0]) < 2.5 and abs(places[-1][1] - truth[2][1]) < 2.5
         browser.find_element("id", "corners-save").click()
@@ -137,8 +144,13 @@ def test_the_holes_are_set_up_step_by_step_in_the_browser(browser, tmp_path, mon
     """A person forgets two slides in step 4: the report names the points that contradict, the page circles
     them; the step taken again, the holes saved equal the simulated copy's."""
     monkeypatch.setattr(holes_api, "STILL_WAIT", 0.05)
-    rig = StubRig({"game": "stay-alive", "players": 2, "seats": ["B", "Y"]}, tmp_path / "j.sqlite", seed=4,
-                  troubles=False, max_moves=2)
+    rig = StubRig(
+        {"game": "stay-alive", "players": 2, "seats": ["B", "Y"]},
+        tmp_path / "j.sqlite",
+        seed=4,
+        troubles=False,
+        max_moves=2,
+    )
     copy, pattern = copy_profile(default_profile("stay-alive"))
     assert derive(observe(pattern)).pattern == pattern  # every hole can be seen
     assert pattern.to_mapping() != default_profile("stay-alive").get("holes")

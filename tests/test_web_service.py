@@ -29,8 +29,12 @@ def test_web_settings_have_defaults_and_bad_ones_are_named(tmp_path):
     web = _config(tmp_path).web
     assert (web.enabled, web.host, web.port, web.pin) == (True, "0.0.0.0", 8080, None)
     assert _config(tmp_path, pin=123456).web.pin == "123456"
-    for bad, key in (({"port": 70000}, "web.port"), ({"pin": "12ab"}, "web.pin"), ({"enabled": "yes"}, "web.enabled"),
-                     ({"colour": 1}, "web.colour")):
+    for bad, key in (
+        ({"port": 70000}, "web.port"),
+        ({"pin": "12ab"}, "web.pin"),
+        ({"enabled": "yes"}, "web.enabled"),
+        ({"colour": 1}, "web.colour"),
+    ):
         with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
             _config(tmp_path, **bad)
 
@@ -39,8 +43,11 @@ def test_the_service_serves_the_page_and_the_camera_picture(tmp_path, caplog):
     config = _config(tmp_path, host="127.0.0.1", port=0, pin="2468")
     board = starting_board(config.setup, random.Random(1))
     caplog.set_level(logging.INFO)
-    service = Service(config, devices=SimulatedDevices(lambda pico: SimWorld(config.setup, board, pico=pico)),
-                      log=logging.getLogger("referee.test"))
+    service = Service(
+        config,
+        devices=SimulatedDevices(lambda pico: SimWorld(config.setup, board, pico=pico)),
+        log=logging.getLogger("referee.test"),
+    )
     try:
         assert service.web is not None
         url = service.web.url
@@ -72,8 +79,11 @@ def test_a_port_in_use_is_a_warning_and_the_referee_runs_on(tmp_path, caplog):
         config = _config(tmp_path, host="127.0.0.1", port=taken.getsockname()[1])
         board = starting_board(config.setup, random.Random(1))
         caplog.set_level(logging.WARNING)
-        service = Service(config, devices=SimulatedDevices(lambda pico: SimWorld(config.setup, board, pico=pico)),
-                          log=logging.getLogger("referee.test"))
+        service = Service(
+            config,
+            devices=SimulatedDevices(lambda pico: SimWorld(config.setup, board, pico=pico)),
+            log=logging.getLogger("referee.test"),
+        )
         try:
             assert service.web is None
             assert any("cannot listen" in r.getMessage() for r in caplog.records)

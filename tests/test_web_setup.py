@@ -20,8 +20,9 @@ STAY_ALIVE = {"game": "stay-alive", "players": 2, "seats": ["B", "Y"]}
 def test_aim_advice_for_the_latest_picture(tmp_path):
     rig = StubRig({"game": "colorpop", "players": 2}, tmp_path / "j.sqlite", seed=1, troubles=False, max_moves=2)
     profile = default_profile("colorpop")
-    glare = render_snapshot(random_snapshot("colorpop", profile, 5), profile, seed=1,
-                            scene=Scene(glare_at=((2.0, 2.0, 0.4),)))
+    glare = render_snapshot(
+        random_snapshot("colorpop", profile, 5), profile, seed=1, scene=Scene(glare_at=((2.0, 2.0, 0.4),))
+    )
     sensor = PictureSensor(None)
     app = WebApp(rig.loop, sensor=sensor, pin=PIN)
 
@@ -34,8 +35,9 @@ def test_aim_advice_for_the_latest_picture(tmp_path):
         assert advice["markers_found"] == ["top-left", "top-right", "bottom-right", "bottom-left"]
         assert advice["in_view"] and not advice["ok"]
         assert any(line.startswith("glare on row 3 (C3") for line in advice["lines"])
-        sensor.latest_frame = render_snapshot(random_snapshot("colorpop", profile, 5), profile, seed=1,
-                                              scene=Scene(bump=(-420, 0, 0)))
+        sensor.latest_frame = render_snapshot(
+            random_snapshot("colorpop", profile, 5), profile, seed=1, scene=Scene(bump=(-420, 0, 0))
+        )
         moved = await (await client.get("/api/aim")).json()
         assert "move the camera left" in moved["lines"]
 
@@ -50,6 +52,7 @@ def test_lights_test_patterns_reach_the_feedback_pins(tmp_path):
     app = WebApp(rig.loop, pin=PIN, feedback=feedback)
     red = feedback.pin_factory.pin(gpio.pins.red)
     try:
+
         async def body(client):
             listing = (await (await client.get("/api/lights-test")).json())["patterns"]
             names = [p["pattern"] for p in listing]
@@ -57,8 +60,7 @@ def test_lights_test_patterns_reach_the_feedback_pins(tmp_path):
             assert red.state is False or red.state == 0
             refused = await client.post("/api/lights-test", json={"pattern": "red-on"})
             assert refused.status == 401 and not red.state
-            unknown = await client.post("/api/lights-test", json={"pattern": "disco"},
-                                        headers={"X-Referee-PIN": PIN})
+            unknown = await client.post("/api/lights-test", json={"pattern": "disco"}, headers={"X-Referee-PIN": PIN})
             assert unknown.status == 400 and "illegal" in (await unknown.json())["error"]
             ok = await client.post("/api/lights-test", json={"pattern": "illegal"}, headers={"X-Referee-PIN": PIN})
             assert ok.status == 200, await ok.text()
@@ -87,8 +89,9 @@ def test_switch_test_on_the_simulated_switch_board(tmp_path):
     rig = StubRig(STAY_ALIVE, tmp_path / "j.sqlite", seed=4, troubles=False, max_moves=2)
     pico = SimulatedPico(tmp_path / "ttyPICO")
     pico.plug()
-    switches = SerialSwitches(pico.port, heartbeat_timeout=0.6, heartbeat_interval=0.25, debounce_ms=20,
-                              reconnect_interval=0.05)
+    switches = SerialSwitches(
+        pico.port, heartbeat_timeout=0.6, heartbeat_interval=0.25, debounce_ms=20, reconnect_interval=0.05
+    )
     switches.start()
     try:
         assert switches.wait_for_positions("B" * 14, 2.0)

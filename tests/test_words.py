@@ -16,7 +16,10 @@ def _engine(keys: dict):
 def test_a_legal_verdict_names_the_player_and_says_what_happened_in_words():
     engine = _engine({"game": "stay-alive", "players": 2, "seats": ["B", "Y"]})
     verdict = Verdict(
-        VerdictKind.LEGAL, 7, seat=1, move="white 4 C->B",
+        VerdictKind.LEGAL,
+        7,
+        seat=1,
+        move="white 4 C->B",
         events=(GameEvent.fell((3, 4)), GameEvent.eliminated(0)),
     )
     line = verdict_line(verdict, engine)

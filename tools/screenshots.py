@@ -67,8 +67,9 @@ def shoot(game: str, out: Path, width: int, folder: Path) -> Path:
     rig.world.set_hand(None)
     rig.world.set_board(misplace(rig.loop.session.referee.expected(), random.Random(5)))
     rig.driver.run_frames(30)
-    camera = CameraSensor(RendererSource(rig.world, 960, 720, 2, "clean"), BoardReader(rig.setup.profile),
-                          MotionGate(settle=2))
+    camera = CameraSensor(
+        RendererSource(rig.world, 960, 720, 2, "clean"), BoardReader(rig.setup.profile), MotionGate(settle=2)
+    )
     for _ in range(6):  # still frames: the gate lets the reader look
         camera.sense()
     app = WebApp(rig.loop, sensor=camera, switches=rig.switches, pin="000000")

@@ -117,8 +117,9 @@ def validate_mqtt(data: Any, base: Path, source: str, players: int) -> MqttConfi
     elif isinstance(tls_value, dict):
         for key in tls_value:
             if key not in TLS_KEYS:
-                raise ConfigError(f"mqtt.tls.{key}", f"is not a known setting; the settings are {', '.join(TLS_KEYS)}",
-                                  source)
+                raise ConfigError(
+                    f"mqtt.tls.{key}", f"is not a known setting; the settings are {', '.join(TLS_KEYS)}", source
+                )
         files = {k: _file(tls_value, k, base, source + " (mqtt.tls)") for k in TLS_KEYS}
         if (files["cert_file"] is None) != (files["key_file"] is None):
             raise ConfigError("mqtt.tls", "a client certificate needs both cert_file and key_file", source)
@@ -146,8 +147,9 @@ def validate_mqtt(data: Any, base: Path, source: str, players: int) -> MqttConfi
         )
     prefix = data.get("prefix", DEFAULT_PREFIX)
     if not isinstance(prefix, str) or not PREFIX.match(prefix):
-        raise ConfigError("mqtt.prefix", f"expected topic levels such as 'referee' or 'club/referee', got {prefix!r}",
-                          source)
+        raise ConfigError(
+            "mqtt.prefix", f"expected topic levels such as 'referee' or 'club/referee', got {prefix!r}", source
+        )
     names = data.get("names") or []
     if not isinstance(names, list) or not all(isinstance(n, str) and n.strip() and len(n) <= 60 for n in names):
         raise ConfigError("mqtt.names", "expected a list of player names, one per seat, e.g. [Ann, Bob]", source)

@@ -243,5 +243,5 @@ def verdict_words(body: dict[str, Any], names: list[str] | None = None) -> str:
         text = str(word)
     who = f"player {seat + 1}" if isinstance(seat, int) else ""
     if names and isinstance(seat, int) and 0 <= seat < len(names) and text.startswith(who):
-        text = names[seat] + text[len(who):]
+        text = names[seat] + text[len(who) :]
     return text

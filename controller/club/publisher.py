@@ -122,9 +122,7 @@ class TablePublisher:
         cfg = self.config
         self.feed = JournalFeed(self.journal_path, cfg.table)
         self.feed.delivered()  # the mark is set now: games judged before the broker is first seen are sent too
-        client = mqtt.Client(
-            mqtt.CallbackAPIVersion.VERSION2, client_id=f"referee-{cfg.table}", clean_session=True
-        )
+        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"referee-{cfg.table}", clean_session=True)
         if cfg.username is not None:
             client.username_pw_set(cfg.username, cfg.password())
         if cfg.tls is not None:
@@ -185,8 +183,9 @@ class TablePublisher:
     # --- paho's thread ------------------------------------------------------------------------
     def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
         if reason_code.is_failure:
-            self.log.warning("[mqtt] the broker %s refused table %s: %s", self.config.host, self.config.table,
-                             reason_code)
+            self.log.warning(
+                "[mqtt] the broker %s refused table %s: %s", self.config.host, self.config.table, reason_code
+            )
             return
         with self._cond:
             self._connected = True
@@ -203,7 +202,9 @@ class TablePublisher:
             self._outage_said = True
             self.log.warning(
                 "[mqtt] lost the broker %s:%d (%s); verdicts wait in the journal and are sent when it is back",
-                self.config.host, self.config.port, reason_code,
+                self.config.host,
+                self.config.port,
+                reason_code,
             )
 
     def _on_publish(self, client, userdata, mid, reason_code, properties) -> None:
@@ -258,8 +259,9 @@ class TablePublisher:
             except Exception as exc:  # the pump must outlive any one bad entry or a journal hiccup
                 if not self._failing:  # one line per trouble, not one every few seconds
                     self._failing = True
-                    self.log.warning("[mqtt] cannot publish from the journal (%s); trying again every %g s", exc,
-                                     POLL_SECONDS)
+                    self.log.warning(
+                        "[mqtt] cannot publish from the journal (%s); trying again every %g s", exc, POLL_SECONDS
+                    )
                 if fresh:
                     with self._cond:
                         self._fresh = True

@@ -171,14 +171,16 @@ class ClubWeb:
         self.closing = False
         self.loop: asyncio.AbstractEventLoop | None = None
         self.app = web.Application()
-        self.app.add_routes([
-            web.get("/", self.page),
-            web.get("/api/tables", self.api_tables),
-            web.get("/api/standings", self.api_standings),
-            web.get("/api/stats", self.api_stats),
-            web.get("/standings.csv", self.standings_csv),
-            web.get("/events", self.events),
-        ])
+        self.app.add_routes(
+            [
+                web.get("/", self.page),
+                web.get("/api/tables", self.api_tables),
+                web.get("/api/standings", self.api_standings),
+                web.get("/api/stats", self.api_stats),
+                web.get("/standings.csv", self.standings_csv),
+                web.get("/events", self.events),
+            ]
+        )
 
     # thread-safe: called by the store's worker
     def changed(self, changes: Changes) -> None:
@@ -246,8 +248,14 @@ async def _send(response: web.StreamResponse, kind: str, data: Any) -> None:
 class ClubServer:
     """The listener, the store and the web page together, the web side on a thread of its own."""
 
-    def __init__(self, broker: BrokerAddress, store: ClubStore, host: str = "0.0.0.0", port: int = 8090,
-                 log: logging.Logger | None = None) -> None:
+    def __init__(
+        self,
+        broker: BrokerAddress,
+        store: ClubStore,
+        host: str = "0.0.0.0",
+        port: int = 8090,
+        log: logging.Logger | None = None,
+    ) -> None:
         self.log = log or logging.getLogger("referee.club")
         self.store = store
         self.web = ClubWeb(store, self.log)

@@ -121,8 +121,9 @@ def percentile(values: list[float], q: float) -> float | None:
 class ClubStore:
     """SQLite plus the live view in memory; `apply` runs on one thread, reads from any."""
 
-    def __init__(self, path: str | Path, points: Points | None = None, log: logging.Logger | None = None,
-                 wall_clock=time.time) -> None:
+    def __init__(
+        self, path: str | Path, points: Points | None = None, log: logging.Logger | None = None, wall_clock=time.time
+    ) -> None:
         self.path = Path(path)
         self.points = points or Points()
         self.log = log or logging.getLogger("referee.club")
@@ -185,8 +186,9 @@ class ClubStore:
                             changes.tables.add(message.table)
                     except (sqlite3.Error, ValueError, TypeError, KeyError, OverflowError) as exc:
                         self.counts["ignored"] += 1  # one odd message; the batch's others are kept
-                        self.log.warning("ignored a message from table %r: could not store it (%s)",
-                                         message.table[:80], exc)
+                        self.log.warning(
+                            "ignored a message from table %r: could not store it (%s)", message.table[:80], exc
+                        )
                 for name in changes.tables:
                     self._save_table(name, now)
                 self.db.execute("COMMIT")
@@ -249,7 +251,10 @@ class ClubStore:
         if last is not None and body["seq"] > last + 1:
             self.counts["gaps"] += 1
             self.log.warning(
-                "table %s game %d: verdicts %d to %d never arrived", message.table, body["game_id"], last + 1,
+                "table %s game %d: verdicts %d to %d never arrived",
+                message.table,
+                body["game_id"],
+                last + 1,
                 body["seq"] - 1,
             )
         if last is None or body["seq"] > last:
@@ -315,8 +320,18 @@ class ClubStore:
         writer = csv.writer(out)
         writer.writerow(["rank", "name", "played", "wins", "draws", "losses", "points", "tables"])
         for s in self.standings():
-            writer.writerow([s["rank"], s["name"], s["played"], s["wins"], s["draws"], s["losses"],
-                             f"{s['points']:g}", " ".join(s["tables"])])
+            writer.writerow(
+                [
+                    s["rank"],
+                    s["name"],
+                    s["played"],
+                    s["wins"],
+                    s["draws"],
+                    s["losses"],
+                    f"{s['points']:g}",
+                    " ".join(s["tables"]),
+                ]
+            )
         return out.getvalue()
 
     def table_view(self, name: str) -> dict[str, Any]:

@@ -87,11 +87,15 @@ def run(args: argparse.Namespace) -> int:
     for line in advice.lines:
         print(line)
     m = advice.measures
-    figures = [f"markers found: {', '.join(advice.markers_found) or 'none'}",
-               f"board mean grey {m['mean']:.0f}, clipped white {m['clipped_white']:.1%}, "
-               f"crushed black {m['crushed_black']:.1%}"]
+    figures = [
+        f"markers found: {', '.join(advice.markers_found) or 'none'}",
+        f"board mean grey {m['mean']:.0f}, clipped white {m['clipped_white']:.1%}, "
+        f"crushed black {m['crushed_black']:.1%}",
+    ]
     if "blur_px" in m:
-        figures.append(f"blur about {m['blur_px']:.1f} px on the markers (in focus up to {SHARP_SIGMA}), "
-                       f"Laplacian variance on the board {m['laplacian_variance']:.0f}")
+        figures.append(
+            f"blur about {m['blur_px']:.1f} px on the markers (in focus up to {SHARP_SIGMA}), "
+            f"Laplacian variance on the board {m['laplacian_variance']:.0f}"
+        )
     print("# " + "; ".join(figures))
     return 0 if advice.ok else 1

@@ -51,14 +51,24 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--snapshot", action="append", default=[], help="its snapshot, one per --image")
     p.add_argument("--setup", help="colorpop: the full setup; flipop: the start position")
     p.add_argument("--empty", help="colorpop, blockers, stay-alive: the empty board")
-    p.add_argument("--bottom-row", metavar="IMAGE",
-                   help="colorpop, with --setup: one token of each colour on the bottom row from the left "
-                   "(G Y O B P J), every other slot empty, so the setup's colours are named from your copy")
+    p.add_argument(
+        "--bottom-row",
+        metavar="IMAGE",
+        help="colorpop, with --setup: one token of each colour on the bottom row from the left "
+        "(G Y O B P J), every other slot empty, so the setup's colours are named from your copy",
+    )
     p.add_argument("--pieces", help="blockers, stay-alive: one piece of each colour on the top row")
-    p.add_argument("--glyphs", action="append", default=[],
-                   help="blockers: one colour's 28 tiles in the glyph calibration arrangement")
-    p.add_argument("--camera", metavar="CONFIG",
-                   help="store the exposure and white balance of this config's camera (picamera or usb)")
+    p.add_argument(
+        "--glyphs",
+        action="append",
+        default=[],
+        help="blockers: one colour's 28 tiles in the glyph calibration arrangement",
+    )
+    p.add_argument(
+        "--camera",
+        metavar="CONFIG",
+        help="store the exposure and white balance of this config's camera (picamera or usb)",
+    )
     return p
 
 
@@ -105,8 +115,7 @@ def run(args: argparse.Namespace) -> int:
     if len(args.image) != len(args.snapshot):
         raise RefereeError("give one --snapshot per --image")
     if not (args.image or args.setup or args.empty or args.bottom_row or args.pieces or args.glyphs or args.camera):
-        raise RefereeError("nothing to learn from: give --image/--snapshot, --setup, "
-                           "--empty and --pieces, or --camera")
+        raise RefereeError("nothing to learn from: give --image/--snapshot, --setup, --empty and --pieces, or --camera")
     spec = registry.get(args.game)
     rows, cols = profile.rows, profile.cols
     pictures: list[checks.Expected] = []
@@ -132,8 +141,7 @@ def run(args: argparse.Namespace) -> int:
             if spec.reads(registry.DOORS):
                 profile = shapes.learn_doors(profile, image, corners, name=args.setup)
             start = parse_snapshot(args.game, profile.get("start"))
-            pictures.append(checks.Expected(args.setup, image, [list(r) for r in start.cells],
-                                            doors=start.doors))
+            pictures.append(checks.Expected(args.setup, image, [list(r) for r in start.cells], doors=start.doors))
         else:
             raise RefereeError(f"--setup is for {_names_taking(FULL_SETUP, START_POSITION)}; use --empty and --pieces")
     if args.pieces:
@@ -149,8 +157,7 @@ def run(args: argparse.Namespace) -> int:
         pairs = []
         for img, snap in zip(args.image, args.snapshot):
             text = with_required_lines(args.game, read_text(snap, "snapshot"))
-            pairs.append((load_image(img), parse_snapshot(args.game, text,
-                                                          letters=profile.letters, where=snap)))
+            pairs.append((load_image(img), parse_snapshot(args.game, text, letters=profile.letters, where=snap)))
         profile = cal.learn_labelled(profile, pairs, corners)
         for name, (image, snapshot) in zip(args.image, pairs):
             pictures.append(checks.Expected(name, image, [[c[:1] for c in r] for r in snapshot.cells]))
@@ -178,13 +185,15 @@ def _check_full_setup_pictures(args: argparse.Namespace, spec: registry.GameSpec
     why = {
         "--empty": "a picture of the empty board, so that the look of an empty slot is learned and checked as well",
         "--bottom-row": f"one token of each colour on the bottom row from the left ({' '.join(profile.letters)}), "
-                        "so that the setup's colours are named from your copy rather than guessed from the standard "
-                        "edition's",
+        "so that the setup's colours are named from your copy rather than guessed from the standard "
+        "edition's",
     }
     missing = [flag for flag in why if not getattr(args, flag[2:].replace("-", "_"))]
     if missing:
-        raise RefereeError(f"--setup needs {' and '.join(f'{flag} IMAGE' for flag in missing)} too: "
-                           + "; ".join(why[flag] for flag in missing))
+        raise RefereeError(
+            f"--setup needs {' and '.join(f'{flag} IMAGE' for flag in missing)} too: "
+            + "; ".join(why[flag] for flag in missing)
+        )
 
 
 def _store_camera(profile, camera: dict):
@@ -195,8 +204,10 @@ def _store_camera(profile, camera: dict):
         print("camera.lock is false: exposure and white balance stay automatic; nothing stored")
         return profile
     if camera["source"] not in ("picamera", "usb"):
-        raise RefereeError(f"the {camera['source']} camera source has no exposure or white balance to lock "
-                           "(only picamera and usb cameras have)")
+        raise RefereeError(
+            f"the {camera['source']} camera source has no exposure or white balance to lock "
+            "(only picamera and usb cameras have)"
+        )
     source = open_frame_source(camera)
     try:
         profile = learn_camera_settings(profile, source)

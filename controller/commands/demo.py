@@ -65,7 +65,11 @@ class DemoResult:
 
 
 def demo_config(
-    game: str, seed: int, folder: Path, settle_time: float = 0.3, preset: str = "clean",
+    game: str,
+    seed: int,
+    folder: Path,
+    settle_time: float = 0.3,
+    preset: str = "clean",
     size: tuple[int, int] = (640, 480),
 ) -> dict[str, Any]:
     """The config.yaml of a demo game: simulated devices, a journal in `folder`; `preset` is the
@@ -78,7 +82,12 @@ def demo_config(
         "journal": str(folder / f"{game}-journal.sqlite"),
         "control_socket": str(folder / f"{game}.sock"),
         "camera": {
-            "source": "renderer", "width": size[0], "height": size[1], "fps": 30, "seed": seed, "preset": preset,
+            "source": "renderer",
+            "width": size[0],
+            "height": size[1],
+            "fps": 30,
+            "seed": seed,
+            "preset": preset,
         },
         "switches": {"source": "simulated"},
         "gpio": {"backend": "mock", "hold_time": 0.1},

@@ -32,11 +32,16 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "(any character is a label) and write the model file.",
     )
     learn.add_argument("--size", required=True, help="rows x columns, e.g. 19x19")
-    learn.add_argument("--corners", required=True, action="append",
-                       help="corner points 'x,y x,y x,y x,y' (TL TR BR BL); once, or once per image")
+    learn.add_argument(
+        "--corners",
+        required=True,
+        action="append",
+        help="corner points 'x,y x,y x,y x,y' (TL TR BR BL); once, or once per image",
+    )
     learn.add_argument("--image", required=True, action="append", help="a picture (repeatable)")
-    learn.add_argument("--labels", required=True, action="append",
-                       help="R lines of C one-character labels, one file per --image")
+    learn.add_argument(
+        "--labels", required=True, action="append", help="R lines of C one-character labels, one file per --image"
+    )
     learn.add_argument("--out", required=True, help="the model file to write")
     rd = sub.add_parser(
         "read",
@@ -58,8 +63,9 @@ def run(args: argparse.Namespace) -> int:
     size = lattice.parse_size(args.size)
     if args.lattice_command == "learn":
         if len(args.image) != len(args.labels):
-            raise RefereeError(f"give one --labels file per --image: {len(args.image)} image(s), "
-                               f"{len(args.labels)} labels file(s)")
+            raise RefereeError(
+                f"give one --labels file per --image: {len(args.image)} image(s), {len(args.labels)} labels file(s)"
+            )
         if len(args.corners) not in (1, len(args.image)):
             raise RefereeError("give --corners once for all images, or once per --image")
         corners = [parse_corners(c) for c in args.corners]
@@ -77,13 +83,13 @@ def run(args: argparse.Namespace) -> int:
         return 0
     model = lattice.LatticeModel.load(args.model)
     if tuple(model.size) != size:
-        raise RefereeError(f"the model {args.model} was learned for a {model.size[0]}x"
-                           f"{model.size[1]} lattice, not {size[0]}x{size[1]}")
+        raise RefereeError(
+            f"the model {args.model} was learned for a {model.size[0]}x{model.size[1]} lattice, not {size[0]}x{size[1]}"
+        )
     grid, sure, _ = lattice.read(model, lattice.load_image(args.image), parse_corners(args.corners))
     for row in grid:
         print(" ".join(row))
     doubtful = [(r, c) for r in range(size[0]) for c in range(size[1]) if not sure[r, c]]
     if doubtful:
-        print("referee: doubtful places (row,col): " + " ".join(f"{r},{c}" for r, c in doubtful),
-              file=sys.stderr)
+        print("referee: doubtful places (row,col): " + " ".join(f"{r},{c}" for r, c in doubtful), file=sys.stderr)
     return 0

@@ -78,8 +78,10 @@ def lights_test_patterns(feedback: Feedback) -> dict[str, tuple[str, Callable[[]
     steps["clear-pending"] = ("pattern: pending cleared (amber off)", feedback.clear_pending)
     if seats:
         steps["winner"] = ("pattern: winner (player 1 blinks, tune)", lambda: feedback.winner([0]))
-    steps["fault"] = ("pattern: fault (red and amber blink fast, low double beep)",
-                      lambda: feedback.fault("lights test"))
+    steps["fault"] = (
+        "pattern: fault (red and amber blink fast, low double beep)",
+        lambda: feedback.fault("lights test"),
+    )
     steps["fault-cleared"] = ("pattern: fault cleared", feedback.fault_cleared)
     steps["all-off"] = ("everything off", lambda: feedback.turn(None))
     return steps

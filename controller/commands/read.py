@@ -31,8 +31,9 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--game", required=True, choices=GAMES, help="which game's board the picture shows")
     p.add_argument("--image", required=True, help="the picture (.png, .jpg)")
     p.add_argument("--profile", help="a calibrated board profile (default: the game's default)")
-    p.add_argument("--corners", help="the lattice's corner points 'x,y x,y x,y x,y' (TL TR BR BL) "
-                                     "for a board without markers")
+    p.add_argument(
+        "--corners", help="the lattice's corner points 'x,y x,y x,y x,y' (TL TR BR BL) for a board without markers"
+    )
     return p
 
 
@@ -62,7 +63,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"# open points: {pts}" if pts else "# open points: none")
     if reading.unsure:
         where = " ".join(f"{r},{c}" for r, c in reading.unsure)
-        print(f"referee: {len(reading.unsure)} place(s) could not be read surely "
-              f"(row,col): {where}", file=sys.stderr)
+        print(f"referee: {len(reading.unsure)} place(s) could not be read surely (row,col): {where}", file=sys.stderr)
         return UNSURE_EXIT
     return 0

@@ -23,8 +23,12 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--snapshot", required=True, help="a snapshot file (notation.md section 1)")
     p.add_argument("--out", required=True, help="the image to write (.png, .jpg)")
     p.add_argument("--seed", type=int, default=0, help="camera pose, lighting and noise seed")
-    p.add_argument("--preset", choices=("clean", "hard"), default="clean",
-                   help="clean: even light; hard: glare, shadows and blur as at a real table (default: clean)")
+    p.add_argument(
+        "--preset",
+        choices=("clean", "hard"),
+        default="clean",
+        help="clean: even light; hard: glare, shadows and blur as at a real table (default: clean)",
+    )
     p.add_argument("--profile", help="a board profile (default: the game's default profile)")
     p.add_argument("--hand", help="draw a hand with its fingertips over 'row,col'")
     return p
@@ -63,8 +67,7 @@ def run(args: argparse.Namespace) -> int:
 
     check_image_name(args.out)
     profile = profile_for(args.game, args.profile)
-    snap = parse_snapshot(args.game, read_text(args.snapshot, "snapshot"),
-                          letters=profile.letters, where=args.snapshot)
+    snap = parse_snapshot(args.game, read_text(args.snapshot, "snapshot"), letters=profile.letters, where=args.snapshot)
     hand = None
     if args.hand:
         try:
@@ -72,13 +75,13 @@ def run(args: argparse.Namespace) -> int:
         except ValueError:
             raise RefereeError(f"--hand needs 'row,col'; got {args.hand!r}") from None
         hand = (r, c)
-    img = render_snapshot(snap, profile, seed=args.seed, preset=args.preset,
-                          scene=Scene(hand=hand))
+    img = render_snapshot(snap, profile, seed=args.seed, preset=args.preset, scene=Scene(hand=hand))
     try:
         written = cv2.imwrite(args.out, img)
     except cv2.error:
         written = False
     if not written:
-        raise RefereeError(f"cannot write the image {args.out} (is the folder there, and the "
-                           "name ending in .png or .jpg?)")
+        raise RefereeError(
+            f"cannot write the image {args.out} (is the folder there, and the name ending in .png or .jpg?)"
+        )
     return 0

@@ -74,7 +74,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         log.info(
             "[%s] refereeing; control socket %s; settle time %.2f s",
-            config.setup.game, config.control_socket, config.settle_time,
+            config.setup.game,
+            config.control_socket,
+            config.settle_time,
         )
         if service.world is not None and config.simulation.player:
             from simulation.world import play_in_background

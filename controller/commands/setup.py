@@ -39,13 +39,18 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "and nothing written, when some observations no pattern explains.",
     )
     holes.add_argument("--config", help="take the pictures from the camera of this config file (a Stay Alive one)")
-    holes.add_argument("--images", metavar="DIR",
-                       help="take the nine pictures from DIR/orange-P-white-Q.png (or .jpg) instead")
-    holes.add_argument("--profile",
-                       help="the board profile to read with (default: the config's, or the game's default)")
+    holes.add_argument(
+        "--images", metavar="DIR", help="take the nine pictures from DIR/orange-P-white-Q.png (or .jpg) instead"
+    )
+    holes.add_argument(
+        "--profile", help="the board profile to read with (default: the config's, or the game's default)"
+    )
     holes.add_argument("--out", help="a Stay Alive profile file to write the holes: key into (created if missing)")
-    holes.add_argument("--grids-out", metavar="FILE",
-                       help="also write the nine observed grids here (the format `referee holes derive` reads)")
+    holes.add_argument(
+        "--grids-out",
+        metavar="FILE",
+        help="also write the nine observed grids here (the format `referee holes derive` reads)",
+    )
     setup_calibrate.register(sub)  # `referee setup calibrate` (setup_calibrate.py)
     return parser
 
@@ -126,8 +131,11 @@ def run(args: argparse.Namespace) -> int:
     derivation = guide.derivation()
     print(report(derivation))
     if not derivation.ok:
-        print("No profile written: check that every slide was fully at its position in the pictures the report "
-              "names, and run again.", file=sys.stderr)
+        print(
+            "No profile written: check that every slide was fully at its position in the pictures the report "
+            "names, and run again.",
+            file=sys.stderr,
+        )
         return 1
     if args.out:
         write_holes_into_profile(Path(args.out), holes_yaml(derivation.pattern), derivation.pattern.to_mapping())

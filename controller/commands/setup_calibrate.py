@@ -23,7 +23,6 @@ from controller.snapshot import GAMES
 TRIES = 3
 
 
-
 def images_help() -> str:
     from calibration.guided import picture_keys
     from controller.games import registry
@@ -31,11 +30,13 @@ def images_help() -> str:
     per_game = "; ".join(
         f"{game}: {', '.join(f'{key}.png' for key in picture_keys(game))}" for game in registry.names()
     )
-    return ("take the pictures from files in DIR instead of the camera, named after what they show: empty.png "
-            "(the empty board), pieces.png (one piece of each colour on the top row from the left, in the "
-            "profile's order), bottom-row.png (the same on the bottom row), glyphs.png (one colour's 28 tiles "
-            "in the glyph arrangement), setup.png (the full setup), start.png (the start position); .jpg or .jpeg "
-            "also do. Per game: " + per_game)
+    return (
+        "take the pictures from files in DIR instead of the camera, named after what they show: empty.png "
+        "(the empty board), pieces.png (one piece of each colour on the top row from the left, in the "
+        "profile's order), bottom-row.png (the same on the bottom row), glyphs.png (one colour's 28 tiles "
+        "in the glyph arrangement), setup.png (the full setup), start.png (the start position); .jpg or .jpeg "
+        "also do. Per game: " + per_game
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -49,10 +50,15 @@ def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "whose profile: then names it. Exit code 1, and nothing written, when the check refuses the pictures.",
     )
     parser.add_argument("--game", required=True, choices=GAMES, help="the game of the copy (the config's game)")
-    parser.add_argument("--config", required=True, metavar="CONFIG",
-                        help="the config file: its camera takes the pictures and its profile: is switched")
-    parser.add_argument("--name", required=True,
-                        help="the profile's name: letters, digits, '-' or '_' (saved as profiles/NAME.yaml)")
+    parser.add_argument(
+        "--config",
+        required=True,
+        metavar="CONFIG",
+        help="the config file: its camera takes the pictures and its profile: is switched",
+    )
+    parser.add_argument(
+        "--name", required=True, help="the profile's name: letters, digits, '-' or '_' (saved as profiles/NAME.yaml)"
+    )
     parser.add_argument("--images", metavar="DIR", help=images_help())
     parser.add_argument("--overwrite", action="store_true", help="replace a profile of that name")
     parser.set_defaults(_run=run)
@@ -102,12 +108,15 @@ def run(args: argparse.Namespace) -> int:
     spec = registry.get(args.game)
     config = read_config(args.config)
     if config.setup.game != spec.name:
-        raise RefereeError(f"{args.config} is a {config.setup.game} config; to calibrate {spec.title}, give a "
-                           f"config whose game: is {spec.name}")
+        raise RefereeError(
+            f"{args.config} is a {config.setup.game} config; to calibrate {spec.title}, give a "
+            f"config whose game: is {spec.name}"
+        )
     path = guided.profile_path(Path(args.config), args.name)
     if path.exists() and not args.overwrite:
-        raise RefereeError(f"a profile named {args.name!r} exists already ({path}): choose another name, or give "
-                           "--overwrite")
+        raise RefereeError(
+            f"a profile named {args.name!r} exists already ({path}): choose another name, or give --overwrite"
+        )
     profile = config.setup.profile
     session = guided.GuidedCalibration(profile)
     camera = None

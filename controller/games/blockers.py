@@ -119,33 +119,26 @@ class BlockersEngine(Engine[BlockersState, Placement]):
         seats = setup.seats
         if setup.variant == "two-player":
             if setup.players != 2:
-                raise ConfigError(
-                    "players", f"the two-player variant has 2 players, got {setup.players}"
-                )
+                raise ConfigError("players", f"the two-player variant has 2 players, got {setup.players}")
             if seats is None:
                 raise ConfigError("seats", "give each seat's two colours, e.g. [[R, G], [B, Y]]")
             out = []
             for i, seat in enumerate(seats):
                 if not isinstance(seat, tuple) or len(seat) != 2:
-                    raise ConfigError(
-                        f"seats[{i}]", f"each seat plays two colours, e.g. [R, G]; got {seat!r}"
-                    )
+                    raise ConfigError(f"seats[{i}]", f"each seat plays two colours, e.g. [R, G]; got {seat!r}")
                 out.append(tuple(seat))
         else:
             if setup.players not in STANDARD_PLAYERS:
                 raise ConfigError(
                     "players",
-                    f"Blockers! is played by 3 to 5 players (use variant two-player for 2); "
-                    f"got {setup.players}",
+                    f"Blockers! is played by 3 to 5 players (use variant two-player for 2); got {setup.players}",
                 )
             if seats is None:
                 raise ConfigError("seats", "give each seat's colour, e.g. [R, G, B]")
             out = []
             for i, seat in enumerate(seats):
                 if not isinstance(seat, str):
-                    raise ConfigError(
-                        f"seats[{i}]", f"each seat plays one colour letter, got {list(seat)!r}"
-                    )
+                    raise ConfigError(f"seats[{i}]", f"each seat plays one colour letter, got {list(seat)!r}")
                 out.append((seat,))
         used = [c for seat in out for c in seat]
         for colour in used:
@@ -233,11 +226,7 @@ class BlockersEngine(Engine[BlockersState, Placement]):
 
     def colours_left(self, state: BlockersState, seat: int) -> list[str]:
         """The seat's colours that have placements left."""
-        return [
-            c
-            for c in self.seat_colours[seat]
-            if state.placed[self.colour_index[c]] < PLACEMENTS_PER_COLOUR
-        ]
+        return [c for c in self.seat_colours[seat] if state.placed[self.colour_index[c]] < PLACEMENTS_PER_COLOUR]
 
     def legal_moves(self, state: BlockersState) -> list[Placement]:
         if state.to_move is None:
@@ -298,9 +287,7 @@ class BlockersEngine(Engine[BlockersState, Placement]):
             available=tuple(available),
         )
 
-    def apply(
-        self, state: BlockersState, move: Placement
-    ) -> tuple[BlockersState, tuple[GameEvent, ...]]:
+    def apply(self, state: BlockersState, move: Placement) -> tuple[BlockersState, tuple[GameEvent, ...]]:
         """The move, then turn order and passes."""
         seat = state.to_move
         if seat is None:
@@ -368,9 +355,7 @@ class BlockersEngine(Engine[BlockersState, Placement]):
             narrowed = {i: unread[i].glyphs - known for i in mine}
             for i in mine:
                 others = [narrowed[j] for j in mine if j != i]
-                narrowed[i] = frozenset(
-                    g for g in narrowed[i] if _can_match(others, known | {g})
-                )
+                narrowed[i] = frozenset(g for g in narrowed[i] if _can_match(others, known | {g}))
             solved = [i for i in mine if len(narrowed[i]) == 1]
             for i in mine:
                 unread[i] = unread[i]._replace(glyphs=narrowed[i])
@@ -384,9 +369,7 @@ class BlockersEngine(Engine[BlockersState, Placement]):
                 else:
                     rows[u.cell[0]][u.cell[1]] = colour + glyph
         choices = [u.glyphs for u in unread if u.colour == colour]
-        return frozenset(
-            g for g in ALL_GLYPHS - known if not choices or _can_match(choices, {g})
-        )
+        return frozenset(g for g in ALL_GLYPHS - known if not choices or _can_match(choices, {g}))
 
     def _next_seat(
         self,
@@ -403,11 +386,7 @@ class BlockersEngine(Engine[BlockersState, Placement]):
         passes = []
         for step in range(1, self.players + 1):
             other = (seat + step) % self.players
-            left = [
-                c
-                for c in self.seat_colours[other]
-                if placed[self.colour_index[c]] < PLACEMENTS_PER_COLOUR
-            ]
+            left = [c for c in self.seat_colours[other] if placed[self.colour_index[c]] < PLACEMENTS_PER_COLOUR]
             if not left:
                 continue
             if any(self.can_place(rows, c, available[self.colour_index[c]]) for c in left):
@@ -470,9 +449,7 @@ class BlockersEngine(Engine[BlockersState, Placement]):
             reason, cells = problem
             return Judgement("illegal", seat=seat, reason=reason, cells=cells)
         new_state, events = self.apply(state, move)
-        return Judgement(
-            "legal", seat=seat, state=new_state, move=self.describe(state, move), events=events
-        )
+        return Judgement("legal", seat=seat, state=new_state, move=self.describe(state, move), events=events)
 
     @staticmethod
     def _unread_at(state: BlockersState, cell: Cell) -> Unread:
@@ -489,9 +466,7 @@ class BlockersEngine(Engine[BlockersState, Placement]):
         if len(lifted) == 1 and len(added) == 1:
             (fr, fc), (tr, tc) = lifted[0], added[0]
             tile = state.board[fr][fc]
-            if snapshot.cells[tr][tc] == tile or (
-                tile[1] == UNREAD and snapshot.cells[tr][tc][0] == tile[0]
-            ):
+            if snapshot.cells[tr][tc] == tile or (tile[1] == UNREAD and snapshot.cells[tr][tc][0] == tile[0]):
                 return Judgement(
                     "illegal",
                     seat=seat,
@@ -502,14 +477,11 @@ class BlockersEngine(Engine[BlockersState, Placement]):
         return Judgement(
             "illegal",
             seat=seat,
-            reason=f"{len(changed)} cells changed ({cell_list(changed)}); "
-            "a move places exactly one tile",
+            reason=f"{len(changed)} cells changed ({cell_list(changed)}); a move places exactly one tile",
             cells=tuple(changed),
         )
 
-    def _lifted(
-        self, state: BlockersState, seat: int, cell: Cell, old: str
-    ) -> Judgement[BlockersState]:
+    def _lifted(self, state: BlockersState, seat: int, cell: Cell, old: str) -> Judgement[BlockersState]:
         """A tile taken off: the first half of a capture if the seat to move may make it."""
         where = cell_name(cell)
         capturers = [c for c in self.colours_left(state, seat) if c != old[0]]
@@ -569,8 +541,7 @@ class BlockersEngine(Engine[BlockersState, Placement]):
             )
         if colour not in self.seat_colours[seat]:
             return (
-                f"it is {self.seat_text(seat)}'s turn, but a {self.colour_name(colour)} tile "
-                f"was put on {where}",
+                f"it is {self.seat_text(seat)}'s turn, but a {self.colour_name(colour)} tile was put on {where}",
                 here,
             )
         k = self.colour_index[colour]
@@ -591,21 +562,18 @@ class BlockersEngine(Engine[BlockersState, Placement]):
         if old != EMPTY:
             if old[0] == colour:
                 return (
-                    f"{move.tile} was put on {where} over {old}: a tile never captures "
-                    "its own colour",
+                    f"{move.tile} was put on {where} over {old}: a tile never captures its own colour",
                     here,
                 )
             if capture_splits(state.board, cell):
                 group = sorted(group_of(state.board, cell) - {cell})
                 return (
-                    f"capturing {old} on {where} would split its "
-                    f"{self.colour_name(old[0])} group",
+                    f"capturing {old} on {where} would split its {self.colour_name(old[0])} group",
                     (cell, *group),
                 )
         if glyph == UNREAD and not state.available[k] & self.map.fits[cell]:
             return (
-                f"no unplayed {self.colour_name(colour)} tile may go on {where} "
-                f"({self._fits_text(cell)})",
+                f"no unplayed {self.colour_name(colour)} tile may go on {where} ({self._fits_text(cell)})",
                 here,
             )
         return None
@@ -621,9 +589,7 @@ class BlockersEngine(Engine[BlockersState, Placement]):
                 )
         if tile in state.captured_tiles:
             return f"{tile} was captured earlier; each tile exists once", (move.cell,)
-        on_board = sorted(
-            u.cell for u in state.unread if u.colour == move.colour and u.cell is not None
-        )
+        on_board = sorted(u.cell for u in state.unread if u.colour == move.colour and u.cell is not None)
         return (
             f"{tile} must be one of the unread {self.colour_name(move.colour)} tiles "
             f"already played{' (at ' + cell_list(on_board) + ')' if on_board else ''}; "
@@ -669,8 +635,7 @@ class BlockersEngine(Engine[BlockersState, Placement]):
             )
         else:
             verdict = (
-                f"{self._seats_text(winners)} share the win: score {best} and {fewest} tiles "
-                "captured in total each"
+                f"{self._seats_text(winners)} share the win: score {best} and {fewest} tiles captured in total each"
             )
         if any(p < PLACEMENTS_PER_COLOUR for p in state.placed):
             verdict = "no colour can place a tile any more; " + verdict
@@ -717,8 +682,14 @@ def _spec() -> GameSpec:
         place_name=blockers_board.cell_name,
         vision=VisionSpec(
             # "." is the printed board.
-            pieces={"R": (212, 38, 42), "G": (40, 150, 64), "B": (40, 84, 206), "Y": (242, 204, 44),
-                    "V": (132, 60, 172), ".": (226, 214, 186)},
+            pieces={
+                "R": (212, 38, 42),
+                "G": (40, 150, 64),
+                "B": (40, 84, 206),
+                "Y": (242, 204, 44),
+                "V": (132, 60, 172),
+                ".": (226, 214, 186),
+            },
             frame=(30, 92, 92),
             sample=(0.2, 0.34),  # a ring, so the printed glyph in the middle of a tile does not count
             addons=frozenset({GLYPHS}),

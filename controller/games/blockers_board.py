@@ -51,19 +51,14 @@ class BoardMap:
         for i, letter in enumerate(ROW_LETTERS):
             cells_for[letter] = frozenset((i, c) for c in range(SIZE))
         for letter, (band, pos) in self.region_of.items():
-            cells_for[letter] = frozenset(
-                (3 * band + dr, 3 * pos + dc) for dr in range(3) for dc in range(3)
-            )
+            cells_for[letter] = frozenset((3 * band + dr, 3 * pos + dc) for dr in range(3) for dc in range(3))
         cells_for[WILD] = frozenset(ALL_CELLS)
         #: Every cell each glyph may go to, and (sorted, for deterministic scans) as a tuple.
         self.cells_for = cells_for
         self.cells_in_order = {g: tuple(sorted(cs)) for g, cs in cells_for.items()}
         #: The four glyphs that fit each cell: its column digit, row letter, region symbol, wild.
         self.fits: dict[Cell, frozenset[str]] = {
-            (r, c): frozenset(
-                (DIGITS[c], ROW_LETTERS[r], self.symbol_at((r, c)), WILD)
-            )
-            for r, c in ALL_CELLS
+            (r, c): frozenset((DIGITS[c], ROW_LETTERS[r], self.symbol_at((r, c)), WILD)) for r, c in ALL_CELLS
         }
 
     def symbol_at(self, cell: Cell) -> str:
@@ -169,9 +164,7 @@ def parse_row(line: str, cols: int, colours: str, at: str) -> list[str]:
     """One snapshot row of two-character cells (`R5`, `..`) separated by single spaces."""
     tokens = line.split()
     if len(tokens) != cols:
-        raise FormatError(
-            f"expected {cols} cells of two characters separated by spaces, found {len(tokens)}", at
-        )
+        raise FormatError(f"expected {cols} cells of two characters separated by spaces, found {len(tokens)}", at)
     cells = []
     for tok in tokens:
         if tok == "..":

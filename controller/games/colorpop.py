@@ -159,8 +159,7 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
             return SetupCheck(True)
         cells = tuple(sorted(set().union(*big)))
         names = ", ".join(
-            f"{len(g)} {self.profile.classes[board[min(g)[0]][min(g)[1]]]['name']} at {place_name(min(g))}"
-            for g in big
+            f"{len(g)} {self.profile.classes[board[min(g)[0]][min(g)[1]]]['name']} at {place_name(min(g))}" for g in big
         )
         flips = self._fewest_reversals(board)
         if flips is None:
@@ -225,9 +224,7 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
                 continue
             comp_of = {cell: i for i, g in enumerate(comps) for cell in g}
             # X-components each joker touches: including that joker forces them into the move.
-            joker_touch = {
-                j: {comp_of[nb] for nb in neighbours(j, rows, cols) if nb in comp_of} for j in jokers
-            }
+            joker_touch = {j: {comp_of[nb] for nb in neighbours(j, rows, cols) if nb in comp_of} for j in jokers}
             for g in comps:
                 if len(g) >= 2:
                     moves.append(self._move(board, colour, frozenset(g)))
@@ -265,9 +262,7 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
         return False
 
     @staticmethod
-    def _joker_reach(
-        jokers: list[Cell], joker_touch: dict[Cell, set[int]], rows: int, cols: int
-    ) -> list[Cell]:
+    def _joker_reach(jokers: list[Cell], joker_touch: dict[Cell, set[int]], rows: int, cols: int) -> list[Cell]:
         """Jokers that can belong to a group of this colour: those linked to it through jokers."""
         joker_set = set(jokers)
         reach = {j for j in jokers if joker_touch[j]}
@@ -344,7 +339,9 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
             return self._appeared(state, observed, before, after, seat)
         if state.ended:
             return Judgement(
-                "illegal", seat, reason="the game is over: tokens must not be removed any more",
+                "illegal",
+                seat,
+                reason="the game is over: tokens must not be removed any more",
                 cells=tuple(Snapshot(self.game, state.board).changed_cells(snapshot)),
             )
         removed = before - after
@@ -360,9 +357,7 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
                 return Judgement("legal", seat, new, self.describe(state, move), events)
         for move in moves:
             counts = dict(move.counts)
-            if all(counts.get(ch, 0) >= n for ch, n in removed.items()) and _explains(
-                state.board, settled, move.cells
-            ):
+            if all(counts.get(ch, 0) >= n for ch, n in removed.items()) and _explains(state.board, settled, move.cells):
                 return Judgement("pending", seat)
         return self._explain_illegal(state, settled, observed, removed, seat)
 
@@ -394,8 +389,10 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
     ) -> Judgement[ColorpopState]:
         board = state.board
         gone = _removed_cells(board, settled)
-        cells = tuple(sorted(gone)) if gone else tuple(
-            Snapshot(self.game, board).changed_cells(Snapshot(self.game, observed))
+        cells = (
+            tuple(sorted(gone))
+            if gone
+            else tuple(Snapshot(self.game, board).changed_cells(Snapshot(self.game, observed)))
         )
         real = [ch for ch in removed if ch != JOKER]
         total = sum(removed.values())
@@ -527,7 +524,9 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
         units = self._teams()
         if any(self._unit_colours(state, u) is None for u in units):
             return Result(
-                True, None, scores,
+                True,
+                None,
+                scores,
                 "no group is left; reveal the secret colours to rank the players",
             )
         winners = self._rank(state, units, state.removed, by_left=True)
@@ -666,8 +665,7 @@ def _setup_board(engine: ColorpopEngine, rng) -> Snapshot:
     raise RuntimeError("no valid Colorpop setup found")
 
 
-def _partial_boards(engine: ColorpopEngine, state: ColorpopState, before: Snapshot, after: Snapshot,
-                    move: Move):
+def _partial_boards(engine: ColorpopEngine, state: ColorpopState, before: Snapshot, after: Snapshot, move: Move):
     """A group of three or more is taken out token by token, the ones above falling after each."""
     cells = sorted(move.cells)
     if len(cells) >= 3:
@@ -697,8 +695,15 @@ def _spec() -> GameSpec:
         place_name=place_name,
         vision=VisionSpec(
             # "." is the floor of an empty slot.
-            pieces={"G": (40, 160, 70), "Y": (242, 212, 40), "O": (246, 128, 30), "B": (30, 90, 205),
-                    "P": (236, 100, 172), "J": (234, 234, 228), ".": (58, 58, 64)},
+            pieces={
+                "G": (40, 160, 70),
+                "Y": (242, 212, 40),
+                "O": (246, 128, 30),
+                "B": (30, 90, 205),
+                "P": (236, 100, 172),
+                "J": (234, 234, 228),
+                ".": (58, 58, 64),
+            },
             frame=(40, 52, 96),
             sample=(0.0, 0.28),
             calibration=(EMPTY_BOARD, FULL_SETUP),

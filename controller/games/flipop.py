@@ -174,9 +174,7 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         line, _ = self._settle(first, pass_was_free=False)
         return FlipopState((line,))
 
-    def position(
-        self, snapshot: Snapshot, to_move: int = 0, banned: Sequence[tuple[Cell, str]] = ()
-    ) -> FlipopState:
+    def position(self, snapshot: Snapshot, to_move: int = 0, banned: Sequence[tuple[Cell, str]] = ()) -> FlipopState:
         """A mid-game state from a board whose doors were all read (tests, benches, resuming).
 
         `banned` lists (cell, direction) pushes the push-back rule forbids the seat to move.
@@ -407,11 +405,7 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         return None
 
     def _door_differences(self, doors: Doors, seen: Sequence[str]) -> list[tuple[Cell, str, str]]:
-        return [
-            (post, want, got)
-            for post, want, got in zip(POSTS, doors, seen)
-            if got != UNKNOWN_DOOR and got != want
-        ]
+        return [(post, want, got) for post, want, got in zip(POSTS, doors, seen) if got != UNKNOWN_DOOR and got != want]
 
     def _hand_turned(self, line: Line, snapshot: Snapshot, seat: int | None) -> Judgement[FlipopState]:
         diffs = self._door_differences(line.doors, snapshot.doors or ())
@@ -576,9 +570,7 @@ def _spec() -> GameSpec:
         shape=(5, 5),
         letters="WB",
         engine="controller.games.flipop:FlipopEngine",
-        extra_lines=(
-            ExtraLine("doors", "doors", doors_model.parse_doors_line, unknown=doors_model.UNKNOWN_DOOR),
-        ),
+        extra_lines=(ExtraLine("doors", "doors", doors_model.parse_doors_line, unknown=doors_model.UNKNOWN_DOOR),),
         profile_keys={
             "start": text(),
             "exits": mapping({"W": list_of(cell_pair(), min_len=1), "B": list_of(cell_pair(), min_len=1)}),

@@ -286,9 +286,7 @@ class _Chain:
         for cell, ball in self.ball_at.items():
             grid[cell[0]][cell[1]] = self.colours[ball]
             final[ball] = cell
-        displaced = frozenset(
-            (final[ball], d) for ball, dirs in self.moved.items() if ball in final for d in dirs
-        )
+        displaced = frozenset((final[ball], d) for ball, dirs in self.moved.items() if ball in final for d in dirs)
         return PushOutcome(
             balls=tuple(tuple(row) for row in grid),
             doors=tuple(self.doors),
@@ -329,9 +327,7 @@ def push(
     return chain.outcome()
 
 
-def pushable(
-    balls: tuple[tuple[str, ...], ...], doors: tuple[str, ...], colour: str
-) -> list[tuple[Cell, str]]:
+def pushable(balls: tuple[tuple[str, ...], ...], doors: tuple[str, ...], colour: str) -> list[tuple[Cell, str]]:
     """Every (cell, direction) where a ball of `colour` has a wing in front of it to push."""
     wings = wing_map(doors)
     out = []

@@ -263,9 +263,7 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
         placed = state.placed + 1
         if placed == self.total:
             return replace(state, board=_freeze(board), placed=placed, placing=False, to_move=self.setup.first)
-        return replace(
-            state, board=_freeze(board), placed=placed, to_move=(self.setup.first + placed) % self.players
-        )
+        return replace(state, board=_freeze(board), placed=placed, to_move=(self.setup.first + placed) % self.players)
 
     def _moved_positions(self, state: StayAliveState, move: SlideMove) -> tuple[tuple[str, ...], tuple[str, ...]]:
         orange, white = list(state.orange), list(state.white)
@@ -307,9 +305,7 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
         if not alive:
             winners = (seat,)
             gone = [s for s in gone if s != seat]
-            reason = (
-                f"{self.who(seat)} wins: their move took the last marbles of every remaining player"
-            )
+            reason = f"{self.who(seat)} wins: their move took the last marbles of every remaining player"
         elif len(alive) == 1:
             winners = (alive[0],)
             reason = f"{self.who(alive[0])} wins: the last player with marbles on the grid"
@@ -438,10 +434,7 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
                 f"{'them' if many else 'it'} back"
             )
         elif found.appeared:
-            reason = (
-                f"a marble appeared at {_points_text(found.appeared)}; every marble is already "
-                "placed, take it off"
-            )
+            reason = f"a marble appeared at {_points_text(found.appeared)}; every marble is already placed, take it off"
         else:
             return Judgement(
                 "illegal",
@@ -505,18 +498,14 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
             return Judgement(
                 "illegal",
                 seat,
-                reason=f"{len(added)} marbles were placed at once ({_points_text(added)}); "
-                "place one marble per turn",
+                reason=f"{len(added)} marbles were placed at once ({_points_text(added)}); place one marble per turn",
                 cells=cells,
             )
         r, c = added[0]
         colour = snapshot.cells[r][c]
         if colour != self.seats[seat]:
             if colour in self.seat_of:
-                reason = (
-                    f"it is {self.who(seat)}'s turn to place a marble, not "
-                    f"{self.who(self.seat_of[colour])}'s"
-                )
+                reason = f"it is {self.who(seat)}'s turn to place a marble, not {self.who(self.seat_of[colour])}'s"
             else:
                 reason = f"no seat plays the marble colour {colour} in this game"
             return Judgement("illegal", seat, reason=reason, cells=cells)
@@ -524,8 +513,7 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
             return Judgement(
                 "illegal",
                 seat,
-                reason=f"point {r},{c} is open, so a marble put there falls through; place it on a "
-                "closed point",
+                reason=f"point {r},{c} is open, so a marble put there falls through; place it on a closed point",
                 cells=cells,
             )
         move = Placement(r, c)
@@ -627,12 +615,21 @@ def _spec() -> GameSpec:
         engine="controller.games.stay_alive:StayAliveEngine",
         extra_lines=(
             ExtraLine(
-                "orange", "orange", slides_line("orange", along_rows=True), before_grid=True, required=True,
+                "orange",
+                "orange",
+                slides_line("orange", along_rows=True),
+                before_grid=True,
+                required=True,
                 default=lambda rows, cols: ("A",) * rows,
             ),
             ExtraLine(
-                "white", "white", slides_line("white", along_rows=False), before_grid=True, required=True,
-                pad="  ", default=lambda rows, cols: ("A",) * cols,
+                "white",
+                "white",
+                slides_line("white", along_rows=False),
+                before_grid=True,
+                required=True,
+                pad="  ",
+                default=lambda rows, cols: ("A",) * cols,
             ),
         ),
         settings={"two_player_rule": one_of("own_twice", "lift_ban")},
@@ -650,8 +647,15 @@ def _spec() -> GameSpec:
         vision=VisionSpec(
             # An empty closed point shows the orange slide (".o") or the white one (".w"); an open
             # point the dark space under the board.
-            pieces={"R": (204, 34, 44), "G": (40, 160, 72), "B": (40, 76, 206), "Y": (242, 206, 46),
-                    ".o": (236, 122, 36), ".w": (228, 228, 220), "open": (18, 18, 22)},
+            pieces={
+                "R": (204, 34, 44),
+                "G": (40, 160, 72),
+                "B": (40, 76, 206),
+                "Y": (242, 206, 46),
+                ".o": (236, 122, 36),
+                ".w": (228, 228, 220),
+                "open": (18, 18, 22),
+            },
             frame=(46, 82, 162),
             sample=(0.0, 0.23),
             artwork="slide-lattice",

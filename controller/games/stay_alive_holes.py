@@ -65,13 +65,9 @@ class HolePattern:
 
     def __post_init__(self) -> None:
         # Spread every slide's holes onto the 49-point mask once, so `open_mask` is 14 lookups.
-        orange_spread = tuple(
-            tuple(self.orange[r][p] << (r * SIZE) for p in range(3)) for r in range(SIZE)
-        )
+        orange_spread = tuple(tuple(self.orange[r][p] << (r * SIZE) for p in range(3)) for r in range(SIZE))
         white_spread = tuple(
-            tuple(
-                sum(bit(r, c) for r in range(SIZE) if self.white[c][q] >> r & 1) for q in range(3)
-            )
+            tuple(sum(bit(r, c) for r in range(SIZE) if self.white[c][q] >> r & 1) for q in range(3))
             for c in range(SIZE)
         )
         object.__setattr__(self, "_orange_spread", orange_spread)
@@ -81,9 +77,7 @@ class HolePattern:
     @classmethod
     def from_mapping(cls, holes: Mapping[str, Any]) -> HolePattern:
         """From the profile's `holes:` value (already validated by controller.profile)."""
-        orange = tuple(
-            tuple(_bits_of(slide[p]) for p in POSITIONS) for slide in holes["orange"]
-        )
+        orange = tuple(tuple(_bits_of(slide[p]) for p in POSITIONS) for slide in holes["orange"])
         white = tuple(tuple(_bits_of(slide[q]) for q in POSITIONS) for slide in holes["white"])
         return cls(orange=orange, white=white)  # type: ignore[arg-type]
 
@@ -138,12 +132,10 @@ def stand_in_pattern() -> HolePattern:
     one slide opens on average under one point of its line.
     """
     orange = tuple(
-        tuple(sum(1 << c for c in range(SIZE) if (r + c + p) % 3 == 0) for p in range(3))
-        for r in range(SIZE)
+        tuple(sum(1 << c for c in range(SIZE) if (r + c + p) % 3 == 0) for p in range(3)) for r in range(SIZE)
     )
     white = tuple(
-        tuple(sum(1 << r for r in range(SIZE) if (r + 2 * c + q) % 3 == 0) for q in range(3))
-        for c in range(SIZE)
+        tuple(sum(1 << r for r in range(SIZE) if (r + 2 * c + q) % 3 == 0) for q in range(3)) for c in range(SIZE)
     )
     return HolePattern(orange=orange, white=white)  # type: ignore[arg-type]
 
@@ -173,9 +165,7 @@ def slides_line(name: str, along_rows: bool):
         positions = tuple(ch for ch in rest if not ch.isspace())
         size = rows if along_rows else cols
         if len(positions) != size or any(p not in POSITIONS for p in positions):
-            raise FormatError(
-                f"'{name}:' needs {size} slide positions, each A, B or C; got {rest.strip()!r}", at
-            )
+            raise FormatError(f"'{name}:' needs {size} slide positions, each A, B or C; got {rest.strip()!r}", at)
         return positions
 
     return parse

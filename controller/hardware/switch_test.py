@@ -15,8 +15,12 @@ from firmware_bridge.protocol import SLIDE_COUNT
 
 #: The diode matrix of WIRING.md: row lines (and their Pico pins) of the A- and C-switches of the
 #: orange slides (0-6) and of the white slides (7-13); column line K0-K6 is the slide's number in its colour.
-ROW_LINES = {("orange", "A"): ("R0", "GP2"), ("orange", "C"): ("R1", "GP3"),
-             ("white", "A"): ("R2", "GP4"), ("white", "C"): ("R3", "GP5")}
+ROW_LINES = {
+    ("orange", "A"): ("R0", "GP2"),
+    ("orange", "C"): ("R1", "GP3"),
+    ("white", "A"): ("R2", "GP4"),
+    ("white", "C"): ("R3", "GP5"),
+}
 COLUMN_PINS = ("GP6", "GP7", "GP8", "GP9", "GP10", "GP11", "GP12")
 PER_COLOUR = 7
 
@@ -27,8 +31,7 @@ def wires(slide: int) -> str:
     k = slide % PER_COLOUR
     a_row, a_pin = ROW_LINES[(colour, "A")]
     c_row, c_pin = ROW_LINES[(colour, "C")]
-    return (f"A-switch {a_row}({a_pin})-K{k}({COLUMN_PINS[k]}), "
-            f"C-switch {c_row}({c_pin})-K{k}({COLUMN_PINS[k]})")
+    return f"A-switch {a_row}({a_pin})-K{k}({COLUMN_PINS[k]}), C-switch {c_row}({c_pin})-K{k}({COLUMN_PINS[k]})"
 
 
 def default_slide_name(slide: int) -> str:
@@ -72,21 +75,27 @@ class SwitchTest:
             never = len(self.seen[slide]) <= 1
             problems = []
             if self.both[slide]:
-                problems.append(f"{self.slide_name(slide)} reports both switches closed (a stuck switch or a "
-                                f"short): check {wires(slide)}")
+                problems.append(
+                    f"{self.slide_name(slide)} reports both switches closed (a stuck switch or a "
+                    f"short): check {wires(slide)}"
+                )
             elif never and self.states:
-                problems.append(f"{self.slide_name(slide)} never changed since the test started: move it through "
-                                f"A, B and C; if it stays, check {wires(slide)}")
-            slides.append({
-                "slide": slide,
-                "name": self.slide_name(slide),
-                "position": None if slide in faults else positions[slide],
-                "seen": sorted(self.seen[slide]),
-                "never_changed": never,
-                "both_switches": self.both[slide],
-                "wires": wires(slide),
-                "problems": problems,
-            })
+                problems.append(
+                    f"{self.slide_name(slide)} never changed since the test started: move it through "
+                    f"A, B and C; if it stays, check {wires(slide)}"
+                )
+            slides.append(
+                {
+                    "slide": slide,
+                    "name": self.slide_name(slide),
+                    "position": None if slide in faults else positions[slide],
+                    "seen": sorted(self.seen[slide]),
+                    "never_changed": never,
+                    "both_switches": self.both[slide],
+                    "wires": wires(slide),
+                    "problems": problems,
+                }
+            )
         return {
             "link_ok": bool(state is not None and state.link_ok),
             "trouble": getattr(state, "trouble", None),

@@ -119,9 +119,15 @@ class Service:
         from controller.web import WebApp, WebServer
 
         settings = self.config.web
-        app = WebApp(self.loop, sensor=self.sensor, switches=self.switches, pin=settings.pin,
-                     journal_path=self.config.journal, feedback=self.feedback,
-                     config_path=Path(self.config.source) if Path(self.config.source).is_file() else None)
+        app = WebApp(
+            self.loop,
+            sensor=self.sensor,
+            switches=self.switches,
+            pin=settings.pin,
+            journal_path=self.config.journal,
+            feedback=self.feedback,
+            config_path=Path(self.config.source) if Path(self.config.source).is_file() else None,
+        )
         server = WebServer(app, settings.host, settings.port)
         if server.start():
             self.web = server

@@ -25,8 +25,17 @@ from controller.record import setup_from_mapping
 
 GAME_KEYS = ("game", "variant", "players", "first", "seats", "secrets", "targets", "profile")
 SERVICE_KEYS = (
-    "settle_time", "frame_timeout", "journal", "control_socket", "camera", "switches", "gpio", "log",
-    "simulation", "mqtt", "web",
+    "settle_time",
+    "frame_timeout",
+    "journal",
+    "control_socket",
+    "camera",
+    "switches",
+    "gpio",
+    "log",
+    "simulation",
+    "mqtt",
+    "web",
 )
 LOG_LEVELS = ("debug", "info", "warning", "error")
 #: Where systemd's `RuntimeDirectory=referee` puts the socket (the unit in systemd/referee.service).
@@ -262,6 +271,7 @@ def _web_section(web: dict, source: str) -> WebConfig:
     if pin is not None:
         pin = str(pin)
         if not (4 <= len(pin) <= 12 and pin.isdigit()):
-            raise ConfigError("web.pin", f"expected 4 to 12 digits (or null: a random PIN at each start), got {pin!r}",
-                              source)
+            raise ConfigError(
+                "web.pin", f"expected 4 to 12 digits (or null: a random PIN at each start), got {pin!r}", source
+            )
     return WebConfig(enabled=enabled, host=host, port=port, pin=pin)

@@ -176,11 +176,17 @@ class ControlServer:
                 answer = future.result(timeout=self.timeout)  # started: it ends within one frame
         except concurrent.futures.CancelledError:
             self._forget(request_id, future)
-            return {"ok": False, "error": f"the referee did not take up the command within {self.timeout:g} s, "
-                                          "so it was withdrawn and not carried out; is the referee stuck? see its log"}
+            return {
+                "ok": False,
+                "error": f"the referee did not take up the command within {self.timeout:g} s, "
+                "so it was withdrawn and not carried out; is the referee stuck? see its log",
+            }
         except concurrent.futures.TimeoutError:
-            return {"ok": False, "error": "the referee started the command but has not finished it; "
-                                          "ask again with the same id to get its answer"}
+            return {
+                "ok": False,
+                "error": "the referee started the command but has not finished it; "
+                "ask again with the same id to get its answer",
+            }
         except RefereeError as exc:
             return {"ok": False, "error": str(exc)}
         except Exception as exc:  # a bug in a command: say so rather than hang up
@@ -286,9 +292,7 @@ def prepare_folder(folder: Path) -> None:
         if not folder.is_dir():
             folder.mkdir(mode=0o700 if private else 0o750, parents=True)
     except OSError as exc:
-        raise RefereeError(
-            f"cannot create the folder of the control socket {folder}: {exc.strerror or exc}"
-        ) from None
+        raise RefereeError(f"cannot create the folder of the control socket {folder}: {exc.strerror or exc}") from None
     if private:
         info = os.lstat(folder)
         if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:

@@ -279,9 +279,7 @@ class Journal:
             raise JournalDamaged(self.path, f"it was written by a newer referee (journal version {version})")
         wrong = [name for name, columns in TABLES.items() if tables.get(name) != columns]
         if wrong or version not in (0, SCHEMA_VERSION):
-            raise JournalDamaged(
-                self.path, f"it is not a referee journal (its tables are {', '.join(sorted(tables))})"
-            )
+            raise JournalDamaged(self.path, f"it is not a referee journal (its tables are {', '.join(sorted(tables))})")
         if version == 0 and not self.read_only:
             with contextlib.suppress(sqlite3.Error):  # a read-only journal of an older referee: still readable
                 self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -306,7 +304,9 @@ class Journal:
         if self._pending:
             log.error(
                 "the journal %s could not be written before stopping: %d entries are lost (%s)",
-                self.path, len(self._pending), self.problem,
+                self.path,
+                len(self._pending),
+                self.problem,
             )
         self._close_quietly()
 
@@ -480,7 +480,9 @@ class Journal:
         if problem != self.problem:
             log.warning(
                 "%s (%s: %s); the verdicts are kept in memory and written once it works again",
-                problem, self.path, exc,
+                problem,
+                self.path,
+                exc,
             )
         self.problem = problem
 
@@ -521,13 +523,17 @@ class Journal:
         events = [(sql, p) for sql, p in self._pending if sql.startswith("INSERT INTO events")]
         rows: list[tuple[str, tuple]] = []
         for game in sorted(self._games.values(), key=lambda g: g.id):
-            rows.append((
-                "INSERT INTO games (id, setup, started_at, closed_at, closed_why) VALUES (?, ?, ?, ?, ?)",
-                (game.id, game.setup, game.started_at, game.closed_at, game.closed_why),
-            ))
+            rows.append(
+                (
+                    "INSERT INTO games (id, setup, started_at, closed_at, closed_why) VALUES (?, ?, ?, ?, ?)",
+                    (game.id, game.setup, game.started_at, game.closed_at, game.closed_why),
+                )
+            )
             rows.extend(
-                ("INSERT INTO entries (game_id, seq, kind, payload, verdict, at) VALUES (?, ?, ?, ?, ?, ?)",
-                 (game.id, *entry))
+                (
+                    "INSERT INTO entries (game_id, seq, kind, payload, verdict, at) VALUES (?, ?, ?, ?, ?, ?)",
+                    (game.id, *entry),
+                )
                 for entry in game.entries
             )
         self._pending = rows + events

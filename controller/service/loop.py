@@ -580,5 +580,3 @@ def run_realtime(
             stop.wait(delay)
         else:
             next_at = time.monotonic()  # fell behind (slow reading): do not try to catch up
-
-

@@ -216,8 +216,7 @@ def open_journal(path: str | Path, keys: dict[str, Any], setup: GameSetup, wall_
     journal = Journal(path, wall_clock)
     session, how = GameSession.open(journal, keys, setup)
     said = (
-        f"the journal {path} could not be read ({why}); it was moved aside to {aside} "
-        "and a fresh journal was started"
+        f"the journal {path} could not be read ({why}); it was moved aside to {aside} and a fresh journal was started"
     )
     return Opened(journal, session, how, said)
 

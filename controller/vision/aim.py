@@ -106,15 +106,23 @@ class AimAdvice:
         """What a page draws over the picture, in the picture's pixels: each marker's outline (as found,
         else where the homography puts it), the homography itself (the page projects the lattice with it)
         and the lattice's corner points."""
-        expected = project(self.homography, geom.marker_corners().reshape(-1, 2)).reshape(4, 4, 2) \
-            if self.homography is not None else None
+        expected = (
+            project(self.homography, geom.marker_corners().reshape(-1, 2)).reshape(4, 4, 2)
+            if self.homography is not None
+            else None
+        )
         markers = []
         for k, name in enumerate(CORNER_NAMES):
             quad = self.marker_quads.get(name)
             if quad is None and expected is not None and self.placed_by == "markers":
                 quad = expected[k]
-            markers.append({"corner": name, "found": name in self.marker_quads,
-                            "quad": None if quad is None else np.round(quad, 1).tolist()})
+            markers.append(
+                {
+                    "corner": name,
+                    "found": name in self.marker_quads,
+                    "quad": None if quad is None else np.round(quad, 1).tolist(),
+                }
+            )
         h = self.homography
         return {
             "size": list(self.size),
@@ -227,8 +235,9 @@ def _focus(geom: LatticeGeometry, gray: np.ndarray, h: np.ndarray, ids: list[int
         variance = float(lap[inside].var())
         # contrast: the marker's ink against its paper, both measured in the picture
         bits, edge_sides = _marker_pattern(geom, mid, 48)
-        warp = cv2.getPerspectiveTransform(np.float32([[0, 0], [47, 0], [47, 47], [0, 47]]),
-                                           project(h, board_corners[k]).astype(np.float32))
+        warp = cv2.getPerspectiveTransform(
+            np.float32([[0, 0], [47, 0], [47, 47], [0, 47]]), project(h, board_corners[k]).astype(np.float32)
+        )
         ink_px = project(warp, np.argwhere(bits == 0)[::7, ::-1].astype(np.float64))
         xs = np.clip(np.rint(ink_px[:, 0]).astype(int), 0, gray.shape[1] - 1)
         ys = np.clip(np.rint(ink_px[:, 1]).astype(int), 0, gray.shape[0] - 1)
@@ -263,7 +272,7 @@ def row_names(place_name: Callable[[tuple[int, int]], str], rows: int, cols: int
         out = []
         for row in names:
             part = take(row)
-            part = part[len(shared):] if part.startswith(shared) else part[: len(part) - len(shared)]
+            part = part[len(shared) :] if part.startswith(shared) else part[: len(part) - len(shared)]
             out.append(part.strip(" ,()-:"))
         if all(out) and len(set(out)) == rows:
             return out
@@ -277,16 +286,15 @@ def _glare(geom: LatticeGeometry, gray: np.ndarray, h: np.ndarray) -> list[tuple
     hh = int(round((geom.rows) * PPP))
     to_rect = np.array([[PPP, 0, -x0 * PPP - 0.5], [0, PPP, -y0 * PPP - 0.5], [0, 0, 1]], np.float64)
     clipped = (gray >= CLIPPED_WHITE).astype(np.uint8) * 255
-    rect = cv2.warpPerspective(clipped, to_rect @ np.linalg.inv(h), (w, hh), flags=cv2.INTER_NEAREST,
-                               borderValue=0)
+    rect = cv2.warpPerspective(clipped, to_rect @ np.linalg.inv(h), (w, hh), flags=cv2.INTER_NEAREST, borderValue=0)
     r = PLACE_RADIUS * PPP
-    yy, xx = np.mgrid[-int(r): int(r) + 1, -int(r): int(r) + 1]
+    yy, xx = np.mgrid[-int(r) : int(r) + 1, -int(r) : int(r) + 1]
     disc = (xx**2 + yy**2) <= r * r
     out = []
     for row in range(geom.rows):
         for col in range(geom.cols):
             cx, cy = int(round((col - x0) * PPP - 0.5)), int(round((row - y0) * PPP - 0.5))
-            patch = rect[max(0, cy - int(r)): cy + int(r) + 1, max(0, cx - int(r)): cx + int(r) + 1]
+            patch = rect[max(0, cy - int(r)) : cy + int(r) + 1, max(0, cx - int(r)) : cx + int(r) + 1]
             if patch.shape != disc.shape:
                 continue
             if (patch[disc] > 0).mean() >= GLARE_SHARE:
@@ -296,8 +304,7 @@ def _glare(geom: LatticeGeometry, gray: np.ndarray, h: np.ndarray) -> list[tuple
 
 def _glare_line(places: list[tuple[int, int]], place_name, rows: int, cols: int) -> str:
     names = row_names(place_name, rows, cols) if place_name is not None else None
-    spots = ", ".join(place_name(c) if place_name is not None else f"row {c[0] + 1} column {c[1] + 1}"
-                      for c in places)
+    spots = ", ".join(place_name(c) if place_name is not None else f"row {c[0] + 1} column {c[1] + 1}" for c in places)
     if names is None:
         return f"glare on {spots}: move the lamp or tilt the camera"
     glare_rows = sorted({r for r, _ in places})
@@ -322,7 +329,8 @@ def aim_advice(
     found = _find_markers(geom, gray)
     missing = [k for k, mid in enumerate(geom.marker_ids) if mid not in found]
     advice = AimAdvice(
-        lines=[], ok=False,
+        lines=[],
+        ok=False,
         markers_found=[CORNER_NAMES[k] for k, mid in enumerate(geom.marker_ids) if mid in found],
         markers_missing=[CORNER_NAMES[k] for k in missing],
         marker_quads={CORNER_NAMES[k]: found[mid] for k, mid in enumerate(geom.marker_ids) if mid in found},
@@ -347,8 +355,9 @@ def aim_advice(
         area = area_mask.astype(bool) if area_mask.sum() >= 100 else np.ones(gray.shape, bool)
     elif h is None:
         if found:
-            advice.lines.append(f"only the {advice.markers_found[0]} marker found: is the board in the camera's "
-                                "view, lit and in focus?")
+            advice.lines.append(
+                f"only the {advice.markers_found[0]} marker found: is the board in the camera's view, lit and in focus?"
+            )
         else:
             advice.lines.append("no board marker found: is the board in the camera's view, lit and in focus?")
         area = np.ones(gray.shape, bool)
@@ -363,8 +372,10 @@ def aim_advice(
             advice.lines.append("the board is small in the picture: move the camera closer (or zoom in)")
         if not moves and missing:
             where = _and(advice.markers_missing)
-            advice.lines.append(f"the {where} marker{'s' if len(missing) > 1 else ''} not found: "
-                                "is something covering it, or is it in shadow?")
+            advice.lines.append(
+                f"the {where} marker{'s' if len(missing) > 1 else ''} not found: "
+                "is something covering it, or is it in shadow?"
+            )
         area_mask = np.zeros(gray.shape, np.uint8)
         cv2.fillConvexPoly(area_mask, np.rint(project(h, _board_outline(geom))).astype(np.int32), 1)
         area = area_mask.astype(bool)
@@ -388,8 +399,10 @@ def aim_advice(
             sigma, marker_variance = focus
             advice.measures.update(blur_px=sigma, marker_laplacian_variance=marker_variance)
             if sigma > SHARP_SIGMA:
-                advice.lines.append(f"out of focus (edges blurred over about {sigma:.1f} pixels): "
-                                    "turn the camera's focus ring or clean the lens")
+                advice.lines.append(
+                    f"out of focus (edges blurred over about {sigma:.1f} pixels): "
+                    "turn the camera's focus ring or clean the lens"
+                )
         if white <= TOO_MANY_CLIPPED:
             advice.glare_places = _glare(geom, gray, h)
             if advice.glare_places:

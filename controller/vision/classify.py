@@ -92,8 +92,14 @@ class Decision:
 class ClassModel:
     """Nearest-class decisions with a confidence per place."""
 
-    def __init__(self, refs: list[ClassRef], max_distance: float | None = None, min_margin: float = 0.3,
-                 floor: np.ndarray | None = None, pair_margins: dict[tuple[str, str], float] | None = None):
+    def __init__(
+        self,
+        refs: list[ClassRef],
+        max_distance: float | None = None,
+        min_margin: float = 0.3,
+        floor: np.ndarray | None = None,
+        pair_margins: dict[tuple[str, str], float] | None = None,
+    ):
         if not refs:
             raise ConfigError("vision.classes", "at least one class reference is needed")
         self.refs = refs
@@ -102,8 +108,9 @@ class ClassModel:
         self.min_margin = min_margin
         #: (letter read, rival letter) -> the margin that place must exceed (see `decide_distances`)
         self.pair_margins = dict(pair_margins or {})
-        self.floor = np.asarray(MIN_VAR if floor is None and dims == 3 else
-                                np.zeros(dims) if floor is None else floor, np.float64)
+        self.floor = np.asarray(
+            MIN_VAR if floor is None and dims == 3 else np.zeros(dims) if floor is None else floor, np.float64
+        )
         self._prepare()
 
     def _prepare(self) -> None:
@@ -115,8 +122,9 @@ class ClassModel:
         self.inv = np.stack(covs)
         meanings = [r.meaning() for r in self.refs]
         self.same = np.array([[a == b for b in meanings] for a in meanings])
-        self.pair_need = np.array([[self.pair_margins.get((a.letter, b.letter), -np.inf) for b in self.refs]
-                                   for a in self.refs])
+        self.pair_need = np.array(
+            [[self.pair_margins.get((a.letter, b.letter), -np.inf) for b in self.refs] for a in self.refs]
+        )
 
     def distances(self, feats: np.ndarray) -> np.ndarray:
         """(N, K) Mahalanobis distances."""
@@ -162,8 +170,7 @@ class ClassModel:
     # ------------------------------------------------------------------ learning and storage
 
     @staticmethod
-    def fit_ref(key: str, letter: str, samples: np.ndarray, shading: np.ndarray,
-                open_: bool = False) -> ClassRef:
+    def fit_ref(key: str, letter: str, samples: np.ndarray, shading: np.ndarray, open_: bool = False) -> ClassRef:
         """A reference from samples: a robust centre, and the samples' spread widened by half of
         `shading` (the default spread), since one calibration picture cannot show every light
         the board will be seen in."""
@@ -177,8 +184,9 @@ class ClassModel:
         return ClassRef(key, letter, mean, cov, open_)
 
     @staticmethod
-    def learn_looks(samples: np.ndarray, labels: list[str], place: np.ndarray | None = None,
-                    floor: np.ndarray | None = None) -> list[ClassRef]:
+    def learn_looks(
+        samples: np.ndarray, labels: list[str], place: np.ndarray | None = None, floor: np.ndarray | None = None
+    ) -> list[ClassRef]:
         """Looks of every label from labelled samples (N, D), e.g. the places of one picture.
 
         `place` numbers the place each sample came from (several samples of one place, taken a
@@ -207,8 +215,7 @@ class ClassModel:
             cov = np.cov(x[idx].T) if len(idx) > 1 else np.zeros((dims, dims))
             stats.append((letter, x[idx].mean(axis=0), np.atleast_2d(cov), n))
         weight = sum(max(n - 1, 0) for *_, n in stats)
-        pooled = (sum(max(n - 1, 0) * c for _, _, c, n in stats) / weight if weight
-                  else np.zeros((dims, dims)))
+        pooled = sum(max(n - 1, 0) * c for _, _, c, n in stats) / weight if weight else np.zeros((dims, dims))
         refs = []
         count: dict[str, int] = {}
         for letter, mean, cov, n in stats:
@@ -223,8 +230,7 @@ class ClassModel:
         """This model with the references of the same keys replaced (others kept)."""
         new = {r.key: r for r in refs}
         kept = [new.pop(r.key, r) for r in self.refs]
-        return ClassModel(kept + list(new.values()), self.max_distance, self.min_margin, self.floor,
-                          self.pair_margins)
+        return ClassModel(kept + list(new.values()), self.max_distance, self.min_margin, self.floor, self.pair_margins)
 
     def to_yaml(self) -> dict:
         return {
@@ -237,9 +243,15 @@ class ClassModel:
                 }
                 for r in self.refs
             },
-            "sure": {"max_distance": self.max_distance, "min_margin": self.min_margin,
-                     **({"pair_margins": [[a, b, round(float(m), 5)] for (a, b), m in
-                                          sorted(self.pair_margins.items())]} if self.pair_margins else {})},
+            "sure": {
+                "max_distance": self.max_distance,
+                "min_margin": self.min_margin,
+                **(
+                    {"pair_margins": [[a, b, round(float(m), 5)] for (a, b), m in sorted(self.pair_margins.items())]}
+                    if self.pair_margins
+                    else {}
+                ),
+            },
         }
 
     @classmethod
@@ -270,19 +282,25 @@ class ClassModel:
             raise ConfigError(f"{path}.sure", "expected a mapping with max_distance and min_margin")
         unknown = set(sure) - {"max_distance", "min_margin", "pair_margins"}
         if unknown:
-            raise ConfigError(f"{path}.sure.{sorted(unknown)[0]}",
-                              "unknown key; known: max_distance, min_margin, pair_margins")
+            raise ConfigError(
+                f"{path}.sure.{sorted(unknown)[0]}", "unknown key; known: max_distance, min_margin, pair_margins"
+            )
         max_d = sure.get("max_distance", open_set_distance(dims))
         min_m = sure.get("min_margin", 0.3)
         for name, v in (("max_distance", max_d), ("min_margin", min_m)):
             if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
                 raise ConfigError(f"{path}.sure.{name}", f"expected a positive number, got {v!r}")
-        return cls(refs, float(max_d), float(min_m), pair_margins=_pair_margins(sure.get("pair_margins", []),
-                                                                                f"{path}.sure.pair_margins"))
+        return cls(
+            refs,
+            float(max_d),
+            float(min_m),
+            pair_margins=_pair_margins(sure.get("pair_margins", []), f"{path}.sure.pair_margins"),
+        )
 
 
-def _split(x: np.ndarray, place: np.ndarray, idx: np.ndarray, floor_cov: np.ndarray,
-           limit: float, depth: int = 0) -> list[np.ndarray]:
+def _split(
+    x: np.ndarray, place: np.ndarray, idx: np.ndarray, floor_cov: np.ndarray, limit: float, depth: int = 0
+) -> list[np.ndarray]:
     """`idx` in one group, or split in two (2-means over whole places) when the halves are
     further apart than `limit` in their pooled covariance; each half needs two places."""
     places = np.unique(place[idx])
@@ -323,9 +341,14 @@ def _pair_margins(value, path: str) -> dict[tuple[str, str], float]:
         raise ConfigError(path, "expected a list of [letter, rival letter, margin]")
     out = {}
     for item in value:
-        if (not isinstance(item, list) or len(item) != 3
-                or not all(isinstance(x, str) and len(x) == 1 for x in item[:2])
-                or isinstance(item[2], bool) or not isinstance(item[2], (int, float)) or not 0 <= item[2] < 1):
+        if (
+            not isinstance(item, list)
+            or len(item) != 3
+            or not all(isinstance(x, str) and len(x) == 1 for x in item[:2])
+            or isinstance(item[2], bool)
+            or not isinstance(item[2], (int, float))
+            or not 0 <= item[2] < 1
+        ):
             raise ConfigError(path, f"expected [letter, rival letter, margin from 0 to 1], got {item!r}")
         out[(item[0], item[1])] = float(item[2])
     return out

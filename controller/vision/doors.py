@@ -113,8 +113,7 @@ def default_model(floor: tuple[int, int, int] | None = None) -> ClassModel:
     cov = np.diag(np.array(DEFAULT_SIGMA) ** 2)
     metal = 0.8 * (_f(looks.METAL) - floor)
     groove = 0.5 * (_f(looks.GROOVE) - floor)
-    return ClassModel([ClassRef("wing", PRESENT, metal, cov.copy()),
-                       ClassRef("bare", ABSENT, groove, cov.copy())])
+    return ClassModel([ClassRef("wing", PRESENT, metal, cov.copy()), ClassRef("bare", ABSENT, groove, cov.copy())])
 
 
 def model_from_settings(settings: dict, floor: tuple[int, int, int] | None = None) -> ClassModel:
@@ -161,8 +160,9 @@ class DoorSampler:
             self._map = pts.reshape(1, -1, 2).astype(np.float32)
             self._h = h.copy()
         m = self._map
-        vals = cv2.remap(frame, m[..., 0], m[..., 1], cv2.INTER_LINEAR,
-                         borderMode=cv2.BORDER_REPLICATE)[0].astype(np.float32)
+        vals = cv2.remap(frame, m[..., 0], m[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)[0].astype(
+            np.float32
+        )
         k = self.n * 4 * self.n_strip
         return vals[:k].reshape(self.n, 4, self.n_strip, 3), vals[k:].reshape(self.n, self.n_ref, 3)
 
@@ -178,8 +178,9 @@ def _hide_glare(vals: np.ndarray, white: np.ndarray | None) -> np.ndarray:
     return out
 
 
-def door_features(sampler: DoorSampler, frame: np.ndarray, h: np.ndarray,
-                  white: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def door_features(
+    sampler: DoorSampler, frame: np.ndarray, h: np.ndarray, white: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """(features (P, 4, 3), fraction of each strip seen (P, 4)). `white` is the paper white at
     each post (P, 3, grey levels) when known; features are in white-normalised colour space."""
     strips, refs = sampler.sample(frame, h)
@@ -187,15 +188,20 @@ def door_features(sampler: DoorSampler, frame: np.ndarray, h: np.ndarray,
     ws = None if white is None else np.repeat(white[:, None, :], 4, axis=1)
     smed, used = masked_median(_hide_glare(strips, ws).reshape(p * 4, s, 3))
     rmed, _ = masked_median(_hide_glare(refs, white))
-    norm = np.asarray(white if white is not None else np.array(looks.PAPER[::-1]) * np.ones((p, 3)),
-                      np.float64)
+    norm = np.asarray(white if white is not None else np.array(looks.PAPER[::-1]) * np.ones((p, 3)), np.float64)
     fs = colour_features(smed / np.repeat(norm, 4, axis=0)).reshape(p, 4, 3)
     fr = colour_features(rmed / norm)
     return fs - fr[:, None, :], used.reshape(p, 4)
 
 
-def read_doors(model: ClassModel, shapes: list[frozenset[str]], sampler: DoorSampler,
-               frame: np.ndarray, h: np.ndarray, white: np.ndarray | None = None) -> DoorReading:
+def read_doors(
+    model: ClassModel,
+    shapes: list[frozenset[str]],
+    sampler: DoorSampler,
+    frame: np.ndarray,
+    h: np.ndarray,
+    white: np.ndarray | None = None,
+) -> DoorReading:
     """Every post's door, or `?` where a half-edge is unsure or the wings make no door the
     post can have."""
     feats, used = door_features(sampler, frame, h, white)

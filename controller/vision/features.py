@@ -48,7 +48,10 @@ class Rectifier:
         """The rectified image, given the board-to-image homography `h`."""
         m = h @ self.to_board()
         return cv2.warpPerspective(
-            frame, m, self.size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            frame,
+            m,
+            self.size,
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
             borderMode=cv2.BORDER_REPLICATE,
         )
 

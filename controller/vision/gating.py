@@ -30,8 +30,7 @@ class GateResult:
 class MotionGate:
     """Cheap still-picture detector on a downscaled grey copy of each frame."""
 
-    def __init__(self, settle: int = 3, threshold: float = 6.0, min_fraction: float = 0.002,
-                 width: int = 80) -> None:
+    def __init__(self, settle: int = 3, threshold: float = 6.0, min_fraction: float = 0.002, width: int = 80) -> None:
         self.settle = settle
         self.threshold = threshold
         self.min_fraction = min_fraction

@@ -128,9 +128,7 @@ def check_corners(arr: np.ndarray, image_size: tuple[int, int] | None = None) ->
         raise CornersError("the corners are too close together to hold a lattice")
     if image_size is not None:
         w, h = image_size
-        if (arr[:, 0] < -0.5).any() or (arr[:, 1] < -0.5).any() or (arr[:, 0] > w).any() or (
-            arr[:, 1] > h
-        ).any():
+        if (arr[:, 0] < -0.5).any() or (arr[:, 1] < -0.5).any() or (arr[:, 0] > w).any() or (arr[:, 1] > h).any():
             raise CornersError(f"a corner lies outside the {w}x{h} image")
 
 
@@ -252,8 +250,7 @@ class MarkerLocaliser:
         gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         scale = 2 if gray.shape[1] >= 960 else 1
         small = (
-            cv2.resize(gray, (gray.shape[1] // scale, gray.shape[0] // scale),
-                       interpolation=cv2.INTER_AREA)
+            cv2.resize(gray, (gray.shape[1] // scale, gray.shape[0] // scale), interpolation=cv2.INTER_AREA)
             if scale > 1
             else gray
         )
@@ -337,7 +334,5 @@ class MarkerCheck:
         yo = np.clip(np.rint(pout[:, 1]), 0, hgt - 1).astype(int)
         vin = gray[yi, xi].astype(np.int16).reshape(n, k)
         vout = gray[yo, xo].astype(np.int16).reshape(n, k)
-        inside = (
-            (pin[:, 0] >= 0) & (pin[:, 0] < wid) & (pin[:, 1] >= 0) & (pin[:, 1] < hgt)
-        ).reshape(n, k)
+        inside = ((pin[:, 0] >= 0) & (pin[:, 0] < wid) & (pin[:, 1] >= 0) & (pin[:, 1] < hgt)).reshape(n, k)
         return vin, vout, inside

@@ -169,8 +169,7 @@ class GlyphReading:
 # --------------------------------------------------------------------------- patches
 
 
-def _image_points(h: np.ndarray, centres: np.ndarray, grid: np.ndarray = GRID
-                  ) -> tuple[np.ndarray, np.ndarray]:
+def _image_points(h: np.ndarray, centres: np.ndarray, grid: np.ndarray = GRID) -> tuple[np.ndarray, np.ndarray]:
     """Image x and y (N, K) float32 of every patch pixel around board points `centres`.
 
     The homography is applied by hand rather than by cv2.perspectiveTransform on N*K points: its
@@ -191,8 +190,7 @@ def _image_points(h: np.ndarray, centres: np.ndarray, grid: np.ndarray = GRID
     return x.astype(np.float32), y.astype(np.float32)
 
 
-def _remap_maps(h: np.ndarray, centres: np.ndarray, grid: np.ndarray = GRID
-                ) -> tuple[np.ndarray, np.ndarray]:
+def _remap_maps(h: np.ndarray, centres: np.ndarray, grid: np.ndarray = GRID) -> tuple[np.ndarray, np.ndarray]:
     """`_image_points` as cv2.remap's fixed-point maps (cv2.convertMaps to CV_16SC2): bilinear
     remapping converts float maps to this form anyway, block by block; handing it over converted
     saves that work and reads half the memory."""
@@ -220,8 +218,9 @@ class _PointsCache:
 _POINTS = _PointsCache()
 
 
-def _sample_planes(frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
-                   cache: _PointsCache | None = None, grid: np.ndarray = GRID) -> list[np.ndarray]:
+def _sample_planes(
+    frame: np.ndarray, h: np.ndarray, centres: np.ndarray, cache: _PointsCache | None = None, grid: np.ndarray = GRID
+) -> list[np.ndarray]:
     """The patches around `centres` as float32 (N, K) planes, one per colour channel: one
     cv2.remap for all tiles, and planes rather than (N, K, 3) because every later step works
     channel by channel (reductions over a last axis of 3 are slow in numpy)."""
@@ -236,8 +235,9 @@ def _sample_planes(frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
     return [p.reshape(n, -1).astype(np.float32) for p in cv2.split(out)]
 
 
-def sample_patches(frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
-                   shifts: np.ndarray | None = None) -> np.ndarray:
+def sample_patches(
+    frame: np.ndarray, h: np.ndarray, centres: np.ndarray, shifts: np.ndarray | None = None
+) -> np.ndarray:
     """(N, K, 3) float32 pixels of the patches around board points `centres` (moved by `shifts`
     pitches), bilinear from the frame through the board-to-image homography `h`."""
     centres = np.asarray(centres, np.float64).reshape(-1, 2)
@@ -246,8 +246,7 @@ def sample_patches(frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
     return np.stack(_sample_planes(frame, h, centres), axis=-1)
 
 
-def normalise(pix: np.ndarray, white: np.ndarray | None = None
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def normalise(pix: np.ndarray, white: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Colour patches (N, K, 3) -> (ink in [0, 1] (N, K), usable mask (N, K), contrast (N,)).
 
     `white` (N, 3) is the white paper's colour at each patch (grey levels), when known: no
@@ -261,8 +260,9 @@ def normalise(pix: np.ndarray, white: np.ndarray | None = None
     return _normalise_planes([np.ascontiguousarray(pix[..., c]) for c in range(3)], white)
 
 
-def _normalise_planes(planes: list[np.ndarray], white: np.ndarray | None = None,
-                      axis: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _normalise_planes(
+    planes: list[np.ndarray], white: np.ndarray | None = None, axis: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """`normalise` on (N, K) colour planes (`axis`: see `_ink`)."""
     ink, usable, contrast, _ = _ink(planes, white, SUPPORT, axis)
     ink *= SUPPORT
@@ -282,9 +282,13 @@ def _dilate_rows(marks: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return grown[:, :side].reshape(len(rows), -1).astype(np.float32)
 
 
-def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray,
-         axis: np.ndarray | None = None, brightness: np.ndarray | None = None
-         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _ink(
+    planes: list[np.ndarray],
+    white: np.ndarray | None,
+    disc: np.ndarray,
+    axis: np.ndarray | None = None,
+    brightness: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(ink, usable, contrast, axis) of (N, side*side) colour planes, the tile's statistics taken
     over `disc`; `axis` (N, 3) is each tile's main colour axis, found here unless given (from
     another sampling of the same tiles: the same tile and print in the same light have the same
@@ -335,7 +339,7 @@ def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray,
             mean[hit, c] = np.einsum("nk,nk->n", lit_hit, p[hit])
     mean /= cnt[:, None]
     if axis is None:
-        centred = [p - mean[:, c:c + 1] for c, p in enumerate(planes)]
+        centred = [p - mean[:, c : c + 1] for c, p in enumerate(planes)]
         masked = [c * disc for c in centred]
         if len(hit):
             for m, c in zip(masked, centred):
@@ -380,8 +384,9 @@ def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray,
     # under the brightness test and clips nothing, and only the chroma shows it is not print.
     clipped = clips[0] | clips[1]
     clipped |= clips[2]
-    ink, usable = _glared_ink(planes, tile, print_ if white is None else white, by_brightness,
-                              disc, hit, glared, clipped)
+    ink, usable = _glared_ink(
+        planes, tile, print_ if white is None else white, by_brightness, disc, hit, glared, clipped
+    )
     np.clip(ink, 0, 1, out=ink)
     if usable is None:
         usable = np.ones_like(ink)
@@ -390,9 +395,16 @@ def _ink(planes: list[np.ndarray], white: np.ndarray | None, disc: np.ndarray,
     return ink, usable, level.astype(np.float32), axis
 
 
-def _glared_ink(planes: list[np.ndarray], tile: np.ndarray, paper: np.ndarray,
-                by_brightness: np.ndarray, disc: np.ndarray, hit: np.ndarray, glared: np.ndarray | None,
-                clipped: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+def _glared_ink(
+    planes: list[np.ndarray],
+    tile: np.ndarray,
+    paper: np.ndarray,
+    by_brightness: np.ndarray,
+    disc: np.ndarray,
+    hit: np.ndarray,
+    glared: np.ndarray | None,
+    clipped: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray | None]:
     """(ink, usable) of every tile, glared or not (see `_ink`): `tile` and `paper` (N, 3) are the
     colours of each tile and of white paper there; the pixels clear of flagged glare are those of
     `disc` but, on the rows `hit`, where `glared` (those rows' glare and a rim around it) is set;
@@ -437,9 +449,9 @@ def _glared_ink(planes: list[np.ndarray], tile: np.ndarray, paper: np.ndarray,
             row_of[hit] = np.arange(len(hit))
             some = np.flatnonzero(row_of[tiles] >= 0)
             near_glare[some] = glared[row_of[tiles[some]], pixels[some]] > 0
-        ink.ravel()[flat] = np.where(in_disc[pixels] & ~near_glare,
-                                     np.minimum(by_brightness.ravel().take(flat), level + CHROMA_SLACK),
-                                     level)
+        ink.ravel()[flat] = np.where(
+            in_disc[pixels] & ~near_glare, np.minimum(by_brightness.ravel().take(flat), level + CHROMA_SLACK), level
+        )
         # Left out: what the model cannot read where there is glare (flagged, or needed to fit).
         unread = np.zeros_like(clipped)
         unread[tiles, pixels] = (spread > MAX_INK_SPREAD) & (near_glare | (glare > MIN_GLARE))
@@ -450,8 +462,7 @@ def _glared_ink(planes: list[np.ndarray], tile: np.ndarray, paper: np.ndarray,
     return ink, usable
 
 
-def _censored_ink(obs: np.ndarray, tile: np.ndarray, print_: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _censored_ink(obs: np.ndarray, tile: np.ndarray, print_: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Ink level, how uncertain it is and the glare that fits it, (P,) each, of pixels with a
     clipped channel: `obs` (P, 3) their colours, `tile` and `print_` (P, 3) the colours of their
     tile and its print.
@@ -593,8 +604,10 @@ def check_settings(data: object, path: str = "vision.glyphs") -> dict[str, np.nd
             raise ConfigError(f"{path}.templates.{g}", f"not a glyph; glyphs are {GLYPHS}")
         out[g] = decode_image(text, f"{path}.templates.{g}")
     sure = data.get("sure", {})
-    if not isinstance(sure, dict) or set(sure) - {"min_score", "min_ratio"} or not all(
-        isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 10 for v in sure.values()
+    if (
+        not isinstance(sure, dict)
+        or set(sure) - {"min_score", "min_ratio"}
+        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 10 for v in sure.values())
     ):
         raise ConfigError(f"{path}.sure", "expected min_score (0-1) and min_ratio (above 1), numbers")
     return out
@@ -606,15 +619,19 @@ def check_settings(data: object, path: str = "vision.glyphs") -> dict[str, np.nd
 class GlyphModel:
     """Templates of the 28 glyphs at every angle of `ANGLES`, and the decision with a margin."""
 
-    def __init__(self, images: dict[str, np.ndarray] | None = None,
-                 min_score: float = MIN_SCORE, min_ratio: float = MIN_RATIO) -> None:
+    def __init__(
+        self, images: dict[str, np.ndarray] | None = None, min_score: float = MIN_SCORE, min_ratio: float = MIN_RATIO
+    ) -> None:
         images = images or {}
         drawn = _default_turns()
         self.glyphs = GLYPHS
         self.min_score = min_score
         self.min_ratio = min_ratio
-        self.templates = np.concatenate([  # (G*A, K)
-            centred_turns(images[g]) if g in images else drawn[g] for g in GLYPHS])
+        self.templates = np.concatenate(
+            [  # (G*A, K)
+                centred_turns(images[g]) if g in images else drawn[g] for g in GLYPHS
+            ]
+        )
         t = self.templates
         self.t2 = t * t
         self._full_st = SUPPORT @ t.T
@@ -631,8 +648,7 @@ class GlyphModel:
             return _default_model()
         images = check_settings(data)
         sure = data.get("sure", {})
-        return cls(images, float(sure.get("min_score", MIN_SCORE)),
-                   float(sure.get("min_ratio", MIN_RATIO)))
+        return cls(images, float(sure.get("min_score", MIN_SCORE)), float(sure.get("min_ratio", MIN_RATIO)))
 
     def scores(self, ink: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """(N, G) best normalised cross-correlation of each glyph over its angles."""
@@ -663,20 +679,27 @@ class GlyphModel:
         cols = np.flatnonzero(unseen.any(axis=0))  # the pixels some patch does not fully see
         if len(cols):
             lost = unseen[:, cols] @ self._disc_t_both[cols]  # a whole patch's rows lose exactly 0
-            st, stt = st - lost[:, :len(st[0])], stt - lost[:, len(st[0]):]
+            st, stt = st - lost[:, : len(st[0])], stt - lost[:, len(st[0]) :]
         return self._ncc(svt, sv, svv, st, stt, cnt).reshape(len(ink), len(GLYPHS), len(ANGLES))
 
     @staticmethod
-    def _ncc(svt: np.ndarray, sv: np.ndarray, svv: np.ndarray, st: np.ndarray, stt: np.ndarray,
-             cnt: np.ndarray) -> np.ndarray:
+    def _ncc(
+        svt: np.ndarray, sv: np.ndarray, svv: np.ndarray, st: np.ndarray, stt: np.ndarray, cnt: np.ndarray
+    ) -> np.ndarray:
         """Normalised cross-correlation from the sums over the seen pixels of ink x template, ink,
         ink squared, template, template squared, and their count."""
         num = svt - sv * st / cnt
         den = np.sqrt(np.maximum(svv - sv * sv / cnt, 1e-6) * np.maximum(stt - st * st / cnt, 1e-6))
         return num / den
 
-    def decide(self, ink: np.ndarray, mask: np.ndarray, contrast: np.ndarray,
-               scores: np.ndarray | None = None, hidden: np.ndarray | None = None) -> GlyphReading:
+    def decide(
+        self,
+        ink: np.ndarray,
+        mask: np.ndarray,
+        contrast: np.ndarray,
+        scores: np.ndarray | None = None,
+        hidden: np.ndarray | None = None,
+    ) -> GlyphReading:
         """The glyph of each patch, sure or not; `scores` are its `_scores` and `hidden` (bool) which
         patches are partly hidden (mask not the whole disc), when already known."""
         if scores is not None:
@@ -691,8 +714,9 @@ class GlyphModel:
         best, second = s[rows, order[:, 0]], s[rows, order[:, 1]]
         seen = mask.sum(axis=1) / _SUPPORT_SUM
         ratio = (1 - second) / np.maximum(1 - best, 1e-6)
-        sure = ((best >= self.min_score) & (ratio >= self.min_ratio)
-                & (seen >= 1 - MAX_GLARE) & (contrast >= MIN_CONTRAST))
+        sure = (
+            (best >= self.min_score) & (ratio >= self.min_ratio) & (seen >= 1 - MAX_GLARE) & (contrast >= MIN_CONTRAST)
+        )
         if hidden is None:
             hidden = np.any(mask != SUPPORT[None, :], axis=1)
         hidden = np.flatnonzero(sure & hidden)
@@ -703,8 +727,7 @@ class GlyphModel:
         glyphs = [GLYPHS[o] if ok else "?" for o, ok in zip(order[:, 0], sure)]
         return GlyphReading(glyphs, sure, best, second)
 
-    def _tells_apart(self, ink: np.ndarray, mask: np.ndarray, score: np.ndarray,
-                     turn: np.ndarray) -> bool:
+    def _tells_apart(self, ink: np.ndarray, mask: np.ndarray, score: np.ndarray, turn: np.ndarray) -> bool:
         """Whether a partly hidden tile's visible pixels tell its best glyph from every close
         rival. Hiding part of a glyph can leave what another glyph also shows (a 3 in an 8 with
         one side hidden), and the score over the visible pixels cannot see what was lost; so on
@@ -771,8 +794,9 @@ def _print_white(brightness: np.ndarray, centres: np.ndarray, white: np.ndarray)
     return white * gain[:, None]
 
 
-def centred_patches(frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
-                    white: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def centred_patches(
+    frame: np.ndarray, h: np.ndarray, centres: np.ndarray, white: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Normalised patches re-sampled around each tile's ink centre: (ink, mask, contrast).
 
     The second sampling is exact (bilinear from the frame at the shifted points), not a shift of
@@ -780,9 +804,14 @@ def centred_patches(frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
     return _centred(frame, h, centres, white)[0]
 
 
-def _centred(frame: np.ndarray, h: np.ndarray, centres: np.ndarray, white: np.ndarray | None,
-             planes: list[np.ndarray] | None = None, brightness: np.ndarray | None = None
-             ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, np.ndarray | None, np.ndarray]:
+def _centred(
+    frame: np.ndarray,
+    h: np.ndarray,
+    centres: np.ndarray,
+    white: np.ndarray | None,
+    planes: list[np.ndarray] | None = None,
+    brightness: np.ndarray | None = None,
+) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, np.ndarray | None, np.ndarray]:
     """`centred_patches`, with the board points they were sampled around, the paper white at
     each tile as raised by `print_white` (None without a white) and each tile's main colour
     axis (from the first sampling; the re-centred patches are read with it, see `_ink`).
@@ -799,8 +828,9 @@ def _centred(frame: np.ndarray, h: np.ndarray, centres: np.ndarray, white: np.nd
     return _normalise_planes(_sample_planes(frame, h, centres), white, axis), centres, white, axis
 
 
-def _best_shifts(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
-                 white: np.ndarray | None, axis: np.ndarray) -> GlyphReading:
+def _best_shifts(
+    model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np.ndarray, white: np.ndarray | None, axis: np.ndarray
+) -> GlyphReading:
     """The decision on each tile at the shift (up to `SHIFT_RADIUS` patch pixels either way of
     `centres`) where its best glyph fits best. One wider patch is sampled and read per tile (along
     its main colour `axis`, see `_ink`) and every shifted patch cut from it: the ink of a pixel
@@ -851,8 +881,9 @@ class GlyphMemory:
     def forget(self) -> None:
         self.key, self.tiles = None, {}
 
-    def recall(self, h: np.ndarray, centres: np.ndarray, brightness: np.ndarray
-               ) -> list[tuple[str, bool, float, float] | None]:
+    def recall(
+        self, h: np.ndarray, centres: np.ndarray, brightness: np.ndarray
+    ) -> list[tuple[str, bool, float, float] | None]:
         if self.key != np.asarray(h, np.float64).tobytes():
             self.forget()
             return [None] * len(centres)
@@ -865,15 +896,20 @@ class GlyphMemory:
                 out.append(None)
         return out
 
-    def store(self, h: np.ndarray, centres: np.ndarray, brightness: np.ndarray,
-              reading: GlyphReading) -> None:
+    def store(self, h: np.ndarray, centres: np.ndarray, brightness: np.ndarray, reading: GlyphReading) -> None:
         self.key = np.asarray(h, np.float64).tobytes()
         # tolist() gives the same Python floats and bools as converting element by element, faster.
-        self.tiles = {(c[0], c[1]): (now, g, ok, b, s)
-                      for c, now, g, ok, b, s in zip(np.asarray(centres, np.float64).tolist(), brightness,
-                                                      reading.glyphs, np.asarray(reading.sure, bool).tolist(),
-                                                      np.asarray(reading.best).tolist(),
-                                                      np.asarray(reading.second).tolist())}
+        self.tiles = {
+            (c[0], c[1]): (now, g, ok, b, s)
+            for c, now, g, ok, b, s in zip(
+                np.asarray(centres, np.float64).tolist(),
+                brightness,
+                reading.glyphs,
+                np.asarray(reading.sure, bool).tolist(),
+                np.asarray(reading.best).tolist(),
+                np.asarray(reading.second).tolist(),
+            )
+        }
 
 
 def _same_patch(before: np.ndarray, now: np.ndarray) -> bool:
@@ -881,8 +917,14 @@ def _same_patch(before: np.ndarray, now: np.ndarray) -> bool:
     return float(changed.mean()) <= UNCHANGED_PIXELS
 
 
-def read_glyphs(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
-                white: np.ndarray | None = None, memory: GlyphMemory | None = None) -> GlyphReading:
+def read_glyphs(
+    model: GlyphModel,
+    frame: np.ndarray,
+    h: np.ndarray,
+    centres: np.ndarray,
+    white: np.ndarray | None = None,
+    memory: GlyphMemory | None = None,
+) -> GlyphReading:
     """The glyph of the tile at each board point `centres` (N, 2) of the frame; `white` is the
     paper white at each point (N, 3 grey levels) when the caller knows it. With a `memory`,
     tiles that look as they did at the last reading keep it."""
@@ -911,8 +953,15 @@ def read_glyphs(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np
     return reading
 
 
-def _read(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np.ndarray,
-          planes: list[np.ndarray], white: np.ndarray | None, brightness: np.ndarray) -> GlyphReading:
+def _read(
+    model: GlyphModel,
+    frame: np.ndarray,
+    h: np.ndarray,
+    centres: np.ndarray,
+    planes: list[np.ndarray],
+    white: np.ndarray | None,
+    brightness: np.ndarray,
+) -> GlyphReading:
     """`read_glyphs` of tiles whose patches around `centres` are `planes` (their sum
     `brightness`), white raised."""
     (ink, mask, contrast), centred, white, axis = _centred(frame, h, centres, white, planes, brightness)
@@ -922,6 +971,7 @@ def _read(model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np.ndarr
     if len(whole):
         reading.put(whole, model.decide(ink[whole], mask[whole], contrast[whole], hidden=hidden[whole]))
     if len(some):
-        reading.put(some, _best_shifts(model, frame, h, centred[some],
-                                       None if white is None else white[some], axis[some]))
+        reading.put(
+            some, _best_shifts(model, frame, h, centred[some], None if white is None else white[some], axis[some])
+        )
     return reading

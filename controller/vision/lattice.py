@@ -138,12 +138,10 @@ def parse_labels(text: str, size: tuple[int, int], where: str = "labels") -> lis
         tokens = line.split()
         cells = tokens if all(len(t) == 1 for t in tokens) else [ch for ch in line if ch != " "]
         if len(cells) != cols:
-            raise FormatError(f"expected {cols} labels, found {len(cells)} in {line!r}",
-                              f"{where}, line {number}")
+            raise FormatError(f"expected {cols} labels, found {len(cells)} in {line!r}", f"{where}, line {number}")
         grid.append(cells)
     if len(grid) != rows:
-        raise FormatError(f"expected {rows} lines of labels for a {rows}x{cols} lattice, "
-                          f"found {len(grid)}", where)
+        raise FormatError(f"expected {rows} lines of labels for a {rows}x{cols} lattice, found {len(grid)}", where)
     return grid
 
 
@@ -168,8 +166,9 @@ def _rectified_log(image: np.ndarray, size: tuple[int, int], corners: np.ndarray
     check_corners(corners, (image.shape[1], image.shape[0]))
     if image.ndim == 2:
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    pitch = max(np.linalg.norm(corners[1] - corners[0]) / (cols - 1),
-                np.linalg.norm(corners[3] - corners[0]) / (rows - 1))
+    pitch = max(
+        np.linalg.norm(corners[1] - corners[0]) / (cols - 1), np.linalg.norm(corners[3] - corners[0]) / (rows - 1)
+    )
     pad = 1.5 * pitch
     x0 = int(max(0, np.floor(corners[:, 0].min() - pad)))
     y0 = int(max(0, np.floor(corners[:, 1].min() - pad)))
@@ -250,8 +249,7 @@ def _illumination(logimg: np.ndarray, size: tuple[int, int]) -> _Light:
     resid = vals - a @ coef
     kept = resid[~rejected]
     board = (np.cov(kept.T) if len(kept) > 3 else np.zeros((3, 3))) + np.eye(3) * FLOOR**2
-    return _Light(coef, quadratic, resid.reshape(rows + 1, cols + 1, 3), rejected.reshape(rows + 1, cols + 1),
-                  board)
+    return _Light(coef, quadratic, resid.reshape(rows + 1, cols + 1, 3), rejected.reshape(rows + 1, cols + 1), board)
 
 
 @dataclass
@@ -297,8 +295,7 @@ def describe(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> D
     owned = _footprints(covered, light_fit, standing.reshape(rows, cols), colour, away.reshape(rows, cols, 2))
     unexplained = (covered & ~owned).astype(int)
     around = unexplained[:-1, :-1] + unexplained[:-1, 1:] + unexplained[1:, :-1] + unexplained[1:, 1:]
-    return Described(feats, light, (around >= HIDDEN_AROUND).ravel(),
-                     _flatness(logimg, points, light_fit.rejected))
+    return Described(feats, light, (around >= HIDDEN_AROUND).ravel(), _flatness(logimg, points, light_fit.rejected))
 
 
 def _local_light(light_fit: _Light) -> np.ndarray:
@@ -360,8 +357,9 @@ def _shadowed(light_fit: _Light) -> np.ndarray:
     return np.einsum("...i,ij,...j->...", d, inv, d) <= open_set_distance(3) ** 2
 
 
-def _footprints(rejected: np.ndarray, light_fit: _Light, standing: np.ndarray, colour: np.ndarray,
-                away: np.ndarray) -> np.ndarray:
+def _footprints(
+    rejected: np.ndarray, light_fit: _Light, standing: np.ndarray, colour: np.ndarray, away: np.ndarray
+) -> np.ndarray:
     """Which rejected between points ((rows+1, cols+1) bools) pieces' footprints explain.
 
     The rejected points fall into groups that touch (corners of one place). A group is a set of
@@ -391,9 +389,13 @@ def _footprints(rejected: np.ndarray, light_fit: _Light, standing: np.ndarray, c
             near = []
             for r, c in ((i - 1, j - 1), (i - 1, j), (i, j - 1), (i, j)):
                 # (j - c - 0.5, i - r - 0.5): the corner's offset (x, y) from the place's point
-                if (0 <= r < rows and 0 <= c < cols and standing[r, c]
-                        and (j - c - 0.5) * away[r, c, 0] + (i - r - 0.5) * away[r, c, 1] > 0
-                        and _part_of(light_fit.resid[i, j], colour[r, c], board_inv)):
+                if (
+                    0 <= r < rows
+                    and 0 <= c < cols
+                    and standing[r, c]
+                    and (j - c - 0.5) * away[r, c, 0] + (i - r - 0.5) * away[r, c, 1] > 0
+                    and _part_of(light_fit.resid[i, j], colour[r, c], board_inv)
+                ):
                     near.append((r, c))
             owners.append(near)
         if _every_point_owned(owners):
@@ -516,14 +518,16 @@ class LatticeModel:
         return sorted({r.letter for r in self.classes.refs})
 
     def to_json(self) -> str:
-        return json.dumps({
-            "kind": "referee-lattice-model",
-            "version": MODEL_VERSION,
-            "size": list(self.size),
-            "floor": [round(float(v), 7) for v in self.classes.floor],
-            **self.classes.to_yaml(),
-            **({"flat": self.flat.to_yaml()} if self.flat is not None else {}),
-        })
+        return json.dumps(
+            {
+                "kind": "referee-lattice-model",
+                "version": MODEL_VERSION,
+                "size": list(self.size),
+                "floor": [round(float(v), 7) for v in self.classes.floor],
+                **self.classes.to_yaml(),
+                **({"flat": self.flat.to_yaml()} if self.flat is not None else {}),
+            }
+        )
 
     @classmethod
     def load(cls, path: str | Path) -> LatticeModel:
@@ -541,24 +545,24 @@ class LatticeModel:
             raise RefereeError(
                 f"{path} is a lattice model of version {version}, but this referee reads version "
                 f"{MODEL_VERSION} (a place's flatness compared with the corners of its cell that show the "
-                f"board); learn it again with 'referee lattice learn'")
+                f"board); learn it again with 'referee lattice learn'"
+            )
         try:
             size = (int(data["size"][0]), int(data["size"][1]))
             floor = np.array(data["floor"], np.float64)
             if floor.shape != (N_FEATURES,) or not np.all(floor >= 0):
                 raise ValueError
             classes = ClassModel.from_yaml(data, path="model", dims=N_FEATURES)
-            flat = (ClassModel.from_yaml(data["flat"], path="model.flat", dims=N_FLAT) if "flat" in data
-                    else None)
+            flat = ClassModel.from_yaml(data["flat"], path="model.flat", dims=N_FLAT) if "flat" in data else None
         except ConfigError as exc:
             raise RefereeError(f"{path}: the lattice model is damaged ({exc}); learn it again") from None
         except (KeyError, TypeError, ValueError, IndexError):
             raise RefereeError(f"{path}: the lattice model is damaged; learn it again") from None
-        classes = ClassModel(classes.refs, classes.max_distance, classes.min_margin, floor,
-                             classes.pair_margins)
+        classes = ClassModel(classes.refs, classes.max_distance, classes.min_margin, floor, classes.pair_margins)
         if flat is not None:
-            flat = ClassModel(flat.refs, flat.max_distance, flat.min_margin, np.full(N_FLAT, FLOOR**2),
-                              flat.pair_margins)
+            flat = ClassModel(
+                flat.refs, flat.max_distance, flat.min_margin, np.full(N_FLAT, FLOOR**2), flat.pair_margins
+            )
         return cls(size, classes, flat)
 
     def distances(self, feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -588,8 +592,9 @@ class LatticeModel:
         s = np.minimum(b / (a + 1 / FLOOR**2), 0.0)
         return np.sqrt(np.maximum(d2 - 2 * s * b + s * s * (a + 1 / FLOOR**2), 0.0))
 
-    def read(self, feats: np.ndarray, hidden: np.ndarray | None = None,
-             flat: np.ndarray | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
+    def read(
+        self, feats: np.ndarray, hidden: np.ndarray | None = None, flat: np.ndarray | None = None
+    ) -> tuple[list[str], np.ndarray, np.ndarray]:
         """Each place's label, whether it is sure and a confidence in [0, 1], from (shifts, N, F)
         features; `hidden` places (see `describe`) are never sure.
 
@@ -604,8 +609,9 @@ class LatticeModel:
         sure = np.array([w == "" for w in why], bool)
         return letters, sure, np.where(sure, confidence, 0.0)
 
-    def judge(self, feats: np.ndarray, hidden: np.ndarray | None = None,
-              flat: np.ndarray | None = None) -> tuple[list[str], list[str], np.ndarray]:
+    def judge(
+        self, feats: np.ndarray, hidden: np.ndarray | None = None, flat: np.ndarray | None = None
+    ) -> tuple[list[str], list[str], np.ndarray]:
         """As `read`, with why each place is unsure instead of whether it is sure:
 
         * "" sure; "hidden": the board hidden around it (see `describe`);
@@ -646,13 +652,17 @@ class LatticeModel:
             shifted = self._decide_offset(feats)[2]
             own_empty, own_piece = self._own_flatness(flat, letters, why, visible)
             letters, by_parity, not_board = self._by_parity(shifted, flat, letters, why, dist, own_empty)
-            letters, by_split, split_agrees = self._by_split(feats, shifted, flat, letters, why, visible,
-                                                             own_piece)
+            letters, by_split, split_agrees = self._by_split(feats, shifted, flat, letters, why, visible, own_piece)
             letters, by_flatness, confirmed = self._with_flatness(letters, why, flat, not_board)
             letters, by_both, both_agree = self._by_own_board(shifted, flat, letters, why, dist, visible)
             by_flatness = by_flatness | by_parity | by_split | by_both
-            confirmed = confirmed | by_split | split_agrees | (own_empty & (np.array(letters) == EMPTY)) | (
-                by_both | both_agree)
+            confirmed = (
+                confirmed
+                | by_split
+                | split_agrees
+                | (own_empty & (np.array(letters) == EMPTY))
+                | (by_both | both_agree)
+            )
         why[~visible] = "hidden"
         # Places made sure by their flatness alone say nothing of whether the looks explain the
         # picture. When they do not, a place read surely empty keeps that reading if its flatness
@@ -663,8 +673,15 @@ class LatticeModel:
             why[(why == "") & ~confirmed] = "picture"
         return letters, [str(w) for w in why], dec.confidence
 
-    def _by_picture_groups(self, feats: np.ndarray, visible: np.ndarray, dec: Decision, why: np.ndarray,
-                           best: np.ndarray, flat: np.ndarray | None = None) -> np.ndarray:
+    def _by_picture_groups(
+        self,
+        feats: np.ndarray,
+        visible: np.ndarray,
+        dec: Decision,
+        why: np.ndarray,
+        best: np.ndarray,
+        flat: np.ndarray | None = None,
+    ) -> np.ndarray:
         """Read the visible places unsure by "margin", "pair" or "far" by the picture's own groups
         (`_picture_groups`) where those read them surely; `dec` (letters, confidence) and `why` are
         changed in place, and the (N,) look of every place is returned.
@@ -754,8 +771,7 @@ class LatticeModel:
                 break
         return model.classes.decide_distances(dist), dist
 
-    def _lightness_far(self, feats: np.ndarray, flat: np.ndarray, letters: list[str],
-                       why: np.ndarray) -> list[str]:
+    def _lightness_far(self, feats: np.ndarray, flat: np.ndarray, letters: list[str], why: np.ndarray) -> list[str]:
         """Read the places far from every look (`why` "far", changed in place to "" where read) by
         their lightness alone, where the flatness agrees.
 
@@ -798,9 +814,15 @@ class LatticeModel:
         lightness = ClassModel(c.refs, open_set_distance(4), c.min_margin, c.floor, c.pair_margins)
         return lightness.decide_distances(np.min(dist, axis=0))
 
-    def _by_parity(self, shifted: np.ndarray, flat: np.ndarray, letters: list[str], why: np.ndarray,
-                   dist: np.ndarray,
-                   own_empty: np.ndarray | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
+    def _by_parity(
+        self,
+        shifted: np.ndarray,
+        flat: np.ndarray,
+        letters: list[str],
+        why: np.ndarray,
+        dist: np.ndarray,
+        own_empty: np.ndarray | None = None,
+    ) -> tuple[list[str], np.ndarray, np.ndarray]:
         """Read empty the places the flatness surely reads empty while the looks lean to a piece,
         where their colour is that of the picture's other flat places of the same parity, and as
         pieces the places both lean to a piece, where unlike those; say which places were so read
@@ -860,14 +882,19 @@ class LatticeModel:
             # margins): a piece whose top covers its cell, not the board.
             opposite = (d_empty - d_piece) / np.maximum(d_empty, 1e-9)
             need = np.array([c.pair_margins.get((c.refs[k].letter, EMPTY), -np.inf) for k in rival])
-            unlike = enough & surely_piece[here] & (d_empty > c.max_distance) & (opposite >= c.min_margin) & (
-                opposite > need) & (np.array(letters)[here] == letter_of[rival])
+            unlike = (
+                enough
+                & surely_piece[here]
+                & (d_empty > c.max_distance)
+                & (opposite >= c.min_margin)
+                & (opposite > need)
+                & (np.array(letters)[here] == letter_of[rival])
+            )
             not_board[here[unlike]] = True
         # A place both readings lean to a piece (the flatness nearest a piece, the looks unsure)
         # reads the piece its looks are nearest when nearer it than its parity's empty look in
         # this picture and every look of another piece by the model's margins.
-        leaning = (np.array(fdec.letters) != EMPTY) & np.isin(why, ["margin", "pair", "far"]) & (
-            np.array(out) != EMPTY)
+        leaning = (np.array(fdec.letters) != EMPTY) & np.isin(why, ["margin", "pair", "far"]) & (np.array(out) != EMPTY)
         piece_of = letter_of[pieces]
         for q in (0, 1):
             here = np.flatnonzero(leaning & (parity == q))
@@ -888,9 +915,16 @@ class LatticeModel:
                 why[i], out[i], made[i] = "", str(letter), True
         return out, made, not_board
 
-    def _by_split(self, feats: np.ndarray, shifted: np.ndarray, flat: np.ndarray, letters: list[str],
-                  why: np.ndarray, visible: np.ndarray,
-                  own_piece: np.ndarray | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
+    def _by_split(
+        self,
+        feats: np.ndarray,
+        shifted: np.ndarray,
+        flat: np.ndarray,
+        letters: list[str],
+        why: np.ndarray,
+        visible: np.ndarray,
+        own_piece: np.ndarray | None = None,
+    ) -> tuple[list[str], np.ndarray, np.ndarray]:
         """Read the pieces of one picture by splitting them in two by lightness, within each parity
         of the lattice; say which places were so read (`why` "margin", "pair" or "far" changed in
         place to "") and which places read surely the split confirms.
@@ -924,8 +958,9 @@ class LatticeModel:
         proj[0, 0:3] = proj[1, 3:6] = 1 / 3
         proj[2, 6] = proj[3, 7] = 1
         letter_of = np.array([r.letter for r in c.refs])
-        kinds = sorted({str(x) for x in letter_of if x != EMPTY},
-                       key=lambda k: float((c.means[letter_of == k] @ proj.T).mean()))
+        kinds = sorted(
+            {str(x) for x in letter_of if x != EMPTY}, key=lambda k: float((c.means[letter_of == k] @ proj.T).mean())
+        )
         if n_places != rows * cols or len(kinds) != 2:
             return letters, made, agrees
         fdec = self.flat.decide(flat)
@@ -977,8 +1012,9 @@ class LatticeModel:
                     agrees[i] = True
         return out, made, agrees
 
-    def _own_flatness(self, flat: np.ndarray, letters: list[str], why: np.ndarray,
-                      visible: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _own_flatness(
+        self, flat: np.ndarray, letters: list[str], why: np.ndarray, visible: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(N,) places the picture's own flat board reads surely empty, and (N,) places it reads as
         pieces: the flatness (`_flatness`) against the empty look of the place's parity in this
         picture.
@@ -1027,8 +1063,15 @@ class LatticeModel:
             own_empty[here] = enough & (d_empty <= limit) & (margin >= f.min_margin) & (margin > need)
         return own_empty, own_piece
 
-    def _by_own_board(self, shifted: np.ndarray, flat: np.ndarray, letters: list[str], why: np.ndarray,
-                      dist: np.ndarray, visible: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
+    def _by_own_board(
+        self,
+        shifted: np.ndarray,
+        flat: np.ndarray,
+        letters: list[str],
+        why: np.ndarray,
+        dist: np.ndarray,
+        visible: np.ndarray,
+    ) -> tuple[list[str], np.ndarray, np.ndarray]:
         """Read empty the places whose looks and flatness together are those of their parity's bare
         board in this picture; say which places were so read (`why` "margin", "pair" or "far"
         changed in place to "") and which places read empty this reading confirms.
@@ -1062,8 +1105,12 @@ class LatticeModel:
         letter_of = np.array([r.letter for r in c.refs])
         flat_of = np.array([r.letter for r in f.refs])
         kinds = sorted({str(k) for k in letter_of if k != EMPTY})
-        if (n_places != rows * cols or not kinds or not np.any(letter_of == EMPTY)
-                or not set(kinds) <= {str(k) for k in flat_of}):
+        if (
+            n_places != rows * cols
+            or not kinds
+            or not np.any(letter_of == EMPTY)
+            or not set(kinds) <= {str(k) for k in flat_of}
+        ):
             return letters, made, agrees
         fdec = f.decide(flat)
         flat_empty = fdec.sure & (np.array(fdec.letters) == EMPTY)
@@ -1072,8 +1119,11 @@ class LatticeModel:
         parity = _parity(n_places, cols)
         fdist = f.distances(flat)
         flat_read = np.array(fdec.letters)
-        asked = visible & (np.isin(why, ["margin", "pair"]) | ((why == "") & (read_as == EMPTY))
-                           | (surely_piece & ~(fdec.sure & (flat_read == read_as))))
+        asked = visible & (
+            np.isin(why, ["margin", "pair"])
+            | ((why == "") & (read_as == EMPTY))
+            | (surely_piece & ~(fdec.sure & (flat_read == read_as)))
+        )
         limit = open_set_distance(N_FEATURES + N_FLAT)
         out = list(letters)
         for q in (0, 1):
@@ -1092,8 +1142,9 @@ class LatticeModel:
                 seen = surely_piece & visible & (read_as == k) & (flat_read == k) & (parity == q)
                 if seen.sum() >= 2:
                     # This picture's own pieces of this kind on this parity: the nearer rival.
-                    k_looks = np.minimum(k_looks, self._parity_distances(
-                        shifted[0, seen], shifted[:, here], seen[here], None, True)[0])
+                    k_looks = np.minimum(
+                        k_looks, self._parity_distances(shifted[0, seen], shifted[:, here], seen[here], None, True)[0]
+                    )
                     k_flat = np.minimum(k_flat, self._parity_distances(flat[seen], flat[here], seen[here], f, True)[0])
                 d_k = np.sqrt(k_looks**2 + k_flat**2)
                 margin = (d_k - d_empty) / np.maximum(d_k, 1e-9)
@@ -1121,8 +1172,14 @@ class LatticeModel:
         need = max([f.pair_margins.get((str(k), EMPTY), -np.inf) for k in set(letter_of) - {EMPTY}])
         return (d_piece <= f.max_distance) & (margin >= f.min_margin) & (margin > need)
 
-    def _parity_distances(self, population: np.ndarray, samples: np.ndarray, inside: np.ndarray,
-                          classes: ClassModel | None = None, pieces: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    def _parity_distances(
+        self,
+        population: np.ndarray,
+        samples: np.ndarray,
+        inside: np.ndarray,
+        classes: ClassModel | None = None,
+        pieces: bool = False,
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(m,) Mahalanobis distance of each of m places to its parity's look in this picture
         (`_parity_looks`, the place left out where it is one of `population`), and (m,) whether
         that look had two places or more. `samples` is (m, F), or (shifts, m, F) for the looks'
@@ -1134,9 +1191,14 @@ class LatticeModel:
         d2 = np.einsum("...ni,nij,...nj->...n", y, inv, y)
         return np.sqrt(d2.min(axis=0) if samples.ndim == 3 else d2), enough
 
-    def _parity_looks(self, population: np.ndarray, x: np.ndarray, inside: np.ndarray,
-                      classes: ClassModel | None = None,
-                      pieces: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _parity_looks(
+        self,
+        population: np.ndarray,
+        x: np.ndarray,
+        inside: np.ndarray,
+        classes: ClassModel | None = None,
+        pieces: bool = False,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The empty look of one parity in one picture for each of m places `x` (m, F), from the
         features `population` (n, F) of that parity's flat places, each place left out of it
         where it is one of them (`inside`, (m,) bools): the mean, and the inverse of the spread
@@ -1160,15 +1222,17 @@ class LatticeModel:
         away = x - centre
         mean = np.where(inside[:, None], centre + (centre - x) / np.maximum(n - 1, 1), centre)
         scatters = scatter[None] - np.where(inside, n / max(n - 1, 1), 0.0)[:, None, None] * np.einsum(
-            "mi,mj->mij", away, away)
+            "mi,mj->mij", away, away
+        )
         enough = count >= 2
         own = scatters / np.maximum(count - 1, 1)[:, None, None]
         k = count[:, None, None]
         cov = (k * own + dims * prior) / (k + dims) * (1 + 1 / np.maximum(k, 1)) + np.diag(c.floor)
         return mean, np.linalg.inv(cov), enough
 
-    def _with_flatness(self, letters: list[str], why: np.ndarray, flat: np.ndarray,
-                       not_board: np.ndarray | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
+    def _with_flatness(
+        self, letters: list[str], why: np.ndarray, flat: np.ndarray, not_board: np.ndarray | None = None
+    ) -> tuple[list[str], np.ndarray, np.ndarray]:
         """Join the flatness reading (`_flatness`, which does not depend on the board) to the
         looks' reading; say which places only the flatness made sure (as empty) and which the two
         readings agree on: read empty with the flatness nearest an empty look too (sure or not), or
@@ -1291,7 +1355,8 @@ class LatticeModel:
         # read at its point it is not surely that label, it may be seeing that neighbour's piece.
         at_point = self.classes.decide_distances(self._distances_to(feats[:1], means)[0])
         towards_same = self._towards_same(dec.letters, pos[np.arange(len(best)), best]) & ~(
-            at_point.sure & (np.array(at_point.letters) == np.array(dec.letters)))
+            at_point.sure & (np.array(at_point.letters) == np.array(dec.letters))
+        )
         for i in np.flatnonzero(dec.sure & ~dec0.sure):
             k = best[i]
             x = feats[pos[i, k], i]
@@ -1327,8 +1392,9 @@ class LatticeModel:
         d = np.stack([self._shaded(f, means) for f in feats])  # (shifts, N, looks)
         return d.min(axis=0), d.argmin(axis=0)
 
-    def _followed(self, feats: np.ndarray, dec: Decision,
-                  dist: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _followed(
+        self, feats: np.ndarray, dec: Decision, dist: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The looks' means in this picture, and the (N, looks) distances and sample positions
         of every place to them.
 
@@ -1388,8 +1454,9 @@ def _split_1d(v: np.ndarray) -> tuple[list[np.ndarray], list[float], float, floa
     return groups, mean, spread, (mean[1] - mean[0]) / spread
 
 
-def learn(samples: list[tuple[np.ndarray, list[list[str]]]], size: tuple[int, int],
-          corners: list[np.ndarray]) -> LatticeModel:
+def learn(
+    samples: list[tuple[np.ndarray, list[list[str]]]], size: tuple[int, int], corners: list[np.ndarray]
+) -> LatticeModel:
     """A model from (image, labels) pairs, each with its own lattice corners: the looks of
     every label (`ClassModel.learn_looks`), every place counted once however many of its
     shifted samples are kept, and the margins a reading needs between two labels
@@ -1408,8 +1475,11 @@ def learn(samples: list[tuple[np.ndarray, list[list[str]]]], size: tuple[int, in
     place = np.concatenate(places)
     model = _fit(feats, labels, place, size)
     pairs = _held_out_margins(feats, labels, place, size)
-    return LatticeModel(model.size, ClassModel(model.classes.refs, floor=model.classes.floor, pair_margins=pairs),
-                        _fit_flat(np.concatenate(flats).astype(np.float64), labels))
+    return LatticeModel(
+        model.size,
+        ClassModel(model.classes.refs, floor=model.classes.floor, pair_margins=pairs),
+        _fit_flat(np.concatenate(flats).astype(np.float64), labels),
+    )
 
 
 def _folds(labels: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -1424,8 +1494,7 @@ def _folds(labels: list[str]) -> tuple[np.ndarray, np.ndarray]:
     return fold, np.array([seen[label] < 2 for label in labels], bool)
 
 
-def _widen(pairs: dict[tuple[str, str], float], read: str, truth: str, rival: str,
-           d1: float, d2: float) -> None:
+def _widen(pairs: dict[tuple[str, str], float], read: str, truth: str, rival: str, d1: float, d2: float) -> None:
     """Record a held-out place of label `truth` read as `read` with `truth` its nearest rival:
     a reading of `read` against `truth` then needs more than this place's margin."""
     if read != truth and np.isfinite(d2) and rival == truth:
@@ -1445,8 +1514,9 @@ def _fit_flat(flat: np.ndarray, labels: list[str]) -> ClassModel:
         keep = (fold != k) | alone
         if not len(out):
             continue
-        held = ClassModel(ClassModel.learn_looks(flat[keep], [c for c, kept in zip(labels, keep) if kept],
-                                                 floor=floor), floor=floor)
+        held = ClassModel(
+            ClassModel.learn_looks(flat[keep], [c for c, kept in zip(labels, keep) if kept], floor=floor), floor=floor
+        )
         dist = held.distances(flat[out])
         best = dist.argmin(axis=1)
         rival = np.where(held.same[best], np.inf, dist)
@@ -1466,8 +1536,9 @@ def _fit(feats: np.ndarray, labels: list[str], place: np.ndarray, size: tuple[in
     return LatticeModel(tuple(size), ClassModel(refs, floor=floor))
 
 
-def _held_out_margins(feats: np.ndarray, labels: list[str], place: np.ndarray,
-                      size: tuple[int, int]) -> dict[tuple[str, str], float]:
+def _held_out_margins(
+    feats: np.ndarray, labels: list[str], place: np.ndarray, size: tuple[int, int]
+) -> dict[tuple[str, str], float]:
     """A cross-validation of the learning pictures: the places are dealt into `FOLDS` parts (each
     label's places in turn, so every part keeps some of every label that has two) and each part
     is read by the model learned without it. Where a place of label B is read as A, the features
@@ -1493,8 +1564,7 @@ def _held_out_margins(feats: np.ndarray, labels: list[str], place: np.ndarray,
     return out
 
 
-def read(model: LatticeModel, image: np.ndarray,
-         corners: np.ndarray) -> tuple[list[list[str]], np.ndarray, np.ndarray]:
+def read(model: LatticeModel, image: np.ndarray, corners: np.ndarray) -> tuple[list[list[str]], np.ndarray, np.ndarray]:
     """The label of every place of a picture (row lists), whether it is sure and a confidence
     ((rows, cols) arrays)."""
     rows, cols = model.size
@@ -1504,5 +1574,15 @@ def read(model: LatticeModel, image: np.ndarray,
     return grid, sure.reshape(rows, cols), conf.reshape(rows, cols)
 
 
-__all__ = ["CornersError", "LatticeModel", "MODEL_VERSION", "illumination", "learn", "load_image",
-           "parse_labels", "parse_size", "place_features", "read"]
+__all__ = [
+    "CornersError",
+    "LatticeModel",
+    "MODEL_VERSION",
+    "illumination",
+    "learn",
+    "load_image",
+    "parse_labels",
+    "parse_size",
+    "place_features",
+    "read",
+]

@@ -20,8 +20,14 @@ PAPER = (236, 236, 232)
 #: piece colours in letter order (the classes of an uncalibrated copy of such a game).
 DEFAULT_BOARD = (226, 214, 186)
 DEFAULT_PIECE_COLOURS = (
-    (212, 38, 42), (40, 84, 206), (40, 150, 64), (242, 204, 44), (132, 60, 172), (36, 36, 42),
-    (246, 128, 30), (236, 100, 172),
+    (212, 38, 42),
+    (40, 84, 206),
+    (40, 150, 64),
+    (242, 204, 44),
+    (132, 60, 172),
+    (36, 36, 42),
+    (246, 128, 30),
+    (236, 100, 172),
 )
 
 _defaults: dict[str, dict[str, tuple[int, int, int]]] = {}

@@ -86,8 +86,11 @@ def vision_settings(profile) -> dict:
         check_settings(data["glyphs"])
     if "white" in data:
         w = data["white"]
-        if not (isinstance(w, list) and len(w) == 3 and all(
-                isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 255 for v in w)):
+        if not (
+            isinstance(w, list)
+            and len(w) == 3
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 255 for v in w)
+        ):
             raise ConfigError("vision.white", "expected three numbers 1-255 (B, G, R of white paper)")
     return data
 
@@ -143,9 +146,7 @@ class BoardReader:
         if corners is None and profile.get("corners") is not None:  # a copy without markers (profile `corners:`)
             corners = np.array(profile.get("corners"), np.float64)
         self.fixed = corners is not None
-        self.h: np.ndarray | None = (
-            homography_from_corners(g, np.asarray(corners, np.float64)) if self.fixed else None
-        )
+        self.h: np.ndarray | None = homography_from_corners(g, np.asarray(corners, np.float64)) if self.fixed else None
         self.localiser = None if self.fixed else MarkerLocaliser(g)
         self.check = MarkerCheck(g)
         self._near: list[tuple[MarkerCheck, np.ndarray]] | None = None  # `_shifted_checks`, made when first needed
@@ -154,9 +155,7 @@ class BoardReader:
         self.rect = Rectifier(x0, y0, x1, y1, PPP)
         shape = self.rect.size[::-1]
         r_in, r_out = self.vision.sample
-        self.places = PatchSampler(
-            self.rect.to_px(g.points()), ring_offsets(r_in * PPP, r_out * PPP), shape
-        )
+        self.places = PatchSampler(self.rect.to_px(g.points()), ring_offsets(r_in * PPP, r_out * PPP), shape)
         # White marker paper: a square band just outside each marker.
         s = g.marker_size
         band = _square_band(0.56 * s * PPP, 0.64 * s * PPP)
@@ -166,9 +165,7 @@ class BoardReader:
         self.ring = PatchSampler(self.rect.to_px(self.ring_pts), ring_offsets(0, 0.18 * PPP), shape)
         self.ring_weights = bilinear_weights(self.ring_pts, g.marker_centres())
         white = self.settings.get("white")
-        self.fixed_white = (
-            np.array(white, np.float64) / 255 if white else np.array(looks.PAPER[::-1]) / 255
-        )
+        self.fixed_white = np.array(white, np.float64) / 255 if white else np.array(looks.PAPER[::-1]) / 255
         self._last: tuple[np.ndarray, list[str], np.ndarray] | None = None
         # Shapes: glyphs per tile (Blockers!), doors per post (Flipop); see glyphs.py, doors.py.
         self.glyph_model = GlyphModel.from_profile(self.settings) if self.reads_glyphs else None
@@ -334,22 +331,19 @@ class BoardReader:
         local = np.tile(white, (len(weights), 1)) if white.ndim == 1 else weights @ white
         return local * 255
 
-    def _glyphs(self, frame: np.ndarray, letters: list[str], sure: np.ndarray,
-                white: np.ndarray) -> dict[int, str]:
+    def _glyphs(self, frame: np.ndarray, letters: list[str], sure: np.ndarray, white: np.ndarray) -> dict[int, str]:
         """The glyph (or '?') of every place holding a surely read tile."""
         tiles = [i for i, letter in enumerate(letters) if sure[i] and letter != EMPTY]
         if not tiles:
             return {}
         local = self._local_white(white, self.paper_weights[tiles])
-        res = read_glyphs(self.glyph_model, frame, self.h, self.geom.points()[tiles], local,
-                          self.glyph_memory)
+        res = read_glyphs(self.glyph_model, frame, self.h, self.geom.points()[tiles], local, self.glyph_memory)
         return dict(zip(tiles, res.glyphs))
 
     def read_doors(self, frame: np.ndarray, white: np.ndarray) -> tuple[str, ...]:
         """The door tokens (one per post) of a frame whose homography is known ('?' where unsure)."""
         local = self._local_white(white, self.post_weights)
-        return read_doors(self.door_model, self.door_shapes, self.door_sampler, frame, self.h,
-                          local).doors
+        return read_doors(self.door_model, self.door_shapes, self.door_sampler, frame, self.h, local).doors
 
     def _white(self, rect: np.ndarray) -> np.ndarray:
         """Paper white per marker (4, 3), with a covered or glared marker replaced by the others."""
@@ -477,5 +471,3 @@ def _ring_points(g: LatticeGeometry, step: float = 0.5, out: float = 0.85) -> np
     bottom = [(x, g.rows - 1 + out) for x in xs[::-1]]
     left = [(-out, y) for y in ys[::-1]]
     return np.array(top + right + bottom + left, np.float64)
-
-

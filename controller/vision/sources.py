@@ -48,8 +48,17 @@ def validate_camera(section: Any) -> dict:
     for key in section:
         if key not in KEYS:
             raise ConfigError(f"camera.{key}", f"unknown key; known keys: {', '.join(sorted(KEYS))}")
-    out = {"source": "renderer", "device": 0, "width": 1280, "height": 720, "fps": 30,
-           "loop": False, "seed": 0, "preset": "clean", "lock": True}
+    out = {
+        "source": "renderer",
+        "device": 0,
+        "width": 1280,
+        "height": 720,
+        "fps": 30,
+        "loop": False,
+        "seed": 0,
+        "preset": "clean",
+        "lock": True,
+    }
     out.update(section)
     if out["source"] not in SOURCES:
         raise ConfigError("camera.source", f"expected one of {', '.join(SOURCES)}, got {out['source']!r}")
@@ -82,8 +91,16 @@ class UsbCamera:
     `locked` holds stored settings (exposure, gain, wb_temperature in the driver's own units);
     `capture` makes the OpenCV capture (a fake in tests)."""
 
-    def __init__(self, device: int | str, width: int, height: int, fps: int, lock: bool = True,
-                 locked: dict | None = None, capture: Callable[[int | str], Any] | None = None) -> None:
+    def __init__(
+        self,
+        device: int | str,
+        width: int,
+        height: int,
+        fps: int,
+        lock: bool = True,
+        locked: dict | None = None,
+        capture: Callable[[int | str], Any] | None = None,
+    ) -> None:
         self.device, self.width, self.height, self.fps = device, width, height, fps
         self.lock, self.locked = lock, dict(locked) if locked else None
         self._capture = capture or cv2.VideoCapture
@@ -115,16 +132,21 @@ class UsbCamera:
         persist on the device, so they are always set, never assumed)."""
         self.cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, V4L2_MANUAL_EXPOSURE)
         self.cap.set(cv2.CAP_PROP_AUTO_WB, 0)
-        for key, prop in (("exposure", cv2.CAP_PROP_EXPOSURE), ("gain", cv2.CAP_PROP_GAIN),
-                          ("wb_temperature", cv2.CAP_PROP_WB_TEMPERATURE)):
+        for key, prop in (
+            ("exposure", cv2.CAP_PROP_EXPOSURE),
+            ("gain", cv2.CAP_PROP_GAIN),
+            ("wb_temperature", cv2.CAP_PROP_WB_TEMPERATURE),
+        ):
             if key in values:
                 self.cap.set(prop, float(values[key]))
 
     def _lock_current(self) -> None:
         """Take the values the automatic controls settled on and hold them."""
-        values = {"exposure": float(self.cap.get(cv2.CAP_PROP_EXPOSURE)),
-                  "gain": float(self.cap.get(cv2.CAP_PROP_GAIN)),
-                  "wb_temperature": float(self.cap.get(cv2.CAP_PROP_WB_TEMPERATURE))}
+        values = {
+            "exposure": float(self.cap.get(cv2.CAP_PROP_EXPOSURE)),
+            "gain": float(self.cap.get(cv2.CAP_PROP_GAIN)),
+            "wb_temperature": float(self.cap.get(cv2.CAP_PROP_WB_TEMPERATURE)),
+        }
         # OpenCV answers 0 (or -1) for a control the driver does not have: leave that one alone.
         self.locked = {k: v for k, v in values.items() if v > 0}
         self._apply(self.locked)
@@ -164,8 +186,9 @@ class PiCamera:
     `locked` holds stored settings (exposure_time in microseconds, analogue_gain, colour_gains
     red and blue); `picamera_class` replaces picamera2's `Picamera2` (a fake in tests)."""
 
-    def __init__(self, width: int, height: int, lock: bool = True, locked: dict | None = None,
-                 picamera_class: Any = None) -> None:
+    def __init__(
+        self, width: int, height: int, lock: bool = True, locked: dict | None = None, picamera_class: Any = None
+    ) -> None:
         if picamera_class is None:
             try:
                 from picamera2 import Picamera2  # type: ignore[import-not-found]
@@ -199,9 +222,11 @@ class PiCamera:
     def _lock_current(self) -> None:
         """Take the values the automatic controls settled on (the frame metadata) and hold them."""
         md = self.cam.capture_metadata()
-        self.locked = {"exposure_time": int(md["ExposureTime"]),
-                       "analogue_gain": float(md["AnalogueGain"]),
-                       "colour_gains": [float(v) for v in md["ColourGains"]]}
+        self.locked = {
+            "exposure_time": int(md["ExposureTime"]),
+            "analogue_gain": float(md["AnalogueGain"]),
+            "colour_gains": [float(v) for v in md["ColourGains"]],
+        }
         self.cam.set_controls(_picamera_controls(self.locked))
 
     def camera_settings(self) -> dict | None:
@@ -269,8 +294,7 @@ class ImageFolder:
 
     def __init__(self, path: str, loop: bool) -> None:
         p = Path(path)
-        files = [p] if p.is_file() else sorted(
-            f for f in p.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
+        files = [p] if p.is_file() else sorted(f for f in p.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
         if not files:
             raise HardwareError(f"no images ({', '.join(sorted(IMAGE_SUFFIXES))}) in {path}")
         self.files, self.loop, self.i = files, loop, 0

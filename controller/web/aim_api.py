@@ -71,9 +71,12 @@ def profiles_folder(web_app: Any) -> Path:
 def profile_name(body: dict[str, Any]) -> str:
     name = body.get("name")
     if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
-        raise BadRequest(400, "'name' should be a profile name of 1 to 40 letters, digits, '-' or '_', starting "
-                              "with a letter or digit (e.g. my-copy); it is saved as profiles/NAME.yaml beside the "
-                              "config file")
+        raise BadRequest(
+            400,
+            "'name' should be a profile name of 1 to 40 letters, digits, '-' or '_', starting "
+            "with a letter or digit (e.g. my-copy); it is saved as profiles/NAME.yaml beside the "
+            "config file",
+        )
     return name
 
 
@@ -87,8 +90,9 @@ def save_into_named_profile(web_app: Any, name: str, keys: dict[str, Any]) -> tu
     try:
         base = load_profile(path) if path.exists() else session_profile
         if base.game != session_profile.game:
-            raise BadRequest(409, f"the profile {name} is a {base.game} profile; this referee watches "
-                                  f"{session_profile.game}")
+            raise BadRequest(
+                409, f"the profile {name} is a {base.game} profile; this referee watches {session_profile.game}"
+            )
         profile = base.with_overrides(keys, source=str(path))
         path.parent.mkdir(parents=True, exist_ok=True)
         save_profile(profile, path)
@@ -102,13 +106,21 @@ def save_into_named_profile(web_app: Any, name: str, keys: dict[str, Any]) -> tu
 def corners_from(body: dict[str, Any], size: tuple[int, int] | None) -> np.ndarray:
     """The four corner points of a request, checked as `referee read --corners` checks them."""
     corners = body.get("corners")
-    if not (isinstance(corners, list) and len(corners) == 4 and all(
-        isinstance(p, list) and len(p) == 2 and all(
-            isinstance(v, int | float) and not isinstance(v, bool) and np.isfinite(v) for v in p)
-        for p in corners
-    )):
-        raise BadRequest(400, "'corners' should be four points [x, y] in the picture's pixels: top-left, top-right, "
-                              "bottom-right, bottom-left")
+    if not (
+        isinstance(corners, list)
+        and len(corners) == 4
+        and all(
+            isinstance(p, list)
+            and len(p) == 2
+            and all(isinstance(v, int | float) and not isinstance(v, bool) and np.isfinite(v) for v in p)
+            for p in corners
+        )
+    ):
+        raise BadRequest(
+            400,
+            "'corners' should be four points [x, y] in the picture's pixels: top-left, top-right, "
+            "bottom-right, bottom-left",
+        )
     points = np.array(corners, np.float64)
     try:
         check_corners(points, size)
@@ -180,7 +192,8 @@ class AimSetup:
         corners = corners_from(body, size)
         listed = [[round(float(x), 1), round(float(y), 1)] for x, y in corners]
         path, _ = await asyncio.get_running_loop().run_in_executor(
-            None, save_into_named_profile, self.web_app, name, {"corners": listed})
+            None, save_into_named_profile, self.web_app, name, {"corners": listed}
+        )
         live = self._use_corners(listed)
         message = f"corners saved in {path}"
         if live:

@@ -33,7 +33,6 @@ WHITE = (255, 255, 255)
 BLACK = (0, 0, 0)
 
 
-
 def scaled_jpeg(frame: np.ndarray, width: int, quality: int) -> bytes | None:
     """`frame` scaled down to at most `width` pixels wide (area averaging), as JPEG: what a phone's
     page is sent. None when OpenCV cannot encode it."""
@@ -42,6 +41,7 @@ def scaled_jpeg(frame: np.ndarray, width: int, quality: int) -> bytes | None:
         frame = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
     return data.tobytes() if ok else None
+
 
 def overlay(frame: np.ndarray, reader: Any, reading: Any, illegal_cells: list[tuple[int, int]]) -> np.ndarray:
     """A scaled copy of `frame` with the lattice points, each place's reading, unsure and illegal places."""
@@ -102,7 +102,9 @@ class CameraPictures:
                 return None
             started = time.thread_time()
             picture = overlay(
-                np.asarray(frame), getattr(self.sensor, "reader", None), getattr(self.sensor, "latest_reading", None),
+                np.asarray(frame),
+                getattr(self.sensor, "reader", None),
+                getattr(self.sensor, "latest_reading", None),
                 illegal_cells,
             )
             ok, data = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, QUALITY])

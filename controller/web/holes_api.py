@@ -67,16 +67,26 @@ class HolesSetup:
     def _state(self) -> dict[str, Any]:
         why_not = self._available()
         guide = self.guide
-        data: dict[str, Any] = {"available": why_not is None, "why_not": why_not, "active": guide is not None,
-                                "steps_total": STEPS, "saved_to": self.saved_to}
+        data: dict[str, Any] = {
+            "available": why_not is None,
+            "why_not": why_not,
+            "active": guide is not None,
+            "steps_total": STEPS,
+            "saved_to": self.saved_to,
+        }
         if guide is None:
             return data
         due = guide.next_step
         data["next_step"] = due
         data["instruction"] = instruction(due) if due is not None else None
         data["steps"] = [
-            {"step": step, "instruction": instruction(step), "name": step_name(step), "taken": pair in guide.grids,
-             "open_points": self.open_counts.get(step)}
+            {
+                "step": step,
+                "instruction": instruction(step),
+                "name": step_name(step),
+                "taken": pair in guide.grids,
+                "open_points": self.open_counts.get(step),
+            }
             for step, pair in enumerate(PAIRS, start=1)
         ]
         data["picture"] = self.last_frame is not None
@@ -92,8 +102,12 @@ class HolesSetup:
                 pitch = float(np.linalg.norm(ends[1] - ends[0]))
                 for item, xy in zip(found, at):
                     item["at"] = [round(float(xy[0]), 1), round(float(xy[1]), 1)]
-            data["derivation"] = {"ok": derivation.ok, "report": report(derivation), "contradictions": found,
-                                  "radius": round(0.45 * pitch, 1)}
+            data["derivation"] = {
+                "ok": derivation.ok,
+                "report": report(derivation),
+                "contradictions": found,
+                "radius": round(0.45 * pitch, 1),
+            }
         return data
 
     async def state(self, request: web.Request) -> web.Response:
@@ -141,8 +155,7 @@ class HolesSetup:
         gate = MotionGate(settle=1)
         gate.update(np.asarray(first))
         if gate.update(np.asarray(second)).state == MOVING:
-            raise BadRequest(409, "the board is moving: take your hands away, wait until it is still and "
-                                  "capture again")
+            raise BadRequest(409, "the board is moving: take your hands away, wait until it is still and capture again")
         return np.asarray(second)
 
     def _capture(self, step: int) -> str:
@@ -172,10 +185,18 @@ class HolesSetup:
         except RefereeError as exc:
             raise BadRequest(409, str(exc)) from None
         if not derivation.ok:
-            raise BadRequest(409, "some points show what no hole pattern explains: take the steps the report "
-                                  "names again before saving")
+            raise BadRequest(
+                409,
+                "some points show what no hole pattern explains: take the steps the report names again before saving",
+            )
         path, _ = await asyncio.get_running_loop().run_in_executor(
-            None, save_into_named_profile, self.web_app, name, {"holes": derivation.pattern.to_mapping()})
+            None, save_into_named_profile, self.web_app, name, {"holes": derivation.pattern.to_mapping()}
+        )
         self.saved_to = str(path)
-        return web.json_response({"ok": True, "message": f"holes saved in {path} (to referee with them, set "
-                                                         f"'profile: {path}' in the config)", **self._state()})
+        return web.json_response(
+            {
+                "ok": True,
+                "message": f"holes saved in {path} (to referee with them, set 'profile: {path}' in the config)",
+                **self._state(),
+            }
+        )

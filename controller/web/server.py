@@ -131,6 +131,7 @@ class WebApp:
         app.router.add_post("/api/lights-test", self.lights_test)
         app.router.add_get("/api/switches", self.switch_report)
         from controller.web.aim_api import add_copy_setup_routes  # the aim drawn, corners, holes: own module
+
         add_copy_setup_routes(self, app)
         add_calibration_routes(app, self)  # calibrate from the live camera (setup_api.py)
         app.on_startup.append(self._start_pusher)
@@ -189,7 +190,8 @@ class WebApp:
             raise BadRequest(404, str(exc)) from None
         name = f"game-{game_id if game_id is not None else self.loop.session.game_id}.yaml"
         return web.Response(
-            text=text, content_type="application/yaml",
+            text=text,
+            content_type="application/yaml",
             headers={"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"},
         )
 
@@ -222,13 +224,22 @@ class WebApp:
             for entry in journal.entries(game_id):
                 if entry.kind == "snapshot":
                     board = board_json(parse_snapshot(setup.game, entry.payload, letters=setup.profile.letters))
-                out.append({
-                    "seq": entry.seq, "kind": entry.kind, "at": entry.at, "verdict": entry.verdict,
-                    "line": verdict_words(entry.verdict, engine, setup.first), "board": board,
-                })
+                out.append(
+                    {
+                        "seq": entry.seq,
+                        "kind": entry.kind,
+                        "at": entry.at,
+                        "verdict": entry.verdict,
+                        "line": verdict_words(entry.verdict, engine, setup.first),
+                        "board": board,
+                    }
+                )
             return {
-                "id": game_id, "game": setup.game, "palette": palette(setup.game, setup.profile),
-                "place_names": place_names(engine, setup.profile.rows, setup.profile.cols), "steps": out,
+                "id": game_id,
+                "game": setup.game,
+                "palette": palette(setup.game, setup.profile),
+                "place_names": place_names(engine, setup.profile.rows, setup.profile.cols),
+                "steps": out,
             }
 
         try:
@@ -351,8 +362,10 @@ class WebApp:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < setup.players:
             raise BadRequest(400, f"'seat' should be a seat number from 0 to {setup.players - 1} (0 is the first seat)")
         letters = setup.profile.letters
-        if not isinstance(colours, list) or not colours or any(
-            not isinstance(c, str) or len(c) != 1 or c not in letters for c in colours
+        if (
+            not isinstance(colours, list)
+            or not colours
+            or any(not isinstance(c, str) or len(c) != 1 or c not in letters for c in colours)
         ):
             raise BadRequest(400, f"'colours' should be a list of colour letters from {' '.join(letters)}")
         return await self._submit("reveal", seat=seat, colours=colours)

@@ -74,8 +74,11 @@ class CalibrationRoutes:
         if not isinstance(game, str) or not registry.known(game):
             raise self._bad(400, f"unknown game {game!r}; expected one of {', '.join(registry.names())}")
         if game != setup.game:
-            raise self._bad(400, f"this referee watches a {registry.get(setup.game).title} board; to calibrate "
-                                 f"{registry.get(game).title}, set 'game: {game}' in its config file and restart it")
+            raise self._bad(
+                400,
+                f"this referee watches a {registry.get(setup.game).title} board; to calibrate "
+                f"{registry.get(game).title}, set 'game: {game}' in its config file and restart it",
+            )
         return setup.profile
 
     def _steps_json(self, profile: Any) -> dict[str, Any]:
@@ -89,10 +92,18 @@ class CalibrationRoutes:
             "title": registry.get(profile.game).title,
             "palette": palette(profile.game, profile),
             "place_names": names,
-            "steps": [{
-                "number": s.number, "key": s.key, "title": s.title, "sentence": s.sentence, "file": s.file,
-                "drawing": board_json(s.drawing), "drawing_text": s.drawing_text(),
-            } for s in steps],
+            "steps": [
+                {
+                    "number": s.number,
+                    "key": s.key,
+                    "title": s.title,
+                    "sentence": s.sentence,
+                    "file": s.file,
+                    "drawing": board_json(s.drawing),
+                    "drawing_text": s.drawing_text(),
+                }
+                for s in steps
+            ],
         }
 
     def _session(self) -> guided.GuidedCalibration:
@@ -156,8 +167,9 @@ class CalibrationRoutes:
         left = session.missing()
         message = f"picture {step.number} ({step.title}) taken"
         message += f"; next: {left[0].title}" if left else "; every picture is taken: check the calibration"
-        return web.json_response({"ok": True, "step": step.number, "message": message,
-                                  "next": left[0].number if left else None})
+        return web.json_response(
+            {"ok": True, "step": step.number, "message": message, "next": left[0].number if left else None}
+        )
 
     def _wait_for_picture(self, session: guided.GuidedCalibration) -> np.ndarray:
         return guided.wait_for_still(self._latest, session.profile, timeout=self.wait_seconds)
@@ -178,17 +190,24 @@ class CalibrationRoutes:
             raise self._bad(409, str(exc)) from None
         self.outcome = outcome
         sizes = {n: (w, h) for n, (_, w, h) in self.jpegs.items()}
-        return web.json_response({
-            "ok": outcome.ok,
-            "problem": outcome.problem,
-            "report": outcome.report,
-            "pictures": [{"step": n, "url": f"/api/calibration/picture/{n}", "width": w, "height": h}
-                         for n, (w, h) in sorted(sizes.items())],
-            "doubts": [{"step": d.step, "row": d.row, "col": d.col, "place": d.place, "why": d.why,
-                        "x": d.x, "y": d.y} for d in outcome.doubts],
-            "message": "the calibration checked itself: save it under a name" if outcome.ok
-            else f"calibration refused: {outcome.problem}",
-        })
+        return web.json_response(
+            {
+                "ok": outcome.ok,
+                "problem": outcome.problem,
+                "report": outcome.report,
+                "pictures": [
+                    {"step": n, "url": f"/api/calibration/picture/{n}", "width": w, "height": h}
+                    for n, (w, h) in sorted(sizes.items())
+                ],
+                "doubts": [
+                    {"step": d.step, "row": d.row, "col": d.col, "place": d.place, "why": d.why, "x": d.x, "y": d.y}
+                    for d in outcome.doubts
+                ],
+                "message": "the calibration checked itself: save it under a name"
+                if outcome.ok
+                else f"calibration refused: {outcome.problem}",
+            }
+        )
 
     async def save(self, request: web.Request) -> web.Response:
         body = await self.web._control(request)
@@ -200,19 +219,29 @@ class CalibrationRoutes:
             raise self._bad(400, "'overwrite' should be true or false")
         config = getattr(self.web, "config_path", None)
         if config is None:
-            raise self._bad(409, "this referee was not started from a config file, so there is none to switch: "
-                                 "use `referee setup calibrate` with --config")
+            raise self._bad(
+                409,
+                "this referee was not started from a config file, so there is none to switch: "
+                "use `referee setup calibrate` with --config",
+            )
         try:
             path = await asyncio.get_running_loop().run_in_executor(
-                None, lambda: guided.save_and_switch(
-                    guided.with_camera_settings(outcome.profile, self.web.sensor), name, Path(config), overwrite))
+                None,
+                lambda: guided.save_and_switch(
+                    guided.with_camera_settings(outcome.profile, self.web.sensor), name, Path(config), overwrite
+                ),
+            )
         except guided.ProfileNameError as exc:
             raise self._bad(400, str(exc)) from None
         except RefereeError as exc:
             raise self._bad(409, str(exc)) from None
-        return web.json_response({"ok": True, "path": str(path), "message":
-                                  f"saved as {path}; {Path(config).name} now uses it (restart the referee to read "
-                                  "with it)"})
+        return web.json_response(
+            {
+                "ok": True,
+                "path": str(path),
+                "message": f"saved as {path}; {Path(config).name} now uses it (restart the referee to read with it)",
+            }
+        )
 
 
 def _jpeg(frame: np.ndarray) -> tuple[bytes, int, int]:

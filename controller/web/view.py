@@ -135,9 +135,7 @@ class LiveView:
         result = engine.result(game_state).to_json() if game_state is not None else None
         stored = list(session.verdicts)
         first_index = max(0, len(stored) - HISTORY)
-        verdicts = [
-            {"json": v, "line": verdict_words(v, engine, setup.first)} for v in stored[first_index:]
-        ]
+        verdicts = [{"json": v, "line": verdict_words(v, engine, setup.first)} for v in stored[first_index:]]
         seats = [{"seat": s, "name": engine.seat_name(s)} for s in range(setup.players)]
         out: dict[str, Any] = {
             "game": setup.game,
