@@ -93,6 +93,8 @@ class Referee:
         #: The board is part-way through a move.
         self.in_pending = False
         self.history: list[Verdict] = []
+        #: The result of the game the last `new-game` action closed (None: no game closed yet).
+        self.closed_result: Result | None = None
 
     @property
     def started(self) -> bool:
@@ -154,6 +156,8 @@ class Referee:
     def act(self, name: str, index: int | None = None) -> Verdict:
         """A player's action on the referee: `new-game`, `end-by-agreement`."""
         if name == "new-game":
+            if self.state is not None:
+                self.closed_result = self.result()
             self.state = None
             self.in_illegal = self.in_pending = False
             verdict = Verdict(VerdictKind.ACTION, index, action=name)
@@ -173,6 +177,15 @@ class Referee:
             return Result(finished=False, reason="the game has not started")
         return self.engine.result(self.state)
 
+    def record_result(self) -> Result:
+        """The result a record's last line gives: the game's, or, when the record ends with the
+        `new-game` that closed its game (as every exported game but the open one does), the result
+        of the game it closed, not the empty one it opened."""
+        last = self.history[-1] if self.history else None
+        if last is not None and last.action == "new-game" and self.closed_result is not None:
+            return self.closed_result
+        return self.result()
+
 
 def judge_record(record: GameRecord) -> Iterator[dict[str, Any]]:
     """The verdict lines of a game record (`notation.md` §3), then its result line.
@@ -190,4 +203,4 @@ def judge_record(record: GameRecord) -> Iterator[dict[str, Any]]:
         else:
             verdict = referee.observe(entry, index=index)
         yield verdict.to_json()
-    yield {"result": referee.result().to_json()}
+    yield {"result": referee.record_result().to_json()}

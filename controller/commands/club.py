@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import signal
 import sys
 import threading
 from pathlib import Path
@@ -16,6 +15,7 @@ from pathlib import Path
 from controller.club.config import DEFAULT_PREFIX, PREFIX
 from controller.club.server import BrokerAddress, ClubServer
 from controller.club.store import ClubStore, Points
+from controller.commands.stopping import StopOnSignals
 from controller.errors import RefereeError
 
 
@@ -84,13 +84,12 @@ def run(args: argparse.Namespace) -> int:
     log.setLevel(logging.INFO)
     log.propagate = False
     stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
-    server = ClubServer(broker, ClubStore(args.db, points, log), host=args.bind, port=args.port, log=log).start()
-    log.info("the club's page is at %s (broker %s:%d, database %s)", server.url, broker.host, broker.port, args.db)
-    try:
-        while not stop.wait(1.0):
-            pass
-    finally:
-        server.stop()
-    return 0
+    with StopOnSignals(stop) as signals:
+        server = ClubServer(broker, ClubStore(args.db, points, log), host=args.bind, port=args.port, log=log).start()
+        log.info("the club's page is at %s (broker %s:%d, database %s)", server.url, broker.host, broker.port, args.db)
+        try:
+            while not stop.wait(1.0):
+                pass
+        finally:
+            server.stop()
+    return signals.exit_code

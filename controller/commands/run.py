@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 import logging
 import random
-import signal
 import sys
 import threading
 
+from controller.commands.stopping import StopOnSignals
 from controller.errors import RefereeError
 from controller.service.app import Service
 from controller.service.config import ServiceConfig, load_config
@@ -67,23 +67,23 @@ def run(args: argparse.Namespace) -> int:
         board = starting_board(config.setup, random.Random(config.simulation.seed))
         devices = SimulatedDevices(lambda pico: SimWorld(config.setup, board, pico=pico))
     stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
-    check_socket_path(config.control_socket)  # a referee already running: stop before its journal is opened
-    service = Service(config, devices=devices, log=log)
-    try:
-        log.info(
-            "[%s] refereeing; control socket %s; settle time %.2f s",
-            config.setup.game,
-            config.control_socket,
-            config.settle_time,
-        )
-        if service.world is not None and config.simulation.player:
-            from simulation.world import play_in_background
+    with StopOnSignals(stop) as signals:
+        check_socket_path(config.control_socket)  # a referee already running: stop before its journal is opened
+        service = Service(config, devices=devices, log=log)
+        try:
+            log.info(
+                "[%s] refereeing; control socket %s; settle time %.2f s",
+                config.setup.game,
+                config.control_socket,
+                config.settle_time,
+            )
+            if service.world is not None and config.simulation.player:
+                from simulation.world import play_in_background
 
-            play_in_background(service, stop, config.simulation.seed, config.simulation.move_every)
-        service.run(stop, Notifier())
-    finally:
-        service.close()
-        log.info("[%s] stopped; the game is kept in the journal %s", config.setup.game, config.journal)
-    return 0
+                play_in_background(service, stop, config.simulation.seed, config.simulation.move_every)
+            service.run(stop, Notifier())
+        finally:
+            stop.set()  # the simulated players' thread ends too
+            service.close()
+            log.info("[%s] stopped; the game is kept in the journal %s", config.setup.game, config.journal)
+    return signals.exit_code
