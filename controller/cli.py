@@ -24,6 +24,7 @@ COMMAND_MODULES = [
     "controller.commands.new_game",
     "controller.commands.reveal",
     "controller.commands.end",
+    "controller.commands.accept",
     "controller.commands.export",
     "controller.commands.read",
     "controller.commands.render",

@@ -14,7 +14,10 @@ from controller.games.base import GameSetup
 from controller.profile import default_profile
 from controller.snapshot import Snapshot, format_snapshot, parse_snapshot
 
-ACTIONS = ("end-by-agreement", "new-game")
+#: The actions a record may hold; `accept-board` carries the board a person declared right
+#: (`{action: accept-board, board: |...}`): play goes on from it.
+ACCEPT_BOARD = "accept-board"
+ACTIONS = ("end-by-agreement", "new-game", ACCEPT_BOARD)
 RECORD_KEYS = (
     "game",
     "variant",
@@ -32,6 +35,8 @@ RECORD_KEYS = (
 @dataclass(frozen=True)
 class Action:
     name: str
+    #: `accept-board` only: the board declared right.
+    board: Snapshot | None = None
 
 
 Entry = Snapshot | Action
@@ -74,13 +79,16 @@ def parse_record(text: str, source: str = "record") -> GameRecord:
     for i, item in enumerate(raw_obs):
         where = f"{source}, observations[{i}] (index {i + 1})"
         if isinstance(item, dict):
-            if set(item) != {"action"} or item["action"] not in ACTIONS:
+            wanted = {"action", "board"} if item.get("action") == ACCEPT_BOARD else {"action"}
+            if set(item) != wanted or item["action"] not in ACTIONS:
                 raise FormatError(
                     f"an entry that is not a snapshot must be {{action: NAME}} with NAME one of "
-                    f"{', '.join(ACTIONS)}; got {item!r}",
+                    f"{', '.join(ACTIONS)} ({ACCEPT_BOARD} with its board: {{action: {ACCEPT_BOARD}, board: |...}}); "
+                    f"got {item!r}",
                     where,
                 )
-            entries.append(Action(item["action"]))
+            declared = _snapshot(setup, item["board"], f"{where}, board") if "board" in item else None
+            entries.append(Action(item["action"], declared))
         else:
             entries.append(_snapshot(setup, item, where))
     return GameRecord(setup=setup, board=board, observations=tuple(entries))
@@ -195,7 +203,13 @@ def dump_record(setup: GameSetup, board: Snapshot, entries: list[Entry], profile
     if profile_overrides:
         data["profile"] = profile_overrides
     data["setup"] = _Literal(format_snapshot(board))
-    data["observations"] = [
-        {"action": e.name} if isinstance(e, Action) else _Literal(format_snapshot(e)) for e in entries
-    ]
+
+    def entry(e: Entry) -> Any:
+        if not isinstance(e, Action):
+            return _Literal(format_snapshot(e))
+        if e.board is None:
+            return {"action": e.name}
+        return {"action": e.name, "board": _Literal(format_snapshot(e.board))}
+
+    data["observations"] = [entry(e) for e in entries]
     return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True)

@@ -93,6 +93,8 @@ class Referee:
         #: The board is part-way through a move.
         self.in_pending = False
         self.history: list[Verdict] = []
+        #: No move was made since the starting board was accepted: the players may still set it up again.
+        self.at_setup = False
         #: The result of the game the last `new-game` action closed (None: no game closed yet).
         self.closed_result: Result | None = None
 
@@ -123,11 +125,14 @@ class Referee:
                 return Verdict(
                     VerdictKind.SETUP_INVALID, index, reason=check.reason, cells=check.cells, advice=check.advice
                 )
-            self.state = self.engine.start(snapshot)
-            self.in_illegal = self.in_pending = False
-            return Verdict(VerdictKind.SETUP_OK, index)
+            return self._set_up(snapshot, index)
 
         judgement = self.engine.judge(self.state, snapshot)
+        if judgement.kind == "illegal" and self.at_setup and self.engine.check_setup(snapshot).ok:
+            # Before the first move the players may set the board up again (after a new game they
+            # lay out a fresh board, which the referee may meet after accepting the old one): a
+            # board that is itself a valid start is the game's new starting board, not a move.
+            return self._set_up(snapshot, index)
         if judgement.kind == "unchanged":
             if judgement.state is not None:
                 # The same position, but the sensors told more about it (a glyph read at last).
@@ -137,7 +142,7 @@ class Referee:
             return Verdict(VerdictKind.RESTORED if restored else VerdictKind.UNCHANGED, index)
         if judgement.kind == "legal":
             self.state = judgement.state
-            self.in_illegal = self.in_pending = False
+            self.in_illegal = self.in_pending = self.at_setup = False
             return Verdict(VerdictKind.LEGAL, index, seat=judgement.seat, move=judgement.move, events=judgement.events)
         if judgement.kind == "pending":
             self.in_pending = True
@@ -147,11 +152,18 @@ class Referee:
         return Verdict(
             VerdictKind.ILLEGAL,
             index,
-            seat=judgement.seat,
+            # a doubtful reading blames no player: no seat, as the log and the page say
+            seat=None if judgement.doubtful else judgement.seat,
             reason=judgement.reason,
             cells=judgement.cells,
             doubtful=judgement.doubtful,
         )
+
+    def _set_up(self, snapshot: Snapshot, index: int | None) -> Verdict:
+        self.state = self.engine.start(snapshot)
+        self.in_illegal = self.in_pending = False
+        self.at_setup = True
+        return Verdict(VerdictKind.SETUP_OK, index)
 
     def act(self, name: str, index: int | None = None) -> Verdict:
         """A player's action on the referee: `new-game`, `end-by-agreement`."""
@@ -165,7 +177,22 @@ class Referee:
             if self.state is None:
                 raise ActionNotAllowed(f"{name} needs a game in progress")
             self.state, events = self.engine.action(self.state, name)
+            self.at_setup = False
             verdict = Verdict(VerdictKind.ACTION, index, action=name, events=events)
+        self.history.append(verdict)
+        return verdict
+
+    def accept(self, snapshot: Snapshot, index: int | None = None) -> Verdict:
+        """A person declared `snapshot` right ("this board is right, go on from it"): play goes on
+        from it (before the start: it is the starting board, valid or not). The way out of a false
+        "illegal" whatever caused it; journalled as the action `accept-board` with its board."""
+        if self.state is None:
+            self.state = self.engine.start(snapshot)
+            self.at_setup = True
+        else:
+            self.state = self.engine.adopt(self.state, snapshot)
+        self.in_illegal = self.in_pending = False
+        verdict = Verdict(VerdictKind.ACTION, index, action="accept-board")
         self.history.append(verdict)
         return verdict
 
@@ -187,6 +214,16 @@ class Referee:
         return self.result()
 
 
+def same_verdict(stored: dict[str, Any], got: dict[str, Any]) -> bool:
+    """Whether a verdict judged again equals a stored one. Journals written before doubtful
+    readings stopped naming a seat still match (the seat was never a blame)."""
+    if stored == got:
+        return True
+    if stored.get("doubtful") and "seat" in stored and "seat" not in got:
+        return {k: v for k, v in stored.items() if k != "seat"} == got
+    return False
+
+
 def judge_record(record: GameRecord) -> Iterator[dict[str, Any]]:
     """The verdict lines of a game record (`notation.md` §3), then its result line.
 
@@ -198,7 +235,9 @@ def judge_record(record: GameRecord) -> Iterator[dict[str, Any]]:
     referee = Referee(engine_for(record.setup))
     yield referee.observe(record.board, index=0).to_json()
     for index, entry in enumerate(record.observations, start=1):
-        if isinstance(entry, Action):
+        if isinstance(entry, Action) and entry.board is not None:
+            verdict = referee.accept(entry.board, index=index)
+        elif isinstance(entry, Action):
             verdict = referee.act(entry.name, index=index)
         else:
             verdict = referee.observe(entry, index=index)

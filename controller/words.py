@@ -9,9 +9,10 @@ names them (`Engine.place_name`: Colorpop `F3`, Blockers! `C7`, ...).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from controller.errors import FormatError
-from controller.games.base import Engine
+from controller.games.base import Engine, Result, join_and
 from controller.games.events import EventKind, GameEvent
 from controller.referee import Verdict, VerdictKind
 
@@ -71,7 +72,7 @@ def verdict_line(verdict: Verdict, engine: Engine | None = None, to_move: int | 
         where = places_words(engine, cells) or "the board"
         return (
             f"the reading is doubtful at {where}: {verdict.reason}; no player is blamed, "
-            "check the pieces there and the camera's view"
+            f"check the pieces there and the camera's view ({ACCEPT_HINT})"
         )
     if kind == VerdictKind.ILLEGAL:
         where = f" (look at {places_words(engine, cells)})" if cells else ""
@@ -90,5 +91,102 @@ def verdict_line(verdict: Verdict, engine: Engine | None = None, to_move: int | 
         return f"starting board not valid: {verdict.reason}{where}" + (f"; {verdict.advice}" if verdict.advice else "")
     if kind == VerdictKind.ACTION:
         said = f" ({'; '.join(event_words(engine, e) for e in verdict.events)})" if verdict.events else ""
-        return f"action {verdict.action}{said}"
+        return ACTION_WORDS.get(verdict.action or "", f"action {verdict.action}") + said
     return str(kind)
+
+
+def verdict_from_json(data: dict[str, Any]) -> Verdict | None:
+    """A stored verdict (notation.md §3) back as a `Verdict`, to word it; None for a reveal line."""
+    if data.get("verdict") not in {k.value for k in VerdictKind}:
+        return None
+    return Verdict(
+        VerdictKind(data["verdict"]),
+        data.get("index"),
+        seat=data.get("seat"),
+        move=data.get("move", ""),
+        events=tuple(data.get("events", ())),
+        reason=data.get("reason", ""),
+        cells=tuple(tuple(c) for c in data.get("cells", ())),
+        advice=data.get("advice"),
+        action=data.get("action"),
+        doubtful=bool(data.get("doubtful", False)),
+    )
+
+
+def stored_verdict_line(data: dict[str, Any], engine: Any, first: int | None) -> str:
+    """The sentence of `verdict_line` for a stored verdict (`notation.md` §3 JSON; reveals worded here)."""
+    verdict = verdict_from_json(data)
+    if verdict is None:
+        if data.get("verdict") == "reveal":
+            return f"{engine.seat_name(int(data['seat']))} revealed {' '.join(data.get('colours', []))}"
+        return str(data)
+    return verdict_line(verdict, engine, first if verdict.verdict == VerdictKind.SETUP_OK else None)
+
+
+# --- actions ------------------------------------------------------------------------------------
+#: How the log, the page and the club word each action a person takes on the referee.
+ACTION_WORDS = {
+    "new-game": "new game: this game is closed and kept in the journal",
+    "end-by-agreement": "the players ended the game by agreement",
+    "accept-board": "a person declared the board right: play goes on from it as it stands",
+}
+#: The answer to "this board is right, go on from it" (`referee accept`, the page's button).
+ACCEPTED = "the board as it stands is taken as right; play goes on from it"
+ACCEPT_NOTHING_SEEN = "no board has been read yet: set the board up in front of the camera, then try again"
+ACCEPT_NOTHING_TO_DO = "the board already is the referee's: there is nothing to accept"
+#: Said wherever a board is refused, so a table is never stuck: the way out when the referee is wrong.
+ACCEPT_HINT = "if the board is right, say so: 'This board is right' on the live page or `referee accept`"
+
+
+# --- results ------------------------------------------------------------------------------------
+def result_line(result: Result | dict[str, Any] | None) -> str:
+    """A game's result as players read it (the page, the log, `referee status`): nothing while
+    play goes on; "no winner yet: ..." when play stopped but the ranking waits for something
+    (Colorpop's secret colours); else "game over: " and the engine's sentence, which says who won,
+    or that it is a draw (the page writes it with a capital)."""
+    if result is None:
+        return ""
+    data = result.to_json() if isinstance(result, Result) else result
+    if not data.get("finished"):
+        return ""
+    reason = str(data.get("reason") or "")
+    winners = data.get("winners")
+    if winners is None:
+        return f"no winner yet: {reason}" if reason else "no winner yet"
+    if reason:
+        return f"game over: {reason}"
+    if not winners:
+        return "game over: nobody won"
+    return f"game over: {join_and([f'player {s + 1}' for s in winners])} won"
+
+
+# --- seats --------------------------------------------------------------------------------------
+def with_names(text: str, names: Sequence[str]) -> str:
+    """`text` with each `player N` the seat's name (`player 2 (red)` -> `Bob (red)`), for a table
+    whose players gave their names (config.yaml's `mqtt: names:`, as the club shows them)."""
+    if not names:
+        return text
+    import re
+
+    def name(match: re.Match[str]) -> str:
+        seat = int(match.group(1))
+        return names[seat - 1] if 1 <= seat <= len(names) else match.group(0)
+
+    return re.sub(r"\bplayer (\d+)\b", name, text)
+
+
+def no_such_seat(seat: int, players: int) -> str:
+    """A seat number out of range, counted from 1 as players count (`seat` counted from 0)."""
+    return f"there is no player {seat + 1}: the players are numbered 1 to {players}"
+
+
+# --- secret colours (Colorpop) ------------------------------------------------------------------
+def colour_taken(colour: str, seat_name: str) -> str:
+    return f"{colour} is already the secret colour of {seat_name}: each player has a colour of their own"
+
+
+def result_already_given(seat_name: str, colours: str) -> str:
+    return (
+        f"the result was already given with {seat_name}'s secret colour {colours}; it cannot be changed now. "
+        "If it was told wrongly, start a new game; this one stays in the journal as it was judged"
+    )

@@ -43,7 +43,7 @@ EXPECTED = {
 
 def replay(path: Path) -> list[dict]:
     done = subprocess.run(
-        [sys.executable, "-m", "controller.cli", "replay", str(path)],
+        [sys.executable, "-m", "controller.cli", "replay", "--json", str(path)],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -6,6 +6,7 @@ that game's result (the winner, the scores), not the empty game the action opene
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -75,6 +76,11 @@ def test_referee_replay_of_an_exported_closed_game_prints_its_winner(tmp_path):
     assert exported.returncode == 0, exported.stderr
     assert exported.stdout.rstrip().endswith("- action: new-game")
     (tmp_path / "game.yaml").write_text(exported.stdout)
-    replayed = subprocess.run([*cli, "replay", str(tmp_path / "game.yaml")], capture_output=True, text=True, cwd=ROOT)
+    replayed = subprocess.run(
+        [*cli, "replay", "--json", str(tmp_path / "game.yaml")], capture_output=True, text=True, cwd=ROOT
+    )
     assert replayed.returncode == 0, replayed.stderr
-    assert f'"winners": {results[first]["winners"]}' in replayed.stdout.splitlines()[-1]
+    assert json.loads(replayed.stdout.splitlines()[-1])["result"] == results[first]
+    worded = subprocess.run([*cli, "replay", str(tmp_path / "game.yaml")], capture_output=True, text=True, cwd=ROOT)
+    winner = results[first]["winners"][0]
+    assert worded.stdout.splitlines()[-1].startswith(f"game over: player {winner + 1}")

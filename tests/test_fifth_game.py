@@ -105,7 +105,7 @@ def referee(*args: str) -> subprocess.CompletedProcess:
 def test_referee_replay_prints_it(tmp_path: Path):
     path = tmp_path / "noughts.yaml"
     path.write_text(RECORD)
-    done = referee("replay", str(path))
+    done = referee("replay", "--json", str(path))
     assert done.returncode == 0, done.stderr
     verdicts = [json.loads(line) for line in done.stdout.splitlines()]
     assert verdicts[2]["verdict"] == "illegal" and verdicts[2]["cells"] == [[0, 1], [2, 1]]

@@ -191,7 +191,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_replay_of_the_colorpop_example(tmp_path):
-    out = run_cli("replay", "examples/colorpop-standard.yaml")
+    out = run_cli("replay", "--json", "examples/colorpop-standard.yaml")
     assert out.returncode == 0, out.stderr
     lines = [json.loads(line) for line in out.stdout.splitlines()]
     assert lines[0] == {"index": 0, "verdict": "setup-ok"}

@@ -19,7 +19,7 @@ EXAMPLES = ROOT / "examples"
 
 def replay(name: str) -> list[dict]:
     done = subprocess.run(
-        [sys.executable, "-m", "controller.cli", "replay", str(EXAMPLES / name)],
+        [sys.executable, "-m", "controller.cli", "replay", "--json", str(EXAMPLES / name)],
         cwd=ROOT,
         capture_output=True,
         text=True,

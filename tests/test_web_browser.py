@@ -22,8 +22,18 @@ PIN = "135790"
 COLORPOP = {"game": "colorpop", "players": 2}
 
 
+#: Widths up to this are phones: Chromium's device emulation (headless Chromium will not make a
+#: window narrower than 500 pixels, so a "phone" window would silently be 500 wide).
+PHONE_MAX_WIDTH = 600
+PHONE_AGENT = (
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36"
+)
+
+
 def start_browser(width: int = 412, height: int = 915):
-    """Headless Chromium, phone-sized, with a fresh profile and no network beyond this machine."""
+    """Headless Chromium with a fresh profile and no network beyond this machine; up to
+    `PHONE_MAX_WIDTH` wide it is a phone (touch, device pixel ratio 2.6, a phone's user agent, and
+    exactly `width` CSS pixels wide), wider a desktop window."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service as DriverService
 
@@ -39,11 +49,29 @@ def start_browser(width: int = 412, height: int = 915):
         "--disable-component-update",
         "--disable-sync",
         "--disable-dev-shm-usage",
-        f"--window-size={width},{height}",
         f"--user-data-dir={tempfile.mkdtemp(prefix='referee-chromium-')}",
     ):
         options.add_argument(flag)
-    return webdriver.Chrome(service=DriverService(CHROMEDRIVER), options=options)
+    phone = width <= PHONE_MAX_WIDTH
+    if phone:
+        metrics = {"width": width, "height": height, "pixelRatio": 2.625, "touch": True}
+        options.add_experimental_option("mobileEmulation", {"deviceMetrics": metrics, "userAgent": PHONE_AGENT})
+    else:
+        options.add_argument(f"--window-size={width},{height}")
+    driver = webdriver.Chrome(service=DriverService(CHROMEDRIVER), options=options)
+    driver.referee_phone = phone
+    return driver
+
+
+def set_viewport(driver, width: int, height: int) -> None:
+    """Resize the page's viewport (a phone's emulated screen, or a desktop window)."""
+    if getattr(driver, "referee_phone", False):
+        driver.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 2.625, "mobile": True},
+        )
+    else:
+        driver.set_window_size(width, height)
 
 
 @pytest.fixture(scope="module")

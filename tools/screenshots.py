@@ -58,7 +58,7 @@ def misplace(board, rng: random.Random):
 def shoot(game: str, out: Path, width: int, folder: Path) -> Path:
     from selenium.webdriver.common.by import By
 
-    from tests.test_web_browser import start_browser, wait_for
+    from tests.test_web_browser import set_viewport, start_browser, wait_for
 
     rig = StubRig(dict(registry.get(game).demo), folder / f"{game}.sqlite", seed=2, troubles=False, max_moves=40)
     steps = rig.player.steps()
@@ -83,7 +83,7 @@ def shoot(game: str, out: Path, width: int, folder: Path) -> Path:
         wait_for(lambda: browser.execute_script("return document.getElementById('camera').naturalWidth > 0"))
         time.sleep(0.5)
         height = browser.execute_script("return document.documentElement.scrollHeight")
-        browser.set_window_size(width, height + 20)
+        set_viewport(browser, width, height + 20)
         time.sleep(0.5)
         path = out / f"live-{game}.png"
         browser.save_screenshot(str(path))
@@ -99,7 +99,7 @@ def shoot_setup(out: Path, width: int, folder: Path) -> Path:
     from controller.profile import default_profile
     from controller.web import holes_api
     from simulation.holes_person import HolesPerson, HolesTable, copy_profile
-    from tests.test_web_browser import start_browser, wait_for
+    from tests.test_web_browser import set_viewport, start_browser, wait_for
 
     rig = StubRig(dict(registry.get("stay-alive").demo), folder / "setup.sqlite", seed=2, troubles=False, max_moves=2)
     copy, _ = copy_profile(default_profile("stay-alive"))
@@ -125,7 +125,7 @@ def shoot_setup(out: Path, width: int, folder: Path) -> Path:
         wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#holes-svg g.contradiction"))
         time.sleep(0.5)
         height = browser.execute_script("return document.documentElement.scrollHeight")
-        browser.set_window_size(width, height + 20)
+        set_viewport(browser, width, height + 20)
         time.sleep(0.5)
         path = out / "live-setup.png"
         browser.find_element(By.ID, "setup-box").screenshot(str(path))

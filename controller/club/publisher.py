@@ -28,6 +28,7 @@ from controller.club.journal_feed import JournalFeed, Point
 from controller.club.payloads import encode, result_payload, state_payload, verdict_payload
 from controller.errors import RefereeError
 from controller.record import setup_from_mapping
+from controller.referee import same_verdict
 from controller.service.events import Event, Table
 from controller.service.journal import Entry
 from controller.service.session import GameSession
@@ -62,7 +63,7 @@ class GameFollower:
 
     def apply(self, entry: Entry) -> None:
         got = self.session._apply(entry)  # the journal's own replay step, without writing
-        if got != entry.verdict:
+        if not same_verdict(entry.verdict, got):
             raise RefereeError(f"game {self.game_id} entry {entry.seq} replays differently (rules code changed?)")
         self.seq = entry.seq
 

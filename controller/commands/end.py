@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from controller.service.control import add_socket_arguments, request, socket_path
+from controller.words import result_line
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -19,8 +20,5 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     answer = request(socket_path(args), "end")
-    result = answer["result"]
-    winners = result.get("winners")
-    who = " and ".join(f"player {s + 1}" for s in winners) if winners else "nobody"
-    print(f"game ended by agreement; winner: {who}" + (f" ({result['reason']})" if result.get("reason") else ""))
+    print(result_line(answer["result"]) or "the game was ended by agreement")
     return 0

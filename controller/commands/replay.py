@@ -7,18 +7,24 @@ import json
 import sys
 
 from controller.errors import RefereeError
+from controller.games import engine_for
 from controller.record import load_record
 from controller.referee import judge_record
+from controller.words import result_line, stored_verdict_line
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "replay",
         help="judge a game record and print one verdict per line",
-        description="Judge a game record (YAML) and print the verdicts as JSON lines, then the result. "
-        "Given the referee's journal, it judges the journal's latest game (the journal is only read).",
+        description="Judge a game record (YAML) and print one verdict per line in words, then the result "
+        "(--json: the verdict lines of notation.md section 3). Given the referee's journal, it judges the "
+        "journal's latest game (the journal is only read).",
     )
     parser.add_argument("record", help="the game record, a YAML file (or a journal)")
+    parser.add_argument(
+        "--json", action="store_true", help="print the verdicts as JSON lines (notation.md section 3), for programs"
+    )
     return parser
 
 
@@ -47,6 +53,14 @@ def run(args: argparse.Namespace) -> int:
         except UnicodeDecodeError:
             raise RefereeError(f"the game record {args.record} is not a text file (a YAML game record)") from None
     lines = list(judge_record(record))  # judge it all first: a malformed record prints nothing
+    if args.json:
+        for line in lines:
+            sys.stdout.write(json.dumps(line) + "\n")
+        return 0
+    engine = engine_for(record.setup)
     for line in lines:
-        sys.stdout.write(json.dumps(line) + "\n")
+        if "result" in line:
+            sys.stdout.write((result_line(line["result"]) or "the record ends before the game does") + "\n")
+        else:
+            sys.stdout.write(f"{line['index']}: {stored_verdict_line(line, engine, record.setup.first)}\n")
     return 0

@@ -7,6 +7,7 @@ import json
 
 from controller.errors import RefereeError
 from controller.service.control import add_socket_arguments, request, socket_path
+from controller.words import result_line
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -21,6 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("player", type=int, help="the player, counted from 1 (1 is the first player)")
     parser.add_argument("colours", nargs="+", metavar="COLOUR", help="colour letters: G Y O B P")
     add_socket_arguments(parser)
+    parser.add_argument("--json", action="store_true", help="print the referee's answer as JSON")
     return parser
 
 
@@ -29,9 +31,9 @@ def run(args: argparse.Namespace) -> int:
     if args.player < 1:
         raise RefereeError(f"players are counted from 1; got {args.player}")
     answer = request(socket_path(args), "reveal", seat=args.player - 1, colours=colours)
-    result = answer["result"]
-    if result.get("finished") and result.get("winners"):
-        print(f"winner: {' and '.join(f'player {s + 1}' for s in result['winners'])} ({result.get('reason', '')})")
-    else:
-        print(f"noted; result so far: {json.dumps(result)}")
+    if args.json:
+        print(json.dumps(answer))
+        return 0
+    print(f"player {args.player}'s secret colour: {' '.join(colours)}")
+    print(result_line(answer["result"]) or "noted; the game goes on")
     return 0

@@ -20,16 +20,15 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def describe(status: dict) -> list[str]:
+    """The answer in words (the JSON behind `--json`)."""
     lines = [f"{status['game']}, game {status['game_id']} in the journal, {status['verdicts']} verdicts so far"]
     if not status["started"]:
         lines.append("waiting for a valid starting board")
     elif status["over"]:
-        result = status.get("result", {})
-        winners = result.get("winners")
-        who = " and ".join(f"player {s + 1}" for s in winners) if winners else "no winner yet"
-        lines.append(f"game over: {who}" + (f" ({result['reason']})" if result.get("reason") else ""))
-    else:
-        lines.append(f"player {status['to_move'] + 1} to move")
+        lines.append(status.get("result_line") or "game over")
+    elif status.get("to_move") is not None:
+        name = status.get("to_move_name") or f"player {status['to_move'] + 1}"
+        lines.append(f"{name} to move")
     if status["illegal"]:
         lines.append("the board is in an illegal state: put it back")
     if status["pending"]:
@@ -38,8 +37,8 @@ def describe(status: dict) -> list[str]:
         lines.append(f"the board cannot be read: {status['unreadable']}")
     for fault in status["faults"]:
         lines.append(f"fault: {fault}")
-    if "last_verdict" in status:
-        lines.append(f"last verdict: {json.dumps(status['last_verdict'])}")
+    if status.get("last_line"):
+        lines.append(f"last verdict: {status['last_line']}")
     return lines
 
 

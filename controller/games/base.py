@@ -213,6 +213,21 @@ class Engine(ABC, Generic[S, M]):
         """Apply a player's action other than a move (e.g. Flipop's end by agreement)."""
         raise ActionNotAllowed(f"{name} is not an action of {self.game}")
 
+    def adopt(self, state: S, snapshot: Snapshot) -> S:
+        """The game going on from `snapshot`, which a person declared right ("this board is right,
+        go on from it"): the same seat to move, and what the board does not show (tallies, phase)
+        kept. A game whose state is a dataclass with a `board` of snapshot cells needs nothing more."""
+        import dataclasses
+
+        if dataclasses.is_dataclass(state) and any(f.name == "board" for f in dataclasses.fields(state)):
+            return dataclasses.replace(state, board=snapshot.cells)  # type: ignore[type-var]
+        raise ActionNotAllowed(f"{self.game} cannot go on from a board set by hand")
+
+    def check_reveal(self, state: S, seat: int, colours: tuple[str, ...]) -> str | None:
+        """Why telling this secret now is refused (a sentence), or None. Checked when a person
+        tells it, not when a journal is replayed (what was accepted then stays accepted)."""
+        return f"{self.game} has no secret colours to reveal"
+
     def reveal(self, state: S, seat: int, colours: tuple[str, ...]) -> S:
         """Tell the engine a seat's secret (Colorpop); other games have none."""
         raise ActionNotAllowed(f"{self.game} has no secret colours to reveal")

@@ -220,6 +220,12 @@ class BlockersEngine(Engine[BlockersState, Placement]):
             available=available,
         )
 
+    def adopt(self, state: BlockersState, snapshot: Snapshot) -> BlockersState:
+        """Go on from a board a person declared right: placements and captures counted so far stay;
+        the tiles on the board are no longer in hand."""
+        again = self.position(snapshot, state.to_move, captured_tiles=sorted(state.captured_tiles))
+        return replace(again, placed=state.placed, captures=state.captures, moves=state.moves)
+
     # -- play --------------------------------------------------------------------------
     def to_move(self, state: BlockersState) -> int | None:
         return state.to_move

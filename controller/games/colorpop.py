@@ -323,6 +323,25 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
             new = replace(new, ended="no-groups")
         return new, events
 
+    def adopt(self, state: ColorpopState, snapshot: Snapshot) -> ColorpopState:
+        """Go on from a board a person declared right: the tallies stay; a colour no longer on the
+        board counts as cleared now; play ends if no group is left."""
+        board = settle(snapshot.cells)
+        on_board = {v for row in board for v in row}
+        known = {ch for ch, _, _ in state.cleared}
+        newly = [ch for ch in self.colours if ch not in on_board and ch not in known]
+        new = replace(
+            state,
+            board=board,
+            cleared=state.cleared + tuple((ch, state.moves_made, state.removed) for ch in newly),
+            ended=None,
+        )
+        if self._instant_winners(new) is not None or self._solo_success(new):
+            return replace(new, ended="instant-win")
+        if not self._any_group(board):
+            return replace(new, ended="no-groups")
+        return new
+
     # -- judging -------------------------------------------------------------------------
     def expected(self, state: ColorpopState) -> Snapshot:
         return Snapshot(self.game, state.board)
@@ -445,9 +464,37 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
     def is_over(self, state: ColorpopState) -> bool:
         return state.ended is not None
 
+    def check_reveal(self, state: ColorpopState, seat: int, colours: tuple[str, ...]) -> str | None:
+        """Secret colours are one token each (`rules.md` §1): no two players share one, a player
+        has as many as the variant gives, and once the result is given with a colour it stays."""
+        from controller import words
+
+        if self.variant == "solo":
+            return "the solo game has target colours, not secret colours: there is nothing to reveal"
+        if not 0 <= seat < self.players:
+            return words.no_such_seat(seat, self.players)
+        for ch in colours:
+            if ch not in self.colours:
+                return f"{ch!r} is not a colour of this board; the colours are {' '.join(self.colours)}"
+        need = 2 if self.variant == "two-colours" else 1
+        if len(colours) != need or len(set(colours)) != len(colours):
+            many = "two different colours" if need == 2 else "one colour"
+            return f"each player of the {self.variant} variant has {many}; got {' '.join(colours)}"
+        for other, theirs in enumerate(state.secrets):
+            if other != seat and theirs is not None:
+                for ch in colours:
+                    if ch in theirs:
+                        return words.colour_taken(self.profile.classes[ch]["name"], self.seat_name(other))
+        known = state.secrets[seat]
+        if known is not None and tuple(known) != tuple(colours) and self.result(state).winners is not None:
+            return words.result_already_given(self.seat_name(seat), " ".join(known))
+        return None
+
     def reveal(self, state: ColorpopState, seat: int, colours: tuple[str, ...]) -> ColorpopState:
         if not 0 <= seat < self.players:
-            raise ConfigError("seat", f"expected a seat from 0 to {self.players - 1}, got {seat}")
+            from controller import words
+
+            raise ConfigError("seat", words.no_such_seat(seat, self.players))
         for ch in colours:
             if ch not in self.colours:
                 raise ConfigError("colour", f"{ch!r} is not a colour of this board")

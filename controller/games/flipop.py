@@ -186,6 +186,17 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         line, _ = self._settle(line, pass_was_free=False)
         return FlipopState((line,))
 
+    def adopt(self, state: FlipopState, snapshot: Snapshot) -> FlipopState:
+        """Go on from a board a person declared right: the same seat to move, no push-back ban; a
+        door the camera did not read keeps the shape the referee believed."""
+        first = state.lines[0]
+        doors = first.doors
+        if snapshot.doors is not None:
+            doors = tuple(d if s == UNKNOWN_DOOR else s for s, d in zip(snapshot.doors, doors))
+        seat = first.to_move if first.to_move is not None else self.setup.first
+        line, _ = self._settle(Line(snapshot.cells, doors, seat), pass_was_free=False)
+        return FlipopState((line,), agreed_end=state.agreed_end)
+
     # -- play ----------------------------------------------------------------------------
     def _live(self, state: FlipopState) -> list[Line]:
         if self.is_over(state):

@@ -190,6 +190,17 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
             own_recent=((),) * self.players,
         )
 
+    def adopt(self, state: StayAliveState, snapshot: Snapshot) -> StayAliveState:
+        """Go on from a board a person declared right: slides and marbles as seen, the same seat to
+        move; while marbles are still being placed, the marbles seen are the ones placed."""
+        board = tuple(tuple(v if v in self.seats else EMPTY for v in row) for row in snapshot.cells)
+        new = replace(state, orange=tuple(snapshot.orange), white=tuple(snapshot.white), board=board, ghosts=())
+        if state.placing:
+            placed = sum(v != EMPTY for row in board for v in row)
+            seat = self.setup.first if placed >= self.total else (self.setup.first + placed) % self.players
+            new = replace(new, placed=placed, placing=placed < self.total, to_move=seat)
+        return new
+
     # -- play --------------------------------------------------------------------------------
     def to_move(self, state: StayAliveState) -> int | None:
         return state.to_move

@@ -71,6 +71,9 @@ class SwitchTest:
         positions = list(state.positions) if state is not None else [None] * SLIDE_COUNT
         faults = set(state.faults) if state is not None else set()
         slides = []
+        # Before anyone has moved a slide, "never changed" is true of every slide and says nothing:
+        # it becomes a warning once the person is under way.
+        touched = any(len(seen) > 1 for seen in self.seen)
         for slide in range(SLIDE_COUNT):
             never = len(self.seen[slide]) <= 1
             problems = []
@@ -79,7 +82,7 @@ class SwitchTest:
                     f"{self.slide_name(slide)} reports both switches closed (a stuck switch or a "
                     f"short): check {wires(slide)}"
                 )
-            elif never and self.states:
+            elif never and self.states and touched:
                 problems.append(
                     f"{self.slide_name(slide)} never changed since the test started: move it through "
                     f"A, B and C; if it stays, check {wires(slide)}"
@@ -100,6 +103,7 @@ class SwitchTest:
             "link_ok": bool(state is not None and state.link_ok),
             "trouble": getattr(state, "trouble", None),
             "states": self.states,
+            "touched": touched,
             "slides": slides,
             "all_moved": all(len(s) == 3 for s in self.seen) and not any(self.both),
         }

@@ -1,6 +1,6 @@
 """The local control interface: a Unix socket speaking one JSON object per line.
 
-`referee status`, `new-game`, `reveal` and `end` connect, send ``{"command": NAME, "id": ID, ...}``
+`referee status`, `new-game`, `reveal`, `end` and `accept` connect, send ``{"command": NAME, "id": ID, ...}``
 and read one answer: ``{"ok": true, ...}`` or ``{"ok": false, "error": "a sentence"}``. Every
 request gets an answer, whatever its bytes, and no request can stop the server.
 
@@ -35,7 +35,13 @@ from typing import Any
 from controller.errors import RefereeError
 
 #: Each command and the arguments it takes (besides "command" and "id").
-COMMANDS: dict[str, tuple[str, ...]] = {"status": (), "new-game": (), "reveal": ("seat", "colours"), "end": ()}
+COMMANDS: dict[str, tuple[str, ...]] = {
+    "status": (),
+    "new-game": (),
+    "reveal": ("seat", "colours"),
+    "end": (),
+    "accept": (),  # "this board is right, go on from it"
+}
 ANSWER_TIMEOUT = 10.0  # seconds the loop has to run a command
 REQUEST_TIMEOUT = 5.0  # seconds a client has to send its request line
 MAX_REQUEST = 16 * 1024  # bytes of one request line

@@ -111,7 +111,8 @@ class GameRow:
 @dataclass(frozen=True)
 class Entry:
     """One journalled step: `kind` 'snapshot' (payload: snapshot text), 'action' (payload: the
-    action's name) or 'reveal' (payload: JSON {seat, colours}); `verdict` is its verdict JSON."""
+    action's name; `accept-board` is followed, after a newline, by the text of the board a person
+    declared right) or 'reveal' (payload: JSON {seat, colours}); `verdict` is its verdict JSON."""
 
     game_id: int
     seq: int

@@ -34,6 +34,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from controller import words
 from controller.errors import RefereeError
 from controller.games import registry
 from controller.games.base import ActionNotAllowed
@@ -464,7 +465,7 @@ class RefereeLoop:
         )
         if verdict.verdict in (VerdictKind.SETUP_OK, VerdictKind.LEGAL, VerdictKind.ACTION) and referee.over:
             result = referee.result()
-            self._emit(GameOver, result=result, line=f"game over: {result.reason or 'no winner'}")
+            self._emit(GameOver, result=result, line=words.result_line(result))
 
     def _say(self, text: str, level: int = logging.INFO) -> None:
         self._emit(Said, text=text, level=level)
@@ -522,6 +523,8 @@ class RefereeLoop:
             self._verdict_given(verdict, None)
             self._emit(StateShown)
             return {"ok": True, "verdict": verdict.to_json(), "result": self.session.referee.result().to_json()}
+        if name == "accept":
+            return self._accept(produced)
         if name == "reveal":
             seat = args.get("seat")
             colours = args.get("colours")
@@ -531,7 +534,45 @@ class RefereeLoop:
             self._say(f"{self.session.referee.engine.seat_name(seat)} revealed {' '.join(colours)}")
             self._emit(Revealed, seat=seat, colours=tuple(str(c) for c in colours), result=result)
             return {"ok": True, "result": result.to_json()}
-        raise RefereeError(f"unknown command {name!r}; the commands are status, new-game, reveal, end")
+        raise RefereeError(f"unknown command {name!r}; the commands are status, new-game, reveal, end, accept")
+
+    def _accept(self, produced: list[Verdict] | None) -> dict[str, Any]:
+        """ "This board is right, go on from it": the board the camera sees now (or, while a hand is
+        over it, the last board judged) becomes the referee's, whatever the referee thought of it."""
+        snapshot = None
+        sight = self.reading
+        if sight is not None and sight.snapshot is not None and self._settled(self.clock()):
+            snapshot = sight.snapshot
+            merge = registry.get(self.game).with_switches
+            if merge is not None:
+                if self.positions is None or any(p is None for p in self.positions):
+                    snapshot = None
+                else:
+                    snapshot = merge(snapshot, tuple(self.positions))
+        if snapshot is None:
+            snapshot = self.session.last_snapshot
+        if snapshot is None:
+            raise RefereeError(words.ACCEPT_NOTHING_SEEN)
+        referee = self.session.referee
+        expected = referee.expected()
+        if (
+            referee.started
+            and not referee.in_illegal
+            and not referee.in_pending
+            and expected is not None
+            and snapshot.tells_nothing_new(expected)
+        ):
+            raise RefereeError(words.ACCEPT_NOTHING_TO_DO)
+        try:
+            verdict = self.session.accept(snapshot)
+        except ActionNotAllowed as exc:
+            raise RefereeError(str(exc)) from None
+        self.verdicts.append(verdict)
+        if produced is not None:
+            produced.append(verdict)
+        self._verdict_given(verdict, snapshot)
+        self._emit(StateShown)
+        return {"ok": True, "verdict": verdict.to_json(), "message": words.ACCEPTED}
 
     def _last_action(self, old: GameSession) -> Verdict:
         """The `new-game` verdict just journalled in the old game."""
@@ -561,6 +602,12 @@ class RefereeLoop:
             out["last_verdict"] = last.to_json()
         if referee.started:
             out["result"] = referee.result().to_json()
+            out["result_line"] = words.result_line(referee.result())
+        engine = referee.engine
+        if referee.to_move() is not None:
+            out["to_move_name"] = engine.seat_name(referee.to_move())
+        if last is not None:
+            out["last_line"] = verdict_line(last, engine, referee.to_move())
         return out
 
 

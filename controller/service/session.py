@@ -16,8 +16,8 @@ from typing import Any
 from controller.errors import RefereeError
 from controller.games import engine_for
 from controller.games.base import GameSetup, Result
-from controller.record import Action, dump_record, parse_record, setup_from_mapping
-from controller.referee import Referee, Verdict, judge_record
+from controller.record import ACCEPT_BOARD, Action, dump_record, parse_record, setup_from_mapping
+from controller.referee import Referee, Verdict, judge_record, same_verdict
 from controller.service.journal import Entry, Journal, JournalDamaged, quarantine
 from controller.snapshot import Snapshot, parse_snapshot
 
@@ -102,7 +102,7 @@ class GameSession:
                 got = session._apply(entry)
             except (RefereeError, ValueError, KeyError, TypeError) as exc:
                 raise JournalDamaged(journal.path, f"entry {entry.seq} of game {game_id} is garbled ({exc})") from None
-            if got != entry.verdict:
+            if not same_verdict(entry.verdict, got):
                 raise JournalMismatch(
                     f"replaying game {game_id} of the journal {journal.path} gave {got} at entry {entry.seq} "
                     f"where the journal says {entry.verdict}; the rules code may have changed since. "
@@ -116,7 +116,10 @@ class GameSession:
             snapshot = parse_snapshot(self.setup.game, entry.payload, letters=self.setup.profile.letters)
             return self._observe(snapshot).to_json()
         if entry.kind == "action":
-            return self._act(entry.payload).to_json()
+            name, _, board = entry.payload.partition("\n")
+            if board:
+                return self._accept(self._snapshot(board)).to_json()
+            return self._act(name).to_json()
         data = json.loads(entry.payload)
         return self._reveal(int(data["seat"]), tuple(data["colours"]))
 
@@ -131,6 +134,16 @@ class GameSession:
     def _act(self, name: str) -> Verdict:
         verdict = self.referee.act(name, index=self.next_index)
         self.next_index += 1
+        self.verdicts.append(verdict.to_json())
+        return verdict
+
+    def _snapshot(self, text: str) -> Snapshot:
+        return parse_snapshot(self.setup.game, text, letters=self.setup.profile.letters)
+
+    def _accept(self, snapshot: Snapshot) -> Verdict:
+        verdict = self.referee.accept(snapshot, index=self.next_index)
+        self.next_index += 1
+        self.last_snapshot = snapshot
         self.verdicts.append(verdict.to_json())
         return verdict
 
@@ -153,10 +166,20 @@ class GameSession:
         self.last_seq = self.journal.append(self.game_id, "action", name, verdict.to_json())
         return verdict
 
+    def accept(self, snapshot: Snapshot) -> Verdict:
+        """A person declared `snapshot` right: play goes on from it; journalled with the board."""
+        verdict = self._accept(snapshot)
+        payload = f"{ACCEPT_BOARD}\n{snapshot.to_text()}"
+        self.last_seq = self.journal.append(self.game_id, "action", payload, verdict.to_json())
+        return verdict
+
     def reveal(self, seat: int, colours: tuple[str, ...]) -> Result:
         """Tell the referee a seat's secret colour(s) (Colorpop) and commit it."""
         if not self.referee.started:
             raise RefereeError("the game has not started yet; reveal the secret colours at the end")
+        refused = self.referee.engine.check_reveal(self.referee.state, seat, colours)
+        if refused is not None:
+            raise RefereeError(refused)
         out = self._reveal(seat, colours)
         payload = json.dumps({"seat": seat, "colours": list(colours)})
         self.last_seq = self.journal.append(self.game_id, "reveal", payload, out)
@@ -242,10 +265,14 @@ def export_record(journal: Journal, game_id: int | None = None) -> str:
         raise RefereeError(f"game {game_id} of the journal has no board yet: there is nothing to export")
     letters = setup.profile.letters
     board = parse_snapshot(setup.game, judged[0].payload, letters=letters)
-    observations: list[Snapshot | Action] = [
-        Action(e.payload) if e.kind == "action" else parse_snapshot(setup.game, e.payload, letters=letters)
-        for e in judged[1:]
-    ]
+
+    def entry(e: Entry) -> Snapshot | Action:
+        if e.kind != "action":
+            return parse_snapshot(setup.game, e.payload, letters=letters)
+        name, _, text = e.payload.partition("\n")
+        return Action(name, parse_snapshot(setup.game, text, letters=letters) if text else None)
+
+    observations = [entry(e) for e in judged[1:]]
     wanted = [e.verdict for e in judged]
     overrides = row.setup.get("profile")
 
@@ -261,7 +288,8 @@ def export_record(journal: Journal, game_id: int | None = None) -> str:
     candidates.append(setup)
     for candidate in candidates:
         text = dump_record(candidate, board, observations, overrides)
-        if _verdicts_of(text) == wanted:
+        got = _verdicts_of(text)
+        if len(got) == len(wanted) and all(same_verdict(w, g) for w, g in zip(wanted, got)):
             if candidate is setup and reveals:
                 said = ", ".join(f"seat {r['seat']}: {' '.join(r['colours'])}" for r in reveals)
                 text = f"# secret colours revealed at the end of the game: {said}\n" + text

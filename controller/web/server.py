@@ -25,6 +25,7 @@ import secrets
 import socket
 import threading
 import time
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
 
+from controller import words
 from controller.commands.lights_test import lights_test_patterns
 from controller.errors import RefereeError
 from controller.games import engine_for
@@ -94,6 +96,7 @@ class WebApp:
         journal_path: Path | None = None,
         feedback: Any = None,
         config_path: Path | None = None,
+        names: Sequence[str] = (),
     ) -> None:
         self.loop = loop
         self.sensor = sensor
@@ -103,7 +106,8 @@ class WebApp:
         #: The config file the referee was started with (the guided calibration switches its profile).
         self.config_path = config_path
         self.pin = pin or random_pin()
-        self.view = LiveView(loop, sensor, switches)
+        #: The players' names (config.yaml's `mqtt: names:`, as the club shows them), seat by seat.
+        self.view = LiveView(loop, sensor, switches, names=names)
         self.pictures = CameraPictures(sensor)
         self.journal_path = journal_path or loop.session.journal.path
         self.sockets: set[web.WebSocketResponse] = set()
@@ -127,6 +131,7 @@ class WebApp:
         app.router.add_post("/api/new-game", self.new_game)
         app.router.add_post("/api/reveal", self.reveal)
         app.router.add_post("/api/end", self.end)
+        app.router.add_post("/api/accept-board", self.accept_board)
         app.router.add_get("/api/lights-test", self.lights_patterns)
         app.router.add_post("/api/lights-test", self.lights_test)
         app.router.add_get("/api/switches", self.switch_report)
@@ -359,8 +364,10 @@ class WebApp:
         body = await self._control(request)
         seat, colours = body.get("seat"), body.get("colours")
         setup = self.loop.session.setup
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < setup.players:
-            raise BadRequest(400, f"'seat' should be a seat number from 0 to {setup.players - 1} (0 is the first seat)")
+        if isinstance(seat, bool) or not isinstance(seat, int):
+            raise BadRequest(400, "'seat' should be a seat number (0 is the first player)")
+        if not 0 <= seat < setup.players:
+            raise BadRequest(400, words.no_such_seat(seat, setup.players))
         letters = setup.profile.letters
         if (
             not isinstance(colours, list)
@@ -373,6 +380,11 @@ class WebApp:
     async def end(self, request: web.Request) -> web.Response:
         await self._control(request)
         return await self._submit("end")
+
+    async def accept_board(self, request: web.Request) -> web.Response:
+        """ "This board is right, go on from it" (the PIN): the way out of any false "illegal"."""
+        await self._control(request)
+        return await self._submit("accept")
 
     # --- setting up a copy: lights and buzzer, switches (issue 17; the aim: aim_api.py) ---------------
     def _patterns(self) -> dict[str, tuple[str, Any]]:

@@ -9,15 +9,16 @@ method that changes anything; changes go through `RefereeLoop.submit`.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from typing import Any
 
-from controller import corrections
+from controller import corrections, words
 from controller.games import registry
-from controller.referee import Verdict, VerdictKind
+from controller.referee import VerdictKind
 from controller.service.events import BoardRead, Event, GameOpened, VerdictGiven
 from controller.snapshot import Snapshot
 from controller.vision import looks
-from controller.words import verdict_line
+from controller.words import stored_verdict_line as verdict_words
 
 #: Verdicts the page's history shows (the newest last); the whole game is in the journal.
 HISTORY = 60
@@ -36,34 +37,6 @@ def board_json(snapshot: Snapshot | None) -> dict[str, Any] | None:
         "orange": list(snapshot.orange) if snapshot.orange is not None else None,
         "white": list(snapshot.white) if snapshot.white is not None else None,
     }
-
-
-def verdict_from_json(data: dict[str, Any]) -> Verdict | None:
-    """A stored verdict (notation.md §3) back as a `Verdict`, to word it; None for a reveal line."""
-    if data.get("verdict") not in {k.value for k in VerdictKind}:
-        return None
-    return Verdict(
-        VerdictKind(data["verdict"]),
-        data.get("index"),
-        seat=data.get("seat"),
-        move=data.get("move", ""),
-        events=tuple(data.get("events", ())),
-        reason=data.get("reason", ""),
-        cells=tuple(tuple(c) for c in data.get("cells", ())),
-        advice=data.get("advice"),
-        action=data.get("action"),
-        doubtful=bool(data.get("doubtful", False)),
-    )
-
-
-def verdict_words(data: dict[str, Any], engine: Any, first: int) -> str:
-    """The sentence of `words.verdict_line` for a stored verdict (reveals worded here)."""
-    verdict = verdict_from_json(data)
-    if verdict is None:
-        if data.get("verdict") == "reveal":
-            return f"{engine.seat_name(int(data['seat']))} revealed {' '.join(data.get('colours', []))}"
-        return str(data)
-    return verdict_line(verdict, engine, first if verdict.verdict == VerdictKind.SETUP_OK else None)
 
 
 def palette(game: str, profile: Any) -> dict[str, dict[str, Any]]:
@@ -88,8 +61,9 @@ class LiveView:
     nothing measurable; `state()` does the work, when a page asks.
     """
 
-    def __init__(self, loop: Any, sensor: Any = None, switches: Any = None) -> None:
+    def __init__(self, loop: Any, sensor: Any = None, switches: Any = None, names: Sequence[str] = ()) -> None:
         self.loop = loop
+        self.names = tuple(names)
         self.sensor = sensor
         self.switches = switches
         self._lock = threading.Lock()
@@ -135,8 +109,9 @@ class LiveView:
         result = engine.result(game_state).to_json() if game_state is not None else None
         stored = list(session.verdicts)
         first_index = max(0, len(stored) - HISTORY)
-        verdicts = [{"json": v, "line": verdict_words(v, engine, setup.first)} for v in stored[first_index:]]
-        seats = [{"seat": s, "name": engine.seat_name(s)} for s in range(setup.players)]
+        named = self._named
+        verdicts = [{"json": v, "line": named(verdict_words(v, engine, setup.first))} for v in stored[first_index:]]
+        seats = [{"seat": s, "name": named(engine.seat_name(s))} for s in range(setup.players)]
         out: dict[str, Any] = {
             "game": setup.game,
             "game_id": session.game_id,
@@ -148,14 +123,14 @@ class LiveView:
             "started": table.started,
             "over": table.over,
             "to_move": table.to_move,
-            "to_move_name": engine.seat_name(table.to_move) if table.to_move is not None else None,
+            "to_move_name": named(engine.seat_name(table.to_move)) if table.to_move is not None else None,
             "illegal": table.illegal,
             "pending": table.pending,
             "unreadable": table.unreadable,
             "faults": list(table.faults),
             "board": board_json(expected),
             "result": result,
-            "winners": [engine.seat_name(s) for s in (table.winners or ())],
+            "winners": [named(engine.seat_name(s)) for s in (table.winners or ())],
             "verdicts": verdicts,
             "verdict_count": len(stored),
             "palette": palette(setup.game, setup.profile),
@@ -164,9 +139,24 @@ class LiveView:
             "slides": self._slides(),
             "version": self.version,
         }
+        last = stored[-1] if stored else {}
+        out["doubtful"] = bool(table.illegal and self._last_illegal(stored).get("doubtful"))
+        out["result_line"] = named(words.result_line(result))
+        # "this board is right, go on from it": offered whenever the referee refuses the board
+        out["can_accept"] = bool(
+            table.illegal or table.pending or (not table.started and last.get("verdict") == "setup-invalid")
+        )
         out["correction"] = self._correction(engine, expected, table.illegal)
         out["illegal_cells"] = [list(c) for c in self.illegal_cells()]
         return out
+
+    def _named(self, text: str) -> str:
+        """Players' names where the config gives them (`mqtt: names:`), as the club shows them."""
+        return words.with_names(text, self.names)
+
+    @staticmethod
+    def _last_illegal(stored: list[dict[str, Any]]) -> dict[str, Any]:
+        return next((v for v in reversed(stored) if v.get("verdict") == "illegal"), {})
 
     def illegal_cells(self) -> list[tuple[int, int]]:
         """The places of the illegal move the board is in now (none when it is not illegal)."""

@@ -34,6 +34,10 @@ function html(name, attrs, parent, text) {
   return node;
 }
 
+function capital(text) {
+  return text ? text[0].toUpperCase() + text.slice(1) : text;
+}
+
 function rgb(palette, letter) {
   const p = palette[letter];
   return p ? `rgb(${p.rgb.join(",")})` : "#888";
@@ -137,16 +141,21 @@ function render(s) {
   $("title").textContent = `${game}, game ${s.game_id}`;
   let turn;
   if (!s.started) turn = "Set up the board: the referee checks the starting position.";
-  else if (s.over) turn = s.winners.length ? `Game over: ${s.winners.join(" and ")} won` : "Game over: no winner";
+  else if (s.over) turn = capital(s.result_line || "game over");
   else if (s.to_move_name) turn = `${s.to_move_name} to move`;
   else turn = "";
   $("turn").textContent = turn;
   const status = $("status");
   status.className = "";
-  if (s.illegal) { status.textContent = "Illegal move: put the board back as listed below."; status.className = "illegal"; }
+  if (s.illegal && s.doubtful) {
+    status.textContent = "Doubtful reading: no player is blamed. Check the places shown and the camera's view; " +
+      "if the board is right, press \u201cThis board is right\u201d.";
+    status.className = "illegal";
+  } else if (s.illegal) { status.textContent = "Illegal move: put the board back as listed below."; status.className = "illegal"; }
   else if (s.pending) { status.textContent = "Move under way: finish it."; status.className = "pending"; }
   else if (s.unreadable) { status.textContent = `Board not read: ${s.unreadable}.`; status.className = "unreadable"; }
   else status.textContent = "";
+  $("accept-box").hidden = !s.can_accept;
   const faults = $("faults");
   faults.replaceChildren(...s.faults.map((f) => { const li = document.createElement("li"); li.textContent = f; return li; }));
 
@@ -204,14 +213,15 @@ function render(s) {
   }));
   $("result").textContent = s.result && s.result.reason ? s.result.reason : "";
 
-  $("history").replaceChildren(...s.verdicts.slice().reverse().map((v) => {
+  const firstNumber = s.verdict_count - s.verdicts.length + 1;
+  $("history").replaceChildren(...s.verdicts.map((v, i) => {
     const li = document.createElement("li");
+    li.dataset.n = String(firstNumber + i);
     li.textContent = v.line;
     li.className = v.json.verdict;
     li.title = JSON.stringify(v.json);
     return li;
-  }));
-  $("history").setAttribute("start", s.verdict_count);
+  }).reverse());
 
   const reading = s.reading;
   let text = reading.problem ? `Last look: ${reading.problem}.` : "";
@@ -241,13 +251,24 @@ function fillForm(s) {
 // --- live updates ---------------------------------------------------------------------------------
 function connect() {
   const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
-  ws.onopen = () => { $("link").textContent = "live"; $("link").className = "link on"; };
+  ws.onopen = () => {
+    $("link").textContent = "live"; $("link").className = "link on";
+    $("offline").hidden = true;
+    document.body.classList.remove("offline");
+  };
   ws.onmessage = (e) => {
     const message = JSON.parse(e.data);
     if (message.type === "state") render(message.state);
   };
   ws.onclose = () => {
     $("link").textContent = "offline"; $("link").className = "link off";
+    if ($("offline").hidden) {
+      const since = new Date().toLocaleTimeString();
+      $("offline").textContent = `The referee has stopped or cannot be reached (since ${since}): nothing below is ` +
+        "live any more. This page reconnects by itself once the referee runs again.";
+      $("offline").hidden = false;
+      document.body.classList.add("offline");
+    }
     setTimeout(connect, 2000);
   };
 }
@@ -349,6 +370,12 @@ async function pollSwitches(start) {
     const problems = data.slides.flatMap((s) => s.problems);
     if (!data.link_ok) problems.unshift(data.trouble || "the switch board does not answer");
     if (data.all_moved) problems.length = 0;
+    if (!data.touched && data.link_ok && !problems.length) {
+      $("switch-problems").replaceChildren(html("li", { class: "ok" }, null,
+        "move each slide through A, B and C: this list says which ones the referee has not seen move"));
+      switchTimer = setTimeout(() => pollSwitches(false), SWITCH_PERIOD_MS);
+      return;
+    }
     $("switch-problems").replaceChildren(...(data.all_moved
       ? [html("li", { class: "ok" }, null, "every slide went through A, B and C")]
       : problems.map((p) => html("li", {}, null, p))));
@@ -404,6 +431,7 @@ window.addEventListener("DOMContentLoaded", () => {
     colours: $("rv-colours").value.trim().toUpperCase().split(/[\s,]*/).filter(Boolean),
   });
   $("end").onclick = () => control("/api/end", {});
+  $("accept").onclick = () => postWithPin("/api/accept-board", {}, $("accept-answer"));
   $("load-games").onclick = loadGames;
   $("lights-load").onclick = loadLights;
   $("switch-start").onclick = () => { $("switch-start").hidden = true; $("switch-stop").hidden = false; pollSwitches(true); };
