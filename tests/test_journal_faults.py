@@ -299,7 +299,7 @@ def test_export_and_replay_of_a_journal_leave_it_byte_for_byte(tmp_path, capsys)
     shutil.copy(path, copy)
     before = copy.read_bytes()
     assert main(["export", str(copy)]) == 0
-    assert main(["replay", str(copy)]) == 0
+    assert main(["replay", "--json", str(copy)]) == 0
     out = capsys.readouterr().out
     assert '"verdict": "legal"' in out
     assert copy.read_bytes() == before
