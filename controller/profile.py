@@ -17,6 +17,7 @@ import numpy as np
 import yaml
 
 from controller.errors import ConfigError, RefereeError
+from controller.files import load_yaml, parse_yaml
 from controller.games import registry
 from controller.schema import (  # noqa: F401  (re-exported: the profile's schema is written with them)
     Checker,
@@ -222,7 +223,8 @@ def _default_data(game: str) -> dict:
             raise RefereeError(f"the game {game!r} ships no default profile")
         if isinstance(where, tuple):
             package, name = where
-            _cache[game] = yaml.safe_load(resources.files(package).joinpath(name).read_text("utf-8"))
+            text = resources.files(package).joinpath(name).read_text("utf-8")
+            _cache[game] = parse_yaml(text, f"the default {game} profile")
         else:
             _cache[game] = dict(where)
     return copy.deepcopy(_cache[game])
@@ -236,12 +238,7 @@ def default_profile(game: str) -> Profile:
 def load_profile(path: str | Path) -> Profile:
     """A user's profile: the default for its game with the file's keys replacing the default's."""
     path = Path(path)
-    try:
-        raw = yaml.safe_load(path.read_text("utf-8"))
-    except OSError as exc:
-        raise RefereeError(f"cannot read the profile {path}: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
-        raise RefereeError(f"the profile {path} is not valid YAML: {exc}") from None
+    raw = load_yaml(path, "the profile")
     if not isinstance(raw, dict) or "game" not in raw:
         raise ConfigError("game", "a profile must say which game it describes", str(path))
     if not registry.known(raw["game"]):

@@ -8,7 +8,8 @@ from typing import Any
 
 import yaml
 
-from controller.errors import ConfigError, FormatError, RefereeError
+from controller.errors import ConfigError, FormatError
+from controller.files import parse_yaml, read_text
 from controller.games import registry
 from controller.games.base import GameSetup
 from controller.profile import default_profile
@@ -50,19 +51,11 @@ class GameRecord:
 
 
 def load_record(path: str | Path) -> GameRecord:
-    path = Path(path)
-    try:
-        text = path.read_text("utf-8")
-    except OSError as exc:
-        raise RefereeError(f"cannot read the game record {path}: {exc.strerror}") from None
-    return parse_record(text, source=str(path))
+    return parse_record(read_text(path, "the game record"), source=str(path))
 
 
 def parse_record(text: str, source: str = "record") -> GameRecord:
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise FormatError(f"not valid YAML: {exc}", source) from None
+    data = parse_yaml(text, source)
     if not isinstance(data, dict):
         raise FormatError("a game record is a YAML mapping with game, setup and observations", source)
     for key in data:

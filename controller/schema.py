@@ -1,13 +1,25 @@
-"""Checkers for YAML mappings (board profiles, config.yaml): each says what is wrong and where.
+"""One way to check every YAML mapping a person writes (config.yaml, profiles, records, the club): each
+mistake is named by its full key path and said in a sentence.
 
-A schema is a small tree of checkers; each takes (value, key path) and raises ConfigError naming
-the full key path, so a person editing a file is told exactly which key to fix.
+The sections are pydantic models (`Section`: unknown keys forbidden, frozen), as Frigate declares its
+config: one declaration per key, with its default, its type and its check. Pydantic's own messages
+("Input should be a valid integer") are not what a hobbyist reads, so every check a section declares
+says its sentence itself (`sentence`), and `validate` turns the first problem into a `ConfigError`
+naming the key path (``gpio.pins.red``, ``mqtt.tls.ca_file``, ``seats[2]``).
+
+The older checkers (`Checker`: a function of (value, key path)) still check the board profiles'
+per-game keys until those are models too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Annotated, Any, ClassVar, TypeVar
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, ValidationInfo, model_validator
+from pydantic_core import PydanticCustomError
 
 from controller.errors import ConfigError
 
@@ -121,3 +133,166 @@ def mapping(
 
 def anything() -> Checker:
     return lambda value, path: None
+
+
+# --------------------------------------------------------------------------- sections as pydantic models
+
+#: The error type of every sentence a section says itself.
+SENTENCE = "referee"
+
+
+def sentence(text: str, key: str | int | None = None) -> PydanticCustomError:
+    """The error a check raises: `text` is what the person reads; `key`, when given, is the key
+    below the checked value that is wrong (an unknown key, a pin clashing inside a section)."""
+    context: dict[str, Any] = {"sentence": text}
+    if key is not None:
+        context["key"] = key
+    return PydanticCustomError(SENTENCE, "{sentence}", context)
+
+
+class Section(BaseModel):
+    """A mapping of named keys: unknown keys refused with the section's own sentence, nothing is
+    converted silently (``"yes"`` is not true, ``2.0`` is not a whole number), values frozen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    #: How an unknown key is refused here; `{known}` lists this section's keys.
+    unknown_key: ClassVar[str] = "is not a known setting; the settings are {known}"
+    #: How a value that is not a mapping is refused here; `{value}` is what was given.
+    not_a_mapping: ClassVar[str] = "expected a section of 'name: value' settings, got {value!r}"
+    #: Keys refused with a sentence of their own (a password written where only its file belongs).
+    refused: ClassVar[dict[str, str]] = {}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _a_mapping_of_known_keys(cls, data: Any) -> Any:
+        if data is None:  # an empty section in YAML (`camera:`) is the defaults
+            return {}
+        if isinstance(data, BaseModel):
+            return data
+        if not isinstance(data, dict):
+            raise sentence(cls.not_a_mapping.format(value=data))
+        for key, why in cls.refused.items():
+            if key in data:
+                raise sentence(why, key=key)
+        known = cls.known_keys()
+        for key in data:
+            if key not in known:
+                raise sentence(cls.unknown_key.format(known=", ".join(known)), key=str(key))
+        return cls.prepare(dict(data))
+
+    @classmethod
+    def prepare(cls, data: dict[str, Any]) -> dict[str, Any]:
+        """The section's keys before each is checked: a section whose defaults depend on each
+        other fills them in here (the broker's port follows TLS)."""
+        return data
+
+    @classmethod
+    def known_keys(cls) -> tuple[str, ...]:
+        """The keys a person may write in this section, in the order they are declared."""
+        return tuple(field.alias or name for name, field in cls.model_fields.items())
+
+
+S = TypeVar("S", bound=BaseModel)
+
+
+def key_path(location: tuple[str | int, ...], prefix: str = "") -> str:
+    """`('gpio', 'pins', 'seat_leds', 2)` -> ``gpio.pins.seat_leds[2]``."""
+    path = prefix
+    for part in location:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        else:
+            path = f"{path}.{part}" if path else str(part)
+    return path
+
+
+def _generic_sentence(error: Mapping[str, Any]) -> str:
+    """Pydantic's own checks (a key left out, a value of another kind), in the project's words."""
+    kind, value = error["type"], error.get("input")
+    if kind == "missing":
+        return "this key is required"
+    if kind == "bool_type":
+        return f"expected true or false, got {value!r}"
+    if kind in ("int_type", "int_parsing", "int_from_float"):
+        return f"expected a whole number, got {kind_of(value)} ({value!r})"
+    if kind in ("float_type", "float_parsing"):
+        return f"expected a number, got {kind_of(value)} ({value!r})"
+    if kind == "string_type":
+        return f"expected text, got {kind_of(value)} ({value!r})"
+    if kind in ("list_type", "tuple_type"):
+        return f"expected a list, got {kind_of(value)} ({value!r})"
+    if kind in ("dict_type", "model_type", "model_attributes_type"):
+        return f"expected a mapping of keys, got {kind_of(value)} ({value!r})"
+    if kind == "extra_forbidden":
+        return "is not a known setting"
+    return str(error["msg"])
+
+
+def validate(
+    model: type[S], data: Any, source: str | None = None, prefix: str = "", context: dict[str, Any] | None = None
+) -> S:
+    """`data` checked as a `model`; the first problem as a ConfigError naming its full key path.
+
+    `prefix` is the section's own key when it is checked alone (``gpio``); `source` the file
+    named in front of the sentence; `context` what checks need besides the value (the folder
+    relative paths start from, the number of players).
+    """
+    try:
+        return model.model_validate(data, context=context)
+    except ValidationError as exc:
+        error = exc.errors(include_url=False)[0]
+        location = tuple(error["loc"])
+        extra = (error.get("ctx") or {}).get("key")
+        if extra is not None:
+            location += (extra,)
+        if error["type"] == SENTENCE:  # `{section}` in a sentence: the path of the section that said it
+            message = str(error["ctx"]["sentence"]).replace("{section}", key_path(tuple(error["loc"]), prefix))
+        else:
+            message = _generic_sentence(error)
+        raise ConfigError(key_path(location, prefix), message, source) from None
+
+
+def checked(check: Callable[[Any], Any]) -> BeforeValidator:
+    """A key's own check (value -> the value kept), run before pydantic's: it words its own refusal."""
+    return BeforeValidator(check)
+
+
+def folder_of(info: ValidationInfo) -> Path:
+    """The folder relative paths are read from (the file's own; the working folder without one)."""
+    context = info.context or {}
+    return Path(context.get("base") or Path.cwd())
+
+
+def file_path(value: Any, info: ValidationInfo) -> Path:
+    """A file's path, `~` expanded, relative to the folder of the file that names it."""
+    if isinstance(value, Path):
+        return value
+    if not isinstance(value, str) or not value.strip():
+        raise sentence(f"expected a file path, got {value!r}")
+    path = Path(os.path.expanduser(value))
+    return path if path.is_absolute() else folder_of(info) / path
+
+
+def seconds(low: float, high: float) -> Any:
+    """A number of seconds from `low` to `high` (config.yaml's wording)."""
+
+    def check(value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise sentence(f"expected a number of seconds, got {value!r}")
+        if not low <= value <= high:
+            raise sentence(f"expected {low} to {high} seconds, got {value}")
+        return float(value)
+
+    return Annotated[float, checked(check)]
+
+
+def choice(*choices: str) -> Any:
+    """One of a few words (``expected one of debug, info, warning, error, got 'loud'``)."""
+
+    def check(value: Any) -> str:
+        if value not in choices:
+            raise sentence(f"expected one of {', '.join(choices)}, got {value!r}")
+        return str(value)
+
+    return Annotated[str, checked(check)]

@@ -19,10 +19,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from controller.club.config import MqttConfig
 from controller.club.publisher import TablePublisher
+from controller.files import parse_yaml, read_text
 from controller.games import registry
 from controller.record import Action, parse_record
 from controller.service.config import GAME_KEYS
@@ -47,9 +46,9 @@ class RecordTable:
         mqtt: MqttConfig | None = None,
         log: logging.Logger | None = None,
     ) -> None:
-        text = Path(record_path).read_text("utf-8")
+        text = read_text(record_path, "the game record")
         self.record = parse_record(text, str(record_path))
-        data = yaml.safe_load(text)
+        data = parse_yaml(text, str(record_path))
         self.keys: dict[str, Any] = {k: data[k] for k in GAME_KEYS if data.get(k) is not None}
         self.setup = self.record.setup
         self.entries: list[Any] = [self.record.board, *self.record.observations]

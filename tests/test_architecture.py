@@ -101,3 +101,26 @@ GAME_NEUTRAL = [
 @pytest.mark.parametrize("path", _modules(GAME_NEUTRAL), ids=lambda p: str(p.relative_to(ROOT)))
 def test_game_neutral_code_never_compares_a_game_name(path: Path):
     assert _game_name_comparisons(path) == []
+
+
+def _yaml_loads(path: Path) -> list[int]:
+    """Lines that parse YAML themselves (`yaml.safe_load`, `yaml.load`)."""
+    tree = ast.parse(path.read_text("utf-8"))
+    return sorted(
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and node.attr in ("safe_load", "load", "full_load", "unsafe_load")
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "yaml"
+    )
+
+
+@pytest.mark.parametrize(
+    "path", _modules(PRODUCTION + ["controller/commands", "simulation"]), ids=lambda p: str(p.relative_to(ROOT))
+)
+def test_yaml_is_read_by_one_function(path: Path):
+    """`controller/files.py` reads every YAML text, so every slip is worded the same way."""
+    if path == ROOT / "controller/files.py":
+        return
+    assert _yaml_loads(path) == [], "read YAML with controller.files.load_yaml or parse_yaml"

@@ -11,11 +11,13 @@ from __future__ import annotations
 import os
 import re
 import socket
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, ClassVar
 
-from controller.errors import ConfigError, RefereeError
+from pydantic import Field, ValidationInfo, model_validator
+
+from controller.errors import RefereeError
+from controller.schema import Section, checked, folder_of, sentence, validate
 
 MQTT_KEYS = ("host", "port", "tls", "username", "password_file", "table", "prefix", "keepalive", "names")
 TLS_KEYS = ("ca_file", "cert_file", "key_file")
@@ -25,27 +27,124 @@ PREFIX = re.compile(r"^[A-Za-z0-9_.-]{1,64}(/[A-Za-z0-9_.-]{1,64})*$")
 DEFAULT_PREFIX = "referee"
 
 
-@dataclass(frozen=True)
-class TlsFiles:
+def _existing_file(value: Any, info: ValidationInfo) -> Path | None:
+    """A file named relative to the config file's folder, which must exist."""
+    if value is None or isinstance(value, Path):
+        return value
+    if not isinstance(value, str) or not value.strip():
+        raise sentence(f"expected a file path, got {value!r}")
+    path = Path(os.path.expanduser(value))
+    path = path if path.is_absolute() else folder_of(info) / path
+    if not path.is_file():
+        raise sentence(f"the file {path} does not exist")
+    return path
+
+
+File = Annotated[Path | None, checked(_existing_file)]
+
+
+class TlsFiles(Section):
     """TLS to the broker: the CA that signed it (None: the system's CAs), and a client certificate."""
 
-    ca_file: Path | None = None
-    cert_file: Path | None = None
-    key_file: Path | None = None
+    ca_file: File = None
+    cert_file: File = None
+    key_file: File = None
+
+    @model_validator(mode="after")
+    def _certificate_with_its_key(self) -> TlsFiles:
+        if (self.cert_file is None) != (self.key_file is None):
+            raise sentence("a client certificate needs both cert_file and key_file")
+        return self
 
 
-@dataclass(frozen=True)
-class MqttConfig:
-    host: str
-    port: int
-    table: str
-    prefix: str = DEFAULT_PREFIX
-    tls: TlsFiles | None = None
-    username: str | None = None
-    password_file: Path | None = None
-    keepalive: int = 30
+def _tls(value: Any) -> Any:
+    if value is True:
+        return {}
+    if value is False or value is None or isinstance(value, (dict, TlsFiles)):
+        return None if value is False else value
+    raise sentence(f"expected false, true or a section with {', '.join(TLS_KEYS)}")
+
+
+def _host(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise sentence(f"expected the broker's host name or address, got {value!r}")
+    return value.strip()
+
+
+def _port(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 65535:
+        raise sentence(f"expected a port number from 1 to 65535, got {value!r}")
+    return value
+
+
+def _keepalive(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 5 <= value <= 600:
+        raise sentence(f"expected 5 to 600 seconds, got {value!r}")
+    return value
+
+
+def _username(value: Any) -> str | None:
+    if value is not None and (not isinstance(value, str) or not value):
+        raise sentence(f"expected a user name, got {value!r}")
+    return value
+
+
+def _table(value: Any) -> str:
+    if not isinstance(value, str) or not NAME.match(value):
+        raise sentence(f"expected a name of letters, digits, '-', '_' or '.' (at most 64), got {value!r}")
+    return value
+
+
+def _prefix(value: Any) -> str:
+    if not isinstance(value, str) or not PREFIX.match(value):
+        raise sentence(f"expected topic levels such as 'referee' or 'club/referee', got {value!r}")
+    return value
+
+
+def _names(value: Any, info: ValidationInfo) -> tuple[str, ...]:
+    names = value or []
+    if not isinstance(names, (list, tuple)) or not all(
+        isinstance(n, str) and n.strip() and len(n) <= 60 for n in names
+    ):
+        raise sentence("expected a list of player names, one per seat, e.g. [Ann, Bob]")
+    players = (info.context or {}).get("players")
+    if names and players is not None and len(names) != players:
+        raise sentence(f"expected {players} names, one per seat, got {len(names)}")
+    return tuple(n.strip() for n in names)
+
+
+class MqttConfig(Section):
+    """The `mqtt:` section: the club's broker, this table's name and its players' names."""
+
+    refused: ClassVar[dict[str, str]] = {
+        "password": "the password is never written in the config file: put it alone in a file only the referee "
+        "can read and give that file's path as mqtt.password_file"
+    }
+
+    host: Annotated[str, checked(_host)] = Field(default=None, validate_default=True)
+    port: Annotated[int, checked(_port)] = 1883
+    tls: Annotated[TlsFiles | None, checked(_tls)] = None
+    username: Annotated[str | None, checked(_username)] = None
+    password_file: File = None
+    table: Annotated[str, checked(_table)] = Field(default_factory=lambda: default_table_name())
+    prefix: Annotated[str, checked(_prefix)] = DEFAULT_PREFIX
+    keepalive: Annotated[int, checked(_keepalive)] = 30
     #: Each seat's player, as the club's standings know them ("" entries are not allowed).
-    names: tuple[str, ...] = ()
+    names: Annotated[tuple[str, ...], checked(_names)] = ()
+
+    @classmethod
+    def prepare(cls, data: dict[str, Any]) -> dict[str, Any]:
+        if "port" not in data:  # TLS listens on its own port
+            data["port"] = 8883 if data.get("tls") not in (None, False) else 1883
+        if not data.get("table"):
+            data.pop("table", None)
+        return data
+
+    @model_validator(mode="after")
+    def _password_with_a_user(self) -> MqttConfig:
+        if self.password_file is not None and self.username is None:
+            raise sentence("a password needs a username", key="password_file")
+        return self
 
     def topic(self, leaf: str) -> str:
         return f"{self.prefix}/{self.table}/{leaf}"
@@ -59,6 +158,8 @@ class MqttConfig:
 
     def __repr__(self) -> str:  # no credentials in a repr that may end up in a log
         return f"MqttConfig(host={self.host!r}, port={self.port}, table={self.table!r}, prefix={self.prefix!r})"
+
+    __str__ = __repr__
 
 
 def read_password(path: Path | None) -> str | None:
@@ -77,92 +178,8 @@ def default_table_name() -> str:
     return name or "table"
 
 
-def _file(section: dict, key: str, base: Path, source: str) -> Path | None:
-    value = section.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value.strip():
-        raise ConfigError(f"mqtt.{key}", f"expected a file path, got {value!r}", source)
-    path = Path(os.path.expanduser(value))
-    path = path if path.is_absolute() else base / path
-    if not path.is_file():
-        raise ConfigError(f"mqtt.{key}", f"the file {path} does not exist", source)
-    return path
-
-
 def validate_mqtt(data: Any, base: Path, source: str, players: int) -> MqttConfig | None:
     """Check the `mqtt:` section (None or absent: the table publishes nothing)."""
     if data is None or data is False:
         return None
-    if not isinstance(data, dict):
-        raise ConfigError("mqtt", f"expected a section of 'name: value' settings, got {data!r}", source)
-    if "password" in data:
-        raise ConfigError(
-            "mqtt.password",
-            "the password is never written in the config file: put it alone in a file only the referee can "
-            "read and give that file's path as mqtt.password_file",
-            source,
-        )
-    for key in data:
-        if key not in MQTT_KEYS:
-            raise ConfigError(f"mqtt.{key}", f"is not a known setting; the settings are {', '.join(MQTT_KEYS)}", source)
-    host = data.get("host")
-    if not isinstance(host, str) or not host.strip():
-        raise ConfigError("mqtt.host", f"expected the broker's host name or address, got {host!r}", source)
-
-    tls_value = data.get("tls", False)
-    tls: TlsFiles | None = None
-    if tls_value is True:
-        tls = TlsFiles()
-    elif isinstance(tls_value, dict):
-        for key in tls_value:
-            if key not in TLS_KEYS:
-                raise ConfigError(
-                    f"mqtt.tls.{key}", f"is not a known setting; the settings are {', '.join(TLS_KEYS)}", source
-                )
-        files = {k: _file(tls_value, k, base, source + " (mqtt.tls)") for k in TLS_KEYS}
-        if (files["cert_file"] is None) != (files["key_file"] is None):
-            raise ConfigError("mqtt.tls", "a client certificate needs both cert_file and key_file", source)
-        tls = TlsFiles(**files)
-    elif tls_value not in (False, None):
-        raise ConfigError("mqtt.tls", f"expected false, true or a section with {', '.join(TLS_KEYS)}", source)
-
-    port = data.get("port", 8883 if tls else 1883)
-    if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
-        raise ConfigError("mqtt.port", f"expected a port number from 1 to 65535, got {port!r}", source)
-    keepalive = data.get("keepalive", 30)
-    if isinstance(keepalive, bool) or not isinstance(keepalive, int) or not 5 <= keepalive <= 600:
-        raise ConfigError("mqtt.keepalive", f"expected 5 to 600 seconds, got {keepalive!r}", source)
-    username = data.get("username")
-    if username is not None and (not isinstance(username, str) or not username):
-        raise ConfigError("mqtt.username", f"expected a user name, got {username!r}", source)
-    password_file = _file(data, "password_file", base, source)
-    if password_file is not None and username is None:
-        raise ConfigError("mqtt.password_file", "a password needs a username", source)
-
-    table = data.get("table") or default_table_name()
-    if not isinstance(table, str) or not NAME.match(table):
-        raise ConfigError(
-            "mqtt.table", f"expected a name of letters, digits, '-', '_' or '.' (at most 64), got {table!r}", source
-        )
-    prefix = data.get("prefix", DEFAULT_PREFIX)
-    if not isinstance(prefix, str) or not PREFIX.match(prefix):
-        raise ConfigError(
-            "mqtt.prefix", f"expected topic levels such as 'referee' or 'club/referee', got {prefix!r}", source
-        )
-    names = data.get("names") or []
-    if not isinstance(names, list) or not all(isinstance(n, str) and n.strip() and len(n) <= 60 for n in names):
-        raise ConfigError("mqtt.names", "expected a list of player names, one per seat, e.g. [Ann, Bob]", source)
-    if names and len(names) != players:
-        raise ConfigError("mqtt.names", f"expected {players} names, one per seat, got {len(names)}", source)
-    return MqttConfig(
-        host=host.strip(),
-        port=port,
-        table=table,
-        prefix=prefix,
-        tls=tls,
-        username=username,
-        password_file=password_file,
-        keepalive=keepalive,
-        names=tuple(n.strip() for n in names),
-    )
+    return validate(MqttConfig, data, source, prefix="mqtt", context={"base": base, "players": players})

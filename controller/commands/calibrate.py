@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import argparse
 
-from controller.commands.render import profile_for, read_text
+from controller.commands.render import profile_for
 from controller.errors import RefereeError
+from controller.files import load_yaml, read_text
 from controller.games import registry
 from controller.games.base import join_and
 from controller.games.registry import EMPTY_BOARD, FULL_SETUP, ONE_OF_EACH, START_POSITION
@@ -73,14 +74,9 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def _camera_section(path: str) -> dict:
-    import yaml
-
     from controller.service.config import validate_camera_section
 
-    try:
-        data = yaml.safe_load(read_text(path, "config"))
-    except yaml.YAMLError as exc:
-        raise RefereeError(f"the config {path} is not valid YAML: {exc}") from None
+    data = load_yaml(path, "the config file")
     if not isinstance(data, dict):
         raise RefereeError(f"the config {path} should be a set of 'name: value' settings")
     section = data.get("camera") or {}
@@ -156,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
     if args.image:
         pairs = []
         for img, snap in zip(args.image, args.snapshot):
-            text = with_required_lines(args.game, read_text(snap, "snapshot"))
+            text = with_required_lines(args.game, read_text(snap, "the snapshot"))
             pairs.append((load_image(img), parse_snapshot(args.game, text, letters=profile.letters, where=snap)))
         profile = cal.learn_labelled(profile, pairs, corners)
         for name, (image, snapshot) in zip(args.image, pairs):

@@ -15,6 +15,7 @@ import yaml
 
 from calibration.holes import derive, holes_yaml, parse_grids, report
 from controller.errors import ConfigError, RefereeError
+from controller.files import load_yaml, read_text
 from controller.games import registry
 from controller.profile import default_profile
 
@@ -55,14 +56,7 @@ def write_holes_into_profile(path: Path, holes_text: str, holes: dict) -> None:
     game = holes_game()
     data: dict = {"game": game}
     if path.exists():
-        try:
-            loaded = yaml.safe_load(path.read_text("utf-8"))
-        except OSError as exc:
-            raise RefereeError(f"cannot read the profile {path}: {exc.strerror}") from None
-        except UnicodeDecodeError:
-            raise RefereeError(f"the profile {path} is not a text file") from None
-        except yaml.YAMLError as exc:
-            raise RefereeError(f"the profile {path} is not valid YAML: {exc}") from None
+        loaded = load_yaml(path, "the profile")
         if loaded is not None:
             if not isinstance(loaded, dict) or loaded.get("game") != game:
                 raise ConfigError("game", f"the profile to update must be a {game} profile", str(path))
@@ -81,12 +75,7 @@ def write_holes_into_profile(path: Path, holes_text: str, holes: dict) -> None:
 
 def run(args: argparse.Namespace) -> int:
     grids_path = Path(args.grids)
-    try:
-        text = grids_path.read_text("utf-8")
-    except OSError as exc:
-        raise RefereeError(f"cannot read the grids file {grids_path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise RefereeError(f"the grids file {grids_path} is not a text file") from None
+    text = read_text(grids_path, "the grids file")
     derivation = derive(parse_grids(text, where=str(grids_path)))
     print(report(derivation))
     if not derivation.ok:

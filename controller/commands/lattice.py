@@ -12,8 +12,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from controller.commands.render import read_text
 from controller.errors import RefereeError
+from controller.files import read_text
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
             corners = corners * len(args.image)
         samples = []
         for img, lab in zip(args.image, args.labels):
-            grid = lattice.parse_labels(read_text(lab, "labels file"), size, where=lab)
+            grid = lattice.parse_labels(read_text(lab, "the labels file"), size, where=lab)
             samples.append((lattice.load_image(img), grid))
         model = lattice.learn(samples, size, corners)
         try:

@@ -8,7 +8,6 @@ checked (pressed in software with `--simulate`, by the person otherwise).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import threading
 import time
 from collections.abc import Callable
@@ -53,7 +52,7 @@ def load_gpio_config(path: str, simulate: bool) -> GpioConfig:
             return validate_gpio({"backend": "mock"})
         raise ConfigError("gpio", "is needed to know the pins, but the config file was not found", source=path)
     gpio = read_config(path).gpio
-    return dataclasses.replace(gpio, backend="mock") if simulate else gpio
+    return gpio.model_copy(update={"backend": "mock"}) if simulate else gpio
 
 
 def lights_test_patterns(feedback: Feedback) -> dict[str, tuple[str, Callable[[], None]]]:

@@ -8,6 +8,7 @@ from pathlib import Path
 import cv2
 
 from controller.errors import RefereeError
+from controller.files import read_text
 from controller.profile import default_profile, load_profile
 from controller.snapshot import GAMES, parse_snapshot
 
@@ -34,20 +35,8 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return p
 
 
-def read_text(path: str, what: str) -> str:
-    try:
-        return Path(path).read_text("utf-8")
-    except OSError as exc:
-        raise RefereeError(f"cannot read the {what} {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise RefereeError(f"the {what} {path} is not a text file") from None
-
-
 def profile_for(game: str, path: str | None):
-    try:
-        profile = load_profile(path) if path else default_profile(game)
-    except UnicodeDecodeError:
-        raise RefereeError(f"the profile {path} is not a text file") from None
+    profile = load_profile(path) if path else default_profile(game)
     if profile.game != game:
         raise RefereeError(f"the profile {path} describes {profile.game}, not {game}")
     return profile
@@ -67,7 +56,9 @@ def run(args: argparse.Namespace) -> int:
 
     check_image_name(args.out)
     profile = profile_for(args.game, args.profile)
-    snap = parse_snapshot(args.game, read_text(args.snapshot, "snapshot"), letters=profile.letters, where=args.snapshot)
+    snap = parse_snapshot(
+        args.game, read_text(args.snapshot, "the snapshot"), letters=profile.letters, where=args.snapshot
+    )
     hand = None
     if args.hand:
         try:

@@ -6,7 +6,6 @@ import argparse
 import json
 import sys
 
-from controller.errors import RefereeError
 from controller.games import engine_for
 from controller.record import load_record
 from controller.referee import judge_record
@@ -48,10 +47,7 @@ def run(args: argparse.Namespace) -> int:
         finally:
             journal.close()
     else:
-        try:
-            record = load_record(args.record)
-        except UnicodeDecodeError:
-            raise RefereeError(f"the game record {args.record} is not a text file (a YAML game record)") from None
+        record = load_record(args.record)
     lines = list(judge_record(record))  # judge it all first: a malformed record prints nothing
     if args.json:
         for line in lines:

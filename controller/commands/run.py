@@ -15,7 +15,6 @@ import sys
 import threading
 
 from controller.commands.stopping import StopOnSignals
-from controller.errors import RefereeError
 from controller.service.app import Service
 from controller.service.config import ServiceConfig, load_config
 from controller.service.control import check_socket_path
@@ -34,10 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def read_config(path: str) -> ServiceConfig:
     """The checked config file, as `run` and `lights-test` both read it (one check for both)."""
-    try:
-        return load_config(path)
-    except UnicodeDecodeError:
-        raise RefereeError(f"the config file {path} is not a text file") from None
+    return load_config(path)
 
 
 def setup_logging(config: ServiceConfig) -> None:

@@ -25,6 +25,7 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 import yaml
 
 from controller.errors import FormatError
+from controller.files import parse_yaml
 
 _EMPTY_CELL = "."
 
@@ -152,10 +153,7 @@ def position_text(game: str, state: Any) -> str:
 
 def parse_position(game: str, state_type: type, text: str) -> Any:
     """The state a position text describes; FormatError naming the field for anything wrong."""
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise FormatError(f"not valid YAML: {exc}", "position") from None
+    data = parse_yaml(text, "position")
     if not isinstance(data, dict) or data.get("game") != game:
         raise FormatError(f"a {game} position is a mapping that starts with 'game: {game}'", "position")
     data = {k: v for k, v in data.items() if k != "game"}

@@ -1,9 +1,11 @@
 """`config.yaml`: what the service referees and with which devices, checked before anything starts.
 
-The game keys (game, variant, players, first, seats, secrets, targets, profile) are the keys of a
-game record, so they are checked by `controller.record.setup_from_mapping` and stored as they are
-in the journal; the `camera:`, `gpio:` and `switches:` sections belong to vision and hardware and
-are checked by their own validators. Every error names the key and what was expected.
+The whole file is one model (`ConfigFile`), each section declared once beside the code it
+configures: `camera:` in vision (`CameraSection`), `gpio:` and `switches:` in hardware, `mqtt:` in
+the club, `log:`, `simulation:` and `web:` here. The game keys (game, variant, players, first,
+seats, secrets, targets, profile) are the keys of a game record, so they are checked by
+`controller.record.setup_from_mapping` and stored as they are in the journal. Every error names
+the key and what was expected.
 """
 
 from __future__ import annotations
@@ -12,31 +14,21 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-import yaml
+from pydantic import Field, ValidationInfo
 
 from controller.club.config import MqttConfig, validate_mqtt
-from controller.errors import ConfigError, RefereeError
+from controller.errors import ConfigError
+from controller.files import load_yaml
 from controller.games import engine_for, registry
 from controller.games.base import GameSetup
-from controller.hardware.config import GpioConfig, SwitchConfig, validate_gpio, validate_switches
+from controller.hardware.config import GpioConfig, SwitchConfig
 from controller.record import setup_from_mapping
+from controller.schema import Section, checked, choice, file_path, seconds, sentence, validate
+from controller.vision.sources import CameraSection
 
 GAME_KEYS = ("game", "variant", "players", "first", "seats", "secrets", "targets", "profile")
-SERVICE_KEYS = (
-    "settle_time",
-    "frame_timeout",
-    "journal",
-    "control_socket",
-    "camera",
-    "switches",
-    "gpio",
-    "log",
-    "simulation",
-    "mqtt",
-    "web",
-)
 LOG_LEVELS = ("debug", "info", "warning", "error")
 #: Where systemd's `RuntimeDirectory=referee` puts the socket (the unit in systemd/referee.service).
 SYSTEM_SOCKET = Path("/run/referee/control.sock")
@@ -69,26 +61,109 @@ def control_socket_setting(data: dict, base: Path, source: str) -> Path:
     """config.yaml's `control_socket:` (relative to the file), or the default when absent or null."""
     if data.get("control_socket") is None:
         return default_control_socket()
-    return _path(data, "control_socket", "", base, source)
+    return validate(_ControlSocket, {"control_socket": data["control_socket"]}, source, context={"base": base}).path
 
 
-@dataclass(frozen=True)
-class SimulationConfig:
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise sentence(f"expected true or false, got {value!r}")
+    return value
+
+
+def _whole(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise sentence(f"expected a whole number, got {value!r}")
+    return value
+
+
+Flag = Annotated[bool, checked(_flag)]
+FilePath = Annotated[Path, checked(file_path)]
+
+
+class _ControlSocket(Section):
+    control_socket: FilePath
+
+    @property
+    def path(self) -> Path:
+        return self.control_socket
+
+
+def _optional_path(value: Any, info: ValidationInfo) -> Path | None:
+    return None if value is None else file_path(value, info)
+
+
+def _log_file(value: Any, info: ValidationInfo) -> Path | None:
+    return None if value in (None, "-") else file_path(value, info)
+
+
+class LogSection(Section):
+    """Where the referee's log goes (`file: -` or none: stderr, which systemd keeps) and how much of it."""
+
+    level: choice(*LOG_LEVELS) = "info"
+    file: Annotated[Path | None, checked(_log_file)] = None
+
+
+class SimulationConfig(Section):
     """The simulated player of `referee run` with simulated devices (ignored with real ones)."""
 
-    player: bool
-    seed: int
-    move_every: float
+    player: Flag = True
+    seed: Annotated[int, checked(_whole)] = 0
+    move_every: seconds(0.5, 600.0) = 2.0
 
 
-@dataclass(frozen=True)
-class WebConfig:
+def _host(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise sentence(f"expected an address to listen on (0.0.0.0: all), got {value!r}")
+    return value
+
+
+def _port(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 65535:
+        raise sentence(f"expected a port number 1-65535 (0: any free port), got {value!r}")
+    return value
+
+
+def _pin(value: Any) -> str | None:
+    if value is None:
+        return None
+    pin = str(value)
+    if not (4 <= len(pin) <= 12 and pin.isdigit()):
+        raise sentence(f"expected 4 to 12 digits (or null: a random PIN at each start), got {pin!r}")
+    return pin
+
+
+class WebConfig(Section):
     """The live page (`controller.web`): where it listens and the PIN its controls need (None: a random one)."""
 
-    enabled: bool = True
-    host: str = "0.0.0.0"
-    port: int = 8080
-    pin: str | None = None
+    enabled: Flag = True
+    host: Annotated[str, checked(_host)] = "0.0.0.0"
+    port: Annotated[int, checked(_port)] = 8080
+    pin: Annotated[str | None, checked(_pin)] = None
+
+
+class ConfigFile(Section):
+    """Every key of config.yaml; the game keys are a game record's, checked by `setup_from_mapping`."""
+
+    game: Any = None
+    variant: Any = None
+    players: Any = None
+    first: Any = None
+    seats: Any = None
+    secrets: Any = None
+    targets: Any = None
+    profile: Any = None
+    settle_time: seconds(0.05, 5.0) = 0.3
+    frame_timeout: seconds(0.2, 60.0) = 2.0
+    journal: FilePath = Field(default="referee-journal.sqlite", validate_default=True)
+    control_socket: Annotated[Path | None, checked(_optional_path)] = None
+    camera: CameraSection = CameraSection()
+    switches: SwitchConfig = SwitchConfig()
+    gpio: GpioConfig = GpioConfig()
+    log: LogSection = LogSection()
+    simulation: SimulationConfig = SimulationConfig()
+    #: Checked once the number of players is known (its `names:` has one per seat).
+    mqtt: Any = None
+    web: WebConfig = WebConfig()
 
 
 @dataclass(frozen=True)
@@ -118,58 +193,19 @@ class ServiceConfig:
 def load_config(path: str | Path) -> ServiceConfig:
     """Read and check a config file; relative paths in it are relative to the file."""
     file = Path(path)
-    try:
-        text = file.read_text("utf-8")
-    except OSError as exc:
-        raise RefereeError(f"cannot read the config file {file}: {exc.strerror}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise RefereeError(f"{file}: not valid YAML: {exc}") from None
-    return config_from_mapping(data, source=str(file), base=file.parent)
-
-
-def _number(data: dict, key: str, default: float, low: float, high: float, source: str) -> float:
-    value = data.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigError(key, f"expected a number of seconds, got {value!r}", source)
-    if not low <= value <= high:
-        raise ConfigError(key, f"expected {low} to {high} seconds, got {value}", source)
-    return float(value)
-
-
-def _path(data: dict, key: str, default: str, base: Path, source: str) -> Path:
-    value = data.get(key, default)
-    if not isinstance(value, str) or not value.strip():
-        raise ConfigError(key, f"expected a file path, got {value!r}", source)
-    p = Path(os.path.expanduser(value))
-    return p if p.is_absolute() else base / p
-
-
-def _mapping(data: dict, key: str, source: str) -> dict:
-    value = data.get(key)
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise ConfigError(key, f"expected a section of 'name: value' settings, got {value!r}", source)
-    return value
+    return config_from_mapping(load_yaml(file, "the config file"), source=str(file), base=file.parent)
 
 
 def _sub(exc: ConfigError, source: str, prefix: str = "") -> ConfigError:
-    """A hardware/vision validator's error, re-labelled with the config file's name."""
+    """A validator's error, re-labelled with the config file's name."""
     key = exc.key if exc.key.startswith(prefix) else f"{prefix}{exc.key}"
     message = str(exc).split(f"key '{exc.key}': ", 1)[-1]
     return ConfigError(key, message, source)
 
 
-def validate_camera_section(section: dict, source: str) -> dict:
-    """The `camera:` section, checked by vision's own validator."""
-    from controller.vision.sources import validate_camera
-
-    try:
-        return validate_camera(section)
-    except ConfigError as exc:
-        raise _sub(exc, source, "camera.") from None
+def validate_camera_section(section: Any, source: str) -> dict:
+    """The `camera:` section alone (`referee calibrate --camera`), checked as config.yaml's."""
+    return validate(CameraSection, section, source, prefix="camera").model_dump(exclude_none=True)
 
 
 def config_from_mapping(data: Any, source: str = "config.yaml", base: Path | None = None) -> ServiceConfig:
@@ -177,11 +213,7 @@ def config_from_mapping(data: Any, source: str = "config.yaml", base: Path | Non
     base = base or Path.cwd()
     if not isinstance(data, dict):
         raise ConfigError("game", "the config file should be a set of 'name: value' settings", source)
-    for key in data:
-        if key not in GAME_KEYS + SERVICE_KEYS:
-            raise ConfigError(
-                str(key), f"is not a known setting; the settings are {', '.join(GAME_KEYS + SERVICE_KEYS)}", source
-            )
+    checked_file = validate(ConfigFile, data, source, context={"base": base})
     game_keys = {k: data[k] for k in GAME_KEYS if k in data and data[k] is not None}
     if "game" not in game_keys:
         raise ConfigError("game", f"is required: one of {', '.join(registry.names())}", source)
@@ -193,85 +225,27 @@ def config_from_mapping(data: Any, source: str = "config.yaml", base: Path | Non
         engine_for(setup)  # the engine checks players, seats and variant against each other
     except ConfigError as exc:
         raise _sub(exc, source) from None
-
-    try:
-        switches = validate_switches(data.get("switches"))
-        gpio = validate_gpio(data.get("gpio"))
-    except ConfigError as exc:
-        raise _sub(exc, source) from None
+    switches = checked_file.switches
     if registry.get(setup.game).uses_switches and switches.source == "none":
         raise ConfigError(
             "switches.source",
             "Stay Alive needs the slide switches: use serial (a real switch board) or simulated",
             source,
         )
-    camera = validate_camera_section(_mapping(data, "camera", source), source)
-
-    log = _mapping(data, "log", source)
-    for key in log:
-        if key not in ("level", "file"):
-            raise ConfigError(f"log.{key}", "is not a known setting; the settings are level, file", source)
-    level = log.get("level", "info")
-    if level not in LOG_LEVELS:
-        raise ConfigError("log.level", f"expected one of {', '.join(LOG_LEVELS)}, got {level!r}", source)
-    log_file = _path(log, "file", "-", base, source) if log.get("file") not in (None, "-") else None
-
-    sim = _mapping(data, "simulation", source)
-    for key in sim:
-        if key not in ("player", "seed", "move_every"):
-            raise ConfigError(
-                f"simulation.{key}", "is not a known setting; the settings are player, seed, move_every", source
-            )
-    player = sim.get("player", True)
-    if not isinstance(player, bool):
-        raise ConfigError("simulation.player", f"expected true or false, got {player!r}", source)
-    seed = sim.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ConfigError("simulation.seed", f"expected a whole number, got {seed!r}", source)
-    try:
-        move_every = _number(sim, "move_every", 2.0, 0.5, 600.0, source)
-    except ConfigError as exc:
-        raise ConfigError("simulation.move_every", str(exc).split(": ", 2)[-1], source) from None
-
-    web = _web_section(_mapping(data, "web", source), source)
-
     return ServiceConfig(
         source=source,
         game_keys=game_keys,
         setup=setup,
-        settle_time=_number(data, "settle_time", 0.3, 0.05, 5.0, source),
-        frame_timeout=_number(data, "frame_timeout", 2.0, 0.2, 60.0, source),
-        journal=_path(data, "journal", "referee-journal.sqlite", base, source),
-        control_socket=control_socket_setting(data, base, source),
-        camera=camera,
+        settle_time=checked_file.settle_time,
+        frame_timeout=checked_file.frame_timeout,
+        journal=checked_file.journal,
+        control_socket=checked_file.control_socket or default_control_socket(),
+        camera=checked_file.camera.model_dump(exclude_none=True),
         switches=switches,
-        gpio=gpio,
-        log_level=level,
-        log_file=log_file,
-        simulation=SimulationConfig(player=player, seed=seed, move_every=move_every),
-        mqtt=validate_mqtt(data.get("mqtt"), base, source, setup.players),
-        web=web,
+        gpio=checked_file.gpio,
+        log_level=checked_file.log.level,
+        log_file=checked_file.log.file,
+        simulation=checked_file.simulation,
+        mqtt=validate_mqtt(checked_file.mqtt, base, source, setup.players),
+        web=checked_file.web,
     )
-
-
-def _web_section(web: dict, source: str) -> WebConfig:
-    for key in web:
-        if key not in ("enabled", "host", "port", "pin"):
-            raise ConfigError(f"web.{key}", "is not a known setting; the settings are enabled, host, port, pin", source)
-    enabled = web.get("enabled", True)
-    if not isinstance(enabled, bool):
-        raise ConfigError("web.enabled", f"expected true or false, got {enabled!r}", source)
-    host = web.get("host", "0.0.0.0")
-    if not isinstance(host, str) or not host.strip():
-        raise ConfigError("web.host", f"expected an address to listen on (0.0.0.0: all), got {host!r}", source)
-    port = web.get("port", 8080)
-    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
-        raise ConfigError("web.port", f"expected a port number 1-65535 (0: any free port), got {port!r}", source)
-    pin = web.get("pin")
-    if pin is not None:
-        pin = str(pin)
-        if not (4 <= len(pin) <= 12 and pin.isdigit()):
-            raise ConfigError(
-                "web.pin", f"expected 4 to 12 digits (or null: a random PIN at each start), got {pin!r}", source
-            )
-    return WebConfig(enabled=enabled, host=host, port=port, pin=pin)

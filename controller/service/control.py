@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.errors import RefereeError
+from controller.files import load_yaml
 
 #: Each command and the arguments it takes (besides "command" and "id").
 COMMANDS: dict[str, tuple[str, ...]] = {
@@ -441,16 +442,7 @@ def socket_path(args) -> Path:
     given = getattr(args, "config", None)
     config_file = Path(given or "config.yaml")
     if config_file.exists() or given:
-        import yaml
-
-        try:
-            data = yaml.safe_load(config_file.read_text("utf-8"))
-        except OSError as exc:
-            raise RefereeError(f"cannot read the config file {config_file}: {exc.strerror or exc}") from None
-        except UnicodeDecodeError:
-            raise RefereeError(f"the config file {config_file} is not a text file") from None
-        except yaml.YAMLError as exc:
-            raise RefereeError(f"the config file {config_file} is not valid YAML: {exc}") from None
+        data = load_yaml(config_file, "the config file")
         if not isinstance(data, dict):
             raise RefereeError(f"the config file {config_file} should be a set of 'name: value' settings")
         if data.get("control_socket") is not None:

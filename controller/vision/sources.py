@@ -17,16 +17,17 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Annotated, Any, ClassVar, Protocol
 
 import cv2
 import numpy as np
+from pydantic import model_validator
 
 from controller.errors import ConfigError, HardwareError
+from controller.schema import Section, checked, choice, sentence, validate
 
 SOURCES = ("renderer", "picamera", "usb", "video", "images")
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
-KEYS = {"source", "device", "path", "width", "height", "fps", "loop", "seed", "preset", "lock"}
 #: Frames the camera's automatic exposure and white balance get to settle before they are locked.
 SETTLE_FRAMES = 30
 #: V4L2's exposure modes as OpenCV's V4L2 backend passes them (V4L2_EXPOSURE_MANUAL, _APERTURE_PRIORITY).
@@ -39,50 +40,73 @@ class FrameSource(Protocol):
     def close(self) -> None: ...
 
 
+def _whole(low: int, high: int) -> Any:
+    def check(value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise sentence(f"expected a whole number from {low} to {high}, got {value!r}")
+        return value
+
+    return Annotated[int, checked(check)]
+
+
+def _device(value: Any) -> int | str:
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise sentence(f"expected a device number or a path like /dev/video0, got {value!r}")
+    return value
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise sentence("expected true or false")
+    return value
+
+
+def _seed(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise sentence("expected a whole number")
+    return value
+
+
+def _preset(value: Any) -> str:
+    if value not in ("clean", "hard"):
+        raise sentence(f"expected clean or hard, got {value!r}")
+    return str(value)
+
+
+class CameraSection(Section):
+    """`config.yaml`'s `camera:` section: which camera, at what size and rate (`rig.md`)."""
+
+    unknown_key: ClassVar[str] = "unknown key; known keys: {known}"
+    not_a_mapping: ClassVar[str] = "expected a mapping (source, device, path, width, height, fps)"
+
+    source: choice(*SOURCES) = "renderer"
+    device: Annotated[int | str, checked(_device)] = 0
+    #: A video file or a folder of pictures (`video`, `images`).
+    path: str | None = None
+    width: _whole(16, 10000) = 1280
+    height: _whole(16, 10000) = 720
+    fps: _whole(1, 240) = 30
+    #: A video or a folder of pictures starts again at its end.
+    loop: Annotated[bool, checked(_flag)] = False
+    #: The simulated camera's pose, lighting and noise (`renderer`).
+    seed: Annotated[int, checked(_seed)] = 0
+    preset: Annotated[str, checked(_preset)] = "clean"
+    #: Exposure and white balance locked (see the module's docstring).
+    lock: Annotated[bool, checked(_flag)] = True
+
+    @model_validator(mode="after")
+    def _recordings_need_a_path(self) -> CameraSection:
+        if self.source in ("video", "images"):
+            if not isinstance(self.path, str) or not self.path:
+                raise sentence(f"the {self.source} source needs a path", key="path")
+            if not Path(self.path).exists():
+                raise sentence(f"{self.path} does not exist", key="path")
+        return self
+
+
 def validate_camera(section: Any) -> dict:
     """Check `config.yaml`'s `camera:` section; returns it with defaults filled in."""
-    if section is None:
-        section = {}
-    if not isinstance(section, dict):
-        raise ConfigError("camera", "expected a mapping (source, device, path, width, height, fps)")
-    for key in section:
-        if key not in KEYS:
-            raise ConfigError(f"camera.{key}", f"unknown key; known keys: {', '.join(sorted(KEYS))}")
-    out = {
-        "source": "renderer",
-        "device": 0,
-        "width": 1280,
-        "height": 720,
-        "fps": 30,
-        "loop": False,
-        "seed": 0,
-        "preset": "clean",
-        "lock": True,
-    }
-    out.update(section)
-    if out["source"] not in SOURCES:
-        raise ConfigError("camera.source", f"expected one of {', '.join(SOURCES)}, got {out['source']!r}")
-    for key, lo, hi in (("width", 16, 10000), ("height", 16, 10000), ("fps", 1, 240)):
-        v = out[key]
-        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-            raise ConfigError(f"camera.{key}", f"expected a whole number from {lo} to {hi}, got {v!r}")
-    dev = out["device"]
-    if isinstance(dev, bool) or not isinstance(dev, (int, str)):
-        raise ConfigError("camera.device", f"expected a device number or a path like /dev/video0, got {dev!r}")
-    for key in ("loop", "lock"):
-        if not isinstance(out[key], bool):
-            raise ConfigError(f"camera.{key}", "expected true or false")
-    if isinstance(out["seed"], bool) or not isinstance(out["seed"], int):
-        raise ConfigError("camera.seed", "expected a whole number")
-    if out["preset"] not in ("clean", "hard"):
-        raise ConfigError("camera.preset", f"expected clean or hard, got {out['preset']!r}")
-    if out["source"] in ("video", "images"):
-        path = out.get("path")
-        if not isinstance(path, str) or not path:
-            raise ConfigError("camera.path", f"the {out['source']} source needs a path")
-        if not Path(path).exists():
-            raise ConfigError("camera.path", f"{path} does not exist")
-    return out
+    return validate(CameraSection, section, prefix="camera").model_dump(exclude_none=True)
 
 
 class UsbCamera:

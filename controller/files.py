@@ -1,0 +1,53 @@
+"""Reading the files a person hands the referee (config, profiles, records, grids): one wording for every failure.
+
+Why one home: a missing file, a binary file given where text was expected and a YAML slip are
+the same mistakes whichever command made them, so they are worded the same way everywhere:
+``cannot read the profile my.yaml: No such file or directory``, ``the config file x.dat is not a
+text file``, ``the game record g.yaml is not valid YAML: line 3, column 5: found a tab character
+...``. `what` names the kind of file as a person would ("the config file", "the profile").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from controller.errors import FormatError, RefereeError
+
+
+def read_text(path: str | Path, what: str) -> str:
+    """The text of `path`; a RefereeError naming the file when it cannot be read or is not text."""
+    try:
+        return Path(path).read_text("utf-8")
+    except OSError as exc:
+        raise RefereeError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise RefereeError(f"{what} {path} is not a text file") from None
+
+
+def yaml_problem(exc: yaml.YAMLError) -> str:
+    """A YAML error as one line: where it is (line and column from 1) and what was found."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None)
+    if mark is None or problem is None:
+        return " ".join(str(exc).split())
+    return f"line {mark.line + 1}, column {mark.column + 1}: {problem}"
+
+
+def parse_yaml(text: str, where: str) -> Any:
+    """The data of a YAML text; a FormatError `where: not valid YAML: ...` for a slip."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise FormatError(f"not valid YAML: {yaml_problem(exc)}", where) from None
+
+
+def load_yaml(path: str | Path, what: str) -> Any:
+    """The data of the YAML file `path` (what `read_text` says for an unreadable file)."""
+    text = read_text(path, what)
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise RefereeError(f"{what} {path} is not valid YAML: {yaml_problem(exc)}") from None
