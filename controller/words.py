@@ -180,6 +180,48 @@ def no_such_seat(seat: int, players: int) -> str:
     return f"there is no player {seat + 1}: the players are numbered 1 to {players}"
 
 
+# --- the club's broker (mqtt: in config.yaml) ----------------------------------------------------
+_BROKER_GOES_ON = "the game goes on and its verdicts wait in the journal until the broker answers"
+
+
+def broker_unreachable(host: str, port: int, why: str) -> str:
+    return (
+        f"the club's broker {host}:{port} cannot be reached: {why}; {_BROKER_GOES_ON}. "
+        "Check 'mqtt: host:' and 'port:' in the config file"
+    )
+
+
+def broker_refused(host: str, port: int, reason: str) -> str:
+    return (
+        f"the club's broker {host}:{port} refused this table ({reason}); {_BROKER_GOES_ON}. "
+        "Check 'mqtt: username:' and 'password_file:' in the config file, and the broker's access rules"
+    )
+
+
+def broker_lost(host: str, port: int) -> str:
+    return f"the club's broker {host}:{port} was lost; {_BROKER_GOES_ON}"
+
+
+def club_broker_unreachable(host: str, port: int, why: str) -> str:
+    return (
+        f"the broker {host}:{port} cannot be reached: {why}. The tables' games are not lost (each table keeps "
+        "them in its journal); check --broker HOST:PORT"
+    )
+
+
+BROKER_BACK = "the club's broker answers again; the verdicts that waited are sent"
+
+
+# --- files --------------------------------------------------------------------------------------
+def journal_folder_missing(path: Any) -> str:
+    """The journal's folder does not exist: most likely a typo in config.yaml's `journal:`."""
+    folder = path.parent
+    return (
+        f"the journal {path} cannot be started: its folder {folder} does not exist. Check the 'journal:' path in "
+        f"the config file (a typo?); if it is right, create the folder first (mkdir -p {folder}) and start again"
+    )
+
+
 # --- secret colours (Colorpop) ------------------------------------------------------------------
 def colour_taken(colour: str, seat_name: str) -> str:
     return f"{colour} is already the secret colour of {seat_name}: each player has a colour of their own"

@@ -16,6 +16,7 @@ th,td{padding:.25rem .4rem;text-align:left;border-bottom:1px solid #ddd;font-siz
 td.n{text-align:right}
 </style></head><body>
 <h1>Club tables</h1>
+<p id="broker" class="fault" role="alert" hidden></p>
 <div id="tables"></div>
 <h2>Standings <a class="muted" href="/standings.csv">CSV</a></h2>
 <table><thead><tr><th>#</th><th>Player</th><th>Played</th><th>W</th><th>D</th><th>L</th><th>Points</th></tr></thead>
@@ -46,6 +47,10 @@ function showTable(t){tables[t.table]=t; const old=document.getElementById("t-"+
 function showStandings(rows){const body=document.getElementById("standings"); body.textContent="";
   for(const s of rows){const tr=el("tr"); tr.append(el("td","n",s.rank), el("td","",s.name), el("td","n",s.played),
     el("td","n",s.wins), el("td","n",s.draws), el("td","n",s.losses), el("td","n",s.points)); body.append(tr);}}
+async function broker(){try{const b=await (await fetch("/api/broker")).json();
+  const p=document.getElementById("broker"); p.hidden=!b.problem; p.textContent=b.problem?"Fault: "+b.problem:"";}
+  catch(e){} setTimeout(broker, 3000);}
+broker();
 const live=new EventSource("/events");
 live.addEventListener("table", e=>showTable(JSON.parse(e.data)));
 live.addEventListener("standings", e=>showStandings(JSON.parse(e.data)));

@@ -23,9 +23,11 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
+from controller import words
 from controller.club.config import MqttConfig
 from controller.club.journal_feed import JournalFeed, Point
 from controller.club.payloads import encode, result_payload, state_payload, verdict_payload
+from controller.club.reach import why_unreachable
 from controller.errors import RefereeError
 from controller.record import setup_from_mapping
 from controller.referee import same_verdict
@@ -104,6 +106,8 @@ class TablePublisher:
         self._fresh = False
         self._outage_said = False
         self._failing = False
+        #: Why the broker cannot be reached now, in words (None: connected, or not tried yet).
+        self.problem: str | None = None
         self._lock = threading.Lock()  # guards the unacknowledged list (paho's thread and the pump)
         self._unacked: collections.deque[tuple[Point, set[int]]] = collections.deque()
         #: Message ids acknowledged before the pump recorded them (insertion-ordered, bounded).
@@ -133,6 +137,7 @@ class TablePublisher:
         client.will_set(cfg.topic("online"), encode(False), qos=1, retain=True)
         client.reconnect_delay_set(RECONNECT_MIN, RECONNECT_MAX)
         client.on_connect = self._on_connect
+        client.on_connect_fail = self._on_connect_fail
         client.on_disconnect = self._on_disconnect
         client.on_publish = self._on_publish
         self.client = client
@@ -182,12 +187,22 @@ class TablePublisher:
         return False
 
     # --- paho's thread ------------------------------------------------------------------------
+    def _trouble(self, problem: str) -> None:
+        """Say a broker problem once (the log) and keep it for the fault lights until it clears."""
+        if problem != self.problem:
+            self.log.warning("[mqtt] %s", problem)
+        self.problem = problem
+
+    def _on_connect_fail(self, client, userdata) -> None:
+        """paho could not connect (at start, or while trying again after a loss): find out why."""
+        why = why_unreachable(self.config.host, self.config.port)
+        self._trouble(words.broker_unreachable(self.config.host, self.config.port, why))
+
     def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
         if reason_code.is_failure:
-            self.log.warning(
-                "[mqtt] the broker %s refused table %s: %s", self.config.host, self.config.table, reason_code
-            )
+            self._trouble(words.broker_refused(self.config.host, self.config.port, str(reason_code)))
             return
+        self.problem = None
         with self._cond:
             self._connected = True
             self._fresh = True
@@ -199,6 +214,8 @@ class TablePublisher:
     def _on_disconnect(self, client, userdata, flags, reason_code, properties) -> None:
         with self._cond:
             self._connected = False
+        if not self._stop and self.problem is None:
+            self.problem = words.broker_lost(self.config.host, self.config.port)
         if not self._stop and not self._outage_said:
             self._outage_said = True
             self.log.warning(

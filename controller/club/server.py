@@ -15,6 +15,7 @@ import logging
 import queue
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -22,9 +23,11 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from aiohttp import web
 
+from controller import words
 from controller.club.config import DEFAULT_PREFIX, read_password
 from controller.club.page import PAGE
 from controller.club.payloads import BadPayload, Message, parse_message
+from controller.club.reach import why_unreachable
 from controller.club.store import Changes, ClubStore
 
 #: Messages applied in one transaction, at most.
@@ -65,6 +68,8 @@ class ClubListener:
         self.log = log or logging.getLogger("referee.club")
         self.queue: queue.SimpleQueue[Message | None] = queue.SimpleQueue()
         self.connected = threading.Event()
+        #: Why the broker cannot be reached now, in words (None: connected, or not tried yet).
+        self.problem: str | None = None
         self.client: mqtt.Client | None = None
         self._worker: threading.Thread | None = None
 
@@ -78,6 +83,7 @@ class ClubListener:
             client.tls_set(ca_certs=str(b.ca_file))
         client.reconnect_delay_set(1, 30)
         client.on_connect = self._on_connect
+        client.on_connect_fail = self._on_connect_fail
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
         self.client = client
@@ -95,10 +101,23 @@ class ClubListener:
         if self._worker is not None:
             self._worker.join(5.0)
 
+    def _trouble(self, problem: str) -> None:
+        if problem != self.problem:
+            self.log.warning("%s", problem)
+        self.problem = problem
+
+    def _on_connect_fail(self, client, userdata) -> None:
+        why = why_unreachable(self.broker.host, self.broker.port)
+        self._trouble(words.club_broker_unreachable(self.broker.host, self.broker.port, why))
+
     def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
         if reason_code.is_failure:
-            self.log.warning("the broker %s:%d refused the club: %s", self.broker.host, self.broker.port, reason_code)
+            self._trouble(
+                f"the broker {self.broker.host}:{self.broker.port} refused the club ({reason_code}): check "
+                "--username and --password-file, and the broker's access rules"
+            )
             return
+        self.problem = None
         client.subscribe(f"{self.broker.prefix}/+/#", qos=1)
         self.connected.set()
         self.log.info("listening to %s/+/# on %s:%d", self.broker.prefix, self.broker.host, self.broker.port)
@@ -107,6 +126,7 @@ class ClubListener:
         self.connected.clear()
         if not reason_code.is_failure:
             return
+        self.problem = f"lost the broker {self.broker.host}:{self.broker.port}; trying again"
         self.log.warning("lost the broker %s:%d (%s); reconnecting", self.broker.host, self.broker.port, reason_code)
 
     def _on_message(self, client, userdata, msg) -> None:
@@ -166,6 +186,8 @@ class ClubWeb:
 
     def __init__(self, store: ClubStore, log: logging.Logger | None = None) -> None:
         self.store = store
+        #: The broker's trouble in words, or None (set by the server to its listener's).
+        self.broker_problem: Callable[[], str | None] = lambda: None
         self.log = log or logging.getLogger("referee.club")
         self.pages: set[_Page] = set()
         self.closing = False
@@ -177,6 +199,7 @@ class ClubWeb:
                 web.get("/api/tables", self.api_tables),
                 web.get("/api/standings", self.api_standings),
                 web.get("/api/stats", self.api_stats),
+                web.get("/api/broker", self.api_broker),
                 web.get("/standings.csv", self.standings_csv),
                 web.get("/events", self.events),
             ]
@@ -204,6 +227,10 @@ class ClubWeb:
 
     async def api_standings(self, request: web.Request) -> web.Response:
         return web.json_response({"points": vars(self.store.points), "standings": self.store.standings()})
+
+    async def api_broker(self, request: web.Request) -> web.Response:
+        """Whether the club hears the broker: `problem` says why not, in words (null when it does)."""
+        return web.json_response({"problem": self.broker_problem()}, headers={"Cache-Control": "no-store"})
 
     async def api_stats(self, request: web.Request) -> web.Response:
         return web.json_response(self.store.stats())
@@ -260,6 +287,7 @@ class ClubServer:
         self.store = store
         self.web = ClubWeb(store, self.log)
         self.listener = ClubListener(broker, store, self.web.changed, self.log)
+        self.web.broker_problem = lambda: self.listener.problem
         self.host, self.port = host, port
         self._loop = asyncio.new_event_loop()
         self._runner: web.AppRunner | None = None

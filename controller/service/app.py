@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from controller import words
 from controller.hardware.button import Button
 from controller.hardware.feedback import Feedback
 from controller.service.camera_watch import CameraWatch
@@ -95,6 +96,8 @@ class Service:
                     config.mqtt, config.journal, config.game_keys, table=self.loop.table(), log=self.log
                 ).start()
                 self.closers.append(self.publisher.close)
+                publisher = self.publisher
+                self.loop.fault_sources.append((lambda: publisher.problem, words.BROKER_BACK))
                 self.loop.bus.subscribe(self.publisher.on_event, name="mqtt")
             self.button = Button.from_config(
                 config.gpio,

@@ -208,9 +208,12 @@ class Journal:
             raise RefereeError(f"there is no journal at {self.path}")
         if existed and not self.path.is_file():
             raise RefereeError(f"the journal {self.path} is not a file")
+        if not read_only and not existed and not self.path.parent.is_dir():
+            # A typo in `journal:` must not quietly start game 1 in a new folder, the old games unseen.
+            from controller.words import journal_folder_missing
+
+            raise RefereeError(journal_folder_missing(self.path))
         try:
-            if not read_only:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
             if existed and self.path.stat().st_size == 0:
                 raise JournalDamaged(self.path, "the file is empty (0 bytes)")
             # A file is checked before the WAL mode is set: a file that is not a journal stays untouched.

@@ -234,6 +234,9 @@ class RefereeLoop:
         self.sense_error: str | None = None
         self.sense_error_since = now
         self._cleared_words: dict[str, str] = {}
+        #: Other parts of the referee that can be in trouble without stopping the judging (the club's
+        #: broker): each gives a fault sentence or None, and the words to say when it clears.
+        self.fault_sources: list[tuple[Callable[[], str | None], str]] = []
         #: Every verdict this loop produced, in order (the demo and tests compare them).
         self.verdicts: list[Verdict] = []
         self.ticks = 0
@@ -375,6 +378,11 @@ class RefereeLoop:
                     faults.append(trouble or SWITCHES_LOST)
         self.device_faults = list(faults)
         faults.extend(self._journal_faults(now))
+        for source, cleared_words in self.fault_sources:
+            message = source()
+            if message:
+                faults.append(message)
+                self._cleared_words[message] = cleared_words
         if faults != self.faults:
             raised = [m for m in faults if m not in self.faults]
             cleared = [m for m in self.faults if m not in faults]

@@ -1,0 +1,30 @@
+"""Mistakes in config.yaml that used to be taken silently, or answered in a developer's words."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from controller.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _config(tmp_path: Path, **changes) -> Path:
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    config["control_socket"] = str(tmp_path / "control.sock")
+    config["web"]["enabled"] = False
+    config.update(changes)
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def test_a_journal_in_a_folder_that_does_not_exist_is_refused_and_no_folder_is_made(tmp_path, capsys):
+    typo = tmp_path / "nonexistent" / "dir" / "j.sqlite"
+    assert main(["run", "--config", str(_config(tmp_path, journal=str(typo)))]) == 2
+    err = capsys.readouterr().err
+    assert f"its folder {typo.parent} does not exist" in err
+    assert "Check the 'journal:' path" in err and f"mkdir -p {typo.parent}" in err
+    assert not (tmp_path / "nonexistent").exists()
