@@ -44,6 +44,27 @@ def grid_from_reading(reading: Any, step: int) -> Grid:
     return tuple(tuple((r, c) in reading.open_points for c in range(SIZE)) for r in range(SIZE))
 
 
+def wrong_slides(step: int, positions: Any) -> str | None:
+    """With the slide switches connected: which slides are not where `step` asks, in a sentence (None:
+    all are). `positions` are the fourteen reported positions, orange slides (rows) first; a slide
+    reporting both of its switches closed (None) is named too."""
+    p, q = PAIRS[step - 1]
+    wrong = []
+    for i, at in enumerate(positions):
+        colour, number, want = ("orange", i + 1, p) if i < SIZE else ("white", i - SIZE + 1, q)
+        if at is None:
+            wrong.append(f"{colour} slide {number} reports both of its switches closed")
+        elif at != want:
+            wrong.append(f"{colour} slide {number} is at {at}")
+    if not wrong:
+        return None
+    listed = wrong if len(wrong) <= 4 else [*wrong[:3], f"{len(wrong) - 3} more"]
+    return (
+        f"{step_name(step)}: the switches say {', '.join(listed)}; {instruction(step)}, "
+        "then capture again (nothing was taken)"
+    )
+
+
 class GuidedHoles:
     """The grids seen so far, step by step."""
 

@@ -199,3 +199,47 @@ def test_a_capture_while_the_board_moves_is_refused(holes_rig):
         assert state["next_step"] == 1 and not state["steps"][0]["taken"]
 
     with_client(app, body)
+
+
+class TableSwitches:
+    """The switch board of a `HolesTable`: every slide's position as it is (for the holes setup)."""
+
+    def __init__(self, table) -> None:
+        self.table = table
+
+    def latest(self):
+        from controller.hardware.switches import SlideState
+
+        return SlideState(
+            positions=tuple(self.table.orange) + tuple(self.table.white),
+            faults=(),
+            link_ok=True,
+            seq=0,
+            received_at=0.0,
+            uptime_ms=0,
+            reason="heartbeat",
+            count=1,
+        )
+
+    def healthy(self) -> bool:
+        return True
+
+
+def test_with_switches_a_holes_step_is_taken_only_with_every_slide_where_it_asks(holes_rig):
+    rig, table, _ = holes_rig
+    app = WebApp(rig.loop, sensor=table, switches=TableSwitches(table), pin=PIN)
+    forgetful = HolesPerson(table, forgets={1: ["orange 2", "white 4"]})
+
+    async def body(client):
+        started = await (await client.post("/api/holes/start", json={}, headers=WITH_PIN)).json()
+        forgetful.follow(started["instruction"], step=1)
+        refused = await client.post("/api/holes/capture", json={"step": 1}, headers=WITH_PIN)
+        assert refused.status == 409
+        said = (await refused.json())["error"]
+        assert said.startswith("pair 1 of 9 (orange A, white A): the switches say orange slide 3 is at B, ")
+        assert "white slide 5 is at B" in said and "nothing was taken" in said
+        HolesPerson(table).follow(started["instruction"])
+        taken = await client.post("/api/holes/capture", json={"step": 1}, headers=WITH_PIN)
+        assert taken.status == 200, await taken.text()
+
+    with_client(app, body)

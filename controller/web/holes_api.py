@@ -22,7 +22,7 @@ import numpy as np
 from aiohttp import web
 
 from calibration.holes import PAIRS, report
-from calibration.holes_guide import STEPS, GuidedHoles, contradictions, instruction, step_name
+from calibration.holes_guide import STEPS, GuidedHoles, contradictions, instruction, step_name, wrong_slides
 from controller.errors import RefereeError
 from controller.games import registry
 from controller.vision.gating import MOVING, MotionGate
@@ -158,12 +158,25 @@ class HolesSetup:
             raise BadRequest(409, "the board is moving: take your hands away, wait until it is still and capture again")
         return np.asarray(second)
 
+    def _check_switches(self, step: int) -> None:
+        """With the switch board connected, a step is taken only when every slide is where it asks."""
+        switches = self.web_app.switches
+        state = switches.latest() if switches is not None else None
+        if state is None or not state.link_ok or not switches.healthy():
+            return  # no switches to ask: the picture alone tells
+        positions = [None if i in set(state.faults) else p for i, p in enumerate(state.positions)]
+        wrong = wrong_slides(step, positions)
+        if wrong is not None:
+            raise BadRequest(409, wrong)
+
     def _capture(self, step: int) -> str:
         with self._lock:  # one capture at a time; a second click waits and is then checked again
             guide, reader = self.guide, self.reader
             if guide is None or reader is None:
                 raise BadRequest(409, "start the holes setup first")
+            self._check_switches(step)
             frame = self._still_picture()
+            self._check_switches(step)  # a slide moved while the picture was taken
             try:
                 grid = guide.record(step, reader.read(frame))
             except RefereeError as exc:
