@@ -322,6 +322,27 @@ class GuidedCalibration:
     def missing(self) -> list[Step]:
         return [s for s in self.steps if s.key not in self.pictures]
 
+    def check(self, number: int) -> None:
+        """Check the picture just taken for step `number`, so a wrong picture is refused when it is
+        taken, named as that step's, not at the end under another's name: the pictures so far, learned
+        from in order, must take this one (an empty board with pieces on it is refused by its learning)
+        and read it back as what it should show. Raises `RefereeError` (or `checks.PlacesRefused`, with
+        the places); while a step before it is not taken yet, the check waits for `finish`."""
+        from calibration import checks
+
+        self.step(number)
+        if any(s.key not in self.pictures for s in self.steps[: number - 1]):
+            return
+        profile = self.profile
+        expected: list[checks.Expected] = []
+        for earlier in self.steps[:number]:
+            profile = _LEARN[earlier.key](profile, self.pictures[earlier.key], _name(earlier), expected)
+        checks.check_pictures(profile, expected[-1:], learned=checks.learned_keys(self.profile, profile))
+
+    def forget(self, number: int) -> None:
+        """Drop the picture of step `number` (refused by `check`)."""
+        self.pictures.pop(self.step(number).key, None)
+
     def finish(self) -> Outcome:
         """Learn from the pictures and read them back (`calibration/checks.py`): the outcome is the
         learned profile with its quality report, or the sentence that refused it; both with the
@@ -459,6 +480,11 @@ def _placed(profile, image: np.ndarray, step: int, places: list[tuple[int, int, 
         )
         for r, c, why in places[:MOST_DOUBTS]
     ]
+
+
+def placed_doubts(profile, image: np.ndarray, step: int, places: list[tuple[int, int, str]]) -> list[Doubt]:
+    """Doubted places (row, column, why) of one picture, each where it is in the picture."""
+    return _placed(profile, image, step, places)
 
 
 def _doubts(profile, pic, step: int) -> list[Doubt]:

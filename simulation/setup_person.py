@@ -188,6 +188,35 @@ class SetupPerson:
         return cell
 
 
+class TableHands:
+    """The simulated rig's people for the live page's calibration (`WebApp.table_hands`, given by
+    `referee run` with the shipped config): when the page starts calibrating, the simulated players
+    stop (`paused`) and the game's board is put aside; for each step a simulated person sets the board
+    the step asks for (`SetupPerson`); when the calibration is saved or stopped the game's board is put
+    back as it was and the players go on."""
+
+    def __init__(self, world: SimWorld, seed: int = 0) -> None:
+        self.world = world
+        self.person = SetupPerson(world, seed=seed)
+        self.paused = threading.Event()
+        self._saved: Snapshot | None = None
+
+    def pause(self) -> None:
+        self.paused.set()
+        if self._saved is None:
+            self._saved = self.world.board
+
+    def calibration_step(self, step: Any) -> None:
+        self.person.follow(step)
+
+    def resume(self) -> None:
+        if self._saved is not None:
+            self.world.set_hand(None)
+            self.world.set_board(self._saved)
+            self._saved = None
+        self.paused.clear()
+
+
 class SimulatedSetupCamera:
     """The config's simulated camera (`source: renderer`) as a frame source for `referee setup
     calibrate`: every read is a new frame of the simulated world."""

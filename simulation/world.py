@@ -858,11 +858,13 @@ class StubRig:
 
 
 # --------------------------------------------------------------------------- referee run, simulated
-def play_in_background(service: Any, stop: threading.Event, seed: int, move_every: float) -> threading.Thread:
+def play_in_background(
+    service: Any, stop: threading.Event, seed: int, move_every: float, paused: threading.Event | None = None
+) -> threading.Thread:
     """`referee run` with simulated devices: simulated players move pieces in real time.
 
     They play on from the journal's position after a restart, and set up a new starting board
-    after a new game (`SimTable`).
+    after a new game (`SimTable`); while `paused` is set (the live page calibrating) they wait.
     """
     world = service.world
     assert world is not None
@@ -881,6 +883,9 @@ def play_in_background(service: Any, stop: threading.Event, seed: int, move_ever
                 stop.wait(0.2)
                 continue
             finished = False
+            while paused is not None and paused.is_set():  # the live page is calibrating: hands off the board
+                if stop.wait(0.2):
+                    return
             if step.apply is not None:
                 step.apply(world)
             # Real time is shared with rendering and reading on a small machine: hold every

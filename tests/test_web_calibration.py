@@ -10,11 +10,9 @@ from calibration.guided import steps_for
 from controller.games import registry
 from controller.profile import default_profile, load_profile
 from controller.service.config import load_config
-from controller.vision.geometry import LatticeGeometry, project
 from controller.vision.reader import BoardReader
 from controller.web import WebApp
 from controller.web.setup_api import ROUTES
-from simulation.render import camera_homography
 from simulation.setup_person import LiveCamera, SetupPerson, setup_world, simulated_camera
 from simulation.world import StubRig
 
@@ -115,32 +113,73 @@ def test_bad_requests_are_refused_with_a_sentence(tmp_path):
     with_client(app, body)
 
 
-def test_a_piece_left_on_the_empty_board_is_refused_and_drawn(tmp_path):
-    """The check names the picture and the place, and the place is given where it is in the picture."""
+def test_a_piece_left_on_the_empty_board_is_refused_when_the_picture_is_taken(tmp_path):
+    """The picture is checked when it is taken: the refusal names that picture and the place, at once
+    (not at the end, under another picture's name), and nothing is kept for the step."""
     app, world, camera, config = served("colorpop", tmp_path)
     person = SetupPerson(world, seed=2)
 
     async def body(client):
         assert (await client.post("/api/calibration/start", json={}, headers=HEADERS)).status == 200
-        for step in steps_for(world.profile):
-            board = person.follow(step)
-            if step.key == "empty":  # a green token forgotten at the bottom of slide E
-                cells = [list(row) for row in board.cells]
-                cells[9][4] = "G"
-                world.set_board(board.with_cells(cells))
-            answer = await client.post("/api/calibration/capture", json={"step": step.number}, headers=HEADERS)
-            assert answer.status == 200, await answer.text()
-        done = await (await client.post("/api/calibration/finish", json={}, headers=HEADERS)).json()
-        assert not done["ok"]
-        assert "picture 1 (the empty board)" in done["problem"] and "E10" in done["problem"]
-        assert [(d["step"], d["row"], d["col"], d["place"]) for d in done["doubts"]] == [(1, 9, 4, "E10")]
-        doubt = done["doubts"][0]  # where the simulated camera drew that place
-        true = project(
-            camera_homography(LatticeGeometry.from_profile(world.profile), seed=3, size=(640, 480)), [[4, 9]]
-        )[0]
-        assert abs(doubt["x"] - true[0]) < 3 and abs(doubt["y"] - true[1]) < 3
+        empty = steps_for(world.profile)[0]
+        board = person.follow(empty)
+        cells = [list(row) for row in board.cells]
+        cells[9][4] = "G"  # a green token forgotten at the bottom of slide E
+        world.set_board(board.with_cells(cells))
+        answer = await client.post("/api/calibration/capture", json={"step": 1}, headers=HEADERS)
+        assert answer.status == 409
+        said = (await answer.json())["error"]
+        assert said.startswith("picture 1 (the empty board) not taken: ") and "E10" in said
+        assert (await client.get("/api/calibration/picture/1")).status == 404
+        unfinished = await client.post("/api/calibration/finish", json={}, headers=HEADERS)
+        assert unfinished.status == 409 and "step 1 (the empty board)" in (await unfinished.json())["error"]
         refused = await client.post("/api/calibration/save", json={"name": "mine"}, headers=HEADERS)
         assert refused.status == 409
 
     with_client(app, body)
     assert "profile: null" in config.read_text("utf-8")
+
+
+def test_on_the_simulated_rig_calibrating_pauses_the_game_and_a_simulated_person_sets_each_board(tmp_path):
+    """`referee run` with the shipped config: the page's calibration pauses the judging (the boards set
+    for the pictures are not moves), the simulated person sets each step's board (nobody else could),
+    and the game's board is put back and play goes on once the profile is saved."""
+    from simulation.setup_person import TableHands
+
+    keys = dict(registry.get("colorpop").demo)
+    rig = StubRig(keys, tmp_path / "j.sqlite", seed=1, troubles=False, max_moves=2)
+    rig.driver.run(rig.player.steps())
+    game_board = rig.world.board
+    judged = len(rig.loop.session.verdicts)
+    camera = LiveCamera(rig.world, simulated_camera(rig.world, other_looks=False))
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump(keys) + "profile: null\n", "utf-8")
+    app = WebApp(rig.loop, sensor=camera, pin=PIN, config_path=config)
+    app.table_hands = hands = TableHands(rig.world, seed=2)
+
+    async def body(client):
+        assert (await client.post("/api/calibration/start", json={}, headers=HEADERS)).status == 200
+        rig.driver.run_frames(1)
+        assert rig.loop.paused and hands.paused.is_set()
+        status = rig.loop.execute("status", {})
+        assert status["paused"].startswith("the copy is being calibrated from the live page")
+        for step in steps_for(rig.world.profile):
+            answer = await client.post("/api/calibration/capture", json={"step": step.number}, headers=HEADERS)
+            assert answer.status == 200, await answer.text()
+            rig.driver.run_frames(20)  # the referee sees the step's board, and judges nothing
+            assert len(rig.loop.session.verdicts) == judged
+        done = await (await client.post("/api/calibration/finish", json={}, headers=HEADERS)).json()
+        assert done["ok"], done
+        saved = await client.post("/api/calibration/save", json={"name": "sim-copy"}, headers=HEADERS)
+        assert saved.status == 200, await saved.text()
+        rig.driver.run_frames(20)
+        assert rig.loop.paused is None and not hands.paused.is_set()
+
+    with_client(app, body)
+    assert rig.world.board == game_board  # the game's board is back as it was
+    assert len(rig.loop.session.verdicts) == judged
+    engine, state = rig.loop.session.referee.engine, rig.loop.session.referee.state
+    after, _ = engine.apply(state, engine.legal_moves(state)[0])
+    rig.world.set_board(engine.expected(after))
+    rig.driver.run_frames(30)
+    assert rig.loop.session.verdicts[-1]["verdict"] == "legal"  # and the game goes on

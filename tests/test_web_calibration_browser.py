@@ -96,8 +96,8 @@ def test_guided_calibration_in_the_browser(browser, tmp_path, game):
 
 
 def test_a_refused_calibration_circles_the_doubted_place_on_its_picture(browser, tmp_path):
-    """A wrong PIN is refused; a token forgotten on the empty board refuses the set, named in words and
-    circled where it is on the captured picture; nothing is saved."""
+    """A wrong PIN is refused; a token forgotten on the empty board refuses that picture when it is taken,
+    named in words and circled where it is on the picture; the step stays open; nothing is saved."""
     from selenium.webdriver.common.by import By
 
     keys = dict(registry.get("colorpop").demo)
@@ -123,14 +123,13 @@ def test_a_refused_calibration_circles_the_doubted_place_on_its_picture(browser,
         pin.send_keys(PIN)
         find(By.ID, "cal-start").click()
         box = find(By.ID, "cal-steps-box")
-        for step in steps_for(world.profile):
-            wait_for(lambda s=step: box.get_attribute("data-step") == str(s.number) and box.is_displayed())
-            board = person.follow(step)
-            if step.key == "empty":  # a green token forgotten at the bottom of slide E
-                cells = [list(row) for row in board.cells]
-                cells[9][4] = "G"
-                world.set_board(board.with_cells(cells))
-            find(By.ID, "cal-capture").click()
+        empty = steps_for(world.profile)[0]
+        wait_for(lambda: box.get_attribute("data-step") == "1" and box.is_displayed())
+        board = person.follow(empty)
+        cells = [list(row) for row in board.cells]
+        cells[9][4] = "G"  # a green token forgotten at the bottom of slide E
+        world.set_board(board.with_cells(cells))
+        find(By.ID, "cal-capture").click()  # refused when taken, not at the end
         result = find(By.ID, "cal-result")
         wait_for(lambda: result.get_attribute("data-ok") is not None, timeout=60)
         assert result.get_attribute("data-ok") == "no"
@@ -150,7 +149,7 @@ def test_a_refused_calibration_circles_the_doubted_place_on_its_picture(browser,
         assert abs(where[0] - true[0] / 640) < 0.01 and abs(where[1] - true[1] / 480) < 0.01
         assert "picture 1, E10: does not look like the other empty places" in find(By.ID, "cal-doubts").text
         assert not find(By.ID, "cal-save-box").is_displayed()
-        assert box.is_displayed()  # the steps stay open to take the picture again
+        assert box.is_displayed() and box.get_attribute("data-step") == "1"  # to take the picture again
     finally:
         server.close()
     assert "profile: null" in config.read_text("utf-8")

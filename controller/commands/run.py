@@ -73,10 +73,17 @@ def run(args: argparse.Namespace) -> int:
                 config.control_socket,
                 config.settle_time,
             )
-            if service.world is not None and config.simulation.player:
+            if service.world is not None:
+                from simulation.setup_person import TableHands
                 from simulation.world import play_in_background
 
-                play_in_background(service, stop, config.simulation.seed, config.simulation.move_every)
+                # the page's calibration: a simulated person sets each board, the players wait meanwhile
+                hands = TableHands(service.world, seed=config.simulation.seed)
+                if service.web is not None:
+                    service.web.web_app.table_hands = hands
+                if config.simulation.player:
+                    sim = config.simulation
+                    play_in_background(service, stop, sim.seed, sim.move_every, paused=hands.paused)
             service.run(stop, Notifier())
         finally:
             stop.set()  # the simulated players' thread ends too

@@ -133,7 +133,16 @@ def run(args: argparse.Namespace) -> int:
         camera, get_ready = _camera(config, profile)
         try:
             for step in session.steps:
-                session.take(step.number, _capture(step, total, camera.read, get_ready, profile))
+                for attempt in range(1, TRIES + 1):
+                    session.take(step.number, _capture(step, total, camera.read, get_ready, profile))
+                    try:  # checked now, so a wrong picture is said at once, under its own name
+                        session.check(step.number)
+                        break
+                    except RefereeError as exc:
+                        session.forget(step.number)
+                        if attempt == TRIES:
+                            raise
+                        print(f"Not taken: {exc}.", flush=True)
                 print(f"picture {step.number} of {total} ({step.title}) taken", flush=True)
         finally:
             camera.close()

@@ -29,6 +29,8 @@ def describe(status: dict) -> list[str]:
     elif status.get("to_move") is not None:
         name = status.get("to_move_name") or f"player {status['to_move'] + 1}"
         lines.append(f"{name} to move")
+    if status.get("paused"):
+        lines.append(f"judging is paused: {status['paused']}")
     if status["illegal"]:
         lines.append("the board is in an illegal state: put it back")
     if status["pending"]:

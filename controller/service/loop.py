@@ -239,6 +239,8 @@ class RefereeLoop:
         self.fault_sources: list[tuple[Callable[[], str | None], str]] = []
         #: Every verdict this loop produced, in order (the demo and tests compare them).
         self.verdicts: list[Verdict] = []
+        #: Why judging is paused (the live page calibrating the copy: its boards are not moves); None: not.
+        self.paused: str | None = None
         self.ticks = 0
         self.stopped = threading.Event()
         self._emit(GameOpened, how=opened)
@@ -303,7 +305,7 @@ class RefereeLoop:
             self.positions = state.positions
         if not self._check_faults(now, state):
             return produced
-        if not self._settled(now) or self.read_wanted or self.reading is None:
+        if not self._settled(now) or self.read_wanted or self.reading is None or self.paused is not None:
             return produced
         verdict = self._look(self.reading)
         if verdict is not None:
@@ -533,6 +535,18 @@ class RefereeLoop:
             return {"ok": True, "verdict": verdict.to_json(), "result": self.session.referee.result().to_json()}
         if name == "accept":
             return self._accept(produced)
+        if name == "pause":
+            self.paused = str(args.get("reason") or "paused")
+            self._say(f"judging paused: {self.paused}")
+            self._emit(StateShown)
+            return {"ok": True, "message": f"judging paused: {self.paused}"}
+        if name == "resume":
+            if self.paused is not None:
+                self.paused = None
+                self.last_motion = self.clock()  # the board is looked at afresh once it is still
+                self._say("judging resumed")
+                self._emit(StateShown)
+            return {"ok": True, "message": "judging resumed"}
         if name == "reveal":
             seat = args.get("seat")
             colours = args.get("colours")
@@ -602,6 +616,7 @@ class RefereeLoop:
             "faults": list(self.faults),
             "unreadable": self.unreadable_said,
             "fresh": self.fresh,
+            "paused": self.paused,
         }
         stored = self.session.verdicts
         if stored:

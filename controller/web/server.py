@@ -106,6 +106,10 @@ class WebApp:
         #: The config file the referee was started with (the guided calibration switches its profile).
         self.config_path = config_path
         self.pin = pin or random_pin()
+        #: On the simulated rig only (`referee run` with the shipped config): the simulated people who
+        #: set the board for each calibration step and keep the simulated players' hands off meanwhile
+        #: (`simulation.setup_person.TableHands`); None with a real camera, where a person does it.
+        self.table_hands: Any = None
         #: The players' names (config.yaml's `mqtt: names:`, as the club shows them), seat by seat.
         self.view = LiveView(loop, sensor, switches, names=names)
         self.pictures = CameraPictures(sensor)

@@ -10,7 +10,12 @@ Routes (every POST needs the PIN, as the page's other controls; `server.WebApp._
 - `POST /api/calibration/capture {step}`: waits for a still picture without a hand and keeps it;
 - `GET  /api/calibration/picture/{step}`: the picture kept for a step (JPEG);
 - `POST /api/calibration/finish {}`: learn and check: the report and the doubted places;
-- `POST /api/calibration/save {name, overwrite}`: save as `profiles/NAME.yaml` and switch the config.
+- `POST /api/calibration/save {name, overwrite}`: save as `profiles/NAME.yaml` and switch the config;
+- `POST /api/calibration/stop {}`: give up calibrating and go back to the game.
+
+While a calibration is under way the game is paused (the boards set up for the pictures are not
+moves). On the simulated rig `WebApp.table_hands` (given by `referee run`) sets each step's board as a
+person would, and puts the game's board back afterwards, as `referee setup calibrate` does.
 
 Nothing runs while no one calibrates: a capture reads the camera's latest picture only while it waits.
 """
@@ -33,6 +38,8 @@ from controller.web.camera import scaled_jpeg
 from controller.web.view import board_json, palette
 
 ROUTES = web.AppKey("calibration", object)
+#: Why the game is paused while the page calibrates (the page and `referee status` say it).
+PAUSED = "the copy is being calibrated from the live page: the game goes on once it is saved or stopped"
 #: Width the kept pictures are sent at (the doubted places are given in the full picture's pixels).
 PICTURE_WIDTH = 640
 PICTURE_QUALITY = 80
@@ -46,6 +53,8 @@ class CalibrationRoutes:
         self.session: guided.GuidedCalibration | None = None
         self.outcome: guided.Outcome | None = None
         self.jpegs: dict[int, tuple[bytes, int, int]] = {}
+        #: The last picture refused when taken (JPEG, width, height), its doubted places circled by the page.
+        self.refused_jpeg: tuple[bytes, int, int] | None = None
         #: Longest wait for a still picture without a hand (None: `guided.WAIT_SECONDS`; the tests shorten it).
         self.wait_seconds: float | None = None
         self._lock = threading.Lock()
@@ -59,6 +68,8 @@ class CalibrationRoutes:
         app.router.add_get("/api/calibration/picture/{step}", self.picture)
         app.router.add_post("/api/calibration/finish", self.finish)
         app.router.add_post("/api/calibration/save", self.save)
+        app.router.add_post("/api/calibration/stop", self.stop)
+        app.router.add_get("/api/calibration/refused.jpg", self.refused_picture)
 
     # --- helpers ---------------------------------------------------------------------------------
     def _bad(self, status: int, sentence: str) -> Exception:
@@ -136,8 +147,39 @@ class CalibrationRoutes:
             self.session = guided.GuidedCalibration(profile)
             self.outcome = None
             self.jpegs = {}
-        data["message"] = f"calibration of {data['title']} started: {len(data['steps'])} picture(s) to take"
+        await self._pause_game()
+        data["message"] = (
+            f"calibration of {data['title']} started: {len(data['steps'])} picture(s) to take; the game is paused "
+            "until the calibration is saved or stopped"
+        )
         return web.json_response(data)
+
+    # --- the game paused meanwhile ---------------------------------------------------------------
+    async def _pause_game(self) -> None:
+        hands = getattr(self.web, "table_hands", None)
+        await self._loop_command("pause", reason=PAUSED)
+        if hands is not None:
+            await asyncio.get_running_loop().run_in_executor(None, hands.pause)
+
+    async def _resume_game(self) -> None:
+        hands = getattr(self.web, "table_hands", None)
+        if hands is not None:
+            await asyncio.get_running_loop().run_in_executor(None, hands.resume)
+        await self._loop_command("resume")
+
+    async def _loop_command(self, name: str, **args: Any) -> None:
+        """Queued for the loop's next tick (not waited for: the answer does not depend on it)."""
+        self.web.loop.submit(name, **args)
+
+    async def stop(self, request: web.Request) -> web.Response:
+        await self.web._control(request)
+        with self._lock:
+            if self._capturing:
+                raise self._bad(409, "a picture is being captured: wait for it, then stop")
+            self.session = None
+            self.outcome = None
+        await self._resume_game()
+        return web.json_response({"ok": True, "message": "calibration stopped; the game goes on"})
 
     async def capture(self, request: web.Request) -> web.Response:
         body = await self.web._control(request)
@@ -153,15 +195,24 @@ class CalibrationRoutes:
             if self._capturing:
                 raise self._bad(409, "a picture is being captured already")
             self._capturing = True
+        hands = getattr(self.web, "table_hands", None)
+        executor = asyncio.get_running_loop().run_in_executor
         try:
-            frame = await asyncio.get_running_loop().run_in_executor(None, self._wait_for_picture, session)
+            if hands is not None:  # the simulated rig: a simulated person sets the board this step asks for
+                await executor(None, hands.calibration_step, step)
+            frame = await executor(None, self._wait_for_picture, session)
+            if self.session is not session:
+                raise self._bad(409, "the calibration was started again meanwhile")
+            session.take(step.number, frame)
+            try:  # the picture is checked now, not at the end under another picture's name
+                await executor(None, session.check, step.number)
+            except RefereeError as exc:
+                session.forget(step.number)
+                return await executor(None, self._refused, step, frame, exc)
         except RefereeError as exc:
             raise self._bad(409, str(exc)) from None
         finally:
             self._capturing = False
-        if self.session is not session:
-            raise self._bad(409, "the calibration was started again meanwhile")
-        session.take(step.number, frame)
         self.jpegs[step.number] = _jpeg(frame)
         self.outcome = None
         left = session.missing()
@@ -170,6 +221,32 @@ class CalibrationRoutes:
         return web.json_response(
             {"ok": True, "step": step.number, "message": message, "next": left[0].number if left else None}
         )
+
+    def _refused(self, step: Any, frame: np.ndarray, exc: RefereeError) -> web.Response:
+        """409 with the sentence; for places refused, where they are on the refused picture
+        (`GET /api/calibration/refused.jpg`), so the page circles them as it does after the check."""
+        from calibration.checks import PlacesRefused
+
+        body: dict[str, Any] = {"ok": False, "error": f"picture {step.number} ({step.title}) not taken: {exc}"}
+        if isinstance(exc, PlacesRefused) and self.session is not None:
+            places = [(r, c, exc.why) for r, c in exc.places]
+            doubts = guided.placed_doubts(self.session.profile, frame, step.number, places)
+            self.refused_jpeg = _jpeg(frame)
+            _, width, height = self.refused_jpeg
+            body["picture"] = {
+                "step": step.number,
+                "url": "/api/calibration/refused.jpg",
+                "width": width,
+                "height": height,
+            }
+            body["doubts"] = [_doubt_json(d) for d in doubts]
+        return web.json_response(body, status=409)
+
+    async def refused_picture(self, request: web.Request) -> web.Response:
+        kept = self.refused_jpeg
+        if kept is None:
+            raise self._bad(404, "no picture was refused")
+        return web.Response(body=kept[0], content_type="image/jpeg", headers={"Cache-Control": "no-store"})
 
     def _wait_for_picture(self, session: guided.GuidedCalibration) -> np.ndarray:
         return guided.wait_for_still(self._latest, session.profile, timeout=self.wait_seconds)
@@ -199,10 +276,7 @@ class CalibrationRoutes:
                     {"step": n, "url": f"/api/calibration/picture/{n}", "width": w, "height": h}
                     for n, (w, h) in sorted(sizes.items())
                 ],
-                "doubts": [
-                    {"step": d.step, "row": d.row, "col": d.col, "place": d.place, "why": d.why, "x": d.x, "y": d.y}
-                    for d in outcome.doubts
-                ],
+                "doubts": [_doubt_json(d) for d in outcome.doubts],
                 "message": "the calibration checked itself: save it under a name"
                 if outcome.ok
                 else f"calibration refused: {outcome.problem}",
@@ -235,6 +309,9 @@ class CalibrationRoutes:
             raise self._bad(400, str(exc)) from None
         except RefereeError as exc:
             raise self._bad(409, str(exc)) from None
+        with self._lock:
+            self.session = None
+        await self._resume_game()
         return web.json_response(
             {
                 "ok": True,
@@ -242,6 +319,10 @@ class CalibrationRoutes:
                 "message": f"saved as {path}; {Path(config).name} now uses it (restart the referee to read with it)",
             }
         )
+
+
+def _doubt_json(d: Any) -> dict[str, Any]:
+    return {"step": d.step, "row": d.row, "col": d.col, "place": d.place, "why": d.why, "x": d.x, "y": d.y}
 
 
 def _jpeg(frame: np.ndarray) -> tuple[bytes, int, int]:

@@ -140,6 +140,7 @@ class LiveView:
             "version": self.version,
         }
         last = stored[-1] if stored else {}
+        out["paused"] = getattr(loop, "paused", None)
         out["doubtful"] = bool(table.illegal and self._last_illegal(stored).get("doubtful"))
         out["result_line"] = named(words.result_line(result))
         # "this board is right, go on from it": offered whenever the referee refuses the board

@@ -147,7 +147,10 @@ function render(s) {
   $("turn").textContent = turn;
   const status = $("status");
   status.className = "";
-  if (s.illegal && s.doubtful) {
+  if (s.paused) {
+    status.textContent = `Paused: ${s.paused}.`;
+    status.className = "pending";
+  } else if (s.illegal && s.doubtful) {
     status.textContent = "Doubtful reading: no player is blamed. Check the places shown and the camera's view; " +
       "if the board is right, press \u201cThis board is right\u201d.";
     status.className = "illegal";

@@ -39,6 +39,7 @@ async function calStart() {
   cal = { game: d.game, steps: d.steps, palette: d.palette, place_names: d.place_names, current: 1, taken: new Set() };
   $("cal-result").hidden = true;
   $("cal-steps-box").hidden = false;
+  $("cal-stop").hidden = false;
   calSay(d.message, false);
   calShowStep(1);
   calLive();
@@ -86,7 +87,12 @@ async function calCapture() {
     answer = await calPost("/api/calibration/capture", { step: number });
   } catch (err) { calSay(`The referee did not answer: ${err}`, true); $("cal-capture").disabled = false; return; }
   $("cal-capture").disabled = false;
-  if (!answer.ok) { calRefused(answer); return; }
+  if (!answer.ok) {
+    calRefused(answer);
+    if (answer.data.picture) calShowRefused(answer.data);
+    return;
+  }
+  $("cal-result").hidden = true;
   cal.taken.add(number);
   calSay(answer.data.message, false);
   if (answer.data.next) calShowStep(answer.data.next);
@@ -116,6 +122,19 @@ async function calFinish() {
   calSay(d.message, !d.ok);
 }
 
+// A picture refused when it was taken: the sentence and its doubted places circled, the step left open.
+function calShowRefused(d) {
+  $("cal-result").hidden = false;
+  $("cal-result").dataset.ok = "no";
+  $("cal-problem").textContent = `Refused: ${d.error}. Take the picture again.`;
+  $("cal-report").replaceChildren();
+  $("cal-doubts").replaceChildren(...d.doubts.map((x) =>
+    html("li", { "data-step": x.step, "data-cell": `${x.row},${x.col}` }, null,
+      `picture ${x.step}, ${x.place}: ${x.why}`)));
+  $("cal-pictures").replaceChildren(calPicture(d.picture, d.doubts));
+  $("cal-save-box").hidden = true;
+}
+
 function calPicture(picture, doubts) {
   const step = cal.steps[picture.step - 1];
   const figure = html("figure", { class: "cal-picture", "data-step": picture.step });
@@ -137,6 +156,18 @@ async function calSave() {
   const answer = await calPost("/api/calibration/save",
     { name: $("cal-name").value.trim(), overwrite: $("cal-overwrite").checked });
   if (!answer.ok) { calRefused(answer); return; }
+  $("cal-stop").hidden = true;
+  calSay(answer.data.message, false);
+}
+
+async function calStop() {
+  const answer = await calPost("/api/calibration/stop", {});
+  if (!answer.ok) { calRefused(answer); return; }
+  cal = null;
+  clearTimeout(calLiveTimer);
+  $("cal-steps-box").hidden = true;
+  $("cal-result").hidden = true;
+  $("cal-stop").hidden = true;
   calSay(answer.data.message, false);
 }
 
@@ -147,5 +178,6 @@ window.addEventListener("DOMContentLoaded", () => {
   $("cal-start").onclick = calStart;
   $("cal-capture").onclick = calCapture;
   $("cal-save").onclick = calSave;
+  $("cal-stop").onclick = calStop;
   document.addEventListener("visibilitychange", calLive);
 });
