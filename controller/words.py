@@ -191,9 +191,9 @@ def broker_unreachable(host: str, port: int, why: str) -> str:
     )
 
 
-def broker_refused(host: str, port: int, reason: str) -> str:
+def broker_refused(host: str, port: int, table: str, reason: str) -> str:
     return (
-        f"the club's broker {host}:{port} refused this table ({reason}); {_BROKER_GOES_ON}. "
+        f"the club's broker {host}:{port} refused table {table} ({reason}); {_BROKER_GOES_ON}. "
         "Check 'mqtt: username:' and 'password_file:' in the config file, and the broker's access rules"
     )
 

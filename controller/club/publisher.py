@@ -200,7 +200,7 @@ class TablePublisher:
 
     def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
         if reason_code.is_failure:
-            self._trouble(words.broker_refused(self.config.host, self.config.port, str(reason_code)))
+            self._trouble(words.broker_refused(self.config.host, self.config.port, self.config.table, str(reason_code)))
             return
         self.problem = None
         with self._cond:
