@@ -7,11 +7,19 @@ a move left half done, glare, a camera bump, the camera and the switch board unp
 *differs* when the referee's verdicts are not the ones the player intended (`world.all_agree`).
 Games run in parallel, one per process.
 
-Prints, per game: games played, verdicts given, games whose verdicts differ, and the first
-difference of each such game; then the total wall time. Exits 1 when any game differs.
+The camera's pictures arrive 1-3 frame times late (`simulation.camera.DelayedFrames`, each
+game's delay drawn by its seed) and the player makes a share of moves in two parts, the hand off
+the board in between (`--mid-move`, `SimPlayer`): the referee must wait for the hand, not judge
+the half-made move (a pending one excepted, which it says at once).
+
+Prints, per game: games played, verdicts given, games whose verdicts differ, red flashes (the red
+LED lit while no illegal change was made: a move in progress or one that ended legal), the time
+amber was steady (a move pending) and blinking (the board unreadable) per game, and the first
+difference of each differing game; then the total wall time. Exits 1 when any game differs or red
+flashed falsely.
 
 Usage: python bench/faithful.py [--games stay-alive ...] [--count 100] [--seed 1000] [--jobs N]
-       [--preset hard|clean]
+       [--preset hard|clean] [--camera-delay 1-3] [--mid-move 0.3]
 """
 
 from __future__ import annotations
@@ -32,7 +40,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from controller.commands.demo import GAMES, play_game  # noqa: E402
-from simulation.world import first_difference  # noqa: E402
+from simulation.world import Step, first_difference  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -42,20 +50,94 @@ class Outcome:
     verdicts: int
     difference: str | None  # None: every verdict is the one the player intended
     seconds: float
+    #: Times the red LED came on while the player had made no illegal change.
+    false_red: int = 0
+    #: Simulated seconds amber was steady (pending) and blinking (unreadable).
+    amber_on: float = 0.0
+    amber_blink: float = 0.0
+    #: Simulated seconds the game lasted.
+    played: float = 0.0
+    camera_delay: int = 0
 
 
-def play_one(job: tuple[str, int, str]) -> Outcome:
+@dataclass(frozen=True)
+class LightFigures:
+    false_red: int
+    amber_on: float
+    amber_blink: float
+
+
+def light_figures(lights: list[tuple[float, str]], steps: list[tuple[float, Step]], end: float) -> LightFigures:
+    """Red flashes outside the player's illegal changes, and how long amber was steady and blinking.
+
+    `lights` are the lights' own messages ("red LED on", "amber LED blinking", ...) with the
+    simulated time of each; `steps` the player's steps with the time each began (a step marked
+    `red_ok` is an illegal change made on purpose, or its putting back)."""
+    false_red = 0
+    step_index = -1
+    amber, since = "off", 0.0
+    spent = {"on": 0.0, "blinking": 0.0}
+    for at, message in lights:
+        while step_index + 1 < len(steps) and steps[step_index + 1][0] <= at:
+            step_index += 1
+        if message == "red LED on" and not (step_index >= 0 and steps[step_index][1].red_ok):
+            false_red += 1
+        if message.startswith("amber LED "):
+            mode = message.removeprefix("amber LED ")
+            if amber in spent:
+                spent[amber] += at - since
+            amber, since = mode, at
+    if amber in spent:
+        spent[amber] += end - since
+    return LightFigures(false_red, spent["on"], spent["blinking"])
+
+
+def play_one(job: tuple) -> Outcome:
     """One whole game in this worker process, in a folder of its own."""
-    game, seed, preset, size = job
+    game, seed, preset, size, camera_delay, mid_move = job
     logging.getLogger("firmware_bridge").setLevel(logging.ERROR)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="faithful-") as folder:
         try:
-            result = play_game(game, seed, Path(folder), print_lights=False, preset=preset, size=size)
+            result = play_game(
+                game,
+                seed,
+                Path(folder),
+                print_lights=False,
+                preset=preset,
+                size=size,
+                camera_delay=camera_delay,
+                mid_move=mid_move,
+            )
         except Exception as exc:  # e.g. a reveal the referee refuses: the game went wrong, count it so
             return Outcome(game, seed, 0, f"the game broke off: {exc}", time.perf_counter() - started)
     difference = first_difference(result.verdicts, result.intended)
-    return Outcome(game, seed, len(result.verdicts), difference, time.perf_counter() - started)
+    lights = light_figures(result.lights, result.steps, result.ended_at)
+    played = result.ended_at - (result.steps[0][0] if result.steps else 0.0)
+    return Outcome(
+        game,
+        seed,
+        len(result.verdicts),
+        difference,
+        time.perf_counter() - started,
+        lights.false_red,
+        lights.amber_on,
+        lights.amber_blink,
+        played,
+        result.camera_delay,
+    )
+
+
+def delay_range(text: str) -> tuple[int, int]:
+    """`2` or `1-3`: frame times the camera's pictures arrive late."""
+    low, _, high = text.partition("-")
+    try:
+        pair = (int(low), int(high or low))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of frames or a range like 1-3, got {text!r}") from None
+    if not 0 <= pair[0] <= pair[1] <= 30:
+        raise argparse.ArgumentTypeError(f"expected 0 to 30 frames, low before high, got {text!r}")
+    return pair
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -71,16 +153,35 @@ def main(argv: list[str] | None = None) -> int:
         help="the camera's picture, WIDTHxHEIGHT (default 1280x720, config.yaml's; the demo's 640x480 is too small "
         "for the hard look's blurred markers)",
     )
+    parser.add_argument(
+        "--camera-delay",
+        type=delay_range,
+        default=(1, 3),
+        help="frame times the camera's pictures arrive late: N, or LOW-HIGH drawn per game (default 1-3)",
+    )
+    parser.add_argument(
+        "--mid-move",
+        type=float,
+        default=0.3,
+        help="share of moves made in two parts, the hand off the board in between (default 0.3)",
+    )
     args = parser.parse_args(argv)
     if args.count < 1 or args.jobs < 1:
         parser.error("--count and --jobs must be at least 1")
+    if not 0 <= args.mid_move <= 1:
+        parser.error("--mid-move must be a share from 0 to 1")
 
     width, _, height = args.size.partition("x")
     size = (int(width), int(height))
-    jobs = [(game, args.seed + i, args.preset, size) for game in args.games for i in range(args.count)]
+    jobs = [
+        (game, args.seed + i, args.preset, size, args.camera_delay, args.mid_move)
+        for game in args.games
+        for i in range(args.count)
+    ]
     print(
         f"{len(jobs)} games ({args.count} of each of {', '.join(args.games)}), seeds {args.seed}-"
-        f"{args.seed + args.count - 1}, preset {args.preset}, {args.jobs} at a time",
+        f"{args.seed + args.count - 1}, preset {args.preset}, camera {args.camera_delay[0]}-{args.camera_delay[1]} "
+        f"frames late, {args.mid_move:.0%} of moves in two parts, {args.jobs} at a time",
         flush=True,
     )
     started = time.perf_counter()
@@ -90,24 +191,36 @@ def main(argv: list[str] | None = None) -> int:
         for outcome in pool.imap_unordered(play_one, jobs):
             outcomes.append(outcome)
             said = "agrees" if outcome.difference is None else f"DIFFERS: {outcome.difference}"
+            red = f", {outcome.false_red} false red" if outcome.false_red else ""
             print(
                 f"  [{len(outcomes)}/{len(jobs)}] {outcome.game} seed {outcome.seed}: {outcome.verdicts} verdicts "
-                f"in {outcome.seconds:.0f} s, {said}",
+                f"in {outcome.seconds:.0f} s (camera {outcome.camera_delay} frames late), {said}{red}",
                 flush=True,
             )
     wall = time.perf_counter() - started
 
-    print(f"\n{'game':<11} {'games':>5} {'verdicts':>8} {'differing':>9} {'s/game':>7}")
+    print(
+        f"\n{'game':<11} {'games':>5} {'verdicts':>8} {'differing':>9} {'red flashes':>11} "
+        f"{'amber steady s/game':>19} {'amber blinking s/game':>21} {'s/game':>7}"
+    )
     for game in args.games:
         mine = sorted((o for o in outcomes if o.game == game), key=lambda o: o.seed)
         differing = [o for o in mine if o.difference is not None]
         per_game = sum(o.seconds for o in mine) / len(mine)
-        print(f"{game:<11} {len(mine):>5} {sum(o.verdicts for o in mine):>8} {len(differing):>9} {per_game:>7.1f}")
+        print(
+            f"{game:<11} {len(mine):>5} {sum(o.verdicts for o in mine):>8} {len(differing):>9} "
+            f"{sum(o.false_red for o in mine):>11} {sum(o.amber_on for o in mine) / len(mine):>19.2f} "
+            f"{sum(o.amber_blink for o in mine) / len(mine):>21.2f} {per_game:>7.1f}"
+        )
         for o in differing:
             print(f"    seed {o.seed}: {o.difference}")
     total_differing = sum(o.difference is not None for o in outcomes)
-    print(f"\n{len(outcomes)} games, {total_differing} differing, wall time {wall:.0f} s ({wall / 60:.1f} min)")
-    return 1 if total_differing else 0
+    total_red = sum(o.false_red for o in outcomes)
+    print(
+        f"\n{len(outcomes)} games, {total_differing} differing, {total_red} red flashes without an illegal change, "
+        f"wall time {wall:.0f} s ({wall / 60:.1f} min)"
+    )
+    return 1 if total_differing or total_red else 0
 
 
 if __name__ == "__main__":

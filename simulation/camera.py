@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import collections
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -35,3 +37,41 @@ class RendererSource:
 
     def close(self) -> None:
         self.world = None
+
+
+class DelayedFrames:
+    """A camera's own latency: each picture reaches the referee `delay` frame times after it was taken.
+
+    A real camera hands over a picture one to three frame times after its exposure (readout, the
+    USB or CSI transfer, the driver's buffer), with no backlog beyond that when its buffer is kept
+    to one picture (`controller.vision.sources`). The simulated world is drawn the moment it is
+    read, so this wrapper keeps the last `delay` pictures and hands over the oldest: the picture of
+    `delay` frames ago, taken in order, none dropped or repeated (a camera's delay is steady).
+    `frame_number()` is that picture's own number, as a camera's frame counter would be.
+    """
+
+    def __init__(self, source: Any, delay: int) -> None:
+        if delay < 0:
+            raise ValueError("a camera cannot deliver pictures before it takes them")
+        self.source = source
+        self.delay = delay
+        self._taken: collections.deque[tuple[Any, np.ndarray | None]] = collections.deque()
+        self._number: Any = None
+
+    def read(self) -> np.ndarray | None:
+        number = self.source.frame_number() if callable(getattr(self.source, "frame_number", None)) else None
+        self._taken.append((number, self.source.read()))
+        if len(self._taken) <= self.delay:  # the first pictures are still on their way
+            return None
+        self._number, frame = self._taken.popleft()
+        return frame
+
+    def frame_number(self) -> Any:
+        return self._number
+
+    def close(self) -> None:
+        self._taken.clear()
+        self.source.close()
+
+    def __getattr__(self, name: str) -> Any:  # the wrapped source's other attributes (renders, ...)
+        return getattr(self.__dict__.get("source"), name)

@@ -14,7 +14,7 @@ from typing import Any
 from controller.hardware.switches import SerialSwitches
 from controller.service.devices import RealDevices
 from controller.vision.sources import FrameSource
-from simulation.camera import RendererSource
+from simulation.camera import DelayedFrames, RendererSource
 from simulation.pico import SimulatedPico
 from simulation.world import CachedFrames, SimWorld, resume_world
 
@@ -26,8 +26,10 @@ class SimulatedDevices(RealDevices):
     its slides); the world is put where the journal left the game before the first picture.
     """
 
-    def __init__(self, world_factory: Callable[[SimulatedPico | None], SimWorld]) -> None:
+    def __init__(self, world_factory: Callable[[SimulatedPico | None], SimWorld], camera_delay: int = 0) -> None:
         self.world_factory = world_factory
+        #: Frame times the simulated camera's pictures arrive late (`simulation.camera.DelayedFrames`).
+        self.camera_delay = camera_delay
         self.world: SimWorld | None = None
         self.pico: SimulatedPico | None = None
 
@@ -48,7 +50,8 @@ class SimulatedDevices(RealDevices):
         self.world = self.world_factory(self.pico)
         resume_world(self.world, session)  # the simulated board is where the journal left it
         renderer = RendererSource(self.world, camera["width"], camera["height"], camera["seed"], camera["preset"])
-        return CachedFrames(renderer, self.world)
+        frames = CachedFrames(renderer, self.world)
+        return DelayedFrames(frames, self.camera_delay) if self.camera_delay else frames
 
 
 def simulated_switch_board() -> SimulatedPico:

@@ -36,8 +36,12 @@ from simulation.render import Scene
 
 FPS = 30
 #: How many frames (at 30 fps) a marble takes to drop through the point its slide opened: the
-#: switches report the slide at once, the marble falls a moment later (well inside the settle time).
+#: switches report the slide at once, the marble falls a moment later.
 MARBLE_FALL_FRAMES = (2, 8)
+#: How long (simulated seconds) a player's hand stays off the board between two parts of one move
+#: (a Blockers! captured tile taken away before the own tile is put down, a Flipop ball moved
+#: before its doors are turned by hand): a reach off the board and back, 0.25 s to 1 s.
+MID_MOVE_PAUSE = (0.25, 1.0)
 
 Cell = tuple[int, int]
 
@@ -331,6 +335,11 @@ class Step:
     intended: dict | None = None
     command: tuple[str, dict] | None = None
     button: str | None = None
+    #: The referee may rightly show red during this step (an illegal change made on purpose, and
+    #: its putting back); red anywhere else is a false alarm (`bench/faithful.py` counts them).
+    red_ok: bool = False
+    #: The hand left the board part-way through a move (a mid-move pause).
+    mid_move: bool = False
 
 
 def _hand_near(cells: list[tuple[int, int]]) -> tuple[float, float]:
@@ -352,9 +361,11 @@ class SimPlayer:
         seed: int = 0,
         settle_time: float = 0.3,
         max_moves: int = 400,
-        troubles: bool = True,
+        troubles: bool | frozenset[str] = True,
         switch_unplug: bool = True,
         agree_after: int | None = None,
+        mid_move: float = 0.0,
+        patience: float = 1.5,
     ) -> None:
         self.world = world
         self.engine = engine_for(truth_setup)
@@ -364,7 +375,14 @@ class SimPlayer:
         #: The physics' own dice (how long each marble takes to drop), apart from the player's
         #: choices so that a seed plays the same moves whatever the physics.
         self.physics = random.Random(f"marble falls {seed}")
+        #: Mid-move pauses have dice of their own too: a seed plays the same moves with or without them.
+        self.pauses = random.Random(f"mid-move pauses {seed}")
+        #: The share of moves made by hand in two parts, the hand off the board in between.
+        self.mid_move = mid_move
         self.still = settle_time + 0.3
+        #: How long the player leaves an illegal change before putting it back: longer than the
+        #: referee's patience, so the referee must call it.
+        self.illegal_hold = max(self.still, patience + 0.5)
         self.blink = 0.15
         self.max_moves = max_moves
         self.troubles = troubles
@@ -410,25 +428,93 @@ class SimPlayer:
         self.shown = last_seen
 
     # --- steps ---------------------------------------------------------------------------------
-    def _show(self, board: Snapshot, label: str, hand_at: list[tuple[int, int]] | None) -> Iterator[Step]:
-        """Reach in (if the change is on the grid), change the board, take the hand away, wait."""
+    def _show(
+        self,
+        board: Snapshot,
+        label: str,
+        hand_at: list[tuple[int, int]] | None,
+        hold: float | None = None,
+        red_ok: bool = False,
+        move: Any = None,
+    ) -> Iterator[Step]:
+        """Reach in (if the change is on the grid), change the board, take the hand away, wait.
+
+        A move (`move` given) is made in two parts for a share `mid_move` of moves: the hand puts
+        part of it down, leaves the board for a mid-move pause, and comes back for the rest."""
         needs_hand = hand_at is not None
+        hold = self.still if hold is None else hold
         if needs_hand:
-            where = _hand_near(hand_at or [])
             side = self.rng.choice(["bottom", "left", "right", "top"])
-            yield Step(f"{label}: hand in", self.blink, lambda w: w.set_hand(where, side))
+            part = self._mid_move_board(board, move) if move is not None else None
+            if part is not None:
+                pause = self.pauses.uniform(*MID_MOVE_PAUSE)
+                where = _hand_near(self._changed(self.current, part))
+                yield Step(f"{label}: hand in", self.blink, lambda w: w.set_hand(where, side))
+                yield Step(f"{label}: part of it done", self.blink, lambda w: w.set_board(part))
+                intended = self._settle_part(part)
+                yield Step(
+                    f"{label}: hand off the board mid-move for {pause:.2f} s",
+                    pause,
+                    lambda w: w.set_hand(None),
+                    intended=intended,
+                    mid_move=True,
+                )
+            where = _hand_near(hand_at or [])
+            yield Step(f"{label}: hand in", self.blink, lambda w: w.set_hand(where, side), red_ok=red_ok)
             linger = self.rng.random() < 0.25
             yield Step(
                 f"{label}: pieces moved" + (" (the hand stays a while)" if linger else ""),
                 self.still + 0.2 if linger else self.blink,
                 lambda w: w.set_board(board),
+                red_ok=red_ok,
             )
             intended = self._settle(board)
-            yield Step(f"{label}: hand out", self.still, lambda w: w.set_hand(None), intended=intended)
+            yield Step(f"{label}: hand out", hold, lambda w: w.set_hand(None), intended=intended, red_ok=red_ok)
         else:
             falls = self._falls(self.current, board)
             intended = self._settle(board)
-            yield Step(f"{label}", self.still, lambda w: w.set_board(board, falls), intended=intended)
+            yield Step(f"{label}", hold, lambda w: w.set_board(board, falls), intended=intended, red_ok=red_ok)
+
+    def _mid_move_board(self, after: Snapshot, move: Any) -> Snapshot | None:
+        """A board the hand leaves part-way through `move` (None: this move is made in one go).
+
+        Physically possible ones only: the game's own half-made boards (`PlaySpec.partial_boards`,
+        a Colorpop group taken out token by token, a Blockers! captured tile lifted first), and, for
+        a game whose pieces do not fall, the pieces put down one at a time or the doors turned
+        after the balls moved (Flipop). The board must look like what it is to a referee: a half-made
+        move (pending) or nothing legal (the referee must wait); one that is another legal move, or
+        no change at all, is not a pause in the middle of this move."""
+        if self.mid_move <= 0 or self.pauses.random() >= self.mid_move:
+            return None
+        before = self.current
+        candidates = list(self._partials(before, after, move))
+        extra = [f for f in ("doors", "orange", "white") if getattr(before, f, None) != getattr(after, f, None)]
+        if not registry.get(before.game).play.falls_to_bottom:
+            changed = before.changed_cells(after)
+            if len(changed) >= 2 or extra:
+                for r, c in changed:
+                    grid = [list(row) for row in before.cells]
+                    grid[r][c] = after.cells[r][c]
+                    candidates.append(before.with_cells(grid))
+            if extra:  # the balls moved, the doors not yet turned
+                candidates.append(replace(before, cells=after.cells))
+        self.pauses.shuffle(candidates)
+        for board in candidates:
+            if board in (before, after):
+                continue
+            judged = self.shadow.engine.judge(self.shadow.state, self.world.visible(board))
+            if judged.kind == "pending" or (judged.kind == "illegal" and not judged.doubtful):
+                return board
+        return None
+
+    def _settle_part(self, board: Snapshot) -> dict | None:
+        """The verdict a half-made move's board deserves: pending at once, or none (nothing legal yet:
+        the referee waits for the hand to finish)."""
+        judged = self.shadow.engine.judge(self.shadow.state, self.world.visible(board))
+        if judged.kind == "pending":
+            return self._settle(board)
+        self.current = board
+        return None
 
     def _falls(self, before: Snapshot, after: Snapshot) -> dict[Cell, int]:
         """The marbles a slide move lets fall, each with the frames it takes to drop."""
@@ -470,7 +556,10 @@ class SimPlayer:
             if not moves:
                 break
             trouble = trouble_at.get(self.moves) if self.troubles else None
-            if self.troubles and trouble is None and self.moves > 3 and not self.pending_shown:
+            if trouble is not None and self.troubles is not True and trouble not in self.troubles:
+                trouble = None  # only the troubles asked for
+            pending_wanted = self.troubles is True or (bool(self.troubles) and "pending" in self.troubles)
+            if pending_wanted and trouble is None and self.moves > 3 and not self.pending_shown:
                 trouble = "pending"  # not every position offers a half-done move: keep trying
             before = self.current  # the player's own idea: steps may be generated ahead of the world
             move = self.rng.choice(moves)
@@ -499,7 +588,7 @@ class SimPlayer:
                 yield Step("slide switch board plugged back", self.still, lambda w: w.pico.plug())
             mover = self.engine.seat_name(self.engine.to_move(self.state))
             label = f"{mover} moves: {self.engine.describe(self.state, move)}"
-            yield from self._show(after, label, self._hand_for(self.current, after))
+            yield from self._show(after, label, self._hand_for(self.current, after), move=move)
             if trouble == "glare":
                 yield Step("glare gone", self.still, lambda w: w.set_glare(False))
             self.state = after_state
@@ -519,8 +608,9 @@ class SimPlayer:
             board = self.engine.expected(end)
             judged = self.shadow.engine.judge(self.shadow.state, self.world.visible(board))
             if judged.kind == "illegal" and not judged.doubtful:
-                yield from self._show(board, "an illegal change (two moves at once)", self._hand_for(before, board))
-                yield from self._show(before, "the board put back", self._hand_for(board, before))
+                label = "an illegal change (two moves at once)"
+                yield from self._show(board, label, self._hand_for(before, board), self.illegal_hold, red_ok=True)
+                yield from self._show(before, "the board put back", self._hand_for(board, before), red_ok=True)
                 return
 
     def _pending(self, before: Snapshot, moves: list) -> tuple[Any, Snapshot] | None:

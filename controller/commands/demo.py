@@ -58,6 +58,14 @@ class DemoResult:
     ticks: int
     renders: int
     lines: list[str] = field(default_factory=list)
+    #: Every light and sound change, with the simulated time it happened (seconds).
+    lights: list[tuple[float, str]] = field(default_factory=list)
+    #: Every step of the player, with the simulated time it began.
+    steps: list[tuple[float, Step]] = field(default_factory=list)
+    #: The simulated time the game ended.
+    ended_at: float = 0.0
+    #: Frame times the simulated camera's pictures arrived late.
+    camera_delay: int = 0
 
     @property
     def faithful(self) -> bool:
@@ -109,9 +117,17 @@ def play_game(
     noise_frames: int = 1,
     preset: str = "clean",
     size: tuple[int, int] = (640, 480),
+    camera_delay: int | tuple[int, int] = 0,
+    mid_move: float = 0.0,
 ) -> DemoResult:
-    """Play one whole demo game; returns the referee's verdicts and the ones the player intended."""
+    """Play one whole demo game; returns the referee's verdicts and the ones the player intended.
+
+    `camera_delay`: frame times the camera's pictures arrive late, or a (low, high) range the
+    game's own delay is drawn from (by the seed); `mid_move`: the share of moves the player makes
+    in two parts, the hand off the board in between (`SimPlayer`)."""
     rng = random.Random(seed)
+    if isinstance(camera_delay, tuple):
+        camera_delay = random.Random(f"camera delay {seed}").randint(*camera_delay)
     mapping = demo_config(game, seed, folder, settle_time, preset, size)
     config = config_from_mapping(mapping, source="demo config", base=folder)
     truth_keys = dict(config.game_keys)
@@ -121,6 +137,9 @@ def play_game(
     truth_setup = setup_from_mapping(truth_keys, "demo")
     board = starting_board(truth_setup, rng)
     lines: list[str] = []
+    clock = SimClock()
+    timeline: list[tuple[float, str]] = []
+    steps: list[tuple[float, Step]] = []
 
     def say(line: str) -> None:
         lines.append(line)
@@ -128,14 +147,16 @@ def play_game(
             print_line(line)
 
     def lights(message: str) -> None:
+        timeline.append((clock(), message))
         if print_lights:
             kind = "sound" if message.startswith("buzzer") else "lights"
             say(f"  {kind}: {message.removeprefix('buzzer: ')}")
 
-    clock = SimClock()
     service = Service(
         config,
-        devices=SimulatedDevices(lambda pico: SimWorld(truth_setup, board, pico=pico, noise_frames=noise_frames)),
+        devices=SimulatedDevices(
+            lambda pico: SimWorld(truth_setup, board, pico=pico, noise_frames=noise_frames), camera_delay
+        ),
         clock=clock,
         on_line=say,
         light_listener=lights,
@@ -155,7 +176,14 @@ def play_game(
             troubles=troubles,
             agree_after=AGREE_AFTER if spec.ends_by_agreement else None,
             max_moves=max_moves,
+            mid_move=mid_move,
+            patience=getattr(config, "patience", 1.5),
         )
+
+        def on_step(step: Step) -> None:
+            steps.append((clock(), step))
+            _narrate(step, say)
+
         driver = SimDriver(
             world,
             clock,
@@ -163,7 +191,7 @@ def play_game(
             switches=service.switches,
             button=service.button,
             submit=lambda name, args: service.submit(name, **args),
-            on_step=lambda step: _narrate(step, say),
+            on_step=on_step,
         )
         _wait_for_switches(service, driver)
         driver.run(player.steps())
@@ -179,7 +207,17 @@ def play_game(
             say(f"[{game}] result: {result.get('reason') or 'the game did not finish'}")
         verdicts = list(loop.session.verdicts)
         return DemoResult(
-            game, verdicts, player.intended, result, driver.ticks, getattr(service.source, "renders", 0), lines
+            game,
+            verdicts,
+            player.intended,
+            result,
+            driver.ticks,
+            getattr(service.source, "renders", 0),
+            lines,
+            timeline,
+            steps,
+            clock(),
+            camera_delay,
         )
     finally:
         service.close()
