@@ -147,15 +147,23 @@ def setup_from_mapping(data: dict, source: str = "record") -> GameSetup:
         secrets_t = tuple(None if s is None else tuple(_as_list(s)) for s in secrets)
         for i, s in enumerate(secrets_t):
             for letter in s or ():
-                if letter not in profile.letters:
-                    raise ConfigError(f"secrets[{i}]", f"{letter!r} is not a colour of this board", source)
+                if not isinstance(letter, str) or letter not in profile.letters:
+                    raise ConfigError(
+                        f"secrets[{i}]",
+                        f"{letter!r} is not a colour of this board; expected one of {' '.join(profile.letters)}",
+                        source,
+                    )
     targets = data.get("targets")
     targets_t = None
     if targets is not None:
         targets_t = tuple(_as_list(targets))
         for letter in targets_t:
-            if letter not in profile.letters:
-                raise ConfigError("targets", f"{letter!r} is not a colour of this board", source)
+            if not isinstance(letter, str) or letter not in profile.letters:
+                raise ConfigError(
+                    "targets",
+                    f"{letter!r} is not a colour of this board; expected one of {' '.join(profile.letters)}",
+                    source,
+                )
     return GameSetup(
         game=game,
         profile=profile,

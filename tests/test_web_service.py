@@ -28,7 +28,7 @@ def _config(tmp_path, **web):
 def test_web_settings_have_defaults_and_bad_ones_are_named(tmp_path):
     web = _config(tmp_path).web
     assert (web.enabled, web.host, web.port, web.pin) == (True, "0.0.0.0", 8080, None)
-    assert _config(tmp_path, pin=123456).web.pin == "123456"
+    assert _config(tmp_path, pin=480613).web.pin == "480613"
     for bad, key in (
         ({"port": 70000}, "web.port"),
         ({"pin": "12ab"}, "web.pin"),
@@ -40,7 +40,7 @@ def test_web_settings_have_defaults_and_bad_ones_are_named(tmp_path):
 
 
 def test_the_service_serves_the_page_and_the_camera_picture(tmp_path, caplog):
-    config = _config(tmp_path, host="127.0.0.1", port=0, pin="2468")
+    config = _config(tmp_path, host="127.0.0.1", port=0, pin="480613")
     board = starting_board(config.setup, random.Random(1))
     caplog.set_level(logging.INFO)
     service = Service(
@@ -51,7 +51,7 @@ def test_the_service_serves_the_page_and_the_camera_picture(tmp_path, caplog):
     try:
         assert service.web is not None
         url = service.web.url
-        assert any("live page on" in r.getMessage() and "PIN 2468" in r.getMessage() for r in caplog.records)
+        assert any("live page on" in r.getMessage() and "PIN 480613" in r.getMessage() for r in caplog.records)
         with pytest.raises(urllib.error.HTTPError) as no_picture:
             urllib.request.urlopen(url + "camera.jpg", timeout=5)
         assert no_picture.value.code == 404

@@ -10,9 +10,12 @@ has open). The page has no form and no button: the club only reads.
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
 import json
 import logging
 import queue
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -29,6 +32,7 @@ from controller.club.page import PAGE
 from controller.club.payloads import BadPayload, Message, parse_message
 from controller.club.reach import why_unreachable
 from controller.club.store import Changes, ClubStore
+from controller.guard import ConnectionLimits, HostAllowList, guard_middleware, quiet_loop_errors, runner_for, serve
 
 #: Messages applied in one transaction, at most.
 BATCH = 2000
@@ -37,6 +41,24 @@ BATCH = 2000
 GATHER = 0.02
 #: An open page gets at most one update per this many seconds (changes in between are merged).
 PUSH_INTERVAL = 0.25
+
+
+def _inline_hashes(tag: str) -> str:
+    """The CSP sources of the page's own inline `<tag>` blocks: their SHA-256, nothing else runs."""
+    blocks = re.findall(rf"<{tag}>(.*?)</{tag}>", PAGE, re.S)
+    return " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(b.encode()).digest()).decode()}'" for b in blocks)
+
+
+#: The club page's headers: only its own inline script and style run, it talks only to itself.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        f"default-src 'none'; script-src {_inline_hashes('script')}; style-src {_inline_hashes('style')}; "
+        "connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
 
 
 @dataclass(frozen=True)
@@ -184,7 +206,7 @@ class _Page:
 class ClubWeb:
     """The aiohttp application: page, JSON, CSV and the live stream."""
 
-    def __init__(self, store: ClubStore, log: logging.Logger | None = None) -> None:
+    def __init__(self, store: ClubStore, log: logging.Logger | None = None, hosts: HostAllowList | None = None) -> None:
         self.store = store
         #: The broker's trouble in words, or None (set by the server to its listener's).
         self.broker_problem: Callable[[], str | None] = lambda: None
@@ -192,7 +214,9 @@ class ClubWeb:
         self.pages: set[_Page] = set()
         self.closing = False
         self.loop: asyncio.AbstractEventLoop | None = None
-        self.app = web.Application()
+        #: The names and addresses the page answers to (`referee club --host` adds to this machine's own).
+        self.hosts = hosts or HostAllowList()
+        self.app = web.Application(middlewares=[guard_middleware(self.hosts, SECURITY_HEADERS)])
         self.app.add_routes(
             [
                 web.get("/", self.page),
@@ -282,15 +306,17 @@ class ClubServer:
         host: str = "0.0.0.0",
         port: int = 8090,
         log: logging.Logger | None = None,
+        hosts: tuple[str, ...] = (),
     ) -> None:
         self.log = log or logging.getLogger("referee.club")
         self.store = store
-        self.web = ClubWeb(store, self.log)
+        self.web = ClubWeb(store, self.log, HostAllowList(hosts))
         self.listener = ClubListener(broker, store, self.web.changed, self.log)
         self.web.broker_problem = lambda: self.listener.problem
         self.host, self.port = host, port
         self._loop = asyncio.new_event_loop()
         self._runner: web.AppRunner | None = None
+        self._listening: asyncio.AbstractServer | None = None
         self._thread: threading.Thread | None = None
         self._started = threading.Event()
         self._error: BaseException | None = None
@@ -306,14 +332,15 @@ class ClubServer:
 
     def _serve(self) -> None:
         asyncio.set_event_loop(self._loop)
+        quiet_loop_errors(self._loop, self.log)
         self.web.loop = self._loop
         try:
-            self._runner = web.AppRunner(self.web.app, access_log=None)
+            self._runner = runner_for(self.web.app)
             self._loop.run_until_complete(self._runner.setup())
-            site = web.TCPSite(self._runner, self.host, self.port)
-            self._loop.run_until_complete(site.start())
+            limits = ConnectionLimits(name="the club's page")
+            self._listening = self._loop.run_until_complete(serve(self._runner, self.host, self.port, limits))
             if self.port == 0:
-                self.port = self._runner.addresses[0][1]
+                self.port = self._listening.sockets[0].getsockname()[1]
         except OSError as exc:
             from controller.errors import RefereeError
 
@@ -332,6 +359,8 @@ class ClubServer:
         self.listener.stop()
         if self._runner is not None and self._thread is not None and self._thread.is_alive():
             self._loop.call_soon_threadsafe(self.web.close_streams)
+            if self._listening is not None:
+                self._loop.call_soon_threadsafe(self._listening.close)
             future = asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop)
             try:
                 future.result(10)

@@ -323,13 +323,13 @@ class ClubStore:
             writer.writerow(
                 [
                     s["rank"],
-                    s["name"],
+                    spreadsheet_text(s["name"]),
                     s["played"],
                     s["wins"],
                     s["draws"],
                     s["losses"],
                     f"{s['points']:g}",
-                    " ".join(s["tables"]),
+                    spreadsheet_text(" ".join(s["tables"])),
                 ]
             )
         return out.getvalue()
@@ -393,6 +393,16 @@ class ClubStore:
             "standings_latency_ms": {"p50": ms(standings, 0.5), "p99": ms(standings, 0.99), "n": len(standings)},
             "club_latency_ms": {"p50": ms(club, 0.5), "p99": ms(club, 0.99), "n": len(club)},
         }
+
+
+#: What a spreadsheet takes for the start of a formula in a cell.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
+def spreadsheet_text(text: str) -> str:
+    """A cell of text a spreadsheet shows as text: one starting like a formula gets a leading `'`
+    (the usual escape: `=HYPERLINK(...)` as a player's name stays a name, never a live formula)."""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
 def _seat_words(seat: int, names: list[str]) -> str:

@@ -40,6 +40,14 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--password-file", help="a file holding the club's broker password (never on the command line)")
     parser.add_argument("--ca-file", help="TLS: the CA certificate that signed the broker's")
     parser.add_argument("--client-id", default="referee-club", help="the club's MQTT client id (default referee-club)")
+    parser.add_argument(
+        "--host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a name or address people use to reach the page, besides this machine's own names and the address "
+        "they connect to (repeatable); requests for any other name are refused",
+    )
     return parser
 
 
@@ -85,7 +93,9 @@ def run(args: argparse.Namespace) -> int:
     log.propagate = False
     stop = threading.Event()
     with StopOnSignals(stop) as signals:
-        server = ClubServer(broker, ClubStore(args.db, points, log), host=args.bind, port=args.port, log=log).start()
+        server = ClubServer(
+            broker, ClubStore(args.db, points, log), host=args.bind, port=args.port, log=log, hosts=tuple(args.host)
+        ).start()
         log.info("the club's page is at %s (broker %s:%d, database %s)", server.url, broker.host, broker.port, args.db)
         try:
             while not stop.wait(1.0):

@@ -131,6 +131,7 @@ class Service:
             feedback=self.feedback,
             config_path=Path(self.config.source) if Path(self.config.source).is_file() else None,
             names=self.config.mqtt.names if self.config.mqtt is not None else (),
+            hosts=settings.hosts,
         )
         server = WebServer(app, settings.host, settings.port)
         if server.start():

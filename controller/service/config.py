@@ -11,6 +11,7 @@ the key and what was expected.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,8 @@ LOG_LEVELS = ("debug", "info", "warning", "error")
 #: Where systemd's `RuntimeDirectory=referee` puts the socket (the unit in systemd/referee.service).
 SYSTEM_SOCKET = Path("/run/referee/control.sock")
 SOCKET_NAME = "control.sock"
+#: A host name or an address in `web.hosts`.
+HOST_NAME = re.compile(r"[A-Za-z0-9.:-]{1,253}")
 
 
 def default_control_socket() -> Path:
@@ -126,19 +129,47 @@ def _port(value: Any) -> int:
 def _pin(value: Any) -> str | None:
     if value is None:
         return None
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise sentence(f"expected 6 to 12 digits in quotes (or null: a random PIN at each start), got {value!r}")
     pin = str(value)
-    if not (4 <= len(pin) <= 12 and pin.isdigit()):
-        raise sentence(f"expected 4 to 12 digits (or null: a random PIN at each start), got {pin!r}")
+    unquoted = "" if isinstance(value, str) else f" (written without quotes, YAML reads it as the number {value})"
+    if not (pin.isascii() and pin.isdigit() and len(pin) <= 12):
+        raise sentence(f"expected 6 to 12 digits (or null: a random PIN at each start), got {pin!r}{unquoted}")
+    from controller.guard import weak_pin  # the page's guard says which PINs are weak
+
+    weak = weak_pin(pin)
+    if weak is not None:
+        raise sentence(
+            f"the PIN {pin} is too easy to guess: {weak}{unquoted}; choose 6 to 12 digits that are not one digit "
+            "repeated, not in sequence and not a short pattern repeated, in quotes (or null: a random PIN at each "
+            "start)"
+        )
     return pin
 
 
+def _hosts(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(h, str) and HOST_NAME.fullmatch(h.strip("[]")) for h in value):
+        raise sentence(
+            "expected a list of the names and addresses people use to reach this table's page, e.g. "
+            f"[table-3.club.example, 192.168.1.23], got {value!r}"
+        )
+    return tuple(value)
+
+
 class WebConfig(Section):
-    """The live page (`controller.web`): where it listens and the PIN its controls need (None: a random one)."""
+    """The live page (`controller.web`): where it listens and the PIN its controls need (None: a random one).
+
+    `hosts`: names and addresses the page answers to besides this machine's own names (localhost,
+    its host name and `<host>.local`) and the address a client connected to (`controller.guard`).
+    """
 
     enabled: Flag = True
     host: Annotated[str, checked(_host)] = "0.0.0.0"
     port: Annotated[int, checked(_port)] = 8080
     pin: Annotated[str | None, checked(_pin)] = None
+    hosts: Annotated[tuple[str, ...], checked(_hosts)] = ()
 
 
 class ConfigFile(Section):

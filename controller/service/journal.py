@@ -185,13 +185,18 @@ class Journal:
     """One SQLite file in WAL mode; every write is committed, or kept in memory until it can be.
 
     `read_only`: open an existing journal without ever writing (export, replay); a missing file
-    or one that is not a referee journal raises a `RefereeError` with a sentence.
+    or one that is not a referee journal raises a `RefereeError` with a sentence. `checked=False`
+    (read-only only) skips SQLite's whole-file `quick_check`, whose time grows with the journal: the
+    live page's readings of a journal its referee has open and checked.
     """
 
-    def __init__(self, path: str | Path, wall_clock=time.time, *, read_only: bool = False) -> None:
+    def __init__(
+        self, path: str | Path, wall_clock=time.time, *, read_only: bool = False, checked: bool = True
+    ) -> None:
         self.path = Path(path)
         self._now = wall_clock
         self.read_only = read_only
+        self.checked = checked or not read_only
         self.db: sqlite3.Connection | None = None
         self._games: dict[int, _Game] = {}
         self._pending: list[tuple[str, tuple]] = []
@@ -268,7 +273,7 @@ class Journal:
     def _check(self) -> None:
         """Refuse a file that is damaged or not a referee journal (raises JournalDamaged)."""
         assert self.db is not None
-        result = [r[0] for r in self.db.execute("PRAGMA quick_check").fetchall()]
+        result = [r[0] for r in self.db.execute("PRAGMA quick_check").fetchall()] if self.checked else ["ok"]
         if result != ["ok"]:
             first = str(result[0]).replace("\n", " ").removeprefix("*** in database main *** ")
             raise JournalDamaged(self.path, f"it is damaged ({first})")
@@ -342,6 +347,16 @@ class Journal:
 
     def games(self) -> list[GameRow]:
         return [self.game(r[0]) for r in self._read("SELECT id FROM games ORDER BY id")]
+
+    def summaries(self, limit: int, before: int | None = None) -> list[tuple[GameRow, int]]:
+        """The latest `limit` games (before game `before`, when given), newest first, each with its
+        number of entries: one query over the games and the entries' key, not every entry."""
+        rows = self._read(
+            "SELECT id, (SELECT COUNT(*) FROM entries WHERE entries.game_id = games.id) FROM games "
+            "WHERE id < ? ORDER BY id DESC LIMIT ?",
+            (before if before is not None else 2**62, limit),
+        )
+        return [(self.game(r[0]), int(r[1])) for r in rows]
 
     def entries(self, game_id: int) -> list[Entry]:
         rows = self._read(

@@ -6,8 +6,11 @@ It runs in a thread of its own with its own asyncio loop, so the referee's loop 
 a page; everything that changes the game goes through `RefereeLoop.submit`, run on the loop's
 thread like the control socket's commands.
 
-Safety: reading needs nothing; every changing request needs the PIN in the `X-Referee-PIN`
-header (401 without it, 403 when wrong, 429 after repeated wrong ones), a JSON body, and, when
+Safety: every request passes the guard of `controller/guard.py` first (its `Host` one of this
+table's names or addresses, its `Origin` this page, the live socket included; connections capped
+per client and in all; header, idle and body timeouts). Reading needs nothing more; every changing
+request needs the PIN in the `X-Referee-PIN` header (401 without it, 403 when wrong, 429 while the
+client's address must wait after repeated wrong ones: only that address), a JSON body, and, when
 the browser says where it comes from (`Origin`, `Sec-Fetch-Site`), this very page: a custom
 header and a JSON body cannot be sent cross-site without a CORS preflight, which is never
 answered, and no cookie is used, so another site cannot act for a visitor. Nothing from a
@@ -18,18 +21,17 @@ game record, and a board profile cannot be chosen from the page.
 from __future__ import annotations
 
 import asyncio
-import collections
 import hmac
 import logging
+import math
+import re
 import secrets
 import socket
 import threading
-import time
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
 
@@ -37,6 +39,17 @@ from controller import words
 from controller.commands.lights_test import lights_test_patterns
 from controller.errors import RefereeError
 from controller.games import engine_for
+from controller.guard import (
+    ConnectionLimits,
+    HostAllowList,
+    PinThrottle,
+    client_key,
+    guard_middleware,
+    quiet_loop_errors,
+    runner_for,
+    serve,
+    weak_pin,
+)
 from controller.hardware.switch_test import SwitchTest, default_slide_name
 from controller.record import setup_from_mapping
 from controller.service.journal import Journal
@@ -56,9 +69,10 @@ NEW_GAME_KEYS = ("game", "variant", "players", "seats", "first", "secrets", "tar
 PUSH_PERIOD = 0.2
 #: Longest wait for the referee's loop to run a command (seconds).
 ANSWER_TIMEOUT = 10.0
-#: Wrong PINs allowed per `WRONG_PIN_WINDOW` seconds before every control is refused for that long.
-WRONG_PINS = 5
-WRONG_PIN_WINDOW = 60.0
+#: Games listed by /api/games at most (the most recent first; `?before=ID` lists older ones).
+GAMES_LISTED = 100
+#: A game's number in a path or query: digits only, short enough for SQLite.
+GAME_NUMBER = re.compile(r"[0-9]{1,15}")
 STATIC = Path(str(resources.files("controller.web") / "static"))
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
@@ -72,7 +86,11 @@ SECURITY_HEADERS = {
 
 
 def random_pin() -> str:
-    return f"{secrets.randbelow(10**6):06d}"
+    """Six random digits, never one a guesser tries first (`guard.weak_pin`)."""
+    while True:
+        pin = f"{secrets.randbelow(10**6):06d}"
+        if weak_pin(pin) is None:
+            return pin
 
 
 class BadRequest(Exception):
@@ -97,6 +115,7 @@ class WebApp:
         feedback: Any = None,
         config_path: Path | None = None,
         names: Sequence[str] = (),
+        hosts: Sequence[str] = (),
     ) -> None:
         self.loop = loop
         self.sensor = sensor
@@ -115,7 +134,10 @@ class WebApp:
         self.pictures = CameraPictures(sensor)
         self.journal_path = journal_path or loop.session.journal.path
         self.sockets: set[web.WebSocketResponse] = set()
-        self._wrong_pins: collections.deque[float] = collections.deque()
+        #: The names and addresses requests may use for this table (config.yaml's `web.hosts` added).
+        self.hosts = HostAllowList(hosts)
+        #: Wrong PINs slow down the address that sends them, only that one.
+        self.pins = PinThrottle()
         engine = loop.session.referee.engine
         self.switch_test = SwitchTest(getattr(engine, "slide_name", default_slide_name))
         self._switch_lock = threading.Lock()
@@ -123,7 +145,9 @@ class WebApp:
 
     # --- the application -------------------------------------------------------------------------
     def build(self) -> web.Application:
-        app = web.Application(middlewares=[self._headers], client_max_size=64 * 1024)
+        app = web.Application(
+            middlewares=[guard_middleware(self.hosts, SECURITY_HEADERS), self._headers], client_max_size=64 * 1024
+        )
         app.router.add_get("/", self.index)
         app.router.add_static("/static/", STATIC, follow_symlinks=False)
         app.router.add_get("/ws", self.websocket)
@@ -149,12 +173,11 @@ class WebApp:
 
     @web.middleware
     async def _headers(self, request: web.Request, handler) -> web.StreamResponse:
+        """A `BadRequest` as its status and sentence (the guard around it adds the security headers)."""
         try:
-            response = await handler(request)
+            return await handler(request)
         except BadRequest as exc:
-            response = web.json_response({"ok": False, "error": str(exc)}, status=exc.status)
-        response.headers.update(SECURITY_HEADERS)
-        return response
+            return web.json_response({"ok": False, "error": str(exc)}, status=exc.status)
 
     # --- pages and reading -----------------------------------------------------------------------
     async def index(self, request: web.Request) -> web.StreamResponse:
@@ -173,9 +196,10 @@ class WebApp:
         return web.Response(body=data, content_type="image/jpeg", headers={"Cache-Control": "no-store"})
 
     def _with_journal(self, fn):
-        """Run `fn` on a connection of its own to the journal (the loop's file now: it may have been moved aside)."""
+        """Run `fn` on a read-only connection of its own to the journal (the loop's file now: it may have
+        been moved aside); a visitor's reading never writes, and never checks the whole file."""
         path = getattr(getattr(self.loop.session, "journal", None), "path", None) or self.journal_path
-        journal = Journal(path)
+        journal = Journal(path, read_only=True, checked=False)
         try:
             return fn(journal)
         finally:
@@ -187,8 +211,8 @@ class WebApp:
     def _game_id(self, text: str | None) -> int | None:
         if text is None or text == "":
             return None
-        if not text.isdigit():
-            raise BadRequest(400, f"a game is named by its number in the journal, not {text!r}")
+        if not GAME_NUMBER.fullmatch(text):
+            raise BadRequest(400, f"a game is named by its number in the journal, not {text[:40]!r}")
         return int(text)
 
     async def record(self, request: web.Request) -> web.Response:
@@ -205,6 +229,10 @@ class WebApp:
         )
 
     async def games(self, request: web.Request) -> web.Response:
+        """The journal's games, newest first, at most `GAMES_LISTED` (`?before=ID`: older ones): one
+        summary query, whatever the journal's size."""
+        before = self._game_id(request.query.get("before"))
+
         def listing(journal: Journal) -> list[dict[str, Any]]:
             return [
                 {
@@ -214,9 +242,9 @@ class WebApp:
                     "started_at": row.started_at,
                     "closed_at": row.closed_at,
                     "closed_why": row.closed_why,
-                    "entries": len(journal.entries(row.id)),
+                    "entries": count,
                 }
-                for row in reversed(journal.games())
+                for row, count in journal.summaries(GAMES_LISTED, before)
             ]
 
         return web.json_response({"games": await self._in_journal(listing)}, headers={"Cache-Control": "no-store"})
@@ -303,29 +331,31 @@ class WebApp:
 
     # --- controls --------------------------------------------------------------------------------
     async def _control(self, request: web.Request) -> dict[str, Any]:
-        """Check where the request comes from, its PIN and its JSON body; returns the body."""
-        origin = request.headers.get("Origin")
-        if request.headers.get("Sec-Fetch-Site", "same-origin") not in ("same-origin", "none") or (
-            origin is not None and urlsplit(origin).netloc != request.host
-        ):
+        """Check where the request comes from, its PIN and its JSON body; returns the body.
+
+        (`guard_middleware` has already refused a foreign Host or Origin.)
+        """
+        if request.headers.get("Sec-Fetch-Site", "same-origin") not in ("same-origin", "none"):
             raise BadRequest(403, "requests from another site are refused; use the referee's own page")
-        now = time.monotonic()
-        while self._wrong_pins and now - self._wrong_pins[0] > WRONG_PIN_WINDOW:
-            self._wrong_pins.popleft()
-        if len(self._wrong_pins) >= WRONG_PINS:
-            raise BadRequest(429, "too many wrong PINs: the controls are refused for a minute")
+        client = client_key(request.transport.get_extra_info("peername") if request.transport else None)
+        wait = self.pins.wait(client)
+        if wait > 0:
+            raise BadRequest(
+                429, f"too many wrong PINs from your address: wait {math.ceil(wait)} s, then try the right one"
+            )
         pin = request.headers.get(PIN_HEADER)
         if not pin:
             raise BadRequest(401, f"this needs the referee's PIN (header {PIN_HEADER}); it is printed in the log")
         if not hmac.compare_digest(pin.encode("utf-8", "replace"), self.pin.encode()):
-            self._wrong_pins.append(now)
+            self.pins.wrong(client)
             raise BadRequest(403, "wrong PIN: the PIN is printed in the referee's log at start")
+        self.pins.right(client)
         if request.content_type != "application/json":
             raise BadRequest(400, "send the request as JSON (Content-Type: application/json)")
         try:
             body = await request.json()
-        except ValueError:
-            raise BadRequest(400, "the request body is not valid JSON") from None
+        except (ValueError, RecursionError):
+            raise BadRequest(400, "the request body is not valid JSON (or is nested too deeply)") from None
         if not isinstance(body, dict):
             raise BadRequest(400, "the request body should be a JSON object of 'name: value' settings")
         return body
@@ -353,10 +383,8 @@ class WebApp:
                 f"this referee watches a {current.setup.game} board; to referee {game}, set 'game: {game}' in its "
                 "config file and restart it",
             )
-        keys = {k: v for k, v in body.items() if v is not None}
+        keys = new_game_keys(current.keys, body)
         keys["game"] = game
-        if "profile" in current.keys:
-            keys["profile"] = current.keys["profile"]
         try:
             setup = setup_from_mapping(keys, "new game")
             engine_for(setup)
@@ -429,11 +457,30 @@ class WebApp:
         """Nothing held between requests; kept so a server can close what it serves."""
 
 
+def new_game_keys(current: dict[str, Any], asked: dict[str, Any]) -> dict[str, Any]:
+    """The keys of a new game from the page: the current game's (the configured players, seats and
+    secrets), changed by what the request gives (null: drop that key). Seats, secrets and targets
+    are for one number of players and one variant: when the request changes those, they are kept
+    only if the request gives them again."""
+    keys = {k: v for k, v in current.items() if k != "profile"}
+    changes_table = any(k in asked and asked[k] != current.get(k) for k in ("players", "variant"))
+    if changes_table:
+        for key in ("seats", "secrets", "targets", "first"):
+            keys.pop(key, None)
+    for key, value in asked.items():
+        if value is None:
+            keys.pop(key, None)
+        else:
+            keys[key] = value
+    return keys
+
+
 class WebServer:
     """`WebApp` served on `host:port` from a thread of its own (`referee run`)."""
 
-    def __init__(self, web_app: WebApp, host: str, port: int) -> None:
+    def __init__(self, web_app: WebApp, host: str, port: int, limits: ConnectionLimits | None = None) -> None:
         self.web_app = web_app
+        self.limits = limits
         self.host = host
         self.port = port
         self.error: str | None = None
@@ -458,21 +505,23 @@ class WebServer:
 
     async def _main(self) -> None:
         self._aloop = asyncio.get_running_loop()
+        quiet_loop_errors(self._aloop, log)
         self._stop = asyncio.Event()
-        runner = web.AppRunner(self.web_app.build(), access_log=None, shutdown_timeout=1.0)
+        runner = runner_for(self.web_app.build())
         await runner.setup()
+        limits = self.limits or ConnectionLimits(name="the live page")
         try:
-            site = web.TCPSite(runner, self.host, self.port)
-            await site.start()
+            listening = await serve(runner, self.host, self.port, limits)
         except OSError as exc:
             self.error = f"the live page cannot listen on {self.host}:{self.port}: {exc.strerror or exc}"
             self._ready.set()
             await runner.cleanup()
             return
         if self.port == 0:
-            self.port = runner.addresses[0][1]
+            self.port = listening.sockets[0].getsockname()[1]
         self._ready.set()
         await self._stop.wait()
+        listening.close()
         await runner.cleanup()
 
     def close(self) -> None:

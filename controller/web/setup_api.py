@@ -253,7 +253,9 @@ class CalibrationRoutes:
 
     async def picture(self, request: web.Request) -> web.Response:
         text = request.match_info["step"]
-        kept = self.jpegs.get(int(text)) if text.isdigit() else None
+        if not (text.isascii() and text.isdigit() and len(text) < 6):
+            raise self._bad(400, f"a step is named by its number (1, 2, ...), not {text[:20]!r}")
+        kept = self.jpegs.get(int(text))
         if kept is None:
             raise self._bad(404, "no picture kept for that step")
         return web.Response(body=kept[0], content_type="image/jpeg", headers={"Cache-Control": "no-store"})
