@@ -21,6 +21,7 @@ from controller.service.camera_watch import CameraWatch
 from controller.service.config import ServiceConfig
 from controller.service.control import ControlServer
 from controller.service.devices import Devices, RealDevices
+from controller.service.exclusive import lock_camera, lock_journal
 from controller.service.loop import CameraSensor, RefereeLoop, Settings, run_realtime
 from controller.service.notify import Notifier
 from controller.service.session import open_journal
@@ -52,6 +53,8 @@ class Service:
         self.log = log or logging.getLogger("referee")
         self.closers: list[Callable[[], None]] = []
         try:
+            # one referee per journal and camera: before the journal is even opened (or moved aside)
+            self.closers.append(lock_journal(config.journal).release)
             opened = open_journal(config.journal, config.game_keys, config.setup)
             self.journal = opened.journal
             self.closers.append(self.journal.close)
@@ -62,6 +65,9 @@ class Service:
             self.switches = devices.open_switches(config)
             if self.switches is not None:
                 self.closers.append(self.switches.close)
+            camera_lock = lock_camera(config.camera) if isinstance(devices, RealDevices) else None
+            if camera_lock is not None:
+                self.closers.append(camera_lock.release)
             source = devices.open_camera(config, session)
             self.closers.append(source.close)
             #: The simulated world, when the devices are simulated (None on real hardware).

@@ -1,0 +1,182 @@
+"""One referee per journal and per camera: an exclusive lock, and a sentence naming the other process.
+
+Why: two referees on one journal (the service, and a `referee run` started by hand with the same
+config; their control sockets may differ) both judge and both write, and the verdicts of one are
+lost in the other's game. So a referee holds an exclusive `flock` on `<journal>.lock` beside the
+journal from before it opens the journal (a second one must not even move a "damaged" file aside)
+until it stops, and on its real camera.
+The lock files hold who took them (process id, command line, since when), so a refusal names the
+other process; the kernel lets go of the lock when that process ends, even by kill -9 or a power
+cut, so a stale file never stops anyone. A USB camera is locked by its device node itself, which
+every program opening it shares whatever its folders or sandbox.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from controller.errors import RefereeError
+
+#: Where the lock files of devices go (Debian's /run/lock is for everyone, sticky; else the temp folder).
+DEVICE_LOCKS = Path("/run/lock")
+
+
+class Held:
+    """An exclusive lock held until `release()` (or the process's end)."""
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self.path = path
+        self.fd: int | None = fd
+
+    def release(self) -> None:
+        if self.fd is not None:
+            with contextlib.suppress(OSError):
+                fcntl.flock(self.fd, fcntl.LOCK_UN)
+            os.close(self.fd)
+            self.fd = None
+
+
+def _command_of(pid: int) -> str:
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return ""
+    words = [w.decode("utf-8", "replace") for w in raw.split(b"\0") if w]
+    if len(words) > 1 and Path(words[0]).name.startswith("python"):  # `python -m controller.cli run` -> the rest
+        words = words[1:]
+    text = " ".join(Path(words[0]).name.split() + words[1:]) if words else ""
+    return text[:200]
+
+
+def describe_holder(path: Path) -> str:
+    """Who holds the lock at `path`, in words: `process 1234 (referee run --config ...), since 19:42`."""
+    try:
+        info = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return "another process"
+    if not isinstance(info, dict) or not isinstance(info.get("pid"), int):
+        return "another process"
+    pid = info["pid"]
+    command = _command_of(pid) or str(info.get("command") or "")
+    since = info.get("since")
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(since)) if isinstance(since, (int, float)) else None
+    text = f"process {pid}"
+    if command:
+        text += f" ({command})"
+    if info.get("user"):
+        text += f" of user {info['user']}"
+    if when:
+        text += f", running since {when}"
+    return text
+
+
+def hold(path: Path, what: str, advice: str) -> Held:
+    """Take the exclusive lock at `path` (created if missing) or raise a RefereeError naming its holder.
+
+    `what` is what the lock guards (`the journal /var/lib/referee/journal.sqlite`), `advice` what
+    to do when another process has it.
+    """
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except PermissionError:  # another user's lock file: locking needs only to open it
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError as exc:
+            raise RefereeError(f"cannot lock {what} ({path}: {exc.strerror or exc})") from None
+    except OSError as exc:
+        raise RefereeError(f"cannot lock {what} ({path}: {exc.strerror or exc})") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise RefereeError(f"{what} is already in use by {describe_holder(path)}; {advice}") from None
+    except OSError as exc:
+        os.close(fd)
+        raise RefereeError(f"cannot lock {what} ({path}: {exc.strerror or exc})") from None
+    info: dict[str, Any] = {"pid": os.getpid(), "command": " ".join(sys.argv)[:200], "since": round(time.time())}
+    with contextlib.suppress(KeyError, ImportError):
+        import pwd
+
+        info["user"] = pwd.getpwuid(os.getuid()).pw_name
+    with contextlib.suppress(OSError):  # a read-only lock file still locks; who holds it is then unsaid
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, (json.dumps(info) + "\n").encode(), 0)
+    return Held(path, fd)
+
+
+def lock_journal(journal: Path) -> Held:
+    """The journal's lock, `<journal>.lock` beside it."""
+    journal = Path(journal)
+    if not journal.parent.is_dir():  # the journal refuses a missing folder in its own words
+        from controller.words import journal_folder_missing
+
+        raise RefereeError(journal_folder_missing(journal))
+    return hold(
+        journal.with_name(journal.name + ".lock"),
+        f"the journal {journal}",
+        "one referee per journal: stop that one first (`sudo systemctl stop referee` if it is the service), "
+        "or give this one another journal in its config file",
+    )
+
+
+def processes_using(path: Path) -> list[int]:
+    """The processes (other than this one) that have `path` open, as far as /proc lets us see."""
+    found = []
+    target = str(Path(path).resolve())
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if any(os.readlink(fd) == target for fd in (entry / "fd").iterdir()):
+                found.append(int(entry.name))
+        except OSError:  # another user's process, or one that just ended
+            continue
+    return found
+
+
+def lock_device(device: Path, what: str, advice: str) -> Held:
+    """An exclusive `flock` on a device node itself (a USB camera's /dev/videoN): every program that
+    opens the camera sees the same node, whatever its folders or sandbox."""
+    try:
+        fd = os.open(device, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise RefereeError(f"cannot open {what} ({device}: {exc.strerror or exc})") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        pids = processes_using(device)
+        who = ", ".join(f"process {pid} ({_command_of(pid) or 'unknown'})" for pid in pids) or "another process"
+        raise RefereeError(f"{what} is already in use by {who}; {advice}") from None
+    except OSError as exc:
+        os.close(fd)
+        raise RefereeError(f"cannot lock {what} ({device}: {exc.strerror or exc})") from None
+    return Held(device, fd)
+
+
+def lock_camera(camera: dict[str, Any], folder: Path | None = None) -> Held | None:
+    """The camera's lock: a USB camera's device node itself; the Pi camera (whose nodes libcamera
+    chooses, and which libcamera itself gives to one program at a time) by a lock file in
+    /run/lock (or `folder`); None for a simulated camera, a video file or pictures."""
+    source = camera.get("source")
+    advice = "one referee per camera: stop that one first, or set camera.device to another camera"
+    if source == "usb":
+        device = camera.get("device", 0)
+        node = Path(device) if isinstance(device, str) else Path(f"/dev/video{device}")
+        if not node.exists():
+            return None  # the camera's own opening says it is missing, in its words
+        return lock_device(node, f"the camera {node}", advice)
+    if source == "picamera":
+        index = camera.get("device", 0) if isinstance(camera.get("device"), int) else 0
+        where = folder or (DEVICE_LOCKS if DEVICE_LOCKS.is_dir() and os.access(DEVICE_LOCKS, os.W_OK) else None)
+        where = where or Path(tempfile.gettempdir())
+        return hold(where / f"referee-picamera{index}.lock", f"the Pi camera {index}", advice)
+    return None
