@@ -136,6 +136,10 @@ def run_tables(first: int, count: int, port: int, every: float, seconds: float, 
         now = time.time()
         client, name, seq = t["client"], t["name"], t["pos"]
         verdict = verdict_payload(name, t["game_id"], seq, step["verdict"], now)
+        if seq == 0:  # as TablePublisher sends them: the first entry names the players,
+            verdict |= {"players": len(t["names"]), "names": t["names"]}
+        if step["result"] is not None:  # the entry that ends the game carries its result
+            verdict["result"] = step["result"]
         client.publish(f"referee/{name}/verdict", encode(verdict), qos=1)
         if step["result"] is not None:
             client.publish(

@@ -43,7 +43,9 @@ def wait_for(condition, timeout: float = 10.0, interval: float = 0.02, what: str
 class Broker:
     """Mosquitto on 127.0.0.1:<free port>, persistent sessions in a temporary folder."""
 
-    def __init__(self, folder: Path, users: dict[str, str] | None = None, acl: str | None = None) -> None:
+    def __init__(
+        self, folder: Path, users: dict[str, str] | None = None, acl: str | None = None, extra: tuple[str, ...] = ()
+    ) -> None:
         if MOSQUITTO is None:
             pytest.skip(MISSING)
         self.folder = folder
@@ -74,6 +76,7 @@ class Broker:
         if acl is not None:
             (folder / "acl").write_text(acl)
             lines.append(f"acl_file {folder / 'acl'}")
+        lines += extra
         self.config = folder / "mosquitto.conf"
         self.config.write_text("\n".join(lines) + "\n")
         self.process: subprocess.Popen | None = None
@@ -92,6 +95,13 @@ class Broker:
                     break
                 time.sleep(0.02)
         raise RuntimeError(f"mosquitto did not start; its log: {self.log.read_text() if self.log.exists() else ''}")
+
+    def kill(self) -> None:
+        """A crash (SIGKILL): whatever Mosquitto had not saved yet is gone."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(10)
+        self.process = None
 
     def stop(self) -> None:
         """A clean stop (SIGTERM): Mosquitto saves its sessions and retained messages."""

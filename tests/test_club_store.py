@@ -14,37 +14,49 @@ from controller.errors import ConfigError, RefereeError
 from controller.service.journal import Journal
 
 
-def _verdict(table: str, game_id: int, seq: int, **verdict):
+def _verdict(table: str, game_id: int, seq: int, names=("Ann", "Bob"), result=None, **verdict):
     body = verdict_payload(table, game_id, seq, verdict or {"index": seq, "verdict": "legal", "seat": 0}, 1.0)
+    if seq == 0:  # a game's first entry names its players
+        body |= {"players": len(names), "names": list(names)}
+    if result is not None:
+        body["result"] = result
     return parse_message(f"referee/{table}/verdict", encode(body))
 
 
-def _result(table: str, game_id: int, names: list[str], winners: list[int], finished: bool = True, seq: int = 9):
+def _game(table: str, game_id: int, names: list[str], winners: list[int], finished: bool = True, seq: int = 9):
+    """A game's whole chain of verdicts, the last carrying its result (as a table sends it)."""
     result = {"finished": finished, "scores": [0] * len(names)}
     if finished:
         result["winners"] = winners
+    chain = [_verdict(table, game_id, n, names) for n in range(seq)]
+    return chain + [_verdict(table, game_id, seq, names, result=result)]
+
+
+def _result(table: str, game_id: int, names: list[str], winners: list[int], seq: int = 9):
+    """A bare `result` message, the retained topic's."""
+    result = {"finished": True, "scores": [0] * len(names), "winners": winners}
     body = result_payload(table, game_id, seq, {"game": "flipop"}, names, result, 1.0)
     return parse_message(f"referee/{table}/result", encode(body))
 
 
 def test_a_verdict_delivered_twice_is_kept_once(tmp_path):
     store = ClubStore(tmp_path / "c.sqlite")
-    store.apply([_verdict("t1", 1, 0), _verdict("t1", 1, 1)])
-    store.apply([_verdict("t1", 1, 1), _verdict("t1", 1, 2)])
+    first = store.apply([_verdict("t1", 1, 0), _verdict("t1", 1, 1)])
+    second = store.apply([_verdict("t1", 1, 1), _verdict("t1", 1, 2)])
     assert store.verdicts_of("t1", 1) == [0, 1, 2]
     assert store.counts["duplicates"] == 1 and store.counts["verdicts"] == 3
     assert store.table_view("t1")["last_verdict_seq"] == [1, 2]
+    assert first.acks == {"t1": [(1, 0), (1, 1)]} and second.acks == {"t1": [(1, 1), (1, 2)]}  # held: told again
+    assert first.resend == {"t1"} and second.resend == set()  # asked once, when first heard of
 
 
 def test_standings_add_up_a_players_results_across_tables_with_the_clubs_points(tmp_path):
     store = ClubStore(tmp_path / "c.sqlite", Points.parse("win=3,draw=1,loss=0"))
     store.apply(
-        [
-            _result("t1", 1, ["Ann", "Bob"], [0]),  # Ann wins
-            _result("t2", 1, ["Cy", "Ann"], [0, 1]),  # a draw
-            _result("t2", 2, ["Cy", "Ann"], [], finished=False),  # not finished: not counted
-            _result("t3", 4, ["Bob", "Cy", "Dee"], [2]),
-        ]
+        _game("t1", 1, ["Ann", "Bob"], [0])  # Ann wins
+        + _game("t2", 1, ["Cy", "Ann"], [0, 1])  # a draw
+        + _game("t2", 2, ["Cy", "Ann"], [], finished=False)  # not finished: not counted
+        + _game("t3", 4, ["Bob", "Cy", "Dee"], [2])
     )
     rows = {s["name"]: s for s in store.standings()}
     assert rows["Ann"] == {**rows["Ann"], "played": 2, "wins": 1, "draws": 1, "losses": 0, "points": 4.0}
@@ -60,10 +72,40 @@ def test_standings_add_up_a_players_results_across_tables_with_the_clubs_points(
 
 def test_a_later_result_of_the_same_game_replaces_the_earlier(tmp_path):
     store = ClubStore(tmp_path / "c.sqlite")
-    store.apply([_result("t1", 1, ["Ann", "Bob"], [0], seq=5)])
-    store.apply([_result("t1", 1, ["Ann", "Bob"], [1], seq=6)])  # a reveal changed the ranking
-    store.apply([_result("t1", 1, ["Ann", "Bob"], [0], seq=5)])  # the old one again: ignored
+    store.apply(_game("t1", 1, ["Ann", "Bob"], [0], seq=5))
+    reveal = {"finished": True, "winners": [1], "scores": [0, 0]}
+    store.apply([_verdict("t1", 1, 6, result=reveal, verdict="reveal", seat=1, colours=["G"])])  # the ranking changed
+    store.apply([_verdict("t1", 1, 5, result={"finished": True, "winners": [0], "scores": [0, 0]})])  # again: held
     assert [(s["name"], s["wins"]) for s in store.standings()] == [("Bob", 1), ("Ann", 0)]
+    assert store.counts["duplicates"] == 1
+
+
+def test_a_result_counts_only_once_its_whole_chain_is_held(tmp_path):
+    store = ClubStore(tmp_path / "c.sqlite")
+    chain = _game("t1", 1, ["Ann", "Bob"], [1], seq=4)
+    store.apply([chain[0], chain[1], chain[4]])  # entries 2 and 3 still on their way
+    assert store.standings() == []
+    store.apply([_result("t1", 1, ["Ann", "Bob"], [1], seq=4)])  # the retained topic: believed from verdicts only
+    assert store.standings() == []
+    store.apply([chain[3], chain[2]])
+    assert [(s["name"], s["wins"]) for s in store.standings()] == [("Bob", 1), ("Ann", 0)]
+    assert store.counts["refused"] == 0  # the retained result agreed with what the chain carries
+
+
+def test_results_that_no_chain_backs_or_that_name_others_are_refused(tmp_path, caplog):
+    store = ClubStore(tmp_path / "c.sqlite", roster={"t1": {"Ann", "Bob"}})
+    store.apply(_game("t1", 1, ["Ann", "Bob"], [0], seq=3))
+    store.apply(
+        [_result("t1", 7, ["Ann", "Bob"], [1]), _result("t1", 1, ["Cy", "Dee"], [0], seq=3)]
+        + [_result("t1", 1, ["Ann", "Bob"], [1], seq=2)]
+    )
+    store.apply(_game("t1", 2, ["Ann", "Eve"], [1], seq=3))  # a whole chain, but Eve is not t1's
+    assert [(s["name"], s["played"], s["wins"]) for s in store.standings()] == [("Ann", 1, 1), ("Bob", 1, 0)]
+    assert store.counts["refused"] == 4
+    text = caplog.text
+    assert "table t1: refused a result for game 7: the club holds none of that game's verdicts" in text
+    assert "its players are not the ones the game's first verdict named" in text
+    assert "a later one (entry 3) counts" in text and "Eve not on the roster" in text
 
 
 @pytest.mark.parametrize("text", ["win", "win=x", "tie=1", "win=1,,"])
@@ -73,8 +115,8 @@ def test_points_are_checked(text):
 
 
 def test_payloads_that_a_table_would_never_send_are_refused():
-    good = encode(verdict_payload("t1", 1, 0, {"index": 0, "verdict": "setup-ok"}, 5.0))
-    assert parse_message("referee/t1/verdict", good).body["seq"] == 0
+    good = verdict_payload("t1", 1, 0, {"index": 0, "verdict": "setup-ok"}, 5.0) | {"players": 1, "names": ["A"]}
+    assert parse_message("referee/t1/verdict", encode(good)).body["seq"] == 0
     for topic, payload in [
         ("referee/t1/verdict", b"{"),
         ("referee/t1/verdict", encode({"v": 2, "game_id": 1, "seq": 0, "verdict": "legal"})),
@@ -85,6 +127,10 @@ def test_payloads_that_a_table_would_never_send_are_refused():
         ("other/t1/online", b"true"),
         ("referee/t1/state", b" " * 70_000),
         ("referee/<b>x</b>/online", b"true"),
+        ("referee/t1/verdict", encode({**good, "names": None})),  # a game's first entry names its players
+        ("referee/t1/verdict", encode({**good, "players": 2})),
+        ("referee/t1/verdict", encode({**good, "names": [f"p{i}" for i in range(17)], "players": 17})),
+        ("referee/t1/verdict", encode({**good, "seq": 3, "result": {"finished": "yes"}})),
     ]:
         with pytest.raises(BadPayload):
             parse_message(topic, payload)

@@ -12,6 +12,7 @@ import paho.mqtt.client as mqtt
 import pytest
 from mqtt_helpers import Broker, wait_for
 from test_club_broker import _get
+from test_probes_club import docs_broker
 
 from controller.club.config import MqttConfig
 from controller.club.publisher import TablePublisher
@@ -26,19 +27,16 @@ from simulation.world import SimWorld, starting_board
 
 TABLE_PASSWORD = "tbl-Secret-Xq7w"
 CLUB_PASSWORD = "club-Secret-Zp3k"
-ACL = """# docs/mqtt.md: the club reads every table; a table (user name = table name) writes only its own topics
-user club
-topic read referee/#
-
-pattern write referee/%u/#
-"""
+#: docs/mqtt.md's own ACL and client-id binding: the club reads every table and answers each, a
+#: table (user name = table name) writes only its own topics.
+ACL, SETTINGS = docs_broker()
 
 
 @pytest.fixture
 def secured(tmp_path):
     folder = tmp_path / "broker"
     folder.mkdir()
-    b = Broker(folder, users={"club": CLUB_PASSWORD, "t1": TABLE_PASSWORD}, acl=ACL).start()
+    b = Broker(folder, users={"club": CLUB_PASSWORD, "t1": TABLE_PASSWORD}, acl=ACL, extra=SETTINGS).start()
     yield b
     b.stop()
 

@@ -1,10 +1,12 @@
 """What the publisher reads from the journal, and what it has delivered, in the journal's own file.
 
-Why in the journal: a verdict the broker has not acknowledged must survive a power cut as surely
-as the verdict itself. The journal already holds every entry; this module adds one small table,
-`mqtt_delivered`, with the last (game_id, seq) the broker acknowledged per table name, and reads
-the entries after it. It uses its own SQLite connection (WAL lets it read while the referee
-writes) and touches neither `journal.py` nor the journal's own tables.
+Why in the journal: a verdict the club has not stored must survive a power cut as surely as the
+verdict itself. The journal already holds every entry; this module adds two small tables:
+`mqtt_delivered`, with the last (game_id, seq) the club acknowledged per table name, and
+`mqtt_names`, the players' names each game was published with (its first entry names them, and
+its result must name the same players even if the config changed before the game ended). It uses
+its own SQLite connection (WAL lets it read while the referee writes) and touches neither
+`journal.py` nor the journal's own tables.
 """
 
 from __future__ import annotations
@@ -24,6 +26,12 @@ CREATE TABLE IF NOT EXISTS mqtt_delivered (
     game_id INTEGER NOT NULL,
     seq INTEGER NOT NULL,
     at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS mqtt_names (
+    table_name TEXT NOT NULL,
+    game_id INTEGER NOT NULL,
+    names TEXT NOT NULL,
+    PRIMARY KEY (table_name, game_id)
 );
 """
 
@@ -52,7 +60,7 @@ class JournalFeed:
             self.db.close()
 
     def delivered(self) -> Point:
-        """The last entry the broker acknowledged; the first time, just before the latest game.
+        """The last entry the club acknowledged (with all before it); the first time, just before the latest game.
 
         A journal that was never published starts at its latest game: older games are not sent to
         a club that did not ask for them.
@@ -67,6 +75,22 @@ class JournalFeed:
             point = (int(latest) if latest is not None else 0, -1)
             self._write(point)
             return point
+
+    def names_of(self, game_id: int, names: list[str]) -> list[str]:
+        """The players' names game `game_id` was first published with (`names` from now on, if never)."""
+        with self._lock:
+            row = self.db.execute(
+                "SELECT names FROM mqtt_names WHERE table_name = ? AND game_id = ?", (self.table, game_id)
+            ).fetchone()
+            if row is not None:
+                kept = json.loads(row[0])
+                if isinstance(kept, list) and all(isinstance(n, str) for n in kept):
+                    return kept
+            self.db.execute(
+                "INSERT OR REPLACE INTO mqtt_names (table_name, game_id, names) VALUES (?, ?, ?)",
+                (self.table, game_id, json.dumps(list(names))),
+            )
+            return list(names)
 
     def mark(self, point: Point) -> None:
         with self._lock:

@@ -22,6 +22,11 @@ SCHEMA = 1
 #: Larger payloads are refused by the club (a table's largest, a state with a Blockers! board,
 #: is under 2 KB).
 MAX_BYTES = 64 * 1024
+#: Seats a game may name, at most (every game has fewer), and the longest name (as config.yaml allows).
+MAX_SEATS = 16
+MAX_NAME = 60
+#: Entries one acknowledgement names, at most (a batch of the club's; the rest go in the next one).
+MAX_ACKED = 500
 LEAVES = ("state", "verdict", "result", "online")
 VERDICT_WORDS = tuple(k.value for k in VerdictKind) + ("reveal",)
 
@@ -122,7 +127,7 @@ def parse_message(topic: str, payload: bytes, prefix: str = "referee") -> Messag
     try:
         text = payload.decode("utf-8")
         body = json.loads(text, parse_constant=_no_constant)
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise BadPayload(f"not JSON ({exc.__class__.__name__})") from None
     if leaf == "online":
         if not isinstance(body, bool):
@@ -191,12 +196,34 @@ def _check_state(body: dict) -> None:
 
 def _check_verdict(body: dict) -> None:
     _count(body, "game_id")
-    _count(body, "seq")
+    seq = _count(body, "seq")
     word = _need(body, "verdict", str)
     if word not in VERDICT_WORDS:
         raise BadPayload(f"unknown verdict {word!r}")
     _need(body, "seat", int, optional=True)
     _need(body, "sent", (int, float), optional=True)
+    if seq == 0 or "names" in body or "players" in body:  # a game's first entry names its players
+        _names(body)
+    if body.get("result") is not None:
+        _result(body["result"])
+
+
+def _names(body: dict) -> None:
+    players = _need(body, "players", int)
+    names = _need(body, "names", list)
+    if not 1 <= players <= MAX_SEATS or len(names) != players:
+        raise BadPayload(f"'names' should name each of the 'players' (1 to {MAX_SEATS}) once")
+    if not all(isinstance(n, str) and 0 < len(n) <= MAX_NAME for n in names):
+        raise BadPayload(f"'names' should be texts of 1 to {MAX_NAME} characters")
+
+
+def _result(result: Any) -> None:
+    if not isinstance(result, dict):
+        raise BadPayload("'result' has the wrong type")
+    _need(result, "finished", bool)
+    _seats(result, "winners")
+    _need(result, "scores", list, optional=True)
+    _need(result, "reason", str, optional=True)
 
 
 def _check_result(body: dict) -> None:
@@ -204,9 +231,10 @@ def _check_result(body: dict) -> None:
     _count(body, "seq")
     _need(body, "game", str)
     _strings(body, "names")
+    if not 0 < len(body["names"]) <= MAX_SEATS:
+        raise BadPayload(f"'names' should name 1 to {MAX_SEATS} players")
     result = _need(body, "result", dict)
-    _need(result, "finished", bool)
-    _seats(result, "winners")
+    _result(result)
     winners = result.get("winners")
     if winners and not all(0 <= w < len(body["names"]) for w in winners):
         raise BadPayload("'result.winners' names a seat that 'names' does not have")
@@ -214,6 +242,37 @@ def _check_result(body: dict) -> None:
 
 
 _CHECKS = {"state": _check_state, "verdict": _check_verdict, "result": _check_result}
+
+
+# --- the club's acknowledgements (`<prefix>/<table>/ack`) -------------------------------------
+def ack_payload(table: str, stored: list[tuple[int, int]], resend: bool, sent: float) -> dict[str, Any]:
+    """The club to one table: the entries it has stored (the table's mark may move past them), and
+    whether the table should send again everything the club has not acknowledged."""
+    return {"v": SCHEMA, "table": table, "stored": [list(p) for p in stored], "resend": resend, "sent": round(sent, 3)}
+
+
+def parse_ack(topic: str, payload: bytes, expected_topic: str) -> tuple[list[tuple[int, int]], bool]:
+    """(the entries stored, send again?) of the club's acknowledgement; BadPayload for anything else."""
+    if topic != expected_topic:
+        raise BadPayload(f"not this table's acknowledgement topic {expected_topic}")
+    if len(payload) > MAX_BYTES:
+        raise BadPayload(f"{len(payload)} bytes, more than the {MAX_BYTES} the club ever sends")
+    try:
+        body = json.loads(payload.decode("utf-8"), parse_constant=_no_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise BadPayload(f"not JSON ({exc.__class__.__name__})") from None
+    if not isinstance(body, dict) or body.get("v") != SCHEMA:
+        raise BadPayload(f"expected a version {SCHEMA} JSON object")
+    stored = _need(body, "stored", list)
+    if len(stored) > MAX_ACKED or not all(
+        isinstance(p, list)
+        and len(p) == 2
+        and all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n < 2**53 for n in p)
+        for p in stored
+    ):
+        raise BadPayload("'stored' should be a list of [game_id, seq] pairs")
+    resend = _need(body, "resend", bool, optional=True)
+    return [(p[0], p[1]) for p in stored], bool(resend)
 
 
 # --- words for people -------------------------------------------------------------------------

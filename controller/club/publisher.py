@@ -2,11 +2,15 @@
 
 Why the journal and not the events: a verdict must reach the club even when the broker was away
 when it was given, or the referee restarted meanwhile. So the loop's events only *wake* the
-publisher; what it sends is read from the journal, after the last entry the broker acknowledged
-(`JournalFeed`), in journal order, and that mark moves only when PUBACK arrives. After a
-reconnect it sends again from the mark, so the broker may see an entry twice; the club keeps each
-(table, game_id, seq) once. A game's result is worked out by replaying its entries through a
-`Referee` (the rules are deterministic), so it too is never lost.
+publisher; what it sends is read from the journal, after the last entry the club acknowledged
+(`JournalFeed`), in journal order, and that mark moves only when the *club* says it has stored the
+entry (its message on `<prefix>/<table>/ack`), never on the broker's PUBACK: a broker that crashes
+with messages queued loses nothing, because what the club has not stored is sent again: after a
+reconnect, when the club asks (it saw a gap, or it came back), and when no acknowledgement came
+for a while (after `RESEND_AFTER` seconds, the wait doubling up to `RESEND_MAX`). The club keeps
+each (table, game_id, seq) once. A game's result is worked out by replaying its entries through a
+`Referee` (the rules are deterministic) and travels with the verdict of the entry that ended the
+game (and on the retained `result` topic), so it too is never lost.
 
 Everything runs off the referee loop's thread: a pump thread of its own plus paho's network
 thread. A broker that hangs or refuses slows neither judging nor the lights.
@@ -26,7 +30,7 @@ import paho.mqtt.client as mqtt
 from controller import words
 from controller.club.config import MqttConfig
 from controller.club.journal_feed import JournalFeed, Point
-from controller.club.payloads import encode, result_payload, state_payload, verdict_payload
+from controller.club.payloads import BadPayload, encode, parse_ack, result_payload, state_payload, verdict_payload
 from controller.club.reach import why_unreachable
 from controller.errors import RefereeError
 from controller.record import setup_from_mapping
@@ -35,13 +39,15 @@ from controller.service.events import Event, Table
 from controller.service.journal import Entry
 from controller.service.session import GameSession
 
-#: Entries sent but not yet acknowledged, at most (the rest wait in the journal).
+#: Entries sent but not yet acknowledged by the club, at most (the rest wait in the journal).
 MAX_UNACKED = 100
+#: Seconds without a word from the club before what it has not stored is sent again (the wait
+#: doubles at each try up to `RESEND_MAX`, and is back to this once the club answers).
+RESEND_AFTER = 20.0
+RESEND_MAX = 600.0
 #: The pump looks at the journal this often even without an event (an event may have been dropped).
 POLL_SECONDS = 2.0
 RECONNECT_MIN, RECONNECT_MAX = 1, 30
-#: Early acknowledgements remembered, at most (they are matched within microseconds).
-EARLY_ACKS = 1000
 
 
 class GameFollower:
@@ -108,16 +114,23 @@ class TablePublisher:
         self._failing = False
         #: Why the broker cannot be reached now, in words (None: connected, or not tried yet).
         self.problem: str | None = None
-        self._lock = threading.Lock()  # guards the unacknowledged list (paho's thread and the pump)
-        self._unacked: collections.deque[tuple[Point, set[int]]] = collections.deque()
-        #: Message ids acknowledged before the pump recorded them (insertion-ordered, bounded).
-        self._early_acks: dict[int, None] = {}
+        self._lock = threading.Lock()  # guards the unacknowledged entries (paho's thread and the pump)
+        #: Entries sent, in journal order, and whether the club has said it stored each.
+        self._unacked: collections.OrderedDict[Point, bool] = collections.OrderedDict()
+        #: When the club last moved the mark (or the first entry of the window went), and how long to
+        #: wait for it before sending again what it has not stored.
+        self._last_ack = time.monotonic()
+        self._resend_wait = RESEND_AFTER
+        self._resend = False
+        #: The club's silence was said in the log (once, until it answers again).
+        self._silence_said = False
         self._sent: Point | None = None
         self._last_state: bytes | None = None
         self._follower: GameFollower | None = None
         self._broken_game: int | None = None
-        #: Verdicts and results the broker acknowledged since start (tests, status).
+        #: Entries the club acknowledged since start, and how many times entries were sent again.
         self.acknowledged = 0
+        self.resent = 0
         self.feed: JournalFeed | None = None
         self.client: mqtt.Client | None = None
         self._pump: threading.Thread | None = None
@@ -139,7 +152,7 @@ class TablePublisher:
         client.on_connect = self._on_connect
         client.on_connect_fail = self._on_connect_fail
         client.on_disconnect = self._on_disconnect
-        client.on_publish = self._on_publish
+        client.on_message = self._on_ack
         self.client = client
         client.connect_async(cfg.host, cfg.port, keepalive=cfg.keepalive)
         client.loop_start()
@@ -178,7 +191,7 @@ class TablePublisher:
             self._cond.notify()
 
     def wait_delivered(self, point: Point, timeout: float = 10.0) -> bool:
-        """Wait until the broker has acknowledged everything up to `point` (tests, shutdown)."""
+        """Wait until the club has acknowledged everything up to `point` (tests, shutdown)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.feed is not None and self.feed.delivered() >= point:
@@ -203,6 +216,7 @@ class TablePublisher:
             self._trouble(words.broker_refused(self.config.host, self.config.port, self.config.table, str(reason_code)))
             return
         self.problem = None
+        client.subscribe(self.config.topic("ack"), qos=1)  # the club says what it has stored
         with self._cond:
             self._connected = True
             self._fresh = True
@@ -225,32 +239,43 @@ class TablePublisher:
                 reason_code,
             )
 
-    def _on_publish(self, client, userdata, mid, reason_code, properties) -> None:
-        done: Point | None = None
+    def _on_ack(self, client, userdata, msg) -> None:
+        """The club's word: entries it has stored (the mark moves past them), or "send again"."""
+        try:
+            stored, resend = parse_ack(msg.topic, msg.payload, self.config.topic("ack"))
+        except BadPayload as exc:
+            self.log.warning("[mqtt] ignored a message on %s: %s", self.config.topic("ack"), exc)
+            return
         with self._lock:
-            for _, mids in self._unacked:
-                if mid in mids:
-                    mids.discard(mid)
+            for point in stored:
+                if self._unacked.get(point) is False:
+                    self._unacked[point] = True
                     self.acknowledged += 1
-                    break
-            else:  # PUBACK can beat the pump's bookkeeping of the message it answers
-                self._early_acks[mid] = None
-                while len(self._early_acks) > EARLY_ACKS:
-                    del self._early_acks[next(iter(self._early_acks))]
-            done = self._mark_acked_front()
-        if done is not None:
+            moved = self._mark_acked_front()
+            if moved is not None:
+                self._last_ack = time.monotonic()
+                self._resend_wait = RESEND_AFTER
+                if self._silence_said:
+                    self._silence_said = False
+                    self.log.info("[mqtt] the club acknowledges verdicts again")
+        if moved is not None or resend:
             with self._cond:
-                self._wake = True  # room for more
+                self._resend = self._resend or resend
+                self._wake = True  # room for more, or everything again
                 self._cond.notify()
 
     def _mark_acked_front(self) -> Point | None:
-        """Drop the fully acknowledged entries at the front and move the journal's mark past them.
+        """Drop the entries the club stored from the front and move the journal's mark past them.
 
         Called with `_lock` held, so two threads never write the mark out of order.
         """
         done = None
-        while self._unacked and not self._unacked[0][1]:
-            done = self._unacked.popleft()[0]
+        while self._unacked:
+            point, stored = next(iter(self._unacked.items()))
+            if not stored:
+                break
+            self._unacked.popitem(last=False)
+            done = point
         if done is not None and self.feed is not None:
             self.feed.mark(done)
         return done
@@ -265,12 +290,15 @@ class TablePublisher:
                     return
                 self._wake = False
                 connected, fresh, self._fresh = self._connected, self._fresh, False
+                resend, self._resend = self._resend, False
                 table = self._table
             if not connected:
                 continue
             try:
                 if fresh:
                     self._reconnected()
+                elif resend or self._unanswered():
+                    self._send_again()
                 self._send_entries()
                 self._send_state(table, force=fresh)
                 self._failing = False
@@ -287,12 +315,36 @@ class TablePublisher:
                     self._cond.wait(POLL_SECONDS)
                     self._wake = True
 
-    def _reconnected(self) -> None:
-        """A new connection: send again everything after the last acknowledged entry."""
-        assert self.client is not None and self.feed is not None
+    def _unanswered(self) -> bool:
+        """Entries have waited for the club's word longer than the current wait (which then doubles)."""
+        with self._lock:
+            if not self._unacked or time.monotonic() - self._last_ack < self._resend_wait:
+                return False
+            self._resend_wait = min(RESEND_MAX, self._resend_wait * 2)
+            waiting = len(self._unacked)
+        if not self._silence_said:  # once per silence: the club may simply be off tonight
+            self._silence_said = True
+            self.log.warning(
+                "[mqtt] the club has not acknowledged the last %d verdicts; they wait in the journal and go again "
+                "(is referee club running, and may it write %s on the broker? docs/mqtt.md section 6)",
+                waiting,
+                self.config.topic("ack"),
+            )
+        return True
+
+    def _send_again(self) -> None:
+        """Everything after the mark goes again: the club keeps each entry once, and says so again."""
+        assert self.feed is not None
         with self._lock:
             self._unacked.clear()
+            self._last_ack = time.monotonic()
         self._sent = self.feed.delivered()
+        self.resent += 1
+
+    def _reconnected(self) -> None:
+        """A new connection: send again everything after the last entry the club stored."""
+        assert self.client is not None
+        self._send_again()
         self.client.publish(self.config.topic("online"), encode(True), qos=1, retain=True)
 
     def _send_entries(self) -> None:
@@ -304,31 +356,29 @@ class TablePublisher:
         for entry in self.feed.after(self._sent, room):
             point = (entry.game_id, entry.seq)
             now = self.wall()
-            mids: set[int] = set()
-            infos = [
-                self.client.publish(
-                    self.config.topic("verdict"),
-                    encode(verdict_payload(self.config.table, entry.game_id, entry.seq, entry.verdict, now)),
-                    qos=1,
-                )
-            ]
+            names = self.feed.names_of(entry.game_id, self.names)
             result = self._follow(entry)
+            verdict = verdict_payload(self.config.table, entry.game_id, entry.seq, entry.verdict, now)
+            if entry.seq == 0:  # the game's first entry says whose game it is
+                verdict |= {"players": len(names), "names": names}
+            if result is not None:  # the entry that ended the game (or changed its result) carries it
+                verdict["result"] = result
+            infos = [self.client.publish(self.config.topic("verdict"), encode(verdict), qos=1)]
             if result is not None:
-                infos.append(self.client.publish(self.config.topic("result"), encode(result), qos=1, retain=True))
+                keys = self._follower.keys if self._follower is not None else self.game_keys
+                body = result_payload(self.config.table, entry.game_id, entry.seq, keys, names, result, now)
+                infos.append(self.client.publish(self.config.topic("result"), encode(body), qos=1, retain=True))
+            if any(info.rc != mqtt.MQTT_ERR_SUCCESS for info in infos):
+                return  # the connection went: sent again from the mark after reconnecting
             with self._lock:
-                if any(info.rc != mqtt.MQTT_ERR_SUCCESS for info in infos):
-                    return  # the connection went: resent from the mark after reconnecting
-                for info in infos:
-                    if self._early_acks.pop(info.mid, False) is None:
-                        self.acknowledged += 1
-                    else:
-                        mids.add(info.mid)
-                self._unacked.append((point, mids))
-                self._mark_acked_front()
+                if not self._unacked:
+                    self._last_ack = time.monotonic()  # the club's time to answer starts now
+                self._unacked[point] = False
             self._sent = point
 
     def _follow(self, entry: Entry) -> dict[str, Any] | None:
-        """Advance the replayed game by this entry; the result payload when it ended (or changed) the game."""
+        """Advance the replayed game by this entry; its result (`notation.md` §3) when it ended (or
+        changed) the game."""
         if entry.game_id == self._broken_game:
             return None
         follower = self._follower
@@ -342,11 +392,7 @@ class TablePublisher:
             self.log.warning("[mqtt] no result will be published for game %d: %s", entry.game_id, exc)
             return None
         if follower.over and (not was_over or entry.kind == "reveal"):
-            result = follower.result()
-            assert result is not None
-            return result_payload(
-                self.config.table, entry.game_id, entry.seq, follower.keys, self.names, result, self.wall()
-            )
+            return follower.result()
         return None
 
     def _send_state(self, table: Table | None, force: bool) -> None:

@@ -29,7 +29,7 @@ from aiohttp import web
 from controller import words
 from controller.club.config import DEFAULT_PREFIX, read_password
 from controller.club.page import PAGE
-from controller.club.payloads import BadPayload, Message, parse_message
+from controller.club.payloads import LEAVES, MAX_ACKED, BadPayload, Message, ack_payload, encode, parse_message
 from controller.club.reach import why_unreachable
 from controller.club.store import Changes, ClubStore
 from controller.guard import ConnectionLimits, HostAllowList, guard_middleware, quiet_loop_errors, runner_for, serve
@@ -69,7 +69,9 @@ class BrokerAddress:
     username: str | None = None
     password_file: Path | None = None
     ca_file: Path | None = None
-    client_id: str = "referee-club"
+    #: None: the user name when there is one (a broker that binds client ids to user names gives
+    #: the club its own user's id anyway), else `referee-club`.
+    client_id: str | None = None
 
     def __repr__(self) -> str:  # never the credentials
         return f"BrokerAddress({self.host}:{self.port}, prefix={self.prefix!r})"
@@ -98,7 +100,8 @@ class ClubListener:
     def start(self) -> ClubListener:
         b = self.broker
         # A persistent session: the broker keeps the club's QoS 1 messages while the club is away.
-        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=b.client_id, clean_session=False)
+        client_id = b.client_id or b.username or "referee-club"
+        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=False)
         if b.username is not None:
             client.username_pw_set(b.username, read_password(b.password_file))
         if b.ca_file is not None:
@@ -140,7 +143,8 @@ class ClubListener:
             )
             return
         self.problem = None
-        client.subscribe(f"{self.broker.prefix}/+/#", qos=1)
+        self.store.new_session()  # every table heard from is asked for what the club has not stored
+        client.subscribe([(f"{self.broker.prefix}/+/{leaf}", 1) for leaf in LEAVES])
         self.connected.set()
         self.log.info("listening to %s/+/# on %s:%d", self.broker.prefix, self.broker.host, self.broker.port)
 
@@ -181,12 +185,26 @@ class ClubListener:
                 batch.append(item)
             try:
                 changes = self.store.apply(batch)
+                self._tell_tables(changes)
                 if self.on_changes is not None and (changes.tables or changes.standings):
                     self.on_changes(changes)
             except Exception:  # one bad batch must not stop the club
                 self.log.exception("could not store %d messages", len(batch))
             if stop:
                 return
+
+    def _tell_tables(self, changes: Changes) -> None:
+        """Each table hears which of its entries the club now holds (its mark may move past them),
+        and whether to send again what the club has not acknowledged; after the batch's commit."""
+        client = self.client
+        if client is None:
+            return
+        now = time.time()
+        for table in sorted(set(changes.acks) | changes.resend):
+            stored = changes.acks.get(table, [])
+            for start in range(0, max(1, len(stored)), MAX_ACKED):
+                body = ack_payload(table, stored[start : start + MAX_ACKED], table in changes.resend, now)
+                client.publish(f"{self.broker.prefix}/{table}/ack", encode(body), qos=1)
 
 
 class _Page:

@@ -5,9 +5,19 @@ day; one file, no server. Messages are applied in batches (one transaction each)
 so a busy evening of 50 tables costs a few commits a second, not one per message.
 
 A verdict is kept once per (table, game_id, seq), whatever the broker delivers twice (a table
-sends again what was not acknowledged when its connection broke): that is how "nothing twice"
-holds at the club. Players are known by the names their table's config gives its seats, so one
+sends again what the club has not acknowledged): that is how "nothing twice" holds at the club,
+and the club says, table by table, which entries it has stored (`Changes.acks`, published by the
+listener on `<prefix>/<table>/ack`): a table moves its delivery mark only then, so nothing is lost
+when the broker is. Players are known by the names their table's config gives its seats, so one
 person's results add up across tables and games.
+
+What a table writes is believed only as far as it can be checked (its password sits on its SD
+card, so anyone may have it): a game's result counts only when the club holds every verdict of
+that game up to the entry that ended it, the result travels with that entry's verdict, and names
+the players the game's first verdict named (as many as it has seats; with a roster, only names the
+roster gives that table); a later result of a game (a Colorpop reveal) must come with a later entry
+of its chain. A verdict never replaces another: a different one for an entry the club holds is a
+dispute, and that game no longer counts. Whatever is refused is logged with the table's name.
 """
 
 from __future__ import annotations
@@ -51,10 +61,29 @@ CREATE TABLE IF NOT EXISTS results (
     received REAL NOT NULL,
     PRIMARY KEY (table_name, game_id)
 );
+CREATE TABLE IF NOT EXISTS games (
+    table_name TEXT NOT NULL,
+    game_id INTEGER NOT NULL,
+    names TEXT NOT NULL,
+    PRIMARY KEY (table_name, game_id)
+);
+CREATE TABLE IF NOT EXISTS disputes (
+    table_name TEXT NOT NULL,
+    game_id INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    why TEXT NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (table_name, game_id, seq)
+);
 """
 
 #: Latencies kept for /api/stats (the most recent ones).
 LATENCY_WINDOW = 20000
+#: A verdict further ahead of what the club holds of its game, or a game further ahead of the
+#: table's newest, is refused (a table sends at most 100 entries ahead of what the club stored).
+MAX_AHEAD = 1000
+#: A refusal of one kind from one table is logged at most once per this many seconds (with a count).
+REFUSAL_LOG_INTERVAL = 60.0
 
 
 @dataclass(frozen=True)
@@ -105,10 +134,17 @@ class Standing:
 
 @dataclass
 class Changes:
-    """What one batch changed: the page is told only about these."""
+    """What one batch changed: the page is told only about these; the tables are told what was stored."""
 
     tables: set[str] = field(default_factory=set)
     standings: bool = False
+    #: Per table, the entries (game_id, seq) the club now holds: the table may move its mark past them.
+    acks: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    #: Tables asked to send again what the club has not acknowledged (a gap, or first heard of since
+    #: the club connected).
+    resend: set[str] = field(default_factory=set)
+    #: Games whose verdicts changed in this batch (their results are looked at again).
+    games: set[tuple[str, int]] = field(default_factory=set)
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -122,10 +158,17 @@ class ClubStore:
     """SQLite plus the live view in memory; `apply` runs on one thread, reads from any."""
 
     def __init__(
-        self, path: str | Path, points: Points | None = None, log: logging.Logger | None = None, wall_clock=time.time
+        self,
+        path: str | Path,
+        points: Points | None = None,
+        log: logging.Logger | None = None,
+        wall_clock=time.time,
+        roster: dict[str, set[str]] | None = None,
     ) -> None:
         self.path = Path(path)
         self.points = points or Points()
+        #: Which players each table may field (None: any names its games' first verdicts give).
+        self.roster = roster
         self.log = log or logging.getLogger("referee.club")
         self.wall = wall_clock
         try:
@@ -140,6 +183,19 @@ class ClubStore:
         self.tables: dict[str, dict[str, Any]] = {}
         self.results: dict[tuple[str, int], dict[str, Any]] = {}
         self._last_seq: dict[tuple[str, int], int] = {}
+        #: Per game: how many of its entries from seq 0 on the club holds without a gap, and the
+        #: seqs it holds beyond that.
+        self._prefix: dict[tuple[str, int], int] = {}
+        self._beyond: dict[tuple[str, int], set[int]] = {}
+        #: Per game: results its verdicts carry, by seq, not counted yet (their chain is incomplete).
+        self._claims: dict[tuple[str, int], dict[int, dict[str, Any]]] = {}
+        #: Per game: its players' names, from its first verdict.
+        self._names: dict[tuple[str, int], list[str]] = {}
+        self._disputed: set[tuple[str, int]] = set()
+        self._newest: dict[str, int] = {}
+        #: Tables heard from since the club last connected (the others are asked to send again).
+        self._greeted: set[str] = set()
+        self._said: dict[tuple[str, str], tuple[float, int]] = {}
         self._standings: list[dict[str, Any]] | None = None
         self.counts = collections.Counter()
         self.verdict_latency: collections.deque[float] = collections.deque(maxlen=LATENCY_WINDOW)
@@ -164,10 +220,55 @@ class ClubStore:
             }
         for table, game_id, _seq, body in self.db.execute("SELECT table_name, game_id, seq, body FROM results"):
             self.results[(table, game_id)] = json.loads(body)
-        for table, game_id, seq in self.db.execute(
-            "SELECT table_name, game_id, MAX(seq) FROM verdicts GROUP BY table_name, game_id"
-        ):
-            self._last_seq[(table, game_id)] = seq
+        for table, game_id, names in self.db.execute("SELECT table_name, game_id, names FROM games"):
+            self._names[(table, game_id)] = json.loads(names)
+        for table, game_id in self.db.execute("SELECT DISTINCT table_name, game_id FROM disputes"):
+            self._disputed.add((table, game_id))
+        for table, game_id, seq in self.db.execute("SELECT table_name, game_id, seq FROM verdicts ORDER BY 1, 2, 3"):
+            key = (table, game_id)
+            self._held(key, seq)
+            self._last_seq[key] = seq
+            self._newest[table] = max(self._newest.get(table, game_id), game_id)
+        claims = self.db.execute(
+            "SELECT table_name, game_id, seq, body FROM verdicts WHERE body LIKE '%\"result\":{%'"
+        ).fetchall()
+        for table, game_id, seq, body in claims:
+            counted = self.results.get((table, game_id))
+            result = json.loads(body).get("result")
+            if isinstance(result, dict) and (counted is None or counted["seq"] < seq):
+                self._claims.setdefault((table, game_id), {})[seq] = result
+
+    def _held(self, key: tuple[str, int], seq: int) -> None:
+        """The club now holds entry `seq` of game `key`: extend its gapless prefix."""
+        prefix = self._prefix.get(key, 0)
+        if seq == prefix:
+            beyond = self._beyond.get(key)
+            prefix += 1
+            while beyond and prefix in beyond:
+                beyond.discard(prefix)
+                prefix += 1
+            self._prefix[key] = prefix
+        elif seq > prefix:
+            self._beyond.setdefault(key, set()).add(seq)
+
+    def new_session(self) -> None:
+        """The club (re)connected to the broker: every table it hears from is asked to send again
+        what the club has not acknowledged (the broker may have lost what it kept meanwhile)."""
+        with self._lock:
+            self._greeted.clear()
+
+    def _refuse(self, table: str, why: str, *args: Any) -> None:
+        """Log a refusal with the table's name, once per interval for each kind (with a count)."""
+        self.counts["refused"] += 1
+        key = (table, why)
+        now = time.monotonic()
+        said, left_out = self._said.get(key, (-REFUSAL_LOG_INTERVAL, 0))
+        if now - said < REFUSAL_LOG_INTERVAL:
+            self._said[key] = (said, left_out + 1)
+            return
+        self._said[key] = (now, 0)
+        more = f" ({left_out} more like it in the last {REFUSAL_LOG_INTERVAL:g} s)" if left_out else ""
+        self.log.warning("table %s: refused %s%s", table, why % args if args else why, more)
 
     # --- applying messages ------------------------------------------------------------------------
     def apply(self, messages: list[Message]) -> Changes:
@@ -180,6 +281,9 @@ class ClubStore:
             try:
                 for message in messages:
                     self.counts["messages"] += 1
+                    if message.table not in self._greeted:  # first heard of since the club connected
+                        self._greeted.add(message.table)
+                        changes.resend.add(message.table)
                     handler = getattr(self, f"_{message.leaf}")
                     try:
                         if handler(message, now, changes, standings_sent):
@@ -189,6 +293,8 @@ class ClubStore:
                         self.log.warning(
                             "ignored a message from table %r: could not store it (%s)", message.table[:80], exc
                         )
+                for key in sorted(changes.games):
+                    self._count_result(key, now, changes, standings_sent)
                 for name in changes.tables:
                     self._save_table(name, now)
                 self.db.execute("COMMIT")
@@ -238,50 +344,143 @@ class ClubStore:
 
     def _verdict(self, message: Message, now: float, changes: Changes, standings_sent: list) -> bool:
         body = message.body
-        key = (message.table, body["game_id"])
+        table, game_id, seq = message.table, body["game_id"], body["seq"]
+        key = (table, game_id)
+        newest = self._newest.get(table)
+        if newest is not None and game_id > newest + MAX_AHEAD:
+            self._refuse(
+                table, "a verdict of game %d, more than %d games after its newest (%d)", game_id, MAX_AHEAD, newest
+            )
+            return False
+        if seq >= self._prefix.get(key, 0) + MAX_AHEAD:
+            self._refuse(
+                table, "a verdict at entry %d of game %d, far ahead of the entries the club holds", seq, game_id
+            )
+            return False
         cur = self.db.execute(
             "INSERT OR IGNORE INTO verdicts (table_name, game_id, seq, body, received) VALUES (?, ?, ?, ?, ?)",
-            (message.table, body["game_id"], body["seq"], message.text, now),
+            (table, game_id, seq, message.text, now),
         )
+        changes.acks.setdefault(table, []).append((game_id, seq))  # stored now, or already: either way held
         if cur.rowcount == 0:
-            self.counts["duplicates"] += 1
+            self._same_or_disputed(key, seq, body, now)
             return False
         self.counts["verdicts"] += 1
-        last = self._last_seq.get(key)
-        if last is not None and body["seq"] > last + 1:
-            self.counts["gaps"] += 1
-            self.log.warning(
-                "table %s game %d: verdicts %d to %d never arrived",
-                message.table,
-                body["game_id"],
-                last + 1,
-                body["seq"] - 1,
+        self._newest[table] = max(newest if newest is not None else game_id, game_id)
+        self._held(key, seq)
+        changes.games.add(key)
+        if seq == 0:
+            self._names[key] = list(body["names"])
+            self.db.execute(
+                "INSERT OR REPLACE INTO games (table_name, game_id, names) VALUES (?, ?, ?)",
+                (table, game_id, json.dumps(body["names"])),
             )
-        if last is None or body["seq"] > last:
-            self._last_seq[key] = body["seq"]
-        table = self._table(message.table)
-        current = table["last_verdict"]
-        if current is None or (body["game_id"], body["seq"]) >= (current["game_id"], current["seq"]):
-            table["last_verdict"], table["last_text"] = body, message.text  # in words when asked
+        if isinstance(body.get("result"), dict):
+            self._claims.setdefault(key, {})[seq] = body["result"]
+            if isinstance(body.get("sent"), (int, float)):
+                standings_sent.append(body["sent"])
+        last = self._last_seq.get(key)
+        if last is not None and seq > last + 1:
+            self.counts["gaps"] += 1
+            changes.resend.add(table)  # ask the table for what never came
+            self.log.warning("table %s game %d: verdicts %d to %d never arrived", table, game_id, last + 1, seq - 1)
+        if last is None or seq > last:
+            self._last_seq[key] = seq
+        current = self._table(table)["last_verdict"]
+        if current is None or (game_id, seq) >= (current["game_id"], current["seq"]):
+            self._table(table)["last_verdict"], self._table(table)["last_text"] = body, message.text
             return True
         return False
 
-    def _result(self, message: Message, now: float, changes: Changes, standings_sent: list) -> bool:
-        body = message.body
-        key = (message.table, body["game_id"])
-        old = self.results.get(key)
-        if old is not None and old["seq"] >= body["seq"]:
+    def _same_or_disputed(self, key: tuple[str, int], seq: int, body: dict[str, Any], now: float) -> None:
+        """A verdict for an entry the club holds: the same one again (counted, dropped), or another
+        one, which nothing may replace: the game is disputed and its result no longer counts."""
+        row = self.db.execute(
+            "SELECT body FROM verdicts WHERE table_name = ? AND game_id = ? AND seq = ?", (key[0], key[1], seq)
+        ).fetchone()
+        held = json.loads(row[0]) if row else {}
+        if _without_sent(held) == _without_sent(body):
             self.counts["duplicates"] += 1
-            return False
+            return
+        self.counts["conflicts"] += 1
+        self._refuse(
+            key[0], "a second, different verdict for entry %d of game %d: that game no longer counts", seq, key[1]
+        )
+        if key not in self._disputed:
+            self._disputed.add(key)
+            self.db.execute(
+                "INSERT OR IGNORE INTO disputes (table_name, game_id, seq, why, at) VALUES (?, ?, ?, ?, ?)",
+                (key[0], key[1], seq, "a second, different verdict", now),
+            )
+            if self.results.pop(key, None) is not None:
+                self.db.execute("DELETE FROM results WHERE table_name = ? AND game_id = ?", key)
+                self._standings = None
+
+    def _count_result(self, key: tuple[str, int], now: float, changes: Changes, standings_sent: list) -> None:
+        """Count the game's latest result whose every verdict up to its entry the club holds."""
+        claims = self._claims.get(key)
+        if not claims or key in self._disputed:
+            return
+        prefix = self._prefix.get(key, 0)
+        ready = [seq for seq in claims if seq < prefix]
+        if not ready:
+            return
+        seq = max(ready)
+        result = claims[seq]
+        for done in [s for s in claims if s <= seq]:
+            del claims[done]
+        names = self._names.get(key)
+        counted = self.results.get(key)
+        if names is None or (counted is not None and counted["seq"] >= seq):
+            return
+        table, game_id = key
+        winners = result.get("winners") or []
+        if any(w >= len(names) for w in winners):
+            self._refuse(table, "the result of game %d: it names a seat the game does not have", game_id)
+            return
+        if self.roster is not None:
+            allowed = self.roster.get(table)
+            strangers = [n for n in names if allowed is None or n not in allowed]
+            if strangers:
+                self._refuse(
+                    table, "the result of game %d: %s not on the roster for this table", game_id, ", ".join(strangers)
+                )
+                return
+        body = {"table": table, "game_id": game_id, "seq": seq, "names": names, "result": result}
         self.db.execute(
             "INSERT OR REPLACE INTO results (table_name, game_id, seq, body, received) VALUES (?, ?, ?, ?, ?)",
-            (message.table, body["game_id"], body["seq"], message.text, now),
+            (table, game_id, seq, json.dumps(body), now),
         )
         self.results[key] = body
         self.counts["results"] += 1
         changes.standings = True
-        if isinstance(body.get("sent"), (int, float)):
-            standings_sent.append(body["sent"])
+
+    def _result(self, message: Message, now: float, changes: Changes, standings_sent: list) -> bool:
+        """The retained `result` topic: what the standings count comes with the verdicts; this one
+        is only compared with it, and a result no verdict backs is refused and logged."""
+        body = message.body
+        table, game_id, seq = message.table, body["game_id"], body["seq"]
+        key = (table, game_id)
+        counted = self.results.get(key)
+        names = self._names.get(key)
+        backed = (counted is not None and counted["seq"] == seq and counted["result"] == body["result"]) or (
+            self._claims.get(key, {}).get(seq) == body["result"]
+        )
+        if backed and names == body["names"]:
+            self.counts["duplicates"] += 1
+            return False
+        if names is None:
+            self._refuse(table, "a result for game %d: the club holds none of that game's verdicts", game_id)
+        elif names != body["names"]:
+            self._refuse(
+                table, "a result for game %d: its players are not the ones the game's first verdict named", game_id
+            )
+        elif counted is not None and counted["seq"] > seq:
+            self._refuse(
+                table, "a result for game %d at entry %d: a later one (entry %d) counts", game_id, seq, counted["seq"]
+            )
+        else:
+            self._refuse(table, "a result for game %d at entry %d: no verdict of that game carries it", game_id, seq)
         return False
 
     # --- reading ------------------------------------------------------------------------------------
@@ -388,7 +587,10 @@ class ClubStore:
             return None if v is None else round(v * 1000, 1)
 
         return {
-            **{k: self.counts.get(k, 0) for k in ("messages", "verdicts", "results", "duplicates", "ignored", "gaps")},
+            **{
+                k: self.counts.get(k, 0)
+                for k in ("messages", "verdicts", "results", "duplicates", "ignored", "gaps", "refused", "conflicts")
+            },
             "verdict_latency_ms": {"p50": ms(verdict, 0.5), "p99": ms(verdict, 0.99), "n": len(verdict)},
             "standings_latency_ms": {"p50": ms(standings, 0.5), "p99": ms(standings, 0.99), "n": len(standings)},
             "club_latency_ms": {"p50": ms(club, 0.5), "p99": ms(club, 0.99), "n": len(club)},
@@ -403,6 +605,23 @@ def spreadsheet_text(text: str) -> str:
     """A cell of text a spreadsheet shows as text: one starting like a formula gets a leading `'`
     (the usual escape: `=HYPERLINK(...)` as a player's name stays a name, never a live formula)."""
     return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def _without_sent(body: dict[str, Any]) -> dict[str, Any]:
+    """A verdict message without its send time (the same entry sent again differs only there)."""
+    return {k: v for k, v in body.items() if k != "sent"}
+
+
+def load_roster(path: str | Path) -> dict[str, set[str]]:
+    """`referee club --roster FILE`: which players each table may field (YAML: table: [names])."""
+    from controller.files import load_yaml
+
+    data = load_yaml(Path(path), "the roster")
+    if not isinstance(data, dict) or not all(
+        isinstance(t, str) and isinstance(n, list) and all(isinstance(x, str) and x for x in n) for t, n in data.items()
+    ):
+        raise RefereeError(f"the roster {path}: expected one line per table, 'table-3: [Ann, Bob, Cy]'")
+    return {table: set(names) for table, names in data.items()}
 
 
 def _seat_words(seat: int, names: list[str]) -> str:

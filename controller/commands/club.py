@@ -14,7 +14,7 @@ from pathlib import Path
 
 from controller.club.config import DEFAULT_PREFIX, PREFIX
 from controller.club.server import BrokerAddress, ClubServer
-from controller.club.store import ClubStore, Points
+from controller.club.store import ClubStore, Points, load_roster
 from controller.commands.stopping import StopOnSignals
 from controller.errors import RefereeError
 
@@ -39,7 +39,17 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--username", help="the club's user name on the broker")
     parser.add_argument("--password-file", help="a file holding the club's broker password (never on the command line)")
     parser.add_argument("--ca-file", help="TLS: the CA certificate that signed the broker's")
-    parser.add_argument("--client-id", default="referee-club", help="the club's MQTT client id (default referee-club)")
+    parser.add_argument(
+        "--client-id",
+        help="the club's MQTT client id (default: its --username, else referee-club; a broker set up as "
+        "docs/mqtt.md says gives every client its user name as id anyway)",
+    )
+    parser.add_argument(
+        "--roster",
+        metavar="FILE",
+        help="which players each table may field (YAML, one line per table: 'table-3: [Ann, Bob, Cy]'); "
+        "results naming anyone else are refused",
+    )
     parser.add_argument(
         "--host",
         action="append",
@@ -94,7 +104,12 @@ def run(args: argparse.Namespace) -> int:
     stop = threading.Event()
     with StopOnSignals(stop) as signals:
         server = ClubServer(
-            broker, ClubStore(args.db, points, log), host=args.bind, port=args.port, log=log, hosts=tuple(args.host)
+            broker,
+            ClubStore(args.db, points, log, roster=load_roster(args.roster) if args.roster else None),
+            host=args.bind,
+            port=args.port,
+            log=log,
+            hosts=tuple(args.host),
         ).start()
         log.info("the club's page is at %s (broker %s:%d, database %s)", server.url, broker.host, broker.port, args.db)
         try:
