@@ -393,12 +393,16 @@ def probe_forged(folder: Path) -> dict[str, Any]:
     try:
         # a genuine game at t1 (Ann, Bob, Cy) and one at t2 (Dee, Eve, Fay)
         tables = [
-            table_process(folder, broker, "t1", "colorpop-standard.yaml", "Ann,Bob,Cy", 200),
-            table_process(folder, broker, "t2", "colorpop-standard.yaml", "Dee,Eve,Fay", 200),
+            table_process(folder, broker, "t1", "colorpop-standard.yaml", "Ann,Bob,Cy", 60),
+            table_process(folder, broker, "t2", "colorpop-standard.yaml", "Dee,Eve,Fay", 60),
         ]
-        wait_until(lambda: len(standings(port)) == 6, 120, 0.2)
+        wait_until(lambda: all("played" in (folder / f"t{i}.log").read_text() for i in (1, 2)), 120, 0.2)
+        time.sleep(2)
         genuine = standings(port)
-        # t1's own credentials (its password file is on its SD card)
+        # t1's own credentials (its password file is on its SD card); with client ids bound to user names
+        # the thief is t1 at the broker, so t1 itself is off meanwhile (the two would take turns)
+        (folder / "t1.sqlite.stop").touch()
+        tables[0].wait(30)
         rogue = mqtt_client(broker, "t1", "rogue-t1")
         for i in range(20):  # results naming t2's players, with no game behind them
             body = {"v": 1, "table": "t1", "game_id": 100 + i, "seq": 5, "game": "colorpop", "variant": "standard"}

@@ -132,13 +132,14 @@ def test_forged_rewritten_and_inflated_results_are_refused_and_logged(secured, t
             **_expected(tmp_path / "t1.sqlite", ("Ann", "Bob", "Cy")),
             **_expected(tmp_path / "t2.sqlite", ("Dee", "Eve", "Fay")),
         }
+        t1.close()  # the thief with t1's password is t1 at the broker now (client ids are user names)
         rogue = _rogue(secured, "t1", "rogue")  # t1's own credentials, from its SD card
         base = {"v": 1, "table": "t1", "game": "colorpop", "variant": "standard", "sent": time.time()}
         for i in range(20):  # results naming t2's players, no game behind them
             body = base | {"game_id": 100 + i, "seq": 5, "names": ["Dee", "Eve", "Fay"]}
             body["result"] = {"finished": True, "winners": [0], "scores": [0, 9, 9], "reason": "forged"}
             rogue.publish("referee/t1/result", json.dumps(body), qos=1).wait_for_publish(5)
-        game_id = t1.loop.session.game_id
+        game_id = t1.last_point[0]
         rewrite = base | {"game_id": game_id, "seq": 2**53 - 1, "names": ["Ann", "Bob", "Cy"]}
         loser = next(i for i, n in enumerate(("Ann", "Bob", "Cy")) if genuine[n]["wins"] == 0)
         rewrite["result"] = {"finished": True, "winners": [loser], "scores": [0, 0, 0], "reason": "rewritten"}

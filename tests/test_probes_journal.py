@@ -72,7 +72,8 @@ def test_a_second_referee_on_the_same_journal_stops_naming_the_first(tmp_path):
         )
         assert second.returncode == 2 and "Traceback" not in second.stderr
         assert f"the journal {journal} is already in use by process {first.pid} (" in second.stderr
-        assert "run --config" in second.stderr and "one referee per journal" in second.stderr
+        assert f"(referee run --config {tmp_path / 'a' / 'config.yaml'})" in second.stderr
+        assert "one referee per journal" in second.stderr
     finally:
         first.send_signal(signal.SIGTERM)
         first.wait(20)

@@ -50,10 +50,13 @@ def _command_of(pid: int) -> str:
     except OSError:
         return ""
     words = [w.decode("utf-8", "replace") for w in raw.split(b"\0") if w]
-    if len(words) > 1 and Path(words[0]).name.startswith("python"):  # `python -m controller.cli run` -> the rest
+    if len(words) > 1 and Path(words[0]).name.startswith("python"):  # the interpreter of a console script
         words = words[1:]
-    text = " ".join(Path(words[0]).name.split() + words[1:]) if words else ""
-    return text[:200]
+    if words[:2] == ["-m", "controller.cli"]:  # `python -m controller.cli run ...` is `referee run ...`
+        words = ["referee"] + words[2:]
+    elif words and not words[0].startswith("-"):
+        words[0] = Path(words[0]).name  # /opt/referee/.venv/bin/referee -> referee
+    return " ".join(words)[:200]
 
 
 def describe_holder(path: Path) -> str:
