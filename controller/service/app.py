@@ -139,7 +139,24 @@ class Service:
             names=self.config.mqtt.names if self.config.mqtt is not None else (),
             hosts=settings.hosts,
         )
-        server = WebServer(app, settings.host, settings.port)
+        context = None
+        if settings.https:  # the certificate is made at the first start (controller/web/https.py)
+            from controller.errors import RefereeError
+            from controller.web.https import fingerprint, server_context
+
+            try:
+                context, made = server_context(settings.certificate, settings.key, settings.hosts)
+            except RefereeError as exc:  # never the page in clear instead: the referee runs without it
+                self.log.warning("[%s] %s; the referee runs without its page", self.loop.game, exc)
+                return
+            self.log.info(
+                "[%s] the page's certificate %s (%s): SHA-256 %s",
+                self.loop.game,
+                settings.certificate,
+                "made now" if made else "kept",
+                fingerprint(settings.certificate),
+            )
+        server = WebServer(app, settings.host, settings.port, ssl_context=context)
         if server.start():
             self.web = server
             self.closers.append(server.close)

@@ -170,6 +170,12 @@ class WebConfig(Section):
     port: Annotated[int, checked(_port)] = 8080
     pin: Annotated[str | None, checked(_pin)] = None
     hosts: Annotated[tuple[str, ...], checked(_hosts)] = ()
+    #: Serve the page over HTTPS (the PIN then never crosses the network in clear), with this
+    #: certificate and key; the referee makes a self-signed pair there at the first start when
+    #: neither file exists (`controller/web/https.py`).
+    https: Flag = False
+    certificate: FilePath = Field(default="web/cert.pem", validate_default=True)
+    key: FilePath = Field(default="web/key.pem", validate_default=True)
 
 
 class ConfigFile(Section):

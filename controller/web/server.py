@@ -478,9 +478,13 @@ def new_game_keys(current: dict[str, Any], asked: dict[str, Any]) -> dict[str, A
 class WebServer:
     """`WebApp` served on `host:port` from a thread of its own (`referee run`)."""
 
-    def __init__(self, web_app: WebApp, host: str, port: int, limits: ConnectionLimits | None = None) -> None:
+    def __init__(
+        self, web_app: WebApp, host: str, port: int, limits: ConnectionLimits | None = None, ssl_context: Any = None
+    ) -> None:
         self.web_app = web_app
         self.limits = limits
+        #: HTTPS (config.yaml `web.https`; `controller/web/https.py`), or None: plain HTTP.
+        self.ssl_context = ssl_context
         self.host = host
         self.port = port
         self.error: str | None = None
@@ -498,7 +502,7 @@ class WebServer:
     @property
     def url(self) -> str:
         host = socket.gethostname() if self.host in ("0.0.0.0", "::", "") else self.host
-        return f"http://{host}:{self.port}/"
+        return f"{'https' if self.ssl_context is not None else 'http'}://{host}:{self.port}/"
 
     def _run(self) -> None:
         asyncio.run(self._main())
@@ -511,7 +515,7 @@ class WebServer:
         await runner.setup()
         limits = self.limits or ConnectionLimits(name="the live page")
         try:
-            listening = await serve(runner, self.host, self.port, limits)
+            listening = await serve(runner, self.host, self.port, limits, ssl_context=self.ssl_context)
         except OSError as exc:
             self.error = f"the live page cannot listen on {self.host}:{self.port}: {exc.strerror or exc}"
             self._ready.set()
