@@ -283,7 +283,7 @@ def mqtt_client(broker: Broker, user: str, client_id: str, clean: bool = True) -
 
 
 def table_process(
-    folder: Path, broker: Broker, table: str, record: str, names: str, steps: int, every: float = 0.05
+    folder: Path, broker: Broker, table: str, record: str, names: str | list[str], steps: int, every: float = 0.05
 ) -> subprocess.Popen:
     """A simulated table (this script's `table` mode) playing `record` through the code under test."""
     args = [
@@ -293,7 +293,9 @@ def table_process(
         str(EXAMPLES / record),
         str(folder / f"{table}.sqlite"),
     ]
-    args += ["--port", str(broker.port), "--table", table, "--names", names, "--steps", str(steps)]
+    names = names.split(",") if isinstance(names, str) else names
+    args += ["--port", str(broker.port), "--table", table, "--names", json.dumps(names)]
+    args += ["--steps", str(steps)]
     args += ["--every", str(every), "--password-file", str(broker.password_file(table))]
     log = open(folder / f"{table}.log", "ab")  # noqa: SIM115 (closed with the process)
     return subprocess.Popen(args, env=env(), stdout=log, stderr=subprocess.STDOUT)
@@ -322,7 +324,7 @@ def run_table(argv: list[str]) -> int:
         username=args.table,
         password_file=Path(args.password_file),
         keepalive=5,
-        names=tuple(args.names.split(",")),
+        names=tuple(json.loads(args.names)),
     )
     table = RecordTable(args.record, args.journal, config)
     try:
@@ -724,8 +726,8 @@ def probe_csv(folder: Path) -> dict[str, Any]:
     try:
         formulas = ['=HYPERLINK("http://x.example","y")', "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1:A2)", "=1+1"]
         tables = [
-            table_process(folder, broker, "t1", "colorpop-standard.yaml", ",".join(formulas[:3]), 200),
-            table_process(folder, broker, "t2", "flipop-standard.yaml", ",".join(formulas[3:]), 200),
+            table_process(folder, broker, "t1", "colorpop-standard.yaml", formulas[:3], 60),
+            table_process(folder, broker, "t2", "flipop-standard.yaml", formulas[3:], 60),
         ]
         wait_until(lambda: len(standings(port)) == 5, 120, 0.2)
         status, body = http_get(port, "/standings.csv")
@@ -734,7 +736,10 @@ def probe_csv(folder: Path) -> dict[str, Any]:
 
         cells = [cell for row in csv.reader(io.StringIO(body.decode())) for cell in row]
         formula_cells = sum(1 for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r"))
-        return {"formula cells in /standings.csv (of 5 names)": formula_cells}
+        return {
+            "players in the standings": len(standings(port)),
+            "formula cells in /standings.csv (of 5 names)": formula_cells,
+        }
     finally:
         for t in tables:
             t.terminate()

@@ -33,6 +33,7 @@ COLORPOP = {"game": "colorpop", "players": 3, "secrets": ["G", "Y", "O"]}
 #: A control that passes the guard and the PIN, then is refused for its body (400), changing nothing.
 NO_SUCH_SEAT = {"seat": 99, "colours": ["G"]}
 sys.path.insert(0, str(ROOT / "bench"))
+import security_probes  # noqa: E402
 from security_probes import MALFORMED_BODIES, MALFORMED_PATHS  # noqa: E402
 
 
@@ -201,6 +202,29 @@ def test_idle_and_half_open_connections_neither_stay_nor_crowd_out_the_owner(tmp
         assert time.monotonic() < deadline + 0.5
     said = [r.getMessage() for r in caplog.records if "connection" in r.getMessage()]
     assert 1 <= len(said) <= 2  # once per interval, however many were refused or closed
+
+
+def test_a_referee_short_of_file_descriptors_still_answers_its_owner_and_its_control_socket(tmp_path):
+    """`referee run` allowed 256 open files, 300 sockets parked on its page from 20 other addresses."""
+    referee, port = security_probes.start_referee(tmp_path, limit_files=256)
+    try:
+        size = len(referee.text())
+        held = security_probes._idle_sockets(port, 300)
+        time.sleep(1.0)
+        assert security_probes._page_answers(port) == 5
+        status = subprocess.run(
+            [sys.executable, "-m", "controller.cli", "status", "--socket", str(tmp_path / "control.sock")],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert status.returncode == 0, status.stderr
+        log = referee.text()[size:]
+        assert "Traceback" not in log and len(log) < 2000  # a line a minute, not a traceback per try
+        for s in held:
+            s.close()
+    finally:
+        referee.stop()
 
 
 def test_the_event_loops_own_complaints_are_said_once_per_interval(caplog):
