@@ -36,12 +36,18 @@ def yaml_problem(exc: yaml.YAMLError) -> str:
     return f"line {mark.line + 1}, column {mark.column + 1}: {problem}"
 
 
+#: Why a YAML text nested deeper than the parser's recursion allows is refused.
+TOO_DEEP = "nested too deeply (lists or mappings inside each other hundreds of levels down)"
+
+
 def parse_yaml(text: str, where: str) -> Any:
     """The data of a YAML text; a FormatError `where: not valid YAML: ...` for a slip."""
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise FormatError(f"not valid YAML: {yaml_problem(exc)}", where) from None
+    except RecursionError:
+        raise FormatError(f"not valid YAML: {TOO_DEEP}", where) from None
 
 
 def load_yaml(path: str | Path, what: str) -> Any:
@@ -51,3 +57,5 @@ def load_yaml(path: str | Path, what: str) -> Any:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise RefereeError(f"{what} {path} is not valid YAML: {yaml_problem(exc)}") from None
+    except RecursionError:
+        raise RefereeError(f"{what} {path} is not valid YAML: {TOO_DEEP}") from None

@@ -339,3 +339,17 @@ def test_the_owner_still_reaches_the_page_through_aiohttp_from_another_address(t
                 return response.status
 
         assert asyncio.run(main()) == 200
+
+
+@pytest.mark.parametrize(
+    "deep", ["players: " + "[" * 5000 + "]" * 5000, "secrets: " + "{a: " * 3000 + "1" + "}" * 3000]
+)
+def test_replay_and_run_of_yaml_nested_too_deeply_say_so(deep, tmp_path):
+    path = tmp_path / "deep.yaml"
+    path.write_text(f"game: colorpop\n{deep}\n")
+    for command in (["replay", str(path)], ["run", "--config", str(path)]):
+        out = subprocess.run(
+            [sys.executable, "-m", "controller.cli", *command], capture_output=True, text=True, timeout=120
+        )
+        assert out.returncode == 2 and "Traceback" not in out.stderr
+        assert "nested too deeply" in out.stderr
