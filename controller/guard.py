@@ -106,7 +106,7 @@ class ConnectionLimits:
         self.open: dict[_Admission, None] = {}
         self.refused = 0
         self.evicted = 0
-        self._said = 0.0
+        self._said = float("-inf")
 
     def admit(self, gate: _Admission) -> str | None:
         """None when `gate` may be served, else why not (a sentence for the refused client)."""
