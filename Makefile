@@ -9,7 +9,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test bench clean
+.PHONY: setup demo test bench clean render3d
 
 setup: $(STAMP)
 
@@ -27,3 +27,13 @@ test: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
+
+# The 3D renderer of the benches (bench/scenes3d.py): Blender's Cycles as a Python module, in its own
+# environment, since bpy needs exactly Python 3.11 and numpy < 2. Not needed by the referee or its tests.
+RENDER_PYTHON ?= python3.11
+render3d: .venv-render/.installed
+
+.venv-render/.installed: simulation/render3d-requirements.txt
+	test -x .venv-render/bin/python || $(RENDER_PYTHON) -m venv .venv-render
+	.venv-render/bin/pip install --quiet -r simulation/render3d-requirements.txt
+	touch .venv-render/.installed

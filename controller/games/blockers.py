@@ -669,7 +669,7 @@ def _check_symbols(data: dict, source: str) -> None:
 
 def _spec() -> GameSpec:
     from controller.games import blockers_board
-    from controller.games.registry import GLYPHS, VisionSpec
+    from controller.games.registry import GLYPHS, TILE, Solid, VisionSpec
     from controller.profile import list_of, text
 
     return GameSpec(
@@ -700,6 +700,8 @@ def _spec() -> GameSpec:
             sample=(0.2, 0.34),  # a ring, so the printed glyph in the middle of a tile does not count
             addons=frozenset({GLYPHS}),
             artwork="printed-regions",
+            # Plastic tiles 24 mm square and 3.4 mm thick on the 28 mm printed board.
+            solids={letter: Solid(TILE, 0.86, 0.12) for letter in "RGBYV"},
         ),
     )
 

@@ -721,7 +721,7 @@ def _partial_boards(engine: ColorpopEngine, state: ColorpopState, before: Snapsh
 
 
 def _spec() -> GameSpec:
-    from controller.games.registry import EMPTY_BOARD, FULL_SETUP, PlaySpec, VisionSpec
+    from controller.games.registry import DISC, EMPTY_BOARD, FULL_SETUP, PlaySpec, Solid, VisionSpec
     from controller.profile import flag, integer, letter_key, mapping
 
     return GameSpec(
@@ -755,6 +755,10 @@ def _spec() -> GameSpec:
             sample=(0.0, 0.28),
             calibration=(EMPTY_BOARD, FULL_SETUP),
             artwork="slots",
+            # Tokens 18 mm across and 3 mm thick on a 20 mm pitch, lying in slides whose floor is 5 mm
+            # below the frame that carries the markers.
+            solids={letter: Solid(DISC, 0.9, 0.15, base=-0.25) for letter in "GYOBPJ"},
+            floors={".": -0.25},
         ),
         play=PlaySpec(setup_board=_setup_board, partial_boards=_partial_boards, falls_to_bottom=True),
     )

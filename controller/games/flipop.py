@@ -571,7 +571,7 @@ def _partial_boards(engine: FlipopEngine, state: FlipopState, before: Snapshot, 
 
 
 def _spec() -> GameSpec:
-    from controller.games.registry import DOORS, START_POSITION, PlaySpec, VisionSpec
+    from controller.games.registry import DOORS, SPHERE, START_POSITION, PlaySpec, Solid, VisionSpec
     from controller.profile import cell_pair, list_of, mapping, text
 
     return GameSpec(
@@ -597,6 +597,8 @@ def _spec() -> GameSpec:
             addons=frozenset({DOORS}),
             calibration=(START_POSITION,),
             artwork="grooved-floor",
+            # Balls 27 mm across on a 40 mm pitch, standing on the floor.
+            solids={letter: Solid(SPHERE, 0.68, 0.68) for letter in "WB"},
         ),
         play=PlaySpec(setup_board=lambda engine, rng: engine.start_board, partial_boards=_partial_boards),
     )

@@ -106,6 +106,33 @@ GLYPHS, DOORS = "glyphs", "doors"
 EMPTY_BOARD, ONE_OF_EACH, FULL_SETUP, START_POSITION = "empty", "pieces", "setup-counts", "start"
 
 
+#: Shapes of a piece's body (`Solid.shape`).
+SPHERE, DISC, TILE = "sphere", "disc", "tile"
+
+
+@dataclass(frozen=True)
+class Solid:
+    """A piece's body in three dimensions, in pitches: why the reader cares is that a camera off the
+    vertical sees a piece's top away from the place it stands on (as far as its height times the
+    slope of the ray), and the 3D renderer builds the piece from it.
+
+    `shape` is `SPHERE` (a ball or marble; `size` its diameter), `DISC` (a round token lying flat;
+    `size` its diameter) or `TILE` (a square tile lying flat; `size` its side); `height` its
+    thickness (a sphere's is its diameter); `base` the height above the markers' plane of its lowest
+    point (a token in a slot rests below the frame, a marble sits in a hole, partly sunk)."""
+
+    shape: str
+    size: float
+    height: float
+    base: float = 0.0
+
+    @property
+    def seen_at(self) -> float:
+        """The height of the middle of what a camera sees of the piece: a flat piece's top, a
+        sphere's centre (its outline is centred on its centre's image, seen from anywhere)."""
+        return self.base + (self.height / 2 if self.shape == SPHERE else self.height)
+
+
 @dataclass(frozen=True)
 class VisionSpec:
     """How the game's standard edition looks to the camera, and what the reader reads besides colours.
@@ -129,6 +156,11 @@ class VisionSpec:
     calibration: tuple[str, ...] = (EMPTY_BOARD, ONE_OF_EACH)
     #: Which drawing of the board the simulated camera uses (`simulation/artwork.py`); "" the plain one.
     artwork: str = ""
+    #: The pieces' bodies, per piece letter (`Solid`); a letter not listed is flat, on the markers' plane.
+    solids: Mapping[str, Solid] = field(default_factory=dict)
+    #: Per reader class key of an empty look, the height (pitches) of the surface it shows relative to
+    #: the markers' plane: below it for a slot's floor or a slide seen through a hole (default 0).
+    floors: Mapping[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

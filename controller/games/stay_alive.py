@@ -611,7 +611,7 @@ def _random_lines(profile, rng) -> tuple[dict[str, tuple[str, ...]], frozenset[C
 
 
 def _spec() -> GameSpec:
-    from controller.games.registry import PlaySpec, VisionSpec
+    from controller.games.registry import SPHERE, PlaySpec, Solid, VisionSpec
     from controller.games.stay_alive_holes import slides_line
     from controller.profile import integer, list_of, mapping, one_of, text
 
@@ -670,6 +670,11 @@ def _spec() -> GameSpec:
             frame=(46, 82, 162),
             sample=(0.0, 0.23),
             artwork="slide-lattice",
+            # Marbles 15.5 mm across on a 24 mm pitch, each sunk in its hole (13.4 mm across) of the
+            # 3 mm top plate; under the plate the orange slides, under them the white ones, and under
+            # both, where both have a hole, the dark space under the board.
+            solids={letter: Solid(SPHERE, 0.64, 0.64, base=-0.165) for letter in "RGBY"},
+            floors={".o": -0.15, ".w": -0.24, "open": -0.6},
         ),
         play=PlaySpec(setup_board=_setup_board, random_lines=_random_lines),
     )
