@@ -28,7 +28,7 @@ from controller.errors import RefereeError
 from controller.games import registry
 from controller.games.flipop_doors import UNKNOWN_DOOR
 from controller.snapshot import EMPTY
-from controller.vision.reader import BoardReader, model_for
+from controller.vision.reader import MIN_USED, BoardReader, model_for
 
 #: Most of a calibration picture's places that may be unsure before the picture is refused: a
 #: few glare spots are fine, a picture that does not show what it should is not.
@@ -114,7 +114,12 @@ def check_pictures(profile, pictures: list[Expected], corners=None, learned: set
             raise RefereeError(f"the calibration picture {pic.name} cannot be read back: {reading.problem}")
         got = [[cell[:1] for cell in row] for row in reading.cells]
         unsure = [(r, c) for r, row in enumerate(got) for c, v in enumerate(row) if v == UNSURE]
-        _check_places(game, pic, got, unsure)
+        try:
+            _check_places(game, pic, got, unsure)
+        except _Disagree as exc:
+            feats, used = reader.place_features(pic.image)
+            advice = light_advice(feats, used, exc.places, got, pic.cells)
+            raise RefereeError(f"{exc}{advice or exc.otherwise}") from None
         if pic.doors is not None and reading.doors is not None:
             _check_doors(pic, reading.doors)
         if unsure:
@@ -128,13 +133,24 @@ def check_pictures(profile, pictures: list[Expected], corners=None, learned: set
     return Quality(_separation(profile, learned) + _worst(worst) + notes)
 
 
+class _Disagree(RefereeError):
+    """A calibration picture that does not read back as it should, and the places that disagree."""
+
+    def __init__(self, sentence: str, places: list[tuple[int, int]], otherwise: str = "") -> None:
+        super().__init__(sentence)
+        self.places = places
+        #: What the sentence ends with when the light does not explain the places.
+        self.otherwise = otherwise
+
+
 def _check_places(game: str, pic: Expected, got: list[list[str]], unsure: list[tuple[int, int]]) -> None:
     places = len(got) * len(got[0])
     if len(unsure) > MAX_UNSURE * places:
-        raise RefereeError(
+        raise _Disagree(
             f"the calibration picture {pic.name} does not read back surely: {len(unsure)} of {places} "
-            f"places are unsure ({place_names(game, unsure)}); is it the picture asked for, the whole board "
-            "in view and evenly lit?"
+            f"places are unsure ({place_names(game, unsure)})",
+            unsure,
+            "; is it the picture asked for, the whole board in view and evenly lit?",
         )
     if pic.cells is not None:
         wrong = [
@@ -145,16 +161,18 @@ def _check_places(game: str, pic: Expected, got: list[list[str]], unsure: list[t
         ]
         if wrong:
             r, c = wrong[0]
-            raise RefereeError(
+            raise _Disagree(
                 f"the calibration picture {pic.name} does not show what it should: at "
                 f"{place_names(game, wrong)} it reads {_word(got[r][c])} where {_word(pic.cells[r][c])} "
-                f"belongs{' (first place)' if len(wrong) > 1 else ''}"
+                f"belongs{' (first place)' if len(wrong) > 1 else ''}",
+                wrong,
             )
     if pic.counts is not None:
         empty = [(r, c) for r, row in enumerate(got) for c, v in enumerate(row) if v == EMPTY]
         if empty:
-            raise RefereeError(
-                f"the setup picture {pic.name} is not a full setup: the places {place_names(game, empty)} are empty"
+            raise _Disagree(
+                f"the setup picture {pic.name} is not a full setup: the places {place_names(game, empty)} are empty",
+                empty,
             )
         seen = Counter(v for row in got for v in row if v not in (UNSURE, EMPTY))
         over = {k: n for k, n in seen.items() if n > pic.counts.get(k, 0)}
@@ -164,49 +182,169 @@ def _check_places(game: str, pic: Expected, got: list[list[str]], unsure: list[t
             want = ", ".join(f"{n} {k}" for k, n in pic.counts.items())
             where = [(r, c) for r, row in enumerate(got) for c, v in enumerate(row) if v in over]
             hint = f" ({', '.join(sorted(over))} at {place_names(game, where)})" if where else ""
-            raise RefereeError(
-                f"the setup picture {pic.name} is not a full setup: it reads {have}{hint} where a setup has {want}"
+            raise _Disagree(
+                f"the setup picture {pic.name} is not a full setup: it reads {have}{hint} where a setup has {want}",
+                where,
             )
 
 
-def not_empty_places(model, feats: np.ndarray, looks: list[str], usable: np.ndarray) -> list[int]:
+#: Log brightness (natural log of the light) a place must stand above or below the places that read
+#: right before the light is blamed: 0.3 is a third brighter or a quarter darker, more than a
+#: board's own print varies.
+LIGHT_STEP = 0.3
+
+
+def light_advice(
+    feats: np.ndarray,
+    used: np.ndarray,
+    places: list[tuple[int, int]],
+    got: list[list[str]],
+    cells: list[list[str | None]] | None,
+) -> str:
+    """What to change, as far as the light explains why `places` of a calibration picture disagree
+    ("" when it does not): a clipped reflection of a lamp on them, or their colour brighter and paler
+    (a lamp's reflection adds its light) or darker (a shadow) than the places of the picture that
+    read right as what they should hold. Said as the change to make: the lamp, or the camera's angle."""
+    cols = len(got[0])
+    glare = bright = dark = 0
+    for r, c in places:
+        i = r * cols + c
+        if used[i] < MIN_USED:
+            glare += 1
+            continue
+        want = cells[r][c] if cells is not None else None
+        if want is None:
+            continue
+        ref = [k for k in range(len(feats)) if got[k // cols][k % cols] == want and cells[k // cols][k % cols] == want]
+        if len(ref) < 2:
+            continue
+        centre = np.median(feats[ref], axis=0)
+        rise = float(feats[i, 0] - centre[0])
+        paler = float(np.hypot(*feats[i, 1:])) <= float(np.hypot(*centre[1:])) + 0.02
+        bright += rise > LIGHT_STEP and paler
+        dark += rise < -LIGHT_STEP
+    parts = []
+    if glare or bright:
+        parts.append(
+            "a lamp is reflected there (the board shows "
+            + ("clipped white" if glare else "brighter and paler")
+            + "): move the lamp, or turn the camera a little, so that its reflection leaves the board"
+        )
+    if dark:
+        parts.append("a shadow lies there: move the lamp, or what casts the shadow, so that the board is evenly lit")
+    return "; " + "; ".join(parts) if parts else ""
+
+
+def not_empty_places(
+    model, feats: np.ndarray, looks: list[str], usable: np.ndarray, points: np.ndarray | None = None
+) -> list[int]:
+    """The places of an empty-board picture that hold something: see `empty_board_outliers`."""
+    return empty_board_outliers(model, feats, looks, usable, points).pieces
+
+
+@dataclass
+class Outliers:
+    """What `empty_board_outliers` found: places holding something, places lit by a reflection."""
+
+    pieces: list[int]
+    reflections: list[int]
+
+
+def empty_board_outliers(
+    model, feats: np.ndarray, looks: list[str], usable: np.ndarray, points: np.ndarray | None = None
+) -> Outliers:
     """The places of an empty-board picture that do not look like the board's own material.
 
     On an empty board every place shows the board, so each look of an empty place (`looks`: the
-    reference key of each place; Stay Alive has three) is one material under one light. A place
-    that is an outlier among the places of its look, by robust statistics over the picture (the
-    median and the median absolute deviation, which the outliers themselves do not move), holds
-    something else: a piece left there. Two ways to stand out follow from the physics of light:
+    reference key of each place; Stay Alive has three) is one material under the room's light.
+    Light varies smoothly across a board: a lamp nearer one side, a window, the broad reflection of
+    a ceiling light in a varnished print (it brightens and pales a whole corner). So each feature
+    of a look is fitted by a smooth surface over the board (`points`, the places' board
+    coordinates: a quadratic where the look has places enough, else a plane or a constant),
+    robustly, so that the outliers do not move it, and a place is judged by how far it stands from
+    that surface in robust spreads (1.4826 x the median absolute deviation). Two ways to stand out
+    follow from the physics of light:
 
-    - chromaticity (`feats` columns 1-2), which shadows and light gradients leave alone;
-    - brightness (column 0) *above* the look's: a shadow only darkens, and a lamp's reflection,
-      which brightens, clips and is left out with the places that are not `usable` (glare).
+    - chromaticity (`feats` columns 1-2), which shadows and the light's strength leave alone;
+    - brightness (column 0) *above* the surface: a shadow only darkens.
 
-    A piece darker than the board with the board's own chromaticity would pass as a shadow; no
-    game's pieces are such. A look with fewer than `MIN_LOOK` usable places cannot be judged
-    this way: its places are judged by `model` (the references known before): one read surely as
-    a piece stands out. Returns the indices of the places that stand out."""
+    A place that stands out only as added light does (brighter, its chromaticity moved straight
+    towards the light's own, i.e. paler: a reflection adds the lamp's light to the material's
+    colour) is a reflection (`Outliers.reflections`), not refused but not learned from either: a
+    white piece left there looks so too, and is found when the picture is read back. Places under
+    glare (not `usable`) are left out altogether. A look with fewer than `MIN_LOOK` usable places cannot be
+    judged this way: its places are judged by `model` (the references known before): one read
+    surely as a piece stands out."""
     looks_arr = np.asarray(looks)
     usable = np.asarray(usable, bool)
-    odd = np.zeros(len(feats), bool)
-    few = np.zeros(len(feats), bool)
+    n = len(feats)
+    xy = np.zeros((n, 2)) if points is None else np.asarray(points, np.float64).reshape(n, 2)
+    odd = np.zeros(n, bool)
+    lit = np.zeros(n, bool)
+    few = np.zeros(n, bool)
     floor_b, floor_c = SPREAD_FLOOR
     for look in set(looks):
         mine = (looks_arr == look) & usable
         if mine.sum() < MIN_LOOK:
             few |= mine
             continue
-        centre = np.median(feats[mine], axis=0)
-        chroma = np.hypot(feats[:, 1] - centre[1], feats[:, 2] - centre[2])
-        rise = feats[:, 0] - centre[0]
+        trend = _smooth_trend(xy, feats, mine)
+        res = feats - trend
+        chroma = np.hypot(res[:, 1], res[:, 2])
+        rise = res[:, 0]
         spread_c = max(1.4826 * float(np.median(chroma[mine])), floor_c)
         spread_b = max(1.4826 * float(np.median(np.abs(rise[mine]))), floor_b)
-        odd |= mine & ((chroma > OUTLIER_SPREADS * spread_c) | (rise > OUTLIER_SPREADS * spread_b))
+        out = mine & ((chroma > OUTLIER_SPREADS * spread_c) | (rise > OUTLIER_SPREADS * spread_b))
+        # Added light: brighter, and the chromaticity on the segment from the material's towards
+        # white (0, 0): its distance off that segment within the usual spread.
+        t = trend[:, 1:]
+        c = feats[:, 1:]
+        norm2 = np.maximum((t * t).sum(axis=1), 1e-12)
+        k = np.clip((c * t).sum(axis=1) / norm2, 0.0, 1.0)
+        off = np.hypot(*(c - k[:, None] * t).T)
+        added = (rise > 0) & (off <= OUTLIER_SPREADS * spread_c)
+        lit |= out & added
+        odd |= out & ~added
     if few.any():
         dec = model.decide(feats[few])
         index = np.flatnonzero(few)
         odd[index] = dec.sure & (np.array(dec.letters) != EMPTY)
-    return [int(i) for i in np.flatnonzero(odd)]
+    return Outliers([int(i) for i in np.flatnonzero(odd)], [int(i) for i in np.flatnonzero(lit)])
+
+
+#: Places a look needs for a quadratic trend of the light over the board (else a plane, then a
+#: constant): a few times the six terms, so that one piece left cannot bend it.
+QUADRATIC_PLACES = 18
+PLANE_PLACES = 8
+
+
+def _smooth_trend(xy: np.ndarray, feats: np.ndarray, mine: np.ndarray) -> np.ndarray:
+    """Each feature of the places `mine` fitted by a smooth surface over the board (see
+    `empty_board_outliers`), evaluated at every place: iteratively reweighted least squares with
+    Tukey's biweight, so that places standing far out carry no weight."""
+    span = np.ptp(xy[mine], axis=0) if mine.any() else np.ones(2)
+    u = (xy - xy[mine].mean(axis=0)) / np.maximum(span / 2, 1e-9)
+    count = int(mine.sum())
+    if count >= QUADRATIC_PLACES:
+        design = np.stack([np.ones(len(u)), u[:, 0], u[:, 1], u[:, 0] ** 2, u[:, 0] * u[:, 1], u[:, 1] ** 2], axis=1)
+    elif count >= PLANE_PLACES:
+        design = np.stack([np.ones(len(u)), u[:, 0], u[:, 1]], axis=1)
+    else:
+        design = np.ones((len(u), 1))
+    trend = np.empty_like(feats, dtype=np.float64)
+    a = design[mine]
+    for j in range(feats.shape[1]):
+        y = feats[mine, j].astype(np.float64)
+        w = np.ones(len(y))
+        for _ in range(6):
+            coef, *_ = np.linalg.lstsq(a * w[:, None], y * w, rcond=None)
+            r = y - a @ coef
+            scale = max(1.4826 * float(np.median(np.abs(r))), 1e-6)
+            z = r / (4.685 * scale)
+            w = np.where(np.abs(z) < 1, (1 - z * z) ** 2, 0.0)
+            w = np.sqrt(w)
+        trend[:, j] = design @ coef
+    return trend
 
 
 def _check_doors(pic: Expected, doors: tuple[str, ...]) -> None:

@@ -210,19 +210,22 @@ def learn_bottom_row(profile, image: np.ndarray, corners=None):
 def learn_empty(profile, empty: np.ndarray, corners=None, name: str = "the empty-board picture"):
     """The empty class (each empty look, for Stay Alive) from a picture of the empty board.
 
-    Checked first (`checks.not_empty_places`): a place that does not look like the board's other
-    empty places of its look holds something (a piece left on the board), and the picture is
-    refused before its look is learned as empty. Places under glare are neither judged nor learned
-    from (the reader does not trust them either)."""
-    from calibration.checks import PlacesRefused, not_empty_places, place_names
+    Checked first (`checks.empty_board_outliers`): a place that does not look like the board's
+    other empty places of its look, once the light's smooth change across the board is allowed
+    for, holds something (a piece left on the board), and the picture is refused before its look
+    is learned as empty. Places under glare, and places only brightened and paled as a lamp's
+    reflection does (or a white piece), are not learned from: the picture read back with what was
+    learned judges them (`checks.check_pictures`)."""
+    from calibration.checks import PlacesRefused, empty_board_outliers, place_names
 
     model = model_for(profile)
     feats, used = BoardReader(profile, corners=corners).place_features(empty)
     looks = [_empty_key(model, f).key for f in feats]
     usable = used >= MIN_USED
-    odd = not_empty_places(model, feats, looks, usable)
-    if odd:
-        cells = [divmod(i, profile.cols) for i in odd]
+    points = np.array([(c, r) for r in range(profile.rows) for c in range(profile.cols)], np.float64)
+    found = empty_board_outliers(model, feats, looks, usable, points)
+    if found.pieces:
+        cells = [divmod(i, profile.cols) for i in found.pieces]
         raise PlacesRefused(
             f"{name} is not an empty board: at {place_names(profile.game, cells)} it does not "
             "look like the board's other empty places; is a piece left there? Take every piece "
@@ -230,6 +233,9 @@ def learn_empty(profile, empty: np.ndarray, corners=None, name: str = "the empty
             cells,
             "does not look like the other empty places (a piece left there?)",
         )
+    # A place only brightened and paled, as a lamp's reflection does, is not learned from: were a
+    # white piece left there, reading the picture back finds it (`checks.check_pictures`).
+    usable[found.reflections] = False
     groups: dict[str, list[np.ndarray]] = {}
     for f, look, fits in zip(feats, looks, usable):
         if fits:
