@@ -23,7 +23,8 @@ class FakePicamera2:
         self.calls: list[dict] = []
         FakePicamera2.instances.append(self)
 
-    def create_video_configuration(self, main):
+    def create_video_configuration(self, main, **options):
+        self.options = options
         return {"main": main}
 
     def configure(self, cfg) -> None:
@@ -59,7 +60,7 @@ class FakePicamera2:
 class FakeCapture:
     """cv2.VideoCapture with set/get; the driver's automatic exposure chose 157, gain 32, 4600 K."""
 
-    def __init__(self, device) -> None:
+    def __init__(self, device, api=None) -> None:
         self.props = {
             cv2.CAP_PROP_EXPOSURE: 157.0,
             cv2.CAP_PROP_GAIN: 32.0,

@@ -10,10 +10,19 @@ camera's automatic exposure and white balance are switched off. The values come 
 profile's `camera:` key when calibration stored them (so play sees the colours calibration saw);
 otherwise the camera's own automatic choice is taken after `SETTLE_FRAMES` frames and held for
 the rest of the session. `lock: false` leaves (and sets) them automatic.
+
+The newest frame, never a queue of old ones: a reader that falls behind (a slow judgement on a Pi)
+must not be handed frames the camera took while it was busy, each 33 ms older at 30 fps. A USB
+camera gets one driver buffer (`CAP_PROP_BUFFERSIZE` 1 on OpenCV's V4L2 back end, asked for by name
+on Linux: other back ends ignore it; OpenCV's default is 4), so a frame is at most one frame period
+older than the read that follows a slow one. picamera2 keeps only its latest completed request when
+a configuration has `queue=True` and more than one buffer, and hands that one over; `PI_BUFFERS`
+buffers let the sensor fill one while the reader holds another.
 """
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -32,6 +41,9 @@ IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
 SETTLE_FRAMES = 30
 #: V4L2's exposure modes as OpenCV's V4L2 backend passes them (V4L2_EXPOSURE_MANUAL, _APERTURE_PRIORITY).
 V4L2_MANUAL_EXPOSURE, V4L2_AUTO_EXPOSURE = 1, 3
+#: picamera2 buffers for the camera module: the newest completed one is held for the reader, one is
+#: being filled, the others spare (picamera2's preview default; its video default of 6 is for encoders).
+PI_BUFFERS = 4
 
 
 class FrameSource(Protocol):
@@ -127,7 +139,7 @@ class UsbCamera:
     ) -> None:
         self.device, self.width, self.height, self.fps = device, width, height, fps
         self.lock, self.locked = lock, dict(locked) if locked else None
-        self._capture = capture or cv2.VideoCapture
+        self._capture = capture or open_v4l2
         self.cap: Any = None
         self._next_try = 0.0
         self._frames = 0
@@ -204,6 +216,13 @@ class UsbCamera:
             self.cap = None
 
 
+def open_v4l2(device: int | str) -> Any:
+    """OpenCV's capture of a USB camera, on the V4L2 back end on Linux (the one that honours
+    `CAP_PROP_BUFFERSIZE`; a path such as /dev/v4l/by-id/... would otherwise be tried as a file)."""
+    api = cv2.CAP_V4L2 if sys.platform.startswith("linux") else cv2.CAP_ANY
+    return cv2.VideoCapture(device, api)
+
+
 class PiCamera:
     """The Pi camera module through picamera2 (from the OS packages, imported only here).
 
@@ -211,7 +230,13 @@ class PiCamera:
     red and blue); `picamera_class` replaces picamera2's `Picamera2` (a fake in tests)."""
 
     def __init__(
-        self, width: int, height: int, lock: bool = True, locked: dict | None = None, picamera_class: Any = None
+        self,
+        width: int,
+        height: int,
+        lock: bool = True,
+        locked: dict | None = None,
+        picamera_class: Any = None,
+        fps: int = 30,
     ) -> None:
         if picamera_class is None:
             try:
@@ -223,6 +248,7 @@ class PiCamera:
                 ) from None
             picamera_class = Picamera2
         self.size = (width, height)
+        self.fps = fps
         self._cls = picamera_class
         self.lock, self.locked = lock, dict(locked) if locked else None
         self.cam = None
@@ -232,7 +258,13 @@ class PiCamera:
     def _start(self) -> None:
         try:
             cam = self._cls()
-            cfg = cam.create_video_configuration(main={"size": self.size, "format": "RGB888"})
+            period = round(1_000_000 / self.fps)  # microseconds: the frame rate config.yaml asks for
+            cfg = cam.create_video_configuration(
+                main={"size": self.size, "format": "RGB888"},
+                buffer_count=PI_BUFFERS,
+                queue=True,  # hand over the newest completed frame at once (picamera2 keeps no older one)
+                controls={"FrameDurationLimits": (period, period)},
+            )
             cam.configure(cfg)
             cam.start()
             if self.lock and self.locked:
@@ -351,7 +383,7 @@ def open_frame_source(camera_config: dict, locked: dict | None = None) -> FrameS
     if src == "usb":
         return UsbCamera(c["device"], c["width"], c["height"], c["fps"], c["lock"], locked.get("usb"))
     if src == "picamera":
-        return PiCamera(c["width"], c["height"], c["lock"], locked.get("picamera"))
+        return PiCamera(c["width"], c["height"], c["lock"], locked.get("picamera"), fps=c["fps"])
     if src == "video":
         return VideoFile(c["path"], c["loop"])
     return ImageFolder(c["path"], c["loop"])
