@@ -9,10 +9,11 @@ median is printed, since marker detection time depends on what else in the pictu
 marker. Targets on a 2-core x86 box: 15 ms for a full
 localisation and read, 2 ms for a gated still frame.
 
-    python bench/vision_bench.py [--repeats N] [--seeds N] [--games blockers,...]
+    python bench/vision_bench.py [--repeats N] [--seeds N] [--games blockers,...] [--cpu]
 
 The last column is the processor time of a localisation and read (`time.process_time`, median),
 which other programs running on the machine change far less than the wall-clock figures.
+`--cpu` measures every column in processor time (the figures docs/pi.md scales to a Pi).
 """
 
 from __future__ import annotations
@@ -56,7 +57,9 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=50)
     ap.add_argument("--seeds", type=int, default=3, help="boards per game and preset")
     ap.add_argument("--games", default=",".join(GAMES))
+    ap.add_argument("--cpu", action="store_true", help="every column in processor time, not wall-clock time")
     args = ap.parse_args()
+    clock = time.process_time if args.cpu else time.perf_counter
     cv2.setNumThreads(1)
     print(
         f"{'game':11} {'preset':6} {'localise+read':>13} {'steady read':>11} {'one change':>10} "
@@ -76,20 +79,20 @@ def main() -> int:
                     reader.invalidate()
                     reader.read(f)
 
-                steady = max(steady, ms(lambda reader=reader, f=frames[1]: reader.read(f), args.repeats))
+                steady = max(steady, ms(lambda reader=reader, f=frames[1]: reader.read(f), args.repeats, clock))
                 moved = render_snapshot(one_change(snap), p, seed=seed, preset=preset, scene=Scene(frame=2))
                 turn = iter(range(10**9))
 
                 def alternate(reader=reader, pair=(frames[1], moved), turn=turn):
                     reader.read(pair[next(turn) % 2])
 
-                change = max(change, ms(alternate, args.repeats))
-                full_ms = max(full_ms, ms(full, args.repeats))
+                change = max(change, ms(alternate, args.repeats, clock))
+                full_ms = max(full_ms, ms(full, args.repeats, clock))
                 cpu = max(cpu, ms(full, args.repeats, time.process_time))
                 gate = MotionGate()
                 for f in frames * 3:
                     gate.update(f)
-                idle = max(idle, ms(lambda gate=gate, f=frames[1]: gate.update(f), args.repeats))
+                idle = max(idle, ms(lambda gate=gate, f=frames[1]: gate.update(f), args.repeats, clock))
             print(
                 f"{game:11} {preset:6} {full_ms:13.2f} {steady:11.2f} {change:10.2f} {idle:9.2f} {cpu:7.2f}", flush=True
             )
