@@ -149,4 +149,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:  # the reader of the output went away (| head): end quietly, as referee does
+        sys.stderr.close()
+        sys.exit(141)
