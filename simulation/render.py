@@ -27,6 +27,7 @@ from controller.snapshot import EMPTY, Snapshot, parse_snapshot
 from controller.vision import looks
 from controller.vision.geometry import DICTIONARIES, LatticeGeometry
 from controller.vision.glyphs import GLYPHS
+from simulation import letters
 
 TEX = 48  # texture pixels per pitch
 
@@ -315,15 +316,9 @@ def _symbol(img: np.ndarray, glyph: str, g: float) -> None:
 
 
 def _text(img: np.ndarray, text: str, g: float) -> None:
-    """A digit or capital letter in a printed sans typeface, cap height 2g, centred."""
-    t = max(1, int(round(STROKE * g)))
-    font = cv2.FONT_HERSHEY_DUPLEX
-    (_, th), _ = cv2.getTextSize(text, font, 1.0, t)
-    scale = 2 * g / th
-    (tw, th), _ = cv2.getTextSize(text, font, scale, t)
-    c = img.shape[0] / 2
-    org = (int(round(c - tw / 2)), int(round(c + th / 2)))
-    cv2.putText(img, text, org, font, scale, 255, t, cv2.LINE_AA)
+    """A digit or capital letter in a printed sans typeface, cap height 2g, centred: its stored
+    outline filled (`simulation/letters.py`), the same with every OpenCV release."""
+    letters.draw(img, text, g)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -54,3 +54,20 @@ def test_cached_arrays_cannot_be_written():
     mask = render.glyph_mask("A", 48.0)
     with pytest.raises(ValueError):
         mask[0, 0] = 1.0
+
+
+def test_letters_are_drawn_from_their_outlines_not_opencvs_typeface(monkeypatch):
+    """OpenCV 4.x and 5.x draw FONT_HERSHEY_DUPLEX differently; the Pi runs 4.11 (docs/pi.md). The
+    renderer's letters come from simulation/letters.npz, so a Blockers! tile looks the same on both."""
+    from simulation import letters
+
+    def no_typeface(*args, **kwargs):
+        raise AssertionError("the renderer asked OpenCV's typeface for a letter")
+
+    render.glyph_mask.cache_clear()
+    monkeypatch.setattr(render.cv2, "putText", no_typeface)
+    monkeypatch.setattr(render.cv2, "getTextSize", no_typeface)
+    for letter in letters.LETTERS:
+        mask = render.glyph_mask(letter, 48.0)
+        assert 0.05 < float(mask.mean()) < 0.4  # ink where a printed letter has it
+    render.glyph_mask.cache_clear()
