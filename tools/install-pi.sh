@@ -5,7 +5,7 @@
 #
 # Each step is done only when needed, so running it again changes nothing (after `git pull` it
 # installs the new code and restarts the service):
-#   1. the OS packages: python3-venv, python3-numpy, python3-picamera2, python3-lgpio
+#   1. the OS packages: python3-venv, python3-numpy, openssl, python3-picamera2, python3-lgpio
 #   2. the `referee` user (groups gpio, video, dialout) and yours in the `referee` group
 #   3. /opt/referee/.venv: the OS's Python 3.11 seeing the OS packages (picamera2, numpy), with
 #      this checkout and the Pi's pinned packages (pi/constraints.txt: never a numpy of its own)
@@ -132,7 +132,7 @@ say "Installing the referee from $SRC${ROOT:+ below $ROOT (--root: the system it
 
 # --- 1. OS packages -------------------------------------------------------------------------------
 step "1. OS packages"
-wanted=(python3-venv python3-numpy)
+wanted=(python3-venv python3-numpy openssl)
 for optional in python3-picamera2 python3-lgpio; do
     # the camera and GPIO packages come from Raspberry Pi OS's own archive; elsewhere they may not exist
     if [ "$IS_PI" -eq 1 ] || apt-cache show "$optional" >/dev/null 2>&1; then
@@ -262,6 +262,7 @@ install_file "$SRC/docs/pi.md" "$PREFIX/pi.md" 0644 || true
 step "4. The configuration $CONFIG"
 make_dir "$ETC" 0755 root:referee
 make_dir "$ETC/profiles" 0775 referee:referee
+make_dir "$ETC/web" 0750 referee:referee   # web.https: the certificate the referee makes, and its key
 make_dir "$STATE" 0750 referee:referee
 if [ -f "$ROOT$CONFIG" ]; then
     say "  unchanged: $CONFIG (yours: never overwritten; pi/config.yaml is the template)"
