@@ -16,10 +16,10 @@ import yaml
 from mqtt_helpers import free_port
 
 from controller.errors import RefereeError
-from controller.service.exclusive import lock_camera, lock_device, lock_journal
+from controller.exclusive import lock_camera, lock_device, lock_journal
 
 ROOT = Path(__file__).resolve().parent.parent
-HOLD = "import sys; from pathlib import Path; from controller.service.exclusive import {fn}; held = {fn}({arg}); "
+HOLD = "import sys; from pathlib import Path; from controller.exclusive import {fn}; held = {fn}({arg}); "
 HOLD += "print('held', flush=True); sys.stdin.read()"
 
 
@@ -104,7 +104,51 @@ def test_a_camera_in_use_is_named_with_its_process(tmp_path):
     assert held is not None
     held.release()
     assert lock_camera({"source": "renderer"}) is None and lock_camera({"source": "video", "path": "x"}) is None
-    first = lock_camera({"source": "picamera"}, folder=tmp_path)
+    first = lock_camera({"source": "picamera"}, folder=tmp_path, media=[])  # no media nodes: a lock file
     with pytest.raises(RefereeError, match=rf"the Pi camera 0 is already in use by process {os.getpid()}"):
-        lock_camera({"source": "picamera"}, folder=tmp_path)
+        lock_camera({"source": "picamera"}, folder=tmp_path, media=[])
     first.release()
+    nodes = [tmp_path / "media0", tmp_path / "media1"]  # stand-ins for /dev/media0, /dev/media1
+    for node in nodes:
+        node.write_bytes(b"")
+    holder = _holder("lock_device", f"Path({str(nodes[1])!r}), 'the Pi camera', 'stop it'")
+    try:
+        with pytest.raises(
+            RefereeError, match=rf"the Pi camera \({nodes[1]}\) is already in use by process {holder.pid}"
+        ):
+            lock_camera({"source": "picamera"}, media=nodes)
+        lock_device(nodes[0], "media0", "").release()  # the first node was let go again
+    finally:
+        holder.kill()
+        holder.wait(5)
+    lock_camera({"source": "picamera"}, media=nodes).release()
+
+
+def test_every_command_that_opens_a_camera_holds_its_lock(tmp_path, monkeypatch):
+    """`open_frame_source` (referee run, aim, setup, calibrate --camera) locks the camera until closed."""
+    from controller.vision import sources
+
+    node = tmp_path / "video3"
+    node.write_bytes(b"")
+    opened = []
+
+    class FakeCamera:
+        def __init__(self, *args):
+            opened.append(args)
+            self.exposure = 120
+
+        def read(self):
+            return None
+
+        def close(self):
+            opened.append("closed")
+
+    monkeypatch.setattr(sources, "UsbCamera", FakeCamera)
+    camera = sources.open_frame_source({"source": "usb", "device": str(node)})
+    assert camera.exposure == 120  # the camera itself behind its lock
+    with pytest.raises(RefereeError, match=rf"the camera {node} is already in use by process {os.getpid()}"):
+        sources.open_frame_source({"source": "usb", "device": str(node)})
+    assert len(opened) == 1  # the second never opened the camera
+    camera.close()
+    assert opened[-1] == "closed"
+    sources.open_frame_source({"source": "usb", "device": str(node)}).close()

@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from controller import words
+from controller.exclusive import lock_journal
 from controller.hardware.button import Button
 from controller.hardware.feedback import Feedback
 from controller.service.camera_watch import CameraWatch
 from controller.service.config import ServiceConfig
 from controller.service.control import ControlServer
 from controller.service.devices import Devices, RealDevices
-from controller.service.exclusive import lock_camera, lock_journal
 from controller.service.loop import CameraSensor, RefereeLoop, Settings, run_realtime
 from controller.service.notify import Notifier
 from controller.service.session import open_journal
@@ -53,7 +53,8 @@ class Service:
         self.log = log or logging.getLogger("referee")
         self.closers: list[Callable[[], None]] = []
         try:
-            # one referee per journal and camera: before the journal is even opened (or moved aside)
+            # one referee per journal, before the journal is even opened (or moved aside); the camera
+            # holds its own lock (controller/exclusive.py, opened by vision.sources)
             self.closers.append(lock_journal(config.journal).release)
             opened = open_journal(config.journal, config.game_keys, config.setup)
             self.journal = opened.journal
@@ -65,9 +66,6 @@ class Service:
             self.switches = devices.open_switches(config)
             if self.switches is not None:
                 self.closers.append(self.switches.close)
-            camera_lock = lock_camera(config.camera) if isinstance(devices, RealDevices) else None
-            if camera_lock is not None:
-                self.closers.append(camera_lock.release)
             source = devices.open_camera(config, session)
             self.closers.append(source.close)
             #: The simulated world, when the devices are simulated (None on real hardware).

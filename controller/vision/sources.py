@@ -374,6 +374,21 @@ def open_frame_source(camera_config: dict, locked: dict | None = None) -> FrameS
     c = validate_camera(camera_config)
     locked = locked or {}
     src = c["source"]
+    if src in ("usb", "picamera"):  # one program per camera, and a sentence naming the other one
+        from controller.exclusive import HeldSource, lock_camera
+
+        held = lock_camera(c)
+        if held is not None:
+            try:
+                return HeldSource(_open(c, locked), held)
+            except BaseException:
+                held.release()
+                raise
+    return _open(c, locked)
+
+
+def _open(c: dict, locked: dict) -> FrameSource:
+    src = c["source"]
     if src == "renderer":
         raise ConfigError(
             "camera.source",

@@ -4,7 +4,8 @@ Why: two referees on one journal (the service, and a `referee run` started by ha
 config; their control sockets may differ) both judge and both write, and the verdicts of one are
 lost in the other's game. So a referee holds an exclusive `flock` on `<journal>.lock` beside the
 journal from before it opens the journal (a second one must not even move a "damaged" file aside)
-until it stops, and on its real camera.
+until it stops; and whatever opens a real camera (`referee run`, `aim`, `setup`, `calibrate
+--camera`) holds that camera's lock until it closes it (`vision.sources.open_frame_source`).
 The lock files hold who took them (process id, command line, since when), so a refusal names the
 other process; the kernel lets go of the lock when that process ends, even by kill -9 or a power
 cut, so a stale file never stops anyone. A USB camera is locked by its device node itself, which
@@ -131,11 +132,11 @@ def lock_journal(journal: Path) -> Held:
 
 
 def processes_using(path: Path) -> list[int]:
-    """The processes (other than this one) that have `path` open, as far as /proc lets us see."""
+    """The processes that have `path` open, as far as /proc lets us see."""
     found = []
     target = str(Path(path).resolve())
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+        if not entry.name.isdigit():
             continue
         try:
             if any(os.readlink(fd) == target for fd in (entry / "fd").iterdir()):
@@ -155,7 +156,7 @@ def lock_device(device: Path, what: str, advice: str) -> Held:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        os.close(fd)
+        os.close(fd)  # first: this very process's own earlier hold is then the only one it finds
         pids = processes_using(device)
         who = ", ".join(f"process {pid} ({_command_of(pid) or 'unknown'})" for pid in pids) or "another process"
         raise RefereeError(f"{what} is already in use by {who}; {advice}") from None
@@ -165,12 +166,25 @@ def lock_device(device: Path, what: str, advice: str) -> Held:
     return Held(device, fd)
 
 
-def lock_camera(camera: dict[str, Any], folder: Path | None = None) -> Held | None:
-    """The camera's lock: a USB camera's device node itself; the Pi camera (whose nodes libcamera
-    chooses, and which libcamera itself gives to one program at a time) by a lock file in
-    /run/lock (or `folder`); None for a simulated camera, a video file or pictures."""
+class HeldAll:
+    """Several locks taken together (every media node of the Pi camera), let go together."""
+
+    def __init__(self, held: list[Held]) -> None:
+        self.held = held
+
+    def release(self) -> None:
+        for one in self.held:
+            one.release()
+
+
+def lock_camera(
+    camera: dict[str, Any], folder: Path | None = None, media: list[Path] | None = None
+) -> Held | HeldAll | None:
+    """The camera's lock: a USB camera's device node itself; the Pi camera's media nodes
+    (/dev/media*: libcamera picks among them, so all of them; `media` in tests), or a lock file in
+    /run/lock (or `folder`) where there are none; None for a simulated camera, a video file or pictures."""
     source = camera.get("source")
-    advice = "one referee per camera: stop that one first, or set camera.device to another camera"
+    advice = "one program per camera: stop that one first, or set camera.device to another camera"
     if source == "usb":
         device = camera.get("device", 0)
         node = Path(device) if isinstance(device, str) else Path(f"/dev/video{device}")
@@ -178,8 +192,38 @@ def lock_camera(camera: dict[str, Any], folder: Path | None = None) -> Held | No
             return None  # the camera's own opening says it is missing, in its words
         return lock_device(node, f"the camera {node}", advice)
     if source == "picamera":
+        nodes = sorted(Path("/dev").glob("media*")) if media is None else media
+        if nodes:
+            taken: list[Held] = []
+            try:
+                for node in nodes:
+                    taken.append(lock_device(node, f"the Pi camera ({node})", advice))
+            except RefereeError:
+                HeldAll(taken).release()
+                raise
+            return HeldAll(taken)
         index = camera.get("device", 0) if isinstance(camera.get("device"), int) else 0
         where = folder or (DEVICE_LOCKS if DEVICE_LOCKS.is_dir() and os.access(DEVICE_LOCKS, os.W_OK) else None)
         where = where or Path(tempfile.gettempdir())
         return hold(where / f"referee-picamera{index}.lock", f"the Pi camera {index}", advice)
     return None
+
+
+class HeldSource:
+    """A camera (`controller.vision.sources`) with its lock, let go when the camera is closed."""
+
+    def __init__(self, source: Any, held: Held | HeldAll) -> None:
+        self._source = source
+        self._held = held
+
+    def read(self) -> Any:
+        return self._source.read()
+
+    def close(self) -> None:
+        try:
+            self._source.close()
+        finally:
+            self._held.release()
+
+    def __getattr__(self, name: str) -> Any:  # the camera's own settings and state
+        return getattr(self._source, name)
