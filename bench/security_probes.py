@@ -556,6 +556,7 @@ def probe_idle(folder: Path, sockets: int = 300, limit: int = 256, hold: float =
         status = subprocess.run(
             [sys.executable, "-m", "controller.cli", "status", "--socket", str(ref_folder / "control.sock")],
             env=env(),
+            cwd=ref_folder,
             capture_output=True,
             timeout=30,
         )
@@ -821,7 +822,11 @@ def probe_malformed(folder: Path, entries: int = 34000) -> dict[str, Any]:
         path = folder / "record.yaml"
         path.write_text(yaml.safe_dump(data))
         out = subprocess.run(
-            [sys.executable, "-m", "controller.cli", "replay", str(path)], env=env(), capture_output=True, timeout=60
+            [sys.executable, "-m", "controller.cli", "replay", str(path)],
+            env=env(),
+            cwd=folder,  # `python -m` puts the working folder first: not this checkout's
+            capture_output=True,
+            timeout=60,
         )
         tracebacks += b"Traceback" in out.stderr
     return {
