@@ -92,6 +92,24 @@ def test_a_result_counts_only_once_its_whole_chain_is_held(tmp_path):
     assert store.counts["refused"] == 0  # the retained result agreed with what the chain carries
 
 
+def test_two_chains_for_one_game_make_it_disputed_until_counted_never_after(tmp_path, caplog):
+    store = ClubStore(tmp_path / "c.sqlite")
+    chain = _game("t1", 1, ["Ann", "Bob"], [0], seq=3)
+    other = _verdict("t1", 1, 1, index=1, verdict="illegal", seat=1)
+    store.apply([chain[0], chain[1], other, chain[2], chain[3]])  # entry 1 twice, differently, before counting
+    assert store.standings() == [] and store.counts["conflicts"] == 1
+    assert "a second, different verdict for entry 1 of game 1: that game does not count" in caplog.text
+    store.close()
+    again = ClubStore(tmp_path / "c.sqlite")  # the dispute is kept across restarts
+    again.apply(_game("t1", 1, ["Ann", "Bob"], [0], seq=3))
+    assert again.standings() == []
+    counted = _game("t1", 2, ["Ann", "Bob"], [1], seq=3)
+    again.apply(counted)
+    again.apply([_verdict("t1", 2, 2, index=2, verdict="unchanged")])
+    assert [(s["name"], s["wins"]) for s in again.standings()] == [("Bob", 1), ("Ann", 0)]  # counted: it stays
+    assert "entry 2 of game 2, which has counted" in caplog.text
+
+
 def test_results_that_no_chain_backs_or_that_name_others_are_refused(tmp_path, caplog):
     store = ClubStore(tmp_path / "c.sqlite", roster={"t1": {"Ann", "Bob"}})
     store.apply(_game("t1", 1, ["Ann", "Bob"], [0], seq=3))

@@ -17,7 +17,9 @@ that game up to the entry that ended it, the result travels with that entry's ve
 the players the game's first verdict named (as many as it has seats; with a roster, only names the
 roster gives that table); a later result of a game (a Colorpop reveal) must come with a later entry
 of its chain. A verdict never replaces another: a different one for an entry the club holds is a
-dispute, and that game no longer counts. Whatever is refused is logged with the table's name.
+dispute: a game not counted yet never counts then (which of two chains is the table's?), one
+that counted stays (its whole chain was held first). Whatever is refused is logged with the
+table's name.
 """
 
 from __future__ import annotations
@@ -394,7 +396,8 @@ class ClubStore:
 
     def _same_or_disputed(self, key: tuple[str, int], seq: int, body: dict[str, Any], now: float) -> None:
         """A verdict for an entry the club holds: the same one again (counted, dropped), or another
-        one, which nothing may replace: the game is disputed and its result no longer counts."""
+        one, which nothing may replace: a game not counted yet is disputed and never counts; one that
+        counted stays as it is."""
         row = self.db.execute(
             "SELECT body FROM verdicts WHERE table_name = ? AND game_id = ? AND seq = ?", (key[0], key[1], seq)
         ).fetchone()
@@ -403,8 +406,11 @@ class ClubStore:
             self.counts["duplicates"] += 1
             return
         self.counts["conflicts"] += 1
+        if key in self.results:  # counted from a chain the club held whole: a later contradiction changes nothing
+            self._refuse(key[0], "a second, different verdict for entry %d of game %d, which has counted", seq, key[1])
+            return
         self._refuse(
-            key[0], "a second, different verdict for entry %d of game %d: that game no longer counts", seq, key[1]
+            key[0], "a second, different verdict for entry %d of game %d: that game does not count", seq, key[1]
         )
         if key not in self._disputed:
             self._disputed.add(key)
@@ -412,9 +418,6 @@ class ClubStore:
                 "INSERT OR IGNORE INTO disputes (table_name, game_id, seq, why, at) VALUES (?, ?, ?, ?, ?)",
                 (key[0], key[1], seq, "a second, different verdict", now),
             )
-            if self.results.pop(key, None) is not None:
-                self.db.execute("DELETE FROM results WHERE table_name = ? AND game_id = ?", key)
-                self._standings = None
 
     def _count_result(self, key: tuple[str, int], now: float, changes: Changes, standings_sent: list) -> None:
         """Count the game's latest result whose every verdict up to its entry the club holds."""
