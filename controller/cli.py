@@ -30,6 +30,7 @@ COMMAND_MODULES = [
     "controller.commands.render",
     "controller.commands.calibrate",
     "controller.commands.aim",
+    "controller.commands.markers",
     "controller.commands.lattice",
     "controller.commands.holes",
     "controller.commands.setup",

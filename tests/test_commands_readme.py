@@ -24,7 +24,7 @@ from controller.service.control import ControlServer
 from simulation.world import StubRig
 
 ROOT = Path(__file__).resolve().parent.parent
-OFFLINE = {"render", "read", "aim", "calibrate", "replay", "holes", "lattice", "export"}
+OFFLINE = {"render", "read", "aim", "calibrate", "replay", "holes", "lattice", "export", "markers"}
 SERVICE = {"status", "new-game", "reveal", "end"}
 
 
@@ -100,6 +100,7 @@ def test_every_readme_command_runs_as_written(tmp_path, monkeypatch, capsys):
     assert set(ran) == OFFLINE | SERVICE
     # What the README promises each command gives.
     assert (tmp_path / "board.png").exists() and (tmp_path / "my-board.yaml").exists()
+    assert (tmp_path / "markers.pdf").read_bytes().startswith(b"%PDF")
     assert "glyphs" in (tmp_path / "my-blockers.yaml").read_text()
     assert "holes:" in (tmp_path / "my-stay-alive.yaml").read_text()
     assert (tmp_path / "game.yaml").read_text().startswith("game: colorpop")
