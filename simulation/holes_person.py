@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import threading
+from typing import Any
 
 import numpy as np
 
@@ -105,3 +106,27 @@ def copy_profile(default_profile) -> tuple[object, HolePattern]:
     """A Stay Alive profile whose holes are the default's turned half round, and that pattern."""
     pattern = rotated(HolePattern.from_mapping(default_profile.get("holes")))
     return default_profile.with_overrides({"holes": pattern.to_mapping()}, source="the simulated copy"), pattern
+
+
+class _TableCamera:
+    """A `HolesTable` as a frame source (`read`, `close`) for `referee setup holes`."""
+
+    def __init__(self, table: HolesTable) -> None:
+        self.table = table
+
+    def read(self) -> np.ndarray:
+        return self.table.latest_frame
+
+    def close(self) -> None:
+        pass
+
+
+def simulated_holes(config: Any, profile: Any) -> tuple[_TableCamera, HolesPerson]:
+    """The simulated copy of `config` (the camera's size, seed and preset; the holes of `profile`, the
+    default copy's unless the config names another) and the person who sets its slides: what `referee
+    setup holes` uses with the renderer camera."""
+    from controller.vision.sources import validate_camera
+
+    camera = validate_camera(config.camera)
+    table = HolesTable(profile, seed=camera["seed"], preset=camera["preset"], size=(camera["width"], camera["height"]))
+    return _TableCamera(table), HolesPerson(table)

@@ -52,7 +52,13 @@ def _from_camera(path: str):
 
     config = read_config(path)
     profile = config.setup.profile
-    source = open_frame_source(config.camera, getattr(profile, "camera", None))
+    if config.camera.get("source") == "renderer":
+        # the shipped config's simulated camera: a picture of the simulated table, as `run` would see it
+        from simulation.setup_person import simulated_setup
+
+        source, _ = simulated_setup(config)
+    else:
+        source = open_frame_source(config.camera, getattr(profile, "camera", None))
     frame = None
     try:
         for _ in range(WARM_UP_FRAMES):

@@ -113,6 +113,10 @@ def run(args: argparse.Namespace) -> int:
     if not (args.image or args.setup or args.empty or args.bottom_row or args.pieces or args.glyphs or args.camera):
         raise RefereeError("nothing to learn from: give --image/--snapshot, --setup, --empty and --pieces, or --camera")
     spec = registry.get(args.game)
+    camera = _camera_section(args.camera) if args.camera else None
+    if camera is not None and camera["lock"] and camera["source"] not in ("picamera", "usb"):
+        # said before any learning, not after the whole report
+        raise RefereeError(_no_lock(args.camera, camera["source"]))
     rows, cols = profile.rows, profile.cols
     pictures: list[checks.Expected] = []
     _check_full_setup_pictures(args, spec, profile)
@@ -164,8 +168,8 @@ def run(args: argparse.Namespace) -> int:
     if pictures:
         quality = checks.check_pictures(profile, pictures, corners, checks.learned_keys(before, profile))
         print(quality.text())
-    if args.camera:
-        profile = _store_camera(profile, _camera_section(args.camera))
+    if camera is not None:
+        profile = _store_camera(profile, camera)
     save_profile(profile, args.out)
     print(f"wrote {args.out}")
     return 0
@@ -192,6 +196,14 @@ def _check_full_setup_pictures(args: argparse.Namespace, spec: registry.GameSpec
         )
 
 
+def _no_lock(config: str, source: str) -> str:
+    kind = "the simulated camera (source: renderer)" if source == "renderer" else f"a {source} (source: {source})"
+    return (
+        f"--camera {config}: its camera is {kind}, which has no exposure or white balance to lock (only a Pi "
+        "camera or a USB camera has); leave out --camera, or give the config of the camera you will play with"
+    )
+
+
 def _store_camera(profile, camera: dict):
     from calibration.camera import learn_camera_settings
     from controller.vision.sources import open_frame_source
@@ -200,10 +212,7 @@ def _store_camera(profile, camera: dict):
         print("camera.lock is false: exposure and white balance stay automatic; nothing stored")
         return profile
     if camera["source"] not in ("picamera", "usb"):
-        raise RefereeError(
-            f"the {camera['source']} camera source has no exposure or white balance to lock "
-            "(only picamera and usb cameras have)"
-        )
+        raise RefereeError(_no_lock("the config", camera["source"]))
     source = open_frame_source(camera)
     try:
         profile = learn_camera_settings(profile, source)

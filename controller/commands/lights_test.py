@@ -113,6 +113,15 @@ def check_button(config: GpioConfig, simulate: bool, say: Callable[[str], None])
 
 def run(args: argparse.Namespace) -> int:
     config = load_gpio_config(args.config, args.simulate)
+    if config.backend == "mock" and not args.simulate:
+        # the shipped config: nothing lights up and nobody can press a simulated button
+        print(
+            f"The pins of {args.config} are simulated (gpio: backend: mock): nothing lights up here, so each "
+            "step is printed and the button's press and hold are simulated. On the Raspberry Pi set "
+            "gpio: backend: real with your pins and run this again.",
+            flush=True,
+        )
+        args.simulate = True
 
     def say(text: str) -> None:
         print(text, flush=True)

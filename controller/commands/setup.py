@@ -64,11 +64,18 @@ def _picture_file(folder: Path, p: str, q: str) -> Path:
 
 
 def _camera_pictures(config: Any, profile: Any):
-    """A function (step 1 to 9) -> picture that asks the person, then reads the camera."""
+    """A function (step 1 to 9) -> picture that asks the person, then reads the camera. With the
+    simulated camera (`source: renderer`) a simulated person sets the simulated copy's slides."""
     from calibration.holes_guide import instruction
     from controller.vision.sources import open_frame_source
 
-    source = open_frame_source(config.camera, getattr(profile, "camera", None))
+    person = None
+    if config.camera.get("source") == "renderer":
+        from simulation.holes_person import simulated_holes
+
+        source, person = simulated_holes(config, profile)
+    else:
+        source = open_frame_source(config.camera, getattr(profile, "camera", None))
 
     def take(step: int):
         text = instruction(step)
@@ -77,6 +84,8 @@ def _camera_pictures(config: Any, profile: Any):
             input()
         except EOFError:
             raise RefereeError("stopped: no answer on the standard input") from None
+        if person is not None:
+            person.follow(text)
         frame = None
         for _ in range(WARM_UP_FRAMES):
             newer = source.read()
@@ -105,7 +114,11 @@ def run(args: argparse.Namespace) -> int:
     config = read_config(args.config) if args.config else None
     game = registry.get(holes_game())
     if config is not None and config.setup.game != game.name and not args.profile:
-        raise RefereeError(f"{args.config} is a {config.setup.game} config; the holes are {game.title}'s")
+        raise RefereeError(
+            f"{args.config} is a {config.setup.game} config; the holes are {game.title}'s. Give the config of "
+            f"the {game.title} referee (a copy of config.yaml with game: {game.name}, players and seats), or take "
+            "the nine pictures yourself and use --images DIR"
+        )
     profile = profile_for(game.name, args.profile) if args.profile or config is None else config.setup.profile
     close = None
     if args.images:
