@@ -123,7 +123,14 @@ def setup_from_mapping(data: dict, source: str = "record") -> GameSetup:
         raise ConfigError("players", f"expected a number of players, got {players!r}", source)
     first = data.get("first", 0)
     if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < players:
-        raise ConfigError("first", f"expected a seat from 0 to {players - 1}, got {first!r}", source)
+        said = (
+            f"; {first} would be player {first + 1}, but the players are 1 to {players}"
+            if isinstance(first, int)
+            else ""
+        )
+        raise ConfigError(
+            "first", f"expected a seat from 0 to {players - 1} (seat 0 is player 1), got {first!r}{said}", source
+        )
 
     seats = data.get("seats")
     seats_t: tuple | None = None

@@ -212,6 +212,18 @@ def club_broker_unreachable(host: str, port: int, why: str) -> str:
 BROKER_BACK = "the club's broker answers again; the verdicts that waited are sent"
 
 
+# --- pictures ---------------------------------------------------------------------------------
+def another_games_board(game: str, other: str) -> str:
+    """A picture given as one game's board that reads surely as another's."""
+    from controller.games import registry
+
+    title, other_title = registry.get(game).title, registry.get(other).title
+    return (
+        f"this is not a {title} board: it reads as a {other_title} board. Give --game {other} to read it, "
+        f"or a picture of the {title} board"
+    )
+
+
 # --- files --------------------------------------------------------------------------------------
 def journal_folder_missing(path: Any) -> str:
     """The journal's folder does not exist: most likely a typo in config.yaml's `journal:`."""

@@ -209,3 +209,24 @@ def test_the_tables_page_shows_the_players_names(phone, tmp_path):
         assert any(line.startswith("Ann: legal move") for line in history(phone))
     finally:
         server.close()
+
+
+def test_who_starts_is_counted_from_one_in_the_refusal(phone, tmp_path):
+    rig = StubRig({"game": "colorpop", "players": 3}, tmp_path / "j.sqlite", seed=3, troubles=False, max_moves=1)
+    rig.driver.run(rig.player.steps())
+    server, url = serve(rig)
+    try:
+        phone.get(url)
+        wait_for(lambda: "game 1" in text_of(phone, "title"))
+        phone.find_element("id", "pin").clear()
+        phone.find_element("id", "pin").send_keys(PIN)
+        for field, value in (("ng-players", "3"), ("ng-first", "7")):
+            box = phone.find_element("id", field)
+            box.clear()
+            box.send_keys(value)
+        click(phone, "new-game")
+        said = wait_for(lambda: "Refused" in text_of(phone, "control-answer") and text_of(phone, "control-answer"))
+        assert "who starts: there is no player 7: the players are numbered 1 to 3" in said
+        assert rig.loop.session.game_id == 1
+    finally:
+        server.close()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from controller import words
 from controller.commands.render import profile_for
 from controller.errors import RefereeError
 from controller.games import registry
@@ -37,6 +38,23 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return p
 
 
+def _other_game(image, game: str) -> str | None:
+    """The game whose default board reads `image` surely (not a place unsure), when `game`'s does not."""
+    from controller.profile import default_profile
+    from controller.vision.reader import BoardReader
+
+    for other in registry.names():
+        if other == game:
+            continue
+        try:
+            reading = BoardReader(default_profile(other)).read(image)
+        except Exception:  # a game (a test's) whose reader cannot take this picture: not it
+            continue
+        if reading.snapshot is not None and not reading.unsure:
+            return other
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     from controller.vision.geometry import check_corners, parse_corners
     from controller.vision.lattice import load_image
@@ -49,6 +67,10 @@ def run(args: argparse.Namespace) -> int:
         corners = parse_corners(args.corners)
         check_corners(corners, (image.shape[1], image.shape[0]))
     reading = BoardReader(profile, corners=corners).read(image)
+    if (reading.cells is None or reading.unsure) and corners is None and not args.profile:
+        other = _other_game(image, args.game)  # a picture of another game's board?
+        if other is not None:
+            raise RefereeError(f"{args.image}: {words.another_games_board(args.game, other)}")
     if reading.cells is None:
         raise RefereeError(f"{args.image}: {reading.problem}")
     spec = registry.get(args.game)

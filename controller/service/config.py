@@ -129,18 +129,24 @@ def _port(value: Any) -> int:
 def _pin(value: Any) -> str | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
+    if isinstance(value, int) and not isinstance(value, bool):
+        # `pin: 0123` reaches here as 83 (YAML reads a number with a leading 0 as octal), `pin: 0012` as 10:
+        # the digits written cannot be known, so a number is never taken as a PIN
+        raise sentence(
+            f'write the PIN in quotes, e.g. pin: "048061": unquoted it is read as the number {value}, and YAML '
+            "changes numbers that start with 0 (0123 becomes 83)"
+        )
+    if not isinstance(value, str):
         raise sentence(f"expected 6 to 12 digits in quotes (or null: a random PIN at each start), got {value!r}")
-    pin = str(value)
-    unquoted = "" if isinstance(value, str) else f" (written without quotes, YAML reads it as the number {value})"
+    pin = value
     if not (pin.isascii() and pin.isdigit() and len(pin) <= 12):
-        raise sentence(f"expected 6 to 12 digits (or null: a random PIN at each start), got {pin!r}{unquoted}")
+        raise sentence(f"expected 6 to 12 digits (or null: a random PIN at each start), got {pin!r}")
     from controller.guard import weak_pin  # the page's guard says which PINs are weak
 
     weak = weak_pin(pin)
     if weak is not None:
         raise sentence(
-            f"the PIN {pin} is too easy to guess: {weak}{unquoted}; choose 6 to 12 digits that are not one digit "
+            f"the PIN {pin} is too easy to guess: {weak}; choose 6 to 12 digits that are not one digit "
             "repeated, not in sequence and not a short pattern repeated, in quotes (or null: a random PIN at each "
             "start)"
         )

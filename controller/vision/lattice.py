@@ -146,6 +146,8 @@ def parse_labels(text: str, size: tuple[int, int], where: str = "labels") -> lis
 
 
 def load_image(path: str | Path) -> np.ndarray:
+    if Path(path).is_dir():
+        raise RefereeError(f"{path} is a folder, not a picture: give the picture file itself (a .png or .jpg)")
     if not Path(path).is_file():
         raise RefereeError(f"the image {path} does not exist")
     img = cv2.imread(str(path), cv2.IMREAD_COLOR)

@@ -385,6 +385,10 @@ class WebApp:
             )
         keys = new_game_keys(current.keys, body)
         keys["game"] = game
+        first, players = keys.get("first"), keys.get("players", current.setup.players)
+        numbers = isinstance(first, int) and not isinstance(first, bool) and isinstance(players, int) and players > 0
+        if numbers and not 0 <= first < players:  # the page counts from 1: say it so
+            raise BadRequest(400, f"who starts: {words.no_such_seat(first, players)}")
         try:
             setup = setup_from_mapping(keys, "new game")
             engine_for(setup)
