@@ -32,7 +32,7 @@ MISMATCH = 10_000
 class Correction:
     """One thing to do with the hands; `cells`, `slides` and `posts` are where it shows when done."""
 
-    kind: str  # "move", "put", "take", "slide" or "door"
+    kind: str  # "move", "put", "take", "slide", "door", or "refill" (a slide whose pieces fall)
     text: str
     cells: tuple[Cell, ...] = ()
     #: Stay Alive slides as ("orange" | "white", index from 0).
@@ -65,6 +65,10 @@ def plan(engine: Any, legal: Snapshot, seen: Snapshot) -> list[Correction]:
     Slides and doors first (a slide moved back may free a point), then pieces taken off, then
     moves, then pieces put back (a move's or a put's target may be where an extra piece lies).
     """
+    if registry.known(legal.game) and registry.get(legal.game).play.falls_to_bottom:
+        by_slide = _slides_refilled(engine, legal, seen)
+        if by_slide is not None:
+            return by_slide
     out: list[Correction] = []
     out += _slides(legal, seen)
     out += _doors(engine, legal, seen)
@@ -199,6 +203,133 @@ def _doors(engine: Any, legal: Snapshot, seen: Snapshot) -> list[Correction]:
                 Correction("door", f"turn the door on post {post} back so its wings point {' '.join(w)}", posts=(k,))
             )
     return out
+
+
+# --- a board whose pieces fall (Colorpop's slides) ----------------------------------------------------
+def _column(board: Snapshot, c: int) -> list[str]:
+    """Column `c`'s pieces from the bottom up."""
+    return [row[c] for row in reversed(board.cells) if row[c] != EMPTY]
+
+
+def _settled(board: Snapshot) -> bool:
+    """Every piece rests on the one below it (no gap under a piece in its column)."""
+    rows = len(board.cells)
+    for c in range(board.cols):
+        seen_gap = False
+        for r in range(rows - 1, -1, -1):
+            if board.cells[r][c] == EMPTY:
+                seen_gap = True
+            elif seen_gap:
+                return False
+    return True
+
+
+def _subsequence(short: list[str], long: list[str]) -> list[int] | None:
+    """Where `short`'s pieces are in `long`, in order (the indices of `long` they are), or None."""
+    at, out = 0, []
+    for piece in short:
+        while at < len(long) and long[at] != piece:
+            at += 1
+        if at == len(long):
+            return None
+        out.append(at)
+        at += 1
+    return out
+
+
+def _slides_refilled(engine: Any, legal: Snapshot, seen: Snapshot) -> list[Correction] | None:
+    """Corrections as a player makes them on a board whose pieces fall to the bottom of their slide
+    (Colorpop): per slide, which pieces go back where (the ones above slide back up), and an emptied
+    slide put back in its place and filled again; never one step per fallen piece. None when the
+    board seen is not the legal one less some pieces (pieces added or swapped, a piece floating):
+    the piece-by-piece plan says that."""
+    if "?" in {v for row in seen.cells for v in row} or not _settled(seen):
+        return None
+    legal_cols = [(c, _column(legal, c)) for c in range(legal.cols) if _column(legal, c)]
+    seen_cols = [(c, _column(seen, c)) for c in range(seen.cols) if _column(seen, c)]
+    # Align the slides seen with the legal ones, in order, each seen slide the legal one less some
+    # pieces, a legal slide with no partner emptied: the alignment removing the fewest pieces.
+    n, m = len(legal_cols), len(seen_cols)
+    inf = float("inf")
+    best = [[inf] * (m + 1) for _ in range(n + 1)]
+    best[0][0] = 0.0
+    for j in range(1, n + 1):
+        want = legal_cols[j - 1][1]
+        for k in range(0, m + 1):
+            cost = best[j - 1][k] + len(want)  # slide j emptied
+            if k and best[j - 1][k - 1] < inf and _subsequence(seen_cols[k - 1][1], want) is not None:
+                cost = min(cost, best[j - 1][k - 1] + len(want) - len(seen_cols[k - 1][1]))
+            best[j][k] = cost
+    if best[n][m] == inf:
+        return None
+    pairs: list[tuple[int, int | None]] = []
+    j, k = n, m
+    while j:
+        want = legal_cols[j - 1][1]
+        if (
+            k
+            and _subsequence(seen_cols[k - 1][1], want) is not None
+            and best[j][k] == best[j - 1][k - 1] + len(want) - len(seen_cols[k - 1][1])
+        ):
+            pairs.append((j - 1, k - 1))
+            k -= 1
+        else:
+            pairs.append((j - 1, None))
+        j -= 1
+    pairs.reverse()
+    rows = len(legal.cells)
+    noun = registry.get(legal.game).piece_noun
+    out: list[Correction] = []
+    for j, k in pairs:
+        c, want = legal_cols[j]
+        letter = _place(engine, (rows - 1, c)).rstrip("0123456789")
+        column_cells = tuple((rows - 1 - i, c) for i in range(len(want)))
+        if k is None:
+            places = f"{_place(engine, column_cells[0])} up to {_place(engine, column_cells[-1])}"
+            out.append(
+                Correction(
+                    "refill",
+                    f"put the emptied slide back in place {letter} and fill it again from the bottom: "
+                    f"{_pieces_list(engine, want, noun)} ({places})",
+                    cells=column_cells,
+                )
+            )
+            continue
+        kept = _subsequence(seen_cols[k][1], want) or []
+        missing = [i for i in range(len(want)) if i not in set(kept)]
+        if not missing:
+            continue
+        lowest = missing[0]
+        where = _places_list([_place(engine, column_cells[i]) for i in missing])
+        above = [i for i in range(lowest + 1, len(want)) if i not in set(missing)]
+        then = ""
+        if above:
+            ends = [_place(engine, column_cells[above[0]]), _place(engine, column_cells[above[-1]])]
+            up_to = (
+                ends[0] if len(above) == 1 else f"{ends[0]} and {ends[1]}" if len(above) == 2 else " up to ".join(ends)
+            )
+            then = f"; the {_count_words(len(above), noun)} above slide back up to {up_to}"
+        pieces = _pieces_list(engine, [want[i] for i in missing], noun)
+        out.append(
+            Correction("refill", f"slide {letter}: put the {pieces} back at {where}{then}", cells=column_cells[lowest:])
+        )
+    return out
+
+
+def _pieces_list(engine: Any, pieces: list[str], noun: str) -> str:
+    """`yellow token`, `3 yellow tokens`, `yellow, yellow and pink tokens` (bottom up)."""
+    names = [_piece_words(engine, p, noun).removesuffix(f" {noun}") for p in pieces]
+    if len(set(names)) == 1:
+        return f"{names[0]} {noun}" if len(names) == 1 else f"{len(names)} {names[0]} {noun}s"
+    return f"{_places_list(names)} {noun}s"
+
+
+def _places_list(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _count_words(n: int, noun: str) -> str:
+    return f"{noun}" if n == 1 else f"{n} {noun}s"
 
 
 # --- words ----------------------------------------------------------------------------------------

@@ -230,3 +230,26 @@ def test_who_starts_is_counted_from_one_in_the_refusal(phone, tmp_path):
         assert rig.loop.session.game_id == 1
     finally:
         server.close()
+
+
+def test_colorpop_corrections_are_listed_slide_by_slide_on_the_page(phone, tmp_path):
+    rig = StubRig({"game": "colorpop", "players": 2}, tmp_path / "j.sqlite", seed=3, troubles=False, max_moves=1)
+    rig.driver.run(rig.player.steps())
+    engine, state = rig.loop.session.referee.engine, rig.loop.session.referee.state
+    one, _ = engine.apply(state, engine.legal_moves(state)[0])
+    two, _ = engine.apply(one, engine.legal_moves(one)[-1])
+    rig.world.set_board(engine.expected(two))  # two groups taken in one turn
+    rig.driver.run_frames(30)
+    assert rig.loop.session.referee.in_illegal
+    server, url = serve(rig)
+    try:
+        phone.get(url)
+        steps = wait_for(
+            lambda: phone.execute_script(
+                "return [...document.querySelectorAll('#corrections li')].map(li => li.textContent)"
+            )
+        )
+        assert all(step.startswith(("slide ", "put the emptied slide")) for step in steps), steps
+        assert len(steps) <= 10
+    finally:
+        server.close()
