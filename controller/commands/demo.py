@@ -6,6 +6,10 @@ simulated microcontroller sends Stay Alive's slide switches over a pseudo-termin
 unplugged and plugged back), and the lights, buzzer and button are gpiozero mock pins. The
 referee is the same `Service` as `referee run`; it sees only frames, switch messages and button
 presses. Time is simulated (30 frames per second) so a game takes seconds, not minutes.
+
+`--web` serves the live page while the games are played at real speed instead (a game takes a minute
+or two), so the page can be watched as on a real table, the simulated player's mistakes included: an
+illegal board is left for `MISTAKE_SHOW` seconds, long enough to read the corrections the page lists.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import logging
 import random
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +29,7 @@ from controller.games import registry
 from controller.record import setup_from_mapping
 from controller.service.app import Service
 from controller.service.config import config_from_mapping
+from controller.web.server import random_pin
 from simulation.devices import SimulatedDevices
 from simulation.world import SimClock, SimDriver, SimPlayer, SimWorld, Step, all_agree, starting_board
 
@@ -31,6 +37,10 @@ from simulation.world import SimClock, SimDriver, SimPlayer, SimWorld, Step, all
 GAMES = tuple(g for g in registry.names() if registry.get(g).demo)
 #: A game that may go round in circles (Flipop) is ended by agreement after this many moves.
 AGREE_AFTER = 30
+#: With --web: seconds an illegal board stays before the simulated player puts it right, and the
+#: seconds the page shows a finished game before the next one starts.
+MISTAKE_SHOW = 12.0
+RESULT_SHOW = 10.0
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -46,7 +56,35 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--game", choices=GAMES, help="play only this game")
     parser.add_argument("--seed", type=int, default=1, help="seed of the simulated players (default 1)")
     parser.add_argument("--quiet-lights", action="store_true", help="do not print the light and sound lines")
+    parser.add_argument(
+        "--web",
+        action="store_true",
+        help="serve the live page and play at real speed, so the page can be watched (the mistakes included)",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="--web: where the page listens (0.0.0.0: the network)")
+    parser.add_argument("--port", type=int, default=8080, help="--web: the page's port (default 8080; 0: any free)")
+    parser.add_argument("--pin", help="--web: the PIN of the page's controls (default: a random one, printed)")
+    parser.add_argument(
+        "--speed", type=float, default=1.0, help="--web: how many times faster than real time (default 1)"
+    )
     return parser
+
+
+class WallClock(SimClock):
+    """Simulated time that keeps pace with the wall clock (`--web`): each frame waits for its moment."""
+
+    def __init__(self, speed: float = 1.0) -> None:
+        super().__init__()
+        self.speed = speed
+        self._wall0 = time.monotonic()
+        self._sim0 = self.now
+
+    def advance(self, seconds: float) -> None:
+        super().advance(seconds)
+        due = self._wall0 + (self.now - self._sim0) / self.speed
+        delay = due - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
 
 
 @dataclass
@@ -119,16 +157,22 @@ def play_game(
     size: tuple[int, int] = (640, 480),
     camera_delay: int | tuple[int, int] = 0,
     mid_move: float = 0.0,
+    web: dict[str, Any] | None = None,
+    speed: float = 1.0,
 ) -> DemoResult:
     """Play one whole demo game; returns the referee's verdicts and the ones the player intended.
 
     `camera_delay`: frame times the camera's pictures arrive late, or a (low, high) range the
     game's own delay is drawn from (by the seed); `mid_move`: the share of moves the player makes
-    in two parts, the hand off the board in between (`SimPlayer`)."""
+    in two parts, the hand off the board in between (`SimPlayer`). `web` (the `web:` section of a
+    config) serves the live page and plays at real speed (`speed` times faster), an illegal board held
+    `MISTAKE_SHOW` seconds."""
     rng = random.Random(seed)
     if isinstance(camera_delay, tuple):
         camera_delay = random.Random(f"camera delay {seed}").randint(*camera_delay)
     mapping = demo_config(game, seed, folder, settle_time, preset, size)
+    if web is not None:
+        mapping["web"] = web
     config = config_from_mapping(mapping, source="demo config", base=folder)
     truth_keys = dict(config.game_keys)
     spec = registry.get(game)
@@ -137,7 +181,7 @@ def play_game(
     truth_setup = setup_from_mapping(truth_keys, "demo")
     board = starting_board(truth_setup, rng)
     lines: list[str] = []
-    clock = SimClock()
+    clock = SimClock() if web is None else WallClock(speed)
     timeline: list[tuple[float, str]] = []
     steps: list[tuple[float, Step]] = []
 
@@ -160,9 +204,10 @@ def play_game(
         clock=clock,
         on_line=say,
         light_listener=lights,
-        feedback_tempo=0.02,
+        feedback_tempo=0.02 if web is None else 1.0,
         control=False,
         log=_quiet_log(game),
+        web=web is not None,
     )
     try:
         world = service.world
@@ -193,10 +238,17 @@ def play_game(
             submit=lambda name, args: service.submit(name, **args),
             on_step=on_step,
         )
+        if web is not None:
+            if service.web is None:
+                raise RefereeError(f"the live page could not be served on {web['host']}:{web['port']} (port in use?)")
+            say(f"[{game}] live page on {service.web.url} (PIN {service.web.web_app.pin} for its controls)")
         _wait_for_switches(service, driver)
-        driver.run(player.steps())
+        for step in player.steps():
+            driver.do(step)
+            if web is not None and (step.intended or {}).get("verdict") == "illegal":
+                driver.run_frames(round(MISTAKE_SHOW * driver.fps))  # time to read the corrections
         driver.run(player.finish())
-        driver.run_frames(10)
+        driver.run_frames(10 if web is None else round(RESULT_SHOW * driver.fps))
         loop = service.loop
         result = loop.session.referee.result().to_json()
         winners = result.get("winners")
@@ -250,6 +302,14 @@ def run(args: argparse.Namespace) -> int:
     # the switch link's own reconnect messages: the demo prints the referee's fault lines instead
     logging.getLogger("firmware_bridge").setLevel(logging.ERROR)
     failures = []
+    web = None
+    if args.web:
+        if not 0 <= args.port <= 65535:
+            raise RefereeError(f"--port: expected 0 to 65535, got {args.port}")
+        if not 0.1 <= args.speed <= 100:
+            raise RefereeError(f"--speed: expected 0.1 to 100 times real time, got {args.speed:g}")
+        pin = args.pin or random_pin()
+        web = {"enabled": True, "host": args.host, "port": args.port, "pin": pin}
     with tempfile.TemporaryDirectory(prefix="referee-demo-") as tmp:
         for i, game in enumerate(games):
             print(f"=== {game} (seed {args.seed + i}) ===")
@@ -259,6 +319,8 @@ def run(args: argparse.Namespace) -> int:
                 Path(tmp),
                 print_line=lambda line: print(line, flush=True),
                 print_lights=not args.quiet_lights,
+                web=web,
+                speed=args.speed,
             )
             kinds: dict[str, int] = {}
             for v in outcome.verdicts:
