@@ -183,11 +183,11 @@ def report(derivation: Derivation) -> str:
             "must form a full rectangle of orange and white positions). Check these grids again:"
         )
         for (r, c), matrix in derivation.inconsistent:
-            lines.append(f"  point {r},{c} (orange slide {r}, white slide {c}): {_matrix_text(matrix)}")
+            lines.append(f"  point {r + 1},{c + 1} (orange slide {r + 1}, white slide {c + 1}): {_matrix_text(matrix)}")
     else:
         lines.append("All nine observations are explained by one hole pattern.")
     if derivation.never_open:
-        points = " ".join(f"{r},{c}" for r, c in derivation.never_open)
+        points = " ".join(f"{r + 1},{c + 1}" for r, c in derivation.never_open)
         lines.append(
             f"{len(derivation.never_open)} point(s) never opened: {points}. For them the pattern "
             "gives neither slide a hole; which slide really lacks it cannot be seen, and it does "

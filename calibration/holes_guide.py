@@ -36,7 +36,7 @@ def grid_from_reading(reading: Any, step: int) -> Grid:
     if reading.cells is None:
         raise RefereeError(f"{step_name(step)}: {reading.problem}")
     if reading.unsure:
-        points = ", ".join(f"{r},{c}" for r, c in reading.unsure)
+        points = ", ".join(f"{r + 1},{c + 1}" for r, c in reading.unsure)
         raise RefereeError(
             f"{step_name(step)}: points {points} could not be read surely; move the lamp or clear "
             "the board and take the picture again"
@@ -112,8 +112,8 @@ def contradictions(derivation: Derivation) -> list[dict[str, Any]]:
         out.append(
             {
                 "point": [r, c],
-                "name": f"point {r},{c}",
-                "slides": f"orange slide {r}, white slide {c}",
+                "name": f"point {r + 1},{c + 1}",
+                "slides": f"orange slide {r + 1}, white slide {c + 1}",
                 "open_in": open_in,
             }
         )

@@ -188,7 +188,7 @@ def _slides(legal: Snapshot, seen: Snapshot) -> list[Correction]:
             continue
         for i, (w, g) in enumerate(zip(want, got)):
             if g is not None and w != g:
-                out.append(Correction("slide", f"slide {line} {i + 1} back to {w}", slides=((line, i),)))
+                out.append(Correction("slide", f"put {line} slide {i + 1} back to {w}", slides=((line, i),)))
     return out
 
 
@@ -198,7 +198,7 @@ def _doors(engine: Any, legal: Snapshot, seen: Snapshot) -> list[Correction]:
     out = []
     for k, (w, g) in enumerate(zip(legal.doors, seen.doors)):
         if g != UNKNOWN_DOOR and w != UNKNOWN_DOOR and w != g:
-            post = f"({k // 4},{k % 4})"
+            post = f"({k // 4 + 1},{k % 4 + 1})"  # counted from 1, as players name posts (docs/rules.md §6)
             out.append(
                 Correction("door", f"turn the door on post {post} back so its wings point {' '.join(w)}", posts=(k,))
             )

@@ -30,7 +30,8 @@ def places_words(engine: Engine | None, cells: Sequence[Cell]) -> str:
 
 
 def event_words(engine: Engine | None, event: str) -> str:
-    """What happened besides the move, in words: `fell:3,4` -> `the marble on point 3,4 fell`."""
+    """What happened besides the move, in words: `fell:3,4` -> `the marble on point 4,5 fell` (the event
+    counts from 0, as `notation.md` does; the words count as players do, `Engine.place_name`)."""
     try:
         parsed = GameEvent.parse(event)
     except FormatError:
@@ -64,7 +65,7 @@ def verdict_line(verdict: Verdict, engine: Engine | None = None, to_move: int | 
     kind = verdict.verdict
     cells = list(verdict.cells)
     if kind == VerdictKind.LEGAL:
-        text = f"{who}legal move, {verdict.move}"
+        text = f"{who}legal move, {engine.move_words(verdict.move) if engine is not None else verdict.move}"
         if verdict.events:
             text += f" ({'; '.join(event_words(engine, e) for e in verdict.events)})"
         return text

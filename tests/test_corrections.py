@@ -73,8 +73,8 @@ def test_flipop_doors_are_turned_back_and_balls_moved_back():
 
     seen = replace(seen, doors=tuple(doors))
     steps = plan(engine, legal, seen)
-    assert steps[0].kind == "door" and steps[0].text.startswith("turn the door on post (1,1) back")
-    assert steps[1].text == f"move the white ball from ({free[0]},{free[1]}) back to ({r},{c})"
+    assert steps[0].kind == "door" and steps[0].text.startswith("turn the door on post (2,2) back")
+    assert steps[1].text == f"move the white ball from ({free[0] + 1},{free[1] + 1}) back to ({r + 1},{c + 1})"
     assert len(steps) == 2
 
 
@@ -91,7 +91,7 @@ def test_stay_alive_slides_go_back_and_marbles_pair_by_fewest_steps():
     legal = parse_snapshot("stay-alive", _board("", [text(legal_rows)], orange="A B C A B C A", white="A A A A A A A"))
     seen = parse_snapshot("stay-alive", _board("", [text(seen_rows)], orange="A B C A B C A", white="A A B A A A A"))
     steps = [s.text for s in plan(engine, legal, seen)]
-    assert steps[0] == "slide white 3 back to A"
+    assert steps[0] == "put white slide 3 back to A"
     # the crossing pairing (0,1)->(3,3), (2,3)->(0,0) costs 10 steps; the short one 2
     assert sorted(steps[1:]) == sorted(
         [

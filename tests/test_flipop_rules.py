@@ -58,9 +58,9 @@ def test_setup_check_names_misplaced_balls_and_doors():
     check = eng.check_setup(board(wrong))
     assert not check.ok
     assert (4, 2) in check.cells and (3, 2) in check.cells and (0, 0) in check.cells
-    assert "cell (4,2) should be a white ball" in check.reason
-    assert "cell (3,2) should be empty" in check.reason
-    assert "post (0,0)" in check.reason and "should show E, not S" in check.reason
+    assert "cell (5,3) should be a white ball" in check.reason
+    assert "cell (4,3) should be empty" in check.reason
+    assert "post (1,1)" in check.reason and "should show E, not S" in check.reason
 
 
 def test_profile_start_with_two_wings_on_one_edge_is_rejected():
@@ -447,7 +447,7 @@ def test_a_ball_moved_without_a_door_is_illegal():
     state = eng.start(board(START))
     after = START.split("doors:")[0].replace(". . . . .\nW", "W . . . .\nW").replace("W W W W W", ". W W W W")
     j = eng.judge(state, board(after))
-    assert j.kind == "illegal" and "a ball moved from (4,0) to (3,0) with no door" in j.reason
+    assert j.kind == "illegal" and "a ball moved from (5,1) to (4,1) with no door" in j.reason
     assert j.cells == ((4, 0), (3, 0))
 
 

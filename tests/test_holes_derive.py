@@ -68,7 +68,7 @@ def test_points_never_seen_open_get_no_hole_in_either_slide():
     assert derived.ok and derived.never_open == ((0, 0),)
     assert not any(derived.pattern.orange[0][p] & 1 for p in range(3))
     assert not any(derived.pattern.white[0][q] & 1 for q in range(3))
-    assert "1 point(s) never opened: 0,0" in report(derived)
+    assert "1 point(s) never opened: 1,1" in report(derived)
 
 
 def test_observations_no_pattern_explains_are_reported_per_point():
@@ -82,7 +82,7 @@ def test_observations_no_pattern_explains_are_reported_per_point():
     assert not derived.ok
     assert [cell for cell, _ in derived.inconsistent] == [(0, 0)]
     text = report(derived)
-    assert "point 0,0 (orange slide 0, white slide 0)" in text
+    assert "point 1,1 (orange slide 1, white slide 1)" in text
     assert "orange B: white A . white B o white C ." in text
 
 
@@ -157,7 +157,7 @@ def test_the_command_refuses_to_write_unexplainable_observations(tmp_path):
     out = tmp_path / "mine.yaml"
     done = run_cli("--grids", str(path), "--out", str(out))
     assert done.returncode == 1
-    assert "point 3,3" in done.stdout and not out.exists()
+    assert "point 4,4" in done.stdout and not out.exists()
 
 
 def test_the_command_reports_a_malformed_grid_file(tmp_path):

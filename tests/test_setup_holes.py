@@ -74,7 +74,7 @@ def test_pictures_no_hole_pattern_explains_are_reported_and_nothing_written(tmp_
     captured = capsys.readouterr()
     assert code == 1, captured.out
     assert not out.exists() and "No profile written" in captured.err
-    assert f"{wrong[1][0]},{wrong[1][1]}" in captured.out  # the report names the point
+    assert f"point {wrong[1][0] + 1},{wrong[1][1] + 1}" in captured.out  # the report names the point, from 1
 
 
 def test_the_camera_flow_asks_for_each_pair_in_turn(tmp_path, monkeypatch, capsys):

@@ -72,7 +72,7 @@ def test_three_player_example_shows_an_open_drop_a_two_notch_slip_and_a_stuck_ma
         (
             19,
             "illegal",
-            "white slide 4 moved two notches (A to C); a slide moves one notch at a time, never straight from A to C",
+            "white slide 5 moved two notches (A to C); a slide moves one notch at a time, never straight from A to C",
         ),
         (20, "restored", ""),
     ]
@@ -82,8 +82,8 @@ def test_three_player_example_shows_an_open_drop_a_two_notch_slip_and_a_stuck_ma
 def test_four_player_example_shows_a_banned_slide_and_a_marble_moved_by_hand():
     lines = replay("stay-alive-4p.yaml")
     assert not_plain_legal(lines) == [
-        (24, "illegal", "white slide 6 was moved by the previous player; move another slide"),
-        (27, "illegal", "a marble was moved by hand from 0,3 to 0,0; marbles only leave their point by falling"),
+        (24, "illegal", "white slide 7 was moved by the previous player; move another slide"),
+        (27, "illegal", "a marble was moved by hand from 1,4 to 1,1; marbles only leave their point by falling"),
         (28, "restored", ""),
     ]
     assert lines[1]["seat"] == 1  # the record's first seat places first

@@ -187,7 +187,7 @@ def test_a_marble_dropped_on_an_open_point_falls_and_the_same_seat_places_again(
 def test_a_marble_seen_on_an_open_point_is_illegal():
     lines = replay(PLACEMENT_RECORD, [board_text({(2, 0): "R"})])
     assert lines[1]["verdict"] == "illegal"
-    assert "point 2,0 is open" in lines[1]["reason"] and lines[1]["cells"] == [[2, 0]]
+    assert "point 3,1 is open" in lines[1]["reason"] and lines[1]["cells"] == [[2, 0]]
 
 
 def test_placing_out_of_turn_is_illegal():
@@ -205,7 +205,7 @@ def test_placing_two_marbles_at_once_is_illegal():
 def test_moving_a_slide_during_placement_is_illegal():
     lines = replay(PLACEMENT_RECORD, [board_text({(0, 0): "R"}, orange="B B B C B B B")])
     assert lines[1]["verdict"] == "illegal"
-    assert "orange slide 3 moved" in lines[1]["reason"]
+    assert "orange slide 4 moved" in lines[1]["reason"]
 
 
 def test_moving_a_placed_marble_is_illegal_and_putting_it_back_restores():
@@ -288,7 +288,7 @@ def test_a_marble_gone_from_a_closed_point_is_illegal():
     judgement = engine.judge(state, snap(gone))
     assert judgement.kind == "illegal" and not judgement.doubtful
     assert judgement.cells == ((4, 4),)
-    assert judgement.reason == "the marble at 4,4 disappeared but its point stayed closed; put it back"
+    assert judgement.reason == "the marble at 5,5 disappeared but its point stayed closed; put it back"
     assert judgement.cells == ((4, 4),)
 
 
@@ -299,7 +299,7 @@ def test_a_marble_vanishing_with_no_slide_moved_is_illegal():
     judgement = engine.judge(state, snap(gone))
     assert judgement.kind == "illegal"
     assert judgement.cells == ((4, 4),)
-    assert judgement.reason == "the marble at 4,4 disappeared but no slide moved; put it back"
+    assert judgement.reason == "the marble at 5,5 disappeared but no slide moved; put it back"
 
 
 def test_a_marble_moved_by_hand_is_illegal():
@@ -326,7 +326,7 @@ def test_two_slides_moved_is_illegal():
     )
     judgement = engine.judge(state, snap(two))
     assert judgement.kind == "illegal"
-    assert judgement.reason == ("2 slides moved (orange slide 2, white slide 5); move exactly one slide by one notch")
+    assert judgement.reason == ("2 slides moved (orange slide 3, white slide 6); move exactly one slide by one notch")
 
 
 def test_a_slide_moved_two_notches_is_illegal():
@@ -335,7 +335,7 @@ def test_a_slide_moved_two_notches_is_illegal():
     jump = BOARD.replace("white:  A B B B B B B", "white:  C B B B B B B")
     judgement = engine.judge(state, snap(jump))
     assert judgement.kind == "illegal"
-    assert judgement.reason.startswith("white slide 0 moved two notches (A to C)")
+    assert judgement.reason.startswith("white slide 1 moved two notches (A to C)")
 
 
 def test_a_marble_appearing_in_the_movement_phase_is_illegal():
@@ -352,7 +352,7 @@ def test_the_slide_the_previous_mover_moved_is_banned():
     back = board.replace("orange: B B B B B B B", "orange: C B B B B B B")
     judgement = engine.judge(state, snap(back))
     assert judgement.kind == "illegal"
-    assert judgement.reason == "orange slide 0 was moved by the previous player; move another slide"
+    assert judgement.reason == "orange slide 1 was moved by the previous player; move another slide"
     assert all(move.slide != 0 for move in engine.legal_moves(state))
 
 
@@ -387,7 +387,7 @@ def test_own_twice_forbids_a_third_own_consecutive_move_of_the_same_slide():
     # red moved orange slide 5 on both of their last two turns
     reasons = engine.banned(state, 0)
     assert reasons[5] == (
-        "player 1 (red) moved orange slide 5 on their last two turns; with two "
+        "player 1 (red) moved orange slide 6 on their last two turns; with two "
         "players left a player may move the same slide only twice in a row"
     )
     third = QUIET.replace("orange: B B B B B B B", "orange: B B B B B C B")
@@ -398,7 +398,7 @@ def test_own_twice_keeps_the_previous_mover_ban_with_two_players():
     engine = make_engine(rule="own_twice")
     state = play(engine, movement_state(engine, QUIET), ["orange 5 B->C"])
     back = QUIET  # green moves orange 5 back from C to B
-    assert engine.judge(state, snap(back)).reason.startswith("orange slide 5 was moved by the previous player")
+    assert engine.judge(state, snap(back)).reason.startswith("orange slide 6 was moved by the previous player")
 
 
 def test_lift_ban_lets_a_player_move_the_slide_the_previous_player_moved():
@@ -415,7 +415,7 @@ def test_lift_ban_forbids_any_slide_moved_three_times_in_a_row():
     third = QUIET.replace("orange: B B B B B B B", "orange: B B B B B C B")
     judgement = engine.judge(state, snap(third))
     assert judgement.kind == "illegal"
-    assert judgement.reason.startswith("orange slide 5 was moved on each of the last two turns")
+    assert judgement.reason.startswith("orange slide 6 was moved on each of the last two turns")
 
 
 def test_with_three_players_left_the_two_player_rule_does_not_apply():
@@ -425,7 +425,7 @@ def test_with_three_players_left_the_two_player_rule_does_not_apply():
     moves = ["orange 5 B->C", "white 5 B->C", "white 6 B->C", "orange 5 C->B", "white 5 C->B", "white 6 C->B"]
     state = play(engine, state, moves)
     assert 5 not in engine.banned(state, 0)  # red's third own move of orange slide 5 is fine
-    assert engine.banned(state, 0) == {13: "white slide 6 was moved by the previous player; move another slide"}
+    assert engine.banned(state, 0) == {13: "white slide 7 was moved by the previous player; move another slide"}
 
 
 # --------------------------------------------------------------------------- elimination, winner

@@ -92,7 +92,7 @@ def test_unsure_places_exit_3(tmp_path: Path, capsys) -> None:
     cv2.imwrite(str(tmp_path / "f.png"), img)
     assert main(["read", "--game", "flipop", "--image", str(tmp_path / "f.png")]) == 3
     cap = capsys.readouterr()
-    assert "2,2" in cap.err and cap.out.splitlines()[2].split()[2] == "?"
+    assert "(3,3)" in cap.err and cap.out.splitlines()[2].split()[2] == "?"
 
 
 def test_lattice_learn_and_read(tmp_path: Path, capsys) -> None:

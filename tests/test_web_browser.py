@@ -264,7 +264,7 @@ def test_setting_up_aim_lights_and_switches_from_the_page(browser, tmp_path):
         button.click()
         wait_for(lambda: red.state)
         browser.find_element(By.ID, "switch-start").click()
-        wait_for(lambda: "orange slide 2" in browser.find_element(By.ID, "switch-table").text)
+        wait_for(lambda: "orange slide 3" in browser.find_element(By.ID, "switch-table").text)
         board = rig.world.board
         moved = "A" if board.orange[2] != "A" else "C"
         rig.world.set_board(replace(board, orange=board.orange[:2] + (moved,) + board.orange[3:]))
@@ -273,7 +273,7 @@ def test_setting_up_aim_lights_and_switches_from_the_page(browser, tmp_path):
                 browser.execute_script("return document.querySelectorAll('#switch-table tr')[2].className") == "moved"
             )
         )
-        assert "orange slide 0 never changed" in browser.find_element(By.ID, "switch-problems").text
+        assert "orange slide 1 never changed" in browser.find_element(By.ID, "switch-problems").text
         browser.find_element(By.ID, "switch-stop").click()
     finally:
         server.close()

@@ -175,7 +175,7 @@ def test_the_holes_are_set_up_step_by_step_in_the_browser(browser, tmp_path, mon
         circled = wait_for(lambda: attributes(browser, "#holes-svg g.contradiction", "data-point"))
         assert sorted(circled) == sorted(f"{r},{c}" for r, c in expected)
         names = texts(browser, "#holes-svg g.contradiction text")
-        assert sorted(names) == sorted(f"point {r},{c}" for r, c in expected)
+        assert sorted(names) == sorted(f"point {r + 1},{c + 1}" for r, c in expected)
         assert "Check these grids again" in browser.find_element("id", "holes-report").text
         assert browser.find_element("id", "holes-save-box").get_attribute("hidden") is not None
         # step 4 again, the slide fully in place this time

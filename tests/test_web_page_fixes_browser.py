@@ -253,3 +253,45 @@ def test_colorpop_corrections_are_listed_slide_by_slide_on_the_page(phone, tmp_p
         assert len(steps) <= 10
     finally:
         server.close()
+
+
+@pytest.mark.parametrize(
+    ("keys", "rows", "cols"),
+    [
+        ({"game": "colorpop", "players": 2}, [str(r) for r in range(1, 11)], list("ABCDEFGHIJ")),
+        (
+            {"game": "blockers", "players": 3, "seats": ["R", "G", "B"]},
+            list("ABCDEFGHI"),
+            [str(c) for c in range(1, 10)],
+        ),
+        ({"game": "flipop", "players": 2}, ["1", "2", "3", "4", "5"], ["1", "2", "3", "4", "5"]),
+        (
+            {"game": "stay-alive", "players": 2, "seats": ["B", "Y"]},
+            [str(r) for r in range(1, 8)],
+            [str(c) for c in range(1, 8)],
+        ),
+    ],
+)
+def test_the_board_is_drawn_with_the_rows_and_columns_players_count(phone, tmp_path, keys, rows, cols):
+    rig = StubRig(keys, tmp_path / "j.sqlite", seed=2, troubles=False, max_moves=2)
+    rig.driver.run(rig.player.steps())
+    server, url = serve(rig, switches=rig.switches)
+    try:
+        phone.get(url)
+        wait_for(lambda: phone.find_elements("css selector", "#board .row-label"))
+        labels = phone.execute_script(
+            "const t = (s) => [...document.querySelectorAll(s)].map(e => e.textContent);"
+            "return [t('#board .row-label'), t('#board .col-label'), t('#board g.place title')];"
+        )
+        assert labels[0] == rows and labels[1] == cols
+        names = rig.loop.session.referee.engine.place_name
+        assert labels[2][: len(cols)] == [names((0, c)) for c in range(len(cols))]  # the tooltips say the same
+        if keys["game"] == "stay-alive":  # the slides' positions are notches, not letters read as coordinates
+            slide_text = phone.execute_script(
+                "return [...document.querySelectorAll('#board g.slide text')].map(e => e.textContent)"
+            )
+            assert slide_text == []
+            assert all(line.startswith(("player", "starting")) for line in history(phone))
+            assert not any(" 0," in line or "slide 0" in line for line in history(phone))
+    finally:
+        server.close()

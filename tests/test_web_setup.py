@@ -101,7 +101,7 @@ def test_switch_test_on_the_simulated_switch_board(tmp_path):
             first = await (await client.get("/api/switches?start=1")).json()
             assert first["link_ok"] and [s["position"] for s in first["slides"]] == ["B"] * 14
             assert all(s["never_changed"] for s in first["slides"])
-            assert first["slides"][3]["name"] == "orange slide 3"
+            assert first["slides"][3]["name"] == "orange slide 4"
             # orange slide 3 through A and C; white slide 2 (index 9) to A
             for position in ("A", "C"):
                 pico.set_slide(3, position)
@@ -117,9 +117,9 @@ def test_switch_test_on_the_simulated_switch_board(tmp_path):
             slides = report["slides"]
             assert slides[3]["seen"] == ["A", "B", "C"] and not slides[3]["never_changed"]
             assert not slides[3]["problems"]
-            assert slides[9]["name"] == "white slide 2" and not slides[9]["never_changed"]
+            assert slides[9]["name"] == "white slide 3" and not slides[9]["never_changed"]
             assert slides[12]["both_switches"] and slides[12]["position"] is None
-            assert "white slide 5 reports both switches" in slides[12]["problems"][0]
+            assert "white slide 6 reports both switches" in slides[12]["problems"][0]
             assert "R2(GP4)-K5(GP11)" in slides[12]["problems"][0] and "R3(GP5)-K5(GP11)" in slides[12]["problems"][0]
             assert slides[0]["never_changed"] and "R0(GP2)-K0(GP6)" in slides[0]["problems"][0]
             assert "never changed" in slides[0]["problems"][0]

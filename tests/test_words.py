@@ -23,14 +23,17 @@ def test_a_legal_verdict_names_the_player_and_says_what_happened_in_words():
         events=(GameEvent.fell((3, 4)), GameEvent.eliminated(0)),
     )
     line = verdict_line(verdict, engine)
-    assert line == "player 2 (yellow): legal move, white 4 C->B (the marble on point 3,4 fell; player 1 (blue) is out)"
+    assert (
+        line
+        == "player 2 (yellow): legal move, white slide 5 C->B (the marble on point 4,5 fell; player 1 (blue) is out)"
+    )
 
 
 def test_events_of_every_game_read_as_sentences():
     colorpop = _engine({"game": "colorpop", "players": 3})
     assert event_words(colorpop, "cleared:O") == "the last orange token is gone"
     flipop = _engine({"game": "flipop"})
-    assert event_words(flipop, "exit:0,2") == "the ball on (0,2) left through its exit"
+    assert event_words(flipop, "exit:0,2") == "the ball on (1,3) left through its exit"
     assert event_words(flipop, "pass:0") == "player 1 (white) has no move and passes"
     blockers = _engine({"game": "blockers", "players": 3, "seats": ["R", "G", "B"]})
     assert event_words(blockers, "glyph-unread:2,6") == "the glyph of the tile on C7 could not be read yet"

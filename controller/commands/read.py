@@ -61,10 +61,9 @@ def run(args: argparse.Namespace) -> int:
     from controller.vision.reader import BoardReader
 
     profile = profile_for(args.game, args.profile)
+    corners = parse_corners(args.corners) if args.corners else None  # the arguments first: cheap
     image = load_image(args.image)
-    corners = None
-    if args.corners:
-        corners = parse_corners(args.corners)
+    if corners is not None:
         check_corners(corners, (image.shape[1], image.shape[0]))
     reading = BoardReader(profile, corners=corners).read(image)
     if (reading.cells is None or reading.unsure) and corners is None and not args.profile:
@@ -84,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         pts = " ".join(f"{r},{c}" for r, c in sorted(reading.open_points))
         print(f"# open points: {pts}" if pts else "# open points: none")
     if reading.unsure:
-        where = " ".join(f"{r},{c}" for r, c in reading.unsure)
-        print(f"referee: {len(reading.unsure)} place(s) could not be read surely (row,col): {where}", file=sys.stderr)
+        where = ", ".join(spec.place_name(tuple(cell)) for cell in reading.unsure)
+        print(f"referee: {len(reading.unsure)} place(s) could not be read surely: {where}", file=sys.stderr)
         return UNSURE_EXIT
     return 0

@@ -182,6 +182,16 @@ class Engine(ABC, Generic[S, M]):
         """A place as players of this game name it (default: column letter, row from the top: ``F3``)."""
         return default_place_name(cell)
 
+    def axis_labels(self, rows: int, cols: int) -> tuple[list[str], list[str]]:
+        """The labels along the board's edges as players count them (the page draws them): by default
+        rows numbered from 1 from the top and columns lettered from A, as `place_name` names places."""
+        return [str(r + 1) for r in range(rows)], [chr(ord("A") + c) for c in range(cols)]
+
+    def move_words(self, move: str) -> str:
+        """A move's text (`describe`, the notation of `notation.md` §3) as players say it: by default the
+        same, the notation being in the game's own terms already (Colorpop's `remove B x4 at F3`)."""
+        return move
+
     def places_text(self, cells: Sequence[Cell]) -> str:
         return join_and([self.place_name(c) for c in cells])
 

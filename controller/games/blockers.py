@@ -150,6 +150,10 @@ class BlockersEngine(Engine[BlockersState, Placement]):
     def place_name(self, cell: Cell) -> str:
         return cell_name(cell)
 
+    def axis_labels(self, rows: int, cols: int) -> tuple[list[str], list[str]]:
+        """As printed on the board: rows lettered A to I from the top, columns numbered from 1."""
+        return [chr(ord("A") + r) for r in range(rows)], [str(c + 1) for c in range(cols)]
+
     def colour_name(self, colour: str) -> str:
         return self.names.get(colour, colour)
 

@@ -8,6 +8,7 @@ keeps every candidate until a later observation tells them apart (`rules.md` §5
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -66,12 +67,19 @@ class _Option:
 
 
 def _cell_text(cell: Cell) -> str:
-    return f"({cell[0]},{cell[1]})"
+    """A cell as players name it: (row,column), each counted from 1 from the top left (`docs/rules.md` §6).
+    The move notation (`W (4,2) N`, `notation.md`) counts from 0 and is written by `describe`."""
+    return f"({cell[0] + 1},{cell[1] + 1})"
 
 
 def _post_text(post: Cell) -> str:
+    """Post (i, j) as players name it: the corner at the bottom right of cell (i+1, j+1), counted from 1."""
     i, j = post
-    return f"post {_cell_text(post)} (the corner of cells {_cell_text((i, j))} to {_cell_text((i + 1, j + 1))})"
+    return f"post ({i + 1},{j + 1}) (the corner of cells {_cell_text((i, j))} to {_cell_text((i + 1, j + 1))})"
+
+
+DIRECTION_WORDS = {"N": "north (up)", "E": "east (right)", "S": "south (down)", "W": "west (left)"}
+_MOVE_TEXT = re.compile(r"([A-Z]) \((\d+),(\d+)\) ([NESW])")
 
 
 def _count(balls: Balls, colour: str) -> int:
@@ -95,8 +103,20 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         return (self.colours[seat],) if 0 <= seat < len(self.colours) else ()
 
     def place_name(self, cell: Cell) -> str:
-        """Cells as this game's move notation writes them (`W (4,2) N`)."""
+        """Cells as players name them, from 1: `(5,3)`."""
         return _cell_text(cell)
+
+    def axis_labels(self, rows: int, cols: int) -> tuple[list[str], list[str]]:
+        return [str(r + 1) for r in range(rows)], [str(c + 1) for c in range(cols)]
+
+    def move_words(self, move: str) -> str:
+        """`W (4,2) N` (the notation, from 0) as players say it: `the white ball on (5,3) pushed north (up)`."""
+        found = _MOVE_TEXT.fullmatch(move)
+        if found is None:
+            return move
+        colour, r, c, direction = found.groups()
+        ball = COLOUR_NAMES.get(colour, colour)
+        return f"the {ball} ball on {_cell_text((int(r), int(c)))} pushed {DIRECTION_WORDS[direction]}"
 
     def __init__(self, setup: GameSetup) -> None:
         super().__init__(setup)

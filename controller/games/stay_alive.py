@@ -18,6 +18,7 @@ Decisions where the rule book is silent (documented in the report and the tests)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -36,12 +37,19 @@ NOTCHES = {"A": ("B",), "B": ("A", "C"), "C": ("B",)}
 
 
 def slide_name(slide: int) -> str:
-    """How players hear a slide named: "orange slide 3" (row 3) or "white slide 5" (column 5)."""
-    return f"orange slide {slide}" if slide < SIZE else f"white slide {slide - SIZE}"
+    """How players hear a slide named, from 1 (`docs/rules.md` §6): "orange slide 3" (the slide of row 3)
+    or "white slide 5" (of column 5); `slide` is the index of the switch board's order (from 0)."""
+    return f"orange slide {slide + 1}" if slide < SIZE else f"white slide {slide - SIZE + 1}"
 
 
 def point_name(cell: Cell) -> str:
-    return f"{cell[0]},{cell[1]}"
+    """A point as players name it, row and column from 1: `4,5`. The move notation (`place R at 3,4`,
+    `orange 3 A->B`) and the events (`fell:3,4`) count from 0 (`notation.md`)."""
+    return f"{cell[0] + 1},{cell[1] + 1}"
+
+
+_PLACEMENT_TEXT = re.compile(r"place (\w) at (\d+),(\d+)")
+_SLIDE_TEXT = re.compile(r"(orange|white) (\d+) ([ABC])->([ABC])")
 
 
 def _points_text(cells: Sequence[Cell]) -> str:
@@ -123,6 +131,24 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
     def slide_name(self, slide: int) -> str:
         """A slide switch as players hear it named ("orange slide 3"), for the live page's switch test."""
         return slide_name(slide)
+
+    def axis_labels(self, rows: int, cols: int) -> tuple[list[str], list[str]]:
+        return [str(r + 1) for r in range(rows)], [str(c + 1) for c in range(cols)]
+
+    def move_words(self, move: str) -> str:
+        """The notation's move (from 0) as players say it: `orange 3 A->B` -> `orange slide 4 A->B`,
+        `place R at 3,4` -> `a red marble placed on point 4,5`."""
+        placed = _PLACEMENT_TEXT.fullmatch(move)
+        if placed is not None:
+            colour, r, c = placed.groups()
+            name = self.profile.classes.get(colour, {}).get("name", colour)
+            return f"a {name} marble placed on point {point_name((int(r), int(c)))}"
+        slid = _SLIDE_TEXT.fullmatch(move)
+        if slid is not None:
+            layer, index, before, after = slid.groups()
+            slide = int(index) + (SIZE if layer == "white" else 0)
+            return f"{slide_name(slide)} {before}->{after}"
+        return move
 
     def __init__(self, setup: GameSetup) -> None:
         super().__init__(setup)
@@ -524,7 +550,8 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
             return Judgement(
                 "illegal",
                 seat,
-                reason=f"point {r},{c} is open, so a marble put there falls through; place it on a closed point",
+                reason=f"point {point_name((r, c))} is open, so a marble put there falls through; "
+                "place it on a closed point",
                 cells=cells,
             )
         move = Placement(r, c)

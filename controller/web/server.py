@@ -57,7 +57,7 @@ from controller.service.session import export_record
 from controller.snapshot import parse_snapshot
 from controller.web.camera import CameraPictures
 from controller.web.setup_api import add_routes as add_calibration_routes
-from controller.web.view import LiveView, board_json, palette, place_names, verdict_words
+from controller.web.view import LiveView, axes, board_json, palette, place_names, verdict_words
 
 log = logging.getLogger("referee.web")
 PUSHER = web.AppKey("pusher", asyncio.Task)
@@ -276,6 +276,7 @@ class WebApp:
                 "game": setup.game,
                 "palette": palette(setup.game, setup.profile),
                 "place_names": place_names(engine, setup.profile.rows, setup.profile.cols),
+                "axes": axes(engine, setup.profile.rows, setup.profile.cols),
                 "steps": out,
             }
 

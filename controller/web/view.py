@@ -54,6 +54,12 @@ def place_names(engine: Any, rows: int, cols: int) -> list[list[str]]:
     return [[engine.place_name((r, c)) for c in range(cols)] for r in range(rows)]
 
 
+def axes(engine: Any, rows: int, cols: int) -> dict[str, list[str]]:
+    """The labels along the board's edges, as players count rows and columns (`Engine.axis_labels`)."""
+    row_labels, col_labels = engine.axis_labels(rows, cols)
+    return {"rows": row_labels, "cols": col_labels}
+
+
 class LiveView:
     """Listens to the loop's events (on its own bus thread) and answers `state()` for the page.
 
@@ -135,6 +141,7 @@ class LiveView:
             "verdict_count": len(stored),
             "palette": palette(setup.game, setup.profile),
             "place_names": place_names(engine, setup.profile.rows, setup.profile.cols),
+            "axes": axes(engine, setup.profile.rows, setup.profile.cols),
             "reading": self._reading(engine),
             "slides": self._slides(),
             "version": self.version,

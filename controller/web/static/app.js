@@ -59,17 +59,30 @@ function drawBoard(svg, board, palette, game, names, marks) {
     return;
   }
   marks = marks || {};
-  const S = 32, M = game === "stay-alive" ? 40 : 8;
-  const W = board.cols * S + 2 * M, H = board.rows * S + 2 * M;
+  // The rows and columns as players count them (docs/rules.md §6), along the board's edges: top and
+  // left, or (Stay Alive, whose slides are there) bottom and right.
+  const axes = marks.axes || (state && state.game === game ? state.axes : null);
+  const S = 32, M = game === "stay-alive" ? 40 : 8, LB = axes ? 16 : 0;
+  const far = game === "stay-alive";
+  const ox = M + (far ? 0 : LB), oy = M + (far ? 0 : LB);
+  const W = board.cols * S + 2 * M + LB, H = board.rows * S + 2 * M + LB;
   svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
   svg.dataset.game = game;
   const back = { colorpop: "#28345f", blockers: "#e2d6ba", flipop: "#cea674", "stay-alive": "#2e52a2" }[game];
   el("rect", { x: 0, y: 0, width: W, height: H, fill: back, rx: 6 }, svg);
+  if (axes) {
+    const ink = game === "blockers" || game === "flipop" ? "#3b2f1e" : "#e8ecf6";
+    const g = el("g", { class: "axes", fill: ink, "font-size": 11, "font-weight": 700, "text-anchor": "middle" }, svg);
+    const colY = far ? oy + board.rows * S + LB - 4 : oy - 5;
+    const rowX = far ? ox + board.cols * S + LB / 2 : ox - LB / 2;
+    axes.cols.forEach((label, c) => el("text", { x: ox + c * S + S / 2, y: colY, class: "col-label" }, g, label));
+    axes.rows.forEach((label, r) => el("text", { x: rowX, y: oy + r * S + S / 2 + 4, class: "row-label" }, g, label));
+  }
   const illegal = new Set((marks.illegal || []).map((c) => c.join(",")));
   const unsure = new Set((marks.unsure || []).map((c) => c.join(",")));
   for (let r = 0; r < board.rows; r++) {
     for (let c = 0; c < board.cols; c++) {
-      const x = M + c * S, y = M + r * S, cx = x + S / 2, cy = y + S / 2;
+      const x = ox + c * S, y = oy + r * S, cx = x + S / 2, cy = y + S / 2;
       const v = board.cells[r][c];
       const g = el("g", { class: "place", "data-cell": `${r},${c}` }, svg);
       el("title", {}, g, names && names[r] ? names[r][c] : `${r},${c}`);
@@ -106,9 +119,9 @@ function drawBoard(svg, board, palette, game, names, marks) {
   }
   if (game === "flipop" && board.doors) {
     board.doors.forEach((door, k) => {
-      const px = M + (k % 4 + 1) * S, py = M + (Math.floor(k / 4) + 1) * S;
+      const px = ox + (k % 4 + 1) * S, py = oy + (Math.floor(k / 4) + 1) * S;
       const g = el("g", { class: "door", "data-post": k }, svg);
-      el("title", {}, g, `post (${Math.floor(k / 4)},${k % 4}): ${door}`);
+      el("title", {}, g, `post (${Math.floor(k / 4) + 1},${k % 4 + 1}): ${door}`);
       const arm = { N: [0, -1], E: [1, 0], S: [0, 1], W: [-1, 0] };
       for (const w of door) {
         if (!arm[w]) continue;
@@ -119,17 +132,26 @@ function drawBoard(svg, board, palette, game, names, marks) {
     });
   }
   if (game === "stay-alive") {
-    const slide = (pos, x, y, colour, label) => {
-      const g = el("g", { class: "slide" }, svg);
+    // A slide's position is drawn as three notches (A pushed in, B, C pulled out), the one it is at
+    // filled: letters there read as coordinates; the name and letter are in its tooltip.
+    const slide = (pos, x, y, colour, label, across) => {
+      const g = el("g", { class: "slide", "data-position": pos || "?" }, svg);
       el("title", {}, g, `${label}: ${pos || "?"}`);
       const moved = marks.moved && marks.moved.has(label);
       if (moved) g.classList.add("moved");
       el("rect", { x: x - 13, y: y - 10, width: 26, height: 20, rx: 4, fill: colour,
                    stroke: moved ? "#e02020" : "#222", "stroke-width": moved ? 3 : 1 }, g);
-      el("text", { x, y: y + 5, "text-anchor": "middle", "font-size": 13, "font-weight": 700 }, g, pos || "?");
+      ["A", "B", "C"].forEach((notch, k) => {
+        const d = (1 - k) * 7;  // A nearest the grid
+        const at = across ? { cx: x + d, cy: y } : { cx: x, cy: y + d };
+        el("circle", Object.assign(at, { r: 2.6, fill: notch === pos ? "#111" : "none", stroke: "#111" }), g);
+      });
+      if (!pos) el("text", { x, y: y + 4, "text-anchor": "middle", "font-size": 11, "font-weight": 700 }, g, "?");
     };
-    (board.orange || []).forEach((p, i) => slide(p, M / 2 - 4, M + i * S + S / 2, "#ec7a24", `orange ${i + 1}`));
-    (board.white || []).forEach((p, i) => slide(p, M + i * S + S / 2, M / 2 - 4, "#e4e4dc", `white ${i + 1}`));
+    (board.orange || []).forEach((p, i) =>
+      slide(p, M / 2 - 4, oy + i * S + S / 2, "#ec7a24", `orange slide ${i + 1}`, true));
+    (board.white || []).forEach((p, i) =>
+      slide(p, ox + i * S + S / 2, M / 2 - 4, "#e4e4dc", `white slide ${i + 1}`, false));
   }
 }
 
@@ -167,7 +189,7 @@ function render(s) {
   const moved = new Set();
   if (board && s.slides && s.slides.link_ok && s.slides.orange.length) {
     ["orange", "white"].forEach((line) => (board[line] || []).forEach((p, i) => {
-      if (s.slides[line][i] !== p) moved.add(`${line} ${i + 1}`);
+      if (s.slides[line][i] !== p) moved.add(`${line} slide ${i + 1}`);
     }));
     board = Object.assign({}, board, { orange: s.slides.orange, white: s.slides.white });
   }
@@ -421,7 +443,7 @@ function showStep(i) {
   $("step-range").value = i;
   const step = past.steps[i];
   drawBoard($("step-board"), step ? step.board : null, past.palette, past.game, past.place_names,
-    { illegal: step && step.verdict.verdict === "illegal" ? step.verdict.cells || [] : [] });
+    { illegal: step && step.verdict.verdict === "illegal" ? step.verdict.cells || [] : [], axes: past.axes });
   $("step-line").textContent = step ? step.line : "";
 }
 
