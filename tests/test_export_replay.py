@@ -84,3 +84,36 @@ def test_referee_replay_of_an_exported_closed_game_prints_its_winner(tmp_path):
     worded = subprocess.run([*cli, "replay", str(tmp_path / "game.yaml")], capture_output=True, text=True, cwd=ROOT)
     winner = results[first]["winners"][0]
     assert worded.stdout.splitlines()[-1].startswith(f"game over: player {winner + 1}")
+
+
+def test_a_journal_written_in_older_words_resumes_and_exports(tmp_path):
+    """A verdict's reason is words for people (improved from one version to the next: places now count
+    from 1); a journal holding older words resumes and exports as judged, nothing moved aside."""
+    import sqlite3
+
+    from controller.service.session import GameSession, open_journal
+
+    keys = {"game": "stay-alive", "players": 2, "seats": ["B", "Y"]}
+    rig = StubRig(keys, tmp_path / "j.sqlite", seed=3, troubles=True, max_moves=25)
+    rig.driver.run(rig.player.steps())
+    game_id = rig.loop.session.game_id
+    assert any("reason" in v for v in rig.loop.session.verdicts)
+    db = sqlite3.connect(tmp_path / "j.sqlite")
+    rows = db.execute("SELECT seq, verdict FROM entries WHERE game_id = ?", (game_id,)).fetchall()
+    for seq, text in rows:
+        verdict = json.loads(text)
+        if "reason" in verdict:
+            verdict["reason"] = "said in older words"
+            db.execute(
+                "UPDATE entries SET verdict = ? WHERE game_id = ? AND seq = ?", (json.dumps(verdict), game_id, seq)
+            )
+    db.commit()
+    db.close()
+    opened = open_journal(tmp_path / "j.sqlite", rig.keys, rig.setup)
+    try:
+        assert opened.moved_aside is None and opened.session.game_id == game_id
+        assert opened.session.referee.state == rig.loop.session.referee.state
+        assert export_record(opened.journal, game_id).startswith("game: stay-alive")
+        assert GameSession.replay(opened.journal, game_id).next_index == rig.loop.session.next_index
+    finally:
+        opened.journal.close()
