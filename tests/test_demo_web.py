@@ -23,7 +23,7 @@ def test_the_demo_serves_the_page_and_its_mistakes_show_the_corrections():
     port = free_port()
     demo = subprocess.Popen(
         [sys.executable, "-m", "controller.cli", "demo", "--web", "--game", "colorpop", "--port", str(port)]
-        + ["--speed", "3", "--quiet-lights", "--pin", "2468"],
+        + ["--speed", "3", "--quiet-lights", "--pin", "731946"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -35,7 +35,7 @@ def test_the_demo_serves_the_page_and_its_mistakes_show_the_corrections():
             line = demo.stdout.readline()
             assert line, said
             said += line
-        url = re.search(r"live page on (http://\S+) \(PIN 2468", said).group(1)
+        url = re.search(r"live page on (http://\S+) \(PIN 731946", said).group(1)
         assert url == f"http://127.0.0.1:{port}/"
         started = time.monotonic()
 
@@ -48,14 +48,17 @@ def test_the_demo_serves_the_page_and_its_mistakes_show_the_corrections():
         try:
             if browser is not None:  # a phone watching the table: the corrections appear when a mistake is made
                 browser.get(url)
-                steps = wait_for(
-                    lambda: browser.execute_script(
+
+                def shown():
+                    steps = browser.execute_script(
                         "return [...document.querySelectorAll('#corrections li')].map(li => li.textContent)"
-                    ),
-                    timeout=90,
-                )
-                assert steps and "Illegal move" in browser.find_element("id", "status").text
-            seen = wait_for(lambda: (s := state())["illegal"] and s["correction"] and s, timeout=90)
+                    )
+                    shown_now = steps and "Illegal move" in browser.find_element("id", "status").text
+                    return shown_now and (s := state())["illegal"] and s["correction"] and s
+
+                seen = wait_for(shown, timeout=90)
+            else:
+                seen = wait_for(lambda: (s := state())["illegal"] and s["correction"] and s, timeout=90)
         finally:
             if browser is not None:
                 browser.quit()
