@@ -133,3 +133,24 @@ def test_a_setup_the_referee_refuses_can_be_declared_right(tmp_path):
     assert rig.loop.session.verdicts[-1]["verdict"] == "setup-invalid"
     _accept(rig)
     assert rig.loop.session.referee.started and rig.loop.session.referee.to_move() == 0
+
+
+def test_accepting_before_the_new_games_board_was_judged_judges_it_first(tmp_path):
+    """Right after a new game the board is not judged yet: accepting it judges it first, so the game's
+    record starts with its board and exports as ever."""
+    rig = StubRig(GAMES["colorpop"], tmp_path / "j.sqlite", seed=2, troubles=False, max_moves=3)
+    rig.driver.run(rig.player.steps())
+    rig.loop.execute("new-game", {})
+    rig.driver.run_frames(2)  # still within the settle time: nothing judged in the new game
+    assert rig.loop.session.next_index == 0
+    rig.loop.reading = type(rig.loop.reading)(frame=True, new_reading=True, snapshot=rig.world.visible())
+    rig.loop.last_motion -= 1.0
+    rig.loop.execute("accept", {})
+    session = rig.loop.session
+    assert session.referee.started and session.verdicts[0]["verdict"] in ("setup-ok", "setup-invalid")
+    journal = Journal(tmp_path / "j.sqlite", read_only=True)
+    try:
+        text = export_record(journal, session.game_id)
+        assert [v for v in judge_record(parse_record(text)) if "result" not in v] == session.verdicts
+    finally:
+        journal.close()

@@ -143,7 +143,7 @@ def test_one_wrong_place_in_a_snapshot_is_named(tmp_path, capsys) -> None:
         == 2
     )
     err = capsys.readouterr().err
-    assert f"f.png does not show what it should: at ({r},{c}) it reads empty where B belongs" in err
+    assert f"f.png does not show what it should: at ({r + 1},{c + 1}) it reads empty where B belongs" in err
 
 
 def test_light_grey_slots_calibrated_with_the_empty_board_read_exactly(tmp_path, monkeypatch, capsys) -> None:

@@ -576,6 +576,12 @@ class RefereeLoop:
         if snapshot is None:
             raise RefereeError(words.ACCEPT_NOTHING_SEEN)
         referee = self.session.referee
+        if self.session.next_index == 0:  # this game's board not judged yet: judge it first (a record starts so)
+            first = self._judge(snapshot)
+            if produced is not None:
+                produced.append(first)
+            if referee.started:
+                return {"ok": True, "verdict": first.to_json(), "message": words.ACCEPTED}
         expected = referee.expected()
         if (
             referee.started
