@@ -44,6 +44,7 @@ import numpy as np
 
 from controller.errors import RefereeError
 from controller.games import registry
+from controller.games.spec import DISC, SPHERE, Solid
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
 from controller.vision import looks
 from controller.vision.geometry import DICTIONARIES, LatticeGeometry
@@ -553,9 +554,9 @@ def _grooved_floor(b, snapshot, profile, copy, geom, rect, thick, spec) -> None:
     from controller.games.flipop_doors import UNKNOWN_DOOR
 
     _plain(b, snapshot, profile, copy, geom, rect, thick, spec)
-    doors = snapshot.doors
+    doors = snapshot.line("doors")
     if doors is None and profile is not None and profile.get("start"):
-        doors = parse_snapshot(snapshot.game, profile.get("start")).doors
+        doors = parse_snapshot(snapshot.game, profile.get("start")).line("doors")
     mm = profile.pitch_mm
     b.material("post", colour=linear(looks.POST), roughness=0.5)
     b.material(
@@ -603,13 +604,13 @@ def _pieces(b: _Build, snapshot: Snapshot, profile, copy: Copy, geom: LatticeGeo
                 continue
             letter = cell[0]
             rgb = copy.colours.get(letter)
-            solid = spec.solids.get(letter) or registry.Solid(registry.SPHERE, 0.8, 0.8)
+            solid = spec.solids.get(letter) or Solid(SPHERE, 0.8, 0.8)
             if rgb is None:
                 raise RefereeError(f"the renderer has no look for the piece {letter!r} of {snapshot.game}")
             name = f"piece-{letter}"
             if name not in made:
                 made.add(name)
-                glass = copy.glassy and solid.shape == registry.SPHERE
+                glass = copy.glassy and solid.shape == SPHERE
                 b.material(
                     name,
                     colour=linear(rgb),
@@ -621,10 +622,10 @@ def _pieces(b: _Build, snapshot: Snapshot, profile, copy: Copy, geom: LatticeGeo
                     subsurface_scale=0.1,
                 )
             prng = _rng("piece3d", copy.seed, r, c)
-            if solid.shape == registry.SPHERE:
+            if solid.shape == SPHERE:
                 rad = solid.size / 2
                 b.add("sphere", name, radius=rad, location=_w(c, r, solid.base + rad))
-            elif solid.shape == registry.DISC:
+            elif solid.shape == DISC:
                 x, y = c + prng.uniform(-0.02, 0.02), r + prng.uniform(-0.02, 0.02)
                 b.add(
                     "cylinder",

@@ -13,7 +13,7 @@ from colorpop_helpers import engine, random_board
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.games.colorpop import remove_cells
+from controller.games.colorpop.rules import remove_cells
 from controller.snapshot import Snapshot
 from simulation.random_play import random_position
 
