@@ -551,7 +551,7 @@ def _slide_lattice(b, snapshot, profile, copy, geom, rect, thick, spec) -> None:
 
 def _grooved_floor(b, snapshot, profile, copy, geom, rect, thick, spec) -> None:
     """Flipop: the printed floor, a post at every inner corner with its door's steel wings."""
-    from controller.games.flipop_doors import UNKNOWN_DOOR
+    from controller.games.flipop.doors import UNKNOWN_DOOR
 
     _plain(b, snapshot, profile, copy, geom, rect, thick, spec)
     doors = snapshot.line("doors")

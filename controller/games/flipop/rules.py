@@ -1,6 +1,6 @@
 """Flipop rules engine (`rules.md` §3): whose turn it is, passes, the end, and judging snapshots.
 
-The door physics (how a push turns doors and ripples through them) lives in `flipop_doors.py`;
+The door physics (how a push turns doors and ripples through them) lives in `doors.py`;
 this module drives it. A state may hold several *candidate lines*: when legal moves give the
 balls the camera saw but leave the doors differently and the doors were not read, the referee
 keeps every candidate until a later observation tells them apart (`rules.md` §5).
