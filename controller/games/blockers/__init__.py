@@ -40,7 +40,7 @@ SPEC = GameSpec(
             ".": (226, 214, 186),
         },
         frame=(30, 92, 92),
-        sample=(0.2, 0.34),  # a ring, so the printed glyph in the middle of a tile does not count
+        sample=(0.29, 0.38),  # a ring, so the printed glyph in the middle of a tile does not count
         addons=frozenset({GLYPHS_ADDON}),
         artwork="printed-regions",
         # Plastic tiles 24 mm square and 3.4 mm thick on the 28 mm printed board.
