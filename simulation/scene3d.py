@@ -738,11 +738,13 @@ class Exposure:
 
     @classmethod
     def measure(cls, raw: np.ndarray) -> Exposure:
-        """Mean-based exposure that keeps the brightest 1% from clipping much, and a grey-world white
-        balance that corrects three quarters of the light's colour (as cameras do, not fully)."""
+        """Exposure that puts the picture's mean at 18% grey (a camera's metering) unless that clips
+        more than the brightest half percent of any channel, and a grey-world white balance that
+        corrects three quarters of the light's colour (as cameras do, not fully)."""
         x = raw.astype(np.float32)
         lum = x @ np.array([0.2126, 0.7152, 0.0722], np.float32)
-        gain = min(0.36 / max(float(lum.mean()), 1e-6), 0.98 / max(float(np.percentile(lum, 99)), 1e-6))
+        peak = float(np.percentile(x.max(axis=2), 99.5))
+        gain = min(0.18 / max(float(lum.mean()), 1e-6), 0.97 / max(peak, 1e-6))
         means = x.reshape(-1, 3).mean(axis=0)
         grey = float(means.mean())
         balance = tuple(float((grey / max(m, 1e-6)) ** 0.75) for m in means)
