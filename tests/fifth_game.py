@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from controller.games import registry
 from controller.games.base import Engine, Judgement, Result, SetupCheck
-from controller.games.spec import GameSpec
 from controller.snapshot import EMPTY, Snapshot
 
 NAME = "noughts"
@@ -29,6 +29,7 @@ class NoughtsState:
 
 class NoughtsEngine(Engine[NoughtsState, tuple[int, int]]):
     state_type = NoughtsState
+    game = NAME
     letters = "XO"
 
     def seat_colours_of(self, seat: int) -> tuple[str, ...]:
@@ -93,12 +94,12 @@ class NoughtsEngine(Engine[NoughtsState, tuple[int, int]]):
         return Result(False, None, (), "game in progress")
 
 
-SPEC = GameSpec(
+SPEC = registry.GameSpec(
     name=NAME,
     title="Noughts and crosses",
     shape=(3, 3),
     letters="XO",
-    engine=NoughtsEngine,
+    engine=f"{__name__}:NoughtsEngine",
     default_profile={
         "game": NAME,
         "geometry": {
