@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from controller.games import engine_for  # noqa: E402
+from controller.games.registry import engine_for  # noqa: E402
 from controller.profile import default_profile  # noqa: E402
 from controller.record import setup_from_mapping  # noqa: E402
 from controller.vision.aim import aim_advice  # noqa: E402

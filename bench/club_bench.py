@@ -46,6 +46,7 @@ from controller.club.payloads import encode, result_payload, state_payload, verd
 from controller.commands.replay import judge_record  # noqa: E402
 from controller.record import Action, load_record  # noqa: E402
 from controller.service.events import Table  # noqa: E402
+from controller.snapshot import format_snapshot  # noqa: E402
 
 RECORDS = sorted((ROOT / "examples").glob("*.yaml"))
 PLAYERS = [f"player-{n:02d}" for n in range(1, 81)]
@@ -72,7 +73,7 @@ def game_script(path: Path) -> tuple[dict, list[dict]]:
     """A record's game as a table would publish it: per settled board, verdict, Table and result."""
     import yaml
 
-    from controller.games import engine_for
+    from controller.games.registry import engine_for
     from controller.referee import Referee
     from controller.service.config import GAME_KEYS
 
@@ -97,7 +98,7 @@ def game_script(path: Path) -> tuple[dict, list[dict]]:
                     "to_move": referee.to_move(),
                     "winners": tuple(result["winners"]) if referee.over and result and result.get("winners") else None,
                 },
-                "snapshot": None if isinstance(entry, Action) else entry.to_text(),
+                "snapshot": None if isinstance(entry, Action) else format_snapshot(entry),
                 "scores": result["scores"] if result else None,
                 "result": result if referee.over and (index == len(entries) - 1) else None,
             }

@@ -18,8 +18,8 @@ from collections import Counter
 
 import numpy as np
 
+from controller.games import registry
 from controller.profile import default_profile
-from controller.snapshot import GAMES
 from controller.vision.geometry import MARKERS_HIDDEN
 from controller.vision.reader import HAND, BoardReader
 from simulation.render import Scene, random_snapshot, render_snapshot
@@ -81,7 +81,7 @@ def main() -> None:
     args = ap.parse_args()
     lo, hi = (float(v) for v in args.radius.split(","))
     print(f"{args.seeds} pictures per game, preset {args.preset}, reflection radius {lo}-{hi} pitch")
-    for game in GAMES:
+    for game in registry.names():
         glare, hand = measure(game, args.seeds, args.preset, (lo, hi))
         print(
             f"{game:11s} edge glare taken for a hand: {glare['hand']}/{args.seeds} "

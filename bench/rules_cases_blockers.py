@@ -11,8 +11,8 @@ from __future__ import annotations
 import random
 
 from controller.games.base import GameSetup
-from controller.games.blockers import BlockersEngine
-from controller.games.blockers_board import capture_splits
+from controller.games.blockers.board import capture_splits
+from controller.games.blockers.rules import BlockersEngine
 from controller.profile import default_profile
 from controller.snapshot import Snapshot, empty_snapshot
 from simulation.random_play import random_move

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from controller.games.base import GameSetup
-from controller.games.colorpop import ColorpopEngine, remove_cells
+from controller.games.colorpop.rules import ColorpopEngine, remove_cells
 from controller.profile import default_profile
 from controller.snapshot import Snapshot
 from simulation.random_play import random_position

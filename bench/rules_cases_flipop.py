@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import random
 
-from controller.games import flipop
 from controller.games.base import GameSetup
-from controller.games.flipop import FlipopEngine
+from controller.games.flipop import rules as flipop
+from controller.games.flipop.rules import FlipopEngine
 from controller.profile import default_profile
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
 from simulation.random_play import random_position
@@ -33,9 +33,10 @@ def _shown(snapshot: Snapshot, rng: random.Random) -> Snapshot:
     roll = rng.random()
     if roll < 0.2:
         return Snapshot("flipop", snapshot.cells)
-    if roll < 0.4 and snapshot.doors is not None:
-        doors = tuple("?" if rng.random() < 0.3 else d for d in snapshot.doors)
-        return Snapshot("flipop", snapshot.cells, doors=doors)
+    seen = snapshot.line("doors")
+    if roll < 0.4 and seen is not None:
+        doors = tuple("?" if rng.random() < 0.3 else d for d in seen)
+        return Snapshot("flipop", snapshot.cells, {"doors": doors})
     return snapshot
 
 
@@ -68,10 +69,10 @@ def cases(count: int, seed: int) -> list:
             out.append((engine, state, _move_ball(engine.expected(state), rng)))
         elif kind < 0.85:
             before = engine.expected(state)
-            doors = list(before.doors or ())
+            doors = list(before.line("doors") or ())
             post = rng.randrange(16)
             doors[post] = {"N": "E", "E": "S", "S": "W", "W": "N", "NS": "EW", "EW": "NS"}.get(doors[post], "?")
-            out.append((engine, state, Snapshot("flipop", before.cells, doors=tuple(doors))))
+            out.append((engine, state, Snapshot("flipop", before.cells, {"doors": doors})))
         else:
             out.append((engine, state, _move_ball(result, rng)))
     flipop._options_cached.cache_clear()

@@ -9,26 +9,22 @@ from __future__ import annotations
 
 import random
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from controller.games.base import GameSetup  # noqa: E402
-from controller.games.stay_alive import SlideMove, StayAliveEngine, StayAliveState  # noqa: E402
+from controller.games.stay_alive.rules import SlideMove, StayAliveEngine, StayAliveState  # noqa: E402
 from controller.profile import default_profile  # noqa: E402
 from controller.snapshot import EMPTY, Snapshot  # noqa: E402
 from simulation.random_play import random_position, starting_board  # noqa: E402
 
 
 def _with_slide(snap: Snapshot, slide: int, position: str) -> Snapshot:
-    if slide < 7:
-        orange = list(snap.orange)
-        orange[slide] = position
-        return replace(snap, orange=tuple(orange))
-    white = list(snap.white)
-    white[slide - 7] = position
-    return replace(snap, white=tuple(white))
+    key, index = ("orange", slide) if slide < 7 else ("white", slide - 7)
+    positions = list(snap.line(key) or ())
+    positions[index] = position
+    return snap.with_line(key, positions)
 
 
 def _case_snapshot(engine: StayAliveEngine, state: StayAliveState, rng: random.Random) -> Snapshot:

@@ -22,7 +22,6 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the referee runs (contr
 
 import argparse
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -124,9 +123,9 @@ def door_accuracy(preset: str, boards: int, first: int = 0) -> tuple[int, int, i
     p = default_profile("flipop")
     tally = Tally()
     for seed in range(first, first + boards):
-        snap = replace(random_snapshot("flipop", p, seed=4000 + seed), doors=random_doors(p, seed))
+        snap = random_snapshot("flipop", p, seed=4000 + seed).with_line("doors", random_doors(p, seed))
         reading = BoardReader(p).read(render_snapshot(snap, p, seed=seed, preset=preset))
-        for got, truth in zip(reading.doors or ("?",) * 16, snap.doors):
+        for got, truth in zip(reading.doors or ("?",) * 16, snap.line("doors") or ()):
             tally.add(got, truth)
     return tally.figures()
 

@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import cv2  # noqa: E402
 
 from controller.games import registry  # noqa: E402
+from controller.games.spec import GLYPHS_ADDON  # noqa: E402
 from controller.profile import default_profile  # noqa: E402
 from controller.snapshot import EMPTY, Snapshot  # noqa: E402
 from controller.vision.gating import MotionGate  # noqa: E402
@@ -114,13 +115,11 @@ def one_change(snap: Snapshot) -> Snapshot:
     place emptied in the other games (vision knows nothing of rules)."""
     cells = [list(row) for row in snap.cells]
     r, c = next((r, c) for r, row in enumerate(cells) for c, cell in enumerate(row) if cell != EMPTY)
-    if registry.get(snap.game).reads(registry.GLYPHS):
+    if registry.get(snap.game).reads(GLYPHS_ADDON):
         cells[r][c] = cells[r][c][0] + ("5" if cells[r][c][1:] != "5" else "6")
     else:
         cells[r][c] = EMPTY
-    return Snapshot(
-        snap.game, tuple(tuple(row) for row in cells), orange=snap.orange, white=snap.white, doors=snap.doors
-    )
+    return Snapshot(snap.game, tuple(tuple(row) for row in cells), snap.lines)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ import numpy as np
 
 from controller.errors import RefereeError
 from controller.games import registry
-from controller.games.flipop_doors import UNKNOWN_DOOR
+from controller.games.flipop.doors import UNKNOWN_DOOR
 from controller.snapshot import EMPTY
 from controller.vision.reader import MIN_USED, BoardReader, model_for
 
@@ -348,7 +348,7 @@ def _smooth_trend(xy: np.ndarray, feats: np.ndarray, mine: np.ndarray) -> np.nda
 
 
 def _check_doors(pic: Expected, doors: tuple[str, ...]) -> None:
-    from controller.games.flipop_doors import POSTS
+    from controller.games.flipop.doors import POSTS
 
     wrong = [k for k, (g, w) in enumerate(zip(doors, pic.doors)) if g != UNKNOWN_DOOR and set(g) != set(w)]
     if wrong:

@@ -26,16 +26,17 @@ import numpy as np
 from calibration.camera import with_settings
 from controller.errors import RefereeError
 from controller.games import registry
+from controller.games.spec import EMPTY_BOARD, FULL_SETUP, GLYPHS_ADDON, ONE_OF_EACH, START_POSITION
 from controller.snapshot import EMPTY, Snapshot, format_snapshot, parse_snapshot
 
 #: The guided pictures (keys of `_PICTURE_KINDS`) for each calibration picture a game declares
 #: (`VisionSpec.calibration`). A full setup is preceded by one token of each colour on the bottom
 #: row: its clusters are then named from the copy's own colours, which equal counts cannot check.
 PICTURES_OF: dict[str, tuple[str, ...]] = {
-    registry.EMPTY_BOARD: ("empty",),
-    registry.ONE_OF_EACH: ("pieces",),
-    registry.FULL_SETUP: ("bottom-row", "setup"),
-    registry.START_POSITION: ("start",),
+    EMPTY_BOARD: ("empty",),
+    ONE_OF_EACH: ("pieces",),
+    FULL_SETUP: ("bottom-row", "setup"),
+    START_POSITION: ("start",),
 }
 
 #: Longest wait for a still picture without a hand, per capture (seconds).
@@ -218,7 +219,7 @@ def picture_keys(game: str) -> tuple[str, ...]:
     """The pictures `game`'s calibration takes (a sentence for a game that has none)."""
     spec = registry.get(game)
     keys = tuple(key for kind in spec.vision.calibration for key in PICTURES_OF.get(kind, ()))
-    if registry.GLYPHS in spec.vision.addons:
+    if GLYPHS_ADDON in spec.vision.addons:
         keys += ("glyphs",)  # the glyph arrangement, after the tiles' colours are known
     if not keys:
         raise RefereeError(f"there is no guided calibration for {spec.title} yet")
@@ -438,9 +439,11 @@ def _learn_start(profile, image, name, expected):
 
     profile = cal.learn_flipop_start(profile, image)
     start = parse_snapshot(profile.game, profile.get("start"))
-    if start.doors is not None:
+    if start.line("doors") is not None:
         profile = learn_doors(profile, image, name=f"the picture {name}")
-    expected.append(checks.Expected(name, image, [[c[:1] for c in row] for row in start.cells], doors=start.doors))
+    expected.append(
+        checks.Expected(name, image, [[c[:1] for c in row] for row in start.cells], doors=start.line("doors"))
+    )
     return profile
 
 

@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass
 
 from controller.errors import FormatError
-from controller.games.stay_alive_holes import POSITIONS, SIZE, HolePattern
+from controller.games.stay_alive.holes import POSITIONS, SIZE, HolePattern
 
 Cell = tuple[int, int]
 #: One observation: per row, per column, True when the point is open.

@@ -15,7 +15,7 @@ from typing import Any
 
 from calibration.holes import PAIRS, Derivation, Grid, Grids, derive
 from controller.errors import RefereeError
-from controller.games.stay_alive_holes import POSITIONS, SIZE
+from controller.games.stay_alive.holes import POSITIONS, SIZE
 
 STEPS = len(PAIRS)
 

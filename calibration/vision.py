@@ -27,7 +27,7 @@ import numpy as np
 from controller.errors import RefereeError
 from controller.games import registry
 from controller.games.base import join_and
-from controller.games.registry import FULL_SETUP, ONE_OF_EACH, START_POSITION
+from controller.games.spec import FULL_SETUP, ONE_OF_EACH, START_POSITION, GameSpec
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
 from controller.vision.classify import ClassModel, ClassRef
 from controller.vision.reader import DEFAULT_SIGMA, MIN_USED, BoardReader, model_for
@@ -35,7 +35,7 @@ from controller.vision.reader import DEFAULT_SIGMA, MIN_USED, BoardReader, model
 SHADING = np.diag(np.array(DEFAULT_SIGMA) ** 2)
 
 
-def _spec(profile) -> registry.GameSpec:
+def _spec(profile) -> GameSpec:
     return registry.get(profile.game)
 
 

@@ -27,6 +27,7 @@ import numpy as np
 
 from controller.errors import RefereeError
 from controller.games import registry
+from controller.games.spec import DOORS_ADDON, GLYPHS_ADDON
 from controller.snapshot import EMPTY, parse_snapshot
 from controller.vision import glyphs as gl
 from controller.vision.classify import ClassModel
@@ -81,8 +82,8 @@ def tile_angle(frame: np.ndarray, h: np.ndarray, centres: np.ndarray) -> np.ndar
 
 def learn_glyphs(profile, images: list[np.ndarray], corners=None):
     """The profile with `vision.glyphs` learned from pictures of the calibration arrangement."""
-    if not registry.get(profile.game).reads(registry.GLYPHS):
-        raise RefereeError(f"the glyph calibration is for {_games_reading(registry.GLYPHS)}")
+    if not registry.get(profile.game).reads(GLYPHS_ADDON):
+        raise RefereeError(f"the glyph calibration is for {_games_reading(GLYPHS_ADDON)}")
     if not images:
         raise RefereeError("the glyph calibration needs at least one picture")
     cells = {pos: g for g, pos in ARRANGEMENT.items()}
@@ -162,13 +163,13 @@ def learn_doors(profile, image: np.ndarray, corners=None, name: str = "the start
     A half-edge glare hides is neither learned from nor checked (glare moves with the light, the
     reader leaves such a door `?`); a half-edge seen clearly and read against the start's doors
     refuses the picture, naming the posts."""
-    from controller.games.flipop_doors import POSTS
+    from controller.games.flipop.doors import POSTS
     from controller.vision.doors import MAX_HIDDEN
 
     start = profile.get("start")
-    if not registry.get(profile.game).reads(registry.DOORS) or not start:
-        raise RefereeError(f"the door calibration is for {_games_reading(registry.DOORS)}, whose profile has a start")
-    doors = parse_snapshot(profile.game, start).doors
+    if not registry.get(profile.game).reads(DOORS_ADDON) or not start:
+        raise RefereeError(f"the door calibration is for {_games_reading(DOORS_ADDON)}, whose profile has a start")
+    doors = parse_snapshot(profile.game, start).line("doors")
     reader = BoardReader(profile, corners=corners)
     white = reader.paper_white(image)
     local = (np.tile(white, (len(reader.post_weights), 1)) if white.ndim == 1 else reader.post_weights @ white) * 255

@@ -5,9 +5,10 @@ the move need to know *what* to put back. As DGT Centaur's correction mode does 
 `plan` compares the last legal board with what the camera sees and lists the corrections: a
 piece that is missing in one place and extra in another is one move ("move the red marble from
 point 2,3 back to point 4,4"), paired by the fewest steps over all pieces (an optimal assignment),
-the rest are put back or taken off; Stay Alive's slides and Flipop's doors are set back. Each
-correction names the places it concerns, so `progress` can tick it off once a newer reading shows
-those places as on the legal board.
+the rest are put back or taken off; the game's lines besides the grid (Stay Alive's slides,
+Flipop's doors) are set back as the game words it (`ExtraLine.set_back`). Each correction names
+the places it concerns, so `progress` can tick it off once a newer reading shows those places as
+on the legal board.
 
 Places are named as each game names them (`Engine.place_name`), colours by the profile's names.
 Unsure places (`?`) are never corrected: nothing is known there.
@@ -19,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.games import registry
-from controller.snapshot import EMPTY, UNKNOWN_DOOR, Snapshot
+from controller.games.spec import CellFormat, GameSpec
+from controller.snapshot import EMPTY, Snapshot
 
 Cell = tuple[int, int]
 
@@ -30,15 +32,13 @@ MISMATCH = 10_000
 
 @dataclass(frozen=True)
 class Correction:
-    """One thing to do with the hands; `cells`, `slides` and `posts` are where it shows when done."""
+    """One thing to do with the hands; `cells` and `tokens` are where it shows when done."""
 
-    kind: str  # "move", "put", "take", "slide", "door", or "refill" (a slide whose pieces fall)
+    kind: str  # "move", "put", "take", "refill" (a slide whose pieces fall), or a game line's ("slide", "door")
     text: str
     cells: tuple[Cell, ...] = ()
-    #: Stay Alive slides as ("orange" | "white", index from 0).
-    slides: tuple[tuple[str, int], ...] = ()
-    #: Flipop posts as indices into the snapshot's `doors`.
-    posts: tuple[int, ...] = ()
+    #: Tokens of the snapshot's lines besides the grid, as (line key, index from 0).
+    tokens: tuple[tuple[str, int], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "text": self.text, "cells": [list(c) for c in self.cells]}
@@ -65,16 +65,16 @@ def plan(engine: Any, legal: Snapshot, seen: Snapshot) -> list[Correction]:
     Slides and doors first (a slide moved back may free a point), then pieces taken off, then
     moves, then pieces put back (a move's or a put's target may be where an extra piece lies).
     """
-    if registry.known(legal.game) and registry.get(legal.game).play.falls_to_bottom:
+    spec = registry.get(legal.game) if registry.known(legal.game) else None
+    if spec is not None and spec.play.falls_to_bottom:
         by_slide = _slides_refilled(engine, legal, seen)
         if by_slide is not None:
             return by_slide
-    out: list[Correction] = []
-    out += _slides(legal, seen)
-    out += _doors(engine, legal, seen)
-    missing, extra = _differences(legal, seen)
-    pairs, lone_missing, lone_extra = _pair(missing, extra)
-    noun = registry.get(legal.game).piece_noun if registry.known(legal.game) else "piece"
+    cells = spec.cells if spec is not None else CellFormat()
+    out = _lines(spec, legal, seen)
+    missing, extra = _differences(cells, legal, seen)
+    pairs, lone_missing, lone_extra = _pair(cells, missing, extra)
+    noun = spec.piece_noun if spec is not None else "piece"
     for cell, piece in lone_extra:
         out.append(
             Correction(
@@ -109,45 +109,37 @@ def progress(engine: Any, legal: Snapshot, first_seen: Snapshot, seen: Snapshot 
         return Progress([(c, False) for c in steps])
     ticked = [(c, is_done(c, legal, seen)) for c in steps]
     covered_cells = {cell for c in steps for cell in c.cells}
-    covered_slides = {s for c in steps for s in c.slides}
-    covered_posts = {p for c in steps for p in c.posts}
+    covered_tokens = {t for c in steps for t in c.tokens}
     for c in plan(engine, legal, seen):
-        if (set(c.cells) - covered_cells) or (set(c.slides) - covered_slides) or (set(c.posts) - covered_posts):
+        if (set(c.cells) - covered_cells) or (set(c.tokens) - covered_tokens):
             ticked.append((c, False))
     return Progress(ticked)
 
 
 def is_done(correction: Correction, legal: Snapshot, seen: Snapshot) -> bool:
     """Whether every place the correction concerns shows what the legal board has."""
+    cells = registry.get(legal.game).cells if registry.known(legal.game) else CellFormat()
     for r, c in correction.cells:
-        if not _same_piece(legal.cells[r][c], seen.cells[r][c]):
+        if not cells.same_piece(legal.cells[r][c], seen.cells[r][c]):
             return False
-    for line, i in correction.slides:
-        want = getattr(legal, line)
-        got = getattr(seen, line)
+    for key, i in correction.tokens:
+        want, got = legal.line(key), seen.line(key)
         if got is None or want is None or got[i] != want[i]:
-            return False
-    for k in correction.posts:
-        if seen.doors is None or legal.doors is None or seen.doors[k] != legal.doors[k]:
             return False
     return True
 
 
 # --- what differs ---------------------------------------------------------------------------------
-def _same_piece(legal: str, seen: str) -> bool:
-    """A Blockers! tile whose glyph is not read (`R?`) is taken as the tile it is in colour."""
-    if legal == seen:
-        return True
-    return len(seen) == 2 and seen[1] == "?" and legal[:1] == seen[:1]
-
-
-def _differences(legal: Snapshot, seen: Snapshot) -> tuple[list[tuple[Cell, str]], list[tuple[Cell, str]]]:
-    """Pieces of the legal board not seen where they belong, and pieces seen where none belongs."""
+def _differences(
+    cells: CellFormat, legal: Snapshot, seen: Snapshot
+) -> tuple[list[tuple[Cell, str]], list[tuple[Cell, str]]]:
+    """Pieces of the legal board not seen where they belong, and pieces seen where none belongs
+    (a place whose reading only knows less, a Blockers! tile whose glyph is unread, is the same piece)."""
     missing: list[tuple[Cell, str]] = []
     extra: list[tuple[Cell, str]] = []
     for r, (want_row, got_row) in enumerate(zip(legal.cells, seen.cells)):
         for c, (want, got) in enumerate(zip(want_row, got_row)):
-            if got == "?" or _same_piece(want, got):
+            if got == "?" or cells.same_piece(want, got):
                 continue
             if want != EMPTY:
                 missing.append(((r, c), want))
@@ -157,13 +149,13 @@ def _differences(legal: Snapshot, seen: Snapshot) -> tuple[list[tuple[Cell, str]
 
 
 def _pair(
-    missing: list[tuple[Cell, str]], extra: list[tuple[Cell, str]]
+    cells: CellFormat, missing: list[tuple[Cell, str]], extra: list[tuple[Cell, str]]
 ) -> tuple[list[tuple[tuple[Cell, str], tuple[Cell, str]]], list[tuple[Cell, str]], list[tuple[Cell, str]]]:
     """Pair missing with extra pieces of the same kind by the fewest steps in total."""
     if not missing or not extra:
         return [], missing, extra
     cost = [
-        [abs(m[0][0] - e[0][0]) + abs(m[0][1] - e[0][1]) if _same_piece(m[1], e[1]) else MISMATCH for e in extra]
+        [abs(m[0][0] - e[0][0]) + abs(m[0][1] - e[0][1]) if cells.same_piece(m[1], e[1]) else MISMATCH for e in extra]
         for m in missing
     ]
     assignment = min_cost_assignment(cost)
@@ -180,28 +172,16 @@ def _pair(
     return pairs, lone_m, lone_e
 
 
-def _slides(legal: Snapshot, seen: Snapshot) -> list[Correction]:
+def _lines(spec: GameSpec | None, legal: Snapshot, seen: Snapshot) -> list[Correction]:
+    """The tokens of the game's lines besides the grid to set back, as the game words each."""
     out = []
-    for line in ("orange", "white"):
-        want, got = getattr(legal, line), getattr(seen, line)
-        if want is None or got is None:
+    for line in spec.extra_lines if spec is not None else ():
+        want, got = legal.line(line.key), seen.line(line.key)
+        if line.set_back is None or want is None or got is None:
             continue
         for i, (w, g) in enumerate(zip(want, got)):
-            if g is not None and w != g:
-                out.append(Correction("slide", f"put {line} slide {i + 1} back to {w}", slides=((line, i),)))
-    return out
-
-
-def _doors(engine: Any, legal: Snapshot, seen: Snapshot) -> list[Correction]:
-    if legal.doors is None or seen.doors is None:
-        return []
-    out = []
-    for k, (w, g) in enumerate(zip(legal.doors, seen.doors)):
-        if g != UNKNOWN_DOOR and w != UNKNOWN_DOOR and w != g:
-            post = f"({k // 4 + 1},{k % 4 + 1})"  # counted from 1, as players name posts (docs/rules.md §6)
-            out.append(
-                Correction("door", f"turn the door on post {post} back so its wings point {' '.join(w)}", posts=(k,))
-            )
+            if w != g and line.unknown not in (w, g):
+                out.append(Correction(line.correction, line.set_back(i, w), tokens=((line.key, i),)))
     return out
 
 

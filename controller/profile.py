@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -17,20 +16,9 @@ import numpy as np
 import yaml
 
 from controller.errors import ConfigError, RefereeError
-from controller.files import load_yaml, parse_yaml
+from controller.files import load_yaml, parse_yaml, read_text
 from controller.games import registry
-from controller.schema import (  # noqa: F401  (re-exported: the profile's schema is written with them)
-    Checker,
-    anything,
-    flag,
-    integer,
-    kind_of,
-    list_of,
-    mapping,
-    number,
-    one_of,
-    text,
-)
+from controller.schema import Checker, integer, kind_of, letter_key, list_of, mapping, number, one_of, text
 
 # --------------------------------------------------------------------------- per-game schemas
 
@@ -58,22 +46,7 @@ def _geometry(game: str) -> Checker:
     )
 
 
-def _letter(value: Any, path: str) -> None:
-    if not (isinstance(value, str) and len(value) == 1 and value.isalpha() and value.isupper()):
-        raise ConfigError(path, f"expected a single capital letter, got {value!r}")
-
-
-_CLASSES = mapping(keys=_letter, values=mapping({"name": text()}, required=("name",)))
-
-
-def letter_key(value: Any, path: str) -> None:
-    """A class letter used as a key (token counts, ...)."""
-    _letter(value, path)
-
-
-def cell_pair() -> Checker:
-    """A board place written `[row, col]`."""
-    return list_of(integer(0, 99), length=2)
+_CLASSES = mapping(keys=letter_key, values=mapping({"name": text()}, required=("name",)))
 
 
 #: Exposure, gain and white balance locked at calibration (`controller/vision/sources.py`), per
@@ -213,21 +186,19 @@ def _check_consistency(game: str, data: dict, source: str) -> None:
         check(data, source)
 
 
-_cache: dict[str, dict] = {}
+_read: dict[Path, dict] = {}
 
 
 def _default_data(game: str) -> dict:
-    if game not in _cache:
-        where = registry.get(game).default_profile
-        if where is None:
-            raise RefereeError(f"the game {game!r} ships no default profile")
-        if isinstance(where, tuple):
-            package, name = where
-            text = resources.files(package).joinpath(name).read_text("utf-8")
-            _cache[game] = parse_yaml(text, f"the default {game} profile")
-        else:
-            _cache[game] = dict(where)
-    return copy.deepcopy(_cache[game])
+    """A copy of the default profile `game` ships (its file is read once)."""
+    where = registry.get(game).default_profile
+    if where is None:
+        raise RefereeError(f"the game {game!r} ships no default profile")
+    if isinstance(where, Path):
+        if where not in _read:
+            _read[where] = parse_yaml(read_text(where, f"the default {game} profile"), str(where))
+        return copy.deepcopy(_read[where])
+    return copy.deepcopy(dict(where))
 
 
 def default_profile(game: str) -> Profile:

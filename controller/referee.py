@@ -237,7 +237,7 @@ def judge_record(record: GameRecord) -> Iterator[dict[str, Any]]:
 
     `referee replay` prints them; the journal's export checks a record against them.
     """
-    from controller.games import engine_for
+    from controller.games.registry import engine_for
     from controller.record import Action
 
     referee = Referee(engine_for(record.setup))

@@ -135,6 +135,17 @@ def anything() -> Checker:
     return lambda value, path: None
 
 
+def letter_key(value: Any, path: str) -> None:
+    """A class letter used as a key (the profile's classes, token counts, ...)."""
+    if not (isinstance(value, str) and len(value) == 1 and value.isalpha() and value.isupper()):
+        raise ConfigError(path, f"expected a single capital letter, got {value!r}")
+
+
+def cell_pair() -> Checker:
+    """A board place written `[row, col]`."""
+    return list_of(integer(0, 99), length=2)
+
+
 # --------------------------------------------------------------------------- sections as pydantic models
 
 #: The error type of every sentence a section says itself.

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from controller.errors import FormatError
+from controller.games import registry
 from controller.games.base import Engine, Result, join_and
-from controller.games.events import EventKind, GameEvent
+from controller.games.events import EventType, GameEvent
 from controller.referee import Verdict, VerdictKind
 
 Cell = tuple[int, int]
@@ -29,34 +30,31 @@ def places_words(engine: Engine | None, cells: Sequence[Cell]) -> str:
     return engine.places_text(list(cells))
 
 
+def _event_types(engine: Engine | None) -> list[EventType]:
+    """The events the engine's game declares; without an engine, every known game's."""
+    if engine is not None and registry.known(engine.setup.game):
+        return list(registry.get(engine.setup.game).event_types)
+    return [t for game in registry.names() for t in registry.get(game).event_types]
+
+
 def event_words(engine: Engine | None, event: str) -> str:
-    """What happened besides the move, in words: `fell:3,4` -> `the marble on point 4,5 fell` (the event
-    counts from 0, as `notation.md` does; the words count as players do, `Engine.place_name`)."""
+    """What happened besides the move, in the words its game declares: `fell:3,4` -> `the marble
+    on point 4,5 fell` (the event counts from 0, as `notation.md` does; the words count as players
+    do, `Engine.place_name`). Text that is no event of the game is shown as it is."""
+    types = _event_types(engine)
     try:
-        parsed = GameEvent.parse(event)
+        parsed = GameEvent.parse(event, types)
     except FormatError:
         return str(event)
-    place = places_words(engine, [parsed.cell]) if parsed.cell is not None else ""
-    seat = seat_words(engine, parsed.seat) if parsed.seat is not None else ""
+    words = next(t.words for t in types if t.kind == parsed.kind)
     colour = parsed.colour or ""
     if engine is not None and colour:
         colour = str(engine.profile.classes.get(colour, {}).get("name", colour))
-    kind = parsed.kind
-    if kind == EventKind.CLEARED:
-        return f"the last {colour} token is gone"
-    if kind == EventKind.FELL:
-        return f"the marble on {place} fell"
-    if kind == EventKind.EXPECTED_FALL_MISSING:
-        return f"the marble on {place} should have fallen but is still seen"
-    if kind == EventKind.EXIT:
-        return f"the ball on {place} left through its exit"
-    if kind == EventKind.ELIMINATED:
-        return f"{seat} is out"
-    if kind == EventKind.PASS:
-        return f"{seat} has no move and passes"
-    if kind == EventKind.GLYPH_UNREAD:
-        return f"the glyph of the tile on {place} could not be read yet"
-    return str(event)
+    return words.format(
+        place=places_words(engine, [parsed.cell]) if parsed.cell is not None else "",
+        seat=seat_words(engine, parsed.seat) if parsed.seat is not None else "",
+        colour=colour,
+    )
 
 
 def verdict_line(verdict: Verdict, engine: Engine | None = None, to_move: int | None = None) -> str:
@@ -176,11 +174,6 @@ def with_names(text: str, names: Sequence[str]) -> str:
     return re.sub(r"\bplayer (\d+)\b", name, text)
 
 
-def no_such_seat(seat: int, players: int) -> str:
-    """A seat number out of range, counted from 1 as players count (`seat` counted from 0)."""
-    return f"there is no player {seat + 1}: the players are numbered 1 to {players}"
-
-
 # --- the club's broker (mqtt: in config.yaml) ----------------------------------------------------
 _BROKER_GOES_ON = "the game goes on and its verdicts wait in the journal until the broker answers"
 
@@ -216,8 +209,6 @@ BROKER_BACK = "the club's broker answers again; the verdicts that waited are sen
 # --- pictures ---------------------------------------------------------------------------------
 def another_games_board(game: str, other: str) -> str:
     """A picture given as one game's board that reads surely as another's."""
-    from controller.games import registry
-
     title, other_title = registry.get(game).title, registry.get(other).title
     return (
         f"this is not a {title} board: it reads as a {other_title} board. Give --game {other} to read it, "
@@ -232,16 +223,4 @@ def journal_folder_missing(path: Any) -> str:
     return (
         f"the journal {path} cannot be started: its folder {folder} does not exist. Check the 'journal:' path in "
         f"the config file (a typo?); if it is right, create the folder first (mkdir -p {folder}) and start again"
-    )
-
-
-# --- secret colours (Colorpop) ------------------------------------------------------------------
-def colour_taken(colour: str, seat_name: str) -> str:
-    return f"{colour} is already the secret colour of {seat_name}: each player has a colour of their own"
-
-
-def result_already_given(seat_name: str, colours: str) -> str:
-    return (
-        f"the result was already given with {seat_name}'s secret colour {colours}; it cannot be changed now. "
-        "If it was told wrongly, start a new game; this one stays in the journal as it was judged"
     )

@@ -22,8 +22,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from controller.games.base import GameSetup  # noqa: E402
-from controller.games.blockers import BlockersEngine, BlockersState, Placement  # noqa: E402
-from controller.games.blockers_board import ALL_GLYPHS, same_colour_neighbours  # noqa: E402
+from controller.games.blockers.board import ALL_GLYPHS, same_colour_neighbours  # noqa: E402
+from controller.games.blockers.rules import BlockersEngine, BlockersState, Placement  # noqa: E402
 from controller.profile import default_profile  # noqa: E402
 from controller.record import dump_record  # noqa: E402
 from controller.snapshot import Snapshot, empty_snapshot  # noqa: E402

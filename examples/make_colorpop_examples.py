@@ -15,7 +15,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from controller.games.base import GameSetup  # noqa: E402
-from controller.games.colorpop import ColorpopEngine, remove_cells  # noqa: E402
+from controller.games.colorpop.rules import ColorpopEngine, remove_cells  # noqa: E402
 from controller.profile import default_profile  # noqa: E402
 from controller.record import Action, dump_record  # noqa: E402
 from controller.snapshot import Snapshot  # noqa: E402

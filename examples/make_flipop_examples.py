@@ -17,8 +17,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from controller.games.base import GameSetup  # noqa: E402
-from controller.games.flipop import FlipopEngine  # noqa: E402
-from controller.games.flipop_doors import push  # noqa: E402
+from controller.games.flipop.doors import push  # noqa: E402
+from controller.games.flipop.rules import FlipopEngine  # noqa: E402
 from controller.profile import default_profile  # noqa: E402
 from controller.record import Action, dump_record  # noqa: E402
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot  # noqa: E402
@@ -43,7 +43,7 @@ OPENING = [
 
 def balls_moved(engine: FlipopEngine, board: Snapshot, move: tuple) -> int:
     """How many balls a push moves (2 or more: a chain)."""
-    result = push(board.cells, board.doors or (), move[0], move[1], engine.exits)
+    result = push(board.cells, board.line("doors") or (), move[0], move[1], engine.exits)
     return len({cell for cell, _ in result.displaced}) + len(result.exits)
 
 

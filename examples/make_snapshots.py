@@ -26,7 +26,7 @@ import cv2  # noqa: E402
 from calibration.holes import format_grids, observe  # noqa: E402
 from calibration.vision import bottom_row_cells  # noqa: E402
 from calibration.vision_glyphs import ARRANGEMENT  # noqa: E402
-from controller.games.stay_alive_holes import pattern_of  # noqa: E402
+from controller.games.stay_alive.holes import pattern_of  # noqa: E402
 from controller.profile import default_profile  # noqa: E402
 from controller.record import load_record  # noqa: E402
 from controller.snapshot import Snapshot, empty_snapshot, format_snapshot  # noqa: E402
@@ -97,7 +97,7 @@ def write_calibration_boards() -> None:
         ("stay-alive-empty", empty.cells, "Stay Alive: the empty grid"),
         ("stay-alive-pieces", pieces, "Stay Alive: one marble of each colour on the top row, in the profile's order"),
     ):
-        snap = Snapshot("stay-alive", tuple(tuple(row) for row in cells), orange=orange, white=white)
+        snap = Snapshot("stay-alive", tuple(tuple(row) for row in cells), {"orange": orange, "white": white})
         (folder / f"{name}.txt").write_text(head.format(what=what) + format_snapshot(snap))
 
 

@@ -19,13 +19,12 @@ from __future__ import annotations
 import json
 import random
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from controller.games.base import GameSetup  # noqa: E402
-from controller.games.stay_alive import Placement, SlideMove, StayAliveEngine, StayAliveState  # noqa: E402
+from controller.games.stay_alive.rules import Placement, SlideMove, StayAliveEngine, StayAliveState  # noqa: E402
 from controller.profile import default_profile  # noqa: E402
 from controller.record import dump_record, parse_record  # noqa: E402
 from controller.referee import judge_record  # noqa: E402
@@ -51,9 +50,9 @@ def best_move(engine: StayAliveEngine, state: StayAliveState, rng: random.Random
 
 
 def with_slide(board: Snapshot, slide: int, position: str) -> Snapshot:
-    positions = list(board.orange + board.white)
+    positions = list((board.line("orange") or ()) + (board.line("white") or ()))
     positions[slide] = position
-    return replace(board, orange=tuple(positions[:7]), white=tuple(positions[7:]))
+    return Snapshot(board.game, board.cells, {"orange": positions[:7], "white": positions[7:]})
 
 
 def play(players: int, seed: int, seats: list[str], first: int, slips: set[str]) -> str:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.games import registry
-from controller.games.flipop_doors import UNKNOWN_DOOR
+from controller.games.flipop.doors import UNKNOWN_DOOR
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
 from controller.vision import looks
 from controller.vision.glyphs import GLYPHS
@@ -122,9 +122,9 @@ def grooved_floor_board(cv: Canvas, colours: dict[str, Rgb], frame: Rgb, regions
 
 def doors_fittings(cv: Canvas, snapshot: Snapshot, profile: Any, scene: Scene, seed: int, door_jitter: float) -> None:
     """A post between every four cells with its door's wings (the snapshot's, else the profile's start)."""
-    doors = snapshot.doors
+    doors = snapshot.line("doors")
     if doors is None and profile is not None and profile.get("start"):
-        doors = parse_snapshot(snapshot.game, profile.get("start")).doors
+        doors = parse_snapshot(snapshot.game, profile.get("start")).line("doors")
     per_row = cv.geom.cols - 1
     for k in range(per_row * (cv.geom.rows - 1)):
         i, j = divmod(k, per_row)

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from controller.games.stay_alive_holes import SIZE, HolePattern
+from controller.games.stay_alive.holes import SIZE, HolePattern
 from controller.snapshot import EMPTY, Snapshot
 from simulation.render import Scene, render_scene
 
@@ -53,7 +53,7 @@ class HolesTable:
 
     def snapshot(self) -> Snapshot:
         cells = tuple(tuple(EMPTY for _ in range(SIZE)) for _ in range(SIZE))
-        return Snapshot("stay-alive", cells, orange=tuple(self.orange), white=tuple(self.white))
+        return Snapshot("stay-alive", cells, {"orange": self.orange, "white": self.white})
 
     @property
     def latest_frame(self) -> np.ndarray:

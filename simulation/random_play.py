@@ -16,9 +16,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from controller.games import engine_for
 from controller.games.base import Engine, GameSetup
 from controller.games.events import GameEvent
+from controller.games.registry import engine_for
 from controller.snapshot import Snapshot
 from simulation.world import starting_board
 

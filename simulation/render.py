@@ -23,6 +23,7 @@ import numpy as np
 
 from controller.errors import RefereeError
 from controller.games import registry
+from controller.games.spec import GLYPHS_ADDON
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
 from controller.vision import looks
 from controller.vision.geometry import DICTIONARIES, LatticeGeometry
@@ -368,15 +369,14 @@ def _stamp(cv: _Canvas, x: float, y: float, glyph: str, ink, angle: float = 0.0,
 def stay_alive_points(snapshot: Snapshot, profile) -> tuple[set, set]:
     """Open points, and closed points where the (upper) orange slide has a hole so the white
     slide shows, from the slide positions and the profile's holes (empty sets when unknown)."""
-    from controller.games.stay_alive_holes import pattern_of
+    from controller.games.stay_alive.holes import pattern_of
 
     holes = profile.get("holes") if profile is not None else None
-    if not holes or snapshot.orange is None or snapshot.white is None:
+    orange, white = snapshot.line("orange"), snapshot.line("white")
+    if not holes or orange is None or white is None:
         return set(), set()
     pattern = pattern_of(holes)
-    return set(pattern.open_points(snapshot.orange, snapshot.white)), set(
-        pattern.white_showing(snapshot.orange, snapshot.white)
-    )
+    return set(pattern.open_points(orange, white)), set(pattern.white_showing(orange, white))
 
 
 def _tile(
@@ -707,7 +707,7 @@ def random_snapshot(game: str, profile, seed: int, fill: float = 0.6) -> Snapsho
     letters = list(profile.letters)
     cells = [[EMPTY] * cols for _ in range(rows)]
     lines, blocked = play.random_lines(profile, rng) if play.random_lines is not None else ({}, frozenset())
-    glyphs = list(GLYPHS) if spec.reads(registry.GLYPHS) else None
+    glyphs = list(GLYPHS) if spec.reads(GLYPHS_ADDON) else None
     for c in range(cols):
         height = int(rng.integers(0, rows + 1)) if play.falls_to_bottom else 0
         for r in range(rows):
@@ -721,15 +721,15 @@ def random_snapshot(game: str, profile, seed: int, fill: float = 0.6) -> Snapsho
             if glyphs is not None:
                 letter += str(rng.choice(glyphs))
             cells[r][c] = letter
-    return Snapshot(game, tuple(tuple(r) for r in cells), **lines)
+    return Snapshot(game, tuple(tuple(r) for r in cells), lines)
 
 
 def random_doors(profile, seed: int) -> tuple[str, ...]:
     """Doors (Flipop's) as play could leave them: each door of the profile's start turned a random
     number of quarter turns, never two wings on one edge."""
-    from controller.games.flipop_doors import POSTS, rotations, shared_edges
+    from controller.games.flipop.doors import POSTS, rotations, shared_edges
 
-    start = parse_snapshot(profile.game, profile.get("start")).doors
+    start = parse_snapshot(profile.game, profile.get("start")).line("doors")
     rng = np.random.default_rng(seed)
     doors = list(start)
     for k in range(len(POSTS)):

@@ -44,6 +44,7 @@ import numpy as np
 
 from controller.errors import RefereeError
 from controller.games import registry
+from controller.games.spec import DISC, SPHERE, Solid
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
 from controller.vision import looks
 from controller.vision.geometry import DICTIONARIES, LatticeGeometry
@@ -550,12 +551,12 @@ def _slide_lattice(b, snapshot, profile, copy, geom, rect, thick, spec) -> None:
 
 def _grooved_floor(b, snapshot, profile, copy, geom, rect, thick, spec) -> None:
     """Flipop: the printed floor, a post at every inner corner with its door's steel wings."""
-    from controller.games.flipop_doors import UNKNOWN_DOOR
+    from controller.games.flipop.doors import UNKNOWN_DOOR
 
     _plain(b, snapshot, profile, copy, geom, rect, thick, spec)
-    doors = snapshot.doors
+    doors = snapshot.line("doors")
     if doors is None and profile is not None and profile.get("start"):
-        doors = parse_snapshot(snapshot.game, profile.get("start")).doors
+        doors = parse_snapshot(snapshot.game, profile.get("start")).line("doors")
     mm = profile.pitch_mm
     b.material("post", colour=linear(looks.POST), roughness=0.5)
     b.material(
@@ -603,13 +604,13 @@ def _pieces(b: _Build, snapshot: Snapshot, profile, copy: Copy, geom: LatticeGeo
                 continue
             letter = cell[0]
             rgb = copy.colours.get(letter)
-            solid = spec.solids.get(letter) or registry.Solid(registry.SPHERE, 0.8, 0.8)
+            solid = spec.solids.get(letter) or Solid(SPHERE, 0.8, 0.8)
             if rgb is None:
                 raise RefereeError(f"the renderer has no look for the piece {letter!r} of {snapshot.game}")
             name = f"piece-{letter}"
             if name not in made:
                 made.add(name)
-                glass = copy.glassy and solid.shape == registry.SPHERE
+                glass = copy.glassy and solid.shape == SPHERE
                 b.material(
                     name,
                     colour=linear(rgb),
@@ -621,10 +622,10 @@ def _pieces(b: _Build, snapshot: Snapshot, profile, copy: Copy, geom: LatticeGeo
                     subsurface_scale=0.1,
                 )
             prng = _rng("piece3d", copy.seed, r, c)
-            if solid.shape == registry.SPHERE:
+            if solid.shape == SPHERE:
                 rad = solid.size / 2
                 b.add("sphere", name, radius=rad, location=_w(c, r, solid.base + rad))
-            elif solid.shape == registry.DISC:
+            elif solid.shape == DISC:
                 x, y = c + prng.uniform(-0.02, 0.02), r + prng.uniform(-0.02, 0.02)
                 b.add(
                     "cylinder",
@@ -737,11 +738,13 @@ class Exposure:
 
     @classmethod
     def measure(cls, raw: np.ndarray) -> Exposure:
-        """Mean-based exposure that keeps the brightest 1% from clipping much, and a grey-world white
-        balance that corrects three quarters of the light's colour (as cameras do, not fully)."""
+        """Exposure that puts the picture's mean at 18% grey (a camera's metering) unless that clips
+        more than the brightest half percent of any channel, and a grey-world white balance that
+        corrects three quarters of the light's colour (as cameras do, not fully)."""
         x = raw.astype(np.float32)
         lum = x @ np.array([0.2126, 0.7152, 0.0722], np.float32)
-        gain = min(0.36 / max(float(lum.mean()), 1e-6), 0.98 / max(float(np.percentile(lum, 99)), 1e-6))
+        peak = float(np.percentile(x.max(axis=2), 99.5))
+        gain = min(0.18 / max(float(lum.mean()), 1e-6), 0.97 / max(peak, 1e-6))
         means = x.reshape(-1, 3).mean(axis=0)
         grey = float(means.mean())
         balance = tuple(float((grey / max(m, 1e-6)) ** 0.75) for m in means)

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import random
 import threading
-from dataclasses import replace
 from typing import Any
 
 import cv2
 import numpy as np
 
+from controller.games import registry
 from controller.record import setup_from_mapping
 from controller.snapshot import EMPTY, Snapshot
 from simulation.camera import RendererSource
@@ -74,8 +74,6 @@ class OtherLooks:
 
 def setup_world(game: str, seed: int = 0) -> SimWorld:
     """A simulated table for `game` with its standard profile, set up for a new game."""
-    from controller.games import registry
-
     keys: dict[str, Any] = {**registry.get(game).demo, "game": game}
     setup = setup_from_mapping(keys, "setup world")
     return SimWorld(setup, starting_board(setup, random.Random(seed)), noise_frames=2)
@@ -138,16 +136,17 @@ class SetupPerson:
     def fresh_position(self, seed: int) -> Snapshot:
         """A position as play could leave it, set on the board (to read with the learned profile)."""
         board = random_snapshot(self.profile.game, self.profile, seed)
-        if board.doors is None and self.profile.get("start"):
-            board = replace(board, doors=random_doors(self.profile, seed))
+        if board.line("doors") is None and self.profile.get("start"):
+            board = board.with_line("doors", random_doors(self.profile, seed))
         self.world.set_hand(None)
         self.world.set_board(board)
         return board
 
     # --- each kind of picture ---------------------------------------------------------------------
     def _with_slides(self, cells: list[list[str]]) -> Snapshot:
-        board = self.world.board
-        return Snapshot(self.profile.game, tuple(tuple(r) for r in cells), orange=board.orange, white=board.white)
+        board, spec = self.world.board, registry.get(self.profile.game)
+        slides = {key: tokens for key, tokens in board.lines if getattr(spec.extra_line(key), "from_switches", False)}
+        return Snapshot(self.profile.game, tuple(tuple(r) for r in cells), slides)
 
     def _empty(self, step: Any) -> Snapshot:
         return self._with_slides([[EMPTY] * self.profile.cols for _ in range(self.profile.rows)])
@@ -155,16 +154,18 @@ class SetupPerson:
     def _pieces(self, step: Any) -> Snapshot:
         cells = [[self._tile(c) for c in row] for row in step.drawing.cells]
         board = self._with_slides(cells)
-        if board.orange is None:
+        orange_line = board.line("orange")
+        if orange_line is None:
             return board
         wanted = sorted(c for c, cell in enumerate(cells[0]) if cell != EMPTY)
         for orange in "ABC":  # the top row's slide first, then each column's slide, until those points close
-            trial = replace(board, orange=(orange,) + board.orange[1:])
+            trial = board.with_line("orange", (orange,) + orange_line[1:])
             for c in wanted:
                 for white in "ABC":
                     if (0, c) not in stay_alive_points(trial, self.profile)[0]:
                         break
-                    trial = replace(trial, white=trial.white[:c] + (white,) + trial.white[c + 1 :])
+                    white_line = trial.line("white") or ()
+                    trial = trial.with_line("white", white_line[:c] + (white,) + white_line[c + 1 :])
             if not any((0, c) in stay_alive_points(trial, self.profile)[0] for c in wanted):
                 return trial
         return board

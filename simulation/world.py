@@ -22,14 +22,14 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from controller.games import engine_for, registry
+from controller.games import registry
 from controller.games.base import GameSetup
-from controller.games.events import EventKind, GameEvent
+from controller.games.registry import engine_for
 from controller.referee import Referee, Verdict
 from controller.snapshot import EMPTY, Snapshot, empty_snapshot
 from simulation.render import Scene
@@ -71,17 +71,17 @@ class SimWorld:
         self.frame = 0
         #: Marbles on their way down: (the frame they are gone at, row, col).
         self.falling: list[tuple[int, int, int]] = []
-        if pico is not None and board.orange is not None:
-            pico.set_positions("".join(board.orange + board.white))
+        if pico is not None and switch_positions(board):
+            pico.set_positions("".join(switch_positions(board)))
 
     # --- what changes -------------------------------------------------------------------------
     def set_board(self, board: Snapshot, falls: dict[Cell, int] | None = None) -> None:
         """The board becomes `board`, but for the marbles in `falls`: each drops that many frames
         later (Stay Alive: the slides, and so the switches, change now; the marbles follow)."""
         self._drop(everything=True)  # whatever was still falling is down by now
-        if board.orange is not None and self.pico is not None:
-            old = (self.board.orange or ()) + (self.board.white or ())
-            new = board.orange + board.white
+        if switch_positions(board) and self.pico is not None:
+            old = switch_positions(self.board)
+            new = switch_positions(board)
             for index, (before, after) in enumerate(zip(old, new)):
                 if before != after:
                     self.pico.set_slide(index, after, bounce_ms=5.0)
@@ -155,9 +155,22 @@ class SimWorld:
         return board or self.board
 
 
+def switch_positions(board: Snapshot) -> tuple[str, ...]:
+    """The tokens of the lines the slide switches report, in the game's order (none for most games)."""
+    lines = registry.get(board.game).extra_lines
+    return tuple(token for line in lines if line.from_switches for token in board.line(line.key) or ())
+
+
+def camera_view(board: Snapshot) -> Snapshot:
+    """What the camera reports of `board`: everything but the lines the slide switches report."""
+    spec = registry.get(board.game)
+    kept = {key: tokens for key, tokens in board.lines if not getattr(spec.extra_line(key), "from_switches", False)}
+    return Snapshot(board.game, board.cells, kept)
+
+
 def agrees(actual: dict, intended: dict) -> bool:
     """The referee's verdict is the one the player intended, allowing for what the camera could
-    not read: a Blockers! glyph seen as ``?`` (and its ``glyph-unread`` event)."""
+    not read: a Blockers! glyph seen as ``?`` (and the events about what the camera could not tell)."""
     if actual == intended:
         return True
     ignored = ("move", "events", "index")
@@ -166,9 +179,9 @@ def agrees(actual: dict, intended: dict) -> bool:
     move, wanted = actual.get("move", ""), intended.get("move", "")
     if len(move) != len(wanted) or any(a != b and a != "?" for a, b in zip(move, wanted)):
         return False
-    unread = EventKind.GLYPH_UNREAD
-    events = [e for e in actual.get("events", []) if GameEvent.parse(e).kind != unread]
-    return events == [e for e in intended.get("events", []) if GameEvent.parse(e).kind != unread]
+    unread = {t.kind for game in registry.names() for t in registry.get(game).event_types if t.about_reading}
+    events = [e for e in actual.get("events", []) if e.partition(":")[0] not in unread]
+    return events == [e for e in intended.get("events", []) if e.partition(":")[0] not in unread]
 
 
 def all_agree(actual: list[dict], intended: list[dict]) -> bool:
@@ -284,7 +297,7 @@ class SnapshotSensor:
         if w.hand is not None:
             return Sight(frame=True, new_reading=True, snapshot=None, problem=self.HAND)
         snap = w.visible()
-        snap = replace(snap, orange=None, white=None) if snap.orange is not None else snap
+        snap = camera_view(snap)
         return Sight(frame=True, new_reading=True, snapshot=snap)
 
     def read_next(self) -> None:
@@ -305,7 +318,7 @@ class WorldSwitches:
         board = self.world.board
         self.count += 1
         return SlideState(
-            positions=tuple(board.orange or ()) + tuple(board.white or ()),
+            positions=switch_positions(board),
             faults=(),
             link_ok=self.plugged,
             seq=self.count % 256,
@@ -497,7 +510,7 @@ class SimPlayer:
                     grid[r][c] = after.cells[r][c]
                     candidates.append(before.with_cells(grid))
             if extra:  # the balls moved, the doors not yet turned
-                candidates.append(replace(before, cells=after.cells))
+                candidates.append(before.with_cells(after.cells))
         self.pauses.shuffle(candidates)
         for board in candidates:
             if board in (before, after):
@@ -518,7 +531,7 @@ class SimPlayer:
 
     def _falls(self, before: Snapshot, after: Snapshot) -> dict[Cell, int]:
         """The marbles a slide move lets fall, each with the frames it takes to drop."""
-        if (before.orange, before.white) == (after.orange, after.white):
+        if switch_positions(before) == switch_positions(after):
             return {}
         low, high = MARBLE_FALL_FRAMES
         return {
@@ -531,7 +544,7 @@ class SimPlayer:
         return before.changed_cells(after)
 
     def _hand_for(self, before: Snapshot, after: Snapshot) -> list[tuple[int, int]] | None:
-        if (before.orange, before.white) != (after.orange, after.white):
+        if switch_positions(before) != switch_positions(after):
             return None  # Stay Alive slides are pushed from the edge of the board: no hand over it
         cells = self._changed(before, after)
         return cells or None
@@ -808,7 +821,7 @@ class SimDriver:
                 state is not None
                 and state.link_ok
                 and self.switches.healthy()
-                and state.positions == tuple(self.world.board.orange + self.world.board.white)
+                and state.positions == switch_positions(self.world.board)
             ):
                 return
             time.sleep(0.005)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from controller.games.base import GameSetup
-from controller.games.colorpop import ColorpopEngine
+from controller.games.colorpop.rules import ColorpopEngine
 from controller.profile import default_profile
 from controller.snapshot import Snapshot, parse_snapshot
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from controller.games import registry
 from controller.games.base import Engine, Judgement, Result, SetupCheck
+from controller.games.spec import GameSpec
 from controller.snapshot import EMPTY, Snapshot
 
 NAME = "noughts"
@@ -29,7 +29,6 @@ class NoughtsState:
 
 class NoughtsEngine(Engine[NoughtsState, tuple[int, int]]):
     state_type = NoughtsState
-    game = NAME
     letters = "XO"
 
     def seat_colours_of(self, seat: int) -> tuple[str, ...]:
@@ -94,12 +93,12 @@ class NoughtsEngine(Engine[NoughtsState, tuple[int, int]]):
         return Result(False, None, (), "game in progress")
 
 
-SPEC = registry.GameSpec(
+SPEC = GameSpec(
     name=NAME,
     title="Noughts and crosses",
     shape=(3, 3),
     letters="XO",
-    engine=f"{__name__}:NoughtsEngine",
+    engine=NoughtsEngine,
     default_profile={
         "game": NAME,
         "geometry": {

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from controller.games.blockers import BlockersEngine
-from controller.games.events import EventKind, GameEvent
+from controller.games import registry
+from controller.games.blockers.rules import GLYPH_UNREAD, BlockersEngine
+from controller.games.events import GameEvent
 from controller.record import load_record
 from controller.referee import Referee
 
@@ -64,7 +65,12 @@ def test_example_replays_with_the_expected_verdicts(name):
     result = last["result"]
     assert {k: result[k] for k in ("finished", "winners", "scores")} == expected["result"]
     unread = [
-        v for v in verdicts if any(GameEvent.parse(e).kind == EventKind.GLYPH_UNREAD for e in v.get("events", []))
+        v
+        for v in verdicts
+        if any(
+            GameEvent.parse(e, registry.get("blockers").event_types).kind == GLYPH_UNREAD.kind
+            for e in v.get("events", [])
+        )
     ]
     assert len(unread) == 1 and unread[0]["index"] == 6 and "? on " in unread[0]["move"]
     # the illegal tile is in a place its glyph never fits (the record's wrong-place slip)

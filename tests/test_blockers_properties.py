@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.games.base import GameSetup
-from controller.games.blockers import BlockersEngine, BlockersState
-from controller.games.blockers_board import capture_splits
-from controller.games.events import EventKind
+from controller.games.blockers.board import capture_splits
+from controller.games.blockers.rules import BlockersEngine, BlockersState
+from controller.games.events import PASS
 from controller.profile import default_profile
 from controller.referee import Referee
 from controller.snapshot import Snapshot, empty_snapshot
@@ -95,7 +95,7 @@ def test_random_games_are_judged_legal_throughout_and_score_as_counted(seed, nam
         if old != ".":
             caught[seat][old[0]] += 1
         placements[move.colour] += 1
-        passes += sum(e.kind == EventKind.PASS for e in events)
+        passes += sum(e.kind == PASS.kind for e in events)
         state = judgement.state
     if passes == 0:
         assert all(placements[c] == 24 for c in eng.colours)

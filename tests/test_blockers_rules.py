@@ -12,8 +12,8 @@ import pytest
 
 from controller.errors import ConfigError
 from controller.games.base import GameSetup
-from controller.games.blockers import BlockersEngine
-from controller.games.blockers_board import ALL_GLYPHS, capture_splits
+from controller.games.blockers.board import ALL_GLYPHS, capture_splits
+from controller.games.blockers.rules import GLYPH_UNREAD, BlockersEngine
 from controller.games.events import GameEvent
 from controller.profile import default_profile
 from controller.referee import Referee
@@ -290,7 +290,7 @@ def test_no_split_rule_on_shapes(cell, split, what):
 
 def test_an_unread_glyph_is_accepted_when_some_unplayed_tile_fits():
     eng, state, j = judge(EMPTY, ONE_TILE_AT_C7.format("R?"))
-    assert j.kind == "legal" and j.move == "R? on C7" and j.events == (GameEvent.glyph_unread((2, 6)),)
+    assert j.kind == "legal" and j.move == "R? on C7" and j.events == (GLYPH_UNREAD((2, 6)),)
     (unread,) = j.state.unread
     assert unread.cell == (2, 6) and unread.glyphs == frozenset("7Cd*")
     # each candidate is still playable elsewhere (the unread tile may be any of the others)

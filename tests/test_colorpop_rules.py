@@ -10,7 +10,7 @@ import re
 
 from colorpop_helpers import board, engine
 
-from controller.games.events import GameEvent
+from controller.games.colorpop.rules import CLEARED
 from controller.referee import Referee
 
 EMPTY_ROW = ". . . . . . . . . ."
@@ -244,7 +244,7 @@ def test_a_setup_no_reversal_can_fix_says_so():
 def test_clearing_a_secret_colour_wins_at_once():
     ref = referee(bottom("G G Y O", "B Y Y O"), secrets=[["G"], ["Y"]])
     v = ref.observe(board(bottom(". . Y O", "B Y Y O")))
-    assert v.verdict == "legal" and v.events == (GameEvent.cleared("G"),)
+    assert v.verdict == "legal" and v.events == (CLEARED("G"),)
     res = ref.result()
     assert res.finished and res.winners == (0,) and ref.over
 
@@ -286,9 +286,9 @@ def test_a_revealed_colour_cleared_earlier_was_an_instant_win():
 def test_two_colours_variant_wins_only_when_both_colours_are_gone():
     ref = referee(bottom("G G Y", "B B Y"), variant="two-colours", secrets=[["G", "B"], ["Y", "O"]])
     v = ref.observe(board(bottom(". . Y", "B B Y")))
-    assert v.events == (GameEvent.cleared("G"),) and not ref.over
+    assert v.events == (CLEARED("G"),) and not ref.over
     v = ref.observe(board(bottom("Y", "Y")))
-    assert v.events == (GameEvent.cleared("B"),) and ref.over
+    assert v.events == (CLEARED("B"),) and ref.over
     assert ref.result().winners == (0,)
 
 
@@ -297,7 +297,7 @@ def test_teams_win_when_both_partners_colours_are_gone():
     ref.observe(board(bottom(". . Y B", "O O Y B")))
     assert not ref.over
     v = ref.observe(board(bottom("Y B", "Y B")))
-    assert v.seat == 1 and v.events == (GameEvent.cleared("O"),)
+    assert v.seat == 1 and v.events == (CLEARED("O"),)
     res = ref.result()
     assert res.finished and res.winners == (0, 2)
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.corrections import is_done, min_cost_assignment, plan, progress
-from controller.games import engine_for
+from controller.games.registry import engine_for
 from controller.record import setup_from_mapping
 from controller.snapshot import empty_snapshot, parse_snapshot
 
@@ -66,12 +66,11 @@ def test_flipop_doors_are_turned_back_and_balls_moved_back():
     (r, c) = next((r, c) for r in range(5) for c in range(5) if cells[r][c] == "W")
     free = next((r2, c2) for r2 in range(5) for c2 in range(5) if cells[r2][c2] == ".")
     cells[free[0]][free[1]], cells[r][c] = "W", "."
-    doors = list(legal.doors)
+    doors = list(legal.line("doors"))
     doors[5] = "NS" if doors[5] != "NS" else "EW"
     seen = legal.with_cells(cells)
-    from dataclasses import replace
 
-    seen = replace(seen, doors=tuple(doors))
+    seen = seen.with_line("doors", doors)
     steps = plan(engine, legal, seen)
     assert steps[0].kind == "door" and steps[0].text.startswith("turn the door on post (2,2) back")
     assert steps[1].text == f"move the white ball from ({free[0] + 1},{free[1] + 1}) back to ({r + 1},{c + 1})"

@@ -7,8 +7,8 @@ from __future__ import annotations
 import random
 
 from controller.corrections import is_done, plan
-from controller.games import engine_for
-from controller.games.colorpop import settle
+from controller.games.colorpop.rules import settle
+from controller.games.registry import engine_for
 from controller.record import setup_from_mapping
 from controller.snapshot import EMPTY, Snapshot
 from simulation.world import starting_board

@@ -64,9 +64,8 @@ RECORD = textwrap.dedent(
 
 @pytest.fixture(autouse=True)
 def noughts():
-    registry.register(fifth_game.SPEC)
-    yield
-    registry.unregister(fifth_game.NAME)
+    with registry.registered(fifth_game.SPEC):
+        yield
 
 
 def test_its_snapshots_read_and_print_like_any_game():
@@ -91,7 +90,7 @@ def referee(*args: str) -> subprocess.CompletedProcess:
     registered first, as a plug-in would be."""
     code = (
         "import sys; sys.path[:0] = ['tests', '.']; import fifth_game; from controller.games import registry; "
-        "registry.register(fifth_game.SPEC); from controller.cli import main; sys.exit(main())"
+        "from controller.cli import main\nwith registry.registered(fifth_game.SPEC): sys.exit(main())"
     )
     return subprocess.run(
         [sys.executable, "-c", code, *args],

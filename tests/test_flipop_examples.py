@@ -7,9 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from controller.games import engine_for
+from controller.games import registry
 from controller.games.events import GameEvent
-from controller.games.flipop_doors import push
+from controller.games.flipop.doors import push
+from controller.games.flipop.rules import EXIT
+from controller.games.registry import engine_for
 from controller.record import Action, load_record
 from controller.referee import Referee
 
@@ -35,9 +37,9 @@ def test_standard_example_replays_to_the_end():
     assert verdicts[0] == "setup-ok"
     assert verdicts[4:6] == ["illegal", "restored"]
     assert lines[4]["cells"] == [[4, 4], [3, 4]]  # the white ball slid by hand, from and to
-    assert verdicts[13:15] == ["pending", "legal"] and lines[14]["events"] == [GameEvent.exit((0, 1))]
-    events = [GameEvent.parse(e) for line in lines for e in line.get("events", [])]
-    assert GameEvent.exit((4, 3)) in events and GameEvent.passed(0) in events
+    assert verdicts[13:15] == ["pending", "legal"] and lines[14]["events"] == [EXIT((0, 1))]
+    events = [GameEvent.parse(e, registry.get("flipop").event_types) for line in lines for e in line.get("events", [])]
+    assert EXIT((4, 3)) in events and GameEvent.passed(0) in events
     assert verdicts[-1] == "action" and lines[-2]["action"] == "end-by-agreement"
     assert set(verdicts) == {"setup-ok", "legal", "illegal", "restored", "pending", "action"}
     assert lines[-1]["result"] == {

@@ -13,9 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.games.base import GameSetup
-from controller.games.events import EventKind
-from controller.games.flipop import FlipopEngine, FlipopState
-from controller.games.flipop_doors import OPPOSITE, POSTS, PushOutcome, push, pushable, shared_edges
+from controller.games.flipop.doors import OPPOSITE, POSTS, PushOutcome, push, pushable, shared_edges
+from controller.games.flipop.rules import EXIT, FlipopEngine, FlipopState
 from controller.profile import default_profile
 from controller.referee import Referee, VerdictKind
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
@@ -61,7 +60,7 @@ def test_a_ball_moved_by_hand_after_a_legal_move_is_illegal(seed, depth, data):
     else:
         assert judgement.kind in ("illegal", "pending")
         assert judgement.kind == "illegal" or any(
-            e.kind == EventKind.EXIT for m in engine.legal_moves(state) for e in engine.apply(state, m)[1]
+            e.kind == EXIT.kind for m in engine.legal_moves(state) for e in engine.apply(state, m)[1]
         )
         if judgement.kind == "illegal":
             assert judgement.reason and judgement.cells
@@ -73,9 +72,9 @@ def test_a_door_turned_by_hand_is_illegal(seed, depth, post):
     """Specific: doors turn only when a ball pushes them."""
     engine, state = flipop_position(seed, depth)
     before = engine.expected(state)
-    doors = list(before.doors)
+    doors = list(before.line("doors"))
     doors[post] = {"N": "E", "E": "S", "S": "W", "W": "N", "NS": "EW", "EW": "NS"}[doors[post]]
-    judgement = engine.judge(state, Snapshot("flipop", before.cells, doors=tuple(doors)))
+    judgement = engine.judge(state, Snapshot("flipop", before.cells, {"doors": doors}))
     assert judgement.kind == "illegal"
 
 

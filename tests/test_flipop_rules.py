@@ -12,7 +12,7 @@ import pytest
 from controller.errors import ConfigError
 from controller.games.base import ActionNotAllowed, GameSetup
 from controller.games.events import GameEvent
-from controller.games.flipop import FlipopEngine
+from controller.games.flipop.rules import EXIT, FlipopEngine
 from controller.profile import default_profile
 from controller.referee import Referee
 from controller.snapshot import parse_snapshot
@@ -286,7 +286,7 @@ def test_a_ball_reaching_an_exit_of_its_colour_leaves_and_a_board_showing_it_sti
     assert eng.judge(state, board(still_there)).kind == "pending"
     gone = still_there.replace(". W . . .", ". . . . .", 1)
     j = eng.judge(state, board(gone))
-    assert j.kind == "legal" and j.move == "W (1,1) N" and GameEvent.exit((0, 1)) in j.events
+    assert j.kind == "legal" and j.move == "W (1,1) N" and EXIT((0, 1)) in j.events
 
 
 def test_a_black_ball_pushed_into_a_white_exit_stays():
@@ -399,7 +399,7 @@ def test_a_seat_whose_last_ball_leaves_wins_at_once():
     eng = engine(before)
     state = eng.position(board(before))
     state, events = eng.apply(state, ((1, 1), "N"))
-    assert events == (GameEvent.exit((0, 1)),)
+    assert events == (EXIT((0, 1)),)
     assert eng.is_over(state)
     result = eng.result(state)
     assert result.winners == (0,) and result.scores == (0, 1)
@@ -494,9 +494,9 @@ def test_moves_that_differ_only_in_doors_are_kept_until_the_doors_are_read():
     referee.state = eng.position(board(TWO_WAYS))
     no_doors = TWO_WAYS.split("doors:")[0].replace(". . W . .", ". . . . .")
     verdict = referee.observe(board(no_doors))
-    assert verdict.verdict == "legal" and verdict.events in ((GameEvent.exit((0, 1)),), (GameEvent.exit((0, 3)),))
+    assert verdict.verdict == "legal" and verdict.events in ((EXIT((0, 1)),), (EXIT((0, 3)),))
     assert len(referee.state.lines) == 2
-    assert eng.expected(referee.state).doors[1:3] == ("?", "?")
+    assert eng.expected(referee.state).line("doors")[1:3] == ("?", "?")
     # The camera reads the doors on the still board: post (0,1) turned W, so the move went W.
     read = no_doors + "doors: N W N N  N N N N  N N N N  N N N N"
     assert referee.observe(board(read)).verdict == "unchanged"

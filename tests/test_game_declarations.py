@@ -8,6 +8,7 @@ import pytest
 
 from controller.cli import main
 from controller.games import registry
+from controller.games.spec import EMPTY_BOARD, FULL_SETUP, ONE_OF_EACH, START_POSITION
 from controller.profile import default_profile
 from controller.snapshot import EMPTY, parse_snapshot, with_required_lines
 from simulation.artwork import ARTWORKS
@@ -23,17 +24,17 @@ def test_every_letter_and_the_empty_place_have_a_look_and_the_artwork_is_known(g
     assert any(key.startswith(EMPTY) for key in vision.pieces)
     assert vision.artwork in ARTWORKS
     assert set(vision.calibration) <= {
-        registry.EMPTY_BOARD,
-        registry.ONE_OF_EACH,
-        registry.FULL_SETUP,
-        registry.START_POSITION,
+        EMPTY_BOARD,
+        ONE_OF_EACH,
+        FULL_SETUP,
+        START_POSITION,
     }
 
 
 def test_a_snapshot_labelled_by_its_cells_alone_gets_the_lines_no_camera_sees():
     grid = "\n".join([". . . . . . ."] * 7) + "\n"
     snap = parse_snapshot("stay-alive", with_required_lines("stay-alive", grid))
-    assert snap.orange == ("A",) * 7 and snap.white == ("A",) * 7
+    assert snap.line("orange") == ("A",) * 7 and snap.line("white") == ("A",) * 7
     given = "orange: B B B B B B B\nwhite: C C C C C C C\n" + grid
     assert with_required_lines("stay-alive", given) == given
     assert with_required_lines("colorpop", "text") == "text"
@@ -48,8 +49,8 @@ def test_the_renderer_opens_the_points_the_holes_strings_say():
         want_open, want_white = set(), set()
         for r in range(7):
             for c in range(7):
-                under_orange = holes["orange"][r][snap.orange[r]][c] == "1"
-                under_white = holes["white"][c][snap.white[c]][r] == "1"
+                under_orange = holes["orange"][r][snap.line("orange")[r]][c] == "1"
+                under_white = holes["white"][c][snap.line("white")[c]][r] == "1"
                 if under_orange and under_white:
                     want_open.add((r, c))
                 elif under_orange:

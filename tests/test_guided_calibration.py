@@ -3,6 +3,9 @@ under a name with the config switched to it (calibration/guided.py)."""
 
 from __future__ import annotations
 
+import dataclasses
+
+import fifth_game
 import numpy as np
 import pytest
 
@@ -44,30 +47,17 @@ def test_each_games_steps_say_what_to_do_and_draw_where():
 
 
 def test_a_fifth_game_is_guided_through_the_pictures_it_declares():
-    import fifth_game
-
-    registry.register(fifth_game.SPEC)
-    try:
+    with registry.registered(fifth_game.SPEC):
         steps = guided.steps_for(default_profile(fifth_game.NAME))
         assert [s.key for s in steps] == ["empty", "pieces"]  # the default calibration pictures of a GameSpec
         assert steps[1].drawing_text().splitlines()[0] == "X O ."
         assert "cross (X), nought (O)" in steps[1].sentence
-    finally:
-        registry.unregister(fifth_game.NAME)
 
 
 def test_a_game_that_declares_no_calibration_picture_says_so():
-    import dataclasses
-
-    import fifth_game
-
     spec = dataclasses.replace(fifth_game.SPEC, vision=dataclasses.replace(fifth_game.SPEC.vision, calibration=()))
-    registry.register(spec)
-    try:
-        with pytest.raises(RefereeError, match="no guided calibration for Noughts and crosses"):
-            guided.steps_for(default_profile(fifth_game.NAME))
-    finally:
-        registry.unregister(fifth_game.NAME)
+    with registry.registered(spec), pytest.raises(RefereeError, match="no guided calibration for Noughts and crosses"):
+        guided.steps_for(default_profile(fifth_game.NAME))
 
 
 class FakeClock:

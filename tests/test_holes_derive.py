@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from calibration.holes import derive, format_grids, observe, parse_grids, report
 from controller.errors import FormatError
-from controller.games.stay_alive_holes import HolePattern, pattern_of, stand_in_pattern
+from controller.games.stay_alive.holes import HolePattern, pattern_of, stand_in_pattern
 from controller.profile import load_profile
 
 POS = "ABC"

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from controller.errors import ConfigError
-from controller.games.stay_alive_holes import (
+from controller.games.stay_alive.holes import (
     HolePattern,
     mask_points,
     open_points,

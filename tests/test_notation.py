@@ -12,10 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.errors import ConfigError, FormatError
+from controller.games import registry
 from controller.grid import connected_groups, groups_by_value, neighbours, splits_group
 from controller.profile import default_profile, load_profile
 from controller.record import parse_record
-from controller.snapshot import SHAPES, Snapshot, format_snapshot, parse_snapshot
+from controller.snapshot import Snapshot, format_snapshot, parse_snapshot, tells_nothing_new
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -44,18 +45,18 @@ B . . . . . .
 
 def test_flipop_doors_are_canonical_and_round_trip():
     snap = parse_snapshot("flipop", FLIPOP)
-    assert snap.doors[9] == "EW"  # "WE" is the same door
+    assert snap.line("doors")[9] == "EW"  # "WE" is the same door
     assert parse_snapshot("flipop", format_snapshot(snap)) == snap
 
 
 def test_flipop_doors_line_may_be_left_out():
     text = "\n".join(FLIPOP.strip().splitlines()[1:6])
-    assert parse_snapshot("flipop", text).doors is None
+    assert parse_snapshot("flipop", text).line("doors") is None
 
 
 def test_stay_alive_slides_and_marbles():
     snap = parse_snapshot("stay-alive", STAY_ALIVE)
-    assert snap.orange == tuple("ABCBACB") and snap.white == tuple("CCBAABA")
+    assert snap.line("orange") == tuple("ABCBACB") and snap.line("white") == tuple("CCBAABA")
     assert snap.at(0, 2) == "R" and snap.at(6, 0) == "B"
     assert parse_snapshot("stay-alive", format_snapshot(snap)) == snap
 
@@ -95,7 +96,7 @@ def test_malformed_snapshots_say_where_and_what(game, text, message):
 @settings(max_examples=50, deadline=None)
 @given(st.sampled_from(["colorpop", "flipop", "stay-alive"]), st.randoms())
 def test_snapshots_round_trip(game, rnd):
-    rows, cols = SHAPES[game]
+    rows, cols = registry.get(game).shape
     letters = {"colorpop": "GYOBPJ.", "flipop": "WB..", "stay-alive": "RGBY...."}[game]
     cells = tuple(tuple(rnd.choice(letters) for _ in range(cols)) for _ in range(rows))
     extra = {}
@@ -104,7 +105,7 @@ def test_snapshots_round_trip(game, rnd):
     if game == "stay-alive":
         extra["orange"] = tuple(rnd.choice("ABC") for _ in range(7))
         extra["white"] = tuple(rnd.choice("ABC") for _ in range(7))
-    snap = Snapshot(game, cells, **extra)
+    snap = Snapshot(game, cells, extra)
     assert parse_snapshot(game, format_snapshot(snap)) == snap
 
 
@@ -128,7 +129,7 @@ def test_grid_helpers():
 @pytest.mark.parametrize("game", ["colorpop", "blockers", "flipop", "stay-alive"])
 def test_default_profiles_are_valid(game):
     profile = default_profile(game)
-    assert (profile.rows, profile.cols) == SHAPES[game]
+    assert (profile.rows, profile.cols) == registry.get(game).shape
 
 
 @pytest.mark.parametrize(
@@ -218,49 +219,56 @@ def test_a_reading_that_only_knows_less_tells_nothing_new():
     known = parse_snapshot("blockers", "\n".join(["R5 " + " ".join([".."] * 8)] + [empty_row] * 8))
     unread = parse_snapshot("blockers", "\n".join(["R? " + " ".join([".."] * 8)] + [empty_row] * 8))
     other = parse_snapshot("blockers", "\n".join(["G? " + " ".join([".."] * 8)] + [empty_row] * 8))
-    assert unread.tells_nothing_new(known)
-    assert not known.tells_nothing_new(unread)  # the glyph is read now: news
-    assert not other.tells_nothing_new(known)  # another colour: a change
+    assert tells_nothing_new(unread, known)
+    assert not tells_nothing_new(known, unread)  # the glyph is read now: news
+    assert not tells_nothing_new(other, known)  # another colour: a change
     doors = parse_snapshot("flipop", FLIPOP)
     foggy = parse_snapshot("flipop", FLIPOP.replace("doors: N N", "doors: ? N"))
     no_doors = Snapshot("flipop", doors.cells)
-    assert foggy.tells_nothing_new(doors) and no_doors.tells_nothing_new(doors)
-    assert not doors.tells_nothing_new(foggy) and not doors.tells_nothing_new(no_doors)
+    assert tells_nothing_new(foggy, doors) and tells_nothing_new(no_doors, doors)
+    assert not tells_nothing_new(doors, foggy) and not tells_nothing_new(doors, no_doors)
     turned = parse_snapshot("flipop", FLIPOP.replace("doors: N N", "doors: E N"))
-    assert not turned.tells_nothing_new(doors)
+    assert not tells_nothing_new(turned, doors)
 
 
 # --- events (notation.md §3) ---------------------------------------------------------------------
 from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from controller.games.events import EventKind, GameEvent  # noqa: E402
+from controller.games.blockers.rules import GLYPH_UNREAD  # noqa: E402
+from controller.games.colorpop.rules import CLEARED  # noqa: E402
+from controller.games.events import GameEvent  # noqa: E402
+from controller.games.flipop.rules import EXIT  # noqa: E402
+from controller.games.stay_alive.rules import EXPECTED_FALL_MISSING, FELL  # noqa: E402
 
+ALL_EVENTS = tuple(t for game in registry.names() for t in registry.get(game).event_types)
 _cells = st.tuples(st.integers(0, 20), st.integers(0, 20))
 _events = st.one_of(
-    st.builds(GameEvent.fell, _cells),
-    st.builds(GameEvent.exit, _cells),
-    st.builds(GameEvent.expected_fall_missing, _cells),
-    st.builds(GameEvent.glyph_unread, _cells),
+    st.builds(FELL, _cells),
+    st.builds(EXIT, _cells),
+    st.builds(EXPECTED_FALL_MISSING, _cells),
+    st.builds(GLYPH_UNREAD, _cells),
     st.builds(GameEvent.passed, st.integers(0, 4)),
     st.builds(GameEvent.eliminated, st.integers(0, 4)),
-    st.builds(GameEvent.cleared, st.sampled_from("GYOBP")),
+    st.builds(CLEARED, st.sampled_from("GYOBP")),
 )
 
 
 @given(_events)
 def test_an_event_is_its_notation_text_and_reads_back_typed(event):
-    again = GameEvent.parse(str(event))
+    again = GameEvent.parse(str(event), ALL_EVENTS)
     assert again == event and str(again) == str(event)
     assert (again.kind, again.cell, again.seat, again.colour) == (event.kind, event.cell, event.seat, event.colour)
 
 
 def test_event_texts_are_those_of_notation_md():
-    assert GameEvent.fell((3, 4)) == "fell:3,4"
-    assert GameEvent.passed(2) == "pass:2" and GameEvent.parse("pass:2").seat == 2
-    assert GameEvent.parse("exit:0,1").kind == EventKind.EXIT and GameEvent.parse("exit:0,1").cell == (0, 1)
-    assert GameEvent.parse("cleared:G").colour == "G"
+    assert FELL((3, 4)) == "fell:3,4"
+    assert GameEvent.passed(2) == "pass:2" and GameEvent.parse("pass:2", ALL_EVENTS).seat == 2
+    assert GameEvent.parse("exit:0,1", ALL_EVENTS).kind == EXIT.kind and GameEvent.parse(
+        "exit:0,1", ALL_EVENTS
+    ).cell == (0, 1)
+    assert GameEvent.parse("cleared:G", ALL_EVENTS).colour == "G"
     with pytest.raises(FormatError, match="unknown event"):
-        GameEvent.parse("teleported:1,1")
+        GameEvent.parse("teleported:1,1", ALL_EVENTS)
     with pytest.raises(FormatError, match="bad event"):
-        GameEvent.parse("fell:x")
+        GameEvent.parse("fell:x", ALL_EVENTS)

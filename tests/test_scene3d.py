@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from controller.games import registry
+from controller.games.spec import GLYPHS_ADDON, SPHERE
 from controller.profile import default_profile
 from simulation import scene3d as s3
 from simulation.render import random_snapshot
@@ -48,13 +49,13 @@ def test_every_piece_is_a_body_at_its_declared_height(game: str, tmp_path: Path)
         solid = solids[cell[0]]
         x, y, z = body["location"]
         assert abs(x - c) < 0.05 and abs(-y - r) < 0.05  # on its place (y runs up in the renderer's world)
-        if solid.shape == registry.SPHERE:
+        if solid.shape == SPHERE:
             assert body["radius"] == pytest.approx(solid.size / 2)
             assert z == pytest.approx(solid.seen_at)  # a sphere is seen centred on its centre
         else:
             top = z + (body["depth"] if body["shape"] == "cylinder" else body["size"][2]) / 2
             assert top == pytest.approx(solid.seen_at)
-    if registry.get(game).reads(registry.GLYPHS):  # every tile carries its printed glyph on its top
+    if registry.get(game).reads(GLYPHS_ADDON):  # every tile carries its printed glyph on its top
         tops = [o for o in job["objects"] if o["material"].startswith("top-")]
         assert len(tops) == len(pieces)
         assert {t["material"][4:] for t in tops} == {cell for *_, cell in pieces}

@@ -9,7 +9,7 @@ import yaml
 
 from calibration.holes import PAIRS, derive, observe, parse_grids
 from controller.cli import main
-from controller.games.stay_alive_holes import pattern_of
+from controller.games.stay_alive.holes import pattern_of
 from controller.profile import default_profile, load_profile
 from controller.snapshot import Snapshot
 from simulation.render import Scene, render_snapshot
@@ -19,7 +19,7 @@ EMPTY = tuple(tuple("." for _ in range(7)) for _ in range(7))
 
 def _picture(p: str, q: str, scene: Scene | None = None):
     profile = default_profile("stay-alive")
-    snapshot = Snapshot("stay-alive", EMPTY, orange=(p,) * 7, white=(q,) * 7)
+    snapshot = Snapshot("stay-alive", EMPTY, {"orange": (p,) * 7, "white": (q,) * 7})
     return render_snapshot(snapshot, profile, seed=2, scene=scene)
 
 

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from controller.commands.demo import play_game
-from controller.games import engine_for, registry
+from controller.games import registry
+from controller.games.registry import engine_for
 from controller.record import setup_from_mapping
 from simulation.camera import DelayedFrames
 from simulation.world import SimPlayer, SimWorld, starting_board

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from controller.games.events import EventKind, GameEvent
+from controller.games import registry
+from controller.games.events import ELIMINATED, GameEvent
+from controller.games.stay_alive.rules import EXPECTED_FALL_MISSING
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -50,7 +52,11 @@ def test_examples_replay_to_a_finished_game(name, players, winner, scores):
     assert result["finished"] is True
     assert result["winners"] == [winner] and result["scores"] == scores
     events = [e for v in lines[1:-1] for e in v.get("events", [])]
-    eliminated = [event.seat for event in map(GameEvent.parse, events) if event.kind == EventKind.ELIMINATED]
+    eliminated = [
+        event.seat
+        for event in (GameEvent.parse(e, registry.get("stay-alive").event_types) for e in events)
+        if event.kind == ELIMINATED.kind
+    ]
     assert sorted(eliminated) == [s for s in range(players) if s != winner]
     legal = [v for v in lines[1:-1] if v["verdict"] == "legal"]
     placements = [v for v in legal if v["move"].startswith("place ")]
@@ -76,7 +82,7 @@ def test_three_player_example_shows_an_open_drop_a_two_notch_slip_and_a_stuck_ma
         ),
         (20, "restored", ""),
     ]
-    assert lines[17]["events"] == [GameEvent.expected_fall_missing((5, 3))]
+    assert lines[17]["events"] == [EXPECTED_FALL_MISSING((5, 3))]
 
 
 def test_four_player_example_shows_a_banned_slide_and_a_marble_moved_by_hand():

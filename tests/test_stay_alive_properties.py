@@ -8,14 +8,12 @@ Alive's rules to state.
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.games.base import GameSetup
-from controller.games.events import EventKind
-from controller.games.stay_alive import SLIDES, SlideMove, StayAliveEngine, StayAliveState
+from controller.games.stay_alive.rules import EXPECTED_FALL_MISSING, SLIDES, SlideMove, StayAliveEngine, StayAliveState
 from controller.profile import default_profile
 from controller.snapshot import EMPTY, Snapshot
 from simulation.random_play import random_move, random_position, starting_board
@@ -30,7 +28,7 @@ def make_engine(players: int, rule: str) -> StayAliveEngine:
 
 
 def with_slides(board: Snapshot, positions: tuple[str, ...]) -> Snapshot:
-    return replace(board, orange=positions[:7], white=positions[7:])
+    return Snapshot(board.game, board.cells, {"orange": positions[:7], "white": positions[7:]})
 
 
 def seen_after(
@@ -65,7 +63,7 @@ def test_random_games_with_stuck_marbles_are_judged_legal_to_the_last_player_sta
         judgement = engine.judge(state, seen)
         assert judgement.kind == "legal" and judgement.seat == seat
         assert judgement.state.board == new.board and judgement.state.winners == new.winners
-        assert {e.cell for e in judgement.events if e.kind == EventKind.EXPECTED_FALL_MISSING} == stuck
+        assert {e.cell for e in judgement.events if e.kind == EXPECTED_FALL_MISSING.kind} == stuck
         assert engine.judge(judgement.state, seen).kind == "unchanged"
         state = judgement.state
     result = engine.result(state)

@@ -12,7 +12,7 @@ import pytest
 from controller.errors import ConfigError
 from controller.games.base import GameSetup
 from controller.games.events import GameEvent
-from controller.games.stay_alive import SlideMove, StayAliveEngine, StayAliveState
+from controller.games.stay_alive.rules import EXPECTED_FALL_MISSING, FELL, SlideMove, StayAliveEngine, StayAliveState
 from controller.profile import default_profile
 from controller.record import parse_record
 from controller.referee import Referee
@@ -38,8 +38,8 @@ def movement_state(engine: StayAliveEngine, text: str, to_move: int = 0, **field
     """A movement-phase state showing the board `text` (every marble already placed)."""
     board = snap(text)
     return StayAliveState(
-        orange=board.orange,
-        white=board.white,
+        orange=board.line("orange"),
+        white=board.line("white"),
         board=board.cells,
         to_move=to_move,
         placing=False,
@@ -90,10 +90,10 @@ def test_a_point_is_open_only_when_both_its_slides_have_a_hole_there():
     engine = make_engine()
     before = snap(BOARD)
     after = snap(AFTER_ORANGE_0_TO_A)
-    assert (0, 0) not in engine.holes.open_points(before.orange, before.white)
-    assert (0, 0) in engine.holes.open_points(after.orange, after.white)
+    assert (0, 0) not in engine.holes.open_points(before.line("orange"), before.line("white"))
+    assert (0, 0) in engine.holes.open_points(after.line("orange"), after.line("white"))
     # white 0 at B has no hole over row 0, so orange 0 at A alone does not open 0,0
-    assert (0, 0) not in engine.holes.open_points(after.orange, ("B",) * 7)
+    assert (0, 0) not in engine.holes.open_points(after.line("orange"), ("B",) * 7)
 
 
 # --------------------------------------------------------------------------- setup
@@ -250,7 +250,7 @@ def test_one_slide_one_notch_and_the_predicted_marble_falls():
     judgement = engine.judge(state, snap(AFTER_ORANGE_0_TO_A))
     assert judgement.kind == "legal" and judgement.seat == 0
     assert judgement.move == "orange 0 B->A"
-    assert judgement.events == (GameEvent.fell((0, 0)),)
+    assert judgement.events == (FELL((0, 0)),)
     assert engine.to_move(judgement.state) == 1
     assert engine.result(judgement.state).scores == (1, 2)
 
@@ -261,7 +261,7 @@ def test_a_predicted_fall_still_seen_is_legal_with_expected_fall_missing():
     stuck = AFTER_ORANGE_0_TO_A.replace(". . . . . . .\n. R", "R . . . . . .\n. R", 1)
     judgement = engine.judge(state, snap(stuck))
     assert judgement.kind == "legal"
-    assert judgement.events == (GameEvent.expected_fall_missing((0, 0)),)
+    assert judgement.events == (EXPECTED_FALL_MISSING((0, 0)),)
     assert engine.result(judgement.state).scores == (1, 2)  # the stuck marble counts as fallen
     assert judgement.state.ghosts == ((0, 0, "R"),)
 
@@ -450,7 +450,7 @@ def test_a_player_without_marbles_is_eliminated_and_seat_order_skips_them():
     after = THREE.replace("orange: B B B B B B B", "orange: A B B B B B B").replace("R . .", ". . .", 1)
     judgement = engine.judge(state, snap(after))
     assert judgement.kind == "legal"
-    assert judgement.events == (GameEvent.fell((0, 0)), GameEvent.eliminated(0))
+    assert judgement.events == (FELL((0, 0)), GameEvent.eliminated(0))
     assert engine.to_move(judgement.state) == 2
     state = judgement.state
     state, _ = engine.apply(state, slide_move(engine, state, "white 6 B->C"))  # blue
@@ -464,7 +464,7 @@ def test_the_last_player_with_marbles_wins():
     state = movement_state(engine, board, to_move=1)
     after = board.replace("orange: B B B B B B B", "orange: A B B B B B B").replace("R . .", ". . .", 1)
     judgement = engine.judge(state, snap(after))
-    assert judgement.events == (GameEvent.fell((0, 0)), GameEvent.eliminated(0))
+    assert judgement.events == (FELL((0, 0)), GameEvent.eliminated(0))
     assert engine.is_over(judgement.state) and engine.to_move(judgement.state) is None
     assert engine.result(judgement.state).to_json() == {
         "finished": True,
@@ -494,7 +494,7 @@ def test_when_one_move_takes_every_remaining_players_last_marbles_the_mover_wins
     after = LAST_TWO.replace("white:  B", "white:  A").replace("R . .", ". . .", 1).replace("G . .", ". . .", 1)
     judgement = engine.judge(state, snap(after))
     assert judgement.kind == "legal"
-    assert judgement.events == (GameEvent.fell((0, 0)), GameEvent.fell((3, 0)), GameEvent.eliminated(1))
+    assert judgement.events == (FELL((0, 0)), FELL((3, 0)), GameEvent.eliminated(1))
     result = engine.result(judgement.state)
     assert result.finished and result.winners == (0,) and result.scores == (0, 0)
     assert "took the last marbles of every remaining player" in result.reason
@@ -517,8 +517,8 @@ G . . . . . .
     after = board.replace("white:  B", "white:  A").replace("R . .", ". . .", 1).replace("G . .", ". . .", 1)
     judgement = engine.judge(state, snap(after))
     assert judgement.events == (
-        GameEvent.fell((0, 0)),
-        GameEvent.fell((3, 0)),
+        FELL((0, 0)),
+        FELL((3, 0)),
         GameEvent.eliminated(0),
         GameEvent.eliminated(1),
     )
@@ -531,7 +531,7 @@ def test_a_stuck_last_marble_still_eliminates_its_player():
     state = movement_state(engine, board, to_move=1)
     after = board.replace("orange: B B B B B B B", "orange: A B B B B B B")  # 0,0 still seen
     judgement = engine.judge(state, snap(after))
-    assert judgement.events == (GameEvent.expected_fall_missing((0, 0)), GameEvent.eliminated(0))
+    assert judgement.events == (EXPECTED_FALL_MISSING((0, 0)), GameEvent.eliminated(0))
     assert engine.result(judgement.state).winners == (1,)
 
 

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from controller.games import engine_for
+from controller.games.registry import engine_for
 from controller.profile import default_profile
 from controller.record import setup_from_mapping
 from controller.vision.aim import GOOD, aim_advice, row_names

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import cv2
 import numpy as np
 import pytest
@@ -51,9 +49,9 @@ def test_empty_board_then_pieces_round_trip(game: str, tmp_path) -> None:
     if game == "stay-alive":
         # The marked places must be closed points: choose slides that close the top row.
         for orange in "ABC":
-            trial = replace(pieces, orange=(orange,) + pieces.orange[1:])
+            trial = pieces.with_line("orange", (orange,) + pieces.line("orange")[1:])
             if not any(r == 0 and c < len(p.letters) for r, c in stay_alive_points(trial, p)[0]):
-                pieces, empty = trial, replace(empty, orange=trial.orange)
+                pieces, empty = trial, empty.with_line("orange", trial.line("orange"))
                 break
     learned = cal.learn_empty_and_pieces(
         p, render_snapshot(empty, p, seed=6), render_snapshot(pieces, p, seed=6, scene=Scene(frame=1))

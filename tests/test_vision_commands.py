@@ -8,6 +8,7 @@ import numpy as np
 
 from controller.cli import main
 from controller.profile import default_profile
+from controller.snapshot import format_snapshot
 from controller.vision.geometry import LatticeGeometry, project
 from simulation.render import random_snapshot, render_scene
 
@@ -20,7 +21,7 @@ def corners_text(h: np.ndarray, rows: int, cols: int) -> str:
 def test_render_then_read(tmp_path: Path, capsys) -> None:
     p = default_profile("blockers")
     snap = random_snapshot("blockers", p, seed=2)
-    (tmp_path / "s.txt").write_text(snap.to_text())
+    (tmp_path / "s.txt").write_text(format_snapshot(snap))
     out = tmp_path / "b.png"
     assert (
         main(
@@ -222,7 +223,7 @@ def test_calibrate_command_writes_a_profile(tmp_path: Path, capsys) -> None:
     snap = random_snapshot("flipop", p, seed=4)
     img, _ = render_scene(snap, p, seed=4)
     cv2.imwrite(str(tmp_path / "f.png"), img)
-    (tmp_path / "f.txt").write_text(snap.to_text())
+    (tmp_path / "f.txt").write_text(format_snapshot(snap))
     out = tmp_path / "mine.yaml"
     assert (
         main(

@@ -3,8 +3,6 @@ cannot have, door calibration from the start position, and the `doors:` line of 
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import cv2
 import numpy as np
 import pytest
@@ -29,11 +27,11 @@ def test_every_door_shape_and_turn_is_read(preset: str) -> None:
     seen: set[str] = set()
     right = total = 0
     for seed in range(6):
-        snap = replace(random_snapshot("flipop", p, seed=50 + seed), doors=random_doors(p, seed))
+        snap = random_snapshot("flipop", p, seed=50 + seed).with_line("doors", random_doors(p, seed))
         reading = BoardReader(p).read(render_snapshot(snap, p, seed=seed, preset=preset))
         assert reading.doors is not None and reading.snapshot is not None
-        assert reading.snapshot.doors == reading.doors
-        for got, want in zip(reading.doors, snap.doors):
+        assert reading.snapshot.line("doors") == reading.doors
+        for got, want in zip(reading.doors, snap.line("doors")):
             assert got in ("?", want)  # never a wrong door
             total += 1
             if got == want:
@@ -47,23 +45,23 @@ def test_balls_beside_every_door_do_not_confuse_it() -> None:
     p, base = start()
     rng = np.random.default_rng(1)
     cells = [[str(rng.choice(["W", "B"])) for _ in range(5)] for _ in range(5)]
-    snap = replace(base.with_cells(cells), doors=random_doors(p, 3))
+    snap = base.with_cells(cells).with_line("doors", random_doors(p, 3))
     for preset in ("clean", "hard"):
         reading = BoardReader(p).read(render_snapshot(snap, p, seed=8, preset=preset))
         assert [list(r) for r in reading.cells] == cells
-        assert all(g in ("?", w) for g, w in zip(reading.doors, snap.doors))
-        assert sum(g == w for g, w in zip(reading.doors, snap.doors)) >= 15
+        assert all(g in ("?", w) for g, w in zip(reading.doors, snap.line("doors")))
+        assert sum(g == w for g, w in zip(reading.doors, snap.line("doors"))) >= 15
 
 
 def test_a_door_the_post_cannot_have_is_unsure() -> None:
     p, base = start()
-    doors = list(base.doors)
+    doors = list(base.line("doors"))
     doors[0] = "NE"  # post (0, 0) holds a single door: two wings are not a reading
     doors[5] = "N"  # post (1, 1) holds a straight double door
-    snap = replace(base, doors=tuple(doors))
+    snap = base.with_line("doors", doors)
     reading = BoardReader(p).read(render_snapshot(snap, p, seed=2))
     assert reading.doors[0] == "?" and reading.doors[5] == "?"
-    assert reading.doors[1:5] == base.doors[1:5]
+    assert reading.doors[1:5] == base.line("doors")[1:5]
 
 
 def test_door_calibration_from_the_start_position(tmp_path) -> None:
@@ -71,10 +69,10 @@ def test_door_calibration_from_the_start_position(tmp_path) -> None:
     img = render_snapshot(base, p, seed=6, preset="hard")
     learned = vg.learn_doors(p, img)
     assert set(learned.data["vision"]["doors"]["classes"]) == {"wing", "bare"}
-    snap = replace(random_snapshot("flipop", p, seed=9), doors=random_doors(p, 9))
+    snap = random_snapshot("flipop", p, seed=9).with_line("doors", random_doors(p, 9))
     reading = BoardReader(learned).read(render_snapshot(snap, p, seed=6, preset="hard"))
-    assert all(g in ("?", w) for g, w in zip(reading.doors, snap.doors))
-    assert sum(g == w for g, w in zip(reading.doors, snap.doors)) >= 15
+    assert all(g in ("?", w) for g, w in zip(reading.doors, snap.line("doors")))
+    assert sum(g == w for g, w in zip(reading.doors, snap.line("doors"))) >= 15
     # The calibrate command learns colours and doors from the same picture.
     cv2.imwrite(str(tmp_path / "start.png"), img)
     out = tmp_path / "mine.yaml"
@@ -82,7 +80,7 @@ def test_door_calibration_from_the_start_position(tmp_path) -> None:
     assert "doors" in load_profile(out).data["vision"]
     # A picture whose doors differ from the start is refused.
     with pytest.raises(RefereeError, match="start doors"):
-        vg.learn_doors(p, render_snapshot(replace(base, doors=random_doors(p, 2)), p, seed=6))
+        vg.learn_doors(p, render_snapshot(base.with_line("doors", random_doors(p, 2)), p, seed=6))
 
 
 def test_read_prints_the_doors_line(tmp_path, capsys) -> None:

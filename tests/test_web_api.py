@@ -11,6 +11,7 @@ from colorpop_helpers import take_a_lone_token_off
 from web_helpers import with_client
 
 from controller.record import parse_record
+from controller.snapshot import format_snapshot
 from controller.web import WebApp
 from controller.web.camera import CameraPictures
 from simulation.world import StubRig
@@ -50,7 +51,7 @@ def test_state_says_game_turn_board_and_verdicts_in_words(tmp_path):
         state = await response.json()
         assert state["game"] == "flipop" and state["game_id"] == rig.loop.session.game_id
         assert state["started"] and state["to_move_name"].startswith("player ")
-        assert state["board"]["text"] == rig.loop.session.referee.expected().to_text()
+        assert state["board"]["text"] == format_snapshot(rig.loop.session.referee.expected())
         stored = rig.loop.session.verdicts
         assert [v["json"] for v in state["verdicts"]] == stored
         assert state["verdicts"][0]["line"].startswith("starting board accepted")
@@ -178,7 +179,6 @@ def test_camera_pictures_are_encoded_only_when_asked_and_at_most_five_a_second()
 
 
 def test_stay_alive_slides_are_live_from_the_switches_with_the_links_health(tmp_path):
-    from dataclasses import replace
 
     rig = StubRig(
         {"game": "stay-alive", "players": 2, "seats": ["B", "Y"]},
@@ -191,13 +191,14 @@ def test_stay_alive_slides_are_live_from_the_switches_with_the_links_health(tmp_
     app = WebApp(rig.loop, switches=rig.switches, pin=PIN)
     board = rig.world.board
     assert app.view.state()["slides"] == {
-        "orange": list(board.orange),
-        "white": list(board.white),
+        "orange": list(board.line("orange")),
+        "white": list(board.line("white")),
         "link_ok": True,
         "faults": [],
     }
-    moved = "A" if board.orange[2] != "A" else "B"
-    rig.world.set_board(replace(board, orange=board.orange[:2] + (moved,) + board.orange[3:]))
+    orange = board.line("orange")
+    moved = "A" if orange[2] != "A" else "B"
+    rig.world.set_board(board.with_line("orange", orange[:2] + (moved,) + orange[3:]))
     mark = app.view.slides_mark()
     assert app.view.state()["slides"]["orange"][2] == moved  # before the referee judges anything
     rig.switches.plugged = False

@@ -212,7 +212,6 @@ def test_a_past_game_is_stepped_through_verdict_by_verdict(browser, served):
 def test_setting_up_aim_lights_and_switches_from_the_page(browser, tmp_path):
     """The setup panel: the aim advice for the camera's picture, a lights-test button with the PIN,
     and the switch test showing a slide's moves live (Stay Alive, switches read from the world)."""
-    from dataclasses import replace
 
     from selenium.webdriver.common.by import By
 
@@ -266,8 +265,9 @@ def test_setting_up_aim_lights_and_switches_from_the_page(browser, tmp_path):
         browser.find_element(By.ID, "switch-start").click()
         wait_for(lambda: "orange slide 3" in browser.find_element(By.ID, "switch-table").text)
         board = rig.world.board
-        moved = "A" if board.orange[2] != "A" else "C"
-        rig.world.set_board(replace(board, orange=board.orange[:2] + (moved,) + board.orange[3:]))
+        orange = board.line("orange")
+        moved = "A" if orange[2] != "A" else "C"
+        rig.world.set_board(board.with_line("orange", orange[:2] + (moved,) + orange[3:]))
         wait_for(
             lambda: (
                 browser.execute_script("return document.querySelectorAll('#switch-table tr')[2].className") == "moved"

@@ -5,8 +5,6 @@ screen used on a desktop, a quiet switch test, the players' names."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 from test_accept_board import _stuck_colorpop
 from test_web_browser import CHROMEDRIVER, CHROMIUM, history, start_browser, wait_for
@@ -185,9 +183,9 @@ def test_the_switch_test_warns_of_nothing_before_a_slide_was_touched(phone, tmp_
         assert [cls for cls, _ in shown] == ["ok"] and "move each slide" in shown[0][1]
         # one slide moved: now the slides not yet moved are named
         board = rig.world.board
-        orange = list(board.orange)
+        orange = list(board.line("orange"))
         orange[0] = "B" if orange[0] != "B" else "A"
-        rig.world.set_board(replace(board, orange=tuple(orange)))
+        rig.world.set_board(board.with_line("orange", orange))
         shown = wait_for(lambda: len(problems()) == 13 and problems())
         assert all("never changed" in text for _, text in shown)
         click(phone, "switch-stop")

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from controller.games import engine_for
 from controller.games.events import GameEvent
+from controller.games.registry import engine_for
+from controller.games.stay_alive.rules import FELL
 from controller.record import setup_from_mapping
 from controller.referee import Verdict, VerdictKind
 from controller.words import event_words, verdict_line
@@ -20,7 +21,7 @@ def test_a_legal_verdict_names_the_player_and_says_what_happened_in_words():
         7,
         seat=1,
         move="white 4 C->B",
-        events=(GameEvent.fell((3, 4)), GameEvent.eliminated(0)),
+        events=(FELL((3, 4)), GameEvent.eliminated(0)),
     )
     line = verdict_line(verdict, engine)
     assert (

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "tests"))  # the browser helpers' own imports
 
 from controller.commands.demo import GAMES  # noqa: E402
 from controller.games import registry  # noqa: E402

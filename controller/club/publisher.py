@@ -38,6 +38,7 @@ from controller.referee import same_verdict
 from controller.service.events import Event, Table
 from controller.service.journal import Entry
 from controller.service.session import GameSession
+from controller.snapshot import format_snapshot
 
 #: Entries sent but not yet acknowledged by the club, at most (the rest wait in the journal).
 MAX_UNACKED = 100
@@ -412,7 +413,7 @@ class TablePublisher:
         snapshot = scores = last_seq = None
         if follower is not None and follower.game_id == table.game_id:
             last = follower.session.last_snapshot
-            snapshot = last.to_text() if last is not None else None
+            snapshot = format_snapshot(last) if last is not None else None
             result = follower.result()
             scores = result.get("scores") if result else None
             last_seq = follower.seq

@@ -13,7 +13,7 @@ import argparse
 from collections.abc import Callable
 
 from controller.errors import RefereeError
-from controller.snapshot import GAMES
+from controller.games import registry
 
 #: Frames read from a live camera before the one judged (its automatic exposure settles meanwhile).
 WARM_UP_FRAMES = 10
@@ -29,14 +29,14 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     p.add_argument("--config", help="take the picture from the camera of this config file (and its game)")
     p.add_argument("--image", help="judge this picture (.png, .jpg) instead; needs --game")
-    p.add_argument("--game", choices=GAMES, help="which game's board the picture shows (with --image)")
+    p.add_argument("--game", choices=registry.names(), help="which game's board the picture shows (with --image)")
     p.add_argument("--profile", help="a calibrated board profile (with --image; default: the game's default)")
     return p
 
 
 def place_namer(game: str) -> Callable[[tuple[int, int]], str] | None:
     """The game's place names from an engine with the game's default keys (None if those need more keys)."""
-    from controller.games import engine_for
+    from controller.games.registry import engine_for
     from controller.record import setup_from_mapping
 
     try:
@@ -47,7 +47,7 @@ def place_namer(game: str) -> Callable[[tuple[int, int]], str] | None:
 
 def _from_camera(path: str):
     from controller.commands.run import read_config
-    from controller.games import engine_for
+    from controller.games.registry import engine_for
     from controller.vision.sources import open_frame_source
 
     config = read_config(path)

@@ -30,9 +30,17 @@ from controller.errors import RefereeError
 from controller.files import load_yaml, read_text
 from controller.games import registry
 from controller.games.base import join_and
-from controller.games.registry import EMPTY_BOARD, FULL_SETUP, ONE_OF_EACH, START_POSITION
+from controller.games.spec import (
+    DOORS_ADDON,
+    EMPTY_BOARD,
+    FULL_SETUP,
+    GLYPHS_ADDON,
+    ONE_OF_EACH,
+    START_POSITION,
+    GameSpec,
+)
 from controller.profile import save_profile
-from controller.snapshot import EMPTY, GAMES, parse_snapshot, with_required_lines
+from controller.snapshot import EMPTY, parse_snapshot, with_required_lines
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -44,7 +52,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "and --bottom-row), or --empty with --pieces, or --image/--snapshot pairs (see README.md for what "
         "each game wants).",
     )
-    p.add_argument("--game", required=True, choices=GAMES, help="which game's copy to calibrate")
+    p.add_argument("--game", required=True, choices=registry.names(), help="which game's copy to calibrate")
     p.add_argument("--profile", help="start from this profile (default: the game's default)")
     p.add_argument("--out", required=True, help="the profile file to write")
     p.add_argument("--corners", help="lattice corner points 'x,y x,y x,y x,y' (board without markers)")
@@ -94,7 +102,7 @@ def _names_taking(*pictures: str) -> str:
     return _names_of(lambda spec: any(spec.calibrates(p) for p in pictures))
 
 
-def _takes_setup(spec: registry.GameSpec) -> bool:
+def _takes_setup(spec: GameSpec) -> bool:
     return spec.calibrates(FULL_SETUP) or spec.calibrates(START_POSITION)
 
 
@@ -138,10 +146,12 @@ def run(args: argparse.Namespace) -> int:
             pictures.append(checks.Expected(args.setup, image, counts=cal.setup_counts(profile)))
         elif spec.calibrates(START_POSITION):
             profile = cal.learn_start(profile, image, corners)
-            if spec.reads(registry.DOORS):
+            if spec.reads(DOORS_ADDON):
                 profile = shapes.learn_doors(profile, image, corners, name=args.setup)
             start = parse_snapshot(args.game, profile.get("start"))
-            pictures.append(checks.Expected(args.setup, image, [list(r) for r in start.cells], doors=start.doors))
+            pictures.append(
+                checks.Expected(args.setup, image, [list(r) for r in start.cells], doors=start.line("doors"))
+            )
         else:
             raise RefereeError(f"--setup is for {_names_taking(FULL_SETUP, START_POSITION)}; use --empty and --pieces")
     if args.pieces:
@@ -162,8 +172,8 @@ def run(args: argparse.Namespace) -> int:
         for name, (image, snapshot) in zip(args.image, pairs):
             pictures.append(checks.Expected(name, image, [[c[:1] for c in r] for r in snapshot.cells]))
     if args.glyphs:
-        if not spec.reads(registry.GLYPHS):
-            raise RefereeError(f"--glyphs is for {_names_of(lambda s: s.reads(registry.GLYPHS))}")
+        if not spec.reads(GLYPHS_ADDON):
+            raise RefereeError(f"--glyphs is for {_names_of(lambda s: s.reads(GLYPHS_ADDON))}")
         profile = shapes.learn_glyphs(profile, [load_image(g) for g in args.glyphs], corners)
     if pictures:
         quality = checks.check_pictures(profile, pictures, corners, checks.learned_keys(before, profile))
@@ -175,7 +185,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_full_setup_pictures(args: argparse.Namespace, spec: registry.GameSpec, profile) -> None:
+def _check_full_setup_pictures(args: argparse.Namespace, spec: GameSpec, profile) -> None:
     """A full setup (Colorpop) goes with the empty board and the bottom row, and the bottom row with it:
     said before anything is learned."""
     if args.bottom_row and not (spec.calibrates(FULL_SETUP) and args.setup):

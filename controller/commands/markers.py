@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from controller.errors import RefereeError
-from controller.snapshot import GAMES
+from controller.games import registry
 
 #: The page (A4, in millimetres) and its margin.
 PAGE_MM = (210.0, 297.0)
@@ -42,7 +42,9 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "100 %% (actual size): each as wide as the profile says (pitch_mm x size), labelled with its id and the "
         "corner of the board it goes on, with a 50 mm bar to check the print's scale.",
     )
-    parser.add_argument("--game", required=True, choices=GAMES, help="the game whose board the markers are for")
+    parser.add_argument(
+        "--game", required=True, choices=registry.names(), help="the game whose board the markers are for"
+    )
     parser.add_argument("--out", required=True, help="the file to write: a name ending in .pdf or .png")
     parser.add_argument("--profile", help="your copy's board profile (default: the game's default profile)")
     parser.add_argument("--dpi", type=int, default=600, help="dots per inch of a PNG (default 600)")

@@ -17,7 +17,7 @@ from controller import words
 from controller.commands.render import profile_for
 from controller.errors import RefereeError
 from controller.games import registry
-from controller.snapshot import EMPTY, GAMES
+from controller.snapshot import EMPTY
 
 UNSURE_EXIT = 3
 
@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         description="Print the snapshot (notation.md section 1) a camera picture shows. Places the "
         "reader is unsure of are printed as ? and listed on stderr, with exit code 3.",
     )
-    p.add_argument("--game", required=True, choices=GAMES, help="which game's board the picture shows")
+    p.add_argument("--game", required=True, choices=registry.names(), help="which game's board the picture shows")
     p.add_argument("--image", required=True, help="the picture (.png, .jpg)")
     p.add_argument("--profile", help="a calibrated board profile (default: the game's default)")
     p.add_argument(

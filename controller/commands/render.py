@@ -9,8 +9,9 @@ import cv2
 
 from controller.errors import RefereeError
 from controller.files import read_text
+from controller.games import registry
 from controller.profile import default_profile, load_profile
-from controller.snapshot import GAMES, parse_snapshot
+from controller.snapshot import parse_snapshot
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -20,7 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         description="Draw a board snapshot (notation.md section 1) as the simulated camera sees it, "
         "with the game's markers, so `referee read` and `referee calibrate` can be tried without a camera.",
     )
-    p.add_argument("--game", required=True, choices=GAMES, help="which game's board to draw")
+    p.add_argument("--game", required=True, choices=registry.names(), help="which game's board to draw")
     p.add_argument("--snapshot", required=True, help="a snapshot file (notation.md section 1)")
     p.add_argument("--out", required=True, help="the image to write (.png, .jpg)")
     p.add_argument("--seed", type=int, default=0, help="camera pose, lighting and noise seed")

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from controller.games import engine_for
+from controller.games.registry import engine_for
 from controller.record import load_record
 from controller.referee import judge_record
 from controller.words import result_line, stored_verdict_line

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.errors import RefereeError
-from controller.snapshot import GAMES
+from controller.games import registry
 
 #: Tries per picture before the command gives up (each waits up to `guided.WAIT_SECONDS`).
 TRIES = 3
@@ -49,7 +49,9 @@ def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "them by reading every picture back, and saves the profile as profiles/NAME.yaml beside the config, "
         "whose profile: then names it. Exit code 1, and nothing written, when the check refuses the pictures.",
     )
-    parser.add_argument("--game", required=True, choices=GAMES, help="the game of the copy (the config's game)")
+    parser.add_argument(
+        "--game", required=True, choices=registry.names(), help="the game of the copy (the config's game)"
+    )
     parser.add_argument(
         "--config",
         required=True,

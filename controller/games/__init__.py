@@ -1,15 +1,3 @@
-"""The rules engines, one module per game; `registry` says which games there are."""
-
-from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from controller.games.base import Engine, GameSetup
-
-
-def engine_for(setup: GameSetup) -> Engine:
-    """The engine of `setup.game`, checked against the setup (seats, variant, players)."""
-    from controller.games import registry
-
-    return registry.get(setup.game).engine_class()(setup)
+"""The games: one package per game (`colorpop/`, `blockers/`, `flipop/`, `stay_alive/`), each declaring
+everything it adds in its `SPEC`; `spec.py` is the vocabulary they are declared in, `registry.py`
+the catalogue that lists them, `base.py` the rules engines' common shape."""

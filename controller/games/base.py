@@ -11,16 +11,19 @@ what lets the service recover after a power cut by replaying its journal.
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from controller.errors import FormatError, RefereeError
 from controller.games.events import GameEvent
-from controller.games.registry import default_place_name
-from controller.profile import Profile
-from controller.snapshot import Snapshot
+from controller.games.position import parse_position, position_text
+from controller.games.spec import Snapshot, default_place_name
+
+if TYPE_CHECKING:
+    from controller.profile import Profile
 
 
 def join_and(names: Sequence[str]) -> str:
@@ -28,6 +31,11 @@ def join_and(names: Sequence[str]) -> str:
     if len(names) <= 1:
         return "".join(names)
     return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def no_such_seat(seat: int, players: int) -> str:
+    """A seat number out of range, counted from 1 as players count (`seat` counted from 0)."""
+    return f"there is no player {seat + 1}: the players are numbered 1 to {players}"
 
 
 S = TypeVar("S")
@@ -107,9 +115,12 @@ class ActionNotAllowed(RefereeError):
 
 
 class Engine(ABC, Generic[S, M]):
-    """One game's rules. Subclasses set `game` and implement the abstract methods."""
+    """One game's rules. Subclasses implement the abstract methods; the game's `GameSpec` names
+    the subclass, and the game's name is the setup's (`self.setup.game`)."""
 
-    game: str = ""
+    #: A place as players of this game name it (default: column letter, row from the top: ``F3``);
+    #: a function of the place alone, so calibration's sentences name places without an engine.
+    place_name = staticmethod(default_place_name)
     #: The type of this engine's states (an immutable dataclass): its position notation follows it.
     state_type: type | None = None
 
@@ -157,14 +168,10 @@ class Engine(ABC, Generic[S, M]):
 
     def position_text(self, state: S) -> str:
         """The state as text (`controller.games.position`), as FEN writes a chess position."""
-        from controller.games.position import position_text
-
         return position_text(self.setup.game, state)
 
     def parse_position(self, text: str) -> S:
         """The state a position text describes (tests build positions this way)."""
-        from controller.games.position import parse_position
-
         if self.state_type is None:
             raise FormatError(f"{self.setup.game} has no position notation", "position")
         return parse_position(self.setup.game, self.state_type, text)
@@ -178,10 +185,6 @@ class Engine(ABC, Generic[S, M]):
         """Compare a settled snapshot with the last legal state (`rules.md` §5)."""
 
     # -- words for players ------------------------------------------------------------------
-    def place_name(self, cell: Cell) -> str:
-        """A place as players of this game name it (default: column letter, row from the top: ``F3``)."""
-        return default_place_name(cell)
-
     def axis_labels(self, rows: int, cols: int) -> tuple[list[str], list[str]]:
         """The labels along the board's edges as players count them (the page draws them): by default
         rows numbered from 1 from the top and columns lettered from A, as `place_name` names places."""
@@ -221,23 +224,21 @@ class Engine(ABC, Generic[S, M]):
 
     def action(self, state: S, name: str) -> tuple[S, tuple[GameEvent, ...]]:
         """Apply a player's action other than a move (e.g. Flipop's end by agreement)."""
-        raise ActionNotAllowed(f"{name} is not an action of {self.game}")
+        raise ActionNotAllowed(f"{name} is not an action of {self.setup.game}")
 
     def adopt(self, state: S, snapshot: Snapshot) -> S:
         """The game going on from `snapshot`, which a person declared right ("this board is right,
         go on from it"): the same seat to move, and what the board does not show (tallies, phase)
         kept. A game whose state is a dataclass with a `board` of snapshot cells needs nothing more."""
-        import dataclasses
-
         if dataclasses.is_dataclass(state) and any(f.name == "board" for f in dataclasses.fields(state)):
             return dataclasses.replace(state, board=snapshot.cells)  # type: ignore[type-var]
-        raise ActionNotAllowed(f"{self.game} cannot go on from a board set by hand")
+        raise ActionNotAllowed(f"{self.setup.game} cannot go on from a board set by hand")
 
     def check_reveal(self, state: S, seat: int, colours: tuple[str, ...]) -> str | None:
         """Why telling this secret now is refused (a sentence), or None. Checked when a person
         tells it, not when a journal is replayed (what was accepted then stays accepted)."""
-        return f"{self.game} has no secret colours to reveal"
+        return f"{self.setup.game} has no secret colours to reveal"
 
     def reveal(self, state: S, seat: int, colours: tuple[str, ...]) -> S:
         """Tell the engine a seat's secret (Colorpop); other games have none."""
-        raise ActionNotAllowed(f"{self.game} has no secret colours to reveal")
+        raise ActionNotAllowed(f"{self.setup.game} has no secret colours to reveal")

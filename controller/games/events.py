@@ -1,48 +1,60 @@
 """What happened in a move besides the move itself (`notation.md` §3 `events`), as typed values.
 
-A `GameEvent` *is* its notation text (`fell:3,4`), a `str`, so verdict lines, the journal and
-records need no conversion; and it carries its parts typed (`kind`, `cell`, `seat`, `colour`),
-so no code parses the text back. `GameEvent.parse` reads the text form.
+Each game declares the events its moves may cause (`EventType`: the kind, what its detail is, and
+the sentence players read), beside its rules; the two every game may have (a seat out, a seat
+passing) are declared here. A `GameEvent` *is* its notation text (`fell:3,4`), a `str`, so verdict
+lines, the journal and records need no conversion; and it carries its parts typed (`kind`,
+`cell`, `seat`, `colour`), so no code parses the text back. `GameEvent.parse` reads the text form
+against the event types of a game.
 """
 
 from __future__ import annotations
 
-from enum import Enum
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from controller.errors import FormatError
 
 Cell = tuple[int, int]
+#: What follows the colon in an event's text: a place `r,c`, a seat from 0, a colour letter, nothing.
+Detail = Literal["cell", "seat", "colour", ""]
 
 
-class EventKind(str, Enum):
-    CLEARED = "cleared"  # colorpop: the last token of a colour left the board (detail: the colour)
-    FELL = "fell"  # stay-alive: a marble fell through an open point (detail: r,c)
-    EXPECTED_FALL_MISSING = "expected-fall-missing"  # stay-alive: a marble that should have fallen is seen
-    EXIT = "exit"  # flipop: a ball left through its exit (detail: r,c)
-    ELIMINATED = "eliminated"  # a seat is out (detail: the seat)
-    PASS = "pass"  # a seat had no legal move and was skipped (detail: the seat)
-    GLYPH_UNREAD = "glyph-unread"  # blockers: a tile was placed whose glyph the camera could not read (r,c)
+@dataclass(frozen=True)
+class EventType:
+    """One kind of event a game declares: `kind` is its name in the notation, `words` the sentence
+    players read, with `{place}`, `{seat}` or `{colour}` standing for its detail in words."""
 
-    def __str__(self) -> str:
-        return self.value
+    kind: str
+    detail: Detail
+    words: str
+    #: The event says what the camera could not tell yet, not what happened on the board (a
+    #: Blockers! glyph unread): a player's intended move never has it.
+    about_reading: bool = False
+
+    def __call__(self, detail: Any = None) -> GameEvent:
+        """The event of this kind about `detail` (a place, a seat or a colour letter)."""
+        return GameEvent(self.kind, **({self.detail: detail} if self.detail else {}))
 
 
-_CELL_KINDS = {EventKind.FELL, EventKind.EXPECTED_FALL_MISSING, EventKind.EXIT, EventKind.GLYPH_UNREAD}
-_SEAT_KINDS = {EventKind.ELIMINATED, EventKind.PASS}
+ELIMINATED = EventType("eliminated", "seat", "{seat} is out")
+PASS = EventType("pass", "seat", "{seat} has no move and passes")
+#: The events every game may have, besides its own.
+COMMON_EVENTS = (ELIMINATED, PASS)
 
 
 class GameEvent(str):
     """One event: its text is `kind` or `kind:detail`; `cell`, `seat` or `colour` hold the detail."""
 
-    kind: EventKind
+    kind: str
     cell: Cell | None
     seat: int | None
     colour: str | None
 
     def __new__(
-        cls, kind: EventKind, *, cell: Cell | None = None, seat: int | None = None, colour: str | None = None
+        cls, kind: str, *, cell: Cell | None = None, seat: int | None = None, colour: str | None = None
     ) -> GameEvent:
-        kind = EventKind(kind)
         if cell is not None:
             detail = f"{cell[0]},{cell[1]}"
         elif seat is not None:
@@ -51,61 +63,39 @@ class GameEvent(str):
             detail = colour
         else:
             detail = ""
-        self = super().__new__(cls, f"{kind.value}:{detail}" if detail else kind.value)
+        self = super().__new__(cls, f"{kind}:{detail}" if detail else kind)
         self.kind, self.cell, self.seat, self.colour = kind, cell, seat, colour
         return self
 
-    def __reduce__(self):  # pickled (multiprocessing benches) as its constructor call
-        return (_rebuild, (self.kind.value, self.cell, self.seat, self.colour))
-
-    # -- the usual ones ------------------------------------------------------------------------
-    @classmethod
-    def cleared(cls, colour: str) -> GameEvent:
-        return cls(EventKind.CLEARED, colour=colour)
-
-    @classmethod
-    def fell(cls, cell: Cell) -> GameEvent:
-        return cls(EventKind.FELL, cell=cell)
-
-    @classmethod
-    def expected_fall_missing(cls, cell: Cell) -> GameEvent:
-        return cls(EventKind.EXPECTED_FALL_MISSING, cell=cell)
-
-    @classmethod
-    def exit(cls, cell: Cell) -> GameEvent:
-        return cls(EventKind.EXIT, cell=cell)
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled (multiprocessing benches) as its constructor call
+        return (_rebuild, (self.kind, self.cell, self.seat, self.colour))
 
     @classmethod
     def eliminated(cls, seat: int) -> GameEvent:
-        return cls(EventKind.ELIMINATED, seat=seat)
+        return ELIMINATED(seat)
 
     @classmethod
     def passed(cls, seat: int) -> GameEvent:
-        return cls(EventKind.PASS, seat=seat)
+        return PASS(seat)
 
     @classmethod
-    def glyph_unread(cls, cell: Cell) -> GameEvent:
-        return cls(EventKind.GLYPH_UNREAD, cell=cell)
-
-    @classmethod
-    def parse(cls, text: str) -> GameEvent:
-        """The event a notation text names (`fell:3,4`); FormatError for anything else."""
+    def parse(cls, text: str, types: Iterable[EventType]) -> GameEvent:
+        """The event a notation text names (`fell:3,4`), among `types`; FormatError for anything else."""
         name, _, detail = str(text).partition(":")
+        known = {t.kind: t for t in types}
+        kind = known.get(name)
+        if kind is None:
+            raise FormatError(f"unknown event {text!r}; events are {', '.join(known)}", "event")
         try:
-            kind = EventKind(name)
-        except ValueError:
-            known = ", ".join(k.value for k in EventKind)
-            raise FormatError(f"unknown event {text!r}; events are {known}", "event") from None
-        try:
-            if kind in _CELL_KINDS:
+            if kind.detail == "cell":
                 r, c = (int(v) for v in detail.split(","))
-                return cls(kind, cell=(r, c))
-            if kind in _SEAT_KINDS:
-                return cls(kind, seat=int(detail))
+                return cls(kind.kind, cell=(r, c))
+            if kind.detail == "seat":
+                return cls(kind.kind, seat=int(detail))
         except ValueError:
-            raise FormatError(f"bad event {text!r}: expected {kind.value}:DETAIL", "event") from None
-        return cls(kind, colour=detail or None)
+            raise FormatError(f"bad event {text!r}: expected {kind.kind}:DETAIL", "event") from None
+        return cls(kind.kind, colour=detail or None)
 
 
 def _rebuild(kind: str, cell: Cell | None, seat: int | None, colour: str | None) -> GameEvent:
-    return GameEvent(EventKind(kind), cell=cell, seat=seat, colour=colour)
+    return GameEvent(kind, cell=cell, seat=seat, colour=colour)

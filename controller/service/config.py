@@ -22,8 +22,9 @@ from pydantic import Field, ValidationInfo
 from controller.club.config import MqttConfig, validate_mqtt
 from controller.errors import ConfigError
 from controller.files import load_yaml
-from controller.games import engine_for, registry
+from controller.games import registry
 from controller.games.base import GameSetup
+from controller.games.registry import engine_for
 from controller.hardware.config import GpioConfig, SwitchConfig
 from controller.record import setup_from_mapping
 from controller.schema import Section, checked, choice, file_path, seconds, sentence, validate

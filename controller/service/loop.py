@@ -59,7 +59,7 @@ from controller.service.events import (
     VerdictGiven,
 )
 from controller.service.session import GameSession
-from controller.snapshot import Snapshot
+from controller.snapshot import Snapshot, tells_nothing_new
 from controller.words import verdict_line
 
 CAMERA_LOST = "the camera is not sending pictures: check its cable"
@@ -447,7 +447,7 @@ class RefereeLoop:
             self.amber_blinking = False
             self._emit(BoardReadable)
         last = self.session.last_snapshot
-        if last is not None and snapshot.tells_nothing_new(last):
+        if last is not None and tells_nothing_new(snapshot, last):
             return None  # the same board, or the same board with a glyph or door unread this time
         return self._judge(snapshot)
 
@@ -588,7 +588,7 @@ class RefereeLoop:
             and not referee.in_illegal
             and not referee.in_pending
             and expected is not None
-            and snapshot.tells_nothing_new(expected)
+            and tells_nothing_new(snapshot, expected)
         ):
             raise RefereeError(words.ACCEPT_NOTHING_TO_DO)
         try:

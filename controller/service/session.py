@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from controller.errors import RefereeError
-from controller.games import engine_for
 from controller.games.base import GameSetup, Result
+from controller.games.registry import engine_for
 from controller.record import ACCEPT_BOARD, Action, dump_record, parse_record, setup_from_mapping
 from controller.referee import Referee, Verdict, judge_record, same_verdict
 from controller.service.journal import Entry, Journal, JournalDamaged, quarantine
-from controller.snapshot import Snapshot, parse_snapshot
+from controller.snapshot import Snapshot, format_snapshot, parse_snapshot
 
 #: Marks the game keys of a game set up at the table (not by config.yaml), in the journal.
 CHOSEN_AT_TABLE = "chosen_at_table"
@@ -157,7 +157,7 @@ class GameSession:
     def observe(self, snapshot: Snapshot) -> Verdict:
         """Judge a settled snapshot and commit it with its verdict."""
         verdict = self._observe(snapshot)
-        self.last_seq = self.journal.append(self.game_id, "snapshot", snapshot.to_text(), verdict.to_json())
+        self.last_seq = self.journal.append(self.game_id, "snapshot", format_snapshot(snapshot), verdict.to_json())
         return verdict
 
     def act(self, name: str) -> Verdict:
@@ -169,7 +169,7 @@ class GameSession:
     def accept(self, snapshot: Snapshot) -> Verdict:
         """A person declared `snapshot` right: play goes on from it; journalled with the board."""
         verdict = self._accept(snapshot)
-        payload = f"{ACCEPT_BOARD}\n{snapshot.to_text()}"
+        payload = f"{ACCEPT_BOARD}\n{format_snapshot(snapshot)}"
         self.last_seq = self.journal.append(self.game_id, "action", payload, verdict.to_json())
         return verdict
 

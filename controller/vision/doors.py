@@ -23,7 +23,8 @@ import numpy as np
 
 from controller.errors import ConfigError
 from controller.games import registry
-from controller.games.flipop_doors import UNKNOWN_DOOR
+from controller.games.flipop.doors import UNKNOWN_DOOR
+from controller.games.spec import DOORS_ADDON
 from controller.snapshot import EMPTY, parse_snapshot
 from controller.vision import looks
 from controller.vision.classify import ClassModel, ClassRef
@@ -90,7 +91,7 @@ def turns(door: str) -> frozenset[str]:
 def shapes_from_profile(profile) -> list[frozenset[str]]:
     """Per post, the door orientations its shape allows (from the profile's start doors)."""
     start = profile.get("start")
-    doors = parse_snapshot(profile.game, start).doors if start else None
+    doors = parse_snapshot(profile.game, start).line("doors") if start else None
     if not doors or UNKNOWN_DOOR in doors:
         raise ConfigError("start", "door reading needs the start position's doors line")
     return [turns(d) for d in doors]
@@ -107,7 +108,7 @@ def default_model(floor: tuple[int, int, int] | None = None) -> ClassModel:
     game whose reader reads doors). A strip is a few pixels wide, so the camera's blur mixes some
     floor into it; the means assume a part of each (most of the bar, half of the thin groove)."""
     if floor is None:
-        with_doors = registry.with_capability(lambda spec: spec.reads(registry.DOORS))
+        with_doors = registry.with_capability(lambda spec: spec.reads(DOORS_ADDON))
         floor = looks.pieces(with_doors[0].name)[EMPTY]
     floor = _f(floor)
     cov = np.diag(np.array(DEFAULT_SIGMA) ** 2)

@@ -34,7 +34,7 @@ _defaults: dict[str, dict[str, tuple[int, int, int]]] = {}
 
 
 def pieces(game: str) -> dict[str, tuple[int, int, int]]:
-    """Piece and place colours of `game`, keyed by reader class keys (see `registry.VisionSpec`).
+    """Piece and place colours of `game`, keyed by reader class keys (see `controller.games.spec.VisionSpec`).
 
     The game's own declaration (the very mapping, so a test can change a colour), or for a game
     that declares none a default palette over its letters."""

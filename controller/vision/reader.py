@@ -18,6 +18,7 @@ import numpy as np
 
 from controller.errors import ConfigError, RefereeError
 from controller.games import registry
+from controller.games.spec import DOORS_ADDON, GLYPHS_ADDON
 from controller.snapshot import EMPTY, Snapshot
 from controller.vision import hands, looks
 from controller.vision.classify import ClassModel, ClassRef
@@ -134,10 +135,10 @@ class BoardReader:
     def __init__(self, profile, corners: np.ndarray | None = None) -> None:
         self.profile = profile
         self.game = profile.game
-        # What the game's board shows besides colours (its own declaration, `registry.VisionSpec`).
+        # What the game's board shows besides colours (its own declaration, `controller.games.spec.VisionSpec`).
         self.vision = registry.get(self.game).vision
-        self.reads_glyphs = registry.GLYPHS in self.vision.addons
-        self.reads_doors = registry.DOORS in self.vision.addons
+        self.reads_glyphs = GLYPHS_ADDON in self.vision.addons
+        self.reads_doors = DOORS_ADDON in self.vision.addons
         self.geom = LatticeGeometry.from_profile(profile)
         self.settings = vision_settings(profile)
         self.model = model_for(profile)
@@ -323,7 +324,7 @@ class BoardReader:
             more = f" and {len(unsure) - 6} more" if len(unsure) > 6 else ""
             problem = f"{len(unsure)} place(s) could not be read surely: {where}{more}"
         else:
-            snapshot = Snapshot(self.game, tuple(tuple(r) for r in cells), doors=doors)
+            snapshot = Snapshot(self.game, tuple(tuple(r) for r in cells), {"doors": doors})
         return Reading(snapshot, unsure, conf, open_points, problem, cells, moved, doors)
 
     def _local_white(self, white: np.ndarray, weights: np.ndarray) -> np.ndarray:

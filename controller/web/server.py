@@ -35,10 +35,10 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from controller import words
 from controller.commands.lights_test import lights_test_patterns
 from controller.errors import RefereeError
-from controller.games import engine_for
+from controller.games.base import no_such_seat
+from controller.games.registry import engine_for
 from controller.guard import (
     ConnectionLimits,
     HostAllowList,
@@ -389,7 +389,7 @@ class WebApp:
         first, players = keys.get("first"), keys.get("players", current.setup.players)
         numbers = isinstance(first, int) and not isinstance(first, bool) and isinstance(players, int) and players > 0
         if numbers and not 0 <= first < players:  # the page counts from 1: say it so
-            raise BadRequest(400, f"who starts: {words.no_such_seat(first, players)}")
+            raise BadRequest(400, f"who starts: {no_such_seat(first, players)}")
         try:
             setup = setup_from_mapping(keys, "new game")
             engine_for(setup)
@@ -404,7 +404,7 @@ class WebApp:
         if isinstance(seat, bool) or not isinstance(seat, int):
             raise BadRequest(400, "'seat' should be a seat number (0 is the first player)")
         if not 0 <= seat < setup.players:
-            raise BadRequest(400, words.no_such_seat(seat, setup.players))
+            raise BadRequest(400, no_such_seat(seat, setup.players))
         letters = setup.profile.letters
         if (
             not isinstance(colours, list)

@@ -16,7 +16,7 @@ from controller import corrections, words
 from controller.games import registry
 from controller.referee import VerdictKind
 from controller.service.events import BoardRead, Event, GameOpened, VerdictGiven
-from controller.snapshot import Snapshot
+from controller.snapshot import Snapshot, format_snapshot
 from controller.vision import looks
 from controller.words import stored_verdict_line as verdict_words
 
@@ -29,14 +29,18 @@ def board_json(snapshot: Snapshot | None) -> dict[str, Any] | None:
     if snapshot is None:
         return None
     return {
-        "text": snapshot.to_text(),
+        "text": format_snapshot(snapshot),
         "rows": snapshot.rows,
         "cols": snapshot.cols,
         "cells": [list(row) for row in snapshot.cells],
-        "doors": list(snapshot.doors) if snapshot.doors is not None else None,
-        "orange": list(snapshot.orange) if snapshot.orange is not None else None,
-        "white": list(snapshot.white) if snapshot.white is not None else None,
+        # the game's lines besides the grid by their key (Flipop's `doors`, Stay Alive's `orange` and
+        # `white`), None where not read
+        **{line.key: _listed(snapshot.line(line.key)) for line in registry.get(snapshot.game).extra_lines},
     }
+
+
+def _listed(tokens: tuple[str, ...] | None) -> list[str] | None:
+    return list(tokens) if tokens is not None else None
 
 
 def palette(game: str, profile: Any) -> dict[str, dict[str, Any]]:
@@ -190,7 +194,7 @@ class LiveView:
         unsure = [tuple(c) for c in reading.unsure] if reading is not None else []
         snapshot = seen if reading is None or reading.snapshot is None else reading.snapshot
         return {
-            "snapshot": snapshot.to_text() if snapshot is not None else None,
+            "snapshot": format_snapshot(snapshot) if snapshot is not None else None,
             "unsure": [engine.place_name(c) for c in unsure],
             "unsure_cells": [list(c) for c in unsure],
             "problem": problem,
@@ -215,7 +219,7 @@ class LiveView:
             seen = self.seen
         if reading is not None and reading.snapshot is None and reading.cells is not None:
             # read, but unsure of some places: they show as `?` and are not corrected
-            seen = Snapshot(self.loop.game, tuple(tuple(row) for row in reading.cells), doors=reading.doors)
+            seen = Snapshot(self.loop.game, tuple(tuple(row) for row in reading.cells), {"doors": reading.doors})
         merge = registry.get(self.loop.game).with_switches
         if seen is not None and merge is not None and self.switches is not None:
             state = self.switches.latest()

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from controller.errors import ConfigError
 from controller.games.base import Engine, GameSetup, Judgement, Result, SetupCheck, join_and
-from controller.games.blockers_board import (
+from controller.games.blockers.board import (
     ALL_CELLS,
     ALL_GLYPHS,
     EMPTY,
@@ -29,9 +29,14 @@ from controller.games.blockers_board import (
     count_groups,
     group_of,
 )
-from controller.games.events import GameEvent
-from controller.games.registry import CellFormat, GameSpec
-from controller.snapshot import Snapshot
+from controller.games.events import EventType, GameEvent
+from controller.games.spec import Snapshot
+from controller.schema import list_of, text
+
+#: A tile was placed whose glyph the camera could not read yet.
+GLYPH_UNREAD = EventType(
+    "glyph-unread", "cell", "the glyph of the tile on {place} could not be read yet", about_reading=True
+)
 
 #: Placements each colour makes in a game (5 in hand + 23 draws; 4 of its 28 tiles stay unplayed).
 PLACEMENTS_PER_COLOUR = 24
@@ -101,7 +106,7 @@ def _can_match(choices: Sequence[frozenset[str]], banned: frozenset[str] | set[s
 
 class BlockersEngine(Engine[BlockersState, Placement]):
     state_type = BlockersState
-    game = "blockers"
+    place_name = staticmethod(cell_name)
 
     def __init__(self, setup: GameSetup) -> None:
         super().__init__(setup)
@@ -147,9 +152,6 @@ class BlockersEngine(Engine[BlockersState, Placement]):
         return tuple(out)
 
     # -- words -------------------------------------------------------------------------
-    def place_name(self, cell: Cell) -> str:
-        return cell_name(cell)
-
     def axis_labels(self, rows: int, cols: int) -> tuple[list[str], list[str]]:
         """As printed on the board: rows lettered A to I from the top, columns numbered from 1."""
         return [chr(ord("A") + r) for r in range(rows)], [str(c + 1) for c in range(cols)]
@@ -326,7 +328,7 @@ class BlockersEngine(Engine[BlockersState, Placement]):
         if move.glyph == UNREAD:
             choices = state.available[k] & self.map.fits[(r, c)]
             unread.append(Unread(move.colour, (r, c), choices))
-            events.append(GameEvent.glyph_unread((r, c)))
+            events.append(GLYPH_UNREAD((r, c)))
             to_settle.add(move.colour)
         else:
             available[k] = available[k] - {move.glyph}
@@ -411,7 +413,7 @@ class BlockersEngine(Engine[BlockersState, Placement]):
         return text if old == EMPTY else f"{text} captures {old}"
 
     def expected(self, state: BlockersState) -> Snapshot:
-        return Snapshot(self.game, state.board)
+        return Snapshot(self.setup.game, state.board)
 
     # -- judging -----------------------------------------------------------------------
     def judge(self, state: BlockersState, snapshot: Snapshot) -> Judgement[BlockersState]:
@@ -657,58 +659,13 @@ def _unread_order(u: Unread) -> tuple:
     return (u.colour, u.cell is None, u.cell or (0, 0), sorted(u.glyphs))
 
 
-def _symbol_regions(value, path: str) -> None:
-    from controller.profile import list_of, text
-
+def symbol_regions(value, path: str) -> None:
     list_of(text(lambda s: len(s) == 3, "three symbol letters a-i"), length=3)(value, path)
     letters = "".join(value)
     if sorted(letters) != list("abcdefghi"):
         raise ConfigError(path, f"the nine regions must use each symbol letter a-i exactly once, got {letters!r}")
 
 
-def _check_symbols(data: dict, source: str) -> None:
+def check_symbols(data: dict, source: str) -> None:
     if "symbols" in data and len(set(data["symbols"])) != 9:
         raise ConfigError("symbols", "the nine symbol names must all differ", source)
-
-
-def _spec() -> GameSpec:
-    from controller.games import blockers_board
-    from controller.games.registry import GLYPHS, TILE, Solid, VisionSpec
-    from controller.profile import list_of, text
-
-    return GameSpec(
-        name="blockers",
-        title="Blockers!",
-        piece_noun="tile",
-        shape=(9, 9),
-        letters="RGBYV",
-        engine="controller.games.blockers:BlockersEngine",
-        variants=("standard", "two-player"),
-        cells=CellFormat(parse_row=blockers_board.parse_row, empty_text="..", knows_less=blockers_board.knows_less),
-        profile_keys={"symbols": list_of(text(), length=9), "regions": _symbol_regions},
-        check_profile=_check_symbols,
-        default_profile=("controller.profiles", "blockers.yaml"),
-        demo={"game": "blockers", "variant": "standard", "players": 3, "seats": ["R", "G", "B"]},
-        place_name=blockers_board.cell_name,
-        vision=VisionSpec(
-            # "." is the printed board.
-            pieces={
-                "R": (212, 38, 42),
-                "G": (40, 150, 64),
-                "B": (40, 84, 206),
-                "Y": (242, 204, 44),
-                "V": (132, 60, 172),
-                ".": (226, 214, 186),
-            },
-            frame=(30, 92, 92),
-            sample=(0.2, 0.34),  # a ring, so the printed glyph in the middle of a tile does not count
-            addons=frozenset({GLYPHS}),
-            artwork="printed-regions",
-            # Plastic tiles 24 mm square and 3.4 mm thick on the 28 mm printed board.
-            solids={letter: Solid(TILE, 0.86, 0.12) for letter in "RGBYV"},
-        ),
-        ai="controller.games.blockers_ai:KNOWLEDGE",
-    )
-
-
-SPEC = _spec()

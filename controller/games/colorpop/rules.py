@@ -17,16 +17,19 @@ from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 
 from controller.errors import ConfigError
-from controller.games.base import Engine, GameSetup, Judgement, Result, SetupCheck
-from controller.games.events import GameEvent
-from controller.games.registry import GameSpec
+from controller.games.base import Engine, GameSetup, Judgement, Result, SetupCheck, no_such_seat
+from controller.games.events import EventType, GameEvent
+from controller.games.spec import EMPTY, Snapshot
 from controller.grid import connected_groups, groups_by_value, neighbours
-from controller.snapshot import EMPTY, Snapshot
 
 JOKER = "J"
 Board = tuple[tuple[str, ...], ...]
 Cell = tuple[int, int]
 MAX_SETUP_GROUP = 5
+
+
+#: The last token of a colour left the board.
+CLEARED = EventType("cleared", "colour", "the last {colour} token is gone")
 
 
 def place_name(cell: Cell) -> str:
@@ -89,7 +92,7 @@ class ColorpopState:
 
 class ColorpopEngine(Engine[ColorpopState, Move]):
     state_type = ColorpopState
-    game = "colorpop"
+    place_name = staticmethod(place_name)
 
     def __init__(self, setup: GameSetup) -> None:
         super().__init__(setup)
@@ -227,21 +230,16 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
             joker_touch = {j: {comp_of[nb] for nb in neighbours(j, rows, cols) if nb in comp_of} for j in jokers}
             for g in comps:
                 if len(g) >= 2:
-                    moves.append(Move(colour, frozenset(g), ((colour, len(g)),)))
+                    moves.append(self._move(board, colour, frozenset(g)))
             reach = self._joker_reach(jokers, joker_touch, rows, cols)
-            # The X-components are never next to each other (each is maximal), so a set of jokers
-            # and the components they force is one connected group exactly when the small graph of
-            # those jokers and components is connected: checked on it, not cell by cell.
-            reach_set = set(reach)
-            joker_next = {j: [nb for nb in neighbours(j, rows, cols) if nb in reach_set] for j in reach}
             for k in range(1, len(reach) + 1):
                 for subset in itertools.combinations(reach, k):
                     forced = set().union(*(joker_touch[j] for j in subset))
-                    if not forced or not _linked(subset, forced, joker_touch, joker_next):
+                    if not forced:
                         continue
-                    cells = frozenset(subset).union(*(comps[i] for i in forced))
-                    counts = tuple(sorted(((colour, len(cells) - k), (JOKER, k))))
-                    moves.append(Move(colour, cells, counts))
+                    cells = set(subset).union(*(comps[i] for i in forced))
+                    if len(connected_groups(cells)) == 1:
+                        moves.append(self._move(board, colour, frozenset(cells)))
         if self.joker_only and len(jokers) >= 2:
             for k in range(2, len(jokers) + 1):
                 for subset in itertools.combinations(jokers, k):
@@ -313,7 +311,7 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
         newly = [ch for ch in self.colours if before[ch] > 0 and after[ch] == 0]
         moves_made = state.moves_made + 1
         cleared = state.cleared + tuple((ch, moves_made, tuple(removed)) for ch in newly)
-        events = tuple(GameEvent.cleared(ch) for ch in newly)
+        events = tuple(CLEARED(ch) for ch in newly)
         new = replace(
             state,
             board=board,
@@ -349,7 +347,7 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
 
     # -- judging -------------------------------------------------------------------------
     def expected(self, state: ColorpopState) -> Snapshot:
-        return Snapshot(self.game, state.board)
+        return Snapshot(self.setup.game, state.board)
 
     def judge(self, state: ColorpopState, snapshot: Snapshot) -> Judgement[ColorpopState]:
         seat = self.to_move(state)
@@ -366,7 +364,7 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
                 "illegal",
                 seat,
                 reason="the game is over: tokens must not be removed any more",
-                cells=tuple(Snapshot(self.game, state.board).changed_cells(snapshot)),
+                cells=tuple(Snapshot(self.setup.game, state.board).changed_cells(snapshot)),
             )
         removed = before - after
         removed_counts = tuple(sorted(removed.items()))
@@ -388,7 +386,7 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
     def _appeared(
         self, state: ColorpopState, observed: Board, before: Counter, after: Counter, seat: int | None
     ) -> Judgement[ColorpopState]:
-        changed = tuple(Snapshot(self.game, state.board).changed_cells(Snapshot(self.game, observed)))
+        changed = tuple(Snapshot(self.setup.game, state.board).changed_cells(Snapshot(self.setup.game, observed)))
         more = [ch for ch in after if after[ch] > before[ch]]
         names = " and ".join(self.profile.classes[ch]["name"] for ch in more)
         if sum(after.values()) <= sum(before.values()):
@@ -416,7 +414,7 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
         cells = (
             tuple(sorted(gone))
             if gone
-            else tuple(Snapshot(self.game, board).changed_cells(Snapshot(self.game, observed)))
+            else tuple(Snapshot(self.setup.game, board).changed_cells(Snapshot(self.setup.game, observed)))
         )
         real = [ch for ch in removed if ch != JOKER]
         total = sum(removed.values())
@@ -472,12 +470,10 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
     def check_reveal(self, state: ColorpopState, seat: int, colours: tuple[str, ...]) -> str | None:
         """Secret colours are one token each (`rules.md` §1): no two players share one, a player
         has as many as the variant gives, and once the result is given with a colour it stays."""
-        from controller import words
-
         if self.variant == "solo":
             return "the solo game has target colours, not secret colours: there is nothing to reveal"
         if not 0 <= seat < self.players:
-            return words.no_such_seat(seat, self.players)
+            return no_such_seat(seat, self.players)
         for ch in colours:
             if ch not in self.colours:
                 return f"{ch!r} is not a colour of this board; the colours are {' '.join(self.colours)}"
@@ -489,17 +485,22 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
             if other != seat and theirs is not None:
                 for ch in colours:
                     if ch in theirs:
-                        return words.colour_taken(self.profile.classes[ch]["name"], self.seat_name(other))
+                        return (
+                            f"{self.profile.classes[ch]['name']} is already the secret colour of "
+                            f"{self.seat_name(other)}: each player has a colour of their own"
+                        )
         known = state.secrets[seat]
         if known is not None and tuple(known) != tuple(colours) and self.result(state).winners is not None:
-            return words.result_already_given(self.seat_name(seat), " ".join(known))
+            return (
+                f"the result was already given with {self.seat_name(seat)}'s secret colour {' '.join(known)}; "
+                "it cannot be changed now. If it was told wrongly, start a new game; this one stays in the "
+                "journal as it was judged"
+            )
         return None
 
     def reveal(self, state: ColorpopState, seat: int, colours: tuple[str, ...]) -> ColorpopState:
         if not 0 <= seat < self.players:
-            from controller import words
-
-            raise ConfigError("seat", words.no_such_seat(seat, self.players))
+            raise ConfigError("seat", no_such_seat(seat, self.players))
         for ch in colours:
             if ch not in self.colours:
                 raise ConfigError("colour", f"{ch!r} is not a colour of this board")
@@ -609,31 +610,6 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
         return f"{seats} win{'s' if len(winners) == 1 else ''}{shared}: {how}"
 
 
-def _linked(
-    subset: Sequence[Cell], forced: set[int], joker_touch: dict[Cell, set[int]], joker_next: dict[Cell, list[Cell]]
-) -> bool:
-    """Whether jokers `subset` and the components `forced` form one connected whole (a joker links
-    to the jokers next to it and to the components it touches)."""
-    chosen = set(subset)
-    start = subset[0]
-    seen_jokers = {start}
-    seen_comps: set[int] = set()
-    todo = [start]
-    while todo:
-        j = todo.pop()
-        seen_comps |= joker_touch[j]
-        for nb in joker_next[j]:
-            if nb in chosen and nb not in seen_jokers:
-                seen_jokers.add(nb)
-                todo.append(nb)
-        # a component reached links every chosen joker touching it
-        for other in chosen:
-            if other not in seen_jokers and joker_touch[other] & seen_comps:
-                seen_jokers.add(other)
-                todo.append(other)
-    return len(seen_jokers) == len(chosen) and forced <= seen_comps
-
-
 # --------------------------------------------------------------------------- alignment
 # Which cells were removed, given the board before and the settled board after? Columns keep
 # their order and each column's tokens keep theirs, so this is a small alignment problem.
@@ -722,14 +698,14 @@ def _match_column(src: list[str], dst: list[str], deletable, positions: list[int
     return gone
 
 
-def _check_tokens(data: dict, source: str) -> None:
+def check_tokens(data: dict, source: str) -> None:
     classes = set(data["classes"])
     for letter in data.get("tokens", {}):
         if letter not in classes:
             raise ConfigError(f"tokens.{letter}", "this letter is not one of the profile's classes", source)
 
 
-def _setup_board(engine: ColorpopEngine, rng) -> Snapshot:
+def setup_board(engine: ColorpopEngine, rng) -> Snapshot:
     """Players shuffle the profile's tokens into the slides until the setup is a valid one."""
     tokens = engine.setup.profile.get("tokens") or {}
     bag = [letter for letter, n in tokens.items() for _ in range(int(n))]
@@ -742,57 +718,9 @@ def _setup_board(engine: ColorpopEngine, rng) -> Snapshot:
     raise RuntimeError("no valid Colorpop setup found")
 
 
-def _partial_boards(engine: ColorpopEngine, state: ColorpopState, before: Snapshot, after: Snapshot, move: Move):
+def partial_boards(engine: ColorpopEngine, state: ColorpopState, before: Snapshot, after: Snapshot, move: Move):
     """A group of three or more is taken out token by token, the ones above falling after each."""
     cells = sorted(move.cells)
     if len(cells) >= 3:
         for k in range(1, len(cells)):
             yield before.with_cells(remove_cells(before.cells, frozenset(cells[:k])))
-
-
-def _spec() -> GameSpec:
-    from controller.games.registry import DISC, EMPTY_BOARD, FULL_SETUP, PlaySpec, Solid, VisionSpec
-    from controller.profile import flag, integer, letter_key, mapping
-
-    return GameSpec(
-        name="colorpop",
-        title="Colorpop",
-        piece_noun="token",
-        shape=(10, 10),
-        letters="GYOBPJ",
-        engine="controller.games.colorpop:ColorpopEngine",
-        variants=("standard", "solo", "two-colours", "teams"),
-        players={"solo": 1, "teams": 4},
-        settings={"joker_only_groups": flag()},
-        profile_keys={"tokens": mapping(keys=letter_key, values=integer(0, 100))},
-        check_profile=_check_tokens,
-        default_profile=("controller.profiles", "colorpop.yaml"),
-        secret_colours="GYOBP",
-        demo={"game": "colorpop", "variant": "standard", "players": 3},
-        place_name=place_name,
-        vision=VisionSpec(
-            # "." is the floor of an empty slot.
-            pieces={
-                "G": (40, 160, 70),
-                "Y": (242, 212, 40),
-                "O": (246, 128, 30),
-                "B": (30, 90, 205),
-                "P": (236, 100, 172),
-                "J": (234, 234, 228),
-                ".": (58, 58, 64),
-            },
-            frame=(40, 52, 96),
-            sample=(0.0, 0.28),
-            calibration=(EMPTY_BOARD, FULL_SETUP),
-            artwork="slots",
-            # Tokens 18 mm across and 3 mm thick on a 20 mm pitch, lying in slides whose floor is 5 mm
-            # below the frame that carries the markers.
-            solids={letter: Solid(DISC, 0.9, 0.15, base=-0.25) for letter in "GYOBPJ"},
-            floors={".": -0.25},
-        ),
-        play=PlaySpec(setup_board=_setup_board, partial_boards=_partial_boards, falls_to_bottom=True),
-        ai="controller.games.colorpop_ai:KNOWLEDGE",
-    )
-
-
-SPEC = _spec()

@@ -1,6 +1,6 @@
 """Flipop rules engine (`rules.md` §3): whose turn it is, passes, the end, and judging snapshots.
 
-The door physics (how a push turns doors and ripples through them) lives in `flipop_doors.py`;
+The door physics (how a push turns doors and ripples through them) lives in `doors.py`;
 this module drives it. A state may hold several *candidate lines*: when legal moves give the
 balls the camera saw but leave the doors differently and the doors were not read, the referee
 keeps every candidate until a later observation tells them apart (`rules.md` §5).
@@ -14,12 +14,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from controller.errors import ConfigError, FormatError
-from controller.games import flipop_doors as doors_model
 from controller.games.base import ActionNotAllowed, Engine, GameSetup, Judgement, Result, SetupCheck
-from controller.games.events import EventKind, GameEvent
-from controller.games.flipop_doors import OPPOSITE, POSTS, SIZE, UNKNOWN_DOOR, Cell, Problem, PushOutcome
-from controller.games.registry import ExtraLine, GameSpec
-from controller.snapshot import EMPTY, Snapshot, parse_snapshot
+from controller.games.events import EventType, GameEvent
+from controller.games.flipop import doors as doors_model
+from controller.games.flipop.doors import OPPOSITE, POSTS, SIZE, UNKNOWN_DOOR, Cell, Problem, PushOutcome
+from controller.games.spec import EMPTY, CellFormat, ExtraLine, Snapshot, read_snapshot
 
 Balls = tuple[tuple[str, ...], ...]
 Doors = tuple[str, ...]
@@ -72,6 +71,18 @@ def _cell_text(cell: Cell) -> str:
     return f"({cell[0] + 1},{cell[1] + 1})"
 
 
+def _set_door_back(post: int, wings: str) -> str:
+    return f"turn the door on post {_cell_text(POSTS[post])} back so its wings point {' '.join(wings)}"
+
+
+#: The snapshot's door line: one token per post, the wings' directions (`notation.md` §1).
+DOORS_LINE = ExtraLine(
+    "doors", doors_model.parse_doors_line, unknown=UNKNOWN_DOOR, set_back=_set_door_back, correction="door"
+)
+#: A ball left the board through its exit.
+EXIT = EventType("exit", "cell", "the ball on {place} left through its exit")
+
+
 def _post_text(post: Cell) -> str:
     """Post (i, j) as players name it: the corner at the bottom right of cell (i+1, j+1), counted from 1."""
     i, j = post
@@ -86,6 +97,13 @@ def _count(balls: Balls, colour: str) -> int:
     return sum(row.count(colour) for row in balls)
 
 
+def _as_read(seen: Sequence[str] | None, known: Doors) -> Doors:
+    """The doors `known`, with those the camera read in `seen` instead (a `?` keeps the known door)."""
+    if seen is None:
+        return known
+    return tuple(d if s == UNKNOWN_DOOR else s for s, d in zip(seen, known))
+
+
 def doors_match(doors: Doors, seen: Sequence[str] | None) -> bool:
     """Whether observed door tokens agree with known doors (`?` and a missing line match)."""
     if seen is None:
@@ -97,14 +115,11 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
     """Flipop for two seats, each pushing balls of one colour (default seat 0 white)."""
 
     state_type = FlipopState
-    game = "flipop"
+    #: Cells as this game's move notation writes them (`W (4,2) N`).
+    place_name = staticmethod(_cell_text)
 
     def seat_colours_of(self, seat: int) -> tuple[str, ...]:
         return (self.colours[seat],) if 0 <= seat < len(self.colours) else ()
-
-    def place_name(self, cell: Cell) -> str:
-        """Cells as players name them, from 1: `(5,3)`."""
-        return _cell_text(cell)
 
     def axis_labels(self, rows: int, cols: int) -> tuple[list[str], list[str]]:
         return [str(r + 1) for r in range(rows)], [str(c + 1) for c in range(cols)]
@@ -128,7 +143,7 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         self.colours: tuple[str, str] = (seats[0], seats[1])
         self.start_board = self._profile_start()
         self.exits = self._profile_exits()
-        self.shapes = tuple(doors_model.rotations(d) for d in self.start_board.doors or ())
+        self.shapes = tuple(doors_model.rotations(d) for d in self.start_board.line("doors") or ())
         self.ball_counts = {c: _count(self.start_board.cells, c) for c in "WB"}
 
     # -- profile data --------------------------------------------------------------------
@@ -137,12 +152,21 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         if not isinstance(text, str):
             raise ConfigError("start", "the Flipop profile needs a start position (a snapshot with a doors line)")
         try:
-            board = parse_snapshot("flipop", text, letters="WB", where="profile start")
+            board = read_snapshot(
+                text,
+                game=self.setup.game,
+                shape=(SIZE, SIZE),
+                letters="WB",
+                cells=CellFormat(),
+                extra_lines=(DOORS_LINE,),
+                where="profile start",
+            )
         except FormatError as exc:
             raise ConfigError("start", str(exc)) from None
-        if board.doors is None or UNKNOWN_DOOR in board.doors:
+        doors = board.line("doors")
+        if doors is None or UNKNOWN_DOOR in doors:
             raise ConfigError("start", "the start position must give every door on its 'doors:' line (no '?')")
-        for first, second, edge in doors_model.shared_edges(board.doors):
+        for first, second, edge in doors_model.shared_edges(doors):
             raise ConfigError(
                 "start",
                 f"the doors of posts {_cell_text(first)} and {_cell_text(second)} both have a wing on the edge "
@@ -172,8 +196,9 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
             want = start.cells[r][c]
             problems.append(f"cell {_cell_text((r, c))} should be {self._cell_word(want)}")
             cells.append((r, c))
-        if snapshot.doors is not None and start.doors is not None:
-            for post, seen, want in zip(POSTS, snapshot.doors, start.doors):
+        seen_doors, start_doors = snapshot.line("doors"), start.line("doors")
+        if seen_doors is not None and start_doors is not None:
+            for post, seen, want in zip(POSTS, seen_doors, start_doors):
                 if seen != UNKNOWN_DOOR and seen != want:
                     problems.append(f"the door at {_post_text(post)} should show {want}, not {seen}")
                     cells.extend(c for c in doors_model.post_cells(post) if c not in cells)
@@ -187,9 +212,7 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         return "empty" if letter == EMPTY else f"a {COLOUR_NAMES.get(letter, letter)} ball"
 
     def start(self, snapshot: Snapshot) -> FlipopState:
-        doors = self.start_board.doors or ()
-        if snapshot.doors is not None:
-            doors = tuple(d if s == UNKNOWN_DOOR else s for s, d in zip(snapshot.doors, doors))
+        doors = _as_read(snapshot.line("doors"), self.start_board.line("doors") or ())
         first = Line(snapshot.cells, doors, self.setup.first)
         line, _ = self._settle(first, pass_was_free=False)
         return FlipopState((line,))
@@ -200,9 +223,10 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         `banned` lists (cell, direction) pushes the push-back rule forbids the seat to move.
         Automatic passes apply, as they would after a move.
         """
-        if snapshot.doors is None or UNKNOWN_DOOR in snapshot.doors:
+        doors = snapshot.line("doors")
+        if doors is None or UNKNOWN_DOOR in doors:
             raise FormatError("a Flipop position needs every door read on its 'doors:' line")
-        line = Line(snapshot.cells, snapshot.doors, to_move, frozenset(banned))
+        line = Line(snapshot.cells, doors, to_move, frozenset(banned))
         line, _ = self._settle(line, pass_was_free=False)
         return FlipopState((line,))
 
@@ -210,9 +234,7 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         """Go on from a board a person declared right: the same seat to move, no push-back ban; a
         door the camera did not read keeps the shape the referee believed."""
         first = state.lines[0]
-        doors = first.doors
-        if snapshot.doors is not None:
-            doors = tuple(d if s == UNKNOWN_DOOR else s for s, d in zip(snapshot.doors, doors))
+        doors = _as_read(snapshot.line("doors"), first.doors)
         seat = first.to_move if first.to_move is not None else self.setup.first
         line, _ = self._settle(Line(snapshot.cells, doors, seat), pass_was_free=False)
         return FlipopState((line,), agreed_end=state.agreed_end)
@@ -251,7 +273,7 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         first = state.lines[0]
         same = [ln.doors for ln in state.lines if ln.balls == first.balls]
         doors = tuple(d[0] if len(set(d)) == 1 else UNKNOWN_DOOR for d in zip(*same))
-        return Snapshot("flipop", first.balls, doors=doors)
+        return Snapshot(self.setup.game, first.balls, {"doors": doors})
 
     def _state_from(self, options: Sequence[_Option]) -> FlipopState:
         lines = sorted({o.after for o in options}, key=Line.sort_key)
@@ -294,7 +316,7 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         banned = frozenset((cell, OPPOSITE[d]) for cell, d in result.displaced)
         nxt = Line(result.balls, result.doors, 1 - seat, banned)
         settled, passes = self._settle(nxt, pass_was_free=False)
-        events = tuple(GameEvent.exit((r, c)) for r, c in result.exits) + passes
+        events = tuple(EXIT((r, c)) for r, c in result.exits) + passes
         return settled, events
 
     def _settle(self, line: Line, pass_was_free: bool) -> tuple[Line, tuple[GameEvent, ...]]:
@@ -325,10 +347,10 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         odd = self._impossible_reading(snapshot)
         if odd is not None:
             return Judgement("illegal", seat=seat, reason=odd.reason, cells=odd.cells, doubtful=True)
-        balls = snapshot.cells
+        balls, seen_doors = snapshot.cells, snapshot.line("doors")
         same = [ln for ln in state.lines if ln.balls == balls]
         if same:
-            agreeing = tuple(ln for ln in same if doors_match(ln.doors, snapshot.doors))
+            agreeing = tuple(ln for ln in same if doors_match(ln.doors, seen_doors))
             if agreeing:
                 # Doors read on a still board rule out the candidates they contradict.
                 refined = None if agreeing == state.lines else FlipopState(agreeing, state.agreed_end)
@@ -345,7 +367,7 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
             for option in self._candidates(line, balls):
                 result = option.outcome
                 if result.balls == balls:
-                    if doors_match(result.doors, snapshot.doors):
+                    if doors_match(result.doors, seen_doors):
                         matches.append(option)
                     else:
                         door_mismatch.append(option)
@@ -412,8 +434,9 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
 
     def _impossible_reading(self, snapshot: Snapshot) -> Problem | None:
         """A snapshot no hand could produce: a door of the wrong shape, more balls than exist."""
-        if snapshot.doors is not None:
-            for post, seen, shapes in zip(POSTS, snapshot.doors, self.shapes):
+        seen_doors = snapshot.line("doors")
+        if seen_doors is not None:
+            for post, seen, shapes in zip(POSTS, seen_doors, self.shapes):
                 if seen != UNKNOWN_DOOR and seen not in shapes:
                     want = len(next(iter(shapes)))
                     kind = "a single door" if want == 1 else f"a door of {want} wings"
@@ -421,7 +444,7 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
                         f"the door at {_post_text(post)} reads {seen}, which {kind} cannot show",
                         doors_model.post_cells(post),
                     )
-            known = tuple(d if d != UNKNOWN_DOOR else "" for d in snapshot.doors)
+            known = tuple(d if d != UNKNOWN_DOOR else "" for d in seen_doors)
             for first, second, edge in doors_model.shared_edges(known):
                 return Problem(
                     f"the doors at posts {_cell_text(first)} and {_cell_text(second)} read as sharing one edge",
@@ -439,7 +462,7 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         return [(post, want, got) for post, want, got in zip(POSTS, doors, seen) if got != UNKNOWN_DOOR and got != want]
 
     def _hand_turned(self, line: Line, snapshot: Snapshot, seat: int | None) -> Judgement[FlipopState]:
-        diffs = self._door_differences(line.doors, snapshot.doors or ())
+        diffs = self._door_differences(line.doors, snapshot.line("doors") or ())
         posts = ", ".join(_post_text(p) for p, _, _ in diffs)
         cells = tuple(c for p, _, _ in diffs for c in doors_model.post_cells(p))
         return Judgement(
@@ -450,7 +473,7 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         )
 
     def _wrong_doors(self, option: _Option, snapshot: Snapshot) -> Judgement[FlipopState]:
-        diffs = self._door_differences(option.outcome.doors, snapshot.doors or ())
+        diffs = self._door_differences(option.outcome.doors, snapshot.line("doors") or ())
         words = "; ".join(f"the door at {_post_text(p)} should show {want}, not {got}" for p, want, got in diffs)
         cells = tuple(dict.fromkeys(c for p, _, _ in diffs for c in doors_model.post_cells(p)))
         return Judgement(
@@ -466,7 +489,7 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         line = self._live(state)[0]
         seat = line.to_move
         assert seat is not None
-        changed = tuple(Snapshot("flipop", line.balls).changed_cells(snapshot))
+        changed = tuple(Snapshot(self.setup.game, line.balls).changed_cells(snapshot))
         colour = self.colours[seat]
         # A push of the mover's that the rules forbid, but whose forced result is what we see.
         for cell, direction in doors_model.pushable(line.balls, line.doors, colour):
@@ -576,53 +599,15 @@ def _options_of(engine: FlipopEngine, line: Line) -> tuple[_Option, ...]:
     return _options_cached(engine, line)
 
 
-def _partial_boards(engine: FlipopEngine, state: FlipopState, before: Snapshot, after: Snapshot, move):
+def partial_boards(engine: FlipopEngine, state: FlipopState, before: Snapshot, after: Snapshot, move):
     """A ball that reached its exit, still standing in the exit cell before it is taken off."""
     _, events = engine.apply(state, move)
     exits = engine.profile.get("exits") or {}
     for event in events:
-        if event.kind == EventKind.EXIT and event.cell is not None:
+        if event.kind == EXIT.kind and event.cell is not None:
             r, c = event.cell
             colour = next((k for k, cells in exits.items() if [r, c] in cells), None)
             if colour is not None and after.cells[r][c] == EMPTY:
                 grid = [list(row) for row in after.cells]
                 grid[r][c] = colour
                 yield after.with_cells(grid)
-
-
-def _spec() -> GameSpec:
-    from controller.games.registry import DOORS, SPHERE, START_POSITION, PlaySpec, Solid, VisionSpec
-    from controller.profile import cell_pair, list_of, mapping, text
-
-    return GameSpec(
-        name="flipop",
-        title="Flipop",
-        piece_noun="ball",
-        shape=(5, 5),
-        letters="WB",
-        engine="controller.games.flipop:FlipopEngine",
-        extra_lines=(ExtraLine("doors", "doors", doors_model.parse_doors_line, unknown=doors_model.UNKNOWN_DOOR),),
-        profile_keys={
-            "start": text(),
-            "exits": mapping({"W": list_of(cell_pair(), min_len=1), "B": list_of(cell_pair(), min_len=1)}),
-        },
-        default_profile=("controller.profiles", "flipop.yaml"),
-        ends_by_agreement=True,
-        demo={"game": "flipop", "players": 2},
-        place_name=_cell_text,
-        vision=VisionSpec(
-            pieces={"W": (236, 236, 228), "B": (36, 36, 42), ".": (206, 166, 116)},  # ".": the wooden floor
-            frame=(40, 92, 60),
-            sample=(0.0, 0.24),
-            addons=frozenset({DOORS}),
-            calibration=(START_POSITION,),
-            artwork="grooved-floor",
-            # Balls 27 mm across on a 40 mm pitch, standing on the floor.
-            solids={letter: Solid(SPHERE, 0.68, 0.68) for letter in "WB"},
-        ),
-        play=PlaySpec(setup_board=lambda engine, rng: engine.start_board, partial_boards=_partial_boards),
-        ai="controller.games.flipop_ai:KNOWLEDGE",
-    )
-
-
-SPEC = _spec()

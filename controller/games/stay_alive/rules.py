@@ -1,7 +1,7 @@
 """Stay Alive (Pièges, Milton Bradley 1971): move slides to make the others' marbles fall.
 
 Rules: `rules.md` §4. Which points are open for given slide positions is the profile's hole
-pattern, read through `controller.games.stay_alive_holes` (the one place that knows it).
+pattern, read through `controller.games.stay_alive.holes` (the one place that knows it).
 
 Naming for players: slides are called by their index as the snapshot writes them, from 0:
 "orange slide 3" is the slide under row 3, "white slide 5" the one under column 5. Points are
@@ -24,10 +24,9 @@ from dataclasses import dataclass, replace
 
 from controller.errors import ConfigError
 from controller.games.base import Engine, GameSetup, Judgement, Result, SetupCheck
-from controller.games.events import GameEvent
-from controller.games.registry import ExtraLine, GameSpec
-from controller.games.stay_alive_holes import POSITIONS, SIZE, bit, pattern_of
-from controller.snapshot import EMPTY, Snapshot
+from controller.games.events import EventType, GameEvent
+from controller.games.spec import EMPTY, ExtraLine, Snapshot
+from controller.games.stay_alive.holes import POSITIONS, SIZE, bit, pattern_of, slides_line
 
 Board = tuple[tuple[str, ...], ...]
 Cell = tuple[int, int]
@@ -50,6 +49,45 @@ def point_name(cell: Cell) -> str:
 
 _PLACEMENT_TEXT = re.compile(r"place (\w) at (\d+),(\d+)")
 _SLIDE_TEXT = re.compile(r"(orange|white) (\d+) ([ABC])->([ABC])")
+
+
+def place_name(cell: Cell) -> str:
+    """Points as this game's events, reasons and sentences write them (`point 3,4`)."""
+    return f"point {point_name(cell)}"
+
+
+#: The slide positions, read from the switch board: orange slides (one per row), white (one per column).
+ORANGE = ExtraLine(
+    "orange",
+    slides_line("orange", along_rows=True),
+    before_grid=True,
+    required=True,
+    default=lambda rows, cols: ("A",) * rows,
+    set_back=lambda i, position: f"put orange slide {i + 1} back to {position}",
+    correction="slide",
+    from_switches=True,
+)
+WHITE = ExtraLine(
+    "white",
+    slides_line("white", along_rows=False),
+    before_grid=True,
+    required=True,
+    pad="  ",
+    default=lambda rows, cols: ("A",) * cols,
+    set_back=lambda i, position: f"put white slide {i + 1} back to {position}",
+    correction="slide",
+    from_switches=True,
+)
+#: A marble fell through an open point; one that should have fallen is still seen.
+FELL = EventType("fell", "cell", "the marble on {place} fell")
+EXPECTED_FALL_MISSING = EventType(
+    "expected-fall-missing", "cell", "the marble on {place} should have fallen but is still seen"
+)
+
+
+def slides(snapshot: Snapshot) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The orange and white slide positions of a snapshot (every Stay Alive snapshot has both lines)."""
+    return snapshot.line("orange") or (), snapshot.line("white") or ()
 
 
 def _points_text(cells: Sequence[Cell]) -> str:
@@ -119,14 +157,10 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
     """Judges Stay Alive from snapshots of the grid and the fourteen slide positions."""
 
     state_type = StayAliveState
-    game = "stay-alive"
+    place_name = staticmethod(place_name)
 
     def seat_colours_of(self, seat: int) -> tuple[str, ...]:
         return (self.seats[seat],) if 0 <= seat < len(self.seats) else ()
-
-    def place_name(self, cell: Cell) -> str:
-        """Points as this game's events and reasons write them (`point 3,4`)."""
-        return f"point {point_name(cell)}"
 
     def slide_name(self, slide: int) -> str:
         """A slide switch as players hear it named ("orange slide 3"), for the live page's switch test."""
@@ -195,7 +229,7 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
                 tuple(marbles),
                 advice="take the marbles off the grid",
             )
-        opened = self.open_mask(snapshot.orange, snapshot.white)
+        opened = self.open_mask(*slides(snapshot))
         closed = SIZE * SIZE - opened.bit_count()
         if closed < self.total:
             cells = tuple((r, c) for r in range(SIZE) for c in range(SIZE) if opened & bit(r, c))
@@ -208,9 +242,10 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
         return SetupCheck(True)
 
     def start(self, snapshot: Snapshot) -> StayAliveState:
+        orange, white = slides(snapshot)
         return StayAliveState(
-            orange=tuple(snapshot.orange),
-            white=tuple(snapshot.white),
+            orange=orange,
+            white=white,
             board=tuple(tuple(EMPTY for _ in range(SIZE)) for _ in range(SIZE)),
             to_move=self.setup.first,
             own_recent=((),) * self.players,
@@ -220,7 +255,8 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
         """Go on from a board a person declared right: slides and marbles as seen, the same seat to
         move; while marbles are still being placed, the marbles seen are the ones placed."""
         board = tuple(tuple(v if v in self.seats else EMPTY for v in row) for row in snapshot.cells)
-        new = replace(state, orange=tuple(snapshot.orange), white=tuple(snapshot.white), board=board, ghosts=())
+        orange, white = slides(snapshot)
+        new = replace(state, orange=orange, white=white, board=board, ghosts=())
         if state.placing:
             placed = sum(v != EMPTY for row in board for v in row)
             seat = self.setup.first if placed >= self.total else (self.setup.first + placed) % self.players
@@ -332,7 +368,7 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
             ghosts.append((r, c, board[r][c]))
         for r, c in (*fell, *stuck):
             board[r][c] = EMPTY
-        events = [GameEvent.fell(cell) for cell in fell] + [GameEvent.expected_fall_missing(cell) for cell in stuck]
+        events = [FELL(cell) for cell in fell] + [EXPECTED_FALL_MISSING(cell) for cell in stuck]
         counts = _counts(board)
         alive_before = [s for s in range(self.players) if s not in state.out]
         gone = [s for s in alive_before if counts.get(self.seats[s], 0) == 0]
@@ -376,13 +412,14 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
         board = [list(row) for row in state.board]
         for r, c, letter in state.ghosts:
             board[r][c] = letter
-        return Snapshot(self.game, _freeze(board), orange=state.orange, white=state.white)
+        return Snapshot(self.setup.game, _freeze(board), {"orange": state.orange, "white": state.white})
 
     # -- judging -----------------------------------------------------------------------------
     def judge(self, state: StayAliveState, snapshot: Snapshot) -> Judgement[StayAliveState]:
         seat = state.to_move
         positions = self.positions(state)
-        seen = tuple(snapshot.orange) + tuple(snapshot.white)  # type: ignore[operator]
+        orange, white = slides(snapshot)
+        seen = orange + white
         changed = [(s, positions[s], seen[s]) for s in range(SLIDES) if positions[s] != seen[s]]
         if state.winners is not None:
             comparison = self._compare(state, snapshot, 0)
@@ -608,26 +645,24 @@ def _counts(board: Sequence[Sequence[str]]) -> dict[str, int]:
 __all__ = ["POSITIONS", "Placement", "SlideMove", "StayAliveEngine", "StayAliveState", "slide_name"]
 
 
-def _with_switches(snapshot: Snapshot, positions: tuple[str, ...]) -> Snapshot:
+def with_switches(snapshot: Snapshot, positions: tuple[str, ...]) -> Snapshot:
     """The camera's marbles with the slide positions the switch board reports (orange rows first)."""
-    return replace(snapshot, orange=tuple(positions[:SIZE]), white=tuple(positions[SIZE:]))
+    return Snapshot(snapshot.game, snapshot.cells, {"orange": positions[:SIZE], "white": positions[SIZE:]})
 
 
-def _setup_board(engine: StayAliveEngine, rng) -> Snapshot:
+def setup_board(engine: StayAliveEngine, rng) -> Snapshot:
     """Players push every slide to a random position until no point is open under a start."""
-    from controller.snapshot import empty_snapshot
-
-    base = empty_snapshot(engine.setup.game)
+    empty = tuple(tuple(EMPTY for _ in range(SIZE)) for _ in range(SIZE))
     for _ in range(500):
         orange = tuple(rng.choice("ABC") for _ in range(SIZE))
         white = tuple(rng.choice("ABC") for _ in range(SIZE))
-        board = replace(base, orange=orange, white=white)
+        board = Snapshot(engine.setup.game, empty, {"orange": orange, "white": white})
         if engine.check_setup(board).ok:
             return board
     raise RuntimeError("no valid Stay Alive setup found")
 
 
-def _random_lines(profile, rng) -> tuple[dict[str, tuple[str, ...]], frozenset[Cell]]:
+def random_lines(profile, rng) -> tuple[dict[str, tuple[str, ...]], frozenset[Cell]]:
     """Random slide positions, and the points they leave open (no marble rests there; none
     known without the profile's holes)."""
     orange = tuple(str(v) for v in rng.choice(list(POSITIONS), profile.rows))
@@ -635,77 +670,3 @@ def _random_lines(profile, rng) -> tuple[dict[str, tuple[str, ...]], frozenset[C
     holes = profile.get("holes") if profile is not None else None
     open_ = pattern_of(holes).open_points(orange, white) if holes else frozenset()
     return {"orange": orange, "white": white}, open_
-
-
-def _spec() -> GameSpec:
-    from controller.games.registry import SPHERE, PlaySpec, Solid, VisionSpec
-    from controller.games.stay_alive_holes import slides_line
-    from controller.profile import integer, list_of, mapping, one_of, text
-
-    hole_string = text(lambda s: len(s) == 7 and set(s) <= {"0", "1"}, "seven characters 0 or 1")
-    slide_holes = mapping({p: hole_string for p in POSITIONS}, required=tuple(POSITIONS))
-    return GameSpec(
-        name="stay-alive",
-        title="Stay Alive",
-        piece_noun="marble",
-        shape=(SIZE, SIZE),
-        letters="RGBY",
-        engine="controller.games.stay_alive:StayAliveEngine",
-        extra_lines=(
-            ExtraLine(
-                "orange",
-                "orange",
-                slides_line("orange", along_rows=True),
-                before_grid=True,
-                required=True,
-                default=lambda rows, cols: ("A",) * rows,
-            ),
-            ExtraLine(
-                "white",
-                "white",
-                slides_line("white", along_rows=False),
-                before_grid=True,
-                required=True,
-                pad="  ",
-                default=lambda rows, cols: ("A",) * cols,
-            ),
-        ),
-        settings={"two_player_rule": one_of("own_twice", "lift_ban")},
-        profile_keys={
-            "holes": mapping(
-                {"orange": list_of(slide_holes, length=7), "white": list_of(slide_holes, length=7)},
-                required=("orange", "white"),
-            ),
-            "marbles_per_player": integer(1, 12),
-        },
-        with_switches=_with_switches,
-        default_profile=("controller.profiles", "stay-alive.yaml"),
-        demo={"game": "stay-alive", "players": 2, "seats": ["B", "Y"]},
-        place_name=point_name,
-        vision=VisionSpec(
-            # An empty closed point shows the orange slide (".o") or the white one (".w"); an open
-            # point the dark space under the board.
-            pieces={
-                "R": (204, 34, 44),
-                "G": (40, 160, 72),
-                "B": (40, 76, 206),
-                "Y": (242, 206, 46),
-                ".o": (236, 122, 36),
-                ".w": (228, 228, 220),
-                "open": (18, 18, 22),
-            },
-            frame=(46, 82, 162),
-            sample=(0.0, 0.23),
-            artwork="slide-lattice",
-            # Marbles 15.5 mm across on a 24 mm pitch, each sunk in its hole (13.4 mm across) of the
-            # 3 mm top plate; under the plate the orange slides, under them the white ones, and under
-            # both, where both have a hole, the dark space under the board.
-            solids={letter: Solid(SPHERE, 0.64, 0.64, base=-0.165) for letter in "RGBY"},
-            floors={".o": -0.15, ".w": -0.24, "open": -0.6},
-        ),
-        play=PlaySpec(setup_board=_setup_board, random_lines=_random_lines),
-        ai="controller.games.stay_alive_ai:KNOWLEDGE",
-    )
-
-
-SPEC = _spec()

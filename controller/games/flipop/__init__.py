@@ -1,0 +1,45 @@
+"""Flipop: push balls through turning doors towards their exits.
+
+The package declares everything the game adds (`SPEC`): the rules engine (`rules.py`), the doors
+on their posts (`doors.py`), the snapshot's `doors:` line and how players set a door back, its
+event, its profile keys and default profile (`profile.yaml`: the start position and the exits),
+and its look to the camera with the door reader.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from controller.games.flipop.doors import SIZE
+from controller.games.flipop.rules import DOORS_LINE, EXIT, FlipopEngine, partial_boards
+from controller.games.spec import DOORS_ADDON, SPHERE, START_POSITION, GameSpec, PlaySpec, Solid, VisionSpec
+from controller.schema import cell_pair, list_of, mapping, text
+
+SPEC = GameSpec(
+    name="flipop",
+    title="Flipop",
+    piece_noun="ball",
+    shape=(SIZE, SIZE),
+    letters="WB",
+    engine=FlipopEngine,
+    extra_lines=(DOORS_LINE,),
+    events=(EXIT,),
+    profile_keys={
+        "start": text(),
+        "exits": mapping({"W": list_of(cell_pair(), min_len=1), "B": list_of(cell_pair(), min_len=1)}),
+    },
+    default_profile=Path(__file__).with_name("profile.yaml"),
+    ends_by_agreement=True,
+    demo={"game": "flipop", "players": 2},
+    vision=VisionSpec(
+        pieces={"W": (236, 236, 228), "B": (36, 36, 42), ".": (206, 166, 116)},  # ".": the wooden floor
+        frame=(40, 92, 60),
+        sample=(0.0, 0.24),
+        addons=frozenset({DOORS_ADDON}),
+        calibration=(START_POSITION,),
+        artwork="grooved-floor",
+        # Balls 27 mm across on a 40 mm pitch, standing on the floor.
+        solids={letter: Solid(SPHERE, 0.68, 0.68) for letter in "WB"},
+    ),
+    play=PlaySpec(setup_board=lambda engine, rng: engine.start_board, partial_boards=partial_boards),
+)

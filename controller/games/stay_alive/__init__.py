@@ -1,0 +1,72 @@
+"""Stay Alive / Pièges: slide the lattice so that the others' marbles fall through its holes.
+
+The package declares everything the game adds (`SPEC`): the rules engine (`rules.py`), the hole
+pattern of a copy (`holes.py`), the snapshot's `orange:` and `white:` slide lines (read from the
+slide switches, set back by hand), its events, its profile keys and default profile
+(`profile.yaml`), its look to the camera and how players set it up.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from controller.games.spec import SPHERE, GameSpec, PlaySpec, Solid, VisionSpec
+from controller.games.stay_alive.holes import POSITIONS, SIZE
+from controller.games.stay_alive.rules import (
+    EXPECTED_FALL_MISSING,
+    FELL,
+    ORANGE,
+    WHITE,
+    StayAliveEngine,
+    random_lines,
+    setup_board,
+    with_switches,
+)
+from controller.schema import integer, list_of, mapping, one_of, text
+
+_HOLE_STRING = text(lambda s: len(s) == 7 and set(s) <= {"0", "1"}, "seven characters 0 or 1")
+_SLIDE_HOLES = mapping({p: _HOLE_STRING for p in POSITIONS}, required=tuple(POSITIONS))
+
+SPEC = GameSpec(
+    name="stay-alive",
+    title="Stay Alive",
+    piece_noun="marble",
+    shape=(SIZE, SIZE),
+    letters="RGBY",
+    engine=StayAliveEngine,
+    extra_lines=(ORANGE, WHITE),
+    events=(FELL, EXPECTED_FALL_MISSING),
+    settings={"two_player_rule": one_of("own_twice", "lift_ban")},
+    profile_keys={
+        "holes": mapping(
+            {"orange": list_of(_SLIDE_HOLES, length=7), "white": list_of(_SLIDE_HOLES, length=7)},
+            required=("orange", "white"),
+        ),
+        "marbles_per_player": integer(1, 12),
+    },
+    with_switches=with_switches,
+    default_profile=Path(__file__).with_name("profile.yaml"),
+    demo={"game": "stay-alive", "players": 2, "seats": ["B", "Y"]},
+    vision=VisionSpec(
+        # An empty closed point shows the orange slide (".o") or the white one (".w"); an open
+        # point the dark space under the board.
+        pieces={
+            "R": (204, 34, 44),
+            "G": (40, 160, 72),
+            "B": (40, 76, 206),
+            "Y": (242, 206, 46),
+            ".o": (236, 122, 36),
+            ".w": (228, 228, 220),
+            "open": (18, 18, 22),
+        },
+        frame=(46, 82, 162),
+        sample=(0.0, 0.23),
+        artwork="slide-lattice",
+        # Marbles 15.5 mm across on a 24 mm pitch, each sunk in its hole (13.4 mm across) of the
+        # 3 mm top plate; under the plate the orange slides, under them the white ones, and under
+        # both, where both have a hole, the dark space under the board.
+        solids={letter: Solid(SPHERE, 0.64, 0.64, base=-0.165) for letter in "RGBY"},
+        floors={".o": -0.15, ".w": -0.24, "open": -0.6},
+    ),
+    play=PlaySpec(setup_board=setup_board, random_lines=random_lines),
+)
