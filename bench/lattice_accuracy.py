@@ -15,6 +15,17 @@ positions, new light); printed: places, right %, doubtful (listed on stderr by t
 wrong-but-not-doubtful.
 
     python bench/lattice_accuracy.py [--boards N] [--learn K] [--read M]
+
+`--rules` prints instead, per rule of the lattice reader (`controller/vision/lattice/rules`), what
+it does: each picture is read with every rule and with that rule left out, and the table gives
+the places whose reading (label or sureness) the rule changes, and the places read right and
+wrong-but-sure without it (beside the figures with every rule): per folder of the shared
+photographs (each with the model learned in it, as `bench/photo_accuracy.py` reads them), over
+them all, across folders (every folder read with the other folders' models, as `--cross`), and on
+the synthetic scenarios above. A rule that does not help across folders has no place in the
+reader.
+
+    python bench/lattice_accuracy.py --rules [--photos DIR]
 """
 
 from __future__ import annotations
@@ -230,14 +241,110 @@ def evaluate(scenario: str, boards: int, n_learn: int, n_read: int) -> tuple[int
     return total, right, doubtful, sure_wrong, float(np.median(times))
 
 
+class RuleTally:
+    """Per variant (every rule, or one left out): places read right and wrong-but-sure, and the
+    places whose reading differs from the one with every rule."""
+
+    def __init__(self) -> None:
+        self.right: dict[str, int] = {}
+        self.wrong: dict[str, int] = {}
+        self.changed: dict[str, int] = {}
+
+    def add(self, model: lattice.LatticeModel, seen, truth: list[str]) -> None:
+        from controller.vision.lattice import rules
+
+        truth_arr = np.array(truth, object)
+        variants = {"all": rules.RULES, **{m.NAME: tuple(r for r in rules.RULES if r is not m) for m in rules.RULES}}
+        base = None
+        for name, chosen in variants.items():
+            got = rules.judge(model, seen.feats, seen.hidden, seen.flat, chosen)
+            letters, sure = np.array(got.letters, object), got.sure()
+            self.right[name] = self.right.get(name, 0) + int((sure & (letters == truth_arr)).sum())
+            self.wrong[name] = self.wrong.get(name, 0) + int((sure & (letters != truth_arr)).sum())
+            if base is None:
+                base = (letters, sure)
+            differ = (letters != base[0]) | (sure != base[1])
+            self.changed[name] = self.changed.get(name, 0) + int(differ.sum())
+
+    def join(self, other: RuleTally) -> None:
+        for mine, theirs in ((self.right, other.right), (self.wrong, other.wrong), (self.changed, other.changed)):
+            for k, v in theirs.items():
+                mine[k] = mine.get(k, 0) + v
+
+    def print(self, title: str) -> None:
+        print(f"{title}: every rule: right {self.right['all']}, wrong-but-sure {self.wrong['all']}")
+        print(f"  {'rule left out':14s} {'changes':>7s} {'right':>6s} {'wrong':>6s}")
+        for name in self.right:
+            if name != "all":
+                print(f"  {name:14s} {self.changed[name]:7d} {self.right[name]:6d} {self.wrong[name]:6d}")
+
+
+def rule_table(photos: str | None, boards: int, n_learn: int, n_read: int) -> int:
+    """The per-rule table (`--rules`)."""
+    from bench.photo_accuracy import EMPTY_FOLDER, folder_photos, learn_from, photos_dir, teacher
+    from controller.vision.geometry import parse_corners
+
+    root = Path(photos) if photos else photos_dir()
+    seen_of: dict = {}
+
+    def seen(photo):
+        if photo.image_path not in seen_of:
+            seen_of[photo.image_path] = lattice.describe(photo.image(), photo.size, parse_corners(photo.corners))
+        return seen_of[photo.image_path]
+
+    def flat(grid: list[list[str]]) -> list[str]:
+        return [c for row in grid for c in row]
+
+    if root is not None and root.is_dir():
+        folders = sorted(p.name for p in root.iterdir() if p.is_dir() and p.name != EMPTY_FOLDER)
+        every, across = RuleTally(), RuleTally()
+        models = {}
+        for name in folders:
+            photos_here = folder_photos(root / name)
+            first = teacher(photos_here)
+            models[name] = model = learn_from(first)
+            here = RuleTally()
+            for p in photos_here:
+                if p is not first:
+                    here.add(model, seen(p), flat(p.grid))
+            here.print(f"folder {name}")
+            every.join(here)
+        every.print("every folder, its own model")
+        for source, model in models.items():
+            for target in [*folders, EMPTY_FOLDER]:
+                if target == source:
+                    continue
+                for p in folder_photos(root / target):
+                    if p.size == model.size and {c for row in p.grid for c in row} <= set(model.labels):
+                        across.add(model, seen(p), flat(p.grid))
+        across.print("across folders (the other folders' models)")
+    else:
+        print("no photographs: ../shared/photos (or /work/shared/photos) is missing", file=sys.stderr)
+    synthetic = RuleTally()
+    for scenario in ["render-hard", *SCENARIOS]:
+        for b in range(boards):
+            seeds = [10_000 * (b + 1) + k for k in range(n_learn + n_read)]
+            cases = [render_case(s) if scenario == "render-hard" else make_case(scenario, s) for s in seeds]
+            size = (len(cases[0][1]), len(cases[0][1][0]))
+            model = lattice.learn([(c[0], c[1]) for c in cases[:n_learn]], size, [c[2] for c in cases[:n_learn]])
+            for img, grid, given, _ in cases[n_learn:]:
+                synthetic.add(model, lattice.describe(img, size, given), flat(grid))
+    synthetic.print("synthetic scenarios and render-hard")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--boards", type=int, default=4, help="models learned per scenario")
     ap.add_argument("--learn", type=int, default=2, help="labelled pictures per model")
     ap.add_argument("--read", type=int, default=4, help="pictures read per model")
     ap.add_argument("--scenarios", default=",".join(["render-hard", *SCENARIOS]))
+    ap.add_argument("--rules", action="store_true", help="the per-rule table instead (see above)")
+    ap.add_argument("--photos", help="the photographs' folder for --rules (default ../shared/photos)")
     args = ap.parse_args()
     cv2.setNumThreads(1)
+    if args.rules:
+        return rule_table(args.photos, args.boards, args.learn, args.read)
     print(f"{'scenario':12} {'places':>6} {'right%':>7} {'doubtful':>8} {'sure-wrong':>10} {'ms/read':>7}")
     for scenario in args.scenarios.split(","):
         total, right, doubtful, wrong, ms = evaluate(scenario, args.boards, args.learn, args.read)

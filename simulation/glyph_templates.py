@@ -1,6 +1,6 @@
 """Draw the reader's out-of-the-box Blockers! glyph templates with the renderer, and ship them as data.
 
-Why: the reader (`controller.vision.glyphs`) must not import the simulation, yet its default
+Why: the reader (`controller.vision.glyph_model`) must not import the simulation, yet its default
 templates must be exactly what the renderer prints, so simulated pictures and templates agree.
 This module draws them once; `python -m simulation.glyph_templates` writes
 `controller/vision/glyph_templates.npz`, and a test checks the shipped file still equals the drawing.
@@ -14,7 +14,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from controller.vision import glyphs as g
+from controller.vision import glyph_ink as ink
+from controller.vision import glyph_model as g
 from simulation.render import glyph_mask
 
 OUT = Path(__file__).resolve().parent.parent / "controller" / "vision" / g.TEMPLATES_FILE
@@ -25,8 +26,8 @@ def drawn(glyph: str, angle: float = 0.0, shift: tuple[float, float] = (0.0, 0.0
     sees it (`TEMPLATE_SCALE`, softened by `TEMPLATE_BLUR`), PATCH x PATCH, ink 0..1."""
     img = glyph_mask(
         glyph,
-        g.PPG * g.TEMPLATE_SCALE,
-        g.HALF / g.TEMPLATE_SCALE,
+        ink.PPG * g.TEMPLATE_SCALE,
+        ink.HALF / g.TEMPLATE_SCALE,
         angle,
         (shift[0] / g.TEMPLATE_SCALE, shift[1] / g.TEMPLATE_SCALE),
     )
@@ -39,7 +40,7 @@ def drawn_turns(glyph: str) -> np.ndarray:
     is exactly as soft as `TEMPLATE_BLUR` (no resampling blur that would differ per glyph)."""
     out = []
     for a in g.ANGLES:
-        c = g.ink_centre(g._prepare(drawn(glyph, a))[None, :])[0]
+        c = ink.ink_centre(g._prepare(drawn(glyph, a))[None, :])[0]
         out.append(g._prepare(drawn(glyph, a, (-float(c[0]), -float(c[1])))))
     return np.stack(out)
 

@@ -7,7 +7,10 @@ from __future__ import annotations
 import numpy as np
 from lattice_models import DARK, LIGHT, WHITE, chess_model, starting_position
 
-from controller.vision.lattice import N_FEATURES, _two_means_1d
+from controller.vision.lattice import N_FEATURES
+from controller.vision.lattice.own_looks import parity_looks
+from controller.vision.lattice.rules.parity import by_parity
+from controller.vision.lattice.rules.split import _two_means_1d
 
 
 def _picture(light: float, seed: int = 3) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -51,7 +54,7 @@ def test_squares_of_the_other_parity_say_nothing_of_a_place() -> None:
     def made(flatness: np.ndarray) -> bool:
         why = np.full(64, "margin", object)
         shifted = model._decide_offset(feats)[2]
-        return bool(model._by_parity(shifted, flatness, ["W"] * 64, why, dist)[1][light[0]])
+        return bool(by_parity(model, shifted, flatness, ["W"] * 64, why, dist)[1][light[0]])
 
     assert made(flat)
     for i in light[1:]:
@@ -115,7 +118,7 @@ def test_a_parity_look_leaves_out_the_place_it_reads() -> None:
     rng = np.random.default_rng(8)
     population = 0.5 + rng.normal(0, 0.05, (12, N_FEATURES))
     x = np.concatenate([population[3:4], [np.full(N_FEATURES, 0.2)]])
-    mean, inv, enough = model._parity_looks(population, x, np.array([True, False]))
+    mean, inv, enough = parity_looks(model, population, x, np.array([True, False]))
     for j, others in enumerate([np.delete(population, 3, axis=0), population]):
         n = len(others)
         prior = np.asarray(model.classes.refs[0].cov)

@@ -13,7 +13,8 @@ import numpy as np
 from lattice_models import go_model
 
 from controller.vision.classify import ClassModel, ClassRef
-from controller.vision.lattice import FLOOR, N_FEATURES, PPP, SHIFTS, LatticeModel, _flatness
+from controller.vision.lattice import FLOOR, N_FEATURES, PPP, SHIFTS, LatticeModel
+from controller.vision.lattice.places import flatness
 
 P20 = 6  # the 20th lightness percentile among the features (`place_features`)
 
@@ -132,12 +133,12 @@ def test_an_empty_place_among_stones_is_flat_against_the_corners_that_show_the_b
     board, the empty place has the board's colour (compared with all four, it would be brighter
     than its rim like a white stone)."""
     logimg, points, rejected = _board_with_dark_corners([(1, 1), (2, 1)])
-    flat = _flatness(logimg, points, rejected)[4]
+    flat = flatness(logimg, points, rejected)[4]
     assert np.all(np.abs(flat[1:]) < 0.05)
     assert flat[0] < 0.05
 
 
 def test_a_place_whose_four_corners_are_covered_is_compared_with_them_all() -> None:
     logimg, points, rejected = _board_with_dark_corners([(1, 1), (1, 2), (2, 1), (2, 2)])
-    flat = _flatness(logimg, points, rejected)[4]
+    flat = flatness(logimg, points, rejected)[4]
     assert np.all(flat[1:] > 1.0)

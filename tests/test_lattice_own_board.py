@@ -10,6 +10,7 @@ import numpy as np
 from lattice_models import FLAT_BLACK, FLAT_WHITE, LIGHT, chess_model, starting_position
 
 from controller.vision.lattice import N_FEATURES, N_FLAT, SHIFTS
+from controller.vision.lattice.rules.own_board import by_own_board
 
 EDGE_DARK = [i for i in range(64) if sum(divmod(i, 8)) % 2 == 1 and (i // 8 in (0, 7) or i % 8 in (0, 7))]
 
@@ -82,11 +83,11 @@ def test_a_place_like_the_pictures_own_pieces_of_its_parity_is_not_read_empty() 
     alone is left, and the place reads empty."""
     model, shifted, flat, letters, why, dist, place = _leaning_piece()
     visible = np.ones(64, bool)
-    _, made, _ = model._by_own_board(shifted, flat, letters, why.copy(), dist, visible)
+    _, made, _ = by_own_board(model, shifted, flat, letters, why.copy(), dist, visible)
     assert not made[place]
     unsure = why.copy()
     unsure[[i for i, label in enumerate(letters) if label == "K"]] = "margin"
-    _, made, _ = model._by_own_board(shifted, flat, letters, unsure, dist, visible)
+    _, made, _ = by_own_board(model, shifted, flat, letters, unsure, dist, visible)
     assert made[place]
 
 
@@ -97,5 +98,5 @@ def test_a_place_far_from_every_look_is_not_weighed_against_the_learned_pieces()
     far = why.copy()
     far[[i for i, label in enumerate(letters) if label == "K"]] = "margin"
     far[place] = "far"
-    _, made, _ = model._by_own_board(shifted, flat, letters, far, dist, np.ones(64, bool))
+    _, made, _ = by_own_board(model, shifted, flat, letters, far, dist, np.ones(64, bool))
     assert not made[place]

@@ -11,7 +11,9 @@ import numpy as np
 from lattice_models import BLACK, WHITE, chess_model, starting_position
 
 from controller.vision.classify import open_set_distance
-from controller.vision.lattice import _split_1d
+from controller.vision.lattice.own_looks import flat_piece
+from controller.vision.lattice.rules.own_flatness import own_flatness
+from controller.vision.lattice.rules.split import _split_1d
 
 STRANGE = [1.5, 0.0, 0.0, 0.0]  # a piece's flatness unlike every learned look (another set)
 
@@ -33,8 +35,8 @@ def test_pieces_whose_flatness_no_learned_look_knows_are_found_unlike_their_squa
     model = chess_model()
     feats, flat, labels = _picture(-2.3, -0.45)
     pieces = _pieces(labels)
-    assert not model._flat_piece(flat)[pieces].any()
-    _, own_piece = model._own_flatness(flat, ["."] * 64, np.full(64, "far", object), np.ones(64, bool))
+    assert not flat_piece(model, flat)[pieces].any()
+    _, own_piece = own_flatness(model, flat, ["."] * 64, np.full(64, "far", object), np.ones(64, bool))
     assert [i for i in range(64) if own_piece[i]] == pieces
     got, why, _ = model.judge(feats, None, flat)
     assert [(got[i], why[i]) for i in pieces] == [(labels[i], "") for i in pieces]
@@ -117,10 +119,10 @@ def test_an_empty_square_is_told_from_a_flat_learned_piece_by_the_pictures_own_p
     why, visible = np.full(64, "margin", object), np.ones(64, bool)
     fdec = model.flat.decide(flat)
     assert not fdec.sure[odd]
-    own_empty, _ = model._own_flatness(flat, ["."] * 64, why, visible)
+    own_empty, _ = own_flatness(model, flat, ["."] * 64, why, visible)
     assert own_empty[odd]
     flat[_pieces(labels)] = 0.0  # an empty board
-    own_empty, _ = model._own_flatness(flat, ["."] * 64, why, visible)
+    own_empty, _ = own_flatness(model, flat, ["."] * 64, why, visible)
     assert not own_empty[odd]
 
 

@@ -14,6 +14,7 @@ from bench.lattice_accuracy import SCENARIOS, make_case
 from bench.photo_accuracy import run_folder
 from controller.vision import lattice
 from controller.vision.geometry import LatticeGeometry, homography_from_corners
+from controller.vision.lattice import light, places
 from tests.test_vision_lattice_robust import learned
 
 
@@ -60,18 +61,18 @@ def test_what_stands_on_the_board_is_seen_displaced_away_from_the_camera() -> No
     displaced towards the top (row 0), one straight above sees them displaced outwards."""
     hom, _ = _camera_view(35.0)
     points = LatticeGeometry(9, 9).points()
-    away = lattice._away_from_camera(hom, (960, 1280, 3), points)
+    away = places._away_from_camera(hom, (960, 1280, 3), points)
     assert np.all(away[:, 1] < -0.8)  # towards row 0 everywhere
     hom, _ = _camera_view(0.0)
-    away = lattice._away_from_camera(hom, (960, 1280, 3), points)
+    away = places._away_from_camera(hom, (960, 1280, 3), points)
     centre = points - [4, 4]
     far = np.linalg.norm(centre, axis=1) > 1
     assert np.all(np.sum(away[far] * centre[far], axis=1) > 0.9 * np.linalg.norm(centre[far], axis=1))
 
 
-def _light(resid: np.ndarray, rejected: np.ndarray) -> lattice._Light:
+def _light(resid: np.ndarray, rejected: np.ndarray) -> light.Light:
     board = np.eye(3) * lattice.FLOOR**2 + 0.02**2
-    return lattice._Light(np.zeros((3, 3)), False, resid, rejected, board)
+    return light.Light(np.zeros((3, 3)), False, resid, rejected, board)
 
 
 def test_a_shadow_hides_nothing_but_a_coloured_thing_does() -> None:
@@ -79,7 +80,7 @@ def test_a_shadow_hides_nothing_but_a_coloured_thing_does() -> None:
     resid[0, 0] = [-0.40, -0.42, -0.41]  # the board in a stone's shadow
     resid[0, 1] = [-0.30, -0.55, -0.80]  # a dark brown sleeve
     resid[0, 2] = [0.35, 0.30, 0.32]  # brighter: a white cup, a reflection
-    shadowed = lattice._shadowed(_light(resid, np.ones((3, 3), bool)))
+    shadowed = light.shadowed(_light(resid, np.ones((3, 3), bool)))
     assert shadowed[0, 0] and not shadowed[0, 1] and not shadowed[0, 2]
 
 
@@ -98,14 +99,14 @@ def test_a_stone_owns_the_corner_behind_it_but_not_a_whole_cell() -> None:
     rejected = np.zeros((4, 4), bool)
     resid[1, 1], rejected[1, 1] = half, True  # behind the stone
     light = _light(resid, rejected)
-    assert lattice._footprints(rejected, light, standing, colour, up)[1, 1]
-    assert not lattice._footprints(rejected, light, standing, colour, -up)[1, 1]  # camera on the other side
+    assert places._footprints(rejected, light, standing, colour, up)[1, 1]
+    assert not places._footprints(rejected, light, standing, colour, -up)[1, 1]  # camera on the other side
     for corner in ((1, 2), (2, 1), (2, 2)):  # the whole cell around (1, 1)
         resid[corner], rejected[corner] = half, True
     standing[:] = True
     colour[:] = stone
     light = _light(resid, rejected)
-    assert not lattice._footprints(rejected, light, standing, colour, up).any()
+    assert not places._footprints(rejected, light, standing, colour, up).any()
 
 
 def test_a_place_darker_than_a_look_alike_in_every_feature_is_a_shadow_not_something_else() -> None:

@@ -1,4 +1,4 @@
-"""A lamp's reflection on a corner marker is not a hand (controller/vision/reader.py).
+"""A lamp's reflection on a corner marker is not a hand (controller/vision/localise.py).
 
 Where a marker fails the border test only because its black border is clipped or brighter than
 the white paper of the markers that fit, no object covers it: only a mirror-like reflection is

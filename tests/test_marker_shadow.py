@@ -1,4 +1,4 @@
-"""A corner marker in a deep shadow is not a hand (issue 15, item 4; controller/vision/reader.py).
+"""A corner marker in a deep shadow is not a hand (issue 15, item 4; controller/vision/localise.py).
 
 The detector can miss a shadowed marker; the homography fitted to the other three then puts it a few
 pixels off, where the border test used to find no border and called it "a hand covers a corner
@@ -24,7 +24,7 @@ def test_a_marker_the_detector_misses_in_a_shadow_is_found_and_the_board_read():
     # The hard look's seed 5 throws a deep shadow on the top-left marker, which the detector misses.
     image, true_h = render_scene(snapshot, profile, seed=5, preset="hard", scene=Scene(frame=1), size=SIZE)
     reader = BoardReader(profile)
-    assert len(reader.localiser.detect(image).markers_seen) == 3
+    assert len(reader.localiser.detector.detect(image).markers_seen) == 3
     reading = reader.read(image)
     assert reading.problem is None and reading.snapshot.cells == snapshot.cells
     # The shadowed marker is in the fit now: the next frame keeps the homography without detecting again.

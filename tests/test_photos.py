@@ -138,7 +138,7 @@ def test_a_board_unlike_the_learned_one_is_read_where_looks_and_flatness_agree()
 @needs_photos
 def test_printed_empty_boards_read_empty_from_a_wooden_board_with_pieces(tmp_path) -> None:
     """Learned from a wooden board with pieces, empty printed boards of other colours and
-    cameras read empty where their squares are flat edge to edge (`lattice._flatness`), and the
+    cameras read empty where their squares are flat edge to edge (`lattice.places.flatness`), and the
     model keeps that reading when saved and loaded."""
     photos = {p.name: p for p in folder_photos(PHOTOS / "chess-pcwawc-misc")}
     path = tmp_path / "m.json"

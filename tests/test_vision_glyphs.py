@@ -11,6 +11,7 @@ from calibration import vision_glyphs as vg
 from controller.errors import ConfigError, RefereeError
 from controller.profile import default_profile, load_profile, save_profile
 from controller.snapshot import EMPTY, Snapshot
+from controller.vision import glyph_ink as ink_module
 from controller.vision import glyphs as glyph_module
 from controller.vision.glyphs import (
     ANGLES,
@@ -19,8 +20,6 @@ from controller.vision.glyphs import (
     PATCH,
     SUPPORT,
     GlyphModel,
-    _censored_ink,
-    _image_points,
     encode_image,
     normalise,
 )
@@ -231,7 +230,7 @@ def test_patch_grid_matches_perspective_transform() -> None:
     rng = np.random.default_rng(1)
     h = np.array([[40.0, 3.0, 300.0], [-2.0, 38.0, 120.0], [1e-4, 2e-4, 1.0]])
     centres = rng.uniform(0, 9, (7, 2))
-    x, y = _image_points(h, centres)
+    x, y = ink_module._image_points(h, centres)
     pts = (centres[:, None, :] + GRID[None, :, :]).reshape(-1, 1, 2)
     ref = cv2.perspectiveTransform(pts, h).reshape(len(centres), -1, 2)
     assert np.abs(x - ref[..., 0]).max() < 1e-3 and np.abs(y - ref[..., 1]).max() < 1e-3
@@ -254,11 +253,11 @@ def test_a_faint_glare_spot_is_not_read_as_print(monkeypatch) -> None:
     brightness but no chroma: the reading stays within `CHROMA_SLACK` of the print, where
     brightness alone would see a blob of ink."""
     pix, white, t8 = red_tile_with_an_eight(60, (0.12, -0.1))
-    assert pix.max() < 250 and pix.sum(axis=2).max() < glyph_module.GLARE_OVER_WHITE * white.sum()
+    assert pix.max() < 250 and pix.sum(axis=2).max() < ink_module.GLARE_OVER_WHITE * white.sum()
     ink, mask, _ = normalise(pix, white)
     assert np.array_equal(mask[0], SUPPORT)
-    assert np.abs(ink[0] - t8).max() <= glyph_module.CHROMA_SLACK + 0.02
-    monkeypatch.setattr(glyph_module, "CHROMA_SLACK", 10.0)  # brightness alone
+    assert np.abs(ink[0] - t8).max() <= ink_module.CHROMA_SLACK + 0.02
+    monkeypatch.setattr(ink_module, "CHROMA_SLACK", 10.0)  # brightness alone
     assert np.abs(normalise(pix, white)[0][0] - t8).max() > 0.3
 
 
@@ -274,10 +273,10 @@ def test_a_spot_clipping_the_red_of_a_red_tile_is_left_out_not_read(monkeypatch)
     hidden = (SUPPORT > 0) & (mask[0] == 0)
     assert clipped[SUPPORT > 0].any() and hidden[clipped].all() and hidden.sum() <= 4 * clipped.sum()
     assert t8[hidden].max() < 0.3  # what is left out is beside the print
-    assert np.abs(ink[0] - t8)[mask[0] > 0].max() <= glyph_module.CHROMA_SLACK + 0.05
+    assert np.abs(ink[0] - t8)[mask[0] > 0].max() <= ink_module.CHROMA_SLACK + 0.05
     assert GlyphModel().decide(ink, mask, contrast).glyphs == ["8"]
-    monkeypatch.setattr(glyph_module, "CHROMA_SLACK", 10.0)
-    monkeypatch.setattr(glyph_module, "MAX_INK_SPREAD", 2.0)  # brightness alone, nothing left out
+    monkeypatch.setattr(ink_module, "CHROMA_SLACK", 10.0)
+    monkeypatch.setattr(ink_module, "MAX_INK_SPREAD", 2.0)  # brightness alone, nothing left out
     assert np.abs(normalise(pix, white)[0][0] - t8).max() > 0.5
 
 
@@ -295,8 +294,8 @@ def test_clipped_pixels_are_read_by_what_the_clip_allows() -> None:
             [255.0, 255.0, 255.0],
         ]
     )  # all clipped
-    level, spread, glare = _censored_ink(obs, np.tile(tile, (3, 1)), np.tile(paper, (3, 1)))
-    assert level[0] <= 0.1 and spread[0] <= glyph_module.MAX_INK_SPREAD and 45 <= glare[0] <= 80
+    level, spread, glare = ink_module._censored_ink(obs, np.tile(tile, (3, 1)), np.tile(paper, (3, 1)))
+    assert level[0] <= 0.1 and spread[0] <= ink_module.MAX_INK_SPREAD and 45 <= glare[0] <= 80
     assert level[1] == 1 and glare[1] < 10
     assert spread[2] == 1.0
 
@@ -308,9 +307,9 @@ def test_print_clipped_in_the_tiles_own_channel_is_print_not_glare() -> None:
     tile = np.array([45.0, 50.0, 200.0])
     paper = np.array([235.0, 240.0, 244.0])
     obs = np.array([[233.0, 238.0, 255.0]])
-    level, spread, glare = _censored_ink(obs, tile[None], paper[None])
-    assert spread[0] > glyph_module.MAX_INK_SPREAD  # the clip alone cannot tell
-    assert level[0] == 1 and glare[0] < glyph_module.MIN_GLARE
+    level, spread, glare = ink_module._censored_ink(obs, tile[None], paper[None])
+    assert spread[0] > ink_module.MAX_INK_SPREAD  # the clip alone cannot tell
+    assert level[0] == 1 and glare[0] < ink_module.MIN_GLARE
 
 
 def test_a_patch_read_along_its_own_axis_is_read_as_before() -> None:
@@ -323,12 +322,12 @@ def test_a_patch_read_along_its_own_axis_is_read_as_before() -> None:
     pix = np.concatenate([clipped, faint])
     planes = [np.ascontiguousarray(pix[..., c]) for c in range(3)]
     whites = np.concatenate([white, white])
-    first = glyph_module._ink(planes, whites, SUPPORT)
-    again = glyph_module._ink(planes, whites, SUPPORT, first[3])
+    first = ink_module._ink(planes, whites, SUPPORT)
+    again = ink_module._ink(planes, whites, SUPPORT, first[3])
     assert np.abs(first[0] - again[0]).max() < 1e-5
     assert np.array_equal(first[1], again[1]) and np.array_equal(first[3], again[3])
     assert np.allclose(first[2], again[2], rtol=1e-5, atol=0)
-    turned = glyph_module._ink(planes, whites, SUPPORT, first[3][:, ::-1].copy())  # another axis
+    turned = ink_module._ink(planes, whites, SUPPORT, first[3][:, ::-1].copy())  # another axis
     assert not np.array_equal(first[0], turned[0])
 
 
@@ -344,8 +343,8 @@ def test_re_centred_patches_have_the_first_patches_colour_axis() -> None:
     cells = [cell for row in snap.cells for cell in row]
     centres = reader.geom.points()[[i for i, cell in enumerate(cells) if cell != EMPTY]]
     (ink, mask, contrast), centred, _, axis = glyph_module._centred(frame, reader.h, centres, None)
-    own_ink, own_mask, own_contrast, own_axis = glyph_module._ink(
-        glyph_module._sample_planes(frame, reader.h, centred), None, SUPPORT
+    own_ink, own_mask, own_contrast, own_axis = ink_module._ink(
+        ink_module._sample_planes(frame, reader.h, centred), None, SUPPORT
     )
     assert np.abs((own_axis * axis).sum(axis=1)).min() > np.cos(np.radians(5))  # 1.6-2.9 at worst (boards 4-6, 32)
     model = GlyphModel()

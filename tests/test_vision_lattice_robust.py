@@ -20,6 +20,7 @@ from bench.lattice_accuracy import SCENARIOS, make_case
 from controller.cli import main
 from controller.errors import RefereeError
 from controller.vision import lattice
+from controller.vision.lattice.light import rectified_log
 
 
 def learned(scenario: str, seeds: tuple[int, ...]) -> lattice.LatticeModel:
@@ -74,7 +75,7 @@ def test_illumination_follows_a_gradient_and_a_cast() -> None:
     feats = lattice.place_features(img, size, corners)
     # Relative to the fitted light every place of a plain board is the same.
     assert np.abs(feats[0] - np.median(feats[0], axis=0)).max() < 0.03
-    coef, _ = lattice.illumination(lattice._rectified_log(img, size, corners), size)
+    coef, _ = lattice.illumination(rectified_log(img, size, corners), size)
     # The fitted constant terms keep the cast (red over blue by log(1.2/0.8)), the slope the ramp.
     assert coef[0, 2] - coef[0, 0] == pytest.approx(np.log(1.2 / 0.8), abs=0.05)
     assert coef[1, 1] > 0.12

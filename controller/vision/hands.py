@@ -21,6 +21,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from controller.vision.features import PatchSampler, Rectifier, colour_features, ring_offsets
+from controller.vision.geometry import LatticeGeometry
+from controller.vision.light import PaperLight, local_white, normalise
+
+HAND = "a hand or an object is over the board"
+
 #: Odd patches in a row that make an arm (the renderer's narrowest arm covers four, 0.5 pitch apart).
 MIN_ARM = 3
 #: Longest run of patches (0.5 pitch apart) a reflection may cover: 2.5 pitches, a lamp's
@@ -112,3 +118,31 @@ def arm_seen(feats: np.ndarray, used: np.ndarray, vals: np.ndarray, white: np.nd
         if _longest(rest, run) >= MIN_ARM:
             return True
     return False
+
+
+class HandCheck:
+    """Stage *hand check* of the game reader: the ring of band patches around the lattice of one
+    board, and whether an arm crosses it in a rectified frame."""
+
+    def __init__(self, geom: LatticeGeometry, rect: Rectifier, ppp: float, light: PaperLight) -> None:
+        self.points = ring_points(geom)
+        self.ring = PatchSampler(rect.to_px(self.points), ring_offsets(0, 0.18 * ppp), rect.size[::-1])
+        self.weights = light.weights(self.points)
+
+    def arm_seen(self, rect: np.ndarray, white: np.ndarray) -> bool:
+        """An arm must cross the frame band around the lattice: a run of band patches whose
+        colour differs from the band's own, unless it is only a lamp's reflection."""
+        med, used = self.ring.medians(rect)
+        feats = colour_features(normalise(med, white, self.weights))
+        return arm_seen(feats, used, self.ring.values(rect), local_white(white, self.weights))
+
+
+def ring_points(g: LatticeGeometry, step: float = 0.5, out: float = 0.85) -> np.ndarray:
+    """Points on the frame band around the lattice, in order around the board."""
+    xs = np.arange(-0.3, g.cols - 1 + 0.3 + 1e-9, step)
+    ys = np.arange(-0.3, g.rows - 1 + 0.3 + 1e-9, step)
+    top = [(x, -out) for x in xs]
+    right = [(g.cols - 1 + out, y) for y in ys]
+    bottom = [(x, g.rows - 1 + out) for x in xs[::-1]]
+    left = [(-out, y) for y in ys[::-1]]
+    return np.array(top + right + bottom + left, np.float64)

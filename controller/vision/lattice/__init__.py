@@ -1,0 +1,66 @@
+"""Generic lattice reading for any grid game, learned from labelled pictures (`referee lattice`).
+
+Nothing here knows what our boards look like: a person gives the pixel positions of the
+lattice's four corner points and, for one or more pictures, the label of every place. The
+pictures may be taken under other light than the ones read later (another time of day, a lamp,
+another exposure or white balance), so every place is described relative to the picture's own
+light. `read` is the recipe, one named stage after another:
+
+1. *load* (`inputs`, `frames.load_image`): the picture, the lattice's size and labels;
+2. *rectify* and *light* (`light`): the lattice warped upright as a log-colour image, and the
+   light over it fitted to the board between the places;
+3. *describe places* (`places`): every place's colour relative to that light, at its point and
+   a little off it, its flatness, and whether the board is hidden around it;
+4. *classify* (`model`): the learned looks of every label, following the picture;
+5. *rules* (`rules`): what the picture's own places say of the places the looks leave unsure,
+   each rule a module of its own, applied in the order of `rules.RULES`.
+
+Learning (`learn`) describes the labelled pictures the same way and keeps, per label, its looks
+and the margins a cross-validation of the learning places found it needs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from controller.vision.frames import load_image
+from controller.vision.geometry import CornersError
+from controller.vision.lattice.inputs import parse_labels, parse_size
+from controller.vision.lattice.learn import learn
+from controller.vision.lattice.light import FLOOR, PPP, illumination
+from controller.vision.lattice.model import EMPTY, MIN_EXPLAINED, MODEL_VERSION, LatticeModel
+from controller.vision.lattice.places import N_FEATURES, N_FLAT, SHIFT, SHIFTS, Described, describe, place_features
+
+
+def read(model: LatticeModel, image: np.ndarray, corners: np.ndarray) -> tuple[list[list[str]], np.ndarray, np.ndarray]:
+    """The label of every place of a picture (row lists), whether it is sure and a confidence
+    ((rows, cols) arrays)."""
+    rows, cols = model.size
+    seen = describe(image, model.size, corners)
+    labels, sure, conf = model.read(seen.feats, seen.hidden, seen.flat)
+    grid = [labels[r * cols : (r + 1) * cols] for r in range(rows)]
+    return grid, sure.reshape(rows, cols), conf.reshape(rows, cols)
+
+
+__all__ = [
+    "EMPTY",
+    "FLOOR",
+    "MIN_EXPLAINED",
+    "MODEL_VERSION",
+    "N_FEATURES",
+    "N_FLAT",
+    "PPP",
+    "SHIFT",
+    "SHIFTS",
+    "CornersError",
+    "Described",
+    "LatticeModel",
+    "describe",
+    "illumination",
+    "learn",
+    "load_image",
+    "parse_labels",
+    "parse_size",
+    "place_features",
+    "read",
+]
