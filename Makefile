@@ -11,7 +11,11 @@ STAMP := $(VENV)/.installed
 
 .PHONY: setup demo test bench clean render3d
 
-setup: $(STAMP)
+# The message catalogues (controller/language/locale/*/LC_MESSAGES/*.po) compiled to .mo beside them.
+PO := $(wildcard controller/language/locale/*/LC_MESSAGES/*.po)
+MO := $(PO:.po=.mo)
+
+setup: $(STAMP) $(MO)
 
 $(STAMP): pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -19,10 +23,13 @@ $(STAMP): pyproject.toml
 	$(VENV)/bin/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-demo: $(STAMP)
+%.mo: %.po $(STAMP)
+	$(VENV)/bin/python tools/catalogue.py compile --only $<
+
+demo: setup
 	$(VENV)/bin/referee demo
 
-test: $(STAMP)
+test: setup
 	$(VENV)/bin/python -m pytest
 
 clean:

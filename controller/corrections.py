@@ -21,6 +21,7 @@ from typing import Any
 
 from controller.games import registry
 from controller.games.spec import CellFormat, GameSpec
+from controller.language import N_, Colour, N_n, Text, _, listed
 from controller.snapshot import EMPTY, Snapshot
 
 Cell = tuple[int, int]
@@ -76,25 +77,19 @@ def plan(engine: Any, legal: Snapshot, seen: Snapshot) -> list[Correction]:
     pairs, lone_missing, lone_extra = _pair(cells, missing, extra)
     noun = spec.piece_noun if spec is not None else "piece"
     for cell, piece in lone_extra:
-        out.append(
-            Correction(
-                "take", f"take the {_piece_words(engine, piece, noun)} off {_place(engine, cell)}", cells=(cell,)
-            )
+        text = _("take {piece} off {place}", piece=_the_piece(engine, piece, noun), place=_place(engine, cell))
+        out.append(Correction("take", text, cells=(cell,)))
+    for (to, piece), (frm, _piece) in pairs:
+        text = _(
+            "move {piece} from {start} back to {end}",
+            piece=_the_piece(engine, piece, noun),
+            start=_place(engine, frm),
+            end=_place(engine, to),
         )
-    for (to, piece), (frm, _) in pairs:
-        out.append(
-            Correction(
-                "move",
-                f"move the {_piece_words(engine, piece, noun)} from {_place(engine, frm)} back to {_place(engine, to)}",
-                cells=(frm, to),
-            )
-        )
+        out.append(Correction("move", text, cells=(frm, to)))
     for cell, piece in lone_missing:
-        out.append(
-            Correction(
-                "put", f"put the {_piece_words(engine, piece, noun)} back on {_place(engine, cell)}", cells=(cell,)
-            )
-        )
+        text = _("put {piece} back on {place}", piece=_the_piece(engine, piece, noun), place=_place(engine, cell))
+        out.append(Correction("put", text, cells=(cell,)))
     return out
 
 
@@ -262,67 +257,109 @@ def _slides_refilled(engine: Any, legal: Snapshot, seen: Snapshot) -> list[Corre
     out: list[Correction] = []
     for j, k in pairs:
         c, want = legal_cols[j]
-        letter = _place(engine, (rows - 1, c)).rstrip("0123456789")
+        letter = str(_place(engine, (rows - 1, c))).rstrip("0123456789")
         column_cells = tuple((rows - 1 - i, c) for i in range(len(want)))
         if k is None:
-            places = f"{_place(engine, column_cells[0])} up to {_place(engine, column_cells[-1])}"
-            out.append(
-                Correction(
-                    "refill",
-                    f"put the emptied slide back in place {letter} and fill it again from the bottom: "
-                    f"{_pieces_list(engine, want, noun)} ({places})",
-                    cells=column_cells,
-                )
+            text = _(
+                "put the emptied slide back in place {slide} and fill it again from the bottom: {pieces} "
+                "({start} up to {end})",
+                slide=letter,
+                pieces=_pieces_list(engine, want, noun),
+                start=_place(engine, column_cells[0]),
+                end=_place(engine, column_cells[-1]),
             )
+            out.append(Correction("refill", text, cells=column_cells))
             continue
         kept = _subsequence(seen_cols[k][1], want) or []
         missing = [i for i in range(len(want)) if i not in set(kept)]
         if not missing:
             continue
         lowest = missing[0]
-        where = _places_list([_place(engine, column_cells[i]) for i in missing])
+        where = listed(_place(engine, column_cells[i]) for i in missing)
         above = [i for i in range(lowest + 1, len(want)) if i not in set(missing)]
-        then = ""
+        text = _(
+            "slide {slide}: put {pieces} back at {places}",
+            slide=letter,
+            pieces=_the_pieces(engine, [want[i] for i in missing], noun),
+            places=where,
+        )
         if above:
             ends = [_place(engine, column_cells[above[0]]), _place(engine, column_cells[above[-1]])]
-            up_to = (
-                ends[0] if len(above) == 1 else f"{ends[0]} and {ends[1]}" if len(above) == 2 else " up to ".join(ends)
+            if len(above) <= 2:
+                up_to: str = listed(ends[: len(above)])
+            else:
+                up_to = _("{start} up to {end}", start=ends[0], end=ends[1])
+            text = _(
+                "{said}; {above} above slide back up to {places}",
+                said=text,
+                above=_the_count(len(above), noun),
+                places=up_to,
             )
-            then = f"; the {_count_words(len(above), noun)} above slide back up to {up_to}"
-        pieces = _pieces_list(engine, [want[i] for i in missing], noun)
-        out.append(
-            Correction("refill", f"slide {letter}: put the {pieces} back at {where}{then}", cells=column_cells[lowest:])
-        )
+        out.append(Correction("refill", text, cells=column_cells[lowest:]))
     return out
 
 
-def _pieces_list(engine: Any, pieces: list[str], noun: str) -> str:
-    """`yellow token`, `3 yellow tokens`, `yellow, yellow and pink tokens` (bottom up)."""
-    names = [_piece_words(engine, p, noun).removesuffix(f" {noun}") for p in pieces]
-    if len(set(names)) == 1:
-        return f"{names[0]} {noun}" if len(names) == 1 else f"{len(names)} {names[0]} {noun}s"
-    return f"{_places_list(names)} {noun}s"
-
-
-def _places_list(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
-def _count_words(n: int, noun: str) -> str:
-    return f"{noun}" if n == 1 else f"{n} {noun}s"
-
-
 # --- words ----------------------------------------------------------------------------------------
+#: How a game's piece is said with its colour, by the noun the game calls it (`GameSpec.piece_noun`):
+#: `the {colour} token` (French: `le jeton {colour}`, `la bille {colour}`: the article follows the noun).
+THE_PIECE = {
+    "token": N_("the {colour} token"),
+    "tile": N_("the {colour} tile"),
+    "marble": N_("the {colour} marble"),
+    "ball": N_("the {colour} ball"),
+    "piece": N_("the {colour} piece"),
+}
+#: Several pieces of one colour (`the 3 yellow tokens`), and of several colours listed bottom up.
+THE_PIECES = {
+    "token": (*N_n("the {n} {colour} token", "the {n} {colour} tokens"), N_("the {colours} tokens")),
+    "piece": (*N_n("the {n} {colour} piece", "the {n} {colour} pieces"), N_("the {colours} pieces")),
+}
+#: Pieces counted without their colours: `the token`, `the 2 tokens` (above a gap, sliding back up).
+THE_COUNT = {
+    "token": N_n("the token", "the {n} tokens"),
+    "piece": N_n("the piece", "the {n} pieces"),
+}
+
+
 def _place(engine: Any, cell: Cell) -> str:
-    return engine.place_name(cell) if engine is not None else f"row {cell[0] + 1} column {cell[1] + 1}"
+    if engine is not None:
+        return engine.place_name(cell)
+    return _("row {row} column {column}", row=cell[0] + 1, column=cell[1] + 1)
 
 
-def _piece_words(engine: Any, piece: str, noun: str) -> str:
-    classes = engine.profile.classes if engine is not None else {}
-    colour = str(classes.get(piece[0], {}).get("name", piece[0]))
-    if len(piece) == 2 and piece[1] != "?":
-        return f"{colour} {noun} {piece[1]}"
-    return f"{colour} {noun}"
+def _colour(engine: Any, letter: str, noun: str, count: int) -> Any:
+    if engine is not None:
+        return engine.colour(letter, count)
+    return Colour(letter, noun, count)
+
+
+def _the_piece(engine: Any, piece: str, noun: str) -> Text:
+    """`the red marble`, `the red tile 5` (a game whose pieces bear a glyph words it itself: `Engine.piece_words`)."""
+    words = getattr(engine, "piece_words", None)
+    if words is not None and len(piece) == 2:
+        return words(piece)
+    return Text(THE_PIECE.get(noun, THE_PIECE["piece"]), {"colour": _colour(engine, piece[0], noun, 1)})
+
+
+def _the_pieces(engine: Any, pieces: list[str], noun: str) -> Text:
+    """`the yellow token`, `the 3 yellow tokens`, `the yellow, yellow and pink tokens` (bottom up)."""
+    one, many, mixed = THE_PIECES.get(noun, THE_PIECES["piece"])
+    if len(set(pieces)) == 1:
+        if len(pieces) == 1:
+            return _the_piece(engine, pieces[0], noun)
+        colour = _colour(engine, pieces[0], noun, len(pieces))
+        return Text(one, {"colour": colour}, plural=many, n=len(pieces))
+    colours = listed(_colour(engine, p, noun, 1) for p in pieces)
+    return Text(mixed, {"colours": colours})
+
+
+def _pieces_list(engine: Any, pieces: list[str], noun: str) -> Text:
+    return _the_pieces(engine, pieces, noun)
+
+
+def _the_count(n: int, noun: str) -> Text:
+    one, many = THE_COUNT.get(noun, THE_COUNT["piece"])
+    return Text(one, plural=many, n=n)
 
 
 # --- the assignment -------------------------------------------------------------------------------

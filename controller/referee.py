@@ -18,6 +18,7 @@ from controller.games.events import GameEvent
 from controller.snapshot import Snapshot
 
 if TYPE_CHECKING:
+    from controller.games.rulebook import Rule
     from controller.record import GameRecord
 
 Cell = tuple[int, int]
@@ -53,6 +54,8 @@ class Verdict:
     advice: str | None = None
     action: str | None = None
     doubtful: bool = False
+    #: The rule of the rule book an illegal move (or an invalid starting board) breaks.
+    rule: Rule | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.verdict, VerdictKind):  # a verdict read back from its JSON word
@@ -79,6 +82,8 @@ class Verdict:
             out["advice"] = self.advice
         if self.doubtful:
             out["doubtful"] = True
+        if self.rule is not None:
+            out["rule"] = self.rule.id
         return out
 
 
@@ -123,7 +128,12 @@ class Referee:
             check = self.engine.check_setup(snapshot)
             if not check.ok:
                 return Verdict(
-                    VerdictKind.SETUP_INVALID, index, reason=check.reason, cells=check.cells, advice=check.advice
+                    VerdictKind.SETUP_INVALID,
+                    index,
+                    reason=check.reason,
+                    cells=check.cells,
+                    advice=check.advice,
+                    rule=check.rule,
                 )
             return self._set_up(snapshot, index)
 
@@ -157,6 +167,7 @@ class Referee:
             reason=judgement.reason,
             cells=judgement.cells,
             doubtful=judgement.doubtful,
+            rule=judgement.rule,
         )
 
     def _set_up(self, snapshot: Snapshot, index: int | None) -> Verdict:
@@ -215,8 +226,8 @@ class Referee:
 
 
 #: The verdict's words for people: improved from one version to the next (places counted from 1, other
-#: languages), they are not the decision, which a journal replayed must reproduce exactly.
-WORDS = ("reason", "advice")
+#: languages, the rule broken named), they are not the decision, which a journal replayed must reproduce exactly.
+WORDS = ("reason", "advice", "rule")
 
 
 def same_verdict(stored: dict[str, Any], got: dict[str, Any]) -> bool:

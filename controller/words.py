@@ -13,20 +13,22 @@ from typing import Any
 
 from controller.errors import FormatError
 from controller.games import registry
-from controller.games.base import Engine, Result, join_and
+from controller.games.base import Engine, Result
 from controller.games.events import EventType, GameEvent
+from controller.games.rulebook import find as find_rule
+from controller.language import DEFAULT, N_, Text, _, listed, literal, said
 from controller.referee import Verdict, VerdictKind
 
 Cell = tuple[int, int]
 
 
-def seat_words(engine: Engine | None, seat: int) -> str:
-    return engine.seat_name(seat) if engine is not None else f"player {seat + 1}"
+def seat_words(engine: Engine | None, seat: int) -> Text:
+    return engine.seat_name(seat) if engine is not None else _("player {number}", number=seat + 1)
 
 
 def places_words(engine: Engine | None, cells: Sequence[Cell]) -> str:
     if engine is None:
-        return ", ".join(f"row {r + 1} column {c + 1}" for r, c in cells)
+        return listed((_("row {row} column {column}", row=r + 1, column=c + 1) for r, c in cells), conjunction=None)
     return engine.places_text(list(cells))
 
 
@@ -47,51 +49,85 @@ def event_words(engine: Engine | None, event: str) -> str:
     except FormatError:
         return str(event)
     words = next(t.words for t in types if t.kind == parsed.kind)
-    colour = parsed.colour or ""
+    colour: Any = parsed.colour or ""
     if engine is not None and colour:
-        colour = str(engine.profile.classes.get(colour, {}).get("name", colour))
-    return words.format(
-        place=places_words(engine, [parsed.cell]) if parsed.cell is not None else "",
-        seat=seat_words(engine, parsed.seat) if parsed.seat is not None else "",
-        colour=colour,
+        colour = engine.colour(colour, 1)
+    return Text(
+        words,
+        {
+            "place": places_words(engine, [parsed.cell]) if parsed.cell is not None else "",
+            "seat": seat_words(engine, parsed.seat) if parsed.seat is not None else "",
+            "colour": colour,
+        },
     )
 
 
-def verdict_line(verdict: Verdict, engine: Engine | None = None, to_move: int | None = None) -> str:
-    """One sentence a person reads, for any verdict."""
-    who = f"{seat_words(engine, verdict.seat)}: " if verdict.seat is not None else ""
+def _events(engine: Engine | None, events: Sequence[str]) -> str:
+    return listed((event_words(engine, e) for e in events), separator=";")
+
+
+def verdict_line(verdict: Verdict, engine: Engine | None = None, to_move: int | None = None) -> Text:
+    """One sentence a person reads, for any verdict (a `Text`: `said(line, "fr")` says it in French)."""
+    who = seat_words(engine, verdict.seat) if verdict.seat is not None else None
+
+    def by_seat(text: Text) -> Text:
+        return _("{player}: {said}", player=who, said=text) if who is not None else text
+
     kind = verdict.verdict
     cells = list(verdict.cells)
     if kind == VerdictKind.LEGAL:
-        text = f"{who}legal move, {engine.move_words(verdict.move) if engine is not None else verdict.move}"
+        text = _("legal move, {move}", move=engine.move_words(verdict.move) if engine is not None else verdict.move)
         if verdict.events:
-            text += f" ({'; '.join(event_words(engine, e) for e in verdict.events)})"
-        return text
+            text = _("{said} ({events})", said=text, events=_events(engine, verdict.events))
+        return by_seat(text)
     if kind == VerdictKind.ILLEGAL and verdict.doubtful:
-        where = places_words(engine, cells) or "the board"
-        return (
-            f"the reading is doubtful at {where}: {verdict.reason}; no player is blamed, "
-            f"check the pieces there and the camera's view ({ACCEPT_HINT})"
+        return _(
+            "the reading is doubtful at {where}: {reason}; no player is blamed, "
+            "check the pieces there and the camera's view ({hint})",
+            where=places_words(engine, cells) or _("the board"),
+            reason=verdict.reason,
+            hint=ACCEPT_HINT,
         )
     if kind == VerdictKind.ILLEGAL:
-        where = f" (look at {places_words(engine, cells)})" if cells else ""
-        return f"{who}illegal move, {verdict.reason}{where}; put the board back"
+        if cells:
+            text = _(
+                "illegal move, {reason} (look at {places}); put the board back",
+                reason=verdict.reason,
+                places=places_words(engine, cells),
+            )
+        else:
+            text = _("illegal move, {reason}; put the board back", reason=verdict.reason)
+        return by_seat(text)
     if kind == VerdictKind.PENDING:
-        return f"{who}move under way, waiting for it to be finished"
+        return by_seat(_("move under way, waiting for it to be finished"))
     if kind == VerdictKind.RESTORED:
-        return "board put back to the last legal position"
+        return _("board put back to the last legal position")
     if kind == VerdictKind.UNCHANGED:
-        return "board back to the last legal position, no move"
+        return _("board back to the last legal position, no move")
     if kind == VerdictKind.SETUP_OK:
-        begins = f"; {seat_words(engine, to_move)} begins" if to_move is not None else ""
-        return "starting board accepted" + begins
+        if to_move is not None:
+            return _("starting board accepted; {player} begins", player=seat_words(engine, to_move))
+        return _("starting board accepted")
     if kind == VerdictKind.SETUP_INVALID:
-        where = f" (look at {places_words(engine, cells)})" if cells else ""
-        return f"starting board not valid: {verdict.reason}{where}" + (f"; {verdict.advice}" if verdict.advice else "")
+        if cells:
+            text = _(
+                "starting board not valid: {reason} (look at {places})",
+                reason=verdict.reason,
+                places=places_words(engine, cells),
+            )
+        else:
+            text = _("starting board not valid: {reason}", reason=verdict.reason)
+        return _("{said}; {advice}", said=text, advice=verdict.advice) if verdict.advice else text
     if kind == VerdictKind.ACTION:
-        said = f" ({'; '.join(event_words(engine, e) for e in verdict.events)})" if verdict.events else ""
-        return ACTION_WORDS.get(verdict.action or "", f"action {verdict.action}") + said
-    return str(kind)
+        action = verdict.action or ""
+        text = Text(ACTION_WORDS[action]) if action in ACTION_WORDS else _("action {name}", name=action)
+        return _("{said} ({events})", said=text, events=_events(engine, verdict.events)) if verdict.events else text
+    return literal(str(kind))
+
+
+def rule_line(verdict: Verdict) -> Text | None:
+    """The rule an illegal verdict breaks, as the short line the page can open: "rule: ... (rules §1 A move)"."""
+    return verdict.rule.line() if verdict.rule is not None else None
 
 
 def verdict_from_json(data: dict[str, Any]) -> Verdict | None:
@@ -109,32 +145,34 @@ def verdict_from_json(data: dict[str, Any]) -> Verdict | None:
         advice=data.get("advice"),
         action=data.get("action"),
         doubtful=bool(data.get("doubtful", False)),
+        rule=find_rule(data.get("rule")),
     )
 
 
-def stored_verdict_line(data: dict[str, Any], engine: Any, first: int | None) -> str:
+def stored_verdict_line(data: dict[str, Any], engine: Any, first: int | None) -> Text:
     """The sentence of `verdict_line` for a stored verdict (`notation.md` §3 JSON; reveals worded here)."""
     verdict = verdict_from_json(data)
     if verdict is None:
         if data.get("verdict") == "reveal":
-            return f"{engine.seat_name(int(data['seat']))} revealed {' '.join(data.get('colours', []))}"
-        return str(data)
+            player = engine.seat_name(int(data["seat"])) if engine is not None else seat_words(None, int(data["seat"]))
+            return _("{player} revealed {colours}", player=player, colours=" ".join(data.get("colours", [])))
+        return literal(str(data))
     return verdict_line(verdict, engine, first if verdict.verdict == VerdictKind.SETUP_OK else None)
 
 
 # --- actions ------------------------------------------------------------------------------------
 #: How the log, the page and the club word each action a person takes on the referee.
 ACTION_WORDS = {
-    "new-game": "new game: this game is closed and kept in the journal",
-    "end-by-agreement": "the players ended the game by agreement",
-    "accept-board": "a person declared the board right: play goes on from it as it stands",
+    "new-game": N_("new game: this game is closed and kept in the journal"),
+    "end-by-agreement": N_("the players ended the game by agreement"),
+    "accept-board": N_("a person declared the board right: play goes on from it as it stands"),
 }
 #: The answer to "this board is right, go on from it" (`referee accept`, the page's button).
-ACCEPTED = "the board as it stands is taken as right; play goes on from it"
-ACCEPT_NOTHING_SEEN = "no board has been read yet: set the board up in front of the camera, then try again"
-ACCEPT_NOTHING_TO_DO = "the board already is the referee's: there is nothing to accept"
+ACCEPTED = _("the board as it stands is taken as right; play goes on from it")
+ACCEPT_NOTHING_SEEN = _("no board has been read yet: set the board up in front of the camera, then try again")
+ACCEPT_NOTHING_TO_DO = _("the board already is the referee's: there is nothing to accept")
 #: Said wherever a board is refused, so a table is never stuck: the way out when the referee is wrong.
-ACCEPT_HINT = "if the board is right, say so: 'This board is right' on the live page or `referee accept`"
+ACCEPT_HINT = _("if the board is right, say so: 'This board is right' on the live page or `referee accept`")
 
 
 # --- results ------------------------------------------------------------------------------------
@@ -148,71 +186,86 @@ def result_line(result: Result | dict[str, Any] | None) -> str:
     data = result.to_json() if isinstance(result, Result) else result
     if not data.get("finished"):
         return ""
-    reason = str(data.get("reason") or "")
+    reason = data.get("reason") or ""
     winners = data.get("winners")
     if winners is None:
-        return f"no winner yet: {reason}" if reason else "no winner yet"
+        return _("no winner yet: {reason}", reason=reason) if reason else _("no winner yet")
     if reason:
-        return f"game over: {reason}"
+        return _("game over: {reason}", reason=reason)
     if not winners:
-        return "game over: nobody won"
-    return f"game over: {join_and([f'player {s + 1}' for s in winners])} won"
+        return _("game over: nobody won")
+    return _("game over: {players} won", players=listed(seat_words(None, s) for s in winners))
 
 
 # --- seats --------------------------------------------------------------------------------------
-def with_names(text: str, names: Sequence[str]) -> str:
-    """`text` with each `player N` the seat's name (`player 2 (red)` -> `Bob (red)`), for a table
-    whose players gave their names (config.yaml's `mqtt: names:`, as the club shows them)."""
+def with_names(text: str, names: Sequence[str], language: Any = DEFAULT) -> str:
+    """`text` said in `language`, with each `player N` the seat's name (`player 2 (red)` -> `Bob (red)`),
+    for a table whose players gave their names (config.yaml's `mqtt: names:`, as the club shows them)."""
+    shown = said(text, language)
     if not names:
-        return text
+        return shown
     import re
+
+    word = re.escape(said(_("player {number}", number=0), language)).replace("0", r"(\d+)")
 
     def name(match: re.Match[str]) -> str:
         seat = int(match.group(1))
         return names[seat - 1] if 1 <= seat <= len(names) else match.group(0)
 
-    return re.sub(r"\bplayer (\d+)\b", name, text)
+    return re.sub(rf"\b{word}\b", name, shown)
 
 
 # --- the club's broker (mqtt: in config.yaml) ----------------------------------------------------
-_BROKER_GOES_ON = "the game goes on and its verdicts wait in the journal until the broker answers"
-
-
-def broker_unreachable(host: str, port: int, why: str) -> str:
-    return (
-        f"the club's broker {host}:{port} cannot be reached: {why}; {_BROKER_GOES_ON}. "
-        "Check 'mqtt: host:' and 'port:' in the config file"
+def broker_unreachable(host: str, port: int, why: str) -> Text:
+    return _(
+        "the club's broker {broker} cannot be reached: {why}; the game goes on and its verdicts wait in the "
+        "journal until the broker answers. Check 'mqtt: host:' and 'port:' in the config file",
+        broker=":".join((host, str(port))),
+        why=why,
     )
 
 
-def broker_refused(host: str, port: int, table: str, reason: str) -> str:
-    return (
-        f"the club's broker {host}:{port} refused table {table} ({reason}); {_BROKER_GOES_ON}. "
-        "Check 'mqtt: username:' and 'password_file:' in the config file, and the broker's access rules"
+def broker_refused(host: str, port: int, table: str, reason: str) -> Text:
+    return _(
+        "the club's broker {broker} refused table {table} ({reason}); the game goes on and its verdicts wait in "
+        "the journal until the broker answers. Check 'mqtt: username:' and 'password_file:' in the config file, "
+        "and the broker's access rules",
+        broker=":".join((host, str(port))),
+        table=table,
+        reason=reason,
     )
 
 
-def broker_lost(host: str, port: int) -> str:
-    return f"the club's broker {host}:{port} was lost; {_BROKER_GOES_ON}"
-
-
-def club_broker_unreachable(host: str, port: int, why: str) -> str:
-    return (
-        f"the broker {host}:{port} cannot be reached: {why}. The tables' games are not lost (each table keeps "
-        "them in its journal); check --broker HOST:PORT"
+def broker_lost(host: str, port: int) -> Text:
+    return _(
+        "the club's broker {broker} was lost; the game goes on and its verdicts wait in the journal until the "
+        "broker answers",
+        broker=":".join((host, str(port))),
     )
 
 
-BROKER_BACK = "the club's broker answers again; the verdicts that waited are sent"
+def club_broker_unreachable(host: str, port: int, why: str) -> Text:
+    return _(
+        "the broker {broker} cannot be reached: {why}. The tables' games are not lost (each table keeps "
+        "them in its journal); check --broker HOST:PORT",
+        broker=":".join((host, str(port))),
+        why=why,
+    )
+
+
+BROKER_BACK = _("the club's broker answers again; the verdicts that waited are sent")
 
 
 # --- pictures ---------------------------------------------------------------------------------
 def another_games_board(game: str, other: str) -> str:
     """A picture given as one game's board that reads surely as another's."""
     title, other_title = registry.get(game).title, registry.get(other).title
-    return (
-        f"this is not a {title} board: it reads as a {other_title} board. Give --game {other} to read it, "
-        f"or a picture of the {title} board"
+    return _(
+        "this is not a {title} board: it reads as a {other_title} board. Give --game {other} to read it, "
+        "or a picture of the {title} board",
+        title=title,
+        other_title=other_title,
+        other=other,
     )
 
 
@@ -220,7 +273,9 @@ def another_games_board(game: str, other: str) -> str:
 def journal_folder_missing(path: Any) -> str:
     """The journal's folder does not exist: most likely a typo in config.yaml's `journal:`."""
     folder = path.parent
-    return (
-        f"the journal {path} cannot be started: its folder {folder} does not exist. Check the 'journal:' path in "
-        f"the config file (a typo?); if it is right, create the folder first (mkdir -p {folder}) and start again"
+    return _(
+        "the journal {path} cannot be started: its folder {folder} does not exist. Check the 'journal:' path in "
+        "the config file (a typo?); if it is right, create the folder first (mkdir -p {folder}) and start again",
+        path=str(path),
+        folder=str(folder),
     )

@@ -135,13 +135,14 @@ def test_a_digit_goes_in_its_column():
     assert j.kind == "legal" and j.seat == 0 and j.move == "R7 on C7" and j.state.to_move == 1
     _, _, j = judge(EMPTY, ONE_TILE_AT_C7.format("R5"))
     assert j.kind == "illegal" and j.cells == ((2, 6),)
-    assert j.reason == "R5 may only go in column 5, not on C7"
+    assert j.reason == "the red tile 5 may only go in column 5, not on C7"
+    assert j.rule is not None and j.rule.id == "blockers.where-it-goes" and "colonne" in j.rule.book
 
 
 def test_a_letter_goes_in_its_row():
     assert judge(EMPTY, ONE_TILE_AT_C7.format("RC"))[2].kind == "legal"
     j = judge(EMPTY, ONE_TILE_AT_C7.format("RD"))[2]
-    assert j.kind == "illegal" and j.cells == ((2, 6),) and j.reason == "RD may only go in row D, not on C7"
+    assert j.kind == "illegal" and j.cells == ((2, 6),) and j.reason == "the red tile D may only go in row D, not on C7"
 
 
 def test_a_symbol_goes_in_its_region_and_the_moon_is_lower_left():
@@ -192,10 +193,10 @@ def test_each_tile_exists_once():
     before = ONE_TILE_AT_H2.format("R7")
     after = before.replace(".. .. .. .. .. .. .. .. ..", ".. .. .. .. .. .. R7 .. ..", 1)
     j = judge(before, after)[2]
-    assert j.kind == "illegal" and "R7 is already on the board at H2" in j.reason
+    assert j.kind == "illegal" and "the red tile 7 is already on the board at H2" in j.reason
     assert j.cells == ((0, 6), (7, 1))
     j = judge(EMPTY, ONE_TILE_AT_C7.format("R7"), captured_tiles=("R7",))[2]
-    assert j.kind == "illegal" and j.cells == ((2, 6),) and "R7 was captured earlier" in j.reason
+    assert j.kind == "illegal" and j.cells == ((2, 6),) and "the red tile 7 was captured earlier" in j.reason
 
 
 # -- captures -----------------------------------------------------------------------------------
@@ -241,7 +242,8 @@ def test_capturing_a_tile_that_splits_its_group_is_illegal():
     before = LINE.replace("GB", "GD")  # C5 C6 C7 green
     j = judge(before, before.replace("GD", "R6"))[2]
     assert j.kind == "illegal" and set(j.cells) == {(2, 4), (2, 5), (2, 6)}  # the tile and the group it splits
-    assert j.reason == "capturing GD on C6 would split its green group"
+    assert j.reason == "capturing the green tile D on C6 would split its green group"
+    assert j.rule is not None and j.rule.id == "blockers.no-split"
     assert j.cells == ((2, 5), (2, 4), (2, 6))
     # the end of the line may be taken
     assert judge(before, before.replace("GC", "R7"))[2].kind == "legal"
@@ -508,7 +510,7 @@ def test_tiles_that_unread_tiles_must_be_are_no_longer_playable():
     assert "7" not in state.available[0] and "*" not in state.available[0]
     j = eng.judge(state, board(TWO_UNREAD.replace(".. .. .. .. .. .. .. .. ..", ".. .. .. .. .. .. R7 .. ..", 1)))
     assert j.kind == "illegal" and j.cells == ((1, 6), (0, 6), (2, 6))
-    assert "R7 must be one of the unread red tiles already played (at A7 and C7)" in j.reason
+    assert "the red tile 7 must be one of the unread red tiles already played (at A7 and C7)" in j.reason
 
 
 def test_two_player_lifting_a_tile_of_the_only_colour_left_is_illegal():

@@ -70,7 +70,7 @@ def test_an_emptied_slide_is_put_back_in_its_place_and_filled_again():
     (step,) = plan(ENGINE, legal, seen)
     assert (
         step.text
-        == "put the emptied slide back in place B and fill it again from the bottom: 2 blue tokens (B10 up to B9)"
+        == "put the emptied slide back in place B and fill it again from the bottom: the 2 blue tokens (B10 up to B9)"
     )
 
 

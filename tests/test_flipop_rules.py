@@ -58,7 +58,7 @@ def test_setup_check_names_misplaced_balls_and_doors():
     check = eng.check_setup(board(wrong))
     assert not check.ok
     assert (4, 2) in check.cells and (3, 2) in check.cells and (0, 0) in check.cells
-    assert "cell (5,3) should be a white ball" in check.reason
+    assert "cell (5,3) should hold a white ball" in check.reason
     assert "cell (4,3) should be empty" in check.reason
     assert "post (1,1)" in check.reason and "should show E, not S" in check.reason
 
@@ -214,7 +214,11 @@ def test_a_ball_may_not_push_a_ball_without_a_door_between_them():
     """
     j = eng.judge(state, board(forced))
     assert j.kind == "illegal"
-    assert j.reason == "W (3,1) E is not allowed: a ball pushed another ball without a door between them"
+    assert j.reason == (
+        "the white ball on (4,2) pushed east (right) is not allowed: a ball pushed another ball without a door "
+        "between them"
+    )
+    assert j.rule is not None and j.rule.id == "flipop.chain" and "une boule ne peut jamais pousser" in j.rule.book
     assert (3, 2) in j.cells and (3, 3) in j.cells
 
 
@@ -336,7 +340,7 @@ def test_a_ball_just_displaced_may_not_push_straight_back():
     assert allowed.kind == "legal"
     _, state, banned = judge(BAN_BOARD, after, banned=[((2, 1), "E")])
     assert banned.kind == "illegal"
-    assert "may not push straight back E" in banned.reason
+    assert "may not push straight back east (right)" in banned.reason
 
 
 def test_the_move_records_which_balls_it_displaced_for_the_ban():
@@ -439,7 +443,7 @@ def test_balls_of_a_legal_move_with_the_wrong_doors_are_illegal():
     state = eng.start(board(START))
     after = START.replace("W W W W W", "W W . W W").replace(". . . . .\nW", ". . W . .\nW")
     j = eng.judge(state, board(after))  # the doors line still shows the start doors
-    assert j.kind == "illegal" and "the balls moved as for W (4,2) N" in j.reason
+    assert j.kind == "illegal" and "the balls moved as for the white ball on (5,3) pushed north (up)" in j.reason
 
 
 def test_a_ball_moved_without_a_door_is_illegal():

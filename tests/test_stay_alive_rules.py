@@ -470,7 +470,7 @@ def test_the_last_player_with_marbles_wins():
         "finished": True,
         "winners": [1],
         "scores": [0, 2],
-        "reason": "player 2 (green) wins: the last player with marbles on the grid",
+        "reason": "player 2 (green) wins: the last player with marbles on the grid, 2 marbles left",
     }
 
 

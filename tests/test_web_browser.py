@@ -131,7 +131,7 @@ def test_a_verdict_appears_after_a_simulated_move(browser, served):
     while rig.player.moves < 1:
         rig.driver.do(next(steps))
     line = wait_for(lambda: next((x for x in history(browser) if "legal move" in x), None))
-    assert line.startswith("player 1: legal move, remove ")
+    assert line.startswith("player 1: legal move, ") and " removed at " in line
     assert "player 2 to move" in browser.find_element("id", "turn").text
 
 

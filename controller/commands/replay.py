@@ -7,6 +7,7 @@ import json
 import sys
 
 from controller.games.registry import engine_for
+from controller.language import LANGUAGES, _, said
 from controller.record import load_record
 from controller.referee import judge_record
 from controller.words import result_line, stored_verdict_line
@@ -23,6 +24,12 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("record", help="the game record, a YAML file (or a journal)")
     parser.add_argument(
         "--json", action="store_true", help="print the verdicts as JSON lines (notation.md section 3), for programs"
+    )
+    parser.add_argument(
+        "--language",
+        choices=LANGUAGES,
+        default="en",
+        help="the language of the verdicts in words (default en; the JSON lines stay as notation.md fixes them)",
     )
     return parser
 
@@ -54,9 +61,12 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(json.dumps(line) + "\n")
         return 0
     engine = engine_for(record.setup)
+    language = getattr(args, "language", "en")
     for line in lines:
         if "result" in line:
-            sys.stdout.write((result_line(line["result"]) or "the record ends before the game does") + "\n")
+            ending = result_line(line["result"]) or _("the record ends before the game does")
+            sys.stdout.write(said(ending, language) + "\n")
         else:
-            sys.stdout.write(f"{line['index']}: {stored_verdict_line(line, engine, record.setup.first)}\n")
+            verdict = said(stored_verdict_line(line, engine, record.setup.first), language)
+            sys.stdout.write(f"{line['index']}: {verdict}\n")
     return 0

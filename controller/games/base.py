@@ -21,6 +21,10 @@ from controller.errors import FormatError, RefereeError
 from controller.games.events import GameEvent
 from controller.games.position import parse_position, position_text
 from controller.games.spec import Snapshot, default_place_name
+from controller.language import Colour, Text, _, listed
+
+if TYPE_CHECKING:
+    from controller.games.rulebook import Rule
 
 if TYPE_CHECKING:
     from controller.profile import Profile
@@ -33,9 +37,9 @@ def join_and(names: Sequence[str]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def no_such_seat(seat: int, players: int) -> str:
+def no_such_seat(seat: int, players: int) -> Text:
     """A seat number out of range, counted from 1 as players count (`seat` counted from 0)."""
-    return f"there is no player {seat + 1}: the players are numbered 1 to {players}"
+    return _("there is no player {number}: the players are numbered 1 to {players}", number=seat + 1, players=players)
 
 
 S = TypeVar("S")
@@ -67,6 +71,8 @@ class SetupCheck:
     reason: str = ""
     cells: tuple[Cell, ...] = ()
     advice: str | None = None
+    #: The rule of the rule book the board breaks (`controller.games.rulebook`).
+    rule: Rule | None = None
 
 
 JudgementKind = Literal["legal", "illegal", "pending", "unchanged"]
@@ -91,6 +97,9 @@ class Judgement(Generic[S]):
     reason: str = ""
     cells: tuple[Cell, ...] = ()
     doubtful: bool = False
+    #: For ``illegal``: the rule of the rule book the move breaks (None: the reading is doubted, or no
+    #: rule says it).
+    rule: Rule | None = None
 
 
 @dataclass(frozen=True)
@@ -196,17 +205,26 @@ class Engine(ABC, Generic[S, M]):
         return move
 
     def places_text(self, cells: Sequence[Cell]) -> str:
-        return join_and([self.place_name(c) for c in cells])
+        return listed(self.place_name(c) for c in cells)
 
-    def seat_name(self, seat: int) -> str:
+    def seat_name(self, seat: int) -> Text:
         """A seat as players count them: ``player 2``, with its colour where seats have one (``player 2 (red)``)."""
-        name = f"player {seat + 1}"
+        name = _("player {number}", number=seat + 1)
         colours = self.seat_colours_of(seat)
         if colours:
-            classes = self.profile.classes
-            words = [str(classes.get(c, {}).get("name", c)) for c in colours]
-            name += f" ({' and '.join(words)})"
+            return _("{player} ({colours})", player=name, colours=listed(self.colour(c) for c in colours))
         return name
+
+    def colour(self, letter: str, count: int | None = None) -> Colour:
+        """A piece colour's name (the profile's), said alone (`count` None) or of `count` of the game's pieces
+        (`3 green tokens`: French makes it agree, `3 jetons verts`)."""
+        name = str(self.profile.classes.get(letter, {}).get("name", letter))
+        if count is None:
+            return Colour(name)
+        from controller.games import registry
+
+        noun = registry.get(self.setup.game).piece_noun if registry.known(self.setup.game) else "piece"
+        return Colour(name, noun, count)
 
     def seat_colours_of(self, seat: int) -> tuple[str, ...]:
         """The colour letters a seat plays (none for games whose seats have no colour)."""

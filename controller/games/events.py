@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from controller.errors import FormatError
+from controller.language import N_
 
 Cell = tuple[int, int]
 #: What follows the colon in an event's text: a place `r,c`, a seat from 0, a colour letter, nothing.
@@ -24,7 +25,8 @@ Detail = Literal["cell", "seat", "colour", ""]
 @dataclass(frozen=True)
 class EventType:
     """One kind of event a game declares: `kind` is its name in the notation, `words` the sentence
-    players read, with `{place}`, `{seat}` or `{colour}` standing for its detail in words."""
+    players read (a catalogue message, marked `N_`), with `{place}`, `{seat}` or `{colour}` standing
+    for its detail in words."""
 
     kind: str
     detail: Detail
@@ -38,8 +40,8 @@ class EventType:
         return GameEvent(self.kind, **({self.detail: detail} if self.detail else {}))
 
 
-ELIMINATED = EventType("eliminated", "seat", "{seat} is out")
-PASS = EventType("pass", "seat", "{seat} has no move and passes")
+ELIMINATED = EventType("eliminated", "seat", N_("{seat} is out"))
+PASS = EventType("pass", "seat", N_("{seat} has no move and passes"))
 #: The events every game may have, besides its own.
 COMMON_EVENTS = (ELIMINATED, PASS)
 

@@ -24,6 +24,7 @@ from controller.games.events import COMMON_EVENTS, EventType
 
 if TYPE_CHECKING:
     from controller.games.base import Engine
+    from controller.games.rulebook import Rule
 
 EMPTY = "."
 
@@ -345,6 +346,8 @@ class GameSpec:
     ends_by_agreement: bool = False
     #: What players call one piece ("token", "marble"), in sentences such as corrections.
     piece_noun: str = "piece"
+    #: The rules of its rule book a move can break (`controller.games.rulebook`), named on illegal verdicts.
+    rules: tuple[Rule, ...] = ()
     #: The game keys the demo plays with (`referee demo`).
     demo: Mapping[str, Any] = field(default_factory=dict)
     vision: VisionSpec = field(default_factory=VisionSpec)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from controller.games.blockers.board import knows_less, parse_row
-from controller.games.blockers.rules import GLYPH_UNREAD, BlockersEngine, check_symbols, symbol_regions
+from controller.games.blockers.rules import GLYPH_UNREAD, RULES, BlockersEngine, check_symbols, symbol_regions
 from controller.games.spec import GLYPHS_ADDON, TILE, CellFormat, GameSpec, Solid, VisionSpec
 from controller.schema import list_of, text
 
@@ -19,6 +19,7 @@ SPEC = GameSpec(
     name="blockers",
     title="Blockers!",
     piece_noun="tile",
+    rules=RULES,
     shape=(9, 9),
     letters="RGBYV",
     engine=BlockersEngine,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from controller.errors import FormatError
-from controller.games.base import join_and
+from controller.language import Named, _, as_text, listed
 
 Cell = tuple[int, int]
 
@@ -32,7 +32,7 @@ def cell_name(cell: Cell) -> str:
 
 
 def cell_list(cells: Sequence[Cell]) -> str:
-    return join_and([cell_name(c) for c in cells])
+    return listed(cell_name(c) for c in cells)
 
 
 class BoardMap:
@@ -68,30 +68,36 @@ class BoardMap:
                 return letter
         raise ValueError(f"no region covers {cell_name(cell)}")
 
-    def symbol_name(self, letter: str) -> str:
-        return self.symbols[SYMBOL_LETTERS.index(letter)]
+    def symbol_name(self, letter: str) -> Named:
+        """A symbol as the profile names it (`moon`), said in the players' language where the catalogue knows it."""
+        return Named(self.symbols[SYMBOL_LETTERS.index(letter)], "symbol")
 
     def region_text(self, letter: str) -> str:
         band, pos = self.region_of[letter]
         rows = ROW_LETTERS[3 * band] + "-" + ROW_LETTERS[3 * band + 2]
-        return f"the {self.symbol_name(letter)} region (rows {rows}, columns {3 * pos + 1}-{3 * pos + 3})"
+        return _(
+            "the {symbol} region (rows {rows}, columns {columns})",
+            symbol=self.symbol_name(letter),
+            rows=rows,
+            columns="-".join((str(3 * pos + 1), str(3 * pos + 3))),
+        )
 
     def place_text(self, glyph: str) -> str:
         """Where a glyph may go, in words: 'column 7', 'row C', 'the moon region (...)'."""
         if glyph in DIGITS:
-            return f"column {glyph}"
+            return _("column {column}", column=glyph)
         if glyph in ROW_LETTERS:
-            return f"row {glyph}"
+            return _("row {row}", row=glyph)
         if glyph in SYMBOL_LETTERS:
             return self.region_text(glyph)
-        return "any cell"
+        return _("any cell")
 
     def glyph_text(self, glyph: str) -> str:
         """A glyph as players call it: '7', 'C', 'moon', 'wild'."""
         if glyph in SYMBOL_LETTERS:
-            return self.symbol_name(glyph)
+            return as_text(self.symbol_name(glyph))
         if glyph == WILD:
-            return "wild"
+            return _("wild")
         return glyph
 
 

@@ -15,12 +15,16 @@ from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from controller.errors import ConfigError
-from controller.games.base import Engine, GameSetup, Judgement, Result, SetupCheck, join_and
+from controller.games.base import Engine, GameSetup, Judgement, Result, SetupCheck
 from controller.games.blockers.board import (
     ALL_CELLS,
     ALL_GLYPHS,
+    DIGITS,
     EMPTY,
+    ROW_LETTERS,
+    SYMBOL_LETTERS,
     UNREAD,
+    WILD,
     BoardMap,
     Cell,
     capture_splits,
@@ -30,12 +34,94 @@ from controller.games.blockers.board import (
     group_of,
 )
 from controller.games.events import EventType, GameEvent
+from controller.games.rulebook import Rule
 from controller.games.spec import Snapshot
+from controller.language import N_, Text, _, as_text, listed
 from controller.schema import list_of, text
 
 #: A tile was placed whose glyph the camera could not read yet.
 GLYPH_UNREAD = EventType(
-    "glyph-unread", "cell", "the glyph of the tile on {place} could not be read yet", about_reading=True
+    "glyph-unread", "cell", N_("the glyph of the tile on {place} could not be read yet"), about_reading=True
+)
+
+# --- the rules a move or a starting board can break (`controller.games.rulebook`) -------------------
+SETUP_EMPTY = Rule(
+    "blockers.setup-empty",
+    N_("the game starts on an empty board"),
+    N_("§2 Equipment"),
+    "Le tablier de jeu est placé au centre de la table. Chaque joueur choisit une couleur et prend toutes les pièces "
+    "de cette couleur ainsi qu'un chevalet.",
+)
+ONE_TILE = Rule(
+    "blockers.one-tile",
+    N_("a move places exactly one tile, and a placed tile stays where it is"),
+    N_("§2 A move"),
+    "Le joueur actif prend une des pièces de son chevalet, et la place sur le tablier.",
+)
+WHERE_IT_GOES = Rule(
+    "blockers.where-it-goes",
+    N_("a digit goes in its column, a letter in its row, a symbol in its region, the wild tile anywhere"),
+    N_("§2 Where a tile may go"),
+    "Les pièces Chiffre doivent être placées dans la colonne correspondant au chiffre. Les pièces Lettre doivent être "
+    "placées sur la ligne avec la lettre correspondante. Les pièces Symbole tuiles doivent être placées sur une case "
+    "avec ce même symbole",
+)
+NO_OWN_CAPTURE = Rule(
+    "blockers.no-own-capture",
+    N_("a tile captures only another colour's tile"),
+    N_("§2 A move"),
+    "Une pièce peut être placée soit sur une case libre, soit pour remplacer une pièce d'un autre joueur qui est "
+    "alors capturée.",
+)
+NO_SPLIT = Rule(
+    "blockers.no-split",
+    N_("a capture must not split the captured tile's group in two"),
+    N_("§2 A move"),
+    "Il est également possible de prendre une pièce adverse qui appartient à un groupe plus important si cela ne "
+    "provoque pas la division de ce groupe en plusieurs groupes distincts.",
+)
+TURN = Rule(
+    "blockers.turn",
+    N_("players place in turn, clockwise; each places only their own colour"),
+    N_("§2 Seat order"),
+    "Le premier joueur est déterminé aléatoirement. On joue ensuite en sens horaire.",
+)
+COLOURS_PLAYED = Rule(
+    "blockers.colours-played",
+    N_("only the colours the players chose are placed"),
+    N_("§2 Seat order"),
+    "Chaque joueur choisit une couleur et prend toutes les pièces de cette couleur ainsi qu'un chevalet.",
+)
+TWENTY_FOUR = Rule(
+    "blockers.twenty-four",
+    N_("each colour places 24 tiles; 4 stay unplayed on its rack"),
+    N_("§2 End of game"),
+    "Chaque joueur a donc sur son chevalet quatre pièces inutilisés à la fin de la partie.",
+)
+EACH_TILE_ONCE = Rule(
+    "blockers.each-tile-once",
+    N_("each tile exists once: a colour has one tile of each digit, letter and symbol, and one wild tile"),
+    N_("§2 Equipment"),
+    "140 pièces (28 par couleur)",
+)
+GAME_OVER = Rule(
+    "blockers.game-over",
+    N_("once every colour has placed its last tile, the game is over and the board stays as it is"),
+    N_("§2 End of game"),
+    "Quand tous les joueurs ont tiré leurs dernières pièces, chaque joueur pose une dernière fois. Puis la partie est "
+    "terminée.",
+)
+RULES = (
+    SETUP_EMPTY,
+    ONE_TILE,
+    WHERE_IT_GOES,
+    NO_OWN_CAPTURE,
+    NO_SPLIT,
+    TURN,
+    COLOURS_PLAYED,
+    TWENTY_FOUR,
+    EACH_TILE_ONCE,
+    GAME_OVER,
 )
 
 #: Placements each colour makes in a game (5 in hand + 23 draws; 4 of its 28 tiles stay unplayed).
@@ -124,31 +210,40 @@ class BlockersEngine(Engine[BlockersState, Placement]):
         seats = setup.seats
         if setup.variant == "two-player":
             if setup.players != 2:
-                raise ConfigError("players", f"the two-player variant has 2 players, got {setup.players}")
+                raise ConfigError(
+                    "players", _("the two-player variant has 2 players, got {players}", players=setup.players)
+                )
             if seats is None:
-                raise ConfigError("seats", "give each seat's two colours, e.g. [[R, G], [B, Y]]")
+                raise ConfigError("seats", _("give each seat's two colours, e.g. [[R, G], [B, Y]]"))
             out = []
             for i, seat in enumerate(seats):
                 if not isinstance(seat, tuple) or len(seat) != 2:
-                    raise ConfigError(f"seats[{i}]", f"each seat plays two colours, e.g. [R, G]; got {seat!r}")
+                    raise ConfigError(
+                        f"seats[{i}]", _("each seat plays two colours, e.g. [R, G]; got {seat}", seat=repr(seat))
+                    )
                 out.append(tuple(seat))
         else:
             if setup.players not in STANDARD_PLAYERS:
                 raise ConfigError(
                     "players",
-                    f"Blockers! is played by 3 to 5 players (use variant two-player for 2); got {setup.players}",
+                    _(
+                        "Blockers! is played by 3 to 5 players (use variant two-player for 2); got {players}",
+                        players=setup.players,
+                    ),
                 )
             if seats is None:
-                raise ConfigError("seats", "give each seat's colour, e.g. [R, G, B]")
+                raise ConfigError("seats", _("give each seat's colour, e.g. [R, G, B]"))
             out = []
             for i, seat in enumerate(seats):
                 if not isinstance(seat, str):
-                    raise ConfigError(f"seats[{i}]", f"each seat plays one colour letter, got {list(seat)!r}")
+                    raise ConfigError(
+                        f"seats[{i}]", _("each seat plays one colour letter, got {seat}", seat=repr(list(seat)))
+                    )
                 out.append((seat,))
         used = [c for seat in out for c in seat]
         for colour in used:
             if used.count(colour) > 1:
-                raise ConfigError("seats", f"the colour {colour} is given to more than one seat")
+                raise ConfigError("seats", _("the colour {colour} is given to more than one seat", colour=colour))
         return tuple(out)
 
     # -- words -------------------------------------------------------------------------
@@ -156,14 +251,44 @@ class BlockersEngine(Engine[BlockersState, Placement]):
         """As printed on the board: rows lettered A to I from the top, columns numbered from 1."""
         return [chr(ord("A") + r) for r in range(rows)], [str(c + 1) for c in range(cols)]
 
-    def colour_name(self, colour: str) -> str:
-        return self.names.get(colour, colour)
+    def colour_name(self, colour: str) -> Text:
+        """A colour alone (`green`), in the players' language."""
+        return as_text(self.colour(colour))
+
+    def tile_words(self, tile: str) -> Text:
+        """A tile as players name it, its colour in words: `red tile 5`, `red moon tile`, `red wild tile`."""
+        colour, glyph = self.colour(tile[0], 1), tile[1:2]
+        if glyph in DIGITS or glyph in ROW_LETTERS:
+            return _("{colour} tile {glyph}", colour=colour, glyph=glyph)
+        if glyph in SYMBOL_LETTERS:
+            return _("{colour} {symbol} tile", colour=colour, symbol=self.map.symbol_name(glyph))
+        if glyph == WILD:
+            return _("{colour} wild tile", colour=colour)
+        return _("{colour} tile", colour=colour)
+
+    def piece_words(self, tile: str) -> Text:
+        """A tile with its article, as corrections name it: `the red tile 5`."""
+        return _("the {tile}", tile=self.tile_words(tile))
+
+    def move_words(self, move: str) -> str:
+        """`R7 on C7 captures G4` as players say it: `red tile 7 on C7, capturing green tile 4`."""
+        parts = move.split()
+        if len(parts) == 3 and parts[1] == "on":
+            return _("{tile} on {place}", tile=self.tile_words(parts[0]), place=parts[2])
+        if len(parts) == 5 and parts[1] == "on" and parts[3] == "captures":
+            return _(
+                "{tile} on {place}, capturing {captured}",
+                tile=self.tile_words(parts[0]),
+                place=parts[2],
+                captured=self.tile_words(parts[4]),
+            )
+        return move
 
     def seat_colours_of(self, seat: int) -> tuple[str, ...]:
         return tuple(self.seat_colours[seat]) if 0 <= seat < len(self.seat_colours) else ()
 
     def _seats_text(self, seats: Sequence[int]) -> str:
-        return join_and([self.seat_name(s) for s in seats])
+        return listed(self.seat_name(s) for s in seats)
 
     def seat_text(self, seat: int) -> str:
         return self.seat_name(seat)
@@ -174,8 +299,9 @@ class BlockersEngine(Engine[BlockersState, Placement]):
         if tiles:
             return SetupCheck(
                 False,
-                reason=f"the board must start empty; take the tiles off {cell_list(tiles)}",
+                reason=_("the board must start empty; take the tiles off {places}", places=cell_list(tiles)),
                 cells=tiles,
+                rule=SETUP_EMPTY,
             )
         return SetupCheck(True)
 
@@ -446,8 +572,9 @@ class BlockersEngine(Engine[BlockersState, Placement]):
         if seat is None:
             return Judgement(
                 "illegal",
-                reason=f"the game is over, but {cell_list(changed)} changed",
+                reason=_("the game is over, but {places} changed", places=cell_list(changed)),
                 cells=tuple(changed),
+                rule=GAME_OVER,
             )
         if len(changed) > 1:
             return self._several_changed(state, seat, snapshot, changed)
@@ -458,8 +585,8 @@ class BlockersEngine(Engine[BlockersState, Placement]):
         move = Placement(new[0], new[1], cell)
         problem = self._placement_problem(state, seat, move)
         if problem is not None:
-            reason, cells = problem
-            return Judgement("illegal", seat=seat, reason=reason, cells=cells)
+            reason, cells, rule = problem
+            return Judgement("illegal", seat=seat, reason=reason, cells=cells, rule=rule)
         new_state, events = self.apply(state, move)
         return Judgement("legal", seat=seat, state=new_state, move=self.describe(state, move), events=events)
 
@@ -482,15 +609,25 @@ class BlockersEngine(Engine[BlockersState, Placement]):
                 return Judgement(
                     "illegal",
                     seat=seat,
-                    reason=f"the tile {tile} moved from {cell_name(lifted[0])} to "
-                    f"{cell_name(added[0])}; a placed tile stays where it is",
+                    reason=_(
+                        "the {tile} moved from {start} to {end}; a placed tile stays where it is",
+                        tile=self.tile_words(tile),
+                        start=cell_name(lifted[0]),
+                        end=cell_name(added[0]),
+                    ),
                     cells=tuple(changed),
+                    rule=ONE_TILE,
                 )
         return Judgement(
             "illegal",
             seat=seat,
-            reason=f"{len(changed)} cells changed ({cell_list(changed)}); a move places exactly one tile",
+            reason=_(
+                "{n} cells changed ({places}); a move places exactly one tile",
+                n=len(changed),
+                places=cell_list(changed),
+            ),
             cells=tuple(changed),
+            rule=ONE_TILE,
         )
 
     def _lifted(self, state: BlockersState, seat: int, cell: Cell, old: str) -> Judgement[BlockersState]:
@@ -498,116 +635,196 @@ class BlockersEngine(Engine[BlockersState, Placement]):
         where = cell_name(cell)
         capturers = [c for c in self.colours_left(state, seat) if c != old[0]]
         if not capturers:
-            colour = self.colour_name(old[0])
-            why = (
-                f"{self.seat_text(seat)} may not capture its own colour"
-                if len(self.seat_colours[seat]) == 1
-                else f"a {colour} tile is only captured by another colour, and {colour} is "
-                f"the only colour {self.seat_name(seat)} has left to place"
-            )
+            if len(self.seat_colours[seat]) == 1:
+                why = _("{player} may not capture its own colour", player=self.seat_text(seat))
+            else:
+                why = _(
+                    "a {colour} tile is only captured by another colour, and {colour_alone} is the only colour "
+                    "{player} has left to place",
+                    colour=self.colour(old[0], 1),
+                    colour_alone=self.colour(old[0]),
+                    player=self.seat_name(seat),
+                )
             return Judgement(
                 "illegal",
                 seat=seat,
-                reason=f"the {colour} tile at {where} was taken off; {why}",
+                reason=_(
+                    "the {colour} tile at {place} was taken off; {why}",
+                    colour=self.colour(old[0], 1),
+                    place=where,
+                    why=why,
+                ),
                 cells=(cell,),
+                rule=NO_OWN_CAPTURE,
             )
         if capture_splits(state.board, cell):
             group = sorted(group_of(state.board, cell) - {cell})
             return Judgement(
                 "illegal",
                 seat=seat,
-                reason=f"the tile {old} at {where} was taken off, but capturing it would split "
-                f"its {self.colour_name(old[0])} group",
+                reason=_(
+                    "the {tile} at {place} was taken off, but capturing it would split its {colour} group",
+                    tile=self.tile_words(old),
+                    place=where,
+                    colour=self.colour_name(old[0]),
+                ),
                 cells=(cell, *group),
+                rule=NO_SPLIT,
             )
         fits = self.map.fits[cell]
         if not any(state.available[self.colour_index[c]] & fits for c in capturers):
             return Judgement(
                 "illegal",
                 seat=seat,
-                reason=f"the tile {old} at {where} was taken off, but no unplayed tile of "
-                f"{self.seat_text(seat)} may go there ({self._fits_text(cell)})",
+                reason=_(
+                    "the {tile} at {place} was taken off, but no unplayed tile of {player} may go there ({fits})",
+                    tile=self.tile_words(old),
+                    place=where,
+                    player=self.seat_text(seat),
+                    fits=self._fits_text(cell),
+                ),
                 cells=(cell,),
+                rule=WHERE_IT_GOES,
             )
         return Judgement("pending", seat=seat)
 
-    def _fits_text(self, cell: Cell) -> str:
+    def _fits_text(self, cell: Cell) -> Text:
         band_symbol = self.map.symbol_at(cell)
-        return (
-            f"only column {cell[1] + 1}, row {cell_name(cell)[0]}, the "
-            f"{self.map.symbol_name(band_symbol)} or the wild tile may"
+        return _(
+            "only column {column}, row {row}, the {symbol} or the wild tile may",
+            column=str(cell[1] + 1),
+            row=cell_name(cell)[0],
+            symbol=self.map.symbol_name(band_symbol),
         )
 
     def _placement_problem(
         self, state: BlockersState, seat: int, move: Placement
-    ) -> tuple[str, tuple[Cell, ...]] | None:
-        """Why `move` is not legal for `seat`, with the cells to look at; None when it is."""
+    ) -> tuple[Text, tuple[Cell, ...], Rule] | None:
+        """Why `move` is not legal for `seat`, with the cells to look at and the rule; None when it is."""
         colour, glyph, cell = move.colour, move.glyph, move.cell
         where = cell_name(cell)
         here = (cell,)
         if colour not in self.colour_index:
             return (
-                f"a {self.colour_name(colour)} tile was put on {where}, "
-                f"but {self.colour_name(colour)} is not played in this game",
+                _(
+                    "a {colour} tile was put on {place}, but {colour_alone} is not played in this game",
+                    colour=self.colour(colour, 1),
+                    place=where,
+                    colour_alone=self.colour_name(colour),
+                ),
                 here,
+                COLOURS_PLAYED,
             )
         if colour not in self.seat_colours[seat]:
             return (
-                f"it is {self.seat_text(seat)}'s turn, but a {self.colour_name(colour)} tile was put on {where}",
+                _(
+                    "it is {player}'s turn, but a {colour} tile was put on {place}",
+                    player=self.seat_text(seat),
+                    colour=self.colour(colour, 1),
+                    place=where,
+                ),
                 here,
+                TURN,
             )
         k = self.colour_index[colour]
         if state.placed[k] >= PLACEMENTS_PER_COLOUR:
             return (
-                f"{self.colour_name(colour)} has already placed its {PLACEMENTS_PER_COLOUR} tiles",
+                _(
+                    "{colour} has already placed its {count} tiles",
+                    colour=self.colour_name(colour),
+                    count=PLACEMENTS_PER_COLOUR,
+                ),
                 here,
+                TWENTY_FOUR,
             )
         old = state.board[cell[0]][cell[1]]
         if glyph != UNREAD:
             if cell not in self.map.cells_for[glyph]:
                 return (
-                    f"{move.tile} may only go in {self.map.place_text(glyph)}, not on {where}",
+                    _(
+                        "the {tile} may only go in {where_allowed}, not on {place}",
+                        tile=self.tile_words(move.tile),
+                        where_allowed=self.map.place_text(glyph),
+                        place=where,
+                    ),
                     here,
+                    WHERE_IT_GOES,
                 )
             if glyph not in state.available[k]:
                 return self._duplicate(state, move)
         if old != EMPTY:
             if old[0] == colour:
                 return (
-                    f"{move.tile} was put on {where} over {old}: a tile never captures its own colour",
+                    _(
+                        "the {tile} was put on {place} over the {old}: a tile never captures its own colour",
+                        tile=self.tile_words(move.tile),
+                        place=where,
+                        old=self.tile_words(old),
+                    ),
                     here,
+                    NO_OWN_CAPTURE,
                 )
             if capture_splits(state.board, cell):
                 group = sorted(group_of(state.board, cell) - {cell})
                 return (
-                    f"capturing {old} on {where} would split its {self.colour_name(old[0])} group",
+                    _(
+                        "capturing the {tile} on {place} would split its {colour} group",
+                        tile=self.tile_words(old),
+                        place=where,
+                        colour=self.colour_name(old[0]),
+                    ),
                     (cell, *group),
+                    NO_SPLIT,
                 )
         if glyph == UNREAD and not state.available[k] & self.map.fits[cell]:
             return (
-                f"no unplayed {self.colour_name(colour)} tile may go on {where} ({self._fits_text(cell)})",
+                _(
+                    "no unplayed {colour} tile may go on {place} ({fits})",
+                    colour=self.colour(colour, 1),
+                    place=where,
+                    fits=self._fits_text(cell),
+                ),
                 here,
+                WHERE_IT_GOES,
             )
         return None
 
-    def _duplicate(self, state: BlockersState, move: Placement) -> tuple[str, tuple[Cell, ...]]:
+    def _duplicate(self, state: BlockersState, move: Placement) -> tuple[Text, tuple[Cell, ...], Rule]:
         """Why a tile that is not available cannot be placed: where its one copy already is."""
         tile = move.tile
         for r, c in ALL_CELLS:
             if state.board[r][c] == tile:
                 return (
-                    f"{tile} is already on the board at {cell_name((r, c))}; each tile exists once",
+                    _(
+                        "the {tile} is already on the board at {place}; each tile exists once",
+                        tile=self.tile_words(tile),
+                        place=cell_name((r, c)),
+                    ),
                     (move.cell, (r, c)),
+                    EACH_TILE_ONCE,
                 )
         if tile in state.captured_tiles:
-            return f"{tile} was captured earlier; each tile exists once", (move.cell,)
-        on_board = sorted(u.cell for u in state.unread if u.colour == move.colour and u.cell is not None)
-        return (
-            f"{tile} must be one of the unread {self.colour_name(move.colour)} tiles "
-            f"already played{' (at ' + cell_list(on_board) + ')' if on_board else ''}; "
-            "each tile exists once",
-            (move.cell, *on_board),
-        )
+            return (
+                _("the {tile} was captured earlier; each tile exists once", tile=self.tile_words(tile)),
+                (move.cell,),
+                EACH_TILE_ONCE,
+            )
+        on_board = sorted(u.cell for u in state.unread if u.cell is not None and u.colour == move.colour)
+        if on_board:
+            reason = _(
+                "the {tile} must be one of the unread {colour} tiles already played (at {places}); each tile exists "
+                "once",
+                tile=self.tile_words(tile),
+                colour=self.colour(move.colour, 2),
+                places=cell_list(on_board),
+            )
+        else:
+            reason = _(
+                "the {tile} must be one of the unread {colour} tiles already played; each tile exists once",
+                tile=self.tile_words(tile),
+                colour=self.colour(move.colour, 2),
+            )
+        return reason, (move.cell, *on_board), EACH_TILE_ONCE
 
     # -- end ---------------------------------------------------------------------------
     def is_over(self, state: BlockersState) -> bool:
@@ -621,37 +838,76 @@ class BlockersEngine(Engine[BlockersState, Placement]):
 
     def result(self, state: BlockersState) -> Result:
         parts = [self.score_parts(state, s) for s in range(self.players)]
-        scores = tuple(g + m for g, m, _ in parts)
-        detail = "; ".join(
-            f"{self.seat_name(s)} {g} groups + {m} captured = {g + m}" for s, (g, m, _) in enumerate(parts)
+        scores = tuple(g + m for g, m, _c in parts)
+        detail = listed(
+            (
+                _(
+                    "{player} {groups} groups + {captured} captured = {score}",
+                    player=self.seat_name(s),
+                    groups=g,
+                    captured=m,
+                    score=g + m,
+                )
+                for s, (g, m, _c) in enumerate(parts)
+            ),
+            separator=";",
         )
         if not self.is_over(state):
             made = sum(state.placed)
             return Result(
                 False,
                 scores=scores,
-                reason=f"game in progress: {made} of "
-                f"{PLACEMENTS_PER_COLOUR * len(self.colours)} placements made; {detail}",
+                reason=_(
+                    "game in progress: {made} of {total} placements made; {detail}",
+                    made=made,
+                    total=PLACEMENTS_PER_COLOUR * len(self.colours),
+                    detail=detail,
+                ),
             )
         best = min(scores)
         lowest = [s for s in range(self.players) if scores[s] == best]
         fewest = min(parts[s][2] for s in lowest)
         winners = tuple(s for s in lowest if parts[s][2] == fewest)
         if len(lowest) == 1:
-            verdict = f"{self.seat_name(winners[0])} wins with the lowest score, {best}"
+            others = listed(
+                _("{score} for {player}", score=scores[s], player=self.seat_name(s))
+                for s in range(self.players)
+                if s not in winners
+            )
+            verdict = _(
+                "{player} wins with the lowest score, {score}, against {others}",
+                player=self.seat_name(winners[0]),
+                score=best,
+                others=others,
+            )
         elif len(winners) == 1:
-            others = ", ".join(f"{self.seat_name(s)} {parts[s][2]}" for s in lowest if s not in winners)
-            verdict = (
-                f"{self._seats_text(lowest)} tie on {best}; {self.seat_name(winners[0])} wins the tie-break "
-                f"with the fewest tiles captured in total ({fewest}; {others})"
+            others = listed(
+                (
+                    _("{player} {count}", player=self.seat_name(s), count=parts[s][2])
+                    for s in lowest
+                    if s not in winners
+                ),
+                conjunction=None,
+            )
+            verdict = _(
+                "{players} tie on {score}; {player} wins the tie-break with the fewest tiles captured in total "
+                "({fewest}; {others})",
+                players=self._seats_text(lowest),
+                score=best,
+                player=self.seat_name(winners[0]),
+                fewest=fewest,
+                others=others,
             )
         else:
-            verdict = (
-                f"{self._seats_text(winners)} share the win: score {best} and {fewest} tiles captured in total each"
+            verdict = _(
+                "{players} share the win: score {score} and {fewest} tiles captured in total each",
+                players=self._seats_text(winners),
+                score=best,
+                fewest=fewest,
             )
         if any(p < PLACEMENTS_PER_COLOUR for p in state.placed):
-            verdict = "no colour can place a tile any more; " + verdict
-        return Result(True, winners=winners, scores=scores, reason=f"{verdict} ({detail})")
+            verdict = _("no colour can place a tile any more; {said}", said=verdict)
+        return Result(True, winners=winners, scores=scores, reason=_("{said} ({detail})", said=verdict, detail=detail))
 
 
 def _unread_order(u: Unread) -> tuple:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from controller.games.colorpop.rules import CLEARED, ColorpopEngine, check_tokens, partial_boards, setup_board
+from controller.games.colorpop.rules import CLEARED, RULES, ColorpopEngine, check_tokens, partial_boards, setup_board
 from controller.games.spec import DISC, EMPTY_BOARD, FULL_SETUP, GameSpec, PlaySpec, Solid, VisionSpec
 from controller.schema import flag, integer, letter_key, mapping
 
@@ -17,6 +17,7 @@ SPEC = GameSpec(
     name="colorpop",
     title="Colorpop",
     piece_noun="token",
+    rules=RULES,
     shape=(10, 10),
     letters="GYOBPJ",
     engine=ColorpopEngine,

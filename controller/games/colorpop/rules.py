@@ -11,6 +11,7 @@ Places are named for players as a column letter and a row number counted from th
 from __future__ import annotations
 
 import itertools
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -19,8 +20,10 @@ from functools import cache, lru_cache
 from controller.errors import ConfigError
 from controller.games.base import Engine, GameSetup, Judgement, Result, SetupCheck, no_such_seat
 from controller.games.events import EventType, GameEvent
+from controller.games.rulebook import Rule
 from controller.games.spec import EMPTY, Snapshot
 from controller.grid import connected_groups, groups_by_value, neighbours
+from controller.language import N_, Text, _, _n, listed
 
 JOKER = "J"
 Board = tuple[tuple[str, ...], ...]
@@ -29,7 +32,97 @@ MAX_SETUP_GROUP = 5
 
 
 #: The last token of a colour left the board.
-CLEARED = EventType("cleared", "colour", "the last {colour} token is gone")
+CLEARED = EventType("cleared", "colour", N_("the last {colour} token is gone"))
+
+# --- the rules a move or a starting board can break (`controller.games.rulebook`) -------------------
+SETUP_FULL = Rule(
+    "colorpop.setup-full",
+    N_("every slide holds 10 tokens"),
+    N_("§1 Equipment"),
+    "On positionne les 100 jetons de façon aléatoire dans les 10 glissières ; [...] chaque glissière en contient 10.",
+)
+SETUP_SET = Rule(
+    "colorpop.setup-set",
+    N_("a set is 19 tokens of each of the 5 colours and 5 jokers"),
+    N_("§1 Setup"),
+    "95 jetons de 5 couleurs différentes plus 5 jetons joker",
+)
+SETUP_GROUPS = Rule(
+    "colorpop.setup-groups",
+    N_("at the start, no more than 5 tokens of one colour may touch; turn slides end for end to break bigger groups"),
+    N_("§1 Setup"),
+    "en vérifiant qu'il n'y ait pas plus de 5 jetons de même couleur connectés de façon orthogonale (en verticale "
+    "et/ou en horizontale). Si nécessaire, on inverse des glissières pour modifier les connections",
+)
+ONLY_REMOVE = Rule(
+    "colorpop.only-remove",
+    N_("a move takes tokens off the board; tokens are never put on it"),
+    N_("§1 A move"),
+    "A son tour, un joueur choisit un groupe de jetons de même couleur et les fait tous disparaître du plateau "
+    "en les poussant par le dessus.",
+)
+NO_LONE_TOKEN = Rule(
+    "colorpop.no-lone-token",
+    N_("a lone token can never be removed: a group has at least 2 tokens"),
+    N_("§1 A move"),
+    "Il est interdit d'éliminer un jeton isolé.",
+)
+ONE_COLOUR = Rule(
+    "colorpop.one-colour",
+    N_("a move removes tokens of one colour, with jokers if the player wishes"),
+    N_("§1 A move"),
+    "un joueur choisit un groupe de jetons de même couleur et les fait tous disparaître du plateau",
+)
+WHOLE_GROUP = Rule(
+    "colorpop.whole-group",
+    N_("the whole group must be removed, not only some of its tokens"),
+    N_("§1 A move"),
+    "Le joueur doit faire disparaître le groupe complet : il ne peut pas choisir ceux qu'il fait disparaître parmi "
+    "un groupe donné.",
+)
+NOT_JOKERS_ALONE = Rule(
+    "colorpop.not-jokers-alone",
+    N_("jokers stand for a colour: a group needs at least one coloured token"),
+    N_("§1 A move"),
+    "Les jokers peuvent être considérés comme n'importe laquelle des 5 couleurs de jetons ; au choix de celui dont "
+    "c'est le tour.",
+)
+CONNECTED = Rule(
+    "colorpop.connected",
+    N_("a group is made of tokens that touch side by side (left, right, above or below)"),
+    N_("§1 A move"),
+    "Un groupe est constitué de jetons orthogonalement voisins (à gauche, à droite, au dessus ou en dessous).",
+)
+A_GROUP = Rule(
+    "colorpop.a-group",
+    N_("a move removes one complete group of 2 tokens or more"),
+    N_("§1 A move"),
+    "Le joueur peut supprimer tout groupe complet de 2 jetons ou plus, sans limite de nombre, et de la couleur de "
+    "son choix.",
+)
+GAME_OVER = Rule(
+    "colorpop.game-over",
+    N_("once the game is over, no token is removed any more"),
+    N_("§1 End of game"),
+    "Lorsque tous les pions de la couleur d'un joueur ont été retirés du plateau, celui-ci a gagné : il l'annonce et "
+    "la partie prend fin.",
+)
+RULES = (
+    SETUP_FULL,
+    SETUP_SET,
+    SETUP_GROUPS,
+    ONLY_REMOVE,
+    NO_LONE_TOKEN,
+    ONE_COLOUR,
+    WHOLE_GROUP,
+    NOT_JOKERS_ALONE,
+    CONNECTED,
+    A_GROUP,
+    GAME_OVER,
+)
+
+
+_MOVE_TEXT = re.compile(r"remove (\w) x(\d+)(?: \((\d+) jokers?(?: at (.+?))?\))? at (\w+)")
 
 
 def place_name(cell: Cell) -> str:
@@ -112,7 +205,15 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
         lo, hi = allowed[self.variant]
         if not lo <= self.players <= hi:
             span = str(lo) if lo == hi else f"{lo} to {hi}"
-            raise ConfigError("players", f"the {self.variant} variant is for {span} players, got {self.players}")
+            raise ConfigError(
+                "players",
+                _(
+                    "the {variant} variant is for {span} players, got {players}",
+                    variant=self.variant,
+                    span=span,
+                    players=self.players,
+                ),
+            )
         need = 2 if self.variant == "two-colours" else 1
         secrets = self.setup.secrets
         if secrets is not None:
@@ -148,34 +249,55 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
         board = snapshot.cells
         empty = [(r, c) for r, row in enumerate(board) for c, v in enumerate(row) if v == EMPTY]
         if empty:
-            return SetupCheck(False, f"the board must be full; {len(empty)} places are empty", tuple(empty))
+            reason = _n(
+                "the board must be full; {n} place is empty", "the board must be full; {n} places are empty", len(empty)
+            )
+            return SetupCheck(False, reason, tuple(empty), rule=SETUP_FULL)
         counts = Counter(v for row in board for v in row)
         wrong = [
-            f"{counts.get(ch, 0)} {self.profile.classes[ch]['name']} instead of {n}"
+            _(
+                "{count} {colour} instead of {wanted}",
+                count=counts.get(ch, 0),
+                colour=self.colour(ch, counts.get(ch, 0)),
+                wanted=n,
+            )
             for ch, n in self.token_counts.items()
             if counts.get(ch, 0) != n
         ]
         if wrong and self.token_counts and any(self.token_counts.values()):
-            return SetupCheck(False, "the tokens are not a complete set: " + ", ".join(wrong))
+            reason = _("the tokens are not a complete set: {wrong}", wrong=listed(wrong, conjunction=None))
+            return SetupCheck(False, reason, rule=SETUP_SET)
         big = self._big_groups(board)
         if not big:
             return SetupCheck(True)
         cells = tuple(sorted(set().union(*big)))
-        names = ", ".join(
-            f"{len(g)} {self.profile.classes[board[min(g)[0]][min(g)[1]]]['name']} at {place_name(min(g))}" for g in big
-        )
+        names = [
+            _(
+                "{count} {colour} at {place}",
+                count=len(g),
+                colour=self.colour(board[min(g)[0]][min(g)[1]], len(g)),
+                place=place_name(min(g)),
+            )
+            for g in big
+        ]
         flips = self._fewest_reversals(board)
         if flips is None:
-            advice = "no set of slides turned end for end makes this board valid: refill the slides"
+            advice: Text = _("no set of slides turned end for end makes this board valid: refill the slides")
         else:
             numbers = [str(c + 1) for c in flips]
-            listed = numbers[0] if len(numbers) == 1 else ", ".join(numbers[:-1]) + " and " + numbers[-1]
-            advice = f"turn slide{'s' if len(numbers) > 1 else ''} {listed}"  # end for end
+            advice = _n(
+                "turn slide {slides}", "turn slides {slides}", len(numbers), slides=listed(numbers)
+            )  # end for end
         return SetupCheck(
             False,
-            f"groups of more than {MAX_SETUP_GROUP} tokens of one colour: {names}",
+            _(
+                "groups of more than {most} tokens of one colour: {groups}",
+                most=MAX_SETUP_GROUP,
+                groups=listed(names, conjunction=None),
+            ),
             cells,
             advice,
+            rule=SETUP_GROUPS,
         )
 
     def _big_groups(self, board: Board) -> list[set[Cell]]:
@@ -294,6 +416,42 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
                 text = text.replace(" joker)", f" joker at {where})").replace(" jokers)", f" jokers at {where})")
         return text
 
+    def move_words(self, move: str) -> str:
+        """The notation's move as players say it, colours in words: `remove B x5 (2 jokers) at C4` ->
+        `3 blue tokens and 2 jokers removed at C4`."""
+        found = _MOVE_TEXT.fullmatch(move)
+        if found is None:
+            return move
+        letter, total, jokers, joker_places, place = found.groups()
+        count, extra = int(total), int(jokers or 0)
+        if letter == JOKER:
+            return _n("{n} joker removed at {place}", "{n} jokers removed at {place}", count, place=place)
+        real = count - extra
+        if not extra:
+            return _n(
+                "{n} {colour} token removed at {place}",
+                "{n} {colour} tokens removed at {place}",
+                real,
+                colour=self.colour(letter, real),
+                place=place,
+            )
+        text = _(
+            "{tokens} and {jokers} removed at {place}",
+            tokens=_n("{n} {colour} token", "{n} {colour} tokens", real, colour=self.colour(letter, real)),
+            jokers=_n("{n} joker", "{n} jokers", extra),
+            place=place,
+        )
+        if joker_places:
+            places = joker_places.split(" and ")
+            return _n(
+                "{said} (the joker at {places})",
+                "{said} (the jokers at {places})",
+                len(places),
+                said=text,
+                places=listed(places),
+            )
+        return text
+
     def _describe(self, move: Move) -> str:
         jokers = dict(move.counts).get(JOKER, 0)
         extra = f" ({jokers} joker{'s' if jokers > 1 else ''})" if jokers and move.colour else ""
@@ -363,8 +521,9 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
             return Judgement(
                 "illegal",
                 seat,
-                reason="the game is over: tokens must not be removed any more",
+                reason=_("the game is over: tokens must not be removed any more"),
                 cells=tuple(Snapshot(self.setup.game, state.board).changed_cells(snapshot)),
+                rule=GAME_OVER,
             )
         removed = before - after
         removed_counts = tuple(sorted(removed.items()))
@@ -388,22 +547,28 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
     ) -> Judgement[ColorpopState]:
         changed = tuple(Snapshot(self.setup.game, state.board).changed_cells(Snapshot(self.setup.game, observed)))
         more = [ch for ch in after if after[ch] > before[ch]]
-        names = " and ".join(self.profile.classes[ch]["name"] for ch in more)
         if sum(after.values()) <= sum(before.values()):
             # Nothing a player can do makes a token change colour: blame the reading.
             return Judgement(
                 "illegal",
                 seat,
-                reason=f"the reading is doubtful: more {names} tokens are seen than were on the board; "
-                "check the places shown for glare or a token out of line",
+                reason=_(
+                    "the reading is doubtful: more {colours} tokens are seen than were on the board; "
+                    "check the places shown for glare or a token out of line",
+                    colours=listed(self.colour(ch, 2) for ch in more),
+                ),
                 cells=changed,
                 doubtful=True,
             )
         return Judgement(
             "illegal",
             seat,
-            reason=f"tokens were put on the board ({names}); tokens are only ever removed",
+            reason=_(
+                "tokens were put on the board ({colours}); tokens are only ever removed",
+                colours=listed(self.colour(ch) for ch in more),
+            ),
             cells=changed,
+            rule=ONLY_REMOVE,
         )
 
     def _explain_illegal(
@@ -419,40 +584,65 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
         real = [ch for ch in removed if ch != JOKER]
         total = sum(removed.values())
         if gone is None:
-            reason = "tokens changed places: the board cannot come from removing tokens"
+            reason = _("tokens changed places: the board cannot come from removing tokens")
             return Judgement("illegal", seat, reason=reason, cells=cells, doubtful=True)
+        rule: Rule
         if total == 1:
             (ch,) = removed
-            reason = f"a single {self.profile.classes[ch]['name']} token was removed; a lone token can never be removed"
+            reason = _(
+                "a single {colour} token was removed; a lone token can never be removed", colour=self.colour(ch, 1)
+            )
+            rule = NO_LONE_TOKEN
         elif len(real) > 1:
-            names = " and ".join(self.profile.classes[ch]["name"] for ch in real)
-            reason = f"tokens of several colours were removed ({names}); a move removes one colour, with jokers"
+            names = listed(self.colour(ch) for ch in real)
+            reason = _(
+                "tokens of several colours were removed ({colours}); a move removes one colour, with jokers",
+                colours=names,
+            )
+            rule = ONE_COLOUR
             for colour in real:
                 part = {cell for cell in gone if board[cell[0]][cell[1]] == colour}
                 missing = self._left_behind(board, part, colour)
                 if missing:
-                    name = self.profile.classes[colour]["name"]
-                    at = place_name(min(part))
-                    reason = f"the group of {name} tokens at {at} was not removed completely, " + reason
+                    reason = _(
+                        "the group of {colour} tokens at {place} was not removed completely, "
+                        "tokens of several colours were removed ({colours}); a move removes one colour, with jokers",
+                        colour=self.colour(colour, 2),
+                        place=place_name(min(part)),
+                        colours=names,
+                    )
+                    rule = WHOLE_GROUP
                     cells = tuple(sorted(gone | missing))
                     break
         elif not real:
-            reason = "only jokers were removed; a group needs at least one coloured token"
+            reason = _("only jokers were removed; a group needs at least one coloured token")
+            rule = NOT_JOKERS_ALONE
         elif len(connected_groups(gone)) > 1:
-            reason = f"the removed {self.profile.classes[real[0]]['name']} tokens were not one connected group"
+            reason = _("the removed {colour} tokens were not one connected group", colour=self.colour(real[0], 2))
+            rule = CONNECTED
         else:
             colour = real[0]
             missing = self._left_behind(board, gone, colour)
-            name = self.profile.classes[colour]["name"]
             at = place_name(min(gone))
             if missing:
                 cells = tuple(sorted(gone | missing))
-                reason = f"the group of {name} tokens at {at} was not removed completely"
+                reason = _(
+                    "the group of {colour} tokens at {place} was not removed completely",
+                    colour=self.colour(colour, 2),
+                    place=at,
+                )
+                rule = WHOLE_GROUP
             else:
-                reason = f"the {name} tokens removed at {at} are not a group that may be removed"
+                reason = _(
+                    "the {colour} tokens removed at {place} are not a group that may be removed",
+                    colour=self.colour(colour, 2),
+                    place=at,
+                )
+                rule = A_GROUP
         if state.ended:
-            reason = "the game is over: tokens must not be removed any more"
-        return Judgement("illegal", seat, reason=reason, cells=cells)
+            reason = _("the game is over: tokens must not be removed any more")
+            rule = GAME_OVER
+        return Judgement("illegal", seat, reason=reason, cells=cells, rule=rule)
 
     def _left_behind(self, board: Board, gone: set[Cell], colour: str) -> set[Cell]:
         rows, cols = len(board), len(board[0])
@@ -467,34 +657,49 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
     def is_over(self, state: ColorpopState) -> bool:
         return state.ended is not None
 
-    def check_reveal(self, state: ColorpopState, seat: int, colours: tuple[str, ...]) -> str | None:
+    def check_reveal(self, state: ColorpopState, seat: int, colours: tuple[str, ...]) -> Text | None:
         """Secret colours are one token each (`rules.md` §1): no two players share one, a player
         has as many as the variant gives, and once the result is given with a colour it stays."""
         if self.variant == "solo":
-            return "the solo game has target colours, not secret colours: there is nothing to reveal"
+            return _("the solo game has target colours, not secret colours: there is nothing to reveal")
         if not 0 <= seat < self.players:
             return no_such_seat(seat, self.players)
         for ch in colours:
             if ch not in self.colours:
-                return f"{ch!r} is not a colour of this board; the colours are {' '.join(self.colours)}"
+                return _(
+                    "{letter} is not a colour of this board; the colours are {colours}",
+                    letter=repr(ch),
+                    colours=" ".join(self.colours),
+                )
         need = 2 if self.variant == "two-colours" else 1
         if len(colours) != need or len(set(colours)) != len(colours):
-            many = "two different colours" if need == 2 else "one colour"
-            return f"each player of the {self.variant} variant has {many}; got {' '.join(colours)}"
+            if need == 2:
+                return _(
+                    "each player of the {variant} variant has two different colours; got {colours}",
+                    variant=self.variant,
+                    colours=" ".join(colours),
+                )
+            return _(
+                "each player of the {variant} variant has one colour; got {colours}",
+                variant=self.variant,
+                colours=" ".join(colours),
+            )
         for other, theirs in enumerate(state.secrets):
             if other != seat and theirs is not None:
                 for ch in colours:
                     if ch in theirs:
-                        return (
-                            f"{self.profile.classes[ch]['name']} is already the secret colour of "
-                            f"{self.seat_name(other)}: each player has a colour of their own"
+                        return _(
+                            "{colour} is already the secret colour of {player}: each player has a colour of their own",
+                            colour=self.colour(ch),
+                            player=self.seat_name(other),
                         )
         known = state.secrets[seat]
         if known is not None and tuple(known) != tuple(colours) and self.result(state).winners is not None:
-            return (
-                f"the result was already given with {self.seat_name(seat)}'s secret colour {' '.join(known)}; "
-                "it cannot be changed now. If it was told wrongly, start a new game; this one stays in the "
-                "journal as it was judged"
+            return _(
+                "the result was already given with {player}'s secret colour {colours}; it cannot be changed now. "
+                "If it was told wrongly, start a new game; this one stays in the journal as it was judged",
+                player=self.seat_name(seat),
+                colours=" ".join(known),
             )
         return None
 
@@ -503,7 +708,7 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
             raise ConfigError("seat", no_such_seat(seat, self.players))
         for ch in colours:
             if ch not in self.colours:
-                raise ConfigError("colour", f"{ch!r} is not a colour of this board")
+                raise ConfigError("colour", _("{letter} is not a colour of this board", letter=repr(ch)))
         secrets = list(state.secrets)
         secrets[seat] = tuple(colours)
         new = replace(state, secrets=tuple(secrets))
@@ -553,11 +758,15 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
             left = sum(on_board[ch] for ch in self.targets())
             success = left == 0
             finished = success or state.ended is not None
-            names = " and ".join(self.profile.classes[ch]["name"] for ch in self.targets())
+            names = listed(self.colour(ch) for ch in self.targets())
             reason = (
-                f"success: every {names} token was cleared"
+                _("success: every {colours} token was cleared", colours=names)
                 if success
-                else f"failure: {left} target token{'s' if left != 1 else ''} left and no group to remove"
+                else _n(
+                    "failure: {n} target token left and no group to remove",
+                    "failure: {n} target tokens left and no group to remove",
+                    left,
+                )
             )
             if not finished:
                 return Result(False, None, (left,))
@@ -573,17 +782,23 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
             when = max(n for ch, n, _ in state.cleared if ch in self._unit_colours(state, instant[0]))
             tallies = next(t for ch, n, t in state.cleared if n == when)
             winners = self._rank(state, list(instant), tallies, by_left=False)
-            return Result(True, winners, scores, self._reason(state, winners, "cleared all of their colour"))
+            return Result(True, winners, scores, self._instant_reason(state, winners))
         units = self._teams()
-        if any(self._unit_colours(state, u) is None for u in units):
+        unknown = [seat for u in units for seat in u if state.secrets[seat] is None]
+        if unknown:
             return Result(
                 True,
                 None,
                 scores,
-                "no group is left; reveal the secret colours to rank the players",
+                _n(
+                    "no group is left; reveal the secret colour of {players} to rank the players",
+                    "no group is left; reveal the secret colours of {players} to rank the players",
+                    len(unknown),
+                    players=listed(self.seat_name(s) for s in unknown),
+                ),
             )
         winners = self._rank(state, units, state.removed, by_left=True)
-        return Result(True, winners, scores, self._reason(state, winners, "fewest tokens of their colour left"))
+        return Result(True, winners, scores, self._left_reason(state, units, winners))
 
     def _rank(
         self,
@@ -592,22 +807,97 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
         tallies: tuple[tuple[tuple[str, int], ...], ...],
         by_left: bool,
     ) -> tuple[int, ...]:
+        best = min(self._key(state, u, tallies, by_left) for u in units)
+        return tuple(sorted(seat for u in units if self._key(state, u, tallies, by_left) == best for seat in u))
+
+    def _key(
+        self,
+        state: ColorpopState,
+        unit: tuple[int, ...],
+        tallies: tuple[tuple[tuple[str, int], ...], ...],
+        by_left: bool,
+    ) -> tuple[int, int]:
+        """How a scoring unit ranks: tokens of its colours left (when play ran out), then its own removed."""
         on_board = Counter(v for row in state.board for v in row)
+        colours = self._unit_colours(state, unit) or ()
+        left = sum(on_board[ch] for ch in colours) if by_left else 0
+        return (left, self._own_removed(tallies, unit, colours))
 
-        def key(unit: tuple[int, ...]) -> tuple[int, int]:
-            colours = self._unit_colours(state, unit) or ()
-            left = sum(on_board[ch] for ch in colours) if by_left else 0
-            return (left, self._own_removed(tallies, unit, colours))
-
-        best = min(key(u) for u in units)
-        return tuple(sorted(seat for u in units if key(u) == best for seat in u))
-
-    def _reason(self, state: ColorpopState, winners: tuple[int, ...], how: str) -> str:
-        seats = " and ".join(self.seat_name(s) for s in winners)
+    def _unit_name(self, unit: tuple[int, ...]) -> Text:
         if self.variant == "teams":
-            return f"the team of {seats} wins: {how}"
-        shared = " (a shared win)" if len(winners) > 1 else ""
-        return f"{seats} win{'s' if len(winners) == 1 else ''}{shared}: {how}"
+            return _("the team of {players}", players=listed(self.seat_name(s) for s in unit))
+        return self.seat_name(unit[0])
+
+    def _winners(self, winners: tuple[int, ...]) -> tuple[list[tuple[int, ...]], Text]:
+        """The winning units and the start of the sentence: who wins (and whether they share the win)."""
+        units = [u for u in self._teams() if u[0] in winners]
+        names = listed(self._unit_name(u) for u in units)
+        if len(units) > 1:
+            return units, _("{winners} win (a shared win)", winners=names)
+        return units, _("{winner} wins", winner=names)
+
+    def _left_reason(self, state: ColorpopState, units: list[tuple[int, ...]], winners: tuple[int, ...]) -> Text:
+        """Who won when play ran out, by how much, and why: tokens of their colour(s) left against the others',
+        and the tie-break (own colour removed by themselves) when it decided."""
+        won, who = self._winners(winners)
+        mine = self._key(state, won[0], state.removed, True)
+        others = [u for u in units if u not in won]
+        if not others:
+            return _("{who}: fewest tokens of their colour left ({left} each)", who=who, left=mine[0])
+        tied = [u for u in others if self._key(state, u, state.removed, True)[0] == mine[0]]
+        against = listed(
+            _("{count} for {player}", count=self._key(state, u, state.removed, True)[0], player=self._unit_name(u))
+            for u in others
+        )
+        if not tied:
+            if len(won) > 1:
+                return _(
+                    "{who}: fewest tokens of their colour left, {left} each against {others}",
+                    who=who,
+                    left=mine[0],
+                    others=against,
+                )
+            return _(
+                "{who}: fewest tokens of their colour left, {left} against {others}",
+                who=who,
+                left=mine[0],
+                others=against,
+            )
+        own_against = listed(
+            _("{count} for {player}", count=self._key(state, u, state.removed, True)[1], player=self._unit_name(u))
+            for u in tied
+        )
+        return _(
+            "{who}: fewest tokens of their colour left, {left} against {others}; tied with {tied}, fewer tokens of "
+            "their own colour removed by themselves: {own} against {own_others}",
+            who=who,
+            left=mine[0],
+            others=against,
+            tied=listed(self._unit_name(u) for u in tied),
+            own=mine[1],
+            own_others=own_against,
+        )
+
+    def _instant_reason(self, state: ColorpopState, winners: tuple[int, ...]) -> Text:
+        """Who cleared all of their colour(s) first, and the tokens of the others' colours still on the board."""
+        won, who = self._winners(winners)
+        on_board = Counter(v for row in state.board for v in row)
+        still = [
+            _(
+                "{count} for {player}",
+                count=sum(on_board[ch] for ch in colours),
+                player=self._unit_name(u),
+            )
+            for u in self._teams()
+            if u not in won and (colours := self._unit_colours(state, u)) is not None
+        ]
+        if not still:
+            return _("{who}: cleared all of their colour", who=who)
+        return _(
+            "{who}: cleared all of their colour; tokens of the others' colours still on the board: {others}",
+            who=who,
+            others=listed(still),
+        )
 
 
 # --------------------------------------------------------------------------- alignment
@@ -709,7 +999,7 @@ def setup_board(engine: ColorpopEngine, rng) -> Snapshot:
     """Players shuffle the profile's tokens into the slides until the setup is a valid one."""
     tokens = engine.setup.profile.get("tokens") or {}
     bag = [letter for letter, n in tokens.items() for _ in range(int(n))]
-    for _ in range(500):
+    for _attempt in range(500):
         rng.shuffle(bag)
         cells = tuple(tuple(bag[r * 10 : r * 10 + 10]) for r in range(10))
         board = Snapshot(engine.setup.game, cells)

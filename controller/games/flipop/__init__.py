@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from controller.games.flipop.doors import SIZE
-from controller.games.flipop.rules import DOORS_LINE, EXIT, FlipopEngine, partial_boards
+from controller.games.flipop.rules import DOORS_LINE, EXIT, RULES, FlipopEngine, partial_boards
 from controller.games.spec import DOORS_ADDON, SPHERE, START_POSITION, GameSpec, PlaySpec, Solid, VisionSpec
 from controller.schema import cell_pair, list_of, mapping, text
 
@@ -19,6 +19,7 @@ SPEC = GameSpec(
     name="flipop",
     title="Flipop",
     piece_noun="ball",
+    rules=RULES,
     shape=(SIZE, SIZE),
     letters="WB",
     engine=FlipopEngine,

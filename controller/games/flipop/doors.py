@@ -64,6 +64,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from controller.errors import FormatError
+from controller.language import _
 
 Cell = tuple[int, int]
 Edge = tuple[Cell, Cell]
@@ -132,7 +133,7 @@ def turned(door: str, sense: Mapping[str, str]) -> str:
 def rotations(door: str) -> frozenset[str]:
     """Every orientation a door of this shape can show."""
     out = {door}
-    for _ in range(3):
+    for _turn in range(3):
         door = turned(door, CLOCKWISE)
         out.add(door)
     return frozenset(out)
@@ -171,10 +172,12 @@ def shared_edges(doors: tuple[str, ...]) -> list[tuple[Cell, Cell, Edge]]:
 
 @dataclass(frozen=True)
 class Problem:
-    """Why a push is not allowed, in words for a player, and the cells to look at."""
+    """Why a push is not allowed, in words for a player, the cells to look at, and which rule of the
+    rule book it breaks (its identifier: `controller.games.flipop.rules` holds the rules)."""
 
     reason: str
     cells: tuple[Cell, ...]
+    rule: str = ""
 
 
 @dataclass(frozen=True)
@@ -226,9 +229,9 @@ class _Chain:
         self.problem: Problem | None = None
         self.ball_moves = 0
 
-    def fail(self, reason: str, cells: tuple[Cell, ...]) -> None:
+    def fail(self, reason: str, cells: tuple[Cell, ...], rule: str) -> None:
         if self.problem is None:
-            self.problem = Problem(reason, cells)
+            self.problem = Problem(reason, cells, rule)
         if not self.lenient:
             raise _Stop
 
@@ -237,20 +240,20 @@ class _Chain:
         self.ball_moves += 1
         if self.ball_moves > MAX_BALL_MOVES:
             self.lenient = False
-            self.fail("the chain of pushes would never end", (cell,))
+            self.fail(_("the chain of pushes would never end"), (cell,), "flipop.chain")
         ball = self.ball_at.pop(cell)
         target = step(cell, direction)
         if not on_board(target):
-            self.fail("a ball would be pushed off the board", (cell,))
+            self.fail(_("a ball would be pushed off the board"), (cell,), "flipop.stay-on-board")
             return  # lenient: the ball ends up off the board
         edge = edge_between(cell, target)
         if edge in self.wings:
             self.turn_door(edge, direction)
         elif target in self.ball_at:
-            self.fail("a ball pushed another ball without a door between them", (cell, target))
+            self.fail(_("a ball pushed another ball without a door between them"), (cell, target), "flipop.chain")
             self.move_ball(target, direction)  # lenient: the ball is shoved along
         if target in self.ball_at:
-            self.fail("two balls would end in one cell", (target,))
+            self.fail(_("two balls would end in one cell"), (target,), "flipop.chain")
             return  # lenient: the ball is lost
         self.ball_at[target] = ball
         self.moved.setdefault(ball, set()).add(direction)
@@ -272,7 +275,9 @@ class _Chain:
         for wing in order:
             landing = wing_edge(post, sense[wing])
             if landing in self.wings:
-                self.fail("a door wing would turn onto an edge that already holds a wing", landing)
+                self.fail(
+                    _("a door wing would turn onto an edge that already holds a wing"), landing, "flipop.wing-on-wing"
+                )
             self.wings.setdefault(landing, (post, sense[wing]))
         self.doors[index] = turned(door, sense)
         for wing in order:
@@ -315,15 +320,15 @@ def push(
     chain = _Chain(balls, doors, exits, lenient)
     target = step(start, direction)
     if start not in chain.ball_at:
-        return Problem("there is no ball to push there", (start,))
+        return Problem(_("there is no ball to push there"), (start,), "flipop.push-a-door")
     if not on_board(target):
-        return Problem("a ball would be pushed off the board", (start,))
+        return Problem(_("a ball would be pushed off the board"), (start,), "flipop.stay-on-board")
     if edge_between(start, target) not in chain.wings:
-        return Problem("a ball moved without pushing a door", (start, target))
+        return Problem(_("a ball moved without pushing a door"), (start, target), "flipop.push-a-door")
     try:
         chain.move_ball(start, direction)
     except _Stop:
-        return chain.problem or Problem("the move is not possible", (start,))
+        return chain.problem or Problem(_("the move is not possible"), (start,), "flipop.push-a-door")
     return chain.outcome()
 
 

@@ -18,13 +18,14 @@ from controller.games.base import ActionNotAllowed, Engine, GameSetup, Judgement
 from controller.games.events import EventType, GameEvent
 from controller.games.flipop import doors as doors_model
 from controller.games.flipop.doors import OPPOSITE, POSTS, SIZE, UNKNOWN_DOOR, Cell, Problem, PushOutcome
+from controller.games.rulebook import Rule
 from controller.games.spec import EMPTY, CellFormat, ExtraLine, Snapshot, read_snapshot
+from controller.language import N_, Text, _, _n, _p, listed
 
 Balls = tuple[tuple[str, ...], ...]
 Doors = tuple[str, ...]
 #: A move: the ball's cell and the direction it is pushed.
 FlipopMove = tuple[Cell, str]
-COLOUR_NAMES = {"W": "white", "B": "black"}
 
 
 @dataclass(frozen=True)
@@ -65,14 +66,26 @@ class _Option:
     events: tuple[GameEvent, ...]
 
 
-def _cell_text(cell: Cell) -> str:
-    """A cell as players name it: (row,column), each counted from 1 from the top left (`docs/rules.md` §6).
-    The move notation (`W (4,2) N`, `notation.md`) counts from 0 and is written by `describe`."""
-    return f"({cell[0] + 1},{cell[1] + 1})"
+def _cell_text(cell: Cell) -> Text:
+    """A cell as players name it: (row,column), each counted from 1 from the top left (`docs/rules.md` §6;
+    French writes coordinates `(5 ; 3)`, the comma being its decimal mark). The move notation (`W (4,2) N`,
+    `notation.md`) counts from 0 and is written by `describe`."""
+    return _("({row},{column})", row=str(cell[0] + 1), column=str(cell[1] + 1))
 
 
-def _set_door_back(post: int, wings: str) -> str:
-    return f"turn the door on post {_cell_text(POSTS[post])} back so its wings point {' '.join(wings)}"
+def wings_words(wings: str) -> str:
+    """A door's wings as players read them, each direction's letter in their language (`N E S W`, `N E S O`)."""
+    letters = {"N": _p("compass letter", "N"), "E": _p("compass letter", "E"), "S": _p("compass letter", "S")}
+    letters["W"] = _p("compass letter", "W")
+    return listed((letters.get(w, w) for w in wings), conjunction=" ")
+
+
+def _set_door_back(post: int, wings: str) -> Text:
+    return _(
+        "turn the door on post {post} back so its wings point {wings}",
+        post=_cell_text(POSTS[post]),
+        wings=wings_words(wings),
+    )
 
 
 #: The snapshot's door line: one token per post, the wings' directions (`notation.md` §1).
@@ -80,16 +93,102 @@ DOORS_LINE = ExtraLine(
     "doors", doors_model.parse_doors_line, unknown=UNKNOWN_DOOR, set_back=_set_door_back, correction="door"
 )
 #: A ball left the board through its exit.
-EXIT = EventType("exit", "cell", "the ball on {place} left through its exit")
+EXIT = EventType("exit", "cell", N_("the ball on {place} left through its exit"))
+
+# --- the rules a move or a starting board can break (`controller.games.rulebook`) -------------------
+START_LAYOUT = Rule(
+    "flipop.start-layout",
+    N_("the game starts with the balls on their home rows and the doors as the start layout shows"),
+    N_("§3 Homes and exits"),
+    "Position de départ (fig. 1). Les portes sont placées dans le sens des aiguilles d'une montre.",
+)
+PUSH_A_DOOR = Rule(
+    "flipop.push-a-door",
+    N_("a move pushes a ball of one's own colour against a door: the door turns a quarter turn, the ball moves on"),
+    N_("§3 A move"),
+    "Un coup consiste toujours à pousser une boule de sa couleur contre une porte (simple ou double / fig. 2 et 3) "
+    "et de déplacer ainsi sa boule d'une case.",
+)
+CHAIN = Rule(
+    "flipop.chain",
+    N_("a ball never pushes another ball: a chain goes on only through a door"),
+    N_("§3 A move"),
+    "Un mouvement en chaîne n'est possible que s'il y a toujours une porte entre deux boules, car une boule ne peut "
+    "jamais pousser une autre boule (fig. 4 : possible, fig. 5 : non autorisé).",
+)
+STAY_ON_BOARD = Rule(
+    "flipop.stay-on-board",
+    N_("a ball leaves the board only through one of its exit cells"),
+    N_("§3 A move"),
+    "Cette sortie doit obligatoirement se faire par l'une des trois cases de sortie (fig. 1).",
+)
+WING_ON_WING = Rule(
+    "flipop.wing-on-wing",
+    N_("a door wing may not turn onto an edge that already holds a wing"),
+    N_("§3 A move"),
+)
+NO_PUSH_BACK = Rule(
+    "flipop.no-push-back",
+    N_("a ball the opponent just pushed may not be pushed straight back at once, except by another ball"),
+    N_("§3 A move"),
+    "Une boule qui vient d'être poussée ne peut être jouée immédiatement en sens inverse, qu'à l'aide d'une autre "
+    "boule de sa couleur non concernée par la poussée de l'adversaire.",
+)
+TURN = Rule(
+    "flipop.turn",
+    N_("players move in turn, one move each, each their own colour"),
+    N_("§3 A move"),
+    "Chaque joueur joue à tour de rôle UN COUP.",
+)
+DOORS_TURN_BY_PUSH = Rule(
+    "flipop.doors-turn-by-push",
+    N_("doors turn only when a ball pushes them, a quarter turn"),
+    N_("§3 A move"),
+    "L'ouverture de la (des) porte(s) se fait d'1/4 de tour et la boule va occuper la case suivante (fig. 2 et 3).",
+)
+GAME_OVER = Rule(
+    "flipop.game-over",
+    N_("once the game is over, no ball is pushed any more"),
+    N_("§3 End of game"),
+    "La partie s'arrête dès l'instant où le premier joueur a sorti ses cinq boules.",
+)
+RULES = (
+    START_LAYOUT,
+    PUSH_A_DOOR,
+    CHAIN,
+    STAY_ON_BOARD,
+    WING_ON_WING,
+    NO_PUSH_BACK,
+    TURN,
+    DOORS_TURN_BY_PUSH,
+    GAME_OVER,
+)
+_RULES = {rule.id: rule for rule in RULES}
 
 
-def _post_text(post: Cell) -> str:
+def _post_text(post: Cell) -> Text:
     """Post (i, j) as players name it: the corner at the bottom right of cell (i+1, j+1), counted from 1."""
     i, j = post
-    return f"post ({i + 1},{j + 1}) (the corner of cells {_cell_text((i, j))} to {_cell_text((i + 1, j + 1))})"
+    return _(
+        "post {post} (the corner of cells {first} to {last})",
+        post=_cell_text((i, j)),
+        first=_cell_text((i, j)),
+        last=_cell_text((i + 1, j + 1)),
+    )
 
 
-DIRECTION_WORDS = {"N": "north (up)", "E": "east (right)", "S": "south (down)", "W": "west (left)"}
+DIRECTION_WORDS = {
+    "N": N_("north (up)"),
+    "E": N_("east (right)"),
+    "S": N_("south (down)"),
+    "W": N_("west (left)"),
+}
+
+
+def _direction(letter: str) -> Text:
+    return Text(DIRECTION_WORDS[letter])
+
+
 _MOVE_TEXT = re.compile(r"([A-Z]) \((\d+),(\d+)\) ([NESW])")
 
 
@@ -130,16 +229,22 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         if found is None:
             return move
         colour, r, c, direction = found.groups()
-        ball = COLOUR_NAMES.get(colour, colour)
-        return f"the {ball} ball on {_cell_text((int(r), int(c)))} pushed {DIRECTION_WORDS[direction]}"
+        return _(
+            "the {colour} ball on {place} pushed {direction}",
+            colour=self.colour(colour, 1),
+            place=_cell_text((int(r), int(c))),
+            direction=_direction(direction),
+        )
 
     def __init__(self, setup: GameSetup) -> None:
         super().__init__(setup)
         if setup.players != 2:
-            raise ConfigError("players", f"Flipop is for 2 players, got {setup.players}")
+            raise ConfigError("players", _("Flipop is for 2 players, got {players}", players=setup.players))
         seats = setup.seats if setup.seats is not None else ("W", "B")
         if any(not isinstance(s, str) for s in seats) or sorted(seats) != ["B", "W"]:
-            raise ConfigError("seats", f"Flipop seats are one ball colour each, W and B; got {list(seats)!r}")
+            raise ConfigError(
+                "seats", _("Flipop seats are one ball colour each, W and B; got {seats}", seats=repr(list(seats)))
+            )
         self.colours: tuple[str, str] = (seats[0], seats[1])
         self.start_board = self._profile_start()
         self.exits = self._profile_exits()
@@ -150,7 +255,7 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
     def _profile_start(self) -> Snapshot:
         text = self.profile.get("start")
         if not isinstance(text, str):
-            raise ConfigError("start", "the Flipop profile needs a start position (a snapshot with a doors line)")
+            raise ConfigError("start", _("the Flipop profile needs a start position (a snapshot with a doors line)"))
         try:
             board = read_snapshot(
                 text,
@@ -190,26 +295,42 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
     # -- setup ---------------------------------------------------------------------------
     def check_setup(self, snapshot: Snapshot) -> SetupCheck:
         start = self.start_board
-        problems: list[str] = []
+        problems: list[Text] = []
         cells: list[Cell] = []
         for r, c in snapshot.changed_cells(start):
             want = start.cells[r][c]
-            problems.append(f"cell {_cell_text((r, c))} should be {self._cell_word(want)}")
+            if want == EMPTY:
+                problems.append(_("cell {place} should be empty", place=_cell_text((r, c))))
+            else:
+                problems.append(
+                    _("cell {place} should hold a {colour} ball", place=_cell_text((r, c)), colour=self.colour(want, 1))
+                )
             cells.append((r, c))
         seen_doors, start_doors = snapshot.line("doors"), start.line("doors")
         if seen_doors is not None and start_doors is not None:
             for post, seen, want in zip(POSTS, seen_doors, start_doors):
                 if seen != UNKNOWN_DOOR and seen != want:
-                    problems.append(f"the door at {_post_text(post)} should show {want}, not {seen}")
+                    problems.append(self._door_should(post, want, seen))
                     cells.extend(c for c in doors_model.post_cells(post) if c not in cells)
         if not problems:
             return SetupCheck(True)
-        reason = "the board differs from the start layout: " + "; ".join(problems)
-        return SetupCheck(False, reason, tuple(cells), advice="set the balls and doors as the start layout shows")
+        reason = _("the board differs from the start layout: {problems}", problems=listed(problems, separator=";"))
+        return SetupCheck(
+            False,
+            reason,
+            tuple(cells),
+            advice=_("set the balls and doors as the start layout shows"),
+            rule=START_LAYOUT,
+        )
 
     @staticmethod
-    def _cell_word(letter: str) -> str:
-        return "empty" if letter == EMPTY else f"a {COLOUR_NAMES.get(letter, letter)} ball"
+    def _door_should(post: Cell, want: str, seen: str) -> Text:
+        return _(
+            "the door at {post} should show {want}, not {seen}",
+            post=_post_text(post),
+            want=wings_words(want),
+            seen=wings_words(seen),
+        )
 
     def start(self, snapshot: Snapshot) -> FlipopState:
         doors = _as_read(snapshot.line("doors"), self.start_board.line("doors") or ())
@@ -261,7 +382,7 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         seat = self.to_move(state)
         chosen = [o for ln in self._live(state) if ln.to_move == seat for o in self._options(ln) if o.move == move]
         if not chosen:
-            raise ActionNotAllowed(f"{self.describe(state, move)} is not a legal move now")
+            raise ActionNotAllowed(_("{move} is not a legal move now", move=self.describe(state, move)))
         return self._state_from(chosen), chosen[0].events
 
     def describe(self, state: FlipopState, move: FlipopMove) -> str:
@@ -327,7 +448,7 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         lifted that seat may be able to move again).
         """
         events: list[str] = []
-        for _ in range(4):
+        for _step in range(4):
             if line.to_move is None or self._exits_done(line.balls):
                 break
             if self._can_move(line):
@@ -358,7 +479,9 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
             return self._hand_turned(same[0], snapshot, seat)
         if self.is_over(state):
             changed = tuple(self.expected(state).changed_cells(snapshot))
-            return Judgement("illegal", seat=seat, reason="the game is over; no more moves", cells=changed)
+            return Judgement(
+                "illegal", seat=seat, reason=_("the game is over; no more moves"), cells=changed, rule=GAME_OVER
+            )
 
         matches: list[_Option] = []
         door_mismatch: list[_Option] = []
@@ -439,21 +562,34 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
             for post, seen, shapes in zip(POSTS, seen_doors, self.shapes):
                 if seen != UNKNOWN_DOOR and seen not in shapes:
                     want = len(next(iter(shapes)))
-                    kind = "a single door" if want == 1 else f"a door of {want} wings"
-                    return Problem(
-                        f"the door at {_post_text(post)} reads {seen}, which {kind} cannot show",
-                        doors_model.post_cells(post),
-                    )
+                    if want == 1:
+                        reason = _(
+                            "the door at {post} reads {seen}, which a single door cannot show",
+                            post=_post_text(post),
+                            seen=wings_words(seen),
+                        )
+                    else:
+                        reason = _(
+                            "the door at {post} reads {seen}, which a door of {wings} wings cannot show",
+                            post=_post_text(post),
+                            seen=wings_words(seen),
+                            wings=want,
+                        )
+                    return Problem(reason, doors_model.post_cells(post))
             known = tuple(d if d != UNKNOWN_DOOR else "" for d in seen_doors)
             for first, second, edge in doors_model.shared_edges(known):
                 return Problem(
-                    f"the doors at posts {_cell_text(first)} and {_cell_text(second)} read as sharing one edge",
+                    _(
+                        "the doors at posts {first} and {second} read as sharing one edge",
+                        first=_cell_text(first),
+                        second=_cell_text(second),
+                    ),
                     edge,
                 )
         for colour in "WB":
             if _count(snapshot.cells, colour) > self.ball_counts[colour]:
                 return Problem(
-                    f"more {COLOUR_NAMES[colour]} balls are seen than the game has",
+                    _("more {colour} balls are seen than the game has", colour=self.colour(colour, 2)),
                     tuple((r, c) for r in range(SIZE) for c in range(SIZE) if snapshot.cells[r][c] == colour),
                 )
         return None
@@ -463,24 +599,30 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
 
     def _hand_turned(self, line: Line, snapshot: Snapshot, seat: int | None) -> Judgement[FlipopState]:
         diffs = self._door_differences(line.doors, snapshot.line("doors") or ())
-        posts = ", ".join(_post_text(p) for p, _, _ in diffs)
-        cells = tuple(c for p, _, _ in diffs for c in doors_model.post_cells(p))
+        posts = listed((_post_text(p) for p, _w, _g in diffs), conjunction=None)
+        cells = tuple(c for p, _w, _g in diffs for c in doors_model.post_cells(p))
         return Judgement(
             "illegal",
             seat=seat,
-            reason=f"a door was turned with no ball pushing it: {posts}",
+            reason=_("a door was turned with no ball pushing it: {posts}", posts=posts),
             cells=tuple(dict.fromkeys(cells)),
+            rule=DOORS_TURN_BY_PUSH,
         )
 
     def _wrong_doors(self, option: _Option, snapshot: Snapshot) -> Judgement[FlipopState]:
         diffs = self._door_differences(option.outcome.doors, snapshot.line("doors") or ())
-        words = "; ".join(f"the door at {_post_text(p)} should show {want}, not {got}" for p, want, got in diffs)
-        cells = tuple(dict.fromkeys(c for p, _, _ in diffs for c in doors_model.post_cells(p)))
+        words = listed((self._door_should(p, want, got) for p, want, got in diffs), separator=";")
+        cells = tuple(dict.fromkeys(c for p, _w, _g in diffs for c in doors_model.post_cells(p)))
         return Judgement(
             "illegal",
             seat=option.seat,
-            reason=f"the balls moved as for {option.text}, but the doors do not: {words}",
+            reason=_(
+                "the balls moved as for {move}, but the doors do not: {doors}",
+                move=self.move_words(option.text),
+                doors=words,
+            ),
             cells=cells,
+            rule=DOORS_TURN_BY_PUSH,
         )
 
     def _explain(self, state: FlipopState, snapshot: Snapshot) -> Judgement[FlipopState]:
@@ -501,19 +643,26 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
                     return Judgement(
                         "illegal",
                         seat=seat,
-                        reason=(
-                            f"the {COLOUR_NAMES[colour]} ball at {_cell_text(cell)} was just pushed {back} by the "
-                            f"opponent and may not push straight back {direction} ({text})"
+                        reason=_(
+                            "the {colour} ball at {place} was just pushed {back} by the opponent and may not push "
+                            "straight back {direction} ({move})",
+                            colour=self.colour(colour, 1),
+                            place=_cell_text(cell),
+                            back=_direction(back),
+                            direction=_direction(direction),
+                            move=self.move_words(text),
                         ),
                         cells=changed,
+                        rule=NO_PUSH_BACK,
                     )
             forced = doors_model.push(line.balls, line.doors, cell, direction, self.exits, lenient=True)
             if isinstance(forced, PushOutcome) and forced.problem is not None and forced.balls == balls:
                 return Judgement(
                     "illegal",
                     seat=seat,
-                    reason=f"{text} is not allowed: {forced.problem.reason}",
+                    reason=_("{move} is not allowed: {why}", move=self.move_words(text), why=forced.problem.reason),
                     cells=tuple(dict.fromkeys(forced.problem.cells + changed)),
+                    rule=_RULES.get(forced.problem.rule),
                 )
         # The other seat moved.
         other = 1 - seat
@@ -523,11 +672,14 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
                 return Judgement(
                     "illegal",
                     seat=seat,
-                    reason=(
-                        f"it is {self.seat_name(seat)}'s turn, but {COLOUR_NAMES[self.colours[other]]} "
-                        f"moved ({option.text})"
+                    reason=_(
+                        "it is {player}'s turn, but {colour} moved ({move})",
+                        player=self.seat_name(seat),
+                        colour=self.colour(self.colours[other]),
+                        move=self.move_words(option.text),
                     ),
                     cells=changed,
+                    rule=TURN,
                 )
         # A ball slid to a neighbouring cell with no door pushed.
         gone = [c for c in changed if line.balls[c[0]][c[1]] != EMPTY and balls[c[0]][c[1]] == EMPTY]
@@ -537,21 +689,29 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
             if line.balls[r0][c0] == balls[r1][c1]:
                 edge = doors_model.edge_between(gone[0], came[0])
                 if abs(r0 - r1) + abs(c0 - c1) == 1 and edge not in doors_model.wing_map(line.doors):
-                    why = "with no door between the two cells"
+                    reason = _(
+                        "a ball moved from {start} to {end} with no door between the two cells",
+                        start=_cell_text(gone[0]),
+                        end=_cell_text(came[0]),
+                    )
                 else:
-                    why = "in a way no push allows"
-                return Judgement(
-                    "illegal",
-                    seat=seat,
-                    reason=f"a ball moved from {_cell_text(gone[0])} to {_cell_text(came[0])} {why}",
-                    cells=(gone[0], came[0]),
-                )
+                    reason = _(
+                        "a ball moved from {start} to {end} in a way no push allows",
+                        start=_cell_text(gone[0]),
+                        end=_cell_text(came[0]),
+                    )
+                return Judgement("illegal", seat=seat, reason=reason, cells=(gone[0], came[0]), rule=PUSH_A_DOOR)
         where = " ".join(_cell_text(c) for c in changed)
         return Judgement(
             "illegal",
             seat=seat,
-            reason=f"no legal move of {COLOUR_NAMES[colour]} leaves the balls like this (changed: {where})",
+            reason=_(
+                "no legal move of {colour} leaves the balls like this (changed: {places})",
+                colour=self.colour(colour),
+                places=where,
+            ),
             cells=changed,
+            rule=PUSH_A_DOOR,
         )
 
     # -- end -----------------------------------------------------------------------------
@@ -564,7 +724,7 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         if name != "end-by-agreement":
             return super().action(state, name)
         if self.is_over(state):
-            raise ActionNotAllowed("the game is already over")
+            raise ActionNotAllowed(_("the game is already over"))
         return FlipopState(state.lines, agreed_end=True), ()
 
     def result(self, state: FlipopState) -> Result:
@@ -575,18 +735,51 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         emptied = [seat for seat in (0, 1) if scores[seat] == 0]
         if len(emptied) == 1:
             seat = emptied[0]
-            colour = COLOUR_NAMES[self.colours[seat]]
-            return Result(True, (seat,), scores, f"{self.seat_name(seat)} wins: all {colour} balls left the board")
+            other = 1 - seat
+            return Result(
+                True,
+                (seat,),
+                scores,
+                _n(
+                    "{player} wins: all {colour} balls left the board, while {other} still has {n} ball on it",
+                    "{player} wins: all {colour} balls left the board, while {other} still has {n} balls on it",
+                    scores[other],
+                    player=self.seat_name(seat),
+                    colour=self.colour(self.colours[seat], 2),
+                    other=self.seat_name(other),
+                ),
+            )
         if state.agreed_end:
-            how = "the players ended the game by agreement"
+            how = _("the players ended the game by agreement")
         elif emptied:
-            how = "the last balls of both colours left in the same move"
+            how = _("the last balls of both colours left in the same move")
         else:
-            how = "neither player can move"
+            how = _("neither player can move")
         if scores[0] == scores[1]:
-            return Result(True, (0, 1), scores, f"a draw: {how} with {scores[0]} balls each on the board")
+            return Result(
+                True,
+                (0, 1),
+                scores,
+                _n(
+                    "a draw: {how} with {n} ball each on the board",
+                    "a draw: {how} with {n} balls each on the board",
+                    scores[0],
+                    how=how,
+                ),
+            )
         winner = 0 if scores[0] < scores[1] else 1
-        return Result(True, (winner,), scores, f"{self.seat_name(winner)} wins with fewer balls on the board: {how}")
+        return Result(
+            True,
+            (winner,),
+            scores,
+            _(
+                "{player} wins with fewer balls on the board, {mine} against {theirs}: {how}",
+                player=self.seat_name(winner),
+                mine=scores[winner],
+                theirs=scores[1 - winner],
+                how=how,
+            ),
+        )
 
 
 @lru_cache(maxsize=8192)

@@ -25,8 +25,10 @@ from dataclasses import dataclass, replace
 from controller.errors import ConfigError
 from controller.games.base import Engine, GameSetup, Judgement, Result, SetupCheck
 from controller.games.events import EventType, GameEvent
+from controller.games.rulebook import Rule
 from controller.games.spec import EMPTY, ExtraLine, Snapshot
 from controller.games.stay_alive.holes import POSITIONS, SIZE, bit, pattern_of, slides_line
+from controller.language import N_, Text, _, _n, listed
 
 Board = tuple[tuple[str, ...], ...]
 Cell = tuple[int, int]
@@ -35,25 +37,28 @@ SLIDES = 2 * SIZE  # 0..6 orange slides (rows), 7..13 white slides (columns)
 NOTCHES = {"A": ("B",), "B": ("A", "C"), "C": ("B",)}
 
 
-def slide_name(slide: int) -> str:
+def slide_name(slide: int) -> Text:
     """How players hear a slide named, from 1 (`docs/rules.md` §6): "orange slide 3" (the slide of row 3)
     or "white slide 5" (of column 5); `slide` is the index of the switch board's order (from 0)."""
-    return f"orange slide {slide + 1}" if slide < SIZE else f"white slide {slide - SIZE + 1}"
+    if slide < SIZE:
+        return _("orange slide {number}", number=slide + 1)
+    return _("white slide {number}", number=slide - SIZE + 1)
 
 
-def point_name(cell: Cell) -> str:
-    """A point as players name it, row and column from 1: `4,5`. The move notation (`place R at 3,4`,
-    `orange 3 A->B`) and the events (`fell:3,4`) count from 0 (`notation.md`)."""
-    return f"{cell[0] + 1},{cell[1] + 1}"
+def point_name(cell: Cell) -> Text:
+    """A point as players name it, row and column from 1: `4,5` (French writes coordinates `4 ; 5`, the comma
+    being its decimal mark). The move notation (`place R at 3,4`, `orange 3 A->B`) and the events (`fell:3,4`)
+    count from 0 (`notation.md`)."""
+    return _("{row},{column}", row=str(cell[0] + 1), column=str(cell[1] + 1))
 
 
 _PLACEMENT_TEXT = re.compile(r"place (\w) at (\d+),(\d+)")
 _SLIDE_TEXT = re.compile(r"(orange|white) (\d+) ([ABC])->([ABC])")
 
 
-def place_name(cell: Cell) -> str:
+def place_name(cell: Cell) -> Text:
     """Points as this game's events, reasons and sentences write them (`point 3,4`)."""
-    return f"point {point_name(cell)}"
+    return _("point {point}", point=point_name(cell))
 
 
 #: The slide positions, read from the switch board: orange slides (one per row), white (one per column).
@@ -63,7 +68,7 @@ ORANGE = ExtraLine(
     before_grid=True,
     required=True,
     default=lambda rows, cols: ("A",) * rows,
-    set_back=lambda i, position: f"put orange slide {i + 1} back to {position}",
+    set_back=lambda i, position: _("put orange slide {number} back to {position}", number=i + 1, position=position),
     correction="slide",
     from_switches=True,
 )
@@ -74,14 +79,103 @@ WHITE = ExtraLine(
     required=True,
     pad="  ",
     default=lambda rows, cols: ("A",) * cols,
-    set_back=lambda i, position: f"put white slide {i + 1} back to {position}",
+    set_back=lambda i, position: _("put white slide {number} back to {position}", number=i + 1, position=position),
     correction="slide",
     from_switches=True,
 )
 #: A marble fell through an open point; one that should have fallen is still seen.
-FELL = EventType("fell", "cell", "the marble on {place} fell")
+FELL = EventType("fell", "cell", N_("the marble on {place} fell"))
 EXPECTED_FALL_MISSING = EventType(
-    "expected-fall-missing", "cell", "the marble on {place} should have fallen but is still seen"
+    "expected-fall-missing", "cell", N_("the marble on {place} should have fallen but is still seen")
+)
+
+# --- the rules a move or a starting board can break (`controller.games.rulebook`) -------------------
+_PLACING = (
+    "Les joueurs placent toutes leurs billes sur la grille, une à la fois et à tour de rôle, en jouant dans le sens "
+    "des aiguilles d'une montre."
+)
+SETUP_EMPTY = Rule(
+    "stay-alive.setup-empty",
+    N_("the grid is empty before the marbles are placed"),
+    N_("§4 Placement phase"),
+    "Chaque joueur prend 5 billes de la même couleur et les place dans la case de rangement située à sa droite.",
+)
+SETUP_CLOSED = Rule(
+    "stay-alive.setup-closed",
+    N_("the slides are set so that every marble can be placed on a closed point"),
+    N_("§4 Setup"),
+    "Au début de chaque partie, placez au hasard chacune des 14 glissières dans l'une des trois positions, afin que "
+    "le déroulement des parties soit toujours différent.",
+)
+PLACE_IN_TURN = Rule(
+    "stay-alive.place-in-turn",
+    N_("players place their marbles one at a time, in turn; a placed marble stays on its point"),
+    N_("§4 Placement phase"),
+    _PLACING,
+)
+SLIDES_STILL = Rule(
+    "stay-alive.slides-still",
+    N_("no slide moves until every marble is placed"),
+    N_("§4 Placement phase"),
+    "Quand toutes les billes sont placées, le premier joueur doit déplacer une des glissière de son choix",
+)
+CLOSED_POINT = Rule(
+    "stay-alive.closed-point",
+    N_("a marble is placed on a closed point: on an open one it falls through"),
+    N_("§4 Placement phase"),
+)
+ONE_NOTCH = Rule(
+    "stay-alive.one-notch",
+    N_("a turn moves exactly one slide by one notch, never from A straight to C"),
+    N_("§4 Movement phase"),
+    "le premier joueur doit déplacer une des glissière de son choix - orange ou blanche - d'un seul cran, mais jamais "
+    "de la position A à la position C ou vice et versa",
+)
+NOT_PREVIOUS_SLIDE = Rule(
+    "stay-alive.not-previous-slide",
+    N_("a player may not move the slide the previous player moved"),
+    N_("§4 Movement phase"),
+    "Lorsque son tour arrive, un joueur n'a pas le droit de déplacer la glissière manœuvrée par le joueur précédent.",
+)
+TWICE_ONLY = Rule(
+    "stay-alive.twice-only",
+    N_("with two players left, a slide may be moved twice in a row, not three times"),
+    N_("§4 Movement phase"),
+    "Lorsque la partie se joue à 2, ou qu'il ne reste que 2 joueurs en course, chaque joueur a le droit de déplacer "
+    "la même glissière deux fois de suite seulement.",
+)
+ONLY_FALLING = Rule(
+    "stay-alive.only-falling",
+    N_("marbles leave the grid only by falling through the holes the slides open"),
+    N_("§4 Movement phase"),
+    "Le mouvement des glissières libère des trappes dans la grille centrale, provoquant la chute des billes et leur "
+    "élimination du jeu.",
+)
+OWN_COLOUR = Rule(
+    "stay-alive.own-colour",
+    N_("each player plays the marbles of their own colour"),
+    N_("§4 Equipment"),
+    "Chaque joueur possède 5 billes d'une même couleur et essaie d'en garder au moins une sur la grille plus "
+    "longtemps que ses adversaires.",
+)
+GAME_OVER = Rule(
+    "stay-alive.game-over",
+    N_("once the last player with marbles is known, the game is over"),
+    N_("§4 Elimination and winner"),
+    "Le dernier joueur ayant encore une ou plusieurs billes sur la grille a gagné la partie.",
+)
+RULES = (
+    SETUP_EMPTY,
+    SETUP_CLOSED,
+    PLACE_IN_TURN,
+    SLIDES_STILL,
+    CLOSED_POINT,
+    ONE_NOTCH,
+    NOT_PREVIOUS_SLIDE,
+    TWICE_ONLY,
+    ONLY_FALLING,
+    OWN_COLOUR,
+    GAME_OVER,
 )
 
 
@@ -91,7 +185,7 @@ def slides(snapshot: Snapshot) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def _points_text(cells: Sequence[Cell]) -> str:
-    return " ".join(point_name(c) for c in cells)
+    return listed((point_name(c) for c in cells), conjunction=" ")
 
 
 @dataclass(frozen=True)
@@ -162,7 +256,7 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
     def seat_colours_of(self, seat: int) -> tuple[str, ...]:
         return (self.seats[seat],) if 0 <= seat < len(self.seats) else ()
 
-    def slide_name(self, slide: int) -> str:
+    def slide_name(self, slide: int) -> Text:
         """A slide switch as players hear it named ("orange slide 3"), for the live page's switch test."""
         return slide_name(slide)
 
@@ -175,34 +269,41 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
         placed = _PLACEMENT_TEXT.fullmatch(move)
         if placed is not None:
             colour, r, c = placed.groups()
-            name = self.profile.classes.get(colour, {}).get("name", colour)
-            return f"a {name} marble placed on point {point_name((int(r), int(c)))}"
+            return _(
+                "a {colour} marble placed on point {point}",
+                colour=self.colour(colour, 1),
+                point=point_name((int(r), int(c))),
+            )
         slid = _SLIDE_TEXT.fullmatch(move)
         if slid is not None:
             layer, index, before, after = slid.groups()
             slide = int(index) + (SIZE if layer == "white" else 0)
-            return f"{slide_name(slide)} {before}->{after}"
+            return _("{slide} {before}->{after}", slide=slide_name(slide), before=before, after=after)
         return move
 
     def __init__(self, setup: GameSetup) -> None:
         super().__init__(setup)
         if setup.variant != "standard":
-            raise ConfigError("variant", f"stay-alive has only the standard variant, got {setup.variant!r}")
+            raise ConfigError(
+                "variant", _("stay-alive has only the standard variant, got {variant}", variant=repr(setup.variant))
+            )
         self.players = setup.players
         if not 2 <= self.players <= 4:
-            raise ConfigError("players", f"Stay Alive is for 2 to 4 players, got {self.players}")
+            raise ConfigError("players", _("Stay Alive is for 2 to 4 players, got {players}", players=self.players))
         letters = self.profile.letters
         if setup.seats is None:
             if len(letters) < self.players:
-                raise ConfigError("seats", f"the profile has only {len(letters)} marble colours")
+                raise ConfigError("seats", _("the profile has only {count} marble colours", count=len(letters)))
             seats = tuple(letters[: self.players])
         else:
             seats = setup.seats
         for i, colour in enumerate(seats):
             if not isinstance(colour, str) or len(colour) != 1:
-                raise ConfigError(f"seats[{i}]", f"expected one marble colour letter per seat, got {colour!r}")
+                raise ConfigError(
+                    f"seats[{i}]", _("expected one marble colour letter per seat, got {colour}", colour=repr(colour))
+                )
             if seats.index(colour) != i:
-                raise ConfigError("seats", f"the marble colour {colour} is given to two seats")
+                raise ConfigError("seats", _("the marble colour {colour} is given to two seats", colour=colour))
         self.seats: tuple[str, ...] = tuple(seats)
         self.seat_of = {colour: i for i, colour in enumerate(self.seats)}
         self.marbles = int(self.profile.get("marbles_per_player", 5))
@@ -213,7 +314,7 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
         self.rule = self.profile.settings.get("two_player_rule", "own_twice")
 
     # -- names -------------------------------------------------------------------------------
-    def who(self, seat: int) -> str:
+    def who(self, seat: int) -> Text:
         return self.seat_name(seat)
 
     def open_mask(self, orange: Sequence[str], white: Sequence[str]) -> int:
@@ -225,9 +326,10 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
         if marbles:
             return SetupCheck(
                 False,
-                "the grid must be empty before the marbles are placed",
+                _("the grid must be empty before the marbles are placed"),
                 tuple(marbles),
-                advice="take the marbles off the grid",
+                advice=_("take the marbles off the grid"),
+                rule=SETUP_EMPTY,
             )
         opened = self.open_mask(*slides(snapshot))
         closed = SIZE * SIZE - opened.bit_count()
@@ -235,9 +337,15 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
             cells = tuple((r, c) for r in range(SIZE) for c in range(SIZE) if opened & bit(r, c))
             return SetupCheck(
                 False,
-                f"only {closed} points are closed but {self.total} marbles must be placed",
+                _n(
+                    "only {n} point is closed but {total} marbles must be placed",
+                    "only {n} points are closed but {total} marbles must be placed",
+                    closed,
+                    total=self.total,
+                ),
                 cells,
-                advice="move some slides so that fewer points are open",
+                advice=_("move some slides so that fewer points are open"),
+                rule=SETUP_CLOSED,
             )
         return SetupCheck(True)
 
@@ -271,28 +379,46 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
         """All fourteen slide positions, orange slides first (the slide index order)."""
         return state.orange + state.white
 
-    def banned(self, state: StayAliveState, seat: int) -> dict[int, str]:
+    def banned(self, state: StayAliveState, seat: int) -> dict[int, Text]:
         """Slides `seat` may not move now, each with the reason a player is told."""
+        return {slide: reason for slide, (reason, _rule) in self._bans(state, seat).items()}
+
+    def _bans(self, state: StayAliveState, seat: int) -> dict[int, tuple[Text, Rule]]:
+        """Slides `seat` may not move now, each with the reason a player is told and the rule."""
         alive = self.players - len(state.out)
         two_left = alive == 2
-        reasons: dict[int, str] = {}
+        reasons: dict[int, tuple[Text, Rule]] = {}
         if two_left and self.rule == "lift_ban":
             if len(state.recent) == 2 and state.recent[0] == state.recent[1]:
                 slide = state.recent[1]
                 reasons[slide] = (
-                    f"{slide_name(slide)} was moved on each of the last two turns; with two players "
-                    "left no slide may be moved three times in a row"
+                    _(
+                        "{slide} was moved on each of the last two turns; with two players left no slide may be moved "
+                        "three times in a row",
+                        slide=slide_name(slide),
+                    ),
+                    TWICE_ONLY,
                 )
             return reasons
         if state.recent:
             slide = state.recent[-1]
-            reasons[slide] = f"{slide_name(slide)} was moved by the previous player; move another slide"
+            reasons[slide] = (
+                _("{slide} was moved by the previous player; move another slide", slide=slide_name(slide)),
+                NOT_PREVIOUS_SLIDE,
+            )
         own = state.own_recent[seat]
         if two_left and len(own) == 2 and own[0] == own[1]:
             reasons.setdefault(
                 own[1],
-                f"{self.who(seat)} moved {slide_name(own[1])} on their last two turns; with two players "
-                "left a player may move the same slide only twice in a row",
+                (
+                    _(
+                        "{player} moved {slide} on their last two turns; with two players left a player may move the "
+                        "same slide only twice in a row",
+                        player=self.who(seat),
+                        slide=slide_name(own[1]),
+                    ),
+                    TWICE_ONLY,
+                ),
             )
         return reasons
 
@@ -374,14 +500,22 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
         gone = [s for s in alive_before if counts.get(self.seats[s], 0) == 0]
         alive = [s for s in alive_before if s not in gone]
         winners: tuple[int, ...] | None = None
-        reason = ""
+        reason: str = ""
         if not alive:
             winners = (seat,)
             gone = [s for s in gone if s != seat]
-            reason = f"{self.who(seat)} wins: their move took the last marbles of every remaining player"
+            reason = _(
+                "{player} wins: their move took the last marbles of every remaining player", player=self.who(seat)
+            )
         elif len(alive) == 1:
+            left = counts.get(self.seats[alive[0]], 0)
+            reason = _n(
+                "{player} wins: the last player with marbles on the grid, {n} marble left",
+                "{player} wins: the last player with marbles on the grid, {n} marbles left",
+                left,
+                player=self.who(alive[0]),
+            )
             winners = (alive[0],)
-            reason = f"{self.who(alive[0])} wins: the last player with marbles on the grid"
         events += [GameEvent.eliminated(s) for s in gone]
         own = list(state.own_recent)
         own[seat] = (*own[seat], move.slide)[-2:]
@@ -425,7 +559,7 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
             comparison = self._compare(state, snapshot, 0)
             if not changed and comparison.ok:
                 return Judgement("unchanged")
-            return Judgement("illegal", reason="the game is over; start a new game to play again")
+            return Judgement("illegal", reason=_("the game is over; start a new game to play again"), rule=GAME_OVER)
         if state.placing:
             return self._judge_placement(state, snapshot, changed)
         if not changed:
@@ -434,23 +568,33 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
                 return Judgement("unchanged", seat)
             return self._marbles_illegal(seat, comparison, slide_moved=False)
         if len(changed) > 1:
-            names = ", ".join(slide_name(s) for s, _, _ in changed)
+            names = listed((slide_name(s) for s, _b, _a in changed), conjunction=None)
             return Judgement(
                 "illegal",
                 seat,
-                reason=f"{len(changed)} slides moved ({names}); move exactly one slide by one notch",
+                reason=_(
+                    "{n} slides moved ({slides}); move exactly one slide by one notch", n=len(changed), slides=names
+                ),
+                rule=ONE_NOTCH,
             )
         slide, before, after = changed[0]
         if after not in NOTCHES[before]:
             return Judgement(
                 "illegal",
                 seat,
-                reason=f"{slide_name(slide)} moved two notches ({before} to {after}); "
-                "a slide moves one notch at a time, never straight from A to C",
+                reason=_(
+                    "{slide} moved two notches ({before} to {after}); a slide moves one notch at a time, never "
+                    "straight from A to C",
+                    slide=slide_name(slide),
+                    before=before,
+                    after=after,
+                ),
+                rule=ONE_NOTCH,
             )
-        banned = self.banned(state, seat)  # type: ignore[arg-type]
+        banned = self._bans(state, seat)  # type: ignore[arg-type]
         if slide in banned:
-            return Judgement("illegal", seat, reason=banned[slide])
+            reason, rule = banned[slide]
+            return Judgement("illegal", seat, reason=reason, rule=rule)
         move = SlideMove(slide, before, after)
         comparison = self._compare(state, snapshot, self._falls(state, move))
         if not comparison.ok:
@@ -495,41 +639,59 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
     def _marbles_illegal(self, seat: int | None, found: _Comparison, slide_moved: bool) -> Judgement[StayAliveState]:
         cells = tuple(sorted(found.vanished + found.appeared + found.recoloured))
         if found.vanished and found.appeared:
-            reason = (
-                f"a marble was moved by hand from {_points_text(found.vanished)} to "
-                f"{_points_text(found.appeared)}; marbles only leave their point by falling"
+            reason = _(
+                "a marble was moved by hand from {start} to {end}; marbles only leave their point by falling",
+                start=_points_text(found.vanished),
+                end=_points_text(found.appeared),
             )
         elif found.vanished:
-            why = "its point stayed closed" if slide_moved else "no slide moved"
-            many = len(found.vanished) > 1
-            reason = (
-                f"the marble{'s' if many else ''} at {_points_text(found.vanished)} "
-                f"disappeared but {why}{'' if not many else ' for them'}; put "
-                f"{'them' if many else 'it'} back"
-            )
+            points = _points_text(found.vanished)
+            many = len(found.vanished)
+            if slide_moved:
+                reason = _n(
+                    "the marble at {points} disappeared but its point stayed closed; put it back",
+                    "the marbles at {points} disappeared but its point stayed closed for them; put them back",
+                    many,
+                    points=points,
+                )
+            else:
+                reason = _n(
+                    "the marble at {points} disappeared but no slide moved; put it back",
+                    "the marbles at {points} disappeared but no slide moved for them; put them back",
+                    many,
+                    points=points,
+                )
         elif found.appeared:
-            reason = f"a marble appeared at {_points_text(found.appeared)}; every marble is already placed, take it off"
+            reason = _(
+                "a marble appeared at {points}; every marble is already placed, take it off",
+                points=_points_text(found.appeared),
+            )
         else:
             return Judgement(
                 "illegal",
                 seat,
-                reason=f"the marble at {_points_text(found.recoloured)} changed colour",
+                reason=_("the marble at {points} changed colour", points=_points_text(found.recoloured)),
                 cells=cells,
                 doubtful=True,
             )
-        return Judgement("illegal", seat, reason=reason, cells=cells)
+        return Judgement("illegal", seat, reason=reason, cells=cells, rule=ONLY_FALLING)
 
     def _judge_placement(
         self, state: StayAliveState, snapshot: Snapshot, changed: list[tuple[int, str, str]]
     ) -> Judgement[StayAliveState]:
         seat: int = state.to_move  # type: ignore[assignment]
         if changed:
-            names = ", ".join(slide_name(s) for s, _, _ in changed)
+            names = listed((slide_name(s) for s, _b, _a in changed), conjunction=None)
             return Judgement(
                 "illegal",
                 seat,
-                reason=f"slides must stay put until every marble is placed ({names} moved); put "
-                f"{'it' if len(changed) == 1 else 'them'} back",
+                reason=_n(
+                    "slides must stay put until every marble is placed ({slides} moved); put it back",
+                    "slides must stay put until every marble is placed ({slides} moved); put them back",
+                    len(changed),
+                    slides=names,
+                ),
+                rule=SLIDES_STILL,
             )
         added: list[Cell] = []
         removed: list[Cell] = []
@@ -549,22 +711,27 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
             return Judgement(
                 "illegal",
                 seat,
-                reason=f"the marble at {_points_text(removed)} was moved to {_points_text(added)}; "
-                "a placed marble stays where it is",
+                reason=_(
+                    "the marble at {start} was moved to {end}; a placed marble stays where it is",
+                    start=_points_text(removed),
+                    end=_points_text(added),
+                ),
                 cells=cells,
+                rule=PLACE_IN_TURN,
             )
         if removed:
             return Judgement(
                 "illegal",
                 seat,
-                reason=f"the marble at {_points_text(removed)} was taken off the grid; put it back",
+                reason=_("the marble at {points} was taken off the grid; put it back", points=_points_text(removed)),
                 cells=cells,
+                rule=PLACE_IN_TURN,
             )
         if recoloured and not added:
             return Judgement(
                 "illegal",
                 seat,
-                reason=f"the marble at {_points_text(recoloured)} changed colour",
+                reason=_("the marble at {points} changed colour", points=_points_text(recoloured)),
                 cells=cells,
                 doubtful=True,
             )
@@ -572,24 +739,42 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
             return Judgement(
                 "illegal",
                 seat,
-                reason=f"{len(added)} marbles were placed at once ({_points_text(added)}); place one marble per turn",
+                reason=_(
+                    "{n} marbles were placed at once ({points}); place one marble per turn",
+                    n=len(added),
+                    points=_points_text(added),
+                ),
                 cells=cells,
+                rule=PLACE_IN_TURN,
             )
         r, c = added[0]
         colour = snapshot.cells[r][c]
         if colour != self.seats[seat]:
             if colour in self.seat_of:
-                reason = f"it is {self.who(seat)}'s turn to place a marble, not {self.who(self.seat_of[colour])}'s"
+                reason = _(
+                    "it is {player}'s turn to place a marble, not {other}'s",
+                    player=self.who(seat),
+                    other=self.who(self.seat_of[colour]),
+                )
+                rule = PLACE_IN_TURN
             else:
-                reason = f"no seat plays the marble colour {colour} in this game"
-            return Judgement("illegal", seat, reason=reason, cells=cells)
+                reason = _(
+                    "no seat plays the {colour} marbles in this game (letter {letter})",
+                    colour=self.colour(colour, 2),
+                    letter=colour,
+                )
+                rule = OWN_COLOUR
+            return Judgement("illegal", seat, reason=reason, cells=cells, rule=rule)
         if self.open_mask(state.orange, state.white) & bit(r, c):
             return Judgement(
                 "illegal",
                 seat,
-                reason=f"point {point_name((r, c))} is open, so a marble put there falls through; "
-                "place it on a closed point",
+                reason=_(
+                    "point {point} is open, so a marble put there falls through; place it on a closed point",
+                    point=point_name((r, c)),
+                ),
                 cells=cells,
+                rule=CLOSED_POINT,
             )
         move = Placement(r, c)
         return Judgement("legal", seat, self._place(state, move), self.describe(state, move))
@@ -616,8 +801,8 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
         if state.winners is not None:
             return Result(True, state.winners, scores, state.end_reason)
         if state.placing:
-            return Result(False, None, scores, "the marbles are still being placed")
-        return Result(False, None, scores, "the game is still going on")
+            return Result(False, None, scores, _("the marbles are still being placed"))
+        return Result(False, None, scores, _("the game is still going on"))
 
 
 def _freeze(board: list[list[str]]) -> Board:
@@ -653,9 +838,9 @@ def with_switches(snapshot: Snapshot, positions: tuple[str, ...]) -> Snapshot:
 def setup_board(engine: StayAliveEngine, rng) -> Snapshot:
     """Players push every slide to a random position until no point is open under a start."""
     empty = tuple(tuple(EMPTY for _ in range(SIZE)) for _ in range(SIZE))
-    for _ in range(500):
-        orange = tuple(rng.choice("ABC") for _ in range(SIZE))
-        white = tuple(rng.choice("ABC") for _ in range(SIZE))
+    for _attempt in range(500):
+        orange = tuple(rng.choice("ABC") for _slide in range(SIZE))
+        white = tuple(rng.choice("ABC") for _slide in range(SIZE))
         board = Snapshot(engine.setup.game, empty, {"orange": orange, "white": white})
         if engine.check_setup(board).ok:
             return board
