@@ -122,8 +122,18 @@ def run_tables(first: int, count: int, port: int, every: float, seconds: float, 
         client.loop_start()
         client.publish(f"referee/{name}/online", encode(True), qos=1, retain=True)
         clients.append(client)
+        journal = f"{rng.getrandbits(128):032x}"  # each table's journal id, as `referee run` sends it
         tables.append(
-            {"name": name, "keys": keys, "steps": steps, "names": names, "game_id": 1, "pos": 0, "client": client}
+            {
+                "name": name,
+                "keys": keys,
+                "steps": steps,
+                "names": names,
+                "journal": journal,
+                "game_id": 1,
+                "pos": 0,
+                "client": client,
+            }
         )
     sent = 0
     ready.release()
@@ -136,7 +146,8 @@ def run_tables(first: int, count: int, port: int, every: float, seconds: float, 
         step = t["steps"][t["pos"]]
         now = time.time()
         client, name, seq = t["client"], t["name"], t["pos"]
-        verdict = verdict_payload(name, t["game_id"], seq, step["verdict"], now)
+        journal = t["journal"]
+        verdict = verdict_payload(name, t["game_id"], seq, step["verdict"], now, journal)
         if seq == 0:  # as TablePublisher sends them: the first entry names the players,
             verdict |= {"players": len(t["names"]), "names": t["names"]}
         if step["result"] is not None:  # the entry that ends the game carries its result
@@ -145,7 +156,7 @@ def run_tables(first: int, count: int, port: int, every: float, seconds: float, 
         if step["result"] is not None:
             client.publish(
                 f"referee/{name}/result",
-                encode(result_payload(name, t["game_id"], seq, t["keys"], t["names"], step["result"], now)),
+                encode(result_payload(name, t["game_id"], seq, t["keys"], t["names"], step["result"], now, journal)),
                 qos=1,
                 retain=True,
             )
@@ -153,7 +164,9 @@ def run_tables(first: int, count: int, port: int, every: float, seconds: float, 
         table = Table(game_id=t["game_id"], **step["table"])
         client.publish(
             f"referee/{name}/state",
-            encode(state_payload(name, t["keys"], t["names"], table, step["snapshot"], step["scores"], seq, now)),
+            encode(
+                state_payload(name, t["keys"], t["names"], table, step["snapshot"], step["scores"], seq, now, journal)
+            ),
             qos=1,
             retain=True,
         )

@@ -22,6 +22,10 @@ Figures (lower is better unless said):
                 line is held open; the same for the club's page
   outage        journal entries and results that never reached the club after a broker SIGKILL with
                 messages queued; players whose standings differ from the journals
+  replaced      a table's journal moved aside mid-evening (a fresh one restarts at game 1): finished games
+                of the fresh journal missing from the standings; players whose standings differ from both
+                journals together; verdicts of the fresh journal the club did not store (taken for the old
+                journal's: repeats or disputes)
   lockout       the owner's right PIN refused (of 15) while someone else guesses from another address
   rebinding     answers to a foreign Host (of 6 paths), a control passed with a foreign Origin (0/1),
                 /ws opened with a foreign Origin (0/1)
@@ -627,6 +631,62 @@ def probe_outage(folder: Path) -> dict[str, Any]:
         broker.stop()
 
 
+def probe_replaced(folder: Path) -> dict[str, Any]:
+    """A table's journal moved aside mid-evening (as the referee does with a damaged one): the fresh
+    journal starts again at game 1; its games must count beside the old journal's."""
+    broker = Broker(folder).start()
+    club, port = start_club(folder, broker)
+    table = None
+    names = ["Ann", "Bob", "Cy"]
+    journal = folder / "t1.sqlite"
+    try:
+        table = table_process(folder, broker, "t1", "colorpop-standard.yaml", names, 28 + 5, every=0.05)
+        wait_until(lambda: "played" in (folder / "t1.log").read_text(), 120, 0.2)
+        wait_until(lambda: club_points(folder, "t1") >= journal_points(journal), 30, 0.2)
+        (folder / "t1.sqlite.stop").touch()
+        table.wait(30)
+        (folder / "t1.sqlite.stop").unlink()
+        old = expected_standings({"t1": (journal, names)})
+        stored_before = _stored_verdicts(port)
+        for suffix in ("", "-wal"):  # moved aside whole, as journal.quarantine does; the next start is fresh
+            if Path(f"{journal}{suffix}").exists():
+                os.replace(f"{journal}{suffix}", f"{journal}.damaged-probe{suffix}")
+        Path(f"{journal}-shm").unlink(missing_ok=True)
+        table = table_process(folder, broker, "t1", "colorpop-standard.yaml", names, 28, every=0.05)
+        wait_until(lambda: (folder / "t1.log").read_text().count("played") >= 2, 120, 0.2)
+        new = expected_standings({"t1": (journal, names)})
+        fresh = len(journal_points(journal))
+        wait_until(lambda: _stored_verdicts(port) - stored_before >= fresh, 20, 0.5)
+        not_stored = fresh - (_stored_verdicts(port) - stored_before)
+        both = {n: tuple(a + b for a, b in zip(old[n], new.get(n, (0, 0, 0)))) for n in old}
+        wait_until(lambda: _standings_differ(port, both) == 0, 20, 0.5)
+        got = standings(port)
+        new_games = new["Ann"][0]
+        counted = got.get("Ann", {}).get("played", 0) - old["Ann"][0]
+        return {
+            f"finished games of the fresh journal missing from the standings (of {new_games})": new_games - counted,
+            f"players whose standings differ from both journals together (of {len(both)})": _standings_differ(
+                port, both
+            ),
+            f"verdicts of the fresh journal the club did not store (of {fresh})": not_stored,
+        }
+    finally:
+        (folder / "t1.sqlite.stop").touch()
+        if table is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                table.wait(10)
+            if table.poll() is None:
+                table.terminate()
+        club.stop()
+        broker.stop()
+
+
+def _stored_verdicts(port: int) -> int:
+    """Verdicts the club has stored since it started (repeats and disputes not counted)."""
+    status, body = http_get(port, "/api/stats")
+    return int(json.loads(body)["verdicts"]) if status == 200 else 0
+
+
 def _standings_differ(port: int, expected: dict[str, tuple[int, int, int]]) -> int:
     got = standings(port)
     differ = 0
@@ -901,6 +961,7 @@ PROBES = {
     "takeover": probe_takeover,
     "idle": probe_idle,
     "outage": probe_outage,
+    "replaced": probe_replaced,
     "lockout": probe_lockout,
     "rebinding": probe_rebinding,
     "two-referees": probe_two_referees,

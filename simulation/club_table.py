@@ -25,9 +25,8 @@ from controller.files import parse_yaml, read_text
 from controller.games import registry
 from controller.record import Action, parse_record
 from controller.service.config import GAME_KEYS
-from controller.service.journal import Journal
 from controller.service.loop import RefereeLoop, Settings
-from controller.service.session import GameSession
+from controller.service.session import open_journal
 from simulation.world import SimClock, SimWorld, SnapshotSensor, WorldSwitches
 
 #: Simulated seconds per tick, and the settle time: a board is judged two ticks after it is set.
@@ -54,8 +53,11 @@ class RecordTable:
         self.entries: list[Any] = [self.record.board, *self.record.observations]
         self.clock = SimClock()
         self.log = log or logging.getLogger("referee.simtable")
-        self.journal = Journal(journal_path)
-        session, _ = GameSession.open(self.journal, self.keys, self.setup)
+        # As `referee run` opens it: a damaged journal is moved aside and a fresh one started.
+        opened = open_journal(journal_path, self.keys, self.setup)
+        self.journal, session = opened.journal, opened.session
+        #: Where a journal that could not be used was moved aside, in a sentence (None: it was fine).
+        self.moved_aside = opened.moved_aside
         #: The record entry shown next: a resumed game goes on where its journal stopped.
         self.position = min(session.next_index, len(self.entries))
         self.world = SimWorld(self.setup, self._board_before(self.position))

@@ -46,7 +46,8 @@ def test_a_verdict_delivered_twice_is_kept_once(tmp_path):
     assert store.verdicts_of("t1", 1) == [0, 1, 2]
     assert store.counts["duplicates"] == 1 and store.counts["verdicts"] == 3
     assert store.table_view("t1")["last_verdict_seq"] == [1, 2]
-    assert first.acks == {"t1": [(1, 0), (1, 1)]} and second.acks == {"t1": [(1, 1), (1, 2)]}  # held: told again
+    assert first.acks == {("t1", ""): [(1, 0), (1, 1)]}  # per table and journal (none: before journal ids)
+    assert second.acks == {("t1", ""): [(1, 1), (1, 2)]}  # held: told again
     assert first.resend == {"t1"} and second.resend == set()  # asked once, when first heard of
 
 

@@ -186,7 +186,8 @@ def test_a_roster_keeps_a_stolen_password_from_scoring_for_other_tables_players(
         wait_for(lambda: len(_standings(club)) == 3, what="t2's game")
         time.sleep(0.5)
         assert all(s["played"] == 1 for s in _standings(club).values())
-        assert "table t1: refused the result of game 1: Dee, Eve, Fay not on the roster" in caplog.text
+        game = f"game 1 of journal {thief.journal.id[:8]}"  # the thief's journal, by its id
+        assert f"table t1: refused the result of {game}: Dee, Eve, Fay not on the roster" in caplog.text
     finally:
         thief.close()
         honest.close()
@@ -251,4 +252,50 @@ def test_a_broker_killed_with_the_clubs_messages_queued_loses_none(secured, tmp_
     finally:
         t1.close()
         t2.close()
+        club.stop()
+
+
+def _summed(*parts: dict[str, tuple[int, int]]) -> dict[str, tuple[int, int]]:
+    out: dict[str, tuple[int, int]] = {}
+    for part in parts:
+        for name, (played, wins) in part.items():
+            p, w = out.get(name, (0, 0))
+            out[name] = (p + played, w + wins)
+    return out
+
+
+def test_a_journal_replaced_mid_club_counts_beside_the_old_one(secured, tmp_path):
+    """The table's journal is garbled mid-game; the referee moves it aside and starts a fresh journal
+    at game 1; play goes on. The standings are both journals' games together, none disputed."""
+    names = ("Ann", "Bob", "Cy")
+    club = _club(secured, tmp_path)
+    t1 = _table(secured, tmp_path, "t1", COLORPOP, names)
+    try:
+        _play(t1)
+        for _ in range(5):  # the next game under way when the journal is lost
+            t1.step()
+        wait_for(lambda: t1.publisher.wait_delivered(t1.last_point, 0.1), timeout=30, what="t1's entries stored")
+        old_id = t1.journal.id
+        t1.close()
+        old = _expected(tmp_path / "t1.sqlite", names)
+        with open(tmp_path / "t1.sqlite", "r+b") as f:  # the SD card garbles the file's first page
+            f.write(b"\x00garbled" * 64)
+        t1 = _table(secured, tmp_path, "t1", COLORPOP, names)
+        assert t1.moved_aside is not None and t1.loop.session.game_id == 1 and t1.journal.id != old_id
+        _play(t1)  # the fresh journal's game 1, the same record as the old journal's game 1
+        wait_for(lambda: t1.publisher.wait_delivered(t1.last_point, 0.1), timeout=30, what="the new journal stored")
+        both = _summed(old, _expected(tmp_path / "t1.sqlite", names))
+        assert all(played == 2 for played, _ in both.values())
+        wait_for(
+            lambda: {n: (s["played"], s["wins"]) for n, s in _standings(club).items()} == both,
+            timeout=15,
+            what="the standings to equal both journals together",
+        )
+        assert club.store.counts["conflicts"] == 0
+        assert club.store.verdicts_of("t1", 1, t1.journal.id) == list(range(t1.last_point[1] + 1))
+        assert club.store.verdicts_of("t1", 2, old_id) == list(range(5))  # the old journal's unfinished game, kept
+        view = club.store.table_view("t1")
+        assert view["journal"] == t1.journal.id and view["last_verdict_seq"] == list(t1.last_point)
+    finally:
+        t1.close()
         club.stop()

@@ -7,18 +7,26 @@ verdict itself. The journal already holds every entry; this module adds two smal
 its result must name the same players even if the config changed before the game ended). It uses
 its own SQLite connection (WAL lets it read while the referee writes) and touches neither
 `journal.py` nor the journal's own tables.
+
+Which journal: the journal's id (`journal.py`, "Which journal") goes with every entry sent, so the
+club tells a fresh journal's game 1 from the game 1 of the journal it replaced. When the referee
+writes its journal again from memory under the same name (the file was deleted or replaced while
+running), the feed follows it to the new file, which has the same id, and carries its mark over.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
-from controller.service.journal import Entry
+from controller.errors import RefereeError
+from controller.service.journal import Entry, read_journal_id
 
 DELIVERY_SCHEMA = """
 CREATE TABLE IF NOT EXISTS mqtt_delivered (
@@ -48,16 +56,69 @@ class JournalFeed:
     """The publisher's connection to the journal file; thread-safe (paho's thread marks deliveries)."""
 
     def __init__(self, path: str | Path, table: str) -> None:
+        self.path = Path(path)
         self.table = table
         self._lock = threading.Lock()
-        self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=10.0)
+        self.db = self._open(create=True)
+        self._file = _file_of(self.path)
+        #: (id, first game published with it), once read.
+        self._id: tuple[str, int] | None = None
+        #: The last mark read or written, carried over to a file written again from memory.
+        self._mark: Point | None = None
+
+    def _open(self, create: bool = False) -> sqlite3.Connection:
+        if create:
+            db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False, timeout=10.0)
+        else:  # never make an empty file where the referee is about to write its journal again
+            uri = f"file:{quote(str(self.path.resolve()))}?mode=rw"
+            db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=10.0)
         # A lost acknowledgement only means one more (deduplicated) send: no fsync per delivery.
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        add_delivery_table(self.db)
+        db.execute("PRAGMA synchronous=NORMAL")
+        add_delivery_table(db)
+        return db
 
     def close(self) -> None:
         with self._lock:
             self.db.close()
+
+    def journal_id(self) -> tuple[str, int]:
+        """(the journal's id, the first game published with it); games before it (a journal from
+        before ids) are published without one. Raises RefereeError while the journal has none yet
+        (its referee could not write it so far): nothing is sent until it has."""
+        if self._id is None:
+            with self._lock:
+                found = read_journal_id(self.db)
+            if found is None:
+                raise RefereeError(f"the journal {self.path} has no id yet")
+            self._id = found
+        return self._id
+
+    def journal_for(self, game_id: int) -> str | None:
+        """The journal id game `game_id` is published with (None: a game from before the journal had one)."""
+        journal, first = self.journal_id()
+        return journal if game_id >= first else None
+
+    def _follow_file(self) -> None:
+        """Called with `_lock` held: when the journal's name now holds another file that is the same
+        journal (the referee wrote it again from memory: the same id), read that one from now on."""
+        now = _file_of(self.path)
+        if now is None or now == self._file or self._id is None:
+            return
+        try:
+            db = self._open()
+            same = read_journal_id(db) == self._id
+        except sqlite3.Error:
+            return  # not readable yet: looked at again next time
+        if not same:  # another program's file, not yet moved aside by the referee: not ours
+            db.close()
+            return
+        if (
+            self._mark is not None
+            and db.execute("SELECT 1 FROM mqtt_delivered WHERE table_name = ?", (self.table,)).fetchone() is None
+        ):
+            _write_mark(db, self.table, self._mark)
+        self.db.close()
+        self.db, self._file = db, now
 
     def delivered(self) -> Point:
         """The last entry the club acknowledged (with all before it); the first time, just before the latest game.
@@ -70,7 +131,8 @@ class JournalFeed:
                 "SELECT game_id, seq FROM mqtt_delivered WHERE table_name = ?", (self.table,)
             ).fetchone()
             if row is not None:
-                return int(row[0]), int(row[1])
+                self._mark = int(row[0]), int(row[1])
+                return self._mark
             latest = self.db.execute("SELECT MAX(id) FROM games").fetchone()[0]
             point = (int(latest) if latest is not None else 0, -1)
             self._write(point)
@@ -97,15 +159,13 @@ class JournalFeed:
             self._write(point)
 
     def _write(self, point: Point) -> None:
-        self.db.execute(
-            "INSERT INTO mqtt_delivered (table_name, game_id, seq, at) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT(table_name) DO UPDATE SET game_id = excluded.game_id, seq = excluded.seq, at = excluded.at",
-            (self.table, point[0], point[1], time.time()),
-        )
+        _write_mark(self.db, self.table, point)
+        self._mark = point
 
     def after(self, point: Point, limit: int) -> list[Entry]:
         """Entries after `point`, in journal order (game by game, then seq)."""
         with self._lock:
+            self._follow_file()
             rows = self.db.execute(
                 "SELECT game_id, seq, kind, payload, verdict, at FROM entries "
                 "WHERE game_id > ? OR (game_id = ? AND seq > ?) ORDER BY game_id, seq LIMIT ?",
@@ -126,3 +186,20 @@ class JournalFeed:
         with self._lock:
             row = self.db.execute("SELECT setup FROM games WHERE id = ?", (game_id,)).fetchone()
         return None if row is None else json.loads(row[0])
+
+
+def _write_mark(db: sqlite3.Connection, table: str, point: Point) -> None:
+    db.execute(
+        "INSERT INTO mqtt_delivered (table_name, game_id, seq, at) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT(table_name) DO UPDATE SET game_id = excluded.game_id, seq = excluded.seq, at = excluded.at",
+        (table, point[0], point[1], time.time()),
+    )
+
+
+def _file_of(path: Path) -> tuple[int, int] | None:
+    """The file a name holds now (device, inode), or None when there is none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino

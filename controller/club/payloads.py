@@ -16,6 +16,7 @@ from typing import Any
 from controller.club.config import NAME
 from controller.referee import Verdict, VerdictKind
 from controller.service.events import Table
+from controller.service.journal import JOURNAL_ID
 
 #: The payloads' version: `"v": 1` in every object.
 SCHEMA = 1
@@ -47,23 +48,52 @@ class Message:
     #: When the club's MQTT thread received it (time.time()), for the club's own share of latency.
     received: float | None = None
 
+    @property
+    def journal(self) -> str:
+        """The table's journal the message speaks of ('' for a journal from before journal ids)."""
+        return (self.body.get("journal") if isinstance(self.body, dict) else None) or ""
+
 
 def encode(body: Any) -> bytes:
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
 # --- what tables send -------------------------------------------------------------------------
-def verdict_payload(table: str, game_id: int, seq: int, verdict: dict[str, Any], sent: float) -> dict[str, Any]:
-    """A journal entry's verdict (`notation.md` §3 keys, or a reveal) with where it is in the journal."""
-    return {"v": SCHEMA, "table": table, "game_id": game_id, "seq": seq, **verdict, "sent": round(sent, 3)}
+def _journal_key(journal: str | None) -> dict[str, str]:
+    """The `journal` key: the journal's id, or nothing for a game of a journal from before ids."""
+    return {"journal": journal} if journal else {}
+
+
+def verdict_payload(
+    table: str, game_id: int, seq: int, verdict: dict[str, Any], sent: float, journal: str | None = None
+) -> dict[str, Any]:
+    """A journal entry's verdict (`notation.md` §3 keys, or a reveal) with where it is: which journal
+    (its id), which game of it, which entry of the game."""
+    return {
+        "v": SCHEMA,
+        "table": table,
+        **_journal_key(journal),
+        "game_id": game_id,
+        "seq": seq,
+        **verdict,
+        "sent": round(sent, 3),
+    }
 
 
 def result_payload(
-    table: str, game_id: int, seq: int, setup: dict[str, Any], names: list[str], result: dict[str, Any], sent: float
+    table: str,
+    game_id: int,
+    seq: int,
+    setup: dict[str, Any],
+    names: list[str],
+    result: dict[str, Any],
+    sent: float,
+    journal: str | None = None,
 ) -> dict[str, Any]:
     return {
         "v": SCHEMA,
         "table": table,
+        **_journal_key(journal),
         "game_id": game_id,
         "seq": seq,
         "game": setup.get("game"),
@@ -83,11 +113,13 @@ def state_payload(
     scores: list[Any] | None,
     last_seq: int | None,
     sent: float,
+    journal: str | None = None,
 ) -> dict[str, Any]:
     """The retained state: the table as its players see it (`events.Table`), the board and scores."""
     return {
         "v": SCHEMA,
         "table": table_name,
+        **_journal_key(journal),
         "game": table.game,
         "variant": game_keys.get("variant", "standard"),
         "players": len(names),
@@ -179,7 +211,15 @@ def _strings(body: dict, key: str, optional: bool = False) -> None:
         raise BadPayload(f"'{key}' should be a list of texts")
 
 
+def _journal(body: dict) -> None:
+    """`journal`: absent or null (a journal from before ids), else a journal id."""
+    value = _need(body, "journal", str, optional=True)
+    if value is not None and not JOURNAL_ID.fullmatch(value):
+        raise BadPayload("'journal' should be 1 to 64 letters, digits, '-' or '_'")
+
+
 def _check_state(body: dict) -> None:
+    _journal(body)
     _need(body, "game", str)
     _count(body, "game_id")
     turn = _need(body, "turn", int, optional=True)
@@ -195,6 +235,7 @@ def _check_state(body: dict) -> None:
 
 
 def _check_verdict(body: dict) -> None:
+    _journal(body)
     _count(body, "game_id")
     seq = _count(body, "seq")
     word = _need(body, "verdict", str)
@@ -227,6 +268,7 @@ def _result(result: Any) -> None:
 
 
 def _check_result(body: dict) -> None:
+    _journal(body)
     _count(body, "game_id")
     _count(body, "seq")
     _need(body, "game", str)
@@ -245,14 +287,25 @@ _CHECKS = {"state": _check_state, "verdict": _check_verdict, "result": _check_re
 
 
 # --- the club's acknowledgements (`<prefix>/<table>/ack`) -------------------------------------
-def ack_payload(table: str, stored: list[tuple[int, int]], resend: bool, sent: float) -> dict[str, Any]:
-    """The club to one table: the entries it has stored (the table's mark may move past them), and
-    whether the table should send again everything the club has not acknowledged."""
-    return {"v": SCHEMA, "table": table, "stored": [list(p) for p in stored], "resend": resend, "sent": round(sent, 3)}
+def ack_payload(
+    table: str, stored: list[tuple[int, int]], resend: bool, sent: float, journal: str | None = None
+) -> dict[str, Any]:
+    """The club to one table: the entries of one of its journals it has stored (the table's mark may
+    move past them), and whether the table should send again everything the club has not acknowledged."""
+    return {
+        "v": SCHEMA,
+        "table": table,
+        **_journal_key(journal),
+        "stored": [list(p) for p in stored],
+        "resend": resend,
+        "sent": round(sent, 3),
+    }
 
 
-def parse_ack(topic: str, payload: bytes, expected_topic: str) -> tuple[list[tuple[int, int]], bool]:
-    """(the entries stored, send again?) of the club's acknowledgement; BadPayload for anything else."""
+def parse_ack(topic: str, payload: bytes, expected_topic: str) -> tuple[str | None, list[tuple[int, int]], bool]:
+    """(the journal, the entries stored, send again?) of the club's acknowledgement; the journal is None
+    when the acknowledgement names none (entries of a journal from before ids, or a club from before
+    journal ids); BadPayload for anything else."""
     if topic != expected_topic:
         raise BadPayload(f"not this table's acknowledgement topic {expected_topic}")
     if len(payload) > MAX_BYTES:
@@ -272,7 +325,8 @@ def parse_ack(topic: str, payload: bytes, expected_topic: str) -> tuple[list[tup
     ):
         raise BadPayload("'stored' should be a list of [game_id, seq] pairs")
     resend = _need(body, "resend", bool, optional=True)
-    return [(p[0], p[1]) for p in stored], bool(resend)
+    _journal(body)
+    return body.get("journal"), [(p[0], p[1]) for p in stored], bool(resend)
 
 
 # --- words for people -------------------------------------------------------------------------

@@ -7,10 +7,12 @@ publisher; what it sends is read from the journal, after the last entry the club
 entry (its message on `<prefix>/<table>/ack`), never on the broker's PUBACK: a broker that crashes
 with messages queued loses nothing, because what the club has not stored is sent again: after a
 reconnect, when the club asks (it saw a gap, or it came back), and when no acknowledgement came
-for a while (after `RESEND_AFTER` seconds, the wait doubling up to `RESEND_MAX`). The club keeps
-each (table, game_id, seq) once. A game's result is worked out by replaying its entries through a
-`Referee` (the rules are deterministic) and travels with the verdict of the entry that ended the
-game (and on the retained `result` topic), so it too is never lost.
+for a while (after `RESEND_AFTER` seconds, the wait doubling up to `RESEND_MAX`). Every entry goes
+with its journal's id, and the club keeps each (table, journal, game_id, seq) once: a journal moved
+aside and started afresh at game 1 brings new games, not copies of the old journal's. A game's
+result is worked out by replaying its entries through a `Referee` (the rules are deterministic)
+and travels with the verdict of the entry that ended the game (and on the retained `result`
+topic), so it too is never lost.
 
 Everything runs off the referee loop's thread: a pump thread of its own plus paho's network
 thread. A broker that hangs or refuses slows neither judging nor the lights.
@@ -243,13 +245,13 @@ class TablePublisher:
     def _on_ack(self, client, userdata, msg) -> None:
         """The club's word: entries it has stored (the mark moves past them), or "send again"."""
         try:
-            stored, resend = parse_ack(msg.topic, msg.payload, self.config.topic("ack"))
+            journal, stored, resend = parse_ack(msg.topic, msg.payload, self.config.topic("ack"))
         except BadPayload as exc:
             self.log.warning("[mqtt] ignored a message on %s: %s", self.config.topic("ack"), exc)
             return
         with self._lock:
             for point in stored:
-                if self._unacked.get(point) is False:
+                if self._unacked.get(point) is False and self._ours(journal, point):
                     self._unacked[point] = True
                     self.acknowledged += 1
             moved = self._mark_acked_front()
@@ -264,6 +266,16 @@ class TablePublisher:
                 self._resend = self._resend or resend
                 self._wake = True  # room for more, or everything again
                 self._cond.notify()
+
+    def _ours(self, journal: str | None, point: Point) -> bool:
+        """An acknowledged entry is this journal's: the club names the journal it speaks of (no name:
+        a game from before the journal had an id, or a club from before journal ids)."""
+        if journal is None or self.feed is None:
+            return journal is None
+        try:
+            return self.feed.journal_for(point[0]) == journal
+        except RefereeError:
+            return False
 
     def _mark_acked_front(self) -> Point | None:
         """Drop the entries the club stored from the front and move the journal's mark past them.
@@ -358,8 +370,9 @@ class TablePublisher:
             point = (entry.game_id, entry.seq)
             now = self.wall()
             names = self.feed.names_of(entry.game_id, self.names)
+            journal = self.feed.journal_for(entry.game_id)
             result = self._follow(entry)
-            verdict = verdict_payload(self.config.table, entry.game_id, entry.seq, entry.verdict, now)
+            verdict = verdict_payload(self.config.table, entry.game_id, entry.seq, entry.verdict, now, journal)
             if entry.seq == 0:  # the game's first entry says whose game it is
                 verdict |= {"players": len(names), "names": names}
             if result is not None:  # the entry that ended the game (or changed its result) carries it
@@ -367,7 +380,7 @@ class TablePublisher:
             infos = [self.client.publish(self.config.topic("verdict"), encode(verdict), qos=1)]
             if result is not None:
                 keys = self._follower.keys if self._follower is not None else self.game_keys
-                body = result_payload(self.config.table, entry.game_id, entry.seq, keys, names, result, now)
+                body = result_payload(self.config.table, entry.game_id, entry.seq, keys, names, result, now, journal)
                 infos.append(self.client.publish(self.config.topic("result"), encode(body), qos=1, retain=True))
             if any(info.rc != mqtt.MQTT_ERR_SUCCESS for info in infos):
                 return  # the connection went: sent again from the mark after reconnecting
@@ -417,8 +430,9 @@ class TablePublisher:
             result = follower.result()
             scores = result.get("scores") if result else None
             last_seq = follower.seq
+        journal = self.feed.journal_for(table.game_id) if self.feed is not None else None
         return state_payload(
-            self.config.table, self.game_keys, self.names, table, snapshot, scores, last_seq, self.wall()
+            self.config.table, self.game_keys, self.names, table, snapshot, scores, last_seq, self.wall(), journal
         )
 
 

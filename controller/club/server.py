@@ -200,11 +200,18 @@ class ClubListener:
         if client is None:
             return
         now = time.time()
-        for table in sorted(set(changes.acks) | changes.resend):
-            stored = changes.acks.get(table, [])
-            for start in range(0, max(1, len(stored)), MAX_ACKED):
-                body = ack_payload(table, stored[start : start + MAX_ACKED], table in changes.resend, now)
-                client.publish(f"{self.broker.prefix}/{table}/ack", encode(body), qos=1)
+        # One message per journal (an acknowledgement names the journal its entries are of); the
+        # request to send again, for the whole table, rides on the first.
+        by_table: dict[str, list[tuple[str, list[tuple[int, int]]]]] = {table: [] for table in changes.resend}
+        for (table, journal), stored in sorted(changes.acks.items()):
+            by_table.setdefault(table, []).append((journal, stored))
+        for table, journals in sorted(by_table.items()):
+            resend = table in changes.resend
+            for journal, stored in journals or [("", [])]:
+                for start in range(0, max(1, len(stored)), MAX_ACKED):
+                    body = ack_payload(table, stored[start : start + MAX_ACKED], resend, now, journal)
+                    client.publish(f"{self.broker.prefix}/{table}/ack", encode(body), qos=1)
+                    resend = False
 
 
 class _Page:

@@ -4,12 +4,17 @@ Why SQLite: the club keeps results across restarts and can be asked for a CSV at
 day; one file, no server. Messages are applied in batches (one transaction each) by one thread,
 so a busy evening of 50 tables costs a few commits a second, not one per message.
 
-A verdict is kept once per (table, game_id, seq), whatever the broker delivers twice (a table
+A verdict is kept once per (table, journal, game_id, seq), whatever the broker delivers twice (a table
 sends again what the club has not acknowledged): that is how "nothing twice" holds at the club,
 and the club says, table by table, which entries it has stored (`Changes.acks`, published by the
 listener on `<prefix>/<table>/ack`): a table moves its delivery mark only then, so nothing is lost
 when the broker is. Players are known by the names their table's config gives its seats, so one
 person's results add up across tables and games.
+
+A table's games are told apart by its journal's id too (`journal`): a table whose journal was
+moved aside (damaged, or another program's) starts again at game 1 in a fresh journal with a new
+id, and those games are new games beside the old journal's, not contradictions of them. Verdicts
+that name no journal (a journal from before ids) are kept under the journal ''.
 
 What a table writes is believed only as far as it can be checked (its password sits on its SD
 card, so anyone may have it): a game's result counts only when the club holds every verdict of
@@ -19,7 +24,7 @@ roster gives that table); a later result of a game (a Colorpop reveal) must come
 of its chain. A verdict never replaces another: a different one for an entry the club holds is a
 dispute: a game not counted yet never counts then (which of two chains is the table's?), one
 that counted stays (its whole chain was held first). Whatever is refused is logged with the
-table's name.
+table's name. Every rule holds per journal: a new journal id brings nothing without its verdicts.
 """
 
 from __future__ import annotations
@@ -39,6 +44,9 @@ from typing import Any
 from controller.club.payloads import Message, verdict_words
 from controller.errors import RefereeError
 
+#: The club database's version (`PRAGMA user_version`): 0, games keyed by (table, game_id); 1,
+#: by (table, journal, game_id). A version 0 database is migrated when opened (`_migrate`).
+SCHEMA_VERSION = 1
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
     name TEXT PRIMARY KEY,
@@ -49,35 +57,49 @@ CREATE TABLE IF NOT EXISTS tables (
 );
 CREATE TABLE IF NOT EXISTS verdicts (
     table_name TEXT NOT NULL,
+    journal TEXT NOT NULL DEFAULT '',
     game_id INTEGER NOT NULL,
     seq INTEGER NOT NULL,
     body TEXT NOT NULL,
     received REAL NOT NULL,
-    PRIMARY KEY (table_name, game_id, seq)
+    PRIMARY KEY (table_name, journal, game_id, seq)
 );
 CREATE TABLE IF NOT EXISTS results (
     table_name TEXT NOT NULL,
+    journal TEXT NOT NULL DEFAULT '',
     game_id INTEGER NOT NULL,
     seq INTEGER NOT NULL,
     body TEXT NOT NULL,
     received REAL NOT NULL,
-    PRIMARY KEY (table_name, game_id)
+    PRIMARY KEY (table_name, journal, game_id)
 );
 CREATE TABLE IF NOT EXISTS games (
     table_name TEXT NOT NULL,
+    journal TEXT NOT NULL DEFAULT '',
     game_id INTEGER NOT NULL,
     names TEXT NOT NULL,
-    PRIMARY KEY (table_name, game_id)
+    PRIMARY KEY (table_name, journal, game_id)
 );
 CREATE TABLE IF NOT EXISTS disputes (
     table_name TEXT NOT NULL,
+    journal TEXT NOT NULL DEFAULT '',
     game_id INTEGER NOT NULL,
     seq INTEGER NOT NULL,
     why TEXT NOT NULL,
     at REAL NOT NULL,
-    PRIMARY KEY (table_name, game_id, seq)
+    PRIMARY KEY (table_name, journal, game_id, seq)
 );
 """
+#: The tables that gained the `journal` column in version 1, with their other columns in order.
+JOURNAL_KEYED = {
+    "verdicts": ("game_id", "seq", "body", "received"),
+    "results": ("game_id", "seq", "body", "received"),
+    "games": ("game_id", "names"),
+    "disputes": ("game_id", "seq", "why", "at"),
+}
+
+#: One game at the club: (table, journal id or '', game_id).
+GameKey = tuple[str, str, int]
 
 #: Latencies kept for /api/stats (the most recent ones).
 LATENCY_WINDOW = 20000
@@ -140,13 +162,14 @@ class Changes:
 
     tables: set[str] = field(default_factory=set)
     standings: bool = False
-    #: Per table, the entries (game_id, seq) the club now holds: the table may move its mark past them.
-    acks: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    #: Per table and journal, the entries (game_id, seq) the club now holds: the table may move its
+    #: mark past them.
+    acks: dict[tuple[str, str], list[tuple[int, int]]] = field(default_factory=dict)
     #: Tables asked to send again what the club has not acknowledged (a gap, or first heard of since
     #: the club connected).
     resend: set[str] = field(default_factory=set)
     #: Games whose verdicts changed in this batch (their results are looked at again).
-    games: set[tuple[str, int]] = field(default_factory=set)
+    games: set[GameKey] = field(default_factory=set)
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -178,23 +201,26 @@ class ClubStore:
             self.db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
+            self._migrate()
             self.db.executescript(SCHEMA)
+            self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except (OSError, sqlite3.Error) as exc:
             raise RefereeError(f"cannot open the club's database {self.path}: {exc}") from None
         self._lock = threading.Lock()
         self.tables: dict[str, dict[str, Any]] = {}
-        self.results: dict[tuple[str, int], dict[str, Any]] = {}
-        self._last_seq: dict[tuple[str, int], int] = {}
+        self.results: dict[GameKey, dict[str, Any]] = {}
+        self._last_seq: dict[GameKey, int] = {}
         #: Per game: how many of its entries from seq 0 on the club holds without a gap, and the
         #: seqs it holds beyond that.
-        self._prefix: dict[tuple[str, int], int] = {}
-        self._beyond: dict[tuple[str, int], set[int]] = {}
+        self._prefix: dict[GameKey, int] = {}
+        self._beyond: dict[GameKey, set[int]] = {}
         #: Per game: results its verdicts carry, by seq, not counted yet (their chain is incomplete).
-        self._claims: dict[tuple[str, int], dict[int, dict[str, Any]]] = {}
+        self._claims: dict[GameKey, dict[int, dict[str, Any]]] = {}
         #: Per game: its players' names, from its first verdict.
-        self._names: dict[tuple[str, int], list[str]] = {}
-        self._disputed: set[tuple[str, int]] = set()
-        self._newest: dict[str, int] = {}
+        self._names: dict[GameKey, list[str]] = {}
+        self._disputed: set[GameKey] = set()
+        #: Per table and journal: its newest game the club holds.
+        self._newest: dict[tuple[str, str], int] = {}
         #: Tables heard from since the club last connected (the others are asked to send again).
         self._greeted: set[str] = set()
         self._said: dict[tuple[str, str], tuple[float, int]] = {}
@@ -209,6 +235,40 @@ class ClubStore:
     def close(self) -> None:
         self.db.close()
 
+    def _migrate(self) -> None:
+        """A database of a club from before journal ids (version 0): every game gains the journal ''
+        (the games of tables from before ids, which is what they were), in one transaction; nothing
+        else changes, so its standings, disputes and held verdicts are read as they were."""
+        version = int(self.db.execute("PRAGMA user_version").fetchone()[0])
+        if version > SCHEMA_VERSION:
+            raise RefereeError(
+                f"the club's database {self.path} was written by a newer referee club (version {version})"
+            )
+        columns = {name: [c[1] for c in self.db.execute(f"PRAGMA table_info({name})")] for name in JOURNAL_KEYED}
+        old = [name for name, cols in columns.items() if cols and "journal" not in cols]
+        if not old:
+            return
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            for name in old:
+                self.db.execute(f"ALTER TABLE {name} RENAME TO {name}_before_journals")
+            for statement in SCHEMA.split(";"):
+                if statement.strip():
+                    self.db.execute(statement)
+            for name in old:
+                rest = ", ".join(JOURNAL_KEYED[name])
+                self.db.execute(
+                    f"INSERT INTO {name} (table_name, journal, {rest}) "
+                    f"SELECT table_name, '', {rest} FROM {name}_before_journals"
+                )
+                self.db.execute(f"DROP TABLE {name}_before_journals")
+            self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.log.info("the club's database %s now keeps games by table, journal and game", self.path)
+
     def _load(self) -> None:
         rows = self.db.execute("SELECT name, state, online, last_verdict, seen FROM tables")
         for name, state, online, last, seen in rows:
@@ -220,27 +280,29 @@ class ClubStore:
                 "last_text": last,
                 "seen": seen,
             }
-        for table, game_id, _seq, body in self.db.execute("SELECT table_name, game_id, seq, body FROM results"):
-            self.results[(table, game_id)] = json.loads(body)
-        for table, game_id, names in self.db.execute("SELECT table_name, game_id, names FROM games"):
-            self._names[(table, game_id)] = json.loads(names)
-        for table, game_id in self.db.execute("SELECT DISTINCT table_name, game_id FROM disputes"):
-            self._disputed.add((table, game_id))
-        for table, game_id, seq in self.db.execute("SELECT table_name, game_id, seq FROM verdicts ORDER BY 1, 2, 3"):
-            key = (table, game_id)
+        for *key, body in self.db.execute("SELECT table_name, journal, game_id, body FROM results"):
+            self.results[tuple(key)] = json.loads(body)  # type: ignore[index]
+        for *key, names in self.db.execute("SELECT table_name, journal, game_id, names FROM games"):
+            self._names[tuple(key)] = json.loads(names)  # type: ignore[index]
+        for key in self.db.execute("SELECT DISTINCT table_name, journal, game_id FROM disputes"):
+            self._disputed.add(tuple(key))  # type: ignore[arg-type]
+        rows = self.db.execute("SELECT table_name, journal, game_id, seq FROM verdicts ORDER BY 1, 2, 3, 4")
+        for table, journal, game_id, seq in rows:
+            key = (table, journal, game_id)
             self._held(key, seq)
             self._last_seq[key] = seq
-            self._newest[table] = max(self._newest.get(table, game_id), game_id)
+            self._newest[(table, journal)] = max(self._newest.get((table, journal), game_id), game_id)
         claims = self.db.execute(
-            "SELECT table_name, game_id, seq, body FROM verdicts WHERE body LIKE '%\"result\":{%'"
+            "SELECT table_name, journal, game_id, seq, body FROM verdicts WHERE body LIKE '%\"result\":{%'"
         ).fetchall()
-        for table, game_id, seq, body in claims:
-            counted = self.results.get((table, game_id))
+        for table, journal, game_id, seq, body in claims:
+            key = (table, journal, game_id)
+            counted = self.results.get(key)
             result = json.loads(body).get("result")
             if isinstance(result, dict) and (counted is None or counted["seq"] < seq):
-                self._claims.setdefault((table, game_id), {})[seq] = result
+                self._claims.setdefault(key, {})[seq] = result
 
-    def _held(self, key: tuple[str, int], seq: int) -> None:
+    def _held(self, key: GameKey, seq: int) -> None:
         """The club now holds entry `seq` of game `key`: extend its gapless prefix."""
         prefix = self._prefix.get(key, 0)
         if seq == prefix:
@@ -346,36 +408,35 @@ class ClubStore:
 
     def _verdict(self, message: Message, now: float, changes: Changes, standings_sent: list) -> bool:
         body = message.body
-        table, game_id, seq = message.table, body["game_id"], body["seq"]
-        key = (table, game_id)
-        newest = self._newest.get(table)
+        table, journal, game_id, seq = message.table, message.journal, body["game_id"], body["seq"]
+        key = (table, journal, game_id)
+        game = _game_words(key)
+        newest = self._newest.get((table, journal))
         if newest is not None and game_id > newest + MAX_AHEAD:
-            self._refuse(
-                table, "a verdict of game %d, more than %d games after its newest (%d)", game_id, MAX_AHEAD, newest
-            )
+            self._refuse(table, "a verdict of %s, more than %d games after its newest (%d)", game, MAX_AHEAD, newest)
             return False
         if seq >= self._prefix.get(key, 0) + MAX_AHEAD:
-            self._refuse(
-                table, "a verdict at entry %d of game %d, far ahead of the entries the club holds", seq, game_id
-            )
+            self._refuse(table, "a verdict at entry %d of %s, far ahead of the entries the club holds", seq, game)
             return False
         cur = self.db.execute(
-            "INSERT OR IGNORE INTO verdicts (table_name, game_id, seq, body, received) VALUES (?, ?, ?, ?, ?)",
-            (table, game_id, seq, message.text, now),
+            "INSERT OR IGNORE INTO verdicts (table_name, journal, game_id, seq, body, received) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (table, journal, game_id, seq, message.text, now),
         )
-        changes.acks.setdefault(table, []).append((game_id, seq))  # stored now, or already: either way held
+        # stored now, or already: either way held
+        changes.acks.setdefault((table, journal), []).append((game_id, seq))
         if cur.rowcount == 0:
             self._same_or_disputed(key, seq, body, now)
             return False
         self.counts["verdicts"] += 1
-        self._newest[table] = max(newest if newest is not None else game_id, game_id)
+        self._newest[(table, journal)] = max(newest if newest is not None else game_id, game_id)
         self._held(key, seq)
         changes.games.add(key)
         if seq == 0:
             self._names[key] = list(body["names"])
             self.db.execute(
-                "INSERT OR REPLACE INTO games (table_name, game_id, names) VALUES (?, ?, ?)",
-                (table, game_id, json.dumps(body["names"])),
+                "INSERT OR REPLACE INTO games (table_name, journal, game_id, names) VALUES (?, ?, ?, ?)",
+                (table, journal, game_id, json.dumps(body["names"])),
             )
         if isinstance(body.get("result"), dict):
             self._claims.setdefault(key, {})[seq] = body["result"]
@@ -385,41 +446,50 @@ class ClubStore:
         if last is not None and seq > last + 1:
             self.counts["gaps"] += 1
             changes.resend.add(table)  # ask the table for what never came
-            self.log.warning("table %s game %d: verdicts %d to %d never arrived", table, game_id, last + 1, seq - 1)
+            self.log.warning("table %s %s: verdicts %d to %d never arrived", table, game, last + 1, seq - 1)
         if last is None or seq > last:
             self._last_seq[key] = seq
         current = self._table(table)["last_verdict"]
-        if current is None or (game_id, seq) >= (current["game_id"], current["seq"]):
+        # A table publishes from one journal at a time: a verdict of another journal than the last
+        # one shown is the newer (its journal was replaced), whatever its game's number.
+        if (
+            current is None
+            or (current.get("journal") or "") != journal
+            or (game_id, seq)
+            >= (
+                current["game_id"],
+                current["seq"],
+            )
+        ):
             self._table(table)["last_verdict"], self._table(table)["last_text"] = body, message.text
             return True
         return False
 
-    def _same_or_disputed(self, key: tuple[str, int], seq: int, body: dict[str, Any], now: float) -> None:
+    def _same_or_disputed(self, key: GameKey, seq: int, body: dict[str, Any], now: float) -> None:
         """A verdict for an entry the club holds: the same one again (counted, dropped), or another
         one, which nothing may replace: a game not counted yet is disputed and never counts; one that
         counted stays as it is."""
         row = self.db.execute(
-            "SELECT body FROM verdicts WHERE table_name = ? AND game_id = ? AND seq = ?", (key[0], key[1], seq)
+            "SELECT body FROM verdicts WHERE table_name = ? AND journal = ? AND game_id = ? AND seq = ?", (*key, seq)
         ).fetchone()
         held = json.loads(row[0]) if row else {}
         if _without_sent(held) == _without_sent(body):
             self.counts["duplicates"] += 1
             return
         self.counts["conflicts"] += 1
+        game = _game_words(key)
         if key in self.results:  # counted from a chain the club held whole: a later contradiction changes nothing
-            self._refuse(key[0], "a second, different verdict for entry %d of game %d, which has counted", seq, key[1])
+            self._refuse(key[0], "a second, different verdict for entry %d of %s, which has counted", seq, game)
             return
-        self._refuse(
-            key[0], "a second, different verdict for entry %d of game %d: that game does not count", seq, key[1]
-        )
+        self._refuse(key[0], "a second, different verdict for entry %d of %s: that game does not count", seq, game)
         if key not in self._disputed:
             self._disputed.add(key)
             self.db.execute(
-                "INSERT OR IGNORE INTO disputes (table_name, game_id, seq, why, at) VALUES (?, ?, ?, ?, ?)",
-                (key[0], key[1], seq, "a second, different verdict", now),
+                "INSERT OR IGNORE INTO disputes (table_name, journal, game_id, seq, why, at) VALUES (?, ?, ?, ?, ?, ?)",
+                (*key, seq, "a second, different verdict", now),
             )
 
-    def _count_result(self, key: tuple[str, int], now: float, changes: Changes, standings_sent: list) -> None:
+    def _count_result(self, key: GameKey, now: float, changes: Changes, standings_sent: list) -> None:
         """Count the game's latest result whose every verdict up to its entry the club holds."""
         claims = self._claims.get(key)
         if not claims or key in self._disputed:
@@ -436,23 +506,25 @@ class ClubStore:
         counted = self.results.get(key)
         if names is None or (counted is not None and counted["seq"] >= seq):
             return
-        table, game_id = key
+        table, journal, game_id = key
+        game = _game_words(key)
         winners = result.get("winners") or []
         if any(w >= len(names) for w in winners):
-            self._refuse(table, "the result of game %d: it names a seat the game does not have", game_id)
+            self._refuse(table, "the result of %s: it names a seat the game does not have", game)
             return
         if self.roster is not None:
             allowed = self.roster.get(table)
             strangers = [n for n in names if allowed is None or n not in allowed]
             if strangers:
-                self._refuse(
-                    table, "the result of game %d: %s not on the roster for this table", game_id, ", ".join(strangers)
-                )
+                self._refuse(table, "the result of %s: %s not on the roster for this table", game, ", ".join(strangers))
                 return
         body = {"table": table, "game_id": game_id, "seq": seq, "names": names, "result": result}
+        if journal:
+            body["journal"] = journal
         self.db.execute(
-            "INSERT OR REPLACE INTO results (table_name, game_id, seq, body, received) VALUES (?, ?, ?, ?, ?)",
-            (table, game_id, seq, json.dumps(body), now),
+            "INSERT OR REPLACE INTO results (table_name, journal, game_id, seq, body, received) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (table, journal, game_id, seq, json.dumps(body), now),
         )
         self.results[key] = body
         self.counts["results"] += 1
@@ -463,7 +535,8 @@ class ClubStore:
         is only compared with it, and a result no verdict backs is refused and logged."""
         body = message.body
         table, game_id, seq = message.table, body["game_id"], body["seq"]
-        key = (table, game_id)
+        key = (table, message.journal, game_id)
+        game = _game_words(key)
         counted = self.results.get(key)
         names = self._names.get(key)
         backed = (counted is not None and counted["seq"] == seq and counted["result"] == body["result"]) or (
@@ -473,17 +546,13 @@ class ClubStore:
             self.counts["duplicates"] += 1
             return False
         if names is None:
-            self._refuse(table, "a result for game %d: the club holds none of that game's verdicts", game_id)
+            self._refuse(table, "a result for %s: the club holds none of that game's verdicts", game)
         elif names != body["names"]:
-            self._refuse(
-                table, "a result for game %d: its players are not the ones the game's first verdict named", game_id
-            )
+            self._refuse(table, "a result for %s: its players are not the ones the game's first verdict named", game)
         elif counted is not None and counted["seq"] > seq:
-            self._refuse(
-                table, "a result for game %d at entry %d: a later one (entry %d) counts", game_id, seq, counted["seq"]
-            )
+            self._refuse(table, "a result for %s at entry %d: a later one (entry %d) counts", game, seq, counted["seq"])
         else:
-            self._refuse(table, "a result for game %d at entry %d: no verdict of that game carries it", game_id, seq)
+            self._refuse(table, "a result for %s at entry %d: no verdict of that game carries it", game, seq)
         return False
 
     # --- reading ------------------------------------------------------------------------------------
@@ -496,7 +565,7 @@ class ClubStore:
     def _compute_standings(self) -> list[dict[str, Any]]:
         players: dict[str, Standing] = {}
         p = self.points
-        for (table, _game_id), body in sorted(self.results.items()):
+        for (table, _journal, _game_id), body in sorted(self.results.items()):
             result = body["result"]
             if not result.get("finished"):
                 continue
@@ -551,6 +620,7 @@ class ClubStore:
             "online": online,
             "game": state.get("game"),
             "variant": state.get("variant"),
+            "journal": state.get("journal"),
             "game_id": state.get("game_id"),
             "names": names,
             "turn": turn,
@@ -572,12 +642,19 @@ class ClubStore:
         with self._lock:
             return sorted(self.tables)
 
-    def verdicts_of(self, table: str, game_id: int) -> list[int]:
-        """The seqs kept for one game (tests: none missing, none twice)."""
+    def verdicts_of(self, table: str, game_id: int, journal: str | None = None) -> list[int]:
+        """The seqs kept for one game of one journal (tests: none missing, none twice); `journal`
+        None: the game of that number in whichever of the table's journals (the seqs of all)."""
         with self._lock:
-            rows = self.db.execute(
-                "SELECT seq FROM verdicts WHERE table_name = ? AND game_id = ? ORDER BY seq", (table, game_id)
-            ).fetchall()
+            if journal is None:
+                rows = self.db.execute(
+                    "SELECT seq FROM verdicts WHERE table_name = ? AND game_id = ? ORDER BY seq", (table, game_id)
+                ).fetchall()
+            else:
+                rows = self.db.execute(
+                    "SELECT seq FROM verdicts WHERE table_name = ? AND journal = ? AND game_id = ? ORDER BY seq",
+                    (table, journal, game_id),
+                ).fetchall()
         return [r[0] for r in rows]
 
     def stats(self) -> dict[str, Any]:
@@ -608,6 +685,12 @@ def spreadsheet_text(text: str) -> str:
     """A cell of text a spreadsheet shows as text: one starting like a formula gets a leading `'`
     (the usual escape: `=HYPERLINK(...)` as a player's name stays a name, never a live formula)."""
     return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def _game_words(key: GameKey) -> str:
+    """A game for the club's log: its number, and its journal's id (short) when it has one."""
+    _table, journal, game_id = key
+    return f"game {game_id} of journal {journal[:8]}" if journal else f"game {game_id}"
 
 
 def _without_sent(body: dict[str, Any]) -> dict[str, Any]:

@@ -23,6 +23,14 @@ What goes wrong with a file on a small computer, and what the journal does about
   game not yet fully written), a replaced one is first moved aside.
 Export and replay open journals read-only (`read_only=True`, SQLite's `mode=ro`): they never create
 tables or change a byte.
+
+**Which journal.** Every journal carries a random id (`journal_id`, made once, when the file is
+created, and kept when it is written again from memory). Game numbers restart at 1 in a fresh
+journal, so a club that follows the table (`controller/club`) tells games apart by (table, journal
+id, game), and the games of a journal moved aside keep counting beside the new journal's. A journal
+written before ids existed is given one the first time a referee opens it for writing, durably; its
+games from before (up to the latest, which may still be going on) were published without an id, so
+they keep being published without one (`id_from_game`: the first game that carries the id).
 """
 
 from __future__ import annotations
@@ -31,6 +39,8 @@ import contextlib
 import json
 import logging
 import os
+import re
+import secrets
 import sqlite3
 import time
 from dataclasses import dataclass, field
@@ -77,6 +87,40 @@ CREATE TABLE IF NOT EXISTS events (
     message TEXT NOT NULL
 );
 """
+
+#: The journal's id (one row): made with the file; `first_game` is the first game published with it
+#: (a journal from before ids were kept got its id later: its older games were published without).
+ID_SCHEMA = """
+CREATE TABLE IF NOT EXISTS journal_id (
+    id TEXT NOT NULL,
+    first_game INTEGER NOT NULL,
+    made_at REAL NOT NULL
+);
+"""
+#: What a journal id looks like (on the wire too: docs/mqtt.md).
+JOURNAL_ID = re.compile(r"[0-9A-Za-z_-]{1,64}")
+
+
+def new_journal_id() -> str:
+    """A random journal id: 128 bits, so two journals of one table never share one."""
+    return secrets.token_hex(16)
+
+
+def read_journal_id(db: sqlite3.Connection) -> tuple[str, int] | None:
+    """(id, first game published with it) of the journal open on `db`, or None when it has none
+    (written before journal ids existed, or not a journal). A garbled id raises sqlite3.DatabaseError."""
+    if not db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'journal_id'").fetchone():
+        return None
+    try:
+        row = db.execute("SELECT id, first_game FROM journal_id ORDER BY rowid LIMIT 1").fetchone()
+    except sqlite3.OperationalError:  # its columns are not a journal id's
+        raise sqlite3.DatabaseError("the journal's id is garbled") from None
+    if row is None:
+        return None
+    if not isinstance(row[0], str) or not JOURNAL_ID.fullmatch(row[0]) or not isinstance(row[1], int):
+        raise sqlite3.DatabaseError("the journal's id is garbled")
+    return row[0], row[1]
+
 
 #: The columns of each table, as a referee journal has them.
 TABLES = {
@@ -208,6 +252,10 @@ class Journal:
         #: written again); the loop takes them with `take_notices()`.
         self.notices: list[str] = []
         self._last_try: float | None = None
+        #: The journal's id (None: a journal from before ids, opened read-only) and the first game
+        #: published with it (module docstring, "Which journal").
+        self.id: str | None = None
+        self.id_from_game = 1
         existed = self.path.exists()
         if read_only and not existed:
             raise RefereeError(f"there is no journal at {self.path}")
@@ -228,10 +276,13 @@ class Journal:
                 if not read_only:
                     self._set_wal(self.db)
             else:
-                self._create(self.db)
+                self.id = new_journal_id()
+                self._create(self.db, self.id, self.id_from_game, self._now())
             row = self.db.execute("SELECT MAX(id) FROM games").fetchone()
             self._last_game_id = int(row[0] or 0)
             self._identity = self._stat()
+            if existed:
+                self._read_or_give_id()
         except sqlite3.DatabaseError as exc:
             self._close_quietly()
             if "not a database" in str(exc):
@@ -266,9 +317,49 @@ class Journal:
         db.execute("PRAGMA synchronous=FULL")  # a committed verdict survives a power cut
 
     @staticmethod
-    def _create(db: sqlite3.Connection) -> None:
-        db.executescript(SCHEMA)
-        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    def _create(db: sqlite3.Connection, journal_id: str, first_game: int, made_at: float) -> None:
+        """The tables and the journal's id, in one transaction (a reader never sees one without the other)."""
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in (SCHEMA + ID_SCHEMA).split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute(
+                "INSERT INTO journal_id (id, first_game, made_at) VALUES (?, ?, ?)", (journal_id, first_game, made_at)
+            )
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+
+    def _read_or_give_id(self) -> None:
+        """Read the journal's id; a journal from before ids gets one now (not when read-only), durably.
+
+        Its games so far were published without an id (the latest may still be going on and resume),
+        so the id is carried from the next game on. If the file cannot be written now, the id waits
+        in memory with the other writes and is committed with the first one that succeeds.
+        """
+        assert self.db is not None
+        found = read_journal_id(self.db)
+        if found is not None:
+            self.id, self.id_from_game = found
+            return
+        if self.read_only:
+            return
+        self.id, self.id_from_game = new_journal_id(), self._last_game_id + 1
+        self._pending[:0] = [
+            (ID_SCHEMA.strip().rstrip(";"), ()),
+            (
+                "INSERT INTO journal_id (id, first_game, made_at) VALUES (?, ?, ?)",
+                (self.id, self.id_from_game, self._now()),
+            ),
+        ]
+        if self.flush():
+            log.info(
+                "the journal %s was given the id %s (games from %d on carry it)", self.path, self.id, self.id_from_game
+            )
 
     def _check(self) -> None:
         """Refuse a file that is damaged or not a referee journal (raises JournalDamaged)."""
@@ -559,7 +650,8 @@ class Journal:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = self._connect()
-            self._create(self.db)
+            # The same journal, written again: the same id (its games' numbers go on, nothing restarts).
+            self._create(self.db, self.id or new_journal_id(), self.id_from_game, self._now())
         except (sqlite3.Error, OSError) as exc:
             self._close_quietly()
             self._failed(exc)
