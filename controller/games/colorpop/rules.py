@@ -59,7 +59,7 @@ ONLY_REMOVE = Rule(
     N_("a move takes tokens off the board; tokens are never put on it"),
     N_("§1 A move"),
     "A son tour, un joueur choisit un groupe de jetons de même couleur et les fait tous disparaître du plateau "
-    "en les poussant par le dessus.",
+    "en les poussant par le dessus (fig. 2).",
 )
 NO_LONE_TOKEN = Rule(
     "colorpop.no-lone-token",
