@@ -268,3 +268,65 @@ def test_a_club_database_from_before_journal_ids_is_migrated_and_reads_as_before
     assert not db.execute("SELECT name FROM sqlite_master WHERE name LIKE '%before_journals'").fetchall()
     db.close()
     assert _played(ClubStore(path)) == {"Ann": (2, 1), "Bob": (2, 1)}  # opened again: nothing to migrate
+
+
+def test_a_journal_from_before_ids_goes_on_counting_at_the_club_after_the_upgrade(broker, tmp_path):
+    """An older referee published half of game 1 (no journal id) and the club stored it; the newer
+    referee gives the journal its id, finishes game 1 as the game the club holds, and plays game 2
+    under the id: both count, nothing disputed."""
+    from mqtt_helpers import wait_for
+
+    from controller.club.server import BrokerAddress, ClubServer
+    from simulation.club_table import RecordTable
+
+    record = Path(__file__).resolve().parent.parent / "examples" / "colorpop-standard.yaml"
+    names = ("Ann", "Bob", "Cy")
+    path = tmp_path / "t1.sqlite"
+    old = RecordTable(record, path)  # what the older referee judged: five entries of game 1
+    for _ in range(5):
+        old.step()
+    old.close()
+    db = sqlite3.connect(path)
+    db.execute("DROP TABLE journal_id")  # as an older referee wrote it: no id
+    db.commit()
+    db.close()
+    legacy = Journal(path, read_only=True)
+    entries = legacy.entries(1)
+    legacy.close()
+    store = ClubStore(tmp_path / "club.sqlite")  # what the club stored from the older referee
+    sent = []
+    for e in entries:
+        body = verdict_payload("t1", 1, e.seq, e.verdict, 1.0)
+        if e.seq == 0:
+            body |= {"players": 3, "names": list(names)}
+        sent.append(parse_message("referee/t1/verdict", encode(body)))
+    store.apply(sent)
+    store.close()
+    feed = JournalFeed(path, "t1")
+    feed.mark((1, len(entries) - 1))  # and acknowledged
+    feed.close()
+
+    club = ClubServer(
+        BrokerAddress("127.0.0.1", broker.port, client_id="club-upgrade"),
+        ClubStore(tmp_path / "club.sqlite"),
+        host="127.0.0.1",
+        port=0,
+    ).start()
+    config = MqttConfig(host="127.0.0.1", port=broker.port, table="t1", keepalive=5, names=names)
+    table = RecordTable(record, path, config)
+    try:
+        assert table.loop.session.game_id == 1 and (table.journal.id, table.journal.id_from_game) != (None, 1)
+        assert table.journal.id_from_game == 2  # game 1, resumed, stays the game the club knows
+        while not table.finished:
+            table.step()
+        for _ in range(len(table.entries)):  # game 2, under the journal's id
+            table.step()
+        wait_for(lambda: table.publisher.wait_delivered(table.last_point, 0.1), timeout=30, what="both games stored")
+        wait_for(lambda: all(s["played"] == 2 for s in club.store.standings()), timeout=10, what="both games counted")
+        assert len(club.store.standings()) == 3 and club.store.counts["conflicts"] == 0
+        game_1 = [e.seq for e in table.journal.entries(1)]  # its closing new-game action included
+        assert club.store.verdicts_of("t1", 1, "") == game_1 and len(game_1) > len(entries)
+        assert club.store.verdicts_of("t1", 2, table.journal.id) == list(range(table.last_point[1] + 1))
+    finally:
+        table.close()
+        club.stop()
