@@ -13,8 +13,8 @@ script measures "before" on an old checkout and "after" on this one. The suite's
 these figures are in tests/test_security_probes.py (smaller sizes, bounded time).
 
 Figures (lower is better unless said):
-  forged        wins credited by 20 forged results; a genuine result rewritten (0/1); players added by
-                one inflated result
+  forged        wins credited by 20 forged results; wins or players credited by lone results in 20 journals
+                the table never had; a genuine result rewritten (0/1); players added by one inflated result
   takeover      times a table was kicked by another client taking its client id (of 5); verdicts the
                 broker acknowledged that never reached the club while its id was taken over (of N)
   idle          page answers (of 5, higher is better) and `referee status` (1 = answered) with more idle
@@ -418,6 +418,19 @@ def probe_forged(folder: Path) -> dict[str, Any]:
         time.sleep(3)
         after_forged = standings(port)
         forged_wins = after_forged.get("Dee", {}).get("wins", 0) - genuine.get("Dee", {}).get("wins", 0)
+        for i in range(20):  # each in a journal of its own that t1 never had: a lone verdict carrying a result
+            body = {"v": 1, "table": "t1", "journal": f"{i:032x}", "game_id": 1, "seq": 5, "index": 5}
+            body |= {"verdict": "legal", "seat": 0, "move": "forged", "sent": time.time()}
+            body["result"] = {"finished": True, "winners": [0], "scores": [0, 9, 9], "reason": "forged"}
+            rogue.publish("referee/t1/verdict", json.dumps(body), qos=1).wait_for_publish(5)
+            result = body | {"game": "colorpop", "variant": "standard", "names": ["Dee", "Eve", "Fay"]}
+            rogue.publish("referee/t1/result", json.dumps(result), qos=1).wait_for_publish(5)
+        time.sleep(3)
+        after_invented = standings(port)
+        invented_wins = sum(after_invented[n]["wins"] - after_forged[n]["wins"] for n in after_forged) + (
+            len(after_invented) - len(after_forged)
+        )
+        after_forged = after_invented
         # a genuine result of t1, sent again with seq 2^53-1 and another winner
         game_ids = sorted({g for g, _ in club_points(folder, "t1")})
         body = {"v": 1, "table": "t1", "game_id": game_ids[0], "seq": 2**53 - 1, "game": "colorpop"}
@@ -441,6 +454,7 @@ def probe_forged(folder: Path) -> dict[str, Any]:
         refused_logged = club.text().count("t1")
         return {
             "forged wins credited (of 20)": forged_wins,
+            "wins or players credited by results in 20 invented journals": invented_wins,
             "genuine result rewritten": rewritten,
             "players added by one inflated result": added,
             "club log lines naming t1": refused_logged,

@@ -72,6 +72,23 @@ def test_a_journal_from_before_ids_is_given_one_when_opened_and_keeps_it(tmp_pat
     again.close()
 
 
+def test_referee_export_list_names_the_journal_as_the_club_does(tmp_path, capsys):
+    from controller.cli import main
+
+    path = tmp_path / "old.sqlite"
+    _old_journal(path, games=2)
+    assert main(["export", "--list", str(path)]) == 0
+    assert capsys.readouterr().out.startswith("journal without an id")  # read-only: none given
+    journal = Journal(path)
+    journal.close()
+    assert main(["export", "--list", str(path)]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == (
+        f"journal {journal.id} (a club names it by its first 8 digits, {journal.id[:8]}); "
+        "games before 3 were published without it"
+    )
+
+
 def test_a_journal_id_that_is_garbled_is_a_damaged_journal(tmp_path):
     path = tmp_path / "j.sqlite"
     Journal(path).close()

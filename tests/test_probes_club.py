@@ -156,14 +156,20 @@ def test_forged_rewritten_and_inflated_results_are_refused_and_logged(secured, t
         rogue.publish("referee/t1/verdict", json.dumps(held | {"verdict": "unchanged"}), qos=1).wait_for_publish(5)
         far = held | {"seq": 2**53 - 1, "result": rewrite["result"]}
         rogue.publish("referee/t1/verdict", json.dumps(far), qos=1).wait_for_publish(5)
+        # a journal the table never had: a lone verdict carrying a result, and the retained result
+        invented = {"journal": "0" * 32, "seq": 9, "result": rewrite["result"]}
+        rogue.publish("referee/t1/verdict", json.dumps(held | invented), qos=1).wait_for_publish(5)
+        rogue.publish("referee/t1/result", json.dumps(rewrite | invented), qos=1).wait_for_publish(5)
         wait_for(lambda: club.store.counts["conflicts"] >= 1, what="the contradicting verdict")
-        wait_for(lambda: club.store.counts["refused"] >= 23, what="the refusals")
+        wait_for(lambda: club.store.counts["refused"] >= 24, what="the refusals")
         now = _standings(club)
         assert now == genuine  # no forged win, no rewritten game, nobody added; t1's counted game stays
         said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("table t1: refused")]
         assert any("holds none of that game's verdicts" in m for m in said)
         assert any("second, different verdict" in m for m in said)
         assert any("far ahead" in m for m in said)
+        assert club.store.verdicts_of("t1", game_id, "0" * 32) == [9]  # kept, but a lone entry counts for nothing
+        assert ("t1", "0" * 32, game_id) not in club.store.results
         assert len(said) <= 8  # 20 forged results: one line, with a count, per kind and minute
         assert "ignored a message on 'referee/t1/result'" in caplog.text  # 6,000 names: not a payload at all
     finally:

@@ -34,6 +34,7 @@ def run(args: argparse.Namespace) -> int:
     journal = Journal(path, read_only=True)  # never creates tables in a file that is not a journal
     try:
         if args.list:
+            print(journal_line(journal))
             for game in journal.games():
                 count = len(journal.entries(game.id))
                 state = "open" if game.open else f"closed ({game.closed_why})"
@@ -47,3 +48,11 @@ def run(args: argparse.Namespace) -> int:
         journal.close()
     sys.stdout.write(record)
     return 0
+
+
+def journal_line(journal: Journal) -> str:
+    """Which journal this is, as a club's log names it (`docs/mqtt.md` section 3: the journal's id)."""
+    if journal.id is None:
+        return "journal without an id (written before journal ids; the referee gives it one when it opens it)"
+    since = f"; games before {journal.id_from_game} were published without it" if journal.id_from_game > 1 else ""
+    return f"journal {journal.id} (a club names it by its first 8 digits, {journal.id[:8]}){since}"
