@@ -43,10 +43,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.faithful import delay_range  # noqa: E402
+from controller.assembly import assemble  # noqa: E402
 from controller.commands.demo import GAMES, demo_config  # noqa: E402
 from controller.games.events import EventKind  # noqa: E402
 from controller.record import setup_from_mapping  # noqa: E402
-from controller.service.app import Service  # noqa: E402
 from controller.service.config import config_from_mapping  # noqa: E402
 from simulation.devices import SimulatedDevices  # noqa: E402
 from simulation.world import FPS, SimClock, SimDriver, SimPlayer, SimWorld, starting_board  # noqa: E402
@@ -96,7 +96,7 @@ def bench_game(job: tuple) -> Figures:
         log = logging.getLogger(f"bench.{game}")
         log.propagate = False
         log.addHandler(logging.NullHandler())
-        service = Service(
+        service = assemble(
             config,
             devices=SimulatedDevices(lambda pico: SimWorld(setup, board, pico=pico), delay),
             clock=clock,

@@ -34,9 +34,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from controller.assembly import assemble  # noqa: E402
 from controller.commands.demo import GAMES, demo_config  # noqa: E402
 from controller.record import setup_from_mapping  # noqa: E402
-from controller.service.app import Service  # noqa: E402
 from controller.service.config import config_from_mapping  # noqa: E402
 from simulation.devices import SimulatedDevices  # noqa: E402
 from simulation.world import SimClock, SimDriver, SimPlayer, SimWorld, starting_board  # noqa: E402
@@ -52,7 +52,7 @@ def play(game: str, seed: int, moves: int, folder: Path) -> dict[str, list[float
     clock = SimClock()
     log = logging.getLogger(f"bench.{game}")
     log.propagate, log.handlers = False, [logging.NullHandler()]
-    service = Service(
+    service = assemble(
         config,
         devices=SimulatedDevices(lambda pico: SimWorld(setup, board, pico=pico)),
         clock=clock,

@@ -15,7 +15,7 @@ from controller.errors import FormatError
 from controller.games import registry
 from controller.games.base import Engine, Result
 from controller.games.events import EventType, GameEvent
-from controller.games.rulebook import find as find_rule
+from controller.games.registry import find_rule
 from controller.language import DEFAULT, N_, Text, _, listed, literal, said
 from controller.referee import Verdict, VerdictKind
 

@@ -22,13 +22,13 @@ from controller.games.flipop.doors import UNKNOWN_DOOR
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
 from controller.vision import looks
 from controller.vision.glyphs import GLYPHS
-from simulation.render import Scene, stay_alive_points
-from simulation.render import _ball as ball
-from simulation.render import _Canvas as Canvas
-from simulation.render import _rng as board_rng
-from simulation.render import _stamp as stamp
-from simulation.render import _tile as tile
-from simulation.render import _wing as wing
+from simulation.drawing import Scene, stay_alive_points
+from simulation.drawing import _ball as ball
+from simulation.drawing import _Canvas as Canvas
+from simulation.drawing import _rng as board_rng
+from simulation.drawing import _stamp as stamp
+from simulation.drawing import _tile as tile
+from simulation.drawing import _wing as wing
 
 Rgb = tuple[int, int, int]
 #: The profile's symbol regions of a printed board (`regions:`), as a hashable key, or None.

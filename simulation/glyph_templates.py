@@ -16,7 +16,7 @@ import numpy as np
 
 from controller.vision import glyph_ink as ink
 from controller.vision import glyph_model as g
-from simulation.render import glyph_mask
+from simulation.drawing import glyph_mask
 
 OUT = Path(__file__).resolve().parent.parent / "controller" / "vision" / g.TEMPLATES_FILE
 

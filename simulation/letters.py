@@ -18,6 +18,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+#: Stroke width of letters, digits and line symbols, in glyph half-heights (the renderer draws with it too).
+STROKE = 0.27
+
 LETTERS = "123456789ABCDEFGHI"
 FILE = Path(__file__).resolve().parent / "letters.npz"
 #: Half the cap height, in pixels, at which the outlines are traced (the renderer draws at most ~100).
@@ -74,8 +77,6 @@ def trace(stroke: float) -> dict[str, np.ndarray]:
 
 
 def main() -> int:
-    from simulation.render import STROKE
-
     if int(cv2.__version__.split(".")[0]) < 5:
         print(f"letters.npz is traced from OpenCV 5's typeface; this is OpenCV {cv2.__version__}", file=sys.stderr)
         return 2

@@ -48,7 +48,7 @@ from controller.games.spec import DISC, SPHERE, Solid
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
 from controller.vision import looks
 from controller.vision.geometry import DICTIONARIES, LatticeGeometry
-from simulation.render import _Canvas, _rng, board_margin, glyph_mask, stay_alive_points
+from simulation.drawing import TEX, _Canvas, _draw_markers, _rng, board_margin, glyph_mask, stay_alive_points
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKER = Path(__file__).with_name("blender_worker.py")
@@ -294,7 +294,6 @@ def _board_print(game: str, geom: LatticeGeometry, copy: Copy, profile) -> tuple
     """The board's print seen from above (its artwork, markers included) and the board rectangle it
     spans (x0, y0, x1, y1)."""
     from simulation.artwork import artwork_for
-    from simulation.render import TEX, _draw_markers
 
     cv = _Canvas(geom, copy.frame)
     regions = profile.get("regions") if profile is not None else None

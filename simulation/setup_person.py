@@ -27,7 +27,8 @@ from controller.games import registry
 from controller.record import setup_from_mapping
 from controller.snapshot import EMPTY, Snapshot
 from simulation.camera import RendererSource
-from simulation.render import random_doors, random_snapshot, stay_alive_points
+from simulation.drawing import stay_alive_points
+from simulation.render import random_doors, random_snapshot
 from simulation.world import CachedFrames, SimWorld, starting_board
 
 #: Degrees every colour of the other copy is turned about the grey axis: the standard references

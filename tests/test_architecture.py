@@ -124,3 +124,136 @@ def test_yaml_is_read_by_one_function(path: Path):
     if path == ROOT / "controller/files.py":
         return
     assert _yaml_loads(path) == [], "read YAML with controller.files.load_yaml or parse_yaml"
+
+
+# --- the import graph -----------------------------------------------------------------------------
+PACKAGES = ("controller", "calibration", "simulation", "firmware_bridge")
+
+
+def _module_names() -> dict[str, Path]:
+    names = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            names[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return names
+
+
+def _under_type_checking(node: ast.AST) -> bool:
+    test = getattr(node, "test", None)
+    return isinstance(node, ast.If) and (
+        (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING")
+        or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+    )
+
+
+def _own_imports(name: str, path: Path, modules: dict[str, Path]) -> list[tuple[str, int, bool]]:
+    """(module imported, line, inside a function) for each import of the project's own modules that
+    runs (those under `if TYPE_CHECKING:` only name types). `from package import module` imports the
+    module; a package's parents, loaded first by Python anyway, are not counted."""
+
+    def resolve(target: str) -> str | None:
+        while target and target not in modules:
+            target = target.rpartition(".")[0]
+        return target or None
+
+    found: list[tuple[str, int, bool]] = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if _under_type_checking(child):
+                continue
+            inside = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            targets: list[str] = []
+            if isinstance(child, ast.Import):
+                targets = [alias.name for alias in child.names]
+            elif isinstance(child, ast.ImportFrom):
+                base = child.module or ""
+                if child.level:
+                    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+                    for _ in range(child.level - 1):
+                        package = package.rpartition(".")[0]
+                    base = f"{package}.{base}" if base else package
+                submodules = [f"{base}.{alias.name}" for alias in child.names]
+                targets = [t for t in submodules if t in modules] or [base]
+            for target in targets:
+                if target.split(".")[0] in PACKAGES:
+                    resolved = resolve(target)
+                    if resolved is not None and resolved != name:
+                        found.append((resolved, child.lineno, inside))
+            visit(child, inside)
+
+    visit(ast.parse(path.read_text("utf-8")), False)
+    return found
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+
+    def strong(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            strong(v)
+    return out
+
+
+def test_no_import_circle():
+    """Every import that runs counts, inside functions too: a module imported late is still a module
+    that needs the other. A circle is named with one import that closes it, to be cut or moved down."""
+    modules = _module_names()
+    imports = {name: _own_imports(name, path, modules) for name, path in modules.items()}
+    graph = {name: {target for target, _, _ in found} for name, found in imports.items()}
+    problems = []
+    for circle in _circles(graph):
+        members = set(circle)
+        edges = [
+            f"{modules[a].relative_to(ROOT)}:{line} imports {b}"
+            for a in circle
+            for b, line, _ in imports[a]
+            if b in members
+        ]
+        problems.append(f"import circle of {len(circle)} modules: {', '.join(circle)}; its imports: {edges}")
+    assert problems == [], "\n".join(problems)
+
+
+# --- the live page's route modules ------------------------------------------------------------------
+ROUTE_MODULES = ["controller/web/server.py", "controller/web/aim_api.py", "controller/web/holes_api.py"]
+ROUTE_MODULES += ["controller/web/setup_api.py"]
+
+
+@pytest.mark.parametrize("module", ROUTE_MODULES)
+def test_each_route_module_exposes_one_route_table(module: str):
+    """Routes are declared as a table (`routes()` returning aiohttp route definitions), never added to
+    the application's router by hand, and no route module reaches into another (or into the server)."""
+    tree = ast.parse((ROOT / module).read_text("utf-8"))
+    tables = [n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "routes"]
+    assert tables == ["routes"]
+    by_hand = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr in ("add_get", "add_post")]
+    assert by_hand == []
+    if module != "controller/web/server.py":
+        assert "controller.web.server" not in _imports(ROOT / module)

@@ -15,7 +15,8 @@ from controller.errors import RefereeError
 from controller.profile import default_profile, load_profile
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
 from controller.vision.reader import BoardReader
-from simulation.render import Scene, random_snapshot, render_snapshot, stay_alive_points
+from simulation.drawing import stay_alive_points
+from simulation.render import Scene, random_snapshot, render_snapshot
 from simulation.setup_person import HUE_TURN, hue_turn, in_other_colours
 
 EMPTY_BOARD_GAMES = ["colorpop", "blockers", "stay-alive"]

@@ -7,7 +7,7 @@ import random
 from dataclasses import replace
 from pathlib import Path
 
-from controller.service.app import Service
+from controller.assembly import assemble
 from controller.service.config import load_config
 from simulation.devices import SimulatedDevices
 from simulation.world import SimClock, SimDriver, SimTable, SimWorld, all_agree, starting_board
@@ -27,7 +27,7 @@ class Run:
         )
         board = starting_board(self.config.setup, random.Random(self.config.simulation.seed))
         self.clock = SimClock()
-        self.service = Service(
+        self.service = assemble(
             self.config,
             devices=SimulatedDevices(lambda pico: SimWorld(self.config.setup, board, pico=pico, noise_frames=1)),
             clock=self.clock,

@@ -12,7 +12,8 @@ from controller.games.spec import EMPTY_BOARD, FULL_SETUP, ONE_OF_EACH, START_PO
 from controller.profile import default_profile
 from controller.snapshot import EMPTY, parse_snapshot, with_required_lines
 from simulation.artwork import ARTWORKS
-from simulation.render import random_snapshot, stay_alive_points
+from simulation.drawing import stay_alive_points
+from simulation.render import random_snapshot
 
 BUILT_IN = ("colorpop", "blockers", "flipop", "stay-alive")
 

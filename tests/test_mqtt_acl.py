@@ -14,6 +14,7 @@ from mqtt_helpers import Broker, wait_for
 from test_club_broker import _get
 from test_probes_club import docs_broker
 
+from controller.assembly import assemble
 from controller.club.config import MqttConfig
 from controller.club.publisher import TablePublisher
 from controller.club.server import BrokerAddress, ClubServer
@@ -55,7 +56,7 @@ def _service(tmp_path: Path, port: int, password_file: Path) -> Service:
     config = config_from_mapping(data, source="test config", base=tmp_path)
     setup = setup_from_mapping(config.game_keys)
     board = starting_board(setup, random.Random(1))
-    return Service(
+    return assemble(
         config,
         devices=SimulatedDevices(lambda pico: SimWorld(setup, board, pico=pico)),
         control=False,

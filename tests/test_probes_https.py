@@ -14,6 +14,7 @@ import ssl
 
 import pytest
 
+from controller.assembly import assemble
 from controller.commands.demo import demo_config
 from controller.service.app import Service
 from controller.service.config import config_from_mapping
@@ -29,7 +30,7 @@ def _service(tmp_path, **web) -> Service:
     data["web"] = {"host": "127.0.0.1", "port": 0, "pin": PIN, "https": True, **web}
     config = config_from_mapping(data, source="test.yaml", base=tmp_path)
     board = starting_board(config.setup, random.Random(1))
-    return Service(
+    return assemble(
         config,
         devices=SimulatedDevices(lambda pico: SimWorld(config.setup, board, pico=pico)),
         log=logging.getLogger("referee.test"),

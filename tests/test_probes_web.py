@@ -152,7 +152,7 @@ def test_weak_configured_pins_are_refused_with_a_sentence(pin, tmp_path):
 
 def test_a_good_pin_is_kept_and_the_random_one_is_never_weak(tmp_path):
     assert config_from_mapping({"game": "flipop", "web": {"pin": "480613"}}, "c", tmp_path).web.pin == "480613"
-    from controller.web.server import random_pin
+    from controller.web.http import random_pin
 
     assert all(guard.weak_pin(random_pin()) is None for _ in range(300))
 

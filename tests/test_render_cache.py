@@ -1,4 +1,4 @@
-"""The renderer's caches change its speed, never its pictures (simulation/render.py)."""
+"""The renderer's caches change its speed, never its pictures (simulation/render.py, drawing.py)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from controller.profile import default_profile
-from simulation import render
+from simulation import drawing, render
 from simulation.render import Scene, random_snapshot, render_scene
 
-CACHES = (render._light, render._noise, render._empty_board, render.glyph_mask)
+CACHES = (render._light, render._noise, render._empty_board, drawing.glyph_mask)
 
 
 def _clear() -> None:
@@ -51,7 +51,7 @@ def test_cached_arrays_cannot_be_written():
     light = render._light(1, "clean", (320, 240), 0)
     with pytest.raises(ValueError):
         light.table[0, 0] = 0
-    mask = render.glyph_mask("A", 48.0)
+    mask = drawing.glyph_mask("A", 48.0)
     with pytest.raises(ValueError):
         mask[0, 0] = 1.0
 
@@ -64,10 +64,10 @@ def test_letters_are_drawn_from_their_outlines_not_opencvs_typeface(monkeypatch)
     def no_typeface(*args, **kwargs):
         raise AssertionError("the renderer asked OpenCV's typeface for a letter")
 
-    render.glyph_mask.cache_clear()
-    monkeypatch.setattr(render.cv2, "putText", no_typeface)
-    monkeypatch.setattr(render.cv2, "getTextSize", no_typeface)
+    drawing.glyph_mask.cache_clear()
+    monkeypatch.setattr(drawing.cv2, "putText", no_typeface)
+    monkeypatch.setattr(drawing.cv2, "getTextSize", no_typeface)
     for letter in letters.LETTERS:
-        mask = render.glyph_mask(letter, 48.0)
+        mask = drawing.glyph_mask(letter, 48.0)
         assert 0.05 < float(mask.mean()) < 0.4  # ink where a printed letter has it
-    render.glyph_mask.cache_clear()
+    drawing.glyph_mask.cache_clear()

@@ -16,7 +16,7 @@ import pytest
 
 from controller.games import registry
 from controller.games.registry import engine_for
-from controller.games.rulebook import find
+from controller.games.registry import find_rule as find
 from controller.language import said
 from controller.record import load_record
 from controller.referee import VerdictKind, judge_record

@@ -13,7 +13,7 @@ import socket
 import threading
 import time
 
-from controller.service.app import Service
+from controller.assembly import assemble
 from controller.service.config import config_from_mapping
 from controller.service.notify import Notifier
 from simulation.devices import SimulatedDevices
@@ -61,7 +61,7 @@ def test_ready_and_watchdog_only_while_frames_are_fresh(tmp_path, monkeypatch):
     )
     board = starting_board(config.setup, random.Random(0))
     devices = SimulatedDevices(lambda pico: SimWorld(config.setup, board, pico=pico))
-    service = Service(config, devices=devices, control=False)
+    service = assemble(config, devices=devices, control=False)
     stop = threading.Event()
     runner = threading.Thread(target=service.run, args=(stop, Notifier(address)), daemon=True)
     try:

@@ -44,7 +44,7 @@ def test_empty_board_then_pieces_round_trip(game: str, tmp_path) -> None:
     row0 = [(ch + ("1" if game == "blockers" else "")) for ch in p.letters]
     row0 += [EMPTY] * (p.cols - len(row0))
     pieces = empty.with_cells([row0] + [list(r) for r in empty.cells[1:]])
-    from simulation.render import stay_alive_points
+    from simulation.drawing import stay_alive_points
 
     if game == "stay-alive":
         # The marked places must be closed points: choose slides that close the top row.

@@ -10,12 +10,12 @@ from controller.snapshot import EMPTY, Snapshot
 from controller.vision.gating import IDLE, MOVING, STILL, MotionGate
 from controller.vision.geometry import MARKERS_HIDDEN, LatticeGeometry, project
 from controller.vision.reader import HAND, BoardReader
+from simulation.drawing import stay_alive_points
 from simulation.render import (
     Scene,
     random_snapshot,
     render_scene,
     render_snapshot,
-    stay_alive_points,
 )
 
 GAMES = ["colorpop", "blockers", "flipop", "stay-alive"]

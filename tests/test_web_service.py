@@ -10,9 +10,9 @@ import urllib.request
 
 import pytest
 
+from controller.assembly import assemble
 from controller.commands.demo import demo_config
 from controller.errors import ConfigError
-from controller.service.app import Service
 from controller.service.config import config_from_mapping
 from simulation.devices import SimulatedDevices
 from simulation.world import SimWorld, starting_board
@@ -43,7 +43,7 @@ def test_the_service_serves_the_page_and_the_camera_picture(tmp_path, caplog):
     config = _config(tmp_path, host="127.0.0.1", port=0, pin="480613")
     board = starting_board(config.setup, random.Random(1))
     caplog.set_level(logging.INFO)
-    service = Service(
+    service = assemble(
         config,
         devices=SimulatedDevices(lambda pico: SimWorld(config.setup, board, pico=pico)),
         log=logging.getLogger("referee.test"),
@@ -79,7 +79,7 @@ def test_a_port_in_use_is_a_warning_and_the_referee_runs_on(tmp_path, caplog):
         config = _config(tmp_path, host="127.0.0.1", port=taken.getsockname()[1])
         board = starting_board(config.setup, random.Random(1))
         caplog.set_level(logging.WARNING)
-        service = Service(
+        service = assemble(
             config,
             devices=SimulatedDevices(lambda pico: SimWorld(config.setup, board, pico=pico)),
             log=logging.getLogger("referee.test"),

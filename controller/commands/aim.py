@@ -46,11 +46,11 @@ def place_namer(game: str) -> Callable[[tuple[int, int]], str] | None:
 
 
 def _from_camera(path: str):
-    from controller.commands.run import read_config
     from controller.games.registry import engine_for
+    from controller.service.config import load_config
     from controller.vision.sources import open_frame_source
 
-    config = read_config(path)
+    config = load_config(path)
     profile = config.setup.profile
     if config.camera.get("source") == "renderer":
         # the shipped config's simulated camera: a picture of the simulated table, as `run` would see it

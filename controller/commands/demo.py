@@ -24,12 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from controller.assembly import assemble
 from controller.errors import RefereeError
 from controller.games import registry
 from controller.record import setup_from_mapping
 from controller.service.app import Service
 from controller.service.config import config_from_mapping
-from controller.web.server import random_pin
+from controller.web.http import random_pin
 from simulation.devices import SimulatedDevices
 from simulation.world import SimClock, SimDriver, SimPlayer, SimWorld, Step, all_agree, starting_board
 
@@ -196,7 +197,7 @@ def play_game(
             kind = "sound" if message.startswith("buzzer") else "lights"
             say(f"  {kind}: {message.removeprefix('buzzer: ')}")
 
-    service = Service(
+    service = assemble(
         config,
         devices=SimulatedDevices(
             lambda pico: SimWorld(truth_setup, board, pico=pico, noise_frames=noise_frames), camera_delay

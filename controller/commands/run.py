@@ -14,8 +14,8 @@ import random
 import sys
 import threading
 
+from controller.assembly import assemble
 from controller.commands.stopping import StopOnSignals
-from controller.service.app import Service
 from controller.service.config import ServiceConfig, load_config
 from controller.service.control import check_socket_path
 from controller.service.notify import Notifier
@@ -29,11 +29,6 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     parser.add_argument("--config", default="config.yaml", help="config file (default: config.yaml)")
     return parser
-
-
-def read_config(path: str) -> ServiceConfig:
-    """The checked config file, as `run` and `lights-test` both read it (one check for both)."""
-    return load_config(path)
 
 
 def setup_logging(config: ServiceConfig) -> None:
@@ -51,7 +46,7 @@ def setup_logging(config: ServiceConfig) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    config = read_config(args.config)
+    config = load_config(args.config)
     setup_logging(config)
     log = logging.getLogger("referee")
     devices = None
@@ -65,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     stop = threading.Event()
     with StopOnSignals(stop) as signals:
         check_socket_path(config.control_socket)  # a referee already running: stop before its journal is opened
-        service = Service(config, devices=devices, log=log)
+        service = assemble(config, devices=devices, log=log)
         try:
             log.info(
                 "[%s] refereeing; control socket %s; settle time %.2f s",

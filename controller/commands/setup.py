@@ -104,14 +104,14 @@ def run(args: argparse.Namespace) -> int:
     from calibration.holes_guide import STEPS, GuidedHoles, step_name
     from controller.commands.holes import holes_game, write_holes_into_profile
     from controller.commands.render import profile_for
-    from controller.commands.run import read_config
     from controller.games import registry
+    from controller.service.config import load_config
     from controller.vision.lattice import load_image
     from controller.vision.reader import BoardReader
 
     if bool(args.config) == bool(args.images):
         raise RefereeError("give either --config FILE (pictures from its camera) or --images DIR")
-    config = read_config(args.config) if args.config else None
+    config = load_config(args.config) if args.config else None
     game = registry.get(holes_game())
     if config is not None and config.setup.game != game.name and not args.profile:
         raise RefereeError(

@@ -103,12 +103,12 @@ def _ask(step: Any, total: int) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from calibration import guided
-    from controller.commands.run import read_config
     from controller.games import registry
+    from controller.service.config import load_config
     from controller.vision.lattice import load_image
 
     spec = registry.get(args.game)
-    config = read_config(args.config)
+    config = load_config(args.config)
     if config.setup.game != spec.name:
         raise RefereeError(
             f"{args.config} is a {config.setup.game} config; to calibrate {spec.title}, give a "

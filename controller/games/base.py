@@ -130,6 +130,8 @@ class Engine(ABC, Generic[S, M]):
     #: A place as players of this game name it (default: column letter, row from the top: ``F3``);
     #: a function of the place alone, so calibration's sentences name places without an engine.
     place_name = staticmethod(default_place_name)
+    #: What players call one piece of this game ("token", "marble"), in sentences such as corrections.
+    piece_noun: str = "piece"
     #: The type of this engine's states (an immutable dataclass): its position notation follows it.
     state_type: type | None = None
 
@@ -221,10 +223,7 @@ class Engine(ABC, Generic[S, M]):
         name = str(self.profile.classes.get(letter, {}).get("name", letter))
         if count is None:
             return Colour(name)
-        from controller.games import registry
-
-        noun = registry.get(self.setup.game).piece_noun if registry.known(self.setup.game) else "piece"
-        return Colour(name, noun, count)
+        return Colour(name, self.piece_noun, count)
 
     def seat_colours_of(self, seat: int) -> tuple[str, ...]:
         """The colour letters a seat plays (none for games whose seats have no colour)."""

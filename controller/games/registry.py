@@ -22,6 +22,7 @@ from controller.games.spec import GameSpec
 
 if TYPE_CHECKING:
     from controller.games.base import Engine, GameSetup
+    from controller.games.rulebook import Rule
 
 #: The built-in games, in the order the referee lists them.
 BUILT_IN: tuple[GameSpec, ...] = (colorpop.SPEC, blockers.SPEC, flipop.SPEC, stay_alive.SPEC)
@@ -67,6 +68,18 @@ def with_capability(test: Callable[[GameSpec], bool]) -> tuple[GameSpec, ...]:
 
 def known(name: Any) -> bool:
     return isinstance(name, str) and name in _games
+
+
+def find_rule(rule_id: Any) -> Rule | None:
+    """The rule of this identifier among every known game's (None for an unknown one: an older journal's)."""
+    if not isinstance(rule_id, str):
+        return None
+    game = rule_id.partition(".")[0]
+    for name in [game] if known(game) else names():
+        for rule in get(name).rules:
+            if rule.id == rule_id:
+                return rule
+    return None
 
 
 def engine_for(setup: GameSetup) -> Engine:

@@ -7,7 +7,7 @@ catalogue message), the section of `docs/rules.md` that states it, and the Frenc
 sentence (`book`, quoted as printed: it is the publisher's text, so it is never translated). The
 page shows the short line and opens the rest on request; the log says the rule after the reason.
 
-Each game declares its rules beside its engine and lists them in its `GameSpec.rules`; `find`
+Each game declares its rules beside its engine and lists them in its `GameSpec.rules`; `registry.find_rule`
 looks one up by its identifier (a verdict read back from a journal or a record).
 """
 
@@ -47,18 +47,3 @@ class Rule:
     def to_json(self, say: Any = str) -> dict[str, Any]:
         """What the page shows and opens: `id`, `says` and `section` (in the page's language), `book`."""
         return {"id": self.id, "says": say(self.text()), "section": say(Text(self.section)), "book": self.book}
-
-
-def find(rule_id: Any) -> Rule | None:
-    """The rule of this identifier among every known game's (None for an unknown one: an older journal's)."""
-    from controller.games import registry
-
-    if not isinstance(rule_id, str):
-        return None
-    game = rule_id.partition(".")[0]
-    names = [game] if registry.known(game) else list(registry.names())
-    for name in names:
-        for rule in getattr(registry.get(name), "rules", ()):
-            if rule.id == rule_id:
-                return rule
-    return None

@@ -344,8 +344,6 @@ class GameSpec:
     secret_colours: str = ""
     #: Players may end the game by agreement (Flipop), which the button's hold does.
     ends_by_agreement: bool = False
-    #: What players call one piece ("token", "marble"), in sentences such as corrections.
-    piece_noun: str = "piece"
     #: The rules of its rule book a move can break (`controller.games.rulebook`), named on illegal verdicts.
     rules: tuple[Rule, ...] = ()
     #: The game keys the demo plays with (`referee demo`).
@@ -357,6 +355,11 @@ class GameSpec:
     def place_name(self) -> Callable[[Cell], str]:
         """A place as the game's notation writes it (the engine's, needing no engine: calibration's sentences)."""
         return self.engine.place_name
+
+    @property
+    def piece_noun(self) -> str:
+        """What players call one piece ("token", "marble"): the engine's."""
+        return self.engine.piece_noun
 
     @property
     def uses_switches(self) -> bool:

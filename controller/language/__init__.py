@@ -353,26 +353,6 @@ class Named:
         return self.name
 
 
-def profile_words() -> dict[str, tuple[str, ...]]:
-    """The names the games' default profiles give people (colours, each with the nouns it is said of;
-    Blockers!' symbols), with the contexts they are said in: the catalogue's extraction adds an entry
-    per pair, and the catalogue test checks French has them all."""
-    from controller.games import registry
-    from controller.profile import default_profile
-
-    out: dict[str, set[str]] = {}
-    for game in registry.names():
-        spec = registry.get(game)
-        profile = default_profile(game)
-        noun = spec.piece_noun
-        for letter in profile.letters:
-            name = str(profile.classes.get(letter, {}).get("name", letter))
-            out.setdefault(name, {"colour"}).update({noun, noun + "s"} if noun in COLOUR_CONTEXTS else set())
-        for symbol in profile.get("symbols") or ():
-            out.setdefault(str(symbol), set()).add("symbol")
-    return {name: tuple(sorted(contexts)) for name, contexts in sorted(out.items())}
-
-
 # --- choosing a language ----------------------------------------------------------------------------------
 _ACCEPT = re.compile(r"\s*([A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*|\*)\s*(?:;\s*q\s*=\s*([0-9.]+))?\s*")
 

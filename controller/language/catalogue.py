@@ -17,7 +17,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from controller.language import COLOUR_CONTEXTS, DOMAIN, KEYWORDS, LANGUAGES, LOCALE_DIR, PAGE_DOMAIN, profile_words
+from controller.games import registry
+from controller.language import COLOUR_CONTEXTS, DOMAIN, KEYWORDS, LANGUAGES, LOCALE_DIR, PAGE_DOMAIN
+from controller.profile import default_profile
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 #: Where the Python side's sentences are written (every `_()` there is extracted).
@@ -77,6 +79,23 @@ class _Marked(HTMLParser):
     def handle_data(self, data: str) -> None:
         if self._open:
             self._open[-1][2].append(data)
+
+
+def profile_words() -> dict[str, tuple[str, ...]]:
+    """The names the games' default profiles give people (colours, each with the nouns it is said of;
+    Blockers!' symbols), with the contexts they are said in: the catalogue's extraction adds an entry
+    per pair, and the catalogue test checks French has them all."""
+    out: dict[str, set[str]] = {}
+    for game in registry.names():
+        spec = registry.get(game)
+        profile = default_profile(game)
+        noun = spec.piece_noun
+        for letter in profile.letters:
+            name = str(profile.classes.get(letter, {}).get("name", letter))
+            out.setdefault(name, {"colour"}).update({noun, noun + "s"} if noun in COLOUR_CONTEXTS else set())
+        for symbol in profile.get("symbols") or ():
+            out.setdefault(str(symbol), set()).add("symbol")
+    return {name: tuple(sorted(contexts)) for name, contexts in sorted(out.items())}
 
 
 def extract_html(fileobj: Any, keywords: Any, comment_tags: Any, options: Any) -> Iterator[tuple]:

@@ -1,8 +1,9 @@
-"""Assembling the service from `config.yaml`: journal, devices, loop, button and control socket.
+"""The referee's core from `config.yaml`: journal, devices, loop, lights, button and control socket.
 
-`Service` is what `referee run` starts and what `referee demo` and the tests build too, so the
-demo exercises the very code that runs on the Pi; only the frame source's world, the clock and
-the switch simulator differ.
+`Service` is what `referee run` starts (through the composition root, `controller.assembly`, which
+adds the live page and the club's publisher as listeners of its events) and what `referee demo`
+and the tests build too, so the demo exercises the very code that runs on the Pi; only the frame
+source's world, the clock and the switch simulator differ. Nothing here knows the page or the club.
 """
 
 from __future__ import annotations
@@ -11,10 +12,8 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from controller import words
 from controller.exclusive import lock_journal
 from controller.hardware.button import Button
 from controller.hardware.feedback import Feedback
@@ -47,7 +46,6 @@ class Service:
         feedback_tempo: float = 1.0,
         control: bool = True,
         log: logging.Logger | None = None,
-        web: bool | None = None,
     ) -> None:
         self.config = config
         self.log = log or logging.getLogger("referee")
@@ -92,17 +90,6 @@ class Service:
                 camera=self.camera,
             )
             self.closers.append(self.loop.bus.close)  # threaded listeners finish what they were given
-            self.publisher = None
-            if config.mqtt is not None:  # the club's broker (controller/club): fed from the journal
-                from controller.club.publisher import TablePublisher
-
-                self.publisher = TablePublisher(
-                    config.mqtt, config.journal, config.game_keys, table=self.loop.table(), log=self.log
-                ).start()
-                self.closers.append(self.publisher.close)
-                publisher = self.publisher
-                self.loop.fault_sources.append((lambda: publisher.problem, words.BROKER_BACK))
-                self.loop.bus.subscribe(self.publisher.on_event, name="mqtt")
             self.button = Button.from_config(
                 config.gpio,
                 on_press=lambda: self.loop.submit("new-game"),
@@ -114,53 +101,13 @@ class Service:
                 self.control = ControlServer(config.control_socket, self.submit)
                 self.closers.append(self.control.close)
                 self.control.start()
-            self.web = None
-            if (control if web is None else web) and config.web.enabled:
-                self._serve_web()
+            #: The club's publisher and the live page, when the composition root (`controller.assembly`)
+            #: adds them; their closing is among the service's.
+            self.publisher: Any = None
+            self.web: Any = None
         except BaseException:
             self.close()
             raise
-
-    def _serve_web(self) -> None:
-        """The live page (`controller.web`), in its own thread; a port in use is a warning, not a stop."""
-        from controller.web import WebApp, WebServer
-
-        settings = self.config.web
-        app = WebApp(
-            self.loop,
-            sensor=self.sensor,
-            switches=self.switches,
-            pin=settings.pin,
-            journal_path=self.config.journal,
-            feedback=self.feedback,
-            config_path=Path(self.config.source) if Path(self.config.source).is_file() else None,
-            names=self.config.mqtt.names if self.config.mqtt is not None else (),
-            hosts=settings.hosts,
-        )
-        context = None
-        if settings.https:  # the certificate is made at the first start (controller/web/https.py)
-            from controller.errors import RefereeError
-            from controller.web.https import fingerprint, server_context
-
-            try:
-                context, made = server_context(settings.certificate, settings.key, settings.hosts)
-            except RefereeError as exc:  # never the page in clear instead: the referee runs without it
-                self.log.warning("[%s] %s; the referee runs without its page", self.loop.game, exc)
-                return
-            self.log.info(
-                "[%s] the page's certificate %s (%s): SHA-256 %s",
-                self.loop.game,
-                settings.certificate,
-                "made now" if made else "kept",
-                fingerprint(settings.certificate),
-            )
-        server = WebServer(app, settings.host, settings.port, ssl_context=context)
-        if server.start():
-            self.web = server
-            self.closers.append(server.close)
-            self.log.info("[%s] live page on %s (PIN %s for its controls)", self.loop.game, server.url, app.pin)
-        else:
-            self.log.warning("[%s] %s; the referee runs without it", self.loop.game, server.error)
 
     def submit(self, name: str, **args: Any):
         return self.loop.submit(name, **args)

@@ -29,21 +29,12 @@ from controller.vision.aim import aim_advice
 from controller.vision.geometry import CornersError, LatticeGeometry, check_corners, project
 from controller.vision.reader import BoardReader, as_bgr
 from controller.web.camera import scaled_jpeg
-from controller.web.server import BadRequest
+from controller.web.http import NO_STORE, BadRequest, controls
 
 #: A profile's name as the page may give it: it becomes a file name, so nothing else.
 #: Width pictures are sent at for drawing on (the corners are dragged on it: a phone zooms in).
 PICTURE_WIDTH = 960
 PICTURE_QUALITY = 80
-NO_STORE = {"Cache-Control": "no-store"}
-
-
-def add_copy_setup_routes(web_app: Any, app: web.Application) -> None:
-    """The hook `WebApp.build` calls: the aim and corners routes here, the holes routes in holes_api.py."""
-    from controller.web.holes_api import HolesSetup
-
-    AimSetup(web_app).add_routes(app)
-    HolesSetup(web_app).add_routes(app)
 
 
 def picture_jpeg(frame: np.ndarray) -> bytes:
@@ -138,10 +129,12 @@ class AimSetup:
         #: The picture the last advice was given for (a reference to the sensor's frame, not a copy).
         self._frame: np.ndarray | None = None
 
-    def add_routes(self, app: web.Application) -> None:
-        app.router.add_get("/api/aim", self.aim)
-        app.router.add_get("/api/aim/picture.jpg", self.picture)
-        app.router.add_post("/api/corners", self.save_corners)
+    def routes(self) -> list[web.AbstractRouteDef]:
+        return [
+            web.get("/api/aim", self.aim),
+            web.get("/api/aim/picture.jpg", self.picture),
+            web.post("/api/corners", self.save_corners),
+        ]
 
     def _geometry(self) -> LatticeGeometry:
         reader = getattr(self.web_app.sensor, "reader", None)
@@ -184,8 +177,8 @@ class AimSetup:
             raise BadRequest(404, "no aim checked yet: ask /api/aim first")
         return await jpeg_response(frame)
 
-    async def save_corners(self, request: web.Request) -> web.Response:
-        body = await self.web_app._control(request)
+    @controls
+    async def save_corners(self, request: web.Request, body: dict[str, Any]) -> web.Response:
         name = profile_name(body)
         frame = getattr(self.web_app.sensor, "latest_frame", None)
         size = None if frame is None else (int(np.asarray(frame).shape[1]), int(np.asarray(frame).shape[0]))

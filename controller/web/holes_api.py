@@ -28,8 +28,8 @@ from controller.games import registry
 from controller.vision.gating import MOVING, MotionGate
 from controller.vision.geometry import project
 from controller.vision.reader import BoardReader
-from controller.web.aim_api import NO_STORE, jpeg_response, profile_name, save_into_named_profile
-from controller.web.server import BadRequest
+from controller.web.aim_api import jpeg_response, profile_name, save_into_named_profile
+from controller.web.http import NO_STORE, BadRequest, controls
 
 #: Seconds between the two pictures a capture compares to see that the board is still.
 STILL_WAIT = 0.3
@@ -49,12 +49,14 @@ class HolesSetup:
         self.last_h: np.ndarray | None = None
         self.saved_to: str | None = None
 
-    def add_routes(self, app: web.Application) -> None:
-        app.router.add_get("/api/holes", self.state)
-        app.router.add_post("/api/holes/start", self.start)
-        app.router.add_post("/api/holes/capture", self.capture)
-        app.router.add_get("/api/holes/picture.jpg", self.picture)
-        app.router.add_post("/api/holes/save", self.save)
+    def routes(self) -> list[web.AbstractRouteDef]:
+        return [
+            web.get("/api/holes", self.state),
+            web.post("/api/holes/start", self.start),
+            web.post("/api/holes/capture", self.capture),
+            web.get("/api/holes/picture.jpg", self.picture),
+            web.post("/api/holes/save", self.save),
+        ]
 
     # --- what the page shows ------------------------------------------------------------------------
     def _available(self) -> str | None:
@@ -120,8 +122,8 @@ class HolesSetup:
         return await jpeg_response(frame)
 
     # --- the steps ----------------------------------------------------------------------------------
-    async def start(self, request: web.Request) -> web.Response:
-        await self.web_app._control(request)
+    @controls
+    async def start(self, request: web.Request, body: dict[str, Any]) -> web.Response:
         why_not = self._available()
         if why_not is not None:
             raise BadRequest(409, why_not)
@@ -133,8 +135,8 @@ class HolesSetup:
             self.saved_to = None
         return web.json_response({"ok": True, "message": f"step 1 of {STEPS}: {instruction(1)}", **self._state()})
 
-    async def capture(self, request: web.Request) -> web.Response:
-        body = await self.web_app._control(request)
+    @controls
+    async def capture(self, request: web.Request, body: dict[str, Any]) -> web.Response:
         if self.guide is None:
             raise BadRequest(409, "start the holes setup first")
         try:
@@ -188,8 +190,8 @@ class HolesSetup:
             then = f"next, step {due}: {instruction(due)}" if due is not None else "all nine taken"
             return f"{step_name(step)}: {opened} open points; {then}"
 
-    async def save(self, request: web.Request) -> web.Response:
-        body = await self.web_app._control(request)
+    @controls
+    async def save(self, request: web.Request, body: dict[str, Any]) -> web.Response:
         name = profile_name(body)
         if self.guide is None:
             raise BadRequest(409, "start the holes setup first")

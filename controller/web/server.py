@@ -21,11 +21,8 @@ game record, and a board profile cannot be chosen from the page.
 from __future__ import annotations
 
 import asyncio
-import hmac
 import logging
-import math
 import re
-import secrets
 import socket
 import threading
 from collections.abc import Sequence
@@ -35,34 +32,34 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from controller.commands.lights_test import lights_test_patterns
 from controller.errors import RefereeError
 from controller.games.base import no_such_seat
 from controller.games.registry import engine_for
 from controller.guard import (
     ConnectionLimits,
     HostAllowList,
-    PinThrottle,
-    client_key,
     guard_middleware,
     quiet_loop_errors,
     runner_for,
     serve,
-    weak_pin,
 )
+from controller.hardware.lights_test import lights_test_patterns
 from controller.hardware.switch_test import SwitchTest, default_slide_name
 from controller.record import setup_from_mapping
 from controller.service.journal import Journal
 from controller.service.session import export_record
 from controller.snapshot import parse_snapshot
+from controller.web.aim_api import AimSetup
 from controller.web.camera import CameraPictures
-from controller.web.setup_api import add_routes as add_calibration_routes
+from controller.web.holes_api import HolesSetup
+from controller.web.http import NO_STORE, PIN_GUARD, BadRequest, PinGuard, answer_refusals, controls
+from controller.web.setup_api import ROUTES as CALIBRATION
+from controller.web.setup_api import CalibrationRoutes
 from controller.web.view import LiveView, axes, board_json, palette, place_names, verdict_words
 
 log = logging.getLogger("referee.web")
 PUSHER = web.AppKey("pusher", asyncio.Task)
 
-PIN_HEADER = "X-Referee-PIN"
 #: Game keys a new game may set from the page (never `profile`: that names a file).
 NEW_GAME_KEYS = ("game", "variant", "players", "seats", "first", "secrets", "targets")
 #: How often the pusher looks for news while a page is connected (seconds).
@@ -83,22 +80,6 @@ SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
-
-
-def random_pin() -> str:
-    """Six random digits, never one a guesser tries first (`guard.weak_pin`)."""
-    while True:
-        pin = f"{secrets.randbelow(10**6):06d}"
-        if weak_pin(pin) is None:
-            return pin
-
-
-class BadRequest(Exception):
-    """A request the page or a client got wrong: answered with `status` and the sentence."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 class WebApp:
@@ -124,7 +105,8 @@ class WebApp:
         self.feedback = feedback
         #: The config file the referee was started with (the guided calibration switches its profile).
         self.config_path = config_path
-        self.pin = pin or random_pin()
+        #: The PIN the controls need, and each address's wrong tries (`controller.web.http.PinGuard`).
+        self.guard = PinGuard(pin)
         #: On the simulated rig only (`referee run` with the shipped config): the simulated people who
         #: set the board for each calibration step and keep the simulated players' hands off meanwhile
         #: (`simulation.setup_person.TableHands`); None with a real camera, where a person does it.
@@ -136,55 +118,58 @@ class WebApp:
         self.sockets: set[web.WebSocketResponse] = set()
         #: The names and addresses requests may use for this table (config.yaml's `web.hosts` added).
         self.hosts = HostAllowList(hosts)
-        #: Wrong PINs slow down the address that sends them, only that one.
-        self.pins = PinThrottle()
         engine = loop.session.referee.engine
         self.switch_test = SwitchTest(getattr(engine, "slide_name", default_slide_name))
         self._switch_lock = threading.Lock()
         loop.bus.subscribe(self.view, name="web")
 
+    @property
+    def pin(self) -> str:
+        return self.guard.pin
+
     # --- the application -------------------------------------------------------------------------
     def build(self) -> web.Application:
+        """The application: the network guard, the refusals in words, and each route module's table."""
         app = web.Application(
-            middlewares=[guard_middleware(self.hosts, SECURITY_HEADERS), self._headers], client_max_size=64 * 1024
+            middlewares=[guard_middleware(self.hosts, SECURITY_HEADERS), answer_refusals], client_max_size=64 * 1024
         )
-        app.router.add_get("/", self.index)
-        app.router.add_static("/static/", STATIC, follow_symlinks=False)
-        app.router.add_get("/ws", self.websocket)
-        app.router.add_get("/api/state", self.state)
-        app.router.add_get("/camera.jpg", self.camera)
-        app.router.add_get("/api/record", self.record)
-        app.router.add_get("/api/games", self.games)
-        app.router.add_get("/api/games/{id}", self.game)
-        app.router.add_post("/api/new-game", self.new_game)
-        app.router.add_post("/api/reveal", self.reveal)
-        app.router.add_post("/api/end", self.end)
-        app.router.add_post("/api/accept-board", self.accept_board)
-        app.router.add_get("/api/lights-test", self.lights_patterns)
-        app.router.add_post("/api/lights-test", self.lights_test)
-        app.router.add_get("/api/switches", self.switch_report)
-        from controller.web.aim_api import add_copy_setup_routes  # the aim drawn, corners, holes: own module
-
-        add_copy_setup_routes(self, app)
-        add_calibration_routes(app, self)  # calibrate from the live camera (setup_api.py)
+        app[PIN_GUARD] = self.guard
+        app.add_routes(self.routes())
+        app.add_routes(AimSetup(self).routes())  # the aim drawn, a copy's corners (aim_api.py)
+        app.add_routes(HolesSetup(self).routes())  # Stay Alive's holes, guided (holes_api.py)
+        calibration = CalibrationRoutes(self)  # calibrate from the live camera (setup_api.py)
+        app[CALIBRATION] = calibration
+        app.add_routes(calibration.routes())
         app.on_startup.append(self._start_pusher)
         app.on_shutdown.append(self._close_sockets)
         return app
 
-    @web.middleware
-    async def _headers(self, request: web.Request, handler) -> web.StreamResponse:
-        """A `BadRequest` as its status and sentence (the guard around it adds the security headers)."""
-        try:
-            return await handler(request)
-        except BadRequest as exc:
-            return web.json_response({"ok": False, "error": str(exc)}, status=exc.status)
+    def routes(self) -> list[web.AbstractRouteDef]:
+        """The page, the game, the journal, the lights and the switches."""
+        return [
+            web.get("/", self.index),
+            web.static("/static/", STATIC, follow_symlinks=False),
+            web.get("/ws", self.websocket),
+            web.get("/api/state", self.state),
+            web.get("/camera.jpg", self.camera),
+            web.get("/api/record", self.record),
+            web.get("/api/games", self.games),
+            web.get("/api/games/{id}", self.game),
+            web.post("/api/new-game", self.new_game),
+            web.post("/api/reveal", self.reveal),
+            web.post("/api/end", self.end),
+            web.post("/api/accept-board", self.accept_board),
+            web.get("/api/lights-test", self.lights_patterns),
+            web.post("/api/lights-test", self.lights_test),
+            web.get("/api/switches", self.switch_report),
+        ]
 
     # --- pages and reading -----------------------------------------------------------------------
     async def index(self, request: web.Request) -> web.StreamResponse:
-        return web.FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
+        return web.FileResponse(STATIC / "index.html", headers=NO_STORE)
 
     async def state(self, request: web.Request) -> web.Response:
-        return web.json_response(self.view.state(), headers={"Cache-Control": "no-store"})
+        return web.json_response(self.view.state(), headers=NO_STORE)
 
     async def camera(self, request: web.Request) -> web.Response:
         if not self.pictures.available():
@@ -193,7 +178,7 @@ class WebApp:
         data = await asyncio.get_running_loop().run_in_executor(None, self.pictures.jpeg, cells)
         if data is None:
             raise BadRequest(404, "no picture from the camera yet")
-        return web.Response(body=data, content_type="image/jpeg", headers={"Cache-Control": "no-store"})
+        return web.Response(body=data, content_type="image/jpeg", headers=NO_STORE)
 
     def _with_journal(self, fn):
         """Run `fn` on a read-only connection of its own to the journal (the loop's file now: it may have
@@ -247,7 +232,7 @@ class WebApp:
                 for row, count in journal.summaries(GAMES_LISTED, before)
             ]
 
-        return web.json_response({"games": await self._in_journal(listing)}, headers={"Cache-Control": "no-store"})
+        return web.json_response({"games": await self._in_journal(listing)}, headers=NO_STORE)
 
     async def game(self, request: web.Request) -> web.Response:
         game_id = self._game_id(request.match_info["id"])
@@ -284,7 +269,7 @@ class WebApp:
             data = await self._in_journal(steps)
         except RefereeError as exc:
             raise BadRequest(404, str(exc)) from None
-        return web.json_response(data, headers={"Cache-Control": "no-store"})
+        return web.json_response(data, headers=NO_STORE)
 
     # --- the WebSocket: the page is pushed the state whenever it changed ----------------------------
     async def websocket(self, request: web.Request) -> web.WebSocketResponse:
@@ -331,36 +316,6 @@ class WebApp:
             await ws.close()
 
     # --- controls --------------------------------------------------------------------------------
-    async def _control(self, request: web.Request) -> dict[str, Any]:
-        """Check where the request comes from, its PIN and its JSON body; returns the body.
-
-        (`guard_middleware` has already refused a foreign Host or Origin.)
-        """
-        if request.headers.get("Sec-Fetch-Site", "same-origin") not in ("same-origin", "none"):
-            raise BadRequest(403, "requests from another site are refused; use the referee's own page")
-        client = client_key(request.transport.get_extra_info("peername") if request.transport else None)
-        wait = self.pins.wait(client)
-        if wait > 0:
-            raise BadRequest(
-                429, f"too many wrong PINs from your address: wait {math.ceil(wait)} s, then try the right one"
-            )
-        pin = request.headers.get(PIN_HEADER)
-        if not pin:
-            raise BadRequest(401, f"this needs the referee's PIN (header {PIN_HEADER}); it is printed in the log")
-        if not hmac.compare_digest(pin.encode("utf-8", "replace"), self.pin.encode()):
-            self.pins.wrong(client)
-            raise BadRequest(403, "wrong PIN: the PIN is printed in the referee's log at start")
-        self.pins.right(client)
-        if request.content_type != "application/json":
-            raise BadRequest(400, "send the request as JSON (Content-Type: application/json)")
-        try:
-            body = await request.json()
-        except (ValueError, RecursionError):
-            raise BadRequest(400, "the request body is not valid JSON (or is nested too deeply)") from None
-        if not isinstance(body, dict):
-            raise BadRequest(400, "the request body should be a JSON object of 'name: value' settings")
-        return body
-
     async def _submit(self, name: str, **args: Any) -> web.Response:
         future = self.loop.submit(name, **args)
         try:
@@ -371,8 +326,8 @@ class WebApp:
             raise BadRequest(409, str(exc)) from None
         return web.json_response(answer)
 
-    async def new_game(self, request: web.Request) -> web.Response:
-        body = await self._control(request)
+    @controls
+    async def new_game(self, request: web.Request, body: dict[str, Any]) -> web.Response:
         unknown = [k for k in body if k not in NEW_GAME_KEYS]
         if unknown:
             raise BadRequest(400, f"{unknown[0]!r} is not a key of a new game; the keys are {', '.join(NEW_GAME_KEYS)}")
@@ -397,8 +352,8 @@ class WebApp:
             raise BadRequest(400, str(exc)) from None
         return await self._submit("new-game", keys=keys, setup=setup)
 
-    async def reveal(self, request: web.Request) -> web.Response:
-        body = await self._control(request)
+    @controls
+    async def reveal(self, request: web.Request, body: dict[str, Any]) -> web.Response:
         seat, colours = body.get("seat"), body.get("colours")
         setup = self.loop.session.setup
         if isinstance(seat, bool) or not isinstance(seat, int):
@@ -414,13 +369,13 @@ class WebApp:
             raise BadRequest(400, f"'colours' should be a list of colour letters from {' '.join(letters)}")
         return await self._submit("reveal", seat=seat, colours=colours)
 
-    async def end(self, request: web.Request) -> web.Response:
-        await self._control(request)
+    @controls
+    async def end(self, request: web.Request, body: dict[str, Any]) -> web.Response:
         return await self._submit("end")
 
-    async def accept_board(self, request: web.Request) -> web.Response:
+    @controls
+    async def accept_board(self, request: web.Request, body: dict[str, Any]) -> web.Response:
         """ "This board is right, go on from it" (the PIN): the way out of any false "illegal"."""
-        await self._control(request)
         return await self._submit("accept")
 
     # --- setting up a copy: lights and buzzer, switches (issue 17; the aim: aim_api.py) ---------------
@@ -431,11 +386,11 @@ class WebApp:
 
     async def lights_patterns(self, request: web.Request) -> web.Response:
         patterns = [{"pattern": name, "label": label} for name, (label, _) in self._patterns().items()]
-        return web.json_response({"patterns": patterns}, headers={"Cache-Control": "no-store"})
+        return web.json_response({"patterns": patterns}, headers=NO_STORE)
 
-    async def lights_test(self, request: web.Request) -> web.Response:
+    @controls
+    async def lights_test(self, request: web.Request, body: dict[str, Any]) -> web.Response:
         """Run one `referee lights-test` step on the service's lights and buzzer; the next verdict sets them again."""
-        body = await self._control(request)
         patterns = self._patterns()
         name = body.get("pattern")
         if not isinstance(name, str) or name not in patterns:
@@ -456,7 +411,7 @@ class WebApp:
             self.switch_test.observe(state)
             report = self.switch_test.report(state)
         report["link_ok"] = report["link_ok"] and bool(self.switches.healthy())
-        return web.json_response(report, headers={"Cache-Control": "no-store"})
+        return web.json_response(report, headers=NO_STORE)
 
     def close(self) -> None:
         """Nothing held between requests; kept so a server can close what it serves."""

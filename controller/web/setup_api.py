@@ -3,7 +3,7 @@ captured from the live camera when it is still and no hand is over the board, th
 report, the places doubted drawn on the pictures, and the profile saved under a name with the
 config switched to it. The session itself is `calibration/guided.py`; this module only serves it.
 
-Routes (every POST needs the PIN, as the page's other controls; `server.WebApp._control`):
+Routes (every POST needs the PIN, as the page's other controls; `controller.web.http.controls`):
 
 - `GET  /api/calibration/steps?game=G`: the pictures G's calibration takes (default: this referee's game);
 - `POST /api/calibration/start {game}`: a new calibration of this referee's game (its current profile);
@@ -35,6 +35,7 @@ from calibration.checks import place_name
 from controller.errors import RefereeError
 from controller.games import registry
 from controller.web.camera import scaled_jpeg
+from controller.web.http import BadRequest, controls
 from controller.web.view import board_json, palette
 
 ROUTES = web.AppKey("calibration", object)
@@ -60,21 +61,20 @@ class CalibrationRoutes:
         self._lock = threading.Lock()
         self._capturing = False
 
-    def add_to(self, app: web.Application) -> None:
-        app[ROUTES] = self
-        app.router.add_get("/api/calibration/steps", self.steps)
-        app.router.add_post("/api/calibration/start", self.start)
-        app.router.add_post("/api/calibration/capture", self.capture)
-        app.router.add_get("/api/calibration/picture/{step}", self.picture)
-        app.router.add_post("/api/calibration/finish", self.finish)
-        app.router.add_post("/api/calibration/save", self.save)
-        app.router.add_post("/api/calibration/stop", self.stop)
-        app.router.add_get("/api/calibration/refused.jpg", self.refused_picture)
+    def routes(self) -> list[web.AbstractRouteDef]:
+        return [
+            web.get("/api/calibration/steps", self.steps),
+            web.post("/api/calibration/start", self.start),
+            web.post("/api/calibration/capture", self.capture),
+            web.get("/api/calibration/picture/{step}", self.picture),
+            web.post("/api/calibration/finish", self.finish),
+            web.post("/api/calibration/save", self.save),
+            web.post("/api/calibration/stop", self.stop),
+            web.get("/api/calibration/refused.jpg", self.refused_picture),
+        ]
 
     # --- helpers ---------------------------------------------------------------------------------
     def _bad(self, status: int, sentence: str) -> Exception:
-        from controller.web.server import BadRequest
-
         return BadRequest(status, sentence)
 
     def _profile_for(self, game: Any) -> Any:
@@ -137,8 +137,8 @@ class CalibrationRoutes:
             profile = default_profile(game)
         return web.json_response(self._steps_json(profile), headers={"Cache-Control": "no-store"})
 
-    async def start(self, request: web.Request) -> web.Response:
-        body = await self.web._control(request)
+    @controls
+    async def start(self, request: web.Request, body: dict[str, Any]) -> web.Response:
         profile = self._profile_for(body.get("game"))
         data = self._steps_json(profile)
         with self._lock:
@@ -171,8 +171,8 @@ class CalibrationRoutes:
         """Queued for the loop's next tick (not waited for: the answer does not depend on it)."""
         self.web.loop.submit(name, **args)
 
-    async def stop(self, request: web.Request) -> web.Response:
-        await self.web._control(request)
+    @controls
+    async def stop(self, request: web.Request, body: dict[str, Any]) -> web.Response:
         with self._lock:
             if self._capturing:
                 raise self._bad(409, "a picture is being captured: wait for it, then stop")
@@ -181,8 +181,8 @@ class CalibrationRoutes:
         await self._resume_game()
         return web.json_response({"ok": True, "message": "calibration stopped; the game goes on"})
 
-    async def capture(self, request: web.Request) -> web.Response:
-        body = await self.web._control(request)
+    @controls
+    async def capture(self, request: web.Request, body: dict[str, Any]) -> web.Response:
         session = self._session()
         number = body.get("step")
         try:
@@ -260,8 +260,8 @@ class CalibrationRoutes:
             raise self._bad(404, "no picture kept for that step")
         return web.Response(body=kept[0], content_type="image/jpeg", headers={"Cache-Control": "no-store"})
 
-    async def finish(self, request: web.Request) -> web.Response:
-        await self.web._control(request)
+    @controls
+    async def finish(self, request: web.Request, body: dict[str, Any]) -> web.Response:
         session = self._session()
         try:
             outcome = await asyncio.get_running_loop().run_in_executor(None, session.finish)
@@ -285,8 +285,8 @@ class CalibrationRoutes:
             }
         )
 
-    async def save(self, request: web.Request) -> web.Response:
-        body = await self.web._control(request)
+    @controls
+    async def save(self, request: web.Request, body: dict[str, Any]) -> web.Response:
         outcome = self.outcome
         if outcome is None or not outcome.ok:
             raise self._bad(409, "there is no checked calibration to save: take the pictures and check it first")
@@ -334,8 +334,3 @@ def _jpeg(frame: np.ndarray) -> tuple[bytes, int, int]:
     if data is None:
         raise RefereeError("the captured picture could not be encoded")
     return data, w, h
-
-
-def add_routes(app: web.Application, web_app: Any) -> None:
-    """The hook `server.WebApp.build` calls."""
-    CalibrationRoutes(web_app).add_to(app)

@@ -18,7 +18,6 @@ from controller.schema import list_of, text
 SPEC = GameSpec(
     name="blockers",
     title="Blockers!",
-    piece_noun="tile",
     rules=RULES,
     shape=(9, 9),
     letters="RGBYV",

@@ -191,6 +191,7 @@ def _can_match(choices: Sequence[frozenset[str]], banned: frozenset[str] | set[s
 
 
 class BlockersEngine(Engine[BlockersState, Placement]):
+    piece_noun = "tile"
     state_type = BlockersState
     place_name = staticmethod(cell_name)
 

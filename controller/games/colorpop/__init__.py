@@ -16,7 +16,6 @@ from controller.schema import flag, integer, letter_key, mapping
 SPEC = GameSpec(
     name="colorpop",
     title="Colorpop",
-    piece_noun="token",
     rules=RULES,
     shape=(10, 10),
     letters="GYOBPJ",

@@ -184,6 +184,7 @@ class ColorpopState:
 
 
 class ColorpopEngine(Engine[ColorpopState, Move]):
+    piece_noun = "token"
     state_type = ColorpopState
     place_name = staticmethod(place_name)
 

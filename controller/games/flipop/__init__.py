@@ -18,7 +18,6 @@ from controller.schema import cell_pair, list_of, mapping, text
 SPEC = GameSpec(
     name="flipop",
     title="Flipop",
-    piece_noun="ball",
     rules=RULES,
     shape=(SIZE, SIZE),
     letters="WB",

@@ -213,6 +213,8 @@ def doors_match(doors: Doors, seen: Sequence[str] | None) -> bool:
 class FlipopEngine(Engine[FlipopState, FlipopMove]):
     """Flipop for two seats, each pushing balls of one colour (default seat 0 white)."""
 
+    piece_noun = "ball"
+
     state_type = FlipopState
     #: Cells as this game's move notation writes them (`W (4,2) N`).
     place_name = staticmethod(_cell_text)

@@ -31,7 +31,6 @@ _SLIDE_HOLES = mapping({p: _HOLE_STRING for p in POSITIONS}, required=tuple(POSI
 SPEC = GameSpec(
     name="stay-alive",
     title="Stay Alive",
-    piece_noun="marble",
     rules=RULES,
     shape=(SIZE, SIZE),
     letters="RGBY",

@@ -250,6 +250,8 @@ class _Comparison:
 class StayAliveEngine(Engine[StayAliveState, Move]):
     """Judges Stay Alive from snapshots of the grid and the fourteen slide positions."""
 
+    piece_noun = "marble"
+
     state_type = StayAliveState
     place_name = staticmethod(place_name)
 

@@ -28,8 +28,18 @@ from controller.vision.geometry import CornersError
 from controller.vision.lattice.inputs import parse_labels, parse_size
 from controller.vision.lattice.learn import learn
 from controller.vision.lattice.light import FLOOR, PPP, illumination
-from controller.vision.lattice.model import EMPTY, MIN_EXPLAINED, MODEL_VERSION, LatticeModel
-from controller.vision.lattice.places import N_FEATURES, N_FLAT, SHIFT, SHIFTS, Described, describe, place_features
+from controller.vision.lattice.model import MODEL_VERSION, LatticeModel
+from controller.vision.lattice.places import (
+    EMPTY,
+    MIN_EXPLAINED,
+    N_FEATURES,
+    N_FLAT,
+    SHIFT,
+    SHIFTS,
+    Described,
+    describe,
+    place_features,
+)
 
 
 def read(model: LatticeModel, image: np.ndarray, corners: np.ndarray) -> tuple[list[list[str]], np.ndarray, np.ndarray]:

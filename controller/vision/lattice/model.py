@@ -23,14 +23,10 @@ import numpy as np
 from controller.errors import ConfigError, RefereeError
 from controller.vision.classify import ClassModel, Decision, open_set_distance
 from controller.vision.lattice.light import FLOOR
-from controller.vision.lattice.places import N_FEATURES, N_FLAT, SHIFTS
+from controller.vision.lattice.places import FOLLOW_ROUNDS, MIN_EXPLAINED, N_FEATURES, N_FLAT, SHIFTS
+from controller.vision.lattice.rules import judge
 
 MODEL_VERSION = 5
-#: A picture whose visible places are read surely for less than this share is not the board, the
-#: pieces or the light the model learned: none of its places is sure (see `LatticeModel.read`).
-MIN_EXPLAINED = 0.5
-FOLLOW_ROUNDS = 20  # at most, of moving the looks to a picture (`LatticeModel._followed`)
-EMPTY = "."  # the label of an empty place (notation.md)
 
 
 @dataclass
@@ -144,8 +140,6 @@ class LatticeModel:
     ) -> tuple[list[str], list[str], np.ndarray]:
         """As `read`, with why each place is unsure ("" where sure) instead of whether it is sure:
         the looks' reading, then every rule of `rules.RULES` in turn (`rules.judge`)."""
-        from controller.vision.lattice.rules import judge
-
         reading = judge(self, feats, hidden, flat)
         return list(reading.letters), list(reading.why), np.array(reading.confidence)
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from controller.vision.classify import ClassModel
-from controller.vision.lattice.model import EMPTY
+from controller.vision.lattice.places import EMPTY
 
 if TYPE_CHECKING:
     from controller.vision.lattice.model import LatticeModel

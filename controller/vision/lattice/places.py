@@ -36,6 +36,11 @@ from controller.vision.lattice.light import (
     to_px,
 )
 
+#: A picture whose visible places are read surely for less than this share is not the board, the
+#: pieces or the light the model learned: none of its places is sure (see `LatticeModel.read`).
+MIN_EXPLAINED = 0.5
+FOLLOW_ROUNDS = 20  # at most, of moving the looks to a picture (`LatticeModel._followed`)
+EMPTY = "."  # the label of an empty place (notation.md)
 DISC = 0.35  # pitches: the disc describing a place
 CORE = 0.15  # pitches: its core
 SHIFT = 0.1  # pitches: how far the extra samples of a place are moved

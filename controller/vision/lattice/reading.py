@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from controller.vision.classify import Decision
-from controller.vision.lattice.model import EMPTY
+from controller.vision.lattice.places import EMPTY
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

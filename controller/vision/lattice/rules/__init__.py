@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from controller.vision.lattice.model import LatticeModel
 from controller.vision.lattice.reading import Picture, Reading
 from controller.vision.lattice.rules import (
     between,
@@ -29,6 +29,9 @@ from controller.vision.lattice.rules import (
     parity,
     split,
 )
+
+if TYPE_CHECKING:
+    from controller.vision.lattice.model import LatticeModel
 
 Rule = Callable[[Picture, Reading], Reading]
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from controller.vision.lattice.model import EMPTY, MIN_EXPLAINED
+from controller.vision.lattice.places import EMPTY, MIN_EXPLAINED
 from controller.vision.lattice.reading import Picture, Reading
 
 NAME = "explained"

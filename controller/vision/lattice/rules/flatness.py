@@ -10,10 +10,16 @@ too, or surely as the piece the flatness surely reads, are marked "agrees".
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from controller.vision.lattice.model import EMPTY, LatticeModel
+from controller.vision.lattice.places import EMPTY
 from controller.vision.lattice.reading import Picture, Reading
+
+if TYPE_CHECKING:
+    from controller.vision.lattice.model import LatticeModel
+
 
 NAME = "flatness"
 

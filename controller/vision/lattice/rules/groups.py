@@ -11,11 +11,18 @@ surely alike, and not where the flatness is sure of the other side (empty or a p
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from controller.vision.classify import ClassModel, ClassRef, Decision
-from controller.vision.lattice.model import EMPTY, FOLLOW_ROUNDS, MIN_EXPLAINED, N_FEATURES, LatticeModel
+from controller.vision.lattice.places import EMPTY, FOLLOW_ROUNDS, MIN_EXPLAINED, N_FEATURES
 from controller.vision.lattice.reading import DOUBTFUL, Picture, Reading
+
+if TYPE_CHECKING:
+    pass
+
 
 NAME = "groups"
 
@@ -95,8 +102,10 @@ def picture_groups(picture: Picture) -> tuple[Decision, np.ndarray] | None:
             cov = ((d * w[:, None]).T @ d + N_FEATURES * np.asarray(ref.cov)) / (w.sum() + N_FEATURES)
             refs.append(ClassRef(ref.key, ref.letter, mean, cov, ref.open))
         before = dist.argmin(axis=1)
-        model = LatticeModel(
-            picture.model.size, ClassModel(refs, c.max_distance, c.min_margin, c.floor, c.pair_margins)
+        model = replace(
+            picture.model,
+            classes=ClassModel(refs, c.max_distance, c.min_margin, c.floor, c.pair_margins),
+            flat=None,
         )
         dist, pos = model.distances(shifted)
         if np.array_equal(before, dist.argmin(axis=1)):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from controller.vision.lattice.model import EMPTY
+from controller.vision.lattice.places import EMPTY
 from controller.vision.lattice.reading import Picture, Reading
 
 NAME = "lightness"

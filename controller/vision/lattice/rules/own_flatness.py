@@ -13,13 +13,18 @@ not yet known ("own_piece").
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from controller.vision.classify import open_set_distance
-from controller.vision.lattice.model import EMPTY, LatticeModel
 from controller.vision.lattice.own_looks import parity_distances
-from controller.vision.lattice.places import N_FLAT
+from controller.vision.lattice.places import EMPTY, N_FLAT
 from controller.vision.lattice.reading import Picture, Reading, parity_of
+
+if TYPE_CHECKING:
+    from controller.vision.lattice.model import LatticeModel
+
 
 NAME = "own flatness"
 

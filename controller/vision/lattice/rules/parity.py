@@ -12,11 +12,17 @@ whose top covers its cell ("not_board": the flatness rule leaves it sure).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from controller.vision.lattice.model import EMPTY, LatticeModel
 from controller.vision.lattice.own_looks import parity_distances
+from controller.vision.lattice.places import EMPTY
 from controller.vision.lattice.reading import Picture, Reading, parity_of
+
+if TYPE_CHECKING:
+    from controller.vision.lattice.model import LatticeModel
+
 
 NAME = "parity"
 

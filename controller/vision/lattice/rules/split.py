@@ -11,13 +11,19 @@ the split agrees with is marked "agrees".
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from controller.vision.classify import open_set_distance
 from controller.vision.lattice.light import FLOOR
-from controller.vision.lattice.model import EMPTY, N_FEATURES, LatticeModel
 from controller.vision.lattice.own_looks import flat_piece
+from controller.vision.lattice.places import EMPTY, N_FEATURES
 from controller.vision.lattice.reading import Picture, Reading, parity_of
+
+if TYPE_CHECKING:
+    from controller.vision.lattice.model import LatticeModel
+
 
 NAME = "split"
 

@@ -1,0 +1,72 @@
+"""The lights test's steps: every LED, every sound, every feedback pattern, and the button's press and hold.
+
+Why in hardware: `referee lights-test` walks through them on the pins of a config file, and the live
+page (`POST /api/lights-test`) runs one of them on the running referee's lights; both take them from here.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from controller.hardware.button import Button
+from controller.hardware.config import GpioConfig
+from controller.hardware.feedback import SOUNDS, Feedback
+
+BUTTON_WAIT = 15.0  # seconds a person gets to press and to hold the button
+
+
+def lights_test_patterns(feedback: Feedback) -> dict[str, tuple[str, Callable[[], None]]]:
+    """Every step of the walk-through by a short name (the live page's buttons send it):
+    name -> (what the person should see or hear, action)."""
+    steps: dict[str, tuple[str, Callable[[], None]]] = {}
+    for name in feedback.leds():
+        key = name.replace(" ", "-")
+        steps[f"{key}-on"] = (f"{name} LED on", lambda name=name: feedback.set_led(name, "on"))
+        steps[f"{key}-off"] = (f"{name} LED off", lambda name=name: feedback.set_led(name, "off"))
+    kind = "tonal" if feedback.tonal else "plain"
+    for sound in SOUNDS:
+        steps[f"sound-{sound}"] = (f"{kind} buzzer: {sound}", lambda sound=sound: feedback.play(sound))
+    seats = len(feedback.seat_leds)
+    for seat in range(seats):
+        steps[f"turn-{seat + 1}"] = (f"pattern: player {seat + 1}'s turn", lambda seat=seat: feedback.turn(seat))
+    steps["legal"] = ("pattern: legal move (green flash, pip)", feedback.legal)
+    steps["illegal"] = ("pattern: illegal move (red on, alarm)", feedback.illegal)
+    steps["board-ok"] = ("pattern: board put right (red off)", feedback.board_ok)
+    steps["pending"] = ("pattern: pending (amber on)", feedback.pending)
+    steps["unreadable"] = ("pattern: unreadable board (amber blinking)", feedback.unreadable)
+    steps["clear-pending"] = ("pattern: pending cleared (amber off)", feedback.clear_pending)
+    if seats:
+        steps["winner"] = ("pattern: winner (player 1 blinks, tune)", lambda: feedback.winner([0]))
+    steps["fault"] = (
+        "pattern: fault (red and amber blink fast, low double beep)",
+        lambda: feedback.fault("lights test"),
+    )
+    steps["fault-cleared"] = ("pattern: fault cleared", feedback.fault_cleared)
+    steps["all-off"] = ("everything off", lambda: feedback.turn(None))
+    return steps
+
+
+def lights_test_steps(feedback: Feedback) -> list[tuple[str, Callable[[], None]]]:
+    """Every step of the walk-through, in order: (what the person should see or hear, action)."""
+    return list(lights_test_patterns(feedback).values())
+
+
+def check_button(config: GpioConfig, simulate: bool, say: Callable[[str], None]) -> bool:
+    """Ask for (or, simulated, perform) a press and a hold; True when both were seen."""
+    pressed, held = threading.Event(), threading.Event()
+    button = Button.from_config(config, on_press=pressed.set, on_hold=held.set)
+    try:
+        say(f"button: press it briefly (GPIO {config.pins.button})")
+        if simulate:
+            button.simulate_press()
+        ok_press = pressed.wait(0.5 if simulate else BUTTON_WAIT)
+        say("button: press seen" if ok_press else "button: NO press seen - check its wiring")
+        say(f"button: hold it for {config.hold_time:g} s")
+        if simulate:
+            button.simulate_hold()
+        ok_hold = held.wait(0.5 if simulate else BUTTON_WAIT + config.hold_time)
+        say("button: hold seen" if ok_hold else "button: NO hold seen - check its wiring")
+        return ok_press and ok_hold
+    finally:
+        button.close()
