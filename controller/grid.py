@@ -58,18 +58,30 @@ def connected_groups(cells: Iterable[Cell]) -> list[set[Cell]]:
 
 
 def groups_by_value(grid: Sequence[Sequence[str]], key: Callable[[str], str | None]) -> list[tuple[str, set[Cell]]]:
-    """Maximal connected groups of cells whose `key` is equal (cells with key None are skipped)."""
+    """Maximal connected groups of cells whose `key` is equal (cells with key None are skipped).
+
+    Each cell's key is computed once and the flood walks flat indices: the computer player lists
+    Colorpop's groups thousands of times a move (`controller.ai`), so this is kept tight.
+    """
     rows, cols = len(grid), len(grid[0]) if grid else 0
-    seen: set[Cell] = set()
+    keys = [key(v) for row in grid for v in row]
+    seen = [k is None for k in keys]
     out = []
-    for r in range(rows):
-        for c in range(cols):
-            k = key(grid[r][c])
-            if k is None or (r, c) in seen:
-                continue
-            group = flood((r, c), lambda cell, k=k: key(grid[cell[0]][cell[1]]) == k, rows, cols)
-            seen |= group
-            out.append((k, group))
+    for start, k in enumerate(keys):
+        if seen[start]:
+            continue
+        seen[start] = True
+        group = [start]
+        todo = [start]
+        while todo:
+            i = todo.pop()
+            r, c = divmod(i, cols)
+            for j, ok in ((i - cols, r > 0), (i + cols, r < rows - 1), (i - 1, c > 0), (i + 1, c < cols - 1)):
+                if ok and not seen[j] and keys[j] == k:
+                    seen[j] = True
+                    group.append(j)
+                    todo.append(j)
+        out.append((k, {divmod(i, cols) for i in group}))
     return out
 
 

@@ -131,3 +131,39 @@ def test_engine_agrees_with_a_plain_samegame_model(seed):
         assert [list(r) for r in state.board] == grid
         left = Counter(v for row in grid for v in row)
         assert sum(n for ch, n in left.items() if ch != ".") == sum(1 for row in state.board for v in row if v != ".")
+
+
+def _brute_force_groups(eng, board) -> set[frozenset]:
+    """Every removable group of `rules.md` §1 found by trying every set of places (small boards only)."""
+    from controller.grid import connected_groups, neighbours
+
+    rows, cols = len(board), len(board[0])
+    tokens = [(r, c) for r in range(rows) for c in range(cols) if board[r][c] != "."]
+    found = set()
+    for mask in range(1, 1 << len(tokens)):
+        cells = {tokens[i] for i in range(len(tokens)) if mask >> i & 1}
+        if len(cells) < 2 or len(connected_groups(cells)) != 1:
+            continue
+        real = {board[r][c] for r, c in cells} - {"J"}
+        if len(real) != 1:
+            continue
+        (colour,) = real
+        touching = {nb for cell in cells for nb in neighbours(cell, rows, cols)} - cells
+        if any(board[r][c] == colour for r, c in touching):
+            continue
+        found.add(frozenset(cells))
+    return found
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from("GGYYBJJ."), min_size=12, max_size=12))
+def test_legal_groups_are_exactly_those_the_rule_book_allows(cells):
+    """The engine's groups (listed through the small graph of jokers and components) are the sets
+    of places rules.md §1 allows, found by trying every set of places of a 3x4 board."""
+    eng = engine()
+    board = tuple(tuple(cells[r * 4 : r * 4 + 4]) for r in range(3))
+    listed = [m.cells for m in eng._compute_legal_moves(board)]
+    assert len(listed) == len(set(listed))
+    assert set(listed) == _brute_force_groups(eng, board)
+    for move in eng._compute_legal_moves(board):
+        assert dict(move.counts) == dict(Counter(board[r][c] for r, c in move.cells))

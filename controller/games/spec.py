@@ -350,6 +350,10 @@ class GameSpec:
     demo: Mapping[str, Any] = field(default_factory=dict)
     vision: VisionSpec = field(default_factory=VisionSpec)
     play: PlaySpec = field(default_factory=PlaySpec)
+    #: "module:name" of what a computer player knows of the game besides its rules (a
+    #: `controller.ai.knowledge.GameKnowledge`: evaluation, hidden information), imported when the
+    #: computer first plays it; "": nothing more than the rules.
+    ai: str = ""
 
     @property
     def place_name(self) -> Callable[[Cell], str]:

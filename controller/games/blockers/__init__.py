@@ -46,4 +46,5 @@ SPEC = GameSpec(
         # Plastic tiles 24 mm square and 3.4 mm thick on the 28 mm printed board.
         solids={letter: Solid(TILE, 0.86, 0.12) for letter in "RGBYV"},
     ),
+    ai="controller.games.blockers.ai:KNOWLEDGE",
 )

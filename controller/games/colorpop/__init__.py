@@ -50,4 +50,5 @@ SPEC = GameSpec(
         floors={".": -0.25},
     ),
     play=PlaySpec(setup_board=setup_board, partial_boards=partial_boards, falls_to_bottom=True),
+    ai="controller.games.colorpop.ai:KNOWLEDGE",
 )

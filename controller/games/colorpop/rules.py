@@ -353,16 +353,21 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
             joker_touch = {j: {comp_of[nb] for nb in neighbours(j, rows, cols) if nb in comp_of} for j in jokers}
             for g in comps:
                 if len(g) >= 2:
-                    moves.append(self._move(board, colour, frozenset(g)))
+                    moves.append(Move(colour, frozenset(g), ((colour, len(g)),)))
             reach = self._joker_reach(jokers, joker_touch, rows, cols)
+            # The X-components are never next to each other (each is maximal), so a set of jokers
+            # and the components they force is one connected group exactly when the small graph of
+            # those jokers and components is connected: checked on it, not cell by cell.
+            reach_set = set(reach)
+            joker_next = {j: [nb for nb in neighbours(j, rows, cols) if nb in reach_set] for j in reach}
             for k in range(1, len(reach) + 1):
                 for subset in itertools.combinations(reach, k):
                     forced = set().union(*(joker_touch[j] for j in subset))
-                    if not forced:
+                    if not forced or not _linked(subset, forced, joker_touch, joker_next):
                         continue
-                    cells = set(subset).union(*(comps[i] for i in forced))
-                    if len(connected_groups(cells)) == 1:
-                        moves.append(self._move(board, colour, frozenset(cells)))
+                    cells = frozenset(subset).union(*(comps[i] for i in forced))
+                    counts = tuple(sorted(((colour, len(cells) - k), (JOKER, k))))
+                    moves.append(Move(colour, cells, counts))
         if self.joker_only and len(jokers) >= 2:
             for k in range(2, len(jokers) + 1):
                 for subset in itertools.combinations(jokers, k):
@@ -899,6 +904,31 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
             who=who,
             others=listed(still),
         )
+
+
+def _linked(
+    subset: Sequence[Cell], forced: set[int], joker_touch: dict[Cell, set[int]], joker_next: dict[Cell, list[Cell]]
+) -> bool:
+    """Whether jokers `subset` and the components `forced` form one connected whole (a joker links
+    to the jokers next to it and to the components it touches)."""
+    chosen = set(subset)
+    start = subset[0]
+    seen_jokers = {start}
+    seen_comps: set[int] = set()
+    todo = [start]
+    while todo:
+        j = todo.pop()
+        seen_comps |= joker_touch[j]
+        for nb in joker_next[j]:
+            if nb in chosen and nb not in seen_jokers:
+                seen_jokers.add(nb)
+                todo.append(nb)
+        # a component reached links every chosen joker touching it
+        for other in chosen:
+            if other not in seen_jokers and joker_touch[other] & seen_comps:
+                seen_jokers.add(other)
+                todo.append(other)
+    return len(seen_jokers) == len(chosen) and forced <= seen_comps
 
 
 # --------------------------------------------------------------------------- alignment

@@ -42,4 +42,5 @@ SPEC = GameSpec(
         solids={letter: Solid(SPHERE, 0.68, 0.68) for letter in "WB"},
     ),
     play=PlaySpec(setup_board=lambda engine, rng: engine.start_board, partial_boards=partial_boards),
+    ai="controller.games.flipop.ai:KNOWLEDGE",
 )

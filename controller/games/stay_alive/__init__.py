@@ -70,4 +70,5 @@ SPEC = GameSpec(
         floors={".o": -0.15, ".w": -0.24, "open": -0.6},
     ),
     play=PlaySpec(setup_board=setup_board, random_lines=random_lines),
+    ai="controller.games.stay_alive.ai:KNOWLEDGE",
 )

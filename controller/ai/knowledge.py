@@ -1,0 +1,75 @@
+"""What a computer player may know about one game besides its rules, declared by the game.
+
+Why a separate object: the search (`controller.ai.search`) is written once over the `Engine`
+interface, so every registered game gets a player for free. A game adds knowledge only where it
+has some, in its own module (`GameSpec.ai` names it): an evaluation of positions (for the greedy
+player, and where the search stops a playout), and, when the game hides information from a seat,
+how that information is dealt, what each seat privately knows, and how to sample the rest
+consistently with what a seat has seen (determinization: the player never peeks).
+
+Words used here:
+- *hidden*: everything the engine's state does not hold that a full game needs (Blockers!' racks,
+  Colorpop's secret colours as drawn); None for games of perfect information.
+- *private*: the part of the hidden information one seat knows (its rack, its secret colour);
+  plain JSON values, so the service can journal a computer seat's private part.
+- *view*: the engine state as one seat may see it (`observe`): nothing of other seats' secrets.
+
+Every method is pure: no I/O, randomness only from the `rng` handed in.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+
+class GameKnowledge:
+    """The defaults: perfect information, no evaluation; a game overrides what it knows better."""
+
+    #: How many search iterations this game's moves afford, relative to a cheap game (1.0): a game
+    #: whose legal moves are costly to list searches fewer, so every level keeps its time.
+    effort: float = 1.0
+    #: Plies a playout runs before the evaluation judges where it stopped (None: to the end).
+    playout_depth: int | None = None
+
+    # -- positions -----------------------------------------------------------------------
+    def evaluate(self, engine: Any, state: Any) -> tuple[float, ...] | None:
+        """Per seat, how good `state` looks for that seat, from 0 (a sure loss) to 1 (a sure win);
+        None when the game declares no evaluation (the search then plays playouts to the end)."""
+        return None
+
+    def explain(self, engine: Any, state: Any, move: Any, seat: int, private: Any = None) -> str:
+        """A sentence on why `move` is good for `seat`, for the coach's hint."""
+        return ""
+
+    # -- hidden information -----------------------------------------------------------------
+    def deal(self, engine: Any, state: Any, rng: random.Random) -> Any:
+        """The hidden information of a fresh game, for every seat (simulations and benches)."""
+        return None
+
+    def private(self, engine: Any, hidden: Any, seat: int) -> Any:
+        """What `seat` privately knows of `hidden` (JSON values)."""
+        return None
+
+    def observe(self, engine: Any, state: Any, seat: int) -> Any:
+        """The state as `seat` may see it: other seats' secrets taken out."""
+        return state
+
+    def sample(self, engine: Any, state: Any, seat: int, private: Any, rng: random.Random) -> Any:
+        """Hidden information consistent with the view `state` and `seat`'s own `private` part:
+        one determinization. Only what the seat knows may shape it."""
+        return None
+
+    def resolve(self, engine: Any, state: Any, hidden: Any) -> Any:
+        """The engine state of the full game `hidden` completes (Colorpop: secrets filled in)."""
+        return state
+
+    def moves(self, engine: Any, state: Any, private: Any) -> Sequence[Any]:
+        """The moves the seat to move may make, knowing its `private` part (Blockers!: its rack)."""
+        return engine.legal_moves(state)
+
+    def after_move(self, engine: Any, before: Any, move: Any, hidden: Any, rng: random.Random) -> Any:
+        """`hidden` once `move` was made from `before` (Blockers!: the tile leaves the rack, one is
+        drawn). Also used on a seat's private part alone: what it does not hold stays untouched."""
+        return hidden

@@ -1,0 +1,167 @@
+"""What a computer player knows of Blockers! besides its rules (`controller.ai.knowledge`).
+
+Hidden information: the racks. Each colour holds 5 of its unplayed tiles (the engine's
+`available` glyphs: not on the board, not captured) and draws one after each placement while its
+box has tiles. A seat knows its own rack(s) (its private part: {colour: [glyphs]}) and samples
+every other rack from that colour's unplayed tiles. A player places from its rack, and captures
+only when none of its rack tiles fits an empty cell (`rules.md` §2: the referee cannot enforce
+this, but the players here keep it).
+
+A computer seat's rack is drawn by the referee itself (`deal`, `after_move`): every colour's
+tiles belong to one player only, so drawing them from the computer's own box at random is what
+a person drawing for it would do, with no tile to tap in or show the camera; the page names the
+one tile to take out of the box and where to put it.
+
+Evaluation: a seat's score is its groups on the board plus its captures of its most captured
+colour, lowest wins; a seat is judged by its score against the best rival's.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from controller.ai.knowledge import GameKnowledge
+from controller.games.blockers.board import EMPTY, capture_splits, cell_name, count_groups
+from controller.games.blockers.rules import PLACEMENTS_PER_COLOUR, Placement
+
+RACK = 5
+#: Score points of difference that make a position clearly won.
+SCALE = 2.0
+
+Racks = tuple[tuple[str, tuple[str, ...]], ...]
+
+
+def _racks(hidden: Any) -> dict[str, tuple[str, ...]]:
+    return dict(hidden or ())
+
+
+class BlockersKnowledge(GameKnowledge):
+    effort = 1.0
+    playout_depth = 4
+
+    # -- hidden information -----------------------------------------------------------------
+    def deal(self, engine: Any, state: Any, rng: random.Random) -> Racks:
+        """Every colour's first rack: 5 of its unplayed tiles at random."""
+        racks = []
+        for k, colour in enumerate(engine.colours):
+            tiles = sorted(state.available[k])
+            racks.append((colour, tuple(sorted(rng.sample(tiles, min(RACK, len(tiles)))))))
+        return tuple(racks)
+
+    def private(self, engine: Any, hidden: Any, seat: int) -> Any:
+        if hidden is None:
+            return None
+        racks = _racks(hidden)
+        mine = {c: list(racks[c]) for c in engine.seat_colours[seat] if c in racks}
+        return mine or None
+
+    def sample(self, engine: Any, state: Any, seat: int, private: Any, rng: random.Random) -> Racks:
+        own = {
+            c: tuple(sorted(g for g in glyphs if g in state.available[engine.colour_index[c]]))
+            for c, glyphs in (private or {}).items()
+        }
+        racks = []
+        for k, colour in enumerate(engine.colours):
+            if colour in own:
+                racks.append((colour, own[colour]))
+                continue
+            tiles = sorted(state.available[k])
+            racks.append((colour, tuple(sorted(rng.sample(tiles, min(RACK, len(tiles)))))))
+        return tuple(racks)
+
+    def moves(self, engine: Any, state: Any, private: Any) -> Sequence[Any]:
+        """Placements from the mover's rack(s); captures only for a colour none of whose rack
+        tiles fits an empty cell. Without a rack known (or none that can place): every unplayed tile."""
+        seat = state.to_move
+        if seat is None:
+            return []
+        if not private:
+            return engine.legal_moves(state)
+        board = state.board
+        out: list[Placement] = []
+        cells_of = engine.map.cells_in_order
+        for colour in engine.colours_left(state, seat):
+            rack = private.get(colour)
+            if rack is None:
+                out.extend(m for m in engine.legal_moves(state) if m.colour == colour)
+                continue
+            available = state.available[engine.colour_index[colour]]
+            glyphs = sorted(g for g in set(rack) if g in available)
+            empty = [
+                Placement(colour, g, cell) for g in glyphs for cell in cells_of[g] if board[cell[0]][cell[1]] == EMPTY
+            ]
+            if empty:
+                out.extend(empty)
+                continue
+            splits: dict[tuple[int, int], bool] = {}
+            for g in glyphs:
+                for cell in cells_of[g]:
+                    here = board[cell[0]][cell[1]]
+                    if here[0] == colour:
+                        continue
+                    if cell not in splits:
+                        splits[cell] = capture_splits(board, cell)
+                    if not splits[cell]:
+                        out.append(Placement(colour, g, cell))
+        return out or engine.legal_moves(state)
+
+    def after_move(self, engine: Any, before: Any, move: Any, hidden: Any, rng: random.Random) -> Any:
+        """The placed tile leaves its rack; a tile is drawn from what is left of that colour's box
+        (its unplayed tiles not in the rack), while the colour has placements to come. Works on
+        the racks of every colour (`deal`, `sample`) and on a seat's private part ({colour: [glyphs]})."""
+        if hidden is None:
+            return None
+        racks = {c: list(g) for c, g in (hidden.items() if isinstance(hidden, dict) else hidden)}
+        colour = move.colour
+        if colour in racks:
+            rack = racks[colour]
+            if move.glyph in rack:
+                rack.remove(move.glyph)
+            elif rack:
+                rack.pop(rng.randrange(len(rack)))  # no rack tile could go anywhere: one tile less in hand
+            k = engine.colour_index[colour]
+            box = sorted(before.available[k] - {move.glyph} - set(rack))
+            if box and before.placed[k] + 1 < PLACEMENTS_PER_COLOUR and len(rack) < RACK:
+                rack.append(box[rng.randrange(len(box))])
+            rack.sort()
+        if isinstance(hidden, dict):
+            return racks
+        return tuple((c, tuple(g)) for c, g in racks.items())
+
+    # -- positions --------------------------------------------------------------------------
+    def scores(self, engine: Any, state: Any) -> list[float]:
+        out = []
+        for seat in range(engine.players):
+            groups = sum(count_groups(state.board, c) for c in engine.seat_colours[seat])
+            caught = state.captures[seat]
+            out.append(groups + max(caught) + 0.01 * sum(caught))
+        return out
+
+    def evaluate(self, engine: Any, state: Any) -> tuple[float, ...]:
+        scores = self.scores(engine, state)
+        values = []
+        for seat, own in enumerate(scores):
+            rival = min(s for i, s in enumerate(scores) if i != seat)
+            values.append(1.0 / (1.0 + math.exp((own - rival) / SCALE)))
+        return tuple(values)
+
+    def explain(self, engine: Any, state: Any, move: Any, seat: int, private: Any = None) -> str:
+        before = count_groups(state.board, move.colour)
+        after_state = engine.apply(state, move)[0]
+        after = count_groups(after_state.board, move.colour)
+        where = cell_name(move.cell)
+        name = engine.colour_name(move.colour)
+        old = state.board[move.cell[0]][move.cell[1]]
+        if old != EMPTY:
+            return f"no tile of your {name} rack fits an empty place, and capturing {old} at {where} splits no group"
+        if after < before:
+            return f"it joins {before - after + 1} of your {name} groups into one at {where}"
+        if after == before:
+            return f"it grows a {name} group at {where} without starting a new one"
+        return f"it starts a new {name} group at {where} where the others are kept from joining theirs"
+
+
+KNOWLEDGE = BlockersKnowledge()

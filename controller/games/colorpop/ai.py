@@ -1,0 +1,172 @@
+"""What a computer player knows of Colorpop besides its rules (`controller.ai.knowledge`).
+
+Hidden information: the secret colours. A seat knows its own (its private part) and sees the
+board and every seat's removal tallies. It samples the others' colours among the colours it does
+not hold, excluding colours whose clearing would already have ended the game, and weighs each
+by what the others removed: a player removes its own colour more than others, so a colour an
+opponent removed much is likelier theirs (a weight of e^(0.25 x tokens removed)).
+
+Evaluation: the game is won by having the fewest tokens of one's colour(s) left (or none at all,
+at once). A seat's standing is its tokens left against the others', counting a token that is
+alone of its colour in its slide neighbourhood as harder to ever remove.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from controller.ai.knowledge import GameKnowledge
+from controller.snapshot import EMPTY
+
+#: How strongly an opponent's removals point at its colour (per token removed).
+INFERENCE = 0.25
+#: How many tokens of difference make a position clearly won (the evaluation's scale).
+SCALE = 4.0
+
+
+def _needed(engine: Any) -> int:
+    return 2 if engine.variant == "two-colours" else 1
+
+
+def _units(engine: Any) -> list[tuple[int, ...]]:
+    return engine._teams()
+
+
+class ColorpopKnowledge(GameKnowledge):
+    # Listing Colorpop's groups (jokers optional) costs about a millisecond: fewer iterations.
+    effort = 0.3
+    playout_depth = 6
+
+    # -- hidden information -----------------------------------------------------------------
+    def _hidden(self, engine: Any) -> bool:
+        return engine.variant != "solo"
+
+    def deal(self, engine: Any, state: Any, rng: random.Random) -> Any:
+        """Every seat's secret colour(s), drawn from the secret tokens (one per colour)."""
+        if not self._hidden(engine):
+            return None
+        colours = list(engine.colours)
+        rng.shuffle(colours)
+        need = _needed(engine)
+        return tuple(tuple(colours[i * need : (i + 1) * need]) for i in range(engine.players))
+
+    def private(self, engine: Any, hidden: Any, seat: int) -> Any:
+        if hidden is None or hidden[seat] is None:
+            return None
+        return list(hidden[seat])
+
+    def observe(self, engine: Any, state: Any, seat: int) -> Any:
+        if not self._hidden(engine):
+            return state
+        return replace(state, secrets=tuple(None for _ in state.secrets))
+
+    def sample(self, engine: Any, state: Any, seat: int, private: Any, rng: random.Random) -> Any:
+        if not self._hidden(engine):
+            return None
+        own = tuple(private) if private else None
+        need = _needed(engine)
+        cleared = {ch for ch, _, _ in state.cleared}
+        others = [s for s in range(engine.players) if s != seat]
+        pool = [ch for ch in engine.colours if not own or ch not in own]
+        weights = {s: {ch: math.exp(INFERENCE * dict(state.removed[s]).get(ch, 0)) for ch in pool} for s in others}
+        if own is None:
+            others = list(range(engine.players))
+            weights[seat] = {ch: 1.0 for ch in pool}
+        for _ in range(50):
+            left = list(pool)
+            secrets: list[tuple[str, ...] | None] = [own] * engine.players
+            for s in sorted(others, key=lambda _: rng.random()):
+                mine = []
+                for _ in range(need):
+                    ch = rng.choices(left, weights=[weights[s][c] for c in left])[0]
+                    left.remove(ch)
+                    mine.append(ch)
+                secrets[s] = tuple(mine)
+            if self._consistent(engine, secrets, cleared, seat):
+                return tuple(secrets)
+        return tuple(secrets)
+
+    @staticmethod
+    def _consistent(engine: Any, secrets: Sequence, cleared: set[str], seat: int) -> bool:
+        """No other scoring unit's colours are all cleared: it would already have won."""
+        for unit in _units(engine):
+            if seat in unit:
+                continue
+            colours = [ch for s in unit for ch in secrets[s] or ()]
+            if colours and all(ch in cleared for ch in colours):
+                return False
+        return True
+
+    def resolve(self, engine: Any, state: Any, hidden: Any) -> Any:
+        if hidden is None:
+            return state
+        return replace(state, secrets=tuple(hidden))
+
+    # -- positions --------------------------------------------------------------------------
+    def evaluate(self, engine: Any, state: Any) -> tuple[float, ...] | None:
+        """Tokens of each unit's colours left (a token with no same-colour neighbour counts 1.5:
+        it needs others to come to it), against the best other unit's; a logistic of the lead."""
+        board = state.board
+        weight = _token_weights(board)
+        units = _units(engine)
+        if engine.variant == "solo":
+            targets = engine.targets()
+            left = sum(w for (r, c), w in weight.items() if board[r][c] in targets)
+            return (1.0 / (1.0 + math.exp((left - 3.0) / SCALE)),)
+        lefts = []
+        for unit in units:
+            colours = [ch for s in unit for ch in state.secrets[s] or ()]
+            if not colours:
+                lefts.append(None)
+                continue
+            lefts.append(sum(w for (r, c), w in weight.items() if board[r][c] in colours))
+        values = [0.5] * engine.players
+        for i, (unit, left) in enumerate(zip(units, lefts)):
+            if left is None:
+                continue
+            rivals = [x for j, x in enumerate(lefts) if j != i and x is not None]
+            best_rival = min(rivals) if rivals else left
+            value = 1.0 / (1.0 + math.exp((left - best_rival) / SCALE))
+            for s in unit:
+                values[s] = value
+        return tuple(values)
+
+    def explain(self, engine: Any, state: Any, move: Any, seat: int, private: Any = None) -> str:
+        own = tuple(private or state.secrets[seat] or ())
+        count = len(move.cells)
+        colour = move.colour
+        name = engine.profile.classes.get(colour, {}).get("name", colour) if colour else "joker"
+        before = sum(row.count(ch) for row in state.board for ch in own)
+        if colour in own:
+            left = before - dict(move.counts).get(colour, 0)
+            if left == 0:
+                return f"it removes your last {name} tokens: you win at once"
+            mine = dict(move.counts).get(colour, 0)
+            return f"it removes {count} tokens, {mine} of your colour; {left} of it stay on the board"
+        return f"it removes {count} {name} tokens, none of your colour, and leaves the others as few chances as it can"
+
+
+def _token_weights(board: Sequence[Sequence[str]]) -> dict[tuple[int, int], float]:
+    """1 per token; 1.5 for a token with no neighbour of its colour (harder to remove)."""
+    rows, cols = len(board), len(board[0])
+    out: dict[tuple[int, int], float] = {}
+    for r, c in itertools.product(range(rows), range(cols)):
+        v = board[r][c]
+        if v == EMPTY:
+            continue
+        alone = True
+        for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            rr, cc = r + dr, c + dc
+            if 0 <= rr < rows and 0 <= cc < cols and board[rr][cc] == v:
+                alone = False
+                break
+        out[(r, c)] = 1.5 if alone else 1.0
+    return out
+
+
+KNOWLEDGE = ColorpopKnowledge()

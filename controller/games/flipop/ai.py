@@ -1,0 +1,68 @@
+"""What a computer player knows of Flipop besides its rules (`controller.ai.knowledge`).
+
+Nothing is hidden. Random play rarely ends a game (doors send balls back and forth), so the
+search cuts its playouts short and judges where they stopped: a seat is ahead by the balls it
+has taken off the board, then by how far its balls on the board have come towards its exit row
+(white starts on row 4 and leaves through row 0, black the other way, as the profile's exits say).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from controller.ai.knowledge import GameKnowledge
+
+#: A ball out is worth this many rows of progress.
+BALL = 10.0
+#: Progress (in rows) that makes a position clearly won.
+SCALE = 3.0
+
+
+class FlipopKnowledge(GameKnowledge):
+    effort = 0.6
+    playout_depth = 4
+
+    def progress(self, engine: Any, state: Any) -> list[float]:
+        """Per seat: BALL per ball out, plus for each ball on the board how near it is to the
+        nearest of its exits (an exit held by a ball counts two steps farther: it must leave first)."""
+        balls = state.lines[0].balls
+        size = len(balls)
+        out = []
+        for colour in engine.colours:
+            exits = engine.exits[colour]
+            total = 0.0
+            on_board = 0
+            for r, row in enumerate(balls):
+                for c, v in enumerate(row):
+                    if v != colour:
+                        continue
+                    on_board += 1
+                    nearest = min(abs(r - er) + abs(c - ec) + (2 if balls[er][ec] != "." else 0) for er, ec in exits)
+                    total += max(0.0, size + 1 - nearest) / 2
+            out.append(BALL * (engine.ball_counts[colour] - on_board) + total)
+        return out
+
+    def evaluate(self, engine: Any, state: Any) -> tuple[float, ...]:
+        mine, theirs = self.progress(engine, state)
+        lead = (mine - theirs) / SCALE
+        first = 1.0 / (1.0 + math.exp(-lead))
+        return (first, 1.0 - first)
+
+    def explain(self, engine: Any, state: Any, move: Any, seat: int, private: Any = None) -> str:
+        after, events = engine.apply(state, move)
+        exits = sum(1 for e in events if e.startswith("exit"))
+        if exits:
+            return f"it takes {exits} ball{'s' if exits > 1 else ''} off through the exit"
+        before = self.progress(engine, state)
+        now = self.progress(engine, after)
+        gained = now[seat] - before[seat]
+        lost = now[1 - seat] - before[1 - seat]
+        if lost < 0:
+            return "it pushes the other colour's balls back towards their home row"
+        if gained > 0:
+            return "it brings your balls closer to their exit"
+        return "it keeps the doors from opening a way for the other colour"
+
+
+KNOWLEDGE = FlipopKnowledge()

@@ -1,0 +1,205 @@
+"""The computer player (`controller.ai`): one search for every registered game, its levels, and
+hidden information respected (the search's move depends only on what its seat may know)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import fifth_game
+import pytest
+
+from controller.ai import knowledge_for, levels, match
+from controller.ai.players import GreedyPlayer, RandomPlayer, search_player
+from controller.ai.search import Search, SearchSettings
+from controller.games import registry
+from controller.games.blockers.board import EMPTY
+from controller.record import setup_from_mapping
+from controller.snapshot import parse_snapshot
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _the_fifth_game_is_known():
+    """The test suite's fifth game gets a player too, with no knowledge declared."""
+    with registry.registered(fifth_game.SPEC):
+        yield
+
+
+TWO_PLAYER = {
+    "colorpop": {"game": "colorpop", "players": 2},
+    "blockers": {"game": "blockers", "variant": "two-player", "players": 2, "seats": [["R", "G"], ["B", "Y"]]},
+    "flipop": {"game": "flipop", "players": 2},
+    "stay-alive": {"game": "stay-alive", "players": 2, "seats": ["B", "Y"]},
+    fifth_game.NAME: {"game": fifth_game.NAME, "players": 2},
+}
+
+
+@pytest.mark.parametrize("game", sorted(TWO_PLAYER))
+def test_every_registered_game_gets_a_player_that_finishes_a_game(game):
+    """The beginner plays a whole game against the random player: every move it makes is legal
+    for its seat (as its seat knows the moves), in every game, the test suite's fifth included."""
+    setup = setup_from_mapping(TWO_PLAYER[game])
+    ours = search_player(game, "test", SearchSettings(iterations=12, seconds=5.0))
+    knowledge = knowledge_for(game)
+    rng = random.Random(3)
+    engine, state = match.start(setup, rng)
+    hidden = knowledge.deal(engine, state, rng)
+    state = knowledge.resolve(engine, state, hidden)
+    players = [ours, RandomPlayer(knowledge)]
+    for _ in range(60):
+        if engine.is_over(state):
+            break
+        seat = engine.to_move(state)
+        private = knowledge.private(engine, hidden, seat)
+        view = knowledge.observe(engine, state, seat)
+        move = players[seat].choose(engine, view, seat, private, rng).move
+        assert move in knowledge.moves(engine, view, private)
+        assert move in engine.legal_moves(state)
+        hidden = knowledge.after_move(engine, state, move, hidden, rng)
+        state = engine.apply(state, move)[0]
+
+
+def test_the_search_beats_random_play_at_noughts_and_crosses_without_any_game_knowledge():
+    setup = setup_from_mapping(TWO_PLAYER[fifth_game.NAME])
+    ours = search_player(fifth_game.NAME, "test", SearchSettings(iterations=300))
+    other = RandomPlayer(knowledge_for(fifth_game.NAME))
+    lost = 0
+    won = 0
+    for i in range(10):
+        seat = i % 2
+        outcome = match.play(setup, [ours, other] if seat == 0 else [other, ours], random.Random(i))
+        won += outcome.winners == (seat,)
+        lost += outcome.winners == (1 - seat,)
+    assert lost == 0
+    assert won >= 6
+
+
+def test_the_search_takes_a_win_in_one_and_blocks_a_loss_in_one():
+    engine, _ = match.start(setup_from_mapping(TWO_PLAYER[fifth_game.NAME]), random.Random(0))
+    search = Search(knowledge_for(fifth_game.NAME), SearchSettings(iterations=400))
+    win = engine.start(parse_snapshot(fifth_game.NAME, "X X .\nO O .\n. . .", letters="XO"))
+    assert search.choose(engine, win, 0, None, random.Random(1)).move == (0, 2)
+    block = replace(engine.start(parse_snapshot(fifth_game.NAME, "X . .\nO O .\nX . .", letters="XO")), to_move=0)
+    assert search.choose(engine, block, 0, None, random.Random(1)).move == (1, 2)
+
+
+def test_the_same_seed_gives_the_same_choice():
+    setup = setup_from_mapping(TWO_PLAYER["stay-alive"])
+    engine, state = match.start(setup, random.Random(4))
+    player = levels.player("stay-alive", "beginner")
+    first = player.choose(engine, state, 0, None, random.Random(9)).move
+    assert player.choose(engine, state, 0, None, random.Random(9)).move == first
+
+
+def test_levels_are_named_weakest_first_and_the_strongest_thinks_most():
+    names = levels.level_names()
+    assert len(names) >= 3
+    budgets = [levels.LEVELS[n].iterations for n in names]
+    assert budgets == sorted(budgets) and len(set(budgets)) == len(budgets)
+
+
+# --- hidden information: never peek ---------------------------------------------------------
+
+
+def _colorpop_game(seed: int):
+    setup = setup_from_mapping(TWO_PLAYER["colorpop"])
+    rng = random.Random(seed)
+    engine, state = match.start(setup, rng)
+    return engine, state
+
+
+def test_colorpop_the_computer_never_peeks_at_the_other_secret_colour():
+    """The search's move is the same whatever the opponent's true colour: it sees only the view."""
+    engine, state = _colorpop_game(2)
+    knowledge = knowledge_for("colorpop")
+    search = Search(knowledge, SearchSettings(iterations=30))
+    choices = set()
+    for theirs in ("Y", "O", "B", "P"):
+        true_state = replace(state, secrets=(("G",), (theirs,)))
+        view = knowledge.observe(engine, true_state, 0)
+        assert view.secrets == (None, None)
+        choices.add(search.choose(engine, view, 0, ["G"], random.Random(5)).move)
+    assert len(choices) == 1
+
+
+def test_colorpop_samples_keep_the_own_colour_and_follow_what_the_others_removed():
+    engine, state = _colorpop_game(3)
+    knowledge = knowledge_for("colorpop")
+    removed = list(state.removed)
+    removed[1] = tuple((ch, 12 if ch == "B" else 0) for ch, _ in removed[1])  # seat 2 removed many blue
+    state = replace(state, removed=tuple(removed))
+    rng = random.Random(1)
+    drawn = [knowledge.sample(engine, state, 0, ["G"], rng) for _ in range(200)]
+    assert all(s[0] == ("G",) and s[1] != ("G",) for s in drawn)
+    blue = sum(s[1] == ("B",) for s in drawn)
+    assert blue > 150  # e^(0.25 x 12) = 20 times likelier than each other colour
+
+
+def test_colorpop_samples_never_give_another_seat_a_colour_already_cleared():
+    engine, state = _colorpop_game(4)
+    knowledge = knowledge_for("colorpop")
+    state = replace(state, cleared=(("Y", 3, state.removed),))
+    rng = random.Random(2)
+    assert all(knowledge.sample(engine, state, 0, ["G"], rng)[1] != ("Y",) for _ in range(100))
+
+
+def _blockers():
+    setup = setup_from_mapping(TWO_PLAYER["blockers"])
+    rng = random.Random(5)
+    engine, state = match.start(setup, rng)
+    return engine, state, knowledge_for("blockers"), rng
+
+
+def test_blockers_moves_come_from_the_rack_and_capture_only_when_no_rack_tile_fits_an_empty_place():
+    engine, state, knowledge, rng = _blockers()
+    private = {"R": ["1", "A", "a", "*", "5"], "G": ["2", "3", "4", "6", "7"]}
+    moves = knowledge.moves(engine, state, private)
+    assert moves and all(m.glyph in private[m.colour] for m in moves)
+    assert {m.colour for m in moves} == {"R", "G"}
+    # Fill every place a red "1" could go except with a lone blue tile at A1: red may capture it.
+    board = [list(row) for row in state.board]
+    for r in range(9):
+        board[r][0] = "B1" if r == 0 else ("Y" + "ABCDEFGHI"[r])
+    text = "\n".join(" ".join(c if c != EMPTY else ".." for c in row) for row in board)
+    crowded = engine.position(parse_snapshot("blockers", text, letters="RGBYV"), 0)
+    only_one = knowledge.moves(engine, crowded, {"R": ["1"], "G": ["2"]})
+    red = [m for m in only_one if m.colour == "R"]
+    assert red and all(crowded.board[m.cell[0]][m.cell[1]] != EMPTY for m in red)
+    assert all(crowded.board[m.cell[0]][m.cell[1]] == EMPTY for m in only_one if m.colour == "G")
+
+
+def test_blockers_a_placed_tile_leaves_the_rack_and_one_is_drawn_from_the_colours_box():
+    engine, state, knowledge, rng = _blockers()
+    hidden = knowledge.deal(engine, state, rng)
+    racks = dict(hidden)
+    assert all(len(r) == 5 and len(set(r)) == 5 for r in racks.values())
+    private = knowledge.private(engine, hidden, 0)
+    move = knowledge.moves(engine, state, private)[0]
+    after = knowledge.after_move(engine, state, move, private, rng)
+    new_state = engine.apply(state, move)[0]
+    rack = after[move.colour]
+    assert move.glyph not in rack and len(rack) == 5
+    assert set(rack) <= new_state.available[engine.colour_index[move.colour]]
+    assert after[[c for c in private if c != move.colour][0]] == private[[c for c in private if c != move.colour][0]]
+
+
+def test_blockers_the_computer_never_peeks_at_the_other_racks():
+    engine, state, knowledge, rng = _blockers()
+    search = Search(knowledge, SearchSettings(iterations=20))
+    private = {"R": ["1", "A", "a", "*", "5"], "G": ["2", "3", "4", "6", "7"]}
+    choices = {search.choose(engine, state, 0, private, random.Random(8)).move for _ in range(2)}
+    assert len(choices) == 1
+    assert next(iter(choices)).glyph in private[next(iter(choices)).colour]
+
+
+def test_the_greedy_player_takes_the_move_its_game_judges_best():
+    """Stay Alive: a slide that drops the other's marble and none of the greedy player's own."""
+    setup = setup_from_mapping(TWO_PLAYER["stay-alive"])
+    engine, state = match.start(setup, random.Random(1))
+    knowledge = knowledge_for("stay-alive")
+    rng = random.Random(2)
+    while state.placing:
+        state = engine.apply(state, RandomPlayer(knowledge).choose(engine, state, state.to_move, None, rng).move)[0]
+    choice = GreedyPlayer(knowledge).choose(engine, state, state.to_move, None, rng)
+    best = max(knowledge.evaluate(engine, engine.apply(state, m)[0])[state.to_move] for m in engine.legal_moves(state))
+    assert knowledge.evaluate(engine, engine.apply(state, choice.move)[0])[state.to_move] == pytest.approx(best)
