@@ -93,6 +93,7 @@ def serve_the_page(service: Service) -> None:
         config_path=Path(config.source) if Path(config.source).is_file() else None,
         names=config.mqtt.names if config.mqtt is not None else (),
         hosts=settings.hosts,
+        language=config.language,
     )
     context = None
     if settings.https:  # the certificate is made at the first start (controller/web/https.py)

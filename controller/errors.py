@@ -31,6 +31,8 @@ class ConfigError(RefereeError):
     def __init__(self, key: str, message: str, source: str | None = None) -> None:
         self.key = key
         self.source = source
+        #: The sentence alone (a `Text` where it can be said in the reader's language).
+        self.message = message
         prefix = f"{source}: " if source else ""
         super().__init__(f"{prefix}key '{key}': {message}")
 

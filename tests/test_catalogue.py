@@ -150,3 +150,36 @@ def test_every_sentence_of_a_judged_game_comes_from_the_catalogue(path):
 def test_the_leak_test_sees_a_sentence_written_outside_the_catalogue():
     assert leaked(said(_("game over: {reason}", reason="player 2 won"), Marked()))
     assert not leaked(said(_("game over: {reason}", reason=_("no winner yet")), Marked()))
+
+
+def test_every_text_of_the_pages_html_is_marked_for_the_catalogue():
+    """Text written in the page's HTML is said by the page's scripts in the reader's language only when
+    marked (`data-i18n` on its element, `data-i18n-attrs` for an attribute people read)."""
+    from html.parser import HTMLParser
+
+    class Unmarked(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.stack: list[bool] = []
+            self.found: list[str] = []
+
+        def handle_starttag(self, tag, attrs):
+            values = dict(attrs)
+            for name in ("title", "alt", "placeholder", "aria-label"):
+                if values.get(name) and name not in (values.get("data-i18n-attrs") or "").split():
+                    self.found.append(f"<{tag} {name}={values[name]!r}>")
+            if tag not in ("input", "img", "meta", "link", "br"):
+                self.stack.append("data-i18n" in values or tag in ("script", "style"))
+
+        def handle_endtag(self, tag):
+            if self.stack:
+                self.stack.pop()
+
+        def handle_data(self, data):
+            if re.search(r"[A-Za-z]{2,}", data) and not (self.stack and self.stack[-1]):
+                self.found.append(data.strip())
+
+    page = Path(cat.ROOT / cat.PAGE_FOLDER / "index.html").read_text("utf-8")
+    parser = Unmarked()
+    parser.feed(page)
+    assert not parser.found, parser.found

@@ -30,10 +30,10 @@ PHONE_AGENT = (
 )
 
 
-def start_browser(width: int = 412, height: int = 915):
+def start_browser(width: int = 412, height: int = 915, accept_language: str = "en-GB,en"):
     """Headless Chromium with a fresh profile and no network beyond this machine; up to
     `PHONE_MAX_WIDTH` wide it is a phone (touch, device pixel ratio 2.6, a phone's user agent, and
-    exactly `width` CSS pixels wide), wider a desktop window."""
+    exactly `width` CSS pixels wide), wider a desktop window. `accept_language`: what it asks pages for."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service as DriverService
 
@@ -52,6 +52,8 @@ def start_browser(width: int = 412, height: int = 915):
         f"--user-data-dir={tempfile.mkdtemp(prefix='referee-chromium-')}",
     ):
         options.add_argument(flag)
+    options.add_argument(f"--lang={accept_language.split(',')[0]}")
+    options.add_experimental_option("prefs", {"intl.accept_languages": accept_language})
     phone = width <= PHONE_MAX_WIDTH
     if phone:
         metrics = {"width": width, "height": height, "pixelRatio": 2.625, "touch": True}

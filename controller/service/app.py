@@ -17,6 +17,7 @@ from typing import Any
 from controller.exclusive import lock_journal
 from controller.hardware.button import Button
 from controller.hardware.feedback import Feedback
+from controller.language import _
 from controller.service.camera_watch import CameraWatch
 from controller.service.config import ServiceConfig
 from controller.service.control import ControlServer
@@ -86,8 +87,9 @@ class Service:
                 clock=clock,
                 log=self.log,
                 on_line=on_line,
-                opened=f"{how} (journal {config.journal})",
+                opened=_("{how} (journal {path})", how=how, path=str(config.journal)),
                 camera=self.camera,
+                language=config.language,
             )
             self.closers.append(self.loop.bus.close)  # threaded listeners finish what they were given
             self.button = Button.from_config(

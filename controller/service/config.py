@@ -26,6 +26,7 @@ from controller.games import registry
 from controller.games.base import GameSetup
 from controller.games.registry import engine_for
 from controller.hardware.config import GpioConfig, SwitchConfig
+from controller.language import LANGUAGES
 from controller.record import setup_from_mapping
 from controller.schema import Section, checked, choice, file_path, seconds, sentence, validate
 from controller.vision.sources import CameraSection
@@ -208,6 +209,8 @@ class ConfigFile(Section):
     #: Checked once the number of players is known (its `names:` has one per seat).
     mqtt: Any = None
     web: WebConfig = WebConfig()
+    #: The table's language: the log, the lights' spoken words, the page until a browser asks for another.
+    language: choice(*LANGUAGES) = "en"
 
 
 @dataclass(frozen=True)
@@ -228,6 +231,8 @@ class ServiceConfig:
     #: Where the table publishes for the club (`controller/club`); None: it publishes nothing.
     mqtt: MqttConfig | None = None
     web: WebConfig = WebConfig()
+    #: The table's language (`en`, `fr`): the log's sentences, the page's default, the demo's narration.
+    language: str = "en"
 
     @property
     def uses_switches(self) -> bool:
@@ -292,4 +297,5 @@ def config_from_mapping(data: Any, source: str = "config.yaml", base: Path | Non
         simulation=checked_file.simulation,
         mqtt=validate_mqtt(checked_file.mqtt, base, source, setup.players),
         web=checked_file.web,
+        language=checked_file.language,
     )

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.games.base import Result
+from controller.language import DEFAULT, _, said
 from controller.referee import Verdict, VerdictKind
 from controller.snapshot import Snapshot
 
@@ -303,33 +304,37 @@ class LightsSubscriber:
 
 
 class LogSubscriber:
-    """One readable log line per event worth a line; `on_line` also hears each (the demo prints them)."""
+    """One readable log line per event worth a line, in the table's language; `on_line` also hears each
+    (the demo prints them)."""
 
-    def __init__(self, log: logging.Logger, on_line: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, log: logging.Logger, on_line: Callable[[str], None] | None = None, language: str = DEFAULT
+    ) -> None:
         self.log = log
         self.on_line = on_line
+        self.language = language
 
     def __call__(self, event: Event) -> None:
         text, level = _log_text(event)
         if text is None:
             return
-        line = f"[{event.table.game}] {text}"
+        line = f"[{event.table.game}] {said(text, self.language)}"
         self.log.log(level, "%s", line)
         if self.on_line is not None:
             self.on_line(line)
 
 
-def _log_text(event: Event) -> tuple[str | None, int]:
+def _log_text(event: Event) -> tuple[Any, int]:
     if isinstance(event, VerdictGiven):
         return event.line, logging.INFO
     if isinstance(event, GameOver):
         return event.line, logging.INFO
     if isinstance(event, BoardUnreadable):
-        return f"board not read, no move judged: {event.problem}", logging.INFO
+        return _("board not read, no move judged: {problem}", problem=event.problem), logging.INFO
     if isinstance(event, FaultRaised):
-        return f"fault: {event.message}", logging.WARNING
+        return _("fault: {fault}", fault=event.message), logging.WARNING
     if isinstance(event, FaultCleared):
-        return f"fault cleared: {event.cleared}", logging.INFO
+        return _("fault cleared: {what}", what=event.cleared), logging.INFO
     if isinstance(event, Said):
         return event.text, event.level
     if isinstance(event, GameOpened) and event.how:

@@ -38,6 +38,7 @@ from controller import words
 from controller.errors import RefereeError
 from controller.games import registry
 from controller.games.base import ActionNotAllowed
+from controller.language import _, listed
 from controller.referee import Verdict, VerdictKind
 from controller.service.events import (
     BoardRead,
@@ -62,14 +63,14 @@ from controller.service.session import GameSession
 from controller.snapshot import Snapshot, tells_nothing_new
 from controller.words import verdict_line
 
-CAMERA_LOST = "the camera is not sending pictures: check its cable"
-CAMERA_FROZEN = "camera picture frozen: the same picture over and over; check the camera and its cable"
+CAMERA_LOST = _("the camera is not sending pictures: check its cable")
+CAMERA_FROZEN = _("camera picture frozen: the same picture over and over; check the camera and its cable")
 #: Seconds a journal notice (a damaged journal moved aside, a deleted one written again) stays
 #: on the fault lights, unless a new game is started first.
 JOURNAL_NOTICE_SECONDS = 60.0
 #: Clock arithmetic slack, so a board still for exactly the settle time is judged on that frame.
 SETTLE_EPSILON = 1e-6
-SWITCHES_LOST = "the slide switches are not answering: check the USB cable of the switch board"
+SWITCHES_LOST = _("the slide switches are not answering: check the USB cable of the switch board")
 
 
 class FeedbackLike(Protocol):
@@ -194,6 +195,7 @@ class RefereeLoop:
         bus: EventBus | None = None,
         opened: str = "",
         camera: Any = None,
+        language: str = "en",
     ) -> None:
         self.session = session
         self.sensor = sensor
@@ -208,7 +210,9 @@ class RefereeLoop:
         #: order (the journal's event lines, the log, then the lights), others are threaded.
         self.bus = bus or EventBus()
         self.bus.subscribe(JournalEventsSubscriber(lambda: self.session.journal), inline=True, name="journal")
-        self.bus.subscribe(LogSubscriber(self.log, on_line), inline=True, name="log")
+        #: The table's language (config.yaml's `language:`): the log's sentences.
+        self.language = language
+        self.bus.subscribe(LogSubscriber(self.log, on_line, language), inline=True, name="log")
         if feedback is not None:
             self.bus.subscribe(LightsSubscriber(feedback), inline=True, name="lights")
         self.commands: queue.SimpleQueue[Command] = queue.SimpleQueue()
@@ -318,7 +322,7 @@ class RefereeLoop:
         try:
             sight = self.sensor.sense()
         except Exception as exc:
-            problem = f"the camera picture cannot be read ({type(exc).__name__}: {exc})"
+            problem = _("the camera picture cannot be read ({why})", why=": ".join((type(exc).__name__, str(exc))))
             if problem != self.sense_error:
                 self.log.warning("%s", problem, exc_info=self.log.isEnabledFor(logging.DEBUG))
             if self.sense_error is None:
@@ -352,10 +356,10 @@ class RefereeLoop:
         camera_ok = self.last_frame_at is not None
         if now - (self.last_frame_at if self.last_frame_at is not None else self.started_at) > timeout:
             why = getattr(self.camera, "problem", None)
-            faults.append(f"{why}: check the camera" if why else CAMERA_LOST)
+            faults.append(_("{why}: check the camera", why=why) if why else CAMERA_LOST)
             camera_ok = False
         elif self.sense_error is not None and now - self.sense_error_since > timeout:
-            faults.append(f"{self.sense_error}: check the camera")
+            faults.append(_("{why}: check the camera", why=self.sense_error))
             camera_ok = False
         elif self.camera is not None and self.camera.frozen_for(now) > timeout:
             faults.append(CAMERA_FROZEN)
@@ -365,10 +369,12 @@ class RefereeLoop:
             if self.switches.healthy():
                 self.last_switches_ok_at = now
                 if state is not None and state.faults:
-                    slides = ", ".join(str(s) for s in state.faults)
                     faults.append(
-                        f"slide {slides} reports both of its switches closed: check the switches and wiring of "
-                        "that slide"
+                        _(
+                            "slide {slides} reports both of its switches closed: check the switches and wiring of "
+                            "that slide",
+                            slides=listed((str(s) for s in state.faults), conjunction=None),
+                        )
                     )
                     switches_ok = False
             else:
@@ -401,24 +407,24 @@ class RefereeLoop:
         journal.tick(now)
         for notice in journal.take_notices():
             self.notices[notice] = now + JOURNAL_NOTICE_SECONDS
-            self._cleared_words[notice] = "the journal notice was shown long enough (it stays in the log)"
+            self._cleared_words[notice] = _("the journal notice was shown long enough (it stays in the log)")
         self.notices = {text: until for text, until in self.notices.items() if now < until}
         out = list(self.notices)
         if journal.problem is not None:
             out.append(journal.problem)
-            self._cleared_words[journal.problem] = "the journal is written again; no verdict was lost"
+            self._cleared_words[journal.problem] = _("the journal is written again; no verdict was lost")
         return out
 
     def _cleared(self, message: str) -> str:
         if message in self._cleared_words:
             return self._cleared_words.pop(message)
         if message == SWITCHES_LOST or message.startswith("the switch board"):
-            return "the slide switches are answering again"
+            return _("the slide switches are answering again")
         if message.startswith("slide "):
-            return "the slide switches read normally again"
+            return _("the slide switches read normally again")
         if message == CAMERA_FROZEN:
-            return "the camera's picture is live again"
-        return "pictures are arriving from the camera again"
+            return _("the camera's picture is live again")
+        return _("pictures are arriving from the camera again")
 
     @property
     def fresh(self) -> bool:
@@ -430,7 +436,7 @@ class RefereeLoop:
     # --- judging -------------------------------------------------------------------------------
     def _look(self, sight: Sight) -> Verdict | None:
         if sight.snapshot is None:
-            problem = sight.problem or "the board could not be read"
+            problem = sight.problem or _("the board could not be read")
             if self.unreadable_said != problem:
                 self.unreadable_said = problem
                 self.amber_blinking = True
@@ -517,14 +523,18 @@ class RefereeLoop:
             self.unreadable_said = None
             self._emit(
                 GameOpened,
-                how=f"new game {self.session.game_id}: set up the board (game {old.game_id} is in the journal)",
+                how=_(
+                    "new game {game}: set up the board (game {old} is in the journal)",
+                    game=str(self.session.game_id),
+                    old=str(old.game_id),
+                ),
             )
-            return {"ok": True, "game_id": self.session.game_id, "message": "new game: set up the board"}
+            return {"ok": True, "game_id": self.session.game_id, "message": _("new game: set up the board")}
         if name == "end":
             try:
                 verdict = self.session.act("end-by-agreement")
             except ActionNotAllowed as exc:
-                message = f"the game cannot be ended by agreement: {exc}"
+                message = _("the game cannot be ended by agreement: {why}", why=exc.args[0] if exc.args else "")
                 self._say(message)
                 raise RefereeError(message) from None
             self.verdicts.append(verdict)
@@ -536,24 +546,30 @@ class RefereeLoop:
         if name == "accept":
             return self._accept(produced)
         if name == "pause":
-            self.paused = str(args.get("reason") or "paused")
-            self._say(f"judging paused: {self.paused}")
+            self.paused = args.get("reason") or _("paused")
+            self._say(_("judging paused: {why}", why=self.paused))
             self._emit(StateShown)
-            return {"ok": True, "message": f"judging paused: {self.paused}"}
+            return {"ok": True, "message": _("judging paused: {why}", why=self.paused)}
         if name == "resume":
             if self.paused is not None:
                 self.paused = None
                 self.last_motion = self.clock()  # the board is looked at afresh once it is still
-                self._say("judging resumed")
+                self._say(_("judging resumed"))
                 self._emit(StateShown)
-            return {"ok": True, "message": "judging resumed"}
+            return {"ok": True, "message": _("judging resumed")}
         if name == "reveal":
             seat = args.get("seat")
             colours = args.get("colours")
             if not isinstance(seat, int) or not isinstance(colours, list) or not colours:
-                raise RefereeError("reveal needs a seat number and at least one colour letter")
+                raise RefereeError(_("reveal needs a seat number and at least one colour letter"))
             result = self.session.reveal(seat, tuple(str(c) for c in colours))
-            self._say(f"{self.session.referee.engine.seat_name(seat)} revealed {' '.join(colours)}")
+            self._say(
+                _(
+                    "{player} revealed {colours}",
+                    player=self.session.referee.engine.seat_name(seat),
+                    colours=" ".join(str(c) for c in colours),
+                )
+            )
             self._emit(Revealed, seat=seat, colours=tuple(str(c) for c in colours), result=result)
             return {"ok": True, "result": result.to_json()}
         raise RefereeError(f"unknown command {name!r}; the commands are status, new-game, reveal, end, accept")

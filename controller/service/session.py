@@ -16,6 +16,7 @@ from typing import Any
 from controller.errors import RefereeError
 from controller.games.base import GameSetup, Result
 from controller.games.registry import engine_for
+from controller.language import _
 from controller.record import ACCEPT_BOARD, Action, dump_record, parse_record, setup_from_mapping
 from controller.referee import Referee, Verdict, judge_record, same_verdict
 from controller.service.journal import Entry, Journal, JournalDamaged, quarantine
@@ -75,21 +76,24 @@ class GameSession:
             )
             if stored == wanted or chosen_here:
                 session = cls.replay(journal, latest.id)
-                return session, (
-                    f"resumed game {latest.id} from the journal after {session.next_index} verdicts"
-                    + (
-                        f", {session.referee.engine.seat_name(to_move)} to move"
-                        if (to_move := session.referee.to_move()) is not None
-                        else ""
-                    )
+                how = _(
+                    "resumed game {game} from the journal after {count} verdicts",
+                    game=str(latest.id),
+                    count=session.next_index,
                 )
+                to_move = session.referee.to_move()
+                if to_move is not None:
+                    how = _("{said}, {player} to move", said=how, player=session.referee.engine.seat_name(to_move))
+                return session, how
             journal.close_game(latest.id, "the config file now asks for a different game")
             session = cls.start(journal, keys, setup)
-            return session, (
-                f"started game {session.game_id}; game {latest.id} in the journal had another setup and was closed"
+            return session, _(
+                "started game {game}; game {old} in the journal had another setup and was closed",
+                game=str(session.game_id),
+                old=str(latest.id),
             )
         session = cls.start(journal, keys, setup)
-        return session, f"started game {session.game_id}"
+        return session, _("started game {game}", game=str(session.game_id))
 
     @classmethod
     def replay(cls, journal: Journal, game_id: int) -> GameSession:
@@ -176,7 +180,7 @@ class GameSession:
     def reveal(self, seat: int, colours: tuple[str, ...]) -> Result:
         """Tell the referee a seat's secret colour(s) (Colorpop) and commit it."""
         if not self.referee.started:
-            raise RefereeError("the game has not started yet; reveal the secret colours at the end")
+            raise RefereeError(_("the game has not started yet; reveal the secret colours at the end"))
         refused = self.referee.engine.check_reveal(self.referee.state, seat, colours)
         if refused is not None:
             raise RefereeError(refused)
@@ -238,8 +242,11 @@ def open_journal(path: str | Path, keys: dict[str, Any], setup: GameSetup, wall_
         ) from None
     journal = Journal(path, wall_clock)
     session, how = GameSession.open(journal, keys, setup)
-    said = (
-        f"the journal {path} could not be read ({why}); it was moved aside to {aside} and a fresh journal was started"
+    said = _(
+        "the journal {path} could not be read ({why}); it was moved aside to {aside} and a fresh journal was started",
+        path=str(path),
+        why=why,
+        aside=str(aside),
     )
     return Opened(journal, session, how, said)
 

@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 from aiohttp import web
 
 from controller.guard import PinThrottle, client_key, weak_pin
+from controller.language import DEFAULT, choose, negotiate, said
 
 PIN_HEADER = "X-Referee-PIN"
 NO_STORE = {"Cache-Control": "no-store"}
@@ -39,21 +40,36 @@ def random_pin() -> str:
             return pin
 
 
-class BadRequest(Exception):
-    """A request the page or a client got wrong: answered with `status` and the sentence."""
+#: The table's language (config.yaml's `language:`): what a request is answered in when it asks for none.
+TABLE_LANGUAGE = web.AppKey("table_language", str)
 
-    def __init__(self, status: int, message: str) -> None:
+
+def language_of(request: web.Request, table: str | None = None) -> str:
+    """The language a request is answered in: its `lang=` (the page's switch), else the browser's
+    `Accept-Language`, else the table's."""
+    if table is None:
+        table = request.app.get(TABLE_LANGUAGE, DEFAULT)
+    return choose(request.query.get("lang")) or negotiate(request.headers.get("Accept-Language"), table)
+
+
+class BadRequest(Exception):
+    """A request the page or a client got wrong: answered with `status` and the sentence (a catalogue
+    `Text` is said in the language the request asks for)."""
+
+    def __init__(self, status: int, message: Any) -> None:
         super().__init__(message)
         self.status = status
+        self.message = message
 
 
 @web.middleware
 async def answer_refusals(request: web.Request, handler: Any) -> web.StreamResponse:
-    """A `BadRequest` as its status and sentence (the network guard around it adds the security headers)."""
+    """A `BadRequest` as its status and sentence, in the request's language (the network guard around it
+    adds the security headers)."""
     try:
         return await handler(request)
     except BadRequest as exc:
-        return web.json_response({"ok": False, "error": str(exc)}, status=exc.status)
+        return web.json_response({"ok": False, "error": said(exc.message, language_of(request))}, status=exc.status)
 
 
 class PinGuard:

@@ -45,6 +45,7 @@ from controller.guard import (
 )
 from controller.hardware.lights_test import lights_test_patterns
 from controller.hardware.switch_test import SwitchTest, default_slide_name
+from controller.language import DEFAULT, LANGUAGES, NAMES, Text, _, page_messages, said
 from controller.record import setup_from_mapping
 from controller.service.journal import Journal
 from controller.service.session import export_record
@@ -52,10 +53,28 @@ from controller.snapshot import parse_snapshot
 from controller.web.aim_api import AimSetup
 from controller.web.camera import CameraPictures
 from controller.web.holes_api import HolesSetup
-from controller.web.http import NO_STORE, PIN_GUARD, BadRequest, PinGuard, answer_refusals, controls
+from controller.web.http import (
+    NO_STORE,
+    PIN_GUARD,
+    TABLE_LANGUAGE,
+    BadRequest,
+    PinGuard,
+    answer_refusals,
+    controls,
+    language_of,
+)
 from controller.web.setup_api import ROUTES as CALIBRATION
 from controller.web.setup_api import CalibrationRoutes
-from controller.web.view import LiveView, axes, board_json, palette, place_names, verdict_words
+from controller.web.view import (
+    LiveView,
+    axes,
+    board_json,
+    judged_again,
+    palette,
+    place_names,
+    rule_json,
+    verdict_words,
+)
 
 log = logging.getLogger("referee.web")
 PUSHER = web.AppKey("pusher", asyncio.Task)
@@ -82,6 +101,17 @@ SECURITY_HEADERS = {
 }
 
 
+def error_words(exc: BaseException) -> Any:
+    """A refusal's sentence, as a `Text` where the error carries one (said in the reader's language)."""
+    message = getattr(exc, "message", None)
+    if isinstance(message, Text):
+        key = getattr(exc, "key", None)
+        return _("key '{key}': {message}", key=key, message=message) if key else message
+    if exc.args and isinstance(exc.args[0], Text):
+        return exc.args[0]
+    return str(exc)
+
+
 class WebApp:
     """The routes, for one referee loop. `build()` gives the aiohttp application."""
 
@@ -97,8 +127,11 @@ class WebApp:
         config_path: Path | None = None,
         names: Sequence[str] = (),
         hosts: Sequence[str] = (),
+        language: str = DEFAULT,
     ) -> None:
         self.loop = loop
+        #: The table's language (config.yaml's `language:`): the page's when the browser asks for none of ours.
+        self.language = language
         self.sensor = sensor
         self.switches = switches
         #: The service's lights and buzzer (`controller.hardware.feedback.Feedback`), for the lights test.
@@ -115,7 +148,8 @@ class WebApp:
         self.view = LiveView(loop, sensor, switches, names=names)
         self.pictures = CameraPictures(sensor)
         self.journal_path = journal_path or loop.session.journal.path
-        self.sockets: set[web.WebSocketResponse] = set()
+        #: The live pages, each with the language it asked for.
+        self.sockets: dict[web.WebSocketResponse, str] = {}
         #: The names and addresses requests may use for this table (config.yaml's `web.hosts` added).
         self.hosts = HostAllowList(hosts)
         engine = loop.session.referee.engine
@@ -134,6 +168,7 @@ class WebApp:
             middlewares=[guard_middleware(self.hosts, SECURITY_HEADERS), answer_refusals], client_max_size=64 * 1024
         )
         app[PIN_GUARD] = self.guard
+        app[TABLE_LANGUAGE] = self.language
         app.add_routes(self.routes())
         app.add_routes(AimSetup(self).routes())  # the aim drawn, a copy's corners (aim_api.py)
         app.add_routes(HolesSetup(self).routes())  # Stay Alive's holes, guided (holes_api.py)
@@ -151,6 +186,7 @@ class WebApp:
             web.static("/static/", STATIC, follow_symlinks=False),
             web.get("/ws", self.websocket),
             web.get("/api/state", self.state),
+            web.get("/api/messages", self.messages),
             web.get("/camera.jpg", self.camera),
             web.get("/api/record", self.record),
             web.get("/api/games", self.games),
@@ -164,12 +200,28 @@ class WebApp:
             web.get("/api/switches", self.switch_report),
         ]
 
+    def language_of(self, request: web.Request) -> str:
+        """The language a request is answered in: its `lang=` (the page's switch), else the browser's
+        `Accept-Language`, else the table's."""
+        return language_of(request, self.language)
+
     # --- pages and reading -----------------------------------------------------------------------
     async def index(self, request: web.Request) -> web.StreamResponse:
         return web.FileResponse(STATIC / "index.html", headers=NO_STORE)
 
     async def state(self, request: web.Request) -> web.Response:
-        return web.json_response(self.view.state(), headers=NO_STORE)
+        return web.json_response(self.view.state(self.language_of(request)), headers=NO_STORE)
+
+    async def messages(self, request: web.Request) -> web.Response:
+        """The page's catalogue in the language it should speak (`lang=`, else the browser's, else the
+        table's), with the languages it may switch to."""
+        code = self.language_of(request)
+        data = {
+            **page_messages(code),
+            "languages": [{"code": c, "name": NAMES[c]} for c in LANGUAGES],
+            "table": self.language,
+        }
+        return web.json_response(data, headers=NO_STORE)
 
     async def camera(self, request: web.Request) -> web.Response:
         if not self.pictures.available():
@@ -237,30 +289,37 @@ class WebApp:
     async def game(self, request: web.Request) -> web.Response:
         game_id = self._game_id(request.match_info["id"])
 
+        lang = self.language_of(request)
+
         def steps(journal: Journal) -> dict[str, Any]:
             row = journal.game(game_id)
             setup = setup_from_mapping(row.setup, source=f"journal game {game_id}")
-            engine = engine_for(setup)
+            entries = journal.entries(game_id)
+            judged = judged_again(journal, game_id, row.setup, setup, entries)
+            engine = judged.referee.engine if judged is not None else engine_for(setup)
             out = []
             board = None
-            for entry in journal.entries(game_id):
+            for i, entry in enumerate(entries):
                 if entry.kind == "snapshot":
                     board = board_json(parse_snapshot(setup.game, entry.payload, letters=setup.profile.letters))
+                # the verdict judged again carries its words (said in any language); the stored one is English
+                verdict = judged.verdicts[i] if judged is not None else entry.verdict
                 out.append(
                     {
                         "seq": entry.seq,
                         "kind": entry.kind,
                         "at": entry.at,
                         "verdict": entry.verdict,
-                        "line": verdict_words(entry.verdict, engine, setup.first),
+                        "line": said(verdict_words(verdict, engine, setup.first), lang),
+                        "rule": rule_json(entry.verdict, lang),
                         "board": board,
                     }
                 )
             return {
                 "id": game_id,
                 "game": setup.game,
-                "palette": palette(setup.game, setup.profile),
-                "place_names": place_names(engine, setup.profile.rows, setup.profile.cols),
+                "palette": palette(setup.game, setup.profile, lang),
+                "place_names": place_names(engine, setup.profile.rows, setup.profile.cols, lang),
                 "axes": axes(engine, setup.profile.rows, setup.profile.cols),
                 "steps": out,
             }
@@ -275,14 +334,15 @@ class WebApp:
     async def websocket(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(heartbeat=20)
         await ws.prepare(request)
-        self.sockets.add(ws)
+        lang = self.language_of(request)
+        self.sockets[ws] = lang
         try:
-            await ws.send_json({"type": "state", "state": self.view.state()})
+            await ws.send_json({"type": "state", "state": self.view.state(lang)})
             async for message in ws:  # the page sends nothing; this waits for it to go
                 if message.type == WSMsgType.ERROR:
                     break
         finally:
-            self.sockets.discard(ws)
+            self.sockets.pop(ws, None)
         return ws
 
     async def _start_pusher(self, app: web.Application) -> None:
@@ -301,12 +361,14 @@ class WebApp:
                 if mark == sent:
                     continue
                 sent = mark
-                message = {"type": "state", "state": self.view.state()}
-                for ws in list(self.sockets):
+                messages: dict[str, dict[str, Any]] = {}  # the state made once per language the pages speak
+                for ws, lang in list(self.sockets.items()):
+                    if lang not in messages:
+                        messages[lang] = {"type": "state", "state": self.view.state(lang)}
                     try:
-                        await ws.send_json(message)
+                        await ws.send_json(messages[lang])
                     except (ConnectionError, RuntimeError):
-                        self.sockets.discard(ws)
+                        self.sockets.pop(ws, None)
             except Exception:  # a bug in the page's state must not stop the pushes for good
                 log.exception("the live page's state could not be made")
 
@@ -316,15 +378,16 @@ class WebApp:
             await ws.close()
 
     # --- controls --------------------------------------------------------------------------------
-    async def _submit(self, name: str, **args: Any) -> web.Response:
+    async def _submit(self, request: web.Request, name: str, **args: Any) -> web.Response:
         future = self.loop.submit(name, **args)
         try:
             answer = await asyncio.wait_for(asyncio.wrap_future(future), ANSWER_TIMEOUT)
         except asyncio.TimeoutError:
-            raise BadRequest(503, "the referee did not answer in time; try again") from None
+            raise BadRequest(503, _("the referee did not answer in time; try again")) from None
         except RefereeError as exc:
-            raise BadRequest(409, str(exc)) from None
-        return web.json_response(answer)
+            raise BadRequest(409, error_words(exc)) from None
+        lang = self.language_of(request)
+        return web.json_response({k: said(v, lang) if isinstance(v, Text) else v for k, v in answer.items()})
 
     @controls
     async def new_game(self, request: web.Request, body: dict[str, Any]) -> web.Response:
@@ -344,13 +407,13 @@ class WebApp:
         first, players = keys.get("first"), keys.get("players", current.setup.players)
         numbers = isinstance(first, int) and not isinstance(first, bool) and isinstance(players, int) and players > 0
         if numbers and not 0 <= first < players:  # the page counts from 1: say it so
-            raise BadRequest(400, f"who starts: {no_such_seat(first, players)}")
+            raise BadRequest(400, _("who starts: {why}", why=no_such_seat(first, players)))
         try:
             setup = setup_from_mapping(keys, "new game")
             engine_for(setup)
         except RefereeError as exc:
-            raise BadRequest(400, str(exc)) from None
-        return await self._submit("new-game", keys=keys, setup=setup)
+            raise BadRequest(400, error_words(exc)) from None
+        return await self._submit(request, "new-game", keys=keys, setup=setup)
 
     @controls
     async def reveal(self, request: web.Request, body: dict[str, Any]) -> web.Response:
@@ -367,16 +430,16 @@ class WebApp:
             or any(not isinstance(c, str) or len(c) != 1 or c not in letters for c in colours)
         ):
             raise BadRequest(400, f"'colours' should be a list of colour letters from {' '.join(letters)}")
-        return await self._submit("reveal", seat=seat, colours=colours)
+        return await self._submit(request, "reveal", seat=seat, colours=colours)
 
     @controls
     async def end(self, request: web.Request, body: dict[str, Any]) -> web.Response:
-        return await self._submit("end")
+        return await self._submit(request, "end")
 
     @controls
     async def accept_board(self, request: web.Request, body: dict[str, Any]) -> web.Response:
         """ "This board is right, go on from it" (the PIN): the way out of any false "illegal"."""
-        return await self._submit("accept")
+        return await self._submit(request, "accept")
 
     # --- setting up a copy: lights and buzzer, switches (issue 17; the aim: aim_api.py) ---------------
     def _patterns(self) -> dict[str, tuple[str, Any]]:

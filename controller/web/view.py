@@ -14,6 +14,8 @@ from typing import Any
 
 from controller import corrections, words
 from controller.games import registry
+from controller.games.registry import find_rule
+from controller.language import DEFAULT, Colour, Text, language, said
 from controller.referee import VerdictKind
 from controller.service.events import BoardRead, Event, GameOpened, VerdictGiven
 from controller.snapshot import Snapshot, format_snapshot
@@ -43,25 +45,51 @@ def _listed(tokens: tuple[str, ...] | None) -> list[str] | None:
     return list(tokens) if tokens is not None else None
 
 
-def palette(game: str, profile: Any) -> dict[str, dict[str, Any]]:
-    """Each piece letter's name (the profile's) and colour (the renderer's standard edition)."""
+def palette(game: str, profile: Any, lang: str = DEFAULT) -> dict[str, dict[str, Any]]:
+    """Each piece letter's name (the profile's, in `lang`: `said` of one piece and alone) and colour
+    (the renderer's standard edition)."""
     colours = looks.PIECES.get(game, {})
+    noun = registry.get(game).piece_noun if registry.known(game) else "piece"
     out = {}
     for letter in profile.letters:
         rgb = colours.get(letter, (128, 128, 128))
-        out[letter] = {"name": str(profile.classes.get(letter, {}).get("name", letter)), "rgb": list(rgb)}
+        name = str(profile.classes.get(letter, {}).get("name", letter))
+        the_piece = corrections.THE_PIECE.get(noun, corrections.THE_PIECE["piece"])
+        out[letter] = {
+            "name": said(Colour(name), lang),
+            # the colour of one piece and the piece with its colour: "the pink token", "la bille verte"
+            "piece": said(Colour(name, noun, 1), lang),
+            "the_piece": said(Text(the_piece, {"colour": Colour(name, noun, 1)}), lang),
+            "rgb": list(rgb),
+        }
     return out
 
 
-def place_names(engine: Any, rows: int, cols: int) -> list[list[str]]:
+def place_names(engine: Any, rows: int, cols: int, lang: str = DEFAULT) -> list[list[str]]:
     """Every place as the game names it, for the page's labels."""
-    return [[engine.place_name((r, c)) for c in range(cols)] for r in range(rows)]
+    return [[said(engine.place_name((r, c)), lang) for c in range(cols)] for r in range(rows)]
+
+
+def rule_json(verdict: dict[str, Any], lang: str = DEFAULT) -> dict[str, Any] | None:
+    """The rule an illegal verdict breaks (its JSON's `rule`), for the page to open: identifier, the rule in
+    `lang`, its section of rules.md and the French rule book's sentence; None when it names none."""
+    rule = find_rule(verdict.get("rule"))
+    if rule is None:
+        return None
+    return {**rule.to_json(lambda text: said(text, lang)), "line": said(rule.line(), lang)}
 
 
 def axes(engine: Any, rows: int, cols: int) -> dict[str, list[str]]:
     """The labels along the board's edges, as players count rows and columns (`Engine.axis_labels`)."""
     row_labels, col_labels = engine.axis_labels(rows, cols)
     return {"rows": row_labels, "cols": col_labels}
+
+
+def _said_result(result: dict[str, Any] | None, say: Any) -> dict[str, Any] | None:
+    """`notation.md` §3's result with its `reason` said for the page."""
+    if result is None:
+        return None
+    return {**result, "reason": say(result["reason"])} if "reason" in result else dict(result)
 
 
 class LiveView:
@@ -107,7 +135,9 @@ class LiveView:
                 self.illegal_seen = None if not event.table.illegal else self.illegal_seen
 
     # --- what the page is sent ------------------------------------------------------------------
-    def state(self) -> dict[str, Any]:
+    def state(self, lang: str = DEFAULT) -> dict[str, Any]:
+        """The table now, every sentence said in `lang` (the page's language)."""
+        lang = language(lang).code
         loop = self.loop
         session = loop.session
         referee = session.referee
@@ -119,10 +149,20 @@ class LiveView:
         result = engine.result(game_state).to_json() if game_state is not None else None
         stored = list(session.verdicts)
         first_index = max(0, len(stored) - HISTORY)
-        named = self._named
-        verdicts = [{"json": v, "line": named(verdict_words(v, engine, setup.first))} for v in stored[first_index:]]
+
+        def named(text: Any) -> str:
+            return self._named(text, lang)
+
+        def say(text: Any) -> str:
+            return said(text, lang)
+
+        verdicts = [
+            {"json": v, "line": named(verdict_words(v, engine, setup.first)), "rule": rule_json(v, lang)}
+            for v in stored[first_index:]
+        ]
         seats = [{"seat": s, "name": named(engine.seat_name(s))} for s in range(setup.players)]
         out: dict[str, Any] = {
+            "language": lang,
             "game": setup.game,
             "game_id": session.game_id,
             "variant": setup.variant,
@@ -136,35 +176,37 @@ class LiveView:
             "to_move_name": named(engine.seat_name(table.to_move)) if table.to_move is not None else None,
             "illegal": table.illegal,
             "pending": table.pending,
-            "unreadable": table.unreadable,
-            "faults": list(table.faults),
+            "unreadable": say(table.unreadable) if table.unreadable is not None else None,
+            "faults": [say(f) for f in table.faults],
             "board": board_json(expected),
-            "result": result,
+            "result": _said_result(result, named),
             "winners": [named(engine.seat_name(s)) for s in (table.winners or ())],
             "verdicts": verdicts,
             "verdict_count": len(stored),
-            "palette": palette(setup.game, setup.profile),
-            "place_names": place_names(engine, setup.profile.rows, setup.profile.cols),
+            "palette": palette(setup.game, setup.profile, lang),
+            "place_names": place_names(engine, setup.profile.rows, setup.profile.cols, lang),
             "axes": axes(engine, setup.profile.rows, setup.profile.cols),
-            "reading": self._reading(engine),
+            "reading": self._reading(engine, lang),
             "slides": self._slides(),
             "version": self.version,
         }
         last = stored[-1] if stored else {}
-        out["paused"] = getattr(loop, "paused", None)
+        paused = getattr(loop, "paused", None)
+        out["paused"] = say(paused) if paused is not None else None
         out["doubtful"] = bool(table.illegal and self._last_illegal(stored).get("doubtful"))
         out["result_line"] = named(words.result_line(result))
         # "this board is right, go on from it": offered whenever the referee refuses the board
         out["can_accept"] = bool(
             table.illegal or table.pending or (not table.started and last.get("verdict") == "setup-invalid")
         )
-        out["correction"] = self._correction(engine, expected, table.illegal)
+        out["correction"] = self._correction(engine, expected, table.illegal, lang)
         out["illegal_cells"] = [list(c) for c in self.illegal_cells()]
         return out
 
-    def _named(self, text: str) -> str:
-        """Players' names where the config gives them (`mqtt: names:`), as the club shows them."""
-        return words.with_names(text, self.names)
+    def _named(self, text: Any, lang: str = DEFAULT) -> str:
+        """`text` said in `lang`, with the players' names where the config gives them (`mqtt: names:`), as
+        the club shows them."""
+        return words.with_names(text, self.names, lang)
 
     @staticmethod
     def _last_illegal(stored: list[dict[str, Any]]) -> dict[str, Any]:
@@ -187,7 +229,7 @@ class LiveView:
         state = self.switches.latest()
         return None if state is None else (state.positions, state.link_ok, state.faults)
 
-    def _reading(self, engine: Any) -> dict[str, Any]:
+    def _reading(self, engine: Any, lang: str = DEFAULT) -> dict[str, Any]:
         reading = getattr(self.sensor, "latest_reading", None)
         with self._lock:
             seen, problem = self.seen, self.problem
@@ -195,9 +237,9 @@ class LiveView:
         snapshot = seen if reading is None or reading.snapshot is None else reading.snapshot
         return {
             "snapshot": format_snapshot(snapshot) if snapshot is not None else None,
-            "unsure": [engine.place_name(c) for c in unsure],
+            "unsure": [said(engine.place_name(c), lang) for c in unsure],
             "unsure_cells": [list(c) for c in unsure],
-            "problem": problem,
+            "problem": said(problem, lang) if problem is not None else None,
         }
 
     def _slides(self) -> dict[str, Any] | None:
@@ -227,7 +269,9 @@ class LiveView:
                 seen = merge(seen, tuple(state.positions))
         return seen
 
-    def _correction(self, engine: Any, legal: Snapshot | None, illegal: bool) -> dict[str, Any] | None:
+    def _correction(
+        self, engine: Any, legal: Snapshot | None, illegal: bool, lang: str = DEFAULT
+    ) -> dict[str, Any] | None:
         with self._lock:
             first = self.illegal_seen
         if first is None:  # the illegal verdict's event is still on its way: the board it judged
@@ -239,6 +283,33 @@ class LiveView:
         return {
             "legal": board_json(legal),
             "seen": board_json(seen if seen is not None else first),
-            "steps": progress.to_json(),
+            "steps": [dict(step, text=said(step["text"], lang)) for step in progress.to_json()],
             "done": progress.done,
         }
+
+
+class _Judged:
+    def __init__(self, referee: Any, verdicts: list[dict[str, Any]]) -> None:
+        self.referee = referee
+        self.verdicts = verdicts
+
+
+def judged_again(journal: Any, game_id: int, keys: dict[str, Any], setup: Any, entries: Sequence[Any]) -> Any:
+    """A past game's entries judged again (as a resumed game is), so each verdict carries its words and can
+    be said in any language (the journal keeps them in English); None when the rules now judge a verdict
+    differently (its stored English words are shown then)."""
+    from controller.errors import RefereeError
+    from controller.referee import same_verdict
+    from controller.service.session import GameSession
+
+    session = GameSession(journal, game_id, keys, setup)
+    verdicts = []
+    try:
+        for entry in entries:
+            got = session._apply(entry)
+            if not same_verdict(entry.verdict, got):
+                return None
+            verdicts.append(got)
+    except (RefereeError, ValueError, KeyError, TypeError):
+        return None
+    return _Judged(session.referee, verdicts)

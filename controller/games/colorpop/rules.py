@@ -205,16 +205,23 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
         allowed = {"standard": (2, 5), "solo": (1, 1), "two-colours": (2, 2), "teams": (4, 4)}
         lo, hi = allowed[self.variant]
         if not lo <= self.players <= hi:
-            span = str(lo) if lo == hi else f"{lo} to {hi}"
-            raise ConfigError(
-                "players",
-                _(
-                    "the {variant} variant is for {span} players, got {players}",
+            if lo == hi:
+                why = _n(
+                    "the {variant} variant is for {n} player, got {players}",
+                    "the {variant} variant is for {n} players, got {players}",
+                    lo,
                     variant=self.variant,
-                    span=span,
                     players=self.players,
-                ),
-            )
+                )
+            else:
+                why = _(
+                    "the {variant} variant is for {low} to {high} players, got {players}",
+                    variant=self.variant,
+                    low=lo,
+                    high=hi,
+                    players=self.players,
+                )
+            raise ConfigError("players", why)
         need = 2 if self.variant == "two-colours" else 1
         secrets = self.setup.secrets
         if secrets is not None:

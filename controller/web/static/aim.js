@@ -38,18 +38,24 @@ function project(h, x, y) {
   return [(h[0][0] * x + h[0][1] * y + h[0][2]) / w, (h[1][0] * x + h[1][1] * y + h[1][2]) / w];
 }
 
+// A corner of the board in the page's language ("top-left").
+function cornerName(corner) {
+  const names = { "top-left": _("top-left"), "top-right": _("top-right"), "bottom-right": _("bottom-right"),
+                  "bottom-left": _("bottom-left") };
+  return names[corner] || corner;
+}
+
 // Why four corners cannot hold the lattice (the rule of controller/vision/geometry.py check_corners), or "".
 function cornersProblem(pts) {
   for (let i = 0; i < 4; i++) {
     const [a, b, c] = [pts[i], pts[(i + 1) % 4], pts[(i + 2) % 4]];
     if ((b[0] - a[0]) * (c[1] - b[1]) - (b[1] - a[1]) * (c[0] - b[0]) <= 0) {
-      return "the four corners must be given in the order top-left, top-right, bottom-right, bottom-left " +
-        "and form a convex quadrilateral";
+      return _("the four corners must be given in the order top-left, top-right, bottom-right, bottom-left and form a convex quadrilateral");
     }
   }
   for (let i = 0; i < 4; i++) {
     const [a, b] = [pts[i], pts[(i + 1) % 4]];
-    if (Math.hypot(b[0] - a[0], b[1] - a[1]) < 8) return "the corners are too close together to hold a lattice";
+    if (Math.hypot(b[0] - a[0], b[1] - a[1]) < 8) return _("the corners are too close together to hold a lattice");
   }
   return "";
 }
@@ -92,7 +98,7 @@ function drawAim(data) {
     const g = el("g", { class: `marker ${m.found ? "found" : "missing"}`, "data-corner": m.corner }, svg);
     el("polygon", { points: m.quad.map((p) => p.join(",")).join(" "), "stroke-width": 2 * unit }, g);
     const [x, y] = m.quad[0];
-    el("text", { x, y: y - 3 * unit, "font-size": 9 * unit }, g, `${m.corner}: ${m.found ? "found" : "missing"}`);
+    el("text", { x, y: y - 3 * unit, "font-size": 9 * unit }, g, m.found ? _("{corner}: found", { corner: cornerName(m.corner) }) : _("{corner}: missing", { corner: cornerName(m.corner) }));
   }
   if (data.homography) {
     const [ax, ay] = project(data.homography, 0, 0), [bx, by] = project(data.homography, 1, 0);
@@ -100,7 +106,7 @@ function drawAim(data) {
     for (const spot of data.glare) {
       const [cx, cy] = project(data.homography, spot.place[1], spot.place[0]);
       const g = el("g", { class: "glare", "data-cell": spot.place.join(",") }, svg);
-      el("title", {}, g, `glare on ${spot.name}`);
+      el("title", {}, g, _("glare on {place}", { place: spot.name }));
       el("circle", { cx, cy, r: 0.45 * pitch, "stroke-width": 2 * unit }, g);
     }
   }
@@ -123,7 +129,7 @@ function drawHandles(svg, lattice, unit) {
   ["top-left", "top-right", "bottom-right", "bottom-left"].forEach((name, i) => {
     const handle = el("circle", { cx: handles[i][0], cy: handles[i][1], r: 9 * unit, class: "corner-handle",
                                   "data-corner": name }, svg);
-    el("title", {}, handle, `${name} corner: drag it onto the ${name} place`);
+    el("title", {}, handle, _("{corner} corner: drag it onto the {corner} place", { corner: cornerName(name) }));
     handle.addEventListener("pointerdown", (e) => {
       handle.setPointerCapture(e.pointerId);
       handle.classList.add("dragging");
@@ -154,7 +160,7 @@ async function checkAim() {
   }
   const list = $("aim-lines");
   try {
-    const response = await fetch("/api/aim");
+    const response = await fetch(withLang("/api/aim"));
     const data = await response.json();
     if (!response.ok) {
       list.replaceChildren(html("li", { class: "advice" }, null, data.error));
@@ -170,13 +176,14 @@ async function checkAim() {
       drawAim(data);
       list.replaceChildren(...data.lines.map((line) => html("li", { class: data.ok ? "ok" : "advice" }, null, line)));
       const m = data.measures;
-      const parts = [`markers found: ${data.markers_found.join(", ") || "none"}`, `board mean grey ${Math.round(m.mean)}`,
-        `clipped white ${(100 * m.clipped_white).toFixed(1)}%`];
-      if (m.blur_px !== undefined) parts.push(`blur about ${m.blur_px.toFixed(1)} px`);
+      const parts = [_("markers found: {corners}", { corners: data.markers_found.map(cornerName).join(", ") || _("none") }),
+        _("board mean grey {grey}", { grey: Math.round(m.mean) }),
+        _("clipped white {percent}", { percent: formatNumber(100 * m.clipped_white, 1) + "\u00a0%" })];
+      if (m.blur_px !== undefined) parts.push(_("blur about {pixels} px", { pixels: formatNumber(m.blur_px, 1) }));
       $("aim-figures").textContent = parts.join("; ");
     }
   } catch (err) {
-    list.replaceChildren(html("li", { class: "advice" }, null, `The referee did not answer: ${err}`));
+    list.replaceChildren(html("li", { class: "advice" }, null, _("The referee did not answer: {why}", { why: String(err) })));
   }
   if ($("aim-live").checked && document.visibilityState === "visible") {
     aimTimer = setTimeout(checkAim, AIM_REFRESH_MS);
@@ -185,7 +192,7 @@ async function checkAim() {
 
 async function saveCorners() {
   const answer = $("corners-answer");
-  const problem = handles ? cornersProblem(handles) : "check the aim first";
+  const problem = handles ? cornersProblem(handles) : _("check the aim first");
   if (problem) { answer.className = "error"; answer.textContent = problem; return; }
   const corners = handles.map(([x, y]) => [Math.round(x * 10) / 10, Math.round(y * 10) / 10]);
   const data = await postWithPin("/api/corners", { name: $("corners-name").value.trim(), corners }, answer);

@@ -9,6 +9,16 @@ const VARIANTS = {
   "stay-alive": ["standard"],
 };
 const GAME_NAMES = { colorpop: "Colorpop", blockers: "Blockers!", flipop: "Flipop", "stay-alive": "Stay Alive" };
+// A game's name as players of the page's language know it (Stay Alive is Pièges in French).
+function gameName(game) {
+  const names = { "stay-alive": _("Stay Alive") };
+  return names[game] || GAME_NAMES[game] || game;
+}
+// A game's name as players of the page's language know it (Stay Alive is Pièges in French).
+function gameName(game) {
+  const names = { "stay-alive": _("Stay Alive") };
+  return names[game] || GAME_NAMES[game] || game;
+}
 const SVG = "http://www.w3.org/2000/svg";
 const CAMERA_PERIOD_MS = 200;  // at most 5 pictures a second, and only while the picture is visible
 
@@ -34,8 +44,78 @@ function html(name, attrs, parent, text) {
   return node;
 }
 
+const VARIANT_WORDS = {
+  standard: () => _("standard"),
+  solo: () => _("solo"),
+  "two-colours": () => _("two colours"),
+  teams: () => _("teams"),
+  "two-player": () => _("two players (expert)"),
+};
+
+function variantName(variant) {
+  return VARIANT_WORDS[variant] ? VARIANT_WORDS[variant]() : variant;
+}
+
 function capital(text) {
   return text ? text[0].toUpperCase() + text.slice(1) : text;
+}
+
+// --- seeing the colours: patterns and letters, the colour of a pointed place (remembered per browser) ---
+const PATTERN_KEY = "referee-patterns";
+const SPEAK_KEY = "referee-speak";
+
+function remembered(key) {
+  try { return localStorage.getItem(key) === "yes"; } catch (err) { return false; }
+}
+
+function remember(key, on) {
+  try { localStorage.setItem(key, on ? "yes" : "no"); } catch (err) { /* this visit only */ }
+}
+
+function patternsOn() {
+  const box = $("patterns");
+  return Boolean(box && box.checked);
+}
+
+// Each colour's short letters in the page's language (the colour word's first letter, two where two colours
+// would share one: French jaune and joker are "Ja" and "Jo").
+function colourLetters(palette) {
+  const names = Object.fromEntries(Object.entries(palette).map(([k, p]) => [k, (p.name || k).toUpperCase()]));
+  const first = {};
+  Object.values(names).forEach((n) => { first[n[0]] = (first[n[0]] || 0) + 1; });
+  return Object.fromEntries(Object.entries(names).map(([k, n]) =>
+    [k, first[n[0]] > 1 ? n[0] + n.slice(1, 2).toLowerCase() : n[0]]));
+}
+
+// One pattern per colour, in the palette's order: lines of several directions, dots, a check, rings.
+const PATTERNS = [
+  (p, ink) => el("path", { d: "M0,8 L8,0", stroke: ink, "stroke-width": 1.6 }, p),
+  (p, ink) => el("circle", { cx: 4, cy: 4, r: 1.6, fill: ink }, p),
+  (p, ink) => el("path", { d: "M0,4 L8,4", stroke: ink, "stroke-width": 1.6 }, p),
+  (p, ink) => el("path", { d: "M4,0 L4,8", stroke: ink, "stroke-width": 1.6 }, p),
+  (p, ink) => el("path", { d: "M0,0 L8,8 M0,8 L8,0", stroke: ink, "stroke-width": 1.2 }, p),
+  (p, ink) => el("rect", { x: 0, y: 0, width: 4, height: 4, fill: ink }, p),
+  (p, ink) => el("circle", { cx: 4, cy: 4, r: 2.5, fill: "none", stroke: ink, "stroke-width": 1.2 }, p),
+];
+
+function patternDefs(svg, palette) {
+  const defs = el("defs", {}, svg);
+  Object.keys(palette).forEach((letter, i) => {
+    const p = el("pattern", { id: `${svg.id}-pattern-${letter}`, width: 8, height: 8, patternUnits: "userSpaceOnUse" }, defs);
+    const dark = ink(palette, letter) === "#000";
+    PATTERNS[i % PATTERNS.length](p, dark ? "rgba(0,0,0,0.55)" : "rgba(255,255,255,0.7)");
+  });
+}
+
+// Over a piece drawn in its colour: its pattern, and its colour's letters in the page's language.
+function patternOver(svg, g, palette, letter, shape, cx, cy, fontSize, letters) {
+  if (!palette[letter]) return;
+  el(shape.tag, Object.assign({ fill: `url(#${svg.id}-pattern-${letter})`, class: "pattern" }, shape.attrs), g);
+  if (letters) {
+    el("text", { x: cx, y: cy + fontSize * 0.35, "text-anchor": "middle", "font-size": fontSize, "font-weight": 700,
+                 fill: ink(palette, letter), stroke: ink(palette, letter) === "#000" ? "#fff" : "#000",
+                 "stroke-width": 0.6, "paint-order": "stroke", class: "colour-letter" }, g, letters[letter]);
+  }
 }
 
 function rgb(palette, letter) {
@@ -54,7 +134,7 @@ function ink(palette, letter) {
 function drawBoard(svg, board, palette, game, names, marks) {
   while (svg.firstChild) svg.removeChild(svg.firstChild);
   if (!board) {
-    el("text", { x: 10, y: 30, "font-size": 14 }, svg, "no board yet: set up the board in front of the camera");
+    el("text", { x: 10, y: 30, "font-size": 14 }, svg, _("no board yet: set up the board in front of the camera"));
     svg.setAttribute("viewBox", "0 0 340 50");
     return;
   }
@@ -80,31 +160,46 @@ function drawBoard(svg, board, palette, game, names, marks) {
   }
   const illegal = new Set((marks.illegal || []).map((c) => c.join(",")));
   const unsure = new Set((marks.unsure || []).map((c) => c.join(",")));
+  const patterned = patternsOn() && palette;
+  const letters = patterned ? colourLetters(palette) : null;
+  if (patterned) patternDefs(svg, palette);
+  svg.classList.toggle("patterned", Boolean(patterned));
   for (let r = 0; r < board.rows; r++) {
     for (let c = 0; c < board.cols; c++) {
       const x = ox + c * S, y = oy + r * S, cx = x + S / 2, cy = y + S / 2;
       const v = board.cells[r][c];
-      const g = el("g", { class: "place", "data-cell": `${r},${c}` }, svg);
+      const g = el("g", { class: "place", "data-cell": `${r},${c}`, "data-piece": v }, svg);
       el("title", {}, g, names && names[r] ? names[r][c] : `${r},${c}`);
       if (game === "colorpop") {
         el("circle", { cx, cy, r: S * 0.42, fill: "#3a3a40" }, g);
         if (v !== ".") {
           el("circle", { cx, cy, r: S * 0.4, fill: rgb(palette, v), class: "piece" }, g);
-          if (v === "J") el("text", { x: cx, y: cy + 4, "text-anchor": "middle", "font-size": 11 }, g, "J");
+          if (patterned) patternOver(svg, g, palette, v, { tag: "circle", attrs: { cx, cy, r: S * 0.4 } }, cx, cy, 11, letters);
+          else if (v === "J") el("text", { x: cx, y: cy + 4, "text-anchor": "middle", "font-size": 11 }, g, "J");
         }
       } else if (game === "blockers") {
         el("rect", { x: x + 1, y: y + 1, width: S - 2, height: S - 2, fill: "none", stroke: "#b9ab8a" }, g);
         if (v !== ".") {
           el("rect", { x: x + 3, y: y + 3, width: S - 6, height: S - 6, rx: 4, fill: rgb(palette, v[0]), class: "piece" }, g);
+          if (patterned) {
+            patternOver(svg, g, palette, v[0], { tag: "rect", attrs: { x: x + 3, y: y + 3, width: S - 6, height: S - 6, rx: 4 } },
+              x + 8, y + 10, 7, letters);
+          }
           el("text", { x: cx, y: cy + 5, "text-anchor": "middle", "font-size": 14, "font-weight": 700,
                        fill: ink(palette, v[0]) }, g, v[1] === "*" ? "★" : v[1]);
         }
       } else if (game === "flipop") {
         el("rect", { x: x + 1, y: y + 1, width: S - 2, height: S - 2, fill: "#c39a68", stroke: "#8a6a44" }, g);
-        if (v !== ".") el("circle", { cx, cy, r: S * 0.34, fill: rgb(palette, v), stroke: "#555", class: "piece" }, g);
+        if (v !== ".") {
+          el("circle", { cx, cy, r: S * 0.34, fill: rgb(palette, v), stroke: "#555", class: "piece" }, g);
+          if (patterned) patternOver(svg, g, palette, v, { tag: "circle", attrs: { cx, cy, r: S * 0.34 } }, cx, cy, 11, letters);
+        }
       } else {
         el("circle", { cx, cy, r: S * 0.3, fill: "#e0e0da", stroke: "#1d2f5e" }, g);
-        if (v !== ".") el("circle", { cx, cy, r: S * 0.36, fill: rgb(palette, v), stroke: "#222", class: "piece" }, g);
+        if (v !== ".") {
+          el("circle", { cx, cy, r: S * 0.36, fill: rgb(palette, v), stroke: "#222", class: "piece" }, g);
+          if (patterned) patternOver(svg, g, palette, v, { tag: "circle", attrs: { cx, cy, r: S * 0.36 } }, cx, cy, 11, letters);
+        }
       }
       if (v === "?" || unsure.has(`${r},${c}`)) {
         g.classList.add("unsure");
@@ -121,7 +216,7 @@ function drawBoard(svg, board, palette, game, names, marks) {
     board.doors.forEach((door, k) => {
       const px = ox + (k % 4 + 1) * S, py = oy + (Math.floor(k / 4) + 1) * S;
       const g = el("g", { class: "door", "data-post": k }, svg);
-      el("title", {}, g, `post (${Math.floor(k / 4) + 1},${k % 4 + 1}): ${door}`);
+      el("title", {}, g, _("post ({row},{column}): {wings}", { row: String(Math.floor(k / 4) + 1), column: String(k % 4 + 1), wings: door }));
       const arm = { N: [0, -1], E: [1, 0], S: [0, 1], W: [-1, 0] };
       for (const w of door) {
         if (!arm[w]) continue;
@@ -134,10 +229,10 @@ function drawBoard(svg, board, palette, game, names, marks) {
   if (game === "stay-alive") {
     // A slide's position is drawn as three notches (A pushed in, B, C pulled out), the one it is at
     // filled: letters there read as coordinates; the name and letter are in its tooltip.
-    const slide = (pos, x, y, colour, label, across) => {
-      const g = el("g", { class: "slide", "data-position": pos || "?" }, svg);
+    const slide = (pos, x, y, colour, key, across, label) => {
+      const g = el("g", { class: "slide", "data-position": pos || "?", "data-slide": key }, svg);
       el("title", {}, g, `${label}: ${pos || "?"}`);
-      const moved = marks.moved && marks.moved.has(label);
+      const moved = marks.moved && marks.moved.has(key);
       if (moved) g.classList.add("moved");
       el("rect", { x: x - 13, y: y - 10, width: 26, height: 20, rx: 4, fill: colour,
                    stroke: moved ? "#e02020" : "#222", "stroke-width": moved ? 3 : 1 }, g);
@@ -149,36 +244,35 @@ function drawBoard(svg, board, palette, game, names, marks) {
       if (!pos) el("text", { x, y: y + 4, "text-anchor": "middle", "font-size": 11, "font-weight": 700 }, g, "?");
     };
     (board.orange || []).forEach((p, i) =>
-      slide(p, M / 2 - 4, oy + i * S + S / 2, "#ec7a24", `orange slide ${i + 1}`, true));
+      slide(p, M / 2 - 4, oy + i * S + S / 2, "#ec7a24", `orange ${i + 1}`, true, _("orange slide {number}", { number: String(i + 1) })));
     (board.white || []).forEach((p, i) =>
-      slide(p, ox + i * S + S / 2, M / 2 - 4, "#e4e4dc", `white slide ${i + 1}`, false));
+      slide(p, ox + i * S + S / 2, M / 2 - 4, "#e4e4dc", `white ${i + 1}`, false, _("white slide {number}", { number: String(i + 1) })));
   }
 }
 
 // --- the state ------------------------------------------------------------------------------------
 function render(s) {
   state = s;
-  const game = GAME_NAMES[s.game] || s.game;
-  document.title = `${game}: referee`;
-  $("title").textContent = `${game}, game ${s.game_id}`;
+  const game = gameName(s.game);
+  document.title = _("{game}: referee", { game });
+  $("title").textContent = _("{game}, game {number}", { game, number: String(s.game_id) });
   let turn;
-  if (!s.started) turn = "Set up the board: the referee checks the starting position.";
-  else if (s.over) turn = capital(s.result_line || "game over");
-  else if (s.to_move_name) turn = `${s.to_move_name} to move`;
+  if (!s.started) turn = _("Set up the board: the referee checks the starting position.");
+  else if (s.over) turn = capital(s.result_line || _("game over"));
+  else if (s.to_move_name) turn = _("{player} to move", { player: s.to_move_name });
   else turn = "";
   $("turn").textContent = turn;
   const status = $("status");
   status.className = "";
   if (s.paused) {
-    status.textContent = `Paused: ${s.paused}.`;
+    status.textContent = _("Paused: {why}.", { why: s.paused });
     status.className = "pending";
   } else if (s.illegal && s.doubtful) {
-    status.textContent = "Doubtful reading: no player is blamed. Check the places shown and the camera's view; " +
-      "if the board is right, press \u201cThis board is right\u201d.";
+    status.textContent = _("Doubtful reading: no player is blamed. Check the places shown and the camera's view; if the board is right, press \u201cThis board is right\u201d.");
     status.className = "illegal";
-  } else if (s.illegal) { status.textContent = "Illegal move: put the board back as listed below."; status.className = "illegal"; }
-  else if (s.pending) { status.textContent = "Move under way: finish it."; status.className = "pending"; }
-  else if (s.unreadable) { status.textContent = `Board not read: ${s.unreadable}.`; status.className = "unreadable"; }
+  } else if (s.illegal) { status.textContent = _("Illegal move: put the board back as listed below."); status.className = "illegal"; }
+  else if (s.pending) { status.textContent = _("Move under way: finish it."); status.className = "pending"; }
+  else if (s.unreadable) { status.textContent = _("Board not read: {why}.", { why: s.unreadable }); status.className = "unreadable"; }
   else status.textContent = "";
   $("accept-box").hidden = !s.can_accept;
   const faults = $("faults");
@@ -189,7 +283,7 @@ function render(s) {
   const moved = new Set();
   if (board && s.slides && s.slides.link_ok && s.slides.orange.length) {
     ["orange", "white"].forEach((line) => (board[line] || []).forEach((p, i) => {
-      if (s.slides[line][i] !== p) moved.add(`${line} slide ${i + 1}`);
+      if (s.slides[line][i] !== p) moved.add(`${line} ${i + 1}`);
     }));
     board = Object.assign({}, board, { orange: s.slides.orange, white: s.slides.white });
   }
@@ -197,8 +291,8 @@ function render(s) {
   const slides = $("slides-health");
   if (s.slides) {
     slides.textContent = s.slides.link_ok
-      ? `Slide switches: connected (orange ${s.slides.orange.join(" ")}, white ${s.slides.white.join(" ")})`
-      : "Slide switches: not answering: check the USB cable of the switch board";
+      ? _("Slide switches: connected (orange {orange}, white {white})", { orange: s.slides.orange.join(" "), white: s.slides.white.join(" ") })
+      : _("Slide switches: not answering: check the USB cable of the switch board");
     slides.className = s.slides.link_ok ? "" : "illegal";
   } else slides.textContent = "";
 
@@ -214,7 +308,7 @@ function render(s) {
     }));
     if (!s.correction.steps.length) {
       const li = document.createElement("li");
-      li.textContent = "Nothing left to correct that the camera can see: wait for the referee to look again.";
+      li.textContent = _("Nothing left to correct that the camera can see: wait for the referee to look again.");
       list.appendChild(li);
     }
     drawBoard($("legal-board"), s.correction.legal, s.palette, s.game, s.place_names, {});
@@ -242,29 +336,101 @@ function render(s) {
   $("history").replaceChildren(...s.verdicts.map((v, i) => {
     const li = document.createElement("li");
     li.dataset.n = String(firstNumber + i);
-    li.textContent = v.line;
+    li.append(html("span", { class: "line" }, null, v.line));
     li.className = v.json.verdict;
     li.title = JSON.stringify(v.json);
+    if (v.rule) li.append(ruleDetails(v.rule));
     return li;
   }).reverse());
+  const lastIllegal = s.illegal ? [...s.verdicts].reverse().find((v) => v.json.verdict === "illegal") : null;
+  const ruleBox = $("rule-box");
+  ruleBox.replaceChildren(...(lastIllegal && lastIllegal.rule ? [ruleDetails(lastIllegal.rule)] : []));
+  ruleBox.hidden = !(lastIllegal && lastIllegal.rule);
+  speakNews(s, turn);
 
   const reading = s.reading;
-  let text = reading.problem ? `Last look: ${reading.problem}.` : "";
-  if (reading.unsure.length) text += ` Unsure of ${reading.unsure.join(", ")}.`;
+  let text = reading.problem ? _("Last look: {why}.", { why: reading.problem }) : "";
+  if (reading.unsure.length) text += " " + _("Unsure of {places}.", { places: reading.unsure.join(", ") });
   $("reading").textContent = text;
 
   $("reveal-box").hidden = s.game !== "colorpop";
   $("end-box").hidden = s.game !== "flipop";
   $("switch-box").hidden = !s.slides;
   $("record").href = `/api/record?game=${s.game_id}`;
-  if (formGame !== `${s.game}:${s.game_id}`) fillForm(s);
+  if (formGame !== `${s.game}:${s.game_id}:${I18N.language}`) fillForm(s);
+}
+
+// The rule an illegal verdict breaks: its short line, opening onto where rules.md and the rule book say it.
+function ruleDetails(rule) {
+  const details = html("details", { class: "rule", "data-rule": rule.id });
+  html("summary", {}, details, rule.line);
+  html("p", { class: "small" }, details, _("docs/rules.md {section} ({rule})", { section: rule.section, rule: rule.id }));
+  html("p", { class: "book" }, details, rule.book
+    ? _("The rule book says: \u00ab\u00a0{sentence}\u00a0\u00bb", { sentence: rule.book })
+    : _("The rule book does not say it; docs/rules.md decides."));
+  return details;
+}
+
+// --- the page's voice: the browser's speech synthesis, in the page's language, newest line only ------
+let spokenCount = null;
+let spokenOver = null;
+
+function speakOn() {
+  const box = $("speak");
+  return Boolean(box && box.checked && "speechSynthesis" in window);
+}
+
+function say(text) {
+  if (!text || !speakOn()) return;
+  const utterance = new SpeechSynthesisUtterance(text);
+  utterance.lang = I18N.language === "fr" ? "fr-FR" : "en-GB";
+  const voice = speechSynthesis.getVoices().find((v) => v.lang && v.lang.toLowerCase().startsWith(I18N.language));
+  if (voice) utterance.voice = voice;
+  speechSynthesis.cancel();  // a line not yet said is stale once a newer one comes: never fall behind
+  speechSynthesis.speak(utterance);
+}
+
+// Says the newest verdict (with whose turn it is after a move) and the end of the game, once each; what
+// was there before the page opened is not read out.
+function speakNews(s, turn) {
+  const first = spokenCount === null;
+  const fresh = !first && s.verdict_count > spokenCount && s.verdicts.length;
+  spokenCount = s.verdict_count;
+  const overKey = s.over ? `${s.game_id}:${s.result_line}` : null;
+  const endNews = !first && overKey && overKey !== spokenOver;
+  spokenOver = overKey;
+  if (first) return;
+  const parts = [];
+  if (fresh) {
+    const newest = s.verdicts[s.verdicts.length - 1];
+    parts.push(newest.line);
+    if (!s.over && s.to_move_name && ["legal", "setup-ok"].includes(newest.json.verdict)) parts.push(turn);
+  }
+  if (endNews) parts.push(capital(s.result_line));
+  if (parts.length) say(parts.join(". "));
+}
+
+// "Which colour is this?": a place pointed on the board, named with its piece's colour in words.
+function pointAt(event) {
+  const place = event.target.closest && event.target.closest("g.place");
+  if (!place || !state) return;
+  const [r, c] = place.dataset.cell.split(",").map(Number);
+  const name = state.place_names && state.place_names[r] ? state.place_names[r][c] : `${r + 1},${c + 1}`;
+  const piece = place.dataset.piece || ".";
+  const colour = state.palette[piece[0]];
+  let text;
+  if (piece === "?") text = _("{place}: not read", { place: name });
+  else if (piece === ".") text = _("{place}: empty", { place: name });
+  else text = _("{place}: {piece}", { place: name, piece: colour ? colour.the_piece : piece });
+  $("pointed").textContent = text;
+  say(text);
 }
 
 function fillForm(s) {
-  formGame = `${s.game}:${s.game_id}`;
+  formGame = `${s.game}:${s.game_id}:${I18N.language}`;
   const select = $("ng-variant");
   select.replaceChildren(...(VARIANTS[s.game] || ["standard"]).map((v) => {
-    const o = document.createElement("option"); o.value = v; o.textContent = v; return o;
+    const o = document.createElement("option"); o.value = v; o.textContent = variantName(v); return o;
   }));
   select.value = s.variant;
   $("ng-players").value = s.players;
@@ -274,10 +440,13 @@ function fillForm(s) {
 }
 
 // --- live updates ---------------------------------------------------------------------------------
+let socket = null;
+
 function connect() {
-  const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
+  const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws?lang=${I18N.language}`);
+  socket = ws;
   ws.onopen = () => {
-    $("link").textContent = "live"; $("link").className = "link on";
+    $("link").textContent = _("live"); $("link").className = "link on";
     $("offline").hidden = true;
     document.body.classList.remove("offline");
   };
@@ -286,11 +455,11 @@ function connect() {
     if (message.type === "state") render(message.state);
   };
   ws.onclose = () => {
-    $("link").textContent = "offline"; $("link").className = "link off";
+    if (ws.replaced) return;  // the page asked for another language: a new socket took its place
+    $("link").textContent = _("offline"); $("link").className = "link off";
     if ($("offline").hidden) {
-      const since = new Date().toLocaleTimeString();
-      $("offline").textContent = `The referee has stopped or cannot be reached (since ${since}): nothing below is ` +
-        "live any more. This page reconnects by itself once the referee runs again.";
+      const since = new Date().toLocaleTimeString(I18N.language);
+      $("offline").textContent = _("The referee has stopped or cannot be reached (since {time}): nothing below is live any more. This page reconnects by itself once the referee runs again.", { time: since });
       $("offline").hidden = false;
       document.body.classList.add("offline");
     }
@@ -317,14 +486,14 @@ async function postWithPin(path, body, answer) {
   const headers = { "Content-Type": "application/json" };
   if (pin) headers["X-Referee-PIN"] = pin;
   try {
-    const response = await fetch(path, { method: "POST", headers, body: JSON.stringify(body) });
+    const response = await fetch(withLang(path), { method: "POST", headers, body: JSON.stringify(body) });
     const data = await response.json();
     answer.className = response.ok ? "" : "error";
-    answer.textContent = response.ok ? (data.message || "done") : `Refused (${response.status}): ${data.error}`;
+    answer.textContent = response.ok ? (data.message || _("done")) : _("Refused ({status}): {why}", { status: String(response.status), why: data.error });
     return response.ok ? data : null;
   } catch (err) {
     answer.className = "error";
-    answer.textContent = `The referee did not answer: ${err}`;
+    answer.textContent = _("The referee did not answer: {why}", { why: String(err) });
     return null;
   }
 }
@@ -359,7 +528,7 @@ let switchTimer = null;
 
 async function loadLights() {
   const box = $("lights-buttons");
-  const response = await fetch("/api/lights-test");
+  const response = await fetch(withLang("/api/lights-test"));
   const data = await response.json();
   if (!response.ok) { box.replaceChildren(html("span", { class: "small" }, null, data.error)); return; }
   box.replaceChildren(...data.patterns.map((p) => {
@@ -373,7 +542,7 @@ async function pollSwitches(start) {
   clearTimeout(switchTimer);
   let data = null;
   try {
-    const response = await fetch(start ? "/api/switches?start=1" : "/api/switches");
+    const response = await fetch(withLang(start ? "/api/switches?start=1" : "/api/switches"));
     data = await response.json();
     if (!response.ok) {
       $("switch-problems").replaceChildren(html("li", {}, null, data.error));
@@ -381,28 +550,28 @@ async function pollSwitches(start) {
       return;
     }
   } catch (err) {
-    $("switch-problems").replaceChildren(html("li", {}, null, `The referee did not answer: ${err}`));
+    $("switch-problems").replaceChildren(html("li", {}, null, _("The referee did not answer: {why}", { why: String(err) })));
   }
   if (data) {
     const rows = data.slides.map((s) => {
       const tr = html("tr", { class: s.both_switches ? "problem" : (s.never_changed ? "" : "moved") });
       html("td", {}, tr, s.name);
-      html("td", {}, tr, s.position === null ? "both switches!" : s.position);
-      html("td", { class: "small" }, tr, `seen ${s.seen.join(" ") || "-"}`);
+      html("td", {}, tr, s.position === null ? _("both switches!") : s.position);
+      html("td", { class: "small" }, tr, _("seen {positions}", { positions: s.seen.join(" ") || "-" }));
       return tr;
     });
     $("switch-table").tBodies[0].replaceChildren(...rows);
     const problems = data.slides.flatMap((s) => s.problems);
-    if (!data.link_ok) problems.unshift(data.trouble || "the switch board does not answer");
+    if (!data.link_ok) problems.unshift(data.trouble || _("the switch board does not answer"));
     if (data.all_moved) problems.length = 0;
     if (!data.touched && data.link_ok && !problems.length) {
       $("switch-problems").replaceChildren(html("li", { class: "ok" }, null,
-        "move each slide through A, B and C: this list says which ones the referee has not seen move"));
+        _("move each slide through A, B and C: this list says which ones the referee has not seen move")));
       switchTimer = setTimeout(() => pollSwitches(false), SWITCH_PERIOD_MS);
       return;
     }
     $("switch-problems").replaceChildren(...(data.all_moved
-      ? [html("li", { class: "ok" }, null, "every slide went through A, B and C")]
+      ? [html("li", { class: "ok" }, null, _("every slide went through A, B and C"))]
       : problems.map((p) => html("li", {}, null, p))));
   }
   switchTimer = setTimeout(() => pollSwitches(false), SWITCH_PERIOD_MS);
@@ -419,19 +588,21 @@ function stopSwitches() {
 let past = null;
 
 async function loadGames() {
-  const data = await (await fetch("/api/games")).json();
+  const data = await (await fetch(withLang("/api/games"))).json();
   $("games").replaceChildren(...data.games.map((g) => {
     const li = document.createElement("li");
-    const when = new Date(g.started_at * 1000).toLocaleString();
-    li.textContent = `game ${g.id}: ${GAME_NAMES[g.game] || g.game}, ${g.entries} entries, ${when}` +
-      (g.closed_at ? "" : " (being played)");
+    const when = new Date(g.started_at * 1000).toLocaleString(I18N.language);
+    const args = { number: String(g.id), game: gameName(g.game), when };
+    li.textContent = g.closed_at
+      ? _n("game {number}: {game}, {n} entry, {when}", "game {number}: {game}, {n} entries, {when}", g.entries, args)
+      : _n("game {number}: {game}, {n} entry, {when} (being played)", "game {number}: {game}, {n} entries, {when} (being played)", g.entries, args);
     li.onclick = () => openGame(g.id);
     return li;
   }));
 }
 
 async function openGame(id) {
-  past = await (await fetch(`/api/games/${id}`)).json();
+  past = await (await fetch(withLang(`/api/games/${id}`))).json();
   $("stepper").hidden = false;
   $("step-range").max = Math.max(0, past.steps.length - 1);
   showStep(past.steps.length ? 0 : -1);
@@ -439,7 +610,9 @@ async function openGame(id) {
 
 function showStep(i) {
   if (!past) return;
-  $("step-title").textContent = `game ${past.id}: ${past.steps.length ? `verdict ${i + 1} of ${past.steps.length}` : "no verdict yet"}`;
+  $("step-title").textContent = past.steps.length
+    ? _("game {number}: verdict {index} of {count}", { number: String(past.id), index: i + 1, count: past.steps.length })
+    : _("game {number}: no verdict yet", { number: String(past.id) });
   $("step-range").value = i;
   const step = past.steps[i];
   drawBoard($("step-board"), step ? step.board : null, past.palette, past.game, past.place_names,
@@ -450,6 +623,15 @@ function showStep(i) {
 // --- start ----------------------------------------------------------------------------------------
 window.addEventListener("DOMContentLoaded", () => {
   $("pin").value = sessionStorage.getItem("referee-pin") || "";
+  $("patterns").checked = remembered(PATTERN_KEY);
+  $("speak").checked = remembered(SPEAK_KEY);
+  $("patterns").onchange = () => { remember(PATTERN_KEY, $("patterns").checked); if (state) render(state); };
+  $("speak").onchange = () => {
+    remember(SPEAK_KEY, $("speak").checked);
+    if ($("speak").checked) say(_("The referee will speak."));
+    else if ("speechSynthesis" in window) speechSynthesis.cancel();
+  };
+  $("board").addEventListener("click", pointAt);
   $("new-game").onclick = newGame;
   $("reveal").onclick = () => control("/api/reveal", {
     seat: Number($("rv-seat").value) - 1,
@@ -467,7 +649,18 @@ window.addEventListener("DOMContentLoaded", () => {
   if ("IntersectionObserver" in window) {
     new IntersectionObserver((entries) => { cameraVisible = entries[0].isIntersecting; }).observe($("camera"));
   }
-  fetch("/api/state").then((r) => r.json()).then(render).catch(() => {});
-  connect();
+  let started = false;
+  onLanguage(() => {  // the page's language changed: the live state again, in it
+    if (!started) return;
+    if (socket) { socket.replaced = true; socket.close(); }
+    fetch(withLang("/api/state")).then((r) => r.json()).then(render).catch(() => {});
+    connect();
+    if (past) openGame(past.id);
+  });
+  I18N.ready.then(() => {
+    started = true;
+    fetch(withLang("/api/state")).then((r) => r.json()).then(render).catch(() => {});
+    connect();
+  });
   refreshCamera();
 });

@@ -11,15 +11,16 @@ function showHoles(data) {
   if (!data.available || !data.active) return;
   const due = data.next_step;
   $("holes-instruction").textContent = due
-    ? `Step ${due} of ${data.steps_total}: ${data.instruction}, take your hands away, then capture.`
-    : "All nine steps taken.";
+    ? _("Step {step} of {steps}: {instruction}, take your hands away, then capture.", { step: due, steps: data.steps_total, instruction: data.instruction })
+    : _("All nine steps taken.");
   $("holes-instruction").dataset.step = due || "";
   $("holes-capture").hidden = !due;
   $("holes-steps").replaceChildren(...data.steps.map((s) => {
     const li = html("li", { class: s.taken ? "taken" : "", "data-step": s.step }, null,
-      `${s.instruction}: ${s.taken ? `${s.open_points} open points` : "not taken yet"} `);
+      (s.taken ? _n("{instruction}: {n} open point", "{instruction}: {n} open points", s.open_points, { instruction: s.instruction })
+               : _("{instruction}: not taken yet", { instruction: s.instruction })) + " ");
     if (s.taken) {
-      const again = html("button", { type: "button", class: "retake" }, li, "take again");
+      const again = html("button", { type: "button", class: "retake" }, li, _("take again"));
       again.onclick = () => capture(s.step);
     }
     return li;
@@ -46,7 +47,7 @@ function drawContradictions(data) {
   for (const c of (data.derivation && data.derivation.contradictions) || []) {
     if (!c.at) continue;
     const g = el("g", { class: "contradiction", "data-point": c.point.join(",") }, svg);
-    el("title", {}, g, `${c.name} (${c.slides}): open in ${c.open_in.join(", ") || "none"}`);
+    el("title", {}, g, _("{point} ({slides}): open in {steps}", { point: c.name, slides: c.slides, steps: c.open_in.join(", ") || _("none") }));
     el("circle", { cx: c.at[0], cy: c.at[1], r: data.derivation.radius || 10 * unit, "stroke-width": 3 * unit }, g);
     el("text", { x: c.at[0] + data.derivation.radius, y: c.at[1] - data.derivation.radius, "font-size": 11 * unit }, g, c.name);
   }
@@ -54,7 +55,7 @@ function drawContradictions(data) {
 
 async function loadHoles() {
   try {
-    const response = await fetch("/api/holes");
+    const response = await fetch(withLang("/api/holes"));
     if (response.ok) showHoles(await response.json());
   } catch (err) { /* the page works without this panel */ }
 }

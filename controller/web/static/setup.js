@@ -19,7 +19,7 @@ async function calPost(path, body) {
   sessionStorage.setItem("referee-pin", pin);
   const headers = { "Content-Type": "application/json" };
   if (pin) headers["X-Referee-PIN"] = pin;
-  const response = await fetch(path, { method: "POST", headers, body: JSON.stringify(body) });
+  const response = await fetch(withLang(path), { method: "POST", headers, body: JSON.stringify(body) });
   let data = {};
   try { data = await response.json(); } catch (err) { data = { error: String(err) }; }
   return { ok: response.ok, status: response.status, data };
@@ -33,7 +33,7 @@ async function calStart() {
   let answer;
   try {
     answer = await calPost("/api/calibration/start", { game: $("cal-game").value });
-  } catch (err) { calSay(`The referee did not answer: ${err}`, true); return; }
+  } catch (err) { calSay(_("The referee did not answer: {why}", { why: String(err) }), true); return; }
   if (!answer.ok) { calRefused(answer); return; }
   const d = answer.data;
   cal = { game: d.game, steps: d.steps, palette: d.palette, place_names: d.place_names, current: 1, taken: new Set() };
@@ -58,13 +58,13 @@ function calShowStep(number) {
   const box = $("cal-steps-box");
   box.dataset.step = step.number;
   box.dataset.key = step.key;
-  $("cal-step-title").textContent = `Picture ${step.number} of ${cal.steps.length}: ${step.title}`;
+  $("cal-step-title").textContent = _("Picture {number} of {count}: {title}", { number: step.number, count: cal.steps.length, title: step.title });
   $("cal-sentence").textContent = step.sentence;
   drawBoard($("cal-drawing"), step.drawing, cal.palette, cal.game, cal.place_names, {});
   if (!step.drawing) {
     const svg = $("cal-drawing");
     while (svg.firstChild) svg.removeChild(svg.firstChild);
-    el("text", { x: 10, y: 30, "font-size": 14 }, svg, "any order: see the sentence");
+    el("text", { x: 10, y: 30, "font-size": 14 }, svg, _("any order: see the sentence"));
     svg.setAttribute("viewBox", "0 0 340 50");
   }
   $("cal-drawing-text").textContent = step.drawing_text || "";
@@ -81,11 +81,11 @@ function calLive() {
 async function calCapture() {
   const number = cal.current;
   $("cal-capture").disabled = true;
-  calSay(`Waiting for a still picture with no hand over the board…`, false);
+  calSay(_("Waiting for a still picture with no hand over the board…"), false);
   let answer;
   try {
     answer = await calPost("/api/calibration/capture", { step: number });
-  } catch (err) { calSay(`The referee did not answer: ${err}`, true); $("cal-capture").disabled = false; return; }
+  } catch (err) { calSay(_("The referee did not answer: {why}", { why: String(err) }), true); $("cal-capture").disabled = false; return; }
   $("cal-capture").disabled = false;
   if (!answer.ok) {
     calRefused(answer);
@@ -100,7 +100,7 @@ async function calCapture() {
 }
 
 async function calFinish() {
-  calSay("Learning from the pictures and reading them back…", false);
+  calSay(_("Learning from the pictures and reading them back…"), false);
   const answer = await calPost("/api/calibration/finish", {});
   if (!answer.ok) { calRefused(answer); return; }
   const d = answer.data;
@@ -108,11 +108,11 @@ async function calFinish() {
   clearTimeout(calLiveTimer);
   $("cal-result").hidden = false;
   $("cal-result").dataset.ok = d.ok ? "yes" : "no";
-  $("cal-problem").textContent = d.ok ? "" : `Refused: ${d.problem}. Take the picture(s) again.`;
+  $("cal-problem").textContent = d.ok ? "" : _("Refused: {why}. Take the picture(s) again.", { why: d.problem });
   $("cal-report").replaceChildren(...d.report.map((line) => html("li", {}, null, line)));
   $("cal-doubts").replaceChildren(...d.doubts.map((x) =>
     html("li", { "data-step": x.step, "data-cell": `${x.row},${x.col}` }, null,
-      `picture ${x.step}, ${x.place}: ${x.why}`)));
+      _("picture {number}, {place}: {why}", { number: x.step, place: x.place, why: x.why }))));
   $("cal-pictures").replaceChildren(...d.pictures.map((p) => calPicture(p, d.doubts.filter((x) => x.step === p.step))));
   $("cal-save-box").hidden = !d.ok;
   if (!d.ok) {
@@ -126,11 +126,11 @@ async function calFinish() {
 function calShowRefused(d) {
   $("cal-result").hidden = false;
   $("cal-result").dataset.ok = "no";
-  $("cal-problem").textContent = `Refused: ${d.error}. Take the picture again.`;
+  $("cal-problem").textContent = _("Refused: {why}. Take the picture again.", { why: d.error });
   $("cal-report").replaceChildren();
   $("cal-doubts").replaceChildren(...d.doubts.map((x) =>
     html("li", { "data-step": x.step, "data-cell": `${x.row},${x.col}` }, null,
-      `picture ${x.step}, ${x.place}: ${x.why}`)));
+      _("picture {number}, {place}: {why}", { number: x.step, place: x.place, why: x.why }))));
   $("cal-pictures").replaceChildren(calPicture(d.picture, d.doubts));
   $("cal-save-box").hidden = true;
 }
@@ -139,7 +139,7 @@ function calPicture(picture, doubts) {
   const step = cal.steps[picture.step - 1];
   const figure = html("figure", { class: "cal-picture", "data-step": picture.step });
   const frame = html("div", { class: "cal-frame" }, figure);  // the circles lie over the picture only
-  html("img", { src: `${picture.url}?t=${Date.now()}`, alt: `picture ${picture.step}: ${step.title}` }, frame);
+  html("img", { src: `${picture.url}?t=${Date.now()}`, alt: _("picture {number}: {title}", { number: picture.step, title: step.title }) }, frame);
   const svg = el("svg", { viewBox: `0 0 ${picture.width} ${picture.height}`, preserveAspectRatio: "none" }, frame);
   const radius = Math.max(6, picture.width / 50);
   for (const x of doubts) {
@@ -147,8 +147,9 @@ function calPicture(picture, doubts) {
                              "vector-effect": "non-scaling-stroke" }, svg);
     el("title", {}, c, `${x.place}: ${x.why}`);
   }
-  html("figcaption", {}, figure, `picture ${picture.step}: ${step.title}` +
-    (doubts.length ? ` (${doubts.length} place(s) doubted)` : ""));
+  html("figcaption", {}, figure, doubts.length
+    ? _n("picture {number}: {title} ({n} place doubted)", "picture {number}: {title} ({n} places doubted)", doubts.length, { number: picture.step, title: step.title })
+    : _("picture {number}: {title}", { number: picture.step, title: step.title }));
   return figure;
 }
 
@@ -174,7 +175,7 @@ async function calStop() {
 window.addEventListener("DOMContentLoaded", () => {
   const select = $("cal-game");
   select.replaceChildren(...Object.entries(GAME_NAMES).map(([key, name]) => html("option", { value: key }, null, name)));
-  fetch("/api/state").then((r) => r.json()).then((s) => { if (s && s.game) select.value = s.game; }).catch(() => {});
+  fetch(withLang("/api/state")).then((r) => r.json()).then((s) => { if (s && s.game) select.value = s.game; }).catch(() => {});
   $("cal-start").onclick = calStart;
   $("cal-capture").onclick = calCapture;
   $("cal-save").onclick = calSave;
