@@ -30,6 +30,7 @@ import numpy as np
 from controller.games import registry
 from controller.games.base import GameSetup
 from controller.games.registry import engine_for
+from controller.language import _
 from controller.referee import Referee, Verdict
 from controller.snapshot import EMPTY, Snapshot, empty_snapshot
 from simulation.render import Scene
@@ -103,7 +104,7 @@ class SimWorld:
             return
         self.falling = [f for f in self.falling if f not in due]
         grid = [list(row) for row in self.board.cells]
-        for _, r, c in due:
+        for _when, r, c in due:
             grid[r][c] = EMPTY
         self.board = self.board.with_cells(grid)
         self.version += 1
@@ -462,31 +463,35 @@ class SimPlayer:
             if part is not None:
                 pause = self.pauses.uniform(*MID_MOVE_PAUSE)
                 where = _hand_near(self._changed(self.current, part))
-                yield Step(f"{label}: hand in", self.blink, lambda w: w.set_hand(where, side))
-                yield Step(f"{label}: part of it done", self.blink, lambda w: w.set_board(part))
+                yield Step(_("{step}: hand in", step=label), self.blink, lambda w: w.set_hand(where, side))
+                yield Step(_("{step}: part of it done", step=label), self.blink, lambda w: w.set_board(part))
                 intended = self._settle_part(part)
                 yield Step(
-                    f"{label}: hand off the board mid-move for {pause:.2f} s",
+                    _("{step}: hand off the board mid-move for {seconds} s", step=label, seconds=round(pause, 2)),
                     pause,
                     lambda w: w.set_hand(None),
                     intended=intended,
                     mid_move=True,
                 )
             where = _hand_near(hand_at or [])
-            yield Step(f"{label}: hand in", self.blink, lambda w: w.set_hand(where, side), red_ok=red_ok)
+            yield Step(_("{step}: hand in", step=label), self.blink, lambda w: w.set_hand(where, side), red_ok=red_ok)
             linger = self.rng.random() < 0.25
             yield Step(
-                f"{label}: pieces moved" + (" (the hand stays a while)" if linger else ""),
+                _("{step}: pieces moved (the hand stays a while)", step=label)
+                if linger
+                else _("{step}: pieces moved", step=label),
                 self.still + 0.2 if linger else self.blink,
                 lambda w: w.set_board(board),
                 red_ok=red_ok,
             )
             intended = self._settle(board)
-            yield Step(f"{label}: hand out", hold, lambda w: w.set_hand(None), intended=intended, red_ok=red_ok)
+            yield Step(
+                _("{step}: hand out", step=label), hold, lambda w: w.set_hand(None), intended=intended, red_ok=red_ok
+            )
         else:
             falls = self._falls(self.current, board)
             intended = self._settle(board)
-            yield Step(f"{label}", hold, lambda w: w.set_board(board, falls), intended=intended, red_ok=red_ok)
+            yield Step(label, hold, lambda w: w.set_board(board, falls), intended=intended, red_ok=red_ok)
 
     def _mid_move_board(self, after: Snapshot, move: Any) -> Snapshot | None:
         """A board the hand leaves part-way through `move` (None: this move is made in one go).
@@ -555,14 +560,14 @@ class SimPlayer:
         start = world.board
         self.current = start
         resumed = self.state is not None
-        label = "the board as the journal left it" if resumed else "the starting board"
+        label = _("the board as the journal left it") if resumed else _("the starting board")
         yield Step(label, self.still, None, intended=self._settle(start))
         if not resumed:
             self.state = self.engine.start(start)
         trouble_at = {2: "illegal", 3: "pending", 4: "glare", 5: "bump", 6: "camera", 7: "switches"}
         while not self.engine.is_over(self.state) and self.moves < self.max_moves:
             if self.agree_after is not None and self.moves >= self.agree_after:
-                yield Step("both players agree to end the game: button held", self.still, button="hold")
+                yield Step(_("both players agree to end the game: button held"), self.still, button="hold")
                 self._act("end-by-agreement")
                 return
             moves = list(self.engine.legal_moves(self.state))
@@ -576,7 +581,7 @@ class SimPlayer:
                 trouble = "pending"  # not every position offers a half-done move: keep trying
             before = self.current  # the player's own idea: steps may be generated ahead of the world
             move = self.rng.choice(moves)
-            after_state, _ = self.engine.apply(self.state, move)
+            after_state, _events = self.engine.apply(self.state, move)
             after = self.engine.expected(after_state)
             if trouble == "illegal":
                 yield from self._illegal(before)
@@ -585,43 +590,47 @@ class SimPlayer:
                 if partial is not None:
                     self.pending_shown = True
                     move, partial_board = partial
-                    after_state, _ = self.engine.apply(self.state, move)
+                    after_state, _events = self.engine.apply(self.state, move)
                     after = self.engine.expected(after_state)
-                    yield from self._show(partial_board, "part of a move", self._hand_for(before, partial_board))
+                    yield from self._show(partial_board, _("part of a move"), self._hand_for(before, partial_board))
             elif trouble == "glare":
-                yield Step("glare on the board", self.still, lambda w: w.set_glare(True))
+                yield Step(_("glare on the board"), self.still, lambda w: w.set_glare(True))
             elif trouble == "bump":
                 bump = (self.rng.uniform(-12, 12), self.rng.uniform(-8, 8), 1.0)
-                yield Step("the camera is bumped", self.still, lambda w, bump=bump: w.set_bump(bump))
+                yield Step(_("the camera is bumped"), self.still, lambda w, bump=bump: w.set_bump(bump))
             elif trouble == "camera":
-                yield Step("camera unplugged", 3.0, lambda w: w.set_camera(False))
-                yield Step("camera plugged back", self.still, lambda w: w.set_camera(True))
+                yield Step(_("camera unplugged"), 3.0, lambda w: w.set_camera(False))
+                yield Step(_("camera plugged back"), self.still, lambda w: w.set_camera(True))
             elif trouble == "switches" and world.pico is not None and self.switch_unplug:
-                yield Step("slide switch board unplugged", 0.5, lambda w: w.pico.unplug())
-                yield Step("slide switch board plugged back", self.still, lambda w: w.pico.plug())
+                yield Step(_("slide switch board unplugged"), 0.5, lambda w: w.pico.unplug())
+                yield Step(_("slide switch board plugged back"), self.still, lambda w: w.pico.plug())
             mover = self.engine.seat_name(self.engine.to_move(self.state))
-            label = f"{mover} moves: {self.engine.describe(self.state, move)}"
+            label = _(
+                "{player} moves: {move}",
+                player=mover,
+                move=self.engine.move_words(self.engine.describe(self.state, move)),
+            )
             yield from self._show(after, label, self._hand_for(self.current, after), move=move)
             if trouble == "glare":
-                yield Step("glare gone", self.still, lambda w: w.set_glare(False))
+                yield Step(_("glare gone"), self.still, lambda w: w.set_glare(False))
             self.state = after_state
             self.moves += 1
 
     def _illegal(self, before: Snapshot) -> Iterator[Step]:
         """Two moves at once (never legal as one move), then the board put back."""
-        for _ in range(20):
+        for _attempt in range(20):
             first = self.rng.choice(list(self.engine.legal_moves(self.state)))
-            mid, _ = self.engine.apply(self.state, first)
+            mid, _events = self.engine.apply(self.state, first)
             if self.engine.is_over(mid):
                 continue
             second_moves = list(self.engine.legal_moves(mid))
             if not second_moves:
                 continue
-            end, _ = self.engine.apply(mid, self.rng.choice(second_moves))
+            end, _events = self.engine.apply(mid, self.rng.choice(second_moves))
             board = self.engine.expected(end)
             judged = self.shadow.engine.judge(self.shadow.state, self.world.visible(board))
             if judged.kind == "illegal" and not judged.doubtful:
-                label = "an illegal change (two moves at once)"
+                label = _("an illegal change (two moves at once)")
                 yield from self._show(board, label, self._hand_for(before, board), self.illegal_hold, red_ok=True)
                 yield from self._show(before, "the board put back", self._hand_for(board, before), red_ok=True)
                 return
@@ -632,7 +641,7 @@ class SimPlayer:
         candidates = list(moves)
         self.rng.shuffle(candidates)
         for move in candidates[:60]:
-            after_state, _ = self.engine.apply(self.state, move)
+            after_state, _events = self.engine.apply(self.state, move)
             after = self.engine.expected(after_state)
             for board in self._partials(before, after, move):
                 judged = self.shadow.engine.judge(shadow_state, self.world.visible(board))
@@ -663,7 +672,7 @@ class SimPlayer:
                 self.shadow.reveal(seat, tuple(colours))
                 self.intended.append({"verdict": "reveal", "seat": seat, "colours": list(colours)})
                 yield Step(
-                    f"{self.engine.seat_name(seat)} reveals {' '.join(colours)}",
+                    _("{player} reveals {colours}", player=self.engine.seat_name(seat), colours=" ".join(colours)),
                     0.1,
                     command=("reveal", {"seat": seat, "colours": list(colours)}),
                 )
@@ -721,7 +730,9 @@ class SimTable:
                 game_id = self.session_of().game_id
                 board = starting_board(self.setup, self.rng)
                 self.new_boards += 1
-                yield Step("a new starting board", 0.0, lambda w, board=board: (w.set_hand(None), w.set_board(board)))
+                yield Step(
+                    _("a new starting board"), 0.0, lambda w, board=board: (w.set_hand(None), w.set_board(board))
+                )
                 steps = self._player(resume=False).steps()
             yield next(steps, None)
 
@@ -797,7 +808,7 @@ class SimDriver:
         self.run_frames(max(1, round(step.hold * self.fps)))
 
     def run_frames(self, n: int) -> None:
-        for _ in range(n):
+        for _frame in range(n):
             self.clock.advance(1.0 / self.fps)
             self.world.advance_frame()
             self.tick()

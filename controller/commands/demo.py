@@ -27,6 +27,7 @@ from typing import Any
 from controller.assembly import assemble
 from controller.errors import RefereeError
 from controller.games import registry
+from controller.language import LANGUAGES, Text, _, listed, said
 from controller.record import setup_from_mapping
 from controller.service.app import Service
 from controller.service.config import config_from_mapping
@@ -67,6 +68,12 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--pin", help="--web: the PIN of the page's controls (default: a random one, printed)")
     parser.add_argument(
         "--speed", type=float, default=1.0, help="--web: how many times faster than real time (default 1)"
+    )
+    parser.add_argument(
+        "--language",
+        choices=LANGUAGES,
+        default="en",
+        help="the language of the referee's sentences, the narration and the page's default (default en)",
     )
     return parser
 
@@ -160,6 +167,7 @@ def play_game(
     mid_move: float = 0.0,
     web: dict[str, Any] | None = None,
     speed: float = 1.0,
+    language: str = "en",
 ) -> DemoResult:
     """Play one whole demo game; returns the referee's verdicts and the ones the player intended.
 
@@ -174,6 +182,7 @@ def play_game(
     mapping = demo_config(game, seed, folder, settle_time, preset, size)
     if web is not None:
         mapping["web"] = web
+    mapping["language"] = language
     config = config_from_mapping(mapping, source="demo config", base=folder)
     truth_keys = dict(config.game_keys)
     spec = registry.get(game)
@@ -186,7 +195,8 @@ def play_game(
     timeline: list[tuple[float, str]] = []
     steps: list[tuple[float, Step]] = []
 
-    def say(line: str) -> None:
+    def say(line: Any) -> None:
+        line = said(line, language)
         lines.append(line)
         if print_line is not None:
             print_line(line)
@@ -194,8 +204,12 @@ def play_game(
     def lights(message: str) -> None:
         timeline.append((clock(), message))
         if print_lights:
-            kind = "sound" if message.startswith("buzzer") else "lights"
-            say(f"  {kind}: {message.removeprefix('buzzer: ')}")
+            if message.startswith("buzzer") and isinstance(message, Text) and "sound" in message.args:
+                say(_("  sound: {what}", what=message.args["sound"]))
+            elif message.startswith("buzzer"):
+                say(_("  sound: {what}", what=message))
+            else:
+                say(_("  lights: {what}", what=message))
 
     service = assemble(
         config,
@@ -242,7 +256,14 @@ def play_game(
         if web is not None:
             if service.web is None:
                 raise RefereeError(f"the live page could not be served on {web['host']}:{web['port']} (port in use?)")
-            say(f"[{game}] live page on {service.web.url} (PIN {service.web.web_app.pin} for its controls)")
+            say(
+                _(
+                    "[{game}] live page on {url} (PIN {pin} for its controls)",
+                    game=game,
+                    url=service.web.url,
+                    pin=service.web.web_app.pin,
+                )
+            )
         _wait_for_switches(service, driver)
         for step in player.steps():
             driver.do(step)
@@ -254,10 +275,16 @@ def play_game(
         result = loop.session.referee.result().to_json()
         winners = result.get("winners")
         if result.get("finished") and winners:
-            names = " and ".join(loop.session.referee.engine.seat_name(s) for s in winners)
-            say(f"[{game}] winner: {names} ({result.get('reason', '')})")
+            names = listed(loop.session.referee.engine.seat_name(s) for s in winners)
+            say(_("[{game}] winner: {players} ({reason})", game=game, players=names, reason=result.get("reason", "")))
         else:
-            say(f"[{game}] result: {result.get('reason') or 'the game did not finish'}")
+            say(
+                _(
+                    "[{game}] result: {reason}",
+                    game=game,
+                    reason=result.get("reason") or _("the game did not finish"),
+                )
+            )
         verdicts = list(loop.session.verdicts)
         return DemoResult(
             game,
@@ -286,7 +313,7 @@ def _quiet_log(game: str) -> logging.Logger:
 
 
 def _narrate(step: Step, say) -> None:
-    say(f"  (player: {step.label})")
+    say(_("  (player: {step})", step=step.label))
 
 
 def _wait_for_switches(service: Service, driver: SimDriver) -> None:
@@ -322,6 +349,7 @@ def run(args: argparse.Namespace) -> int:
                 print_lights=not args.quiet_lights,
                 web=web,
                 speed=args.speed,
+                language=args.language,
             )
             kinds: dict[str, int] = {}
             for v in outcome.verdicts:

@@ -44,6 +44,7 @@ from gpiozero.tones import Tone
 
 from controller.hardware.config import GpioConfig
 from controller.hardware.pins import RecordingPWMPin, create_device, make_pin_factory
+from controller.language import N_, Text, _, literal
 
 Listener = Callable[[str], None]
 
@@ -57,6 +58,31 @@ FLASH_ON = 0.4
 UNREADABLE_BLINK = 0.5
 WINNER_BLINK = 0.2
 FAULT_BLINK = 0.15
+
+
+#: What the lights' messages call each sound, LED and LED state (the demo prints them, the lights test
+#: shows them): catalogue messages, said in the table's or the page's language.
+SOUND_WORDS = {
+    "alarm": N_("alarm tone"),
+    "tune": N_("winner tune"),
+    "pip": N_("pip"),
+    "low double beep": N_("low double beep"),
+}
+LED_WORDS = {"green": N_("green"), "red": N_("red"), "amber": N_("amber")}
+LED_STATES = {
+    "on": N_("on"),
+    "off": N_("off"),
+    "flash": N_("flash"),
+    "blink": N_("blinking"),
+    "fault": N_("blinking fast"),
+}
+
+
+def led_words(name: str) -> Text:
+    """An LED as the messages name it: `green`, `seat 2`."""
+    if name.startswith("seat "):
+        return _("seat {number}", number=name.removeprefix("seat "))
+    return Text(LED_WORDS[name]) if name in LED_WORDS else literal(name)
 
 
 @dataclass(frozen=True)
@@ -186,7 +212,7 @@ class Feedback:
             for index in range(len(self.seat_leds)):
                 self._set_led(f"seat {index + 1}", "on" if index == seat else "off")
             if seat is not None and not 0 <= seat < len(self.seat_leds):
-                self._tell(f"player {seat + 1} has no LED fitted")
+                self._tell(_("player {number} has no LED fitted", number=seat + 1))
 
     def legal(self) -> None:
         with self._lock:
@@ -235,19 +261,19 @@ class Feedback:
         """The referee lost its camera or switches: a pattern of its own until fault_cleared()."""
         with self._lock:
             if self._fault is None:
-                self._tell(f"fault: {message}")
+                self._tell(_("fault: {fault}", fault=message))
                 self._fault = message
                 self._render_status()
                 self.play("low double beep")
             elif message != self._fault:
-                self._tell(f"fault: {message}")
+                self._tell(_("fault: {fault}", fault=message))
                 self._fault = message
 
     def fault_cleared(self) -> None:
         with self._lock:
             if self._fault is not None:
                 self._fault = None
-                self._tell("fault cleared")
+                self._tell(_("fault cleared"))
                 self._render_status()
 
     def close(self) -> None:
@@ -280,16 +306,16 @@ class Feedback:
             self._sound = sound
             self.buzzer.source_delay = SOUND_TICK * self._tempo
             self.buzzer.source = self._buzzer_values(notes)
-            self._tell(f"buzzer: {self._describe(sound)}")
+            self._tell(_("buzzer: {sound}", sound=self._describe(sound)))
 
     def _describe(self, sound: str) -> str:
-        return {"alarm": "alarm tone", "tune": "winner tune"}.get(sound, sound)
+        return Text(SOUND_WORDS[sound]) if sound in SOUND_WORDS else sound
 
     def _buzzer_values(self, notes: Sequence[Note]) -> Iterator[float | bool | None]:
         silent = None if self.tonal else False
         for note in notes:
             value = silent if note.frequency is None else self._value_of(note.frequency)
-            for _ in range(max(1, round(note.ms / 1000 / SOUND_TICK))):
+            for _tick in range(max(1, round(note.ms / 1000 / SOUND_TICK))):
                 yield value
         yield silent
 
@@ -307,7 +333,7 @@ class Feedback:
         else:
             self.buzzer.off()  # type: ignore[union-attr]
         if self._sound is not None:
-            self._tell("buzzer off")
+            self._tell(_("buzzer off"))
         self._sound = None
 
     def _render_status(self) -> None:
@@ -340,8 +366,7 @@ class Feedback:
         else:
             raise ValueError(f"unknown LED mode {mode!r}")
         self._modes[name] = "off" if mode == "flash" else mode
-        words = {"fault": "blinking fast", "blink": "blinking"}.get(mode, mode)
-        self._tell(f"{name} LED {words}")
+        self._tell(_("{led} LED {state}", led=led_words(name), state=Text(LED_STATES[mode])))
 
     def _tell(self, message: str) -> None:
         if self._listener is not None:

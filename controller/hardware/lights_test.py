@@ -11,7 +11,8 @@ from collections.abc import Callable
 
 from controller.hardware.button import Button
 from controller.hardware.config import GpioConfig
-from controller.hardware.feedback import SOUNDS, Feedback
+from controller.hardware.feedback import SOUND_WORDS, SOUNDS, Feedback, led_words
+from controller.language import Text, _
 
 BUTTON_WAIT = 15.0  # seconds a person gets to press and to hold the button
 
@@ -22,28 +23,36 @@ def lights_test_patterns(feedback: Feedback) -> dict[str, tuple[str, Callable[[]
     steps: dict[str, tuple[str, Callable[[], None]]] = {}
     for name in feedback.leds():
         key = name.replace(" ", "-")
-        steps[f"{key}-on"] = (f"{name} LED on", lambda name=name: feedback.set_led(name, "on"))
-        steps[f"{key}-off"] = (f"{name} LED off", lambda name=name: feedback.set_led(name, "off"))
-    kind = "tonal" if feedback.tonal else "plain"
+        words = led_words(name)
+        steps[f"{key}-on"] = (_("{led} LED on", led=words), lambda name=name: feedback.set_led(name, "on"))
+        steps[f"{key}-off"] = (_("{led} LED off", led=words), lambda name=name: feedback.set_led(name, "off"))
     for sound in SOUNDS:
-        steps[f"sound-{sound}"] = (f"{kind} buzzer: {sound}", lambda sound=sound: feedback.play(sound))
+        said_sound = Text(SOUND_WORDS[sound]) if sound in SOUND_WORDS else sound
+        if feedback.tonal:
+            label = _("tonal buzzer: {sound}", sound=said_sound)
+        else:
+            label = _("plain buzzer: {sound}", sound=said_sound)
+        steps[f"sound-{sound}"] = (label, lambda sound=sound: feedback.play(sound))
     seats = len(feedback.seat_leds)
     for seat in range(seats):
-        steps[f"turn-{seat + 1}"] = (f"pattern: player {seat + 1}'s turn", lambda seat=seat: feedback.turn(seat))
-    steps["legal"] = ("pattern: legal move (green flash, pip)", feedback.legal)
-    steps["illegal"] = ("pattern: illegal move (red on, alarm)", feedback.illegal)
-    steps["board-ok"] = ("pattern: board put right (red off)", feedback.board_ok)
-    steps["pending"] = ("pattern: pending (amber on)", feedback.pending)
-    steps["unreadable"] = ("pattern: unreadable board (amber blinking)", feedback.unreadable)
-    steps["clear-pending"] = ("pattern: pending cleared (amber off)", feedback.clear_pending)
+        steps[f"turn-{seat + 1}"] = (
+            _("pattern: player {number}'s turn", number=seat + 1),
+            lambda seat=seat: feedback.turn(seat),
+        )
+    steps["legal"] = (_("pattern: legal move (green flash, pip)"), feedback.legal)
+    steps["illegal"] = (_("pattern: illegal move (red on, alarm)"), feedback.illegal)
+    steps["board-ok"] = (_("pattern: board put right (red off)"), feedback.board_ok)
+    steps["pending"] = (_("pattern: pending (amber on)"), feedback.pending)
+    steps["unreadable"] = (_("pattern: unreadable board (amber blinking)"), feedback.unreadable)
+    steps["clear-pending"] = (_("pattern: pending cleared (amber off)"), feedback.clear_pending)
     if seats:
-        steps["winner"] = ("pattern: winner (player 1 blinks, tune)", lambda: feedback.winner([0]))
+        steps["winner"] = (_("pattern: winner (player 1 blinks, tune)"), lambda: feedback.winner([0]))
     steps["fault"] = (
-        "pattern: fault (red and amber blink fast, low double beep)",
-        lambda: feedback.fault("lights test"),
+        _("pattern: fault (red and amber blink fast, low double beep)"),
+        lambda: feedback.fault(_("lights test")),
     )
-    steps["fault-cleared"] = ("pattern: fault cleared", feedback.fault_cleared)
-    steps["all-off"] = ("everything off", lambda: feedback.turn(None))
+    steps["fault-cleared"] = (_("pattern: fault cleared"), feedback.fault_cleared)
+    steps["all-off"] = (_("everything off"), lambda: feedback.turn(None))
     return steps
 
 

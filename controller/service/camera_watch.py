@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from controller.language import _
 from controller.vision.reader import frame_problem
 from controller.vision.sources import ImageFolder, VideoFile
 
@@ -54,7 +55,7 @@ class CameraWatch:
             frame = self.source.read()
         except Exception as exc:  # a driver's failure is a fault to show, never the end of the referee
             self.failures += 1
-            problem = f"the camera failed ({type(exc).__name__}: {exc})"
+            problem = _("the camera failed ({why})", why=": ".join((type(exc).__name__, str(exc))))
             if problem != self.problem:
                 log.warning("%s", problem, exc_info=log.isEnabledFor(logging.DEBUG))
             self.problem = problem
@@ -63,7 +64,7 @@ class CameraWatch:
             return None
         problem = frame_problem(frame, self.size)
         if problem is not None:
-            self.problem = f"the camera sends odd pictures: {problem}"
+            self.problem = _("the camera sends odd pictures: {why}", why=problem)
             return None
         if frame.shape[2] == 4:
             frame = np.ascontiguousarray(frame[..., :3])

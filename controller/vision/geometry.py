@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 
 from controller.errors import RefereeError
+from controller.language import _
 
 DICTIONARIES = {
     "4X4_50": cv2.aruco.DICT_4X4_50,
@@ -23,7 +24,7 @@ DICTIONARIES = {
     "6X6_50": cv2.aruco.DICT_6X6_50,
 }
 
-MARKERS_HIDDEN = (
+MARKERS_HIDDEN = _(
     "the board markers are not visible: is something covering the corners of the board, "
     "or is the board outside the camera's view?"
 )
@@ -228,7 +229,7 @@ class MarkerLocaliser:
     def _find(self, image: np.ndarray, scale: int, found: dict[int, np.ndarray]) -> None:
         """Adds to `found` (id -> corners in full-size pixels) the markers the passes find in `image`."""
         for detector in self.detectors:
-            corners, ids, _ = detector.detectMarkers(image)
+            corners, ids, _rejected = detector.detectMarkers(image)
             for c, k in zip(corners, ids.ravel() if ids is not None else []):
                 i = self.code_ids[int(k)]
                 if i in self.geom.marker_ids and i not in found:
@@ -272,7 +273,7 @@ class MarkerLocaliser:
         refined = cv2.cornerSubPix(gray, img.reshape(-1, 1, 2), (win, win), (-1, -1), crit)
         img = refined.reshape(-1, 2).astype(np.float64)
         board = np.concatenate(board_pts)
-        h, _ = cv2.findHomography(board, img, 0)
+        h, _mask = cv2.findHomography(board, img, 0)
         if h is None:
             return None
         err = float(np.sqrt(np.mean(np.sum((project(h, board) - img) ** 2, axis=1))))
@@ -325,7 +326,7 @@ class MarkerCheck:
         """Grey levels just inside and just outside each marker's black border (markers x samples),
         and whether each inside sample falls in the picture."""
         hgt, wid = gray.shape[:2]
-        n, k, _ = self.inner.shape
+        n, k, _depth = self.inner.shape
         pin = project(h, self.inner.reshape(-1, 2))
         pout = project(h, self.outer.reshape(-1, 2))
         xi = np.clip(np.rint(pin[:, 0]), 0, wid - 1).astype(int)

@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from controller.language import _
 from controller.vision.features import PatchSampler, Rectifier, colour_features, ring_offsets
 from controller.vision.geometry import LatticeGeometry
 from controller.vision.light import PaperLight, local_white, normalise
 
-HAND = "a hand or an object is over the board"
+HAND = _("a hand or an object is over the board")
 
 #: Odd patches in a row that make an arm (the renderer's narrowest arm covers four, 0.5 pitch apart).
 MIN_ARM = 3

@@ -28,6 +28,7 @@ import numpy as np
 from controller.errors import RefereeError
 from controller.games import registry
 from controller.games.spec import DOORS_ADDON, GLYPHS_ADDON
+from controller.language import _, _n, listed
 from controller.snapshot import EMPTY, Snapshot
 from controller.vision import looks
 from controller.vision.doors import DoorSampler, model_from_settings, read_doors, shapes_from_profile
@@ -167,9 +168,16 @@ class BoardReader:
         cells = _cells(dec.letters, sure, glyph_of, self.reads_glyphs, cols)
         snapshot = None
         if unsure:
-            where = ", ".join(f"row {r} column {c}" for r, c in unsure[:6])
-            more = f" and {len(unsure) - 6} more" if len(unsure) > 6 else ""
-            problem = f"{len(unsure)} place(s) could not be read surely: {where}{more}"
+            name = registry.get(self.game).place_name
+            where = listed((name((r, c)) for r, c in unsure[:6]), conjunction=None)
+            if len(unsure) > 6:
+                where = _("{places} and {n} more", places=where, n=len(unsure) - 6)
+            problem = _n(
+                "{n} place could not be read surely: {places}",
+                "{n} places could not be read surely: {places}",
+                len(unsure),
+                places=where,
+            )
         else:
             snapshot = Snapshot(self.game, tuple(tuple(r) for r in cells), {"doors": doors})
         return Reading(snapshot, unsure, conf, open_points, problem, cells, moved, doors)
@@ -233,7 +241,7 @@ class BoardReader:
     def _located(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The rectified board and its paper white; raises when the markers are not found."""
         frame = as_bgr(frame)
-        problem, _ = self.localiser.locate(frame)
+        problem, _moved = self.localiser.locate(frame)
         if self.h is None or problem == MARKERS_HIDDEN:
             raise RefereeError(problem or MARKERS_HIDDEN)
         rect = self.rect.warp(frame, self.h)

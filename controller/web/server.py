@@ -448,7 +448,8 @@ class WebApp:
         return lights_test_patterns(self.feedback)
 
     async def lights_patterns(self, request: web.Request) -> web.Response:
-        patterns = [{"pattern": name, "label": label} for name, (label, _) in self._patterns().items()]
+        lang = self.language_of(request)
+        patterns = [{"pattern": name, "label": said(label, lang)} for name, (label, _a) in self._patterns().items()]
         return web.json_response({"patterns": patterns}, headers=NO_STORE)
 
     @controls
@@ -460,7 +461,9 @@ class WebApp:
             raise BadRequest(400, f"'pattern' should be one of {', '.join(patterns)}")
         label, action = patterns[name]
         await asyncio.get_running_loop().run_in_executor(None, action)
-        return web.json_response({"ok": True, "message": f"{label}: done"})
+        return web.json_response(
+            {"ok": True, "message": said(_("{step}: done", step=label), self.language_of(request))}
+        )
 
     async def switch_report(self, request: web.Request) -> web.Response:
         """Each slide's position now and what it did since the switch test started (`?start=1` starts it again:

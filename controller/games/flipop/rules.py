@@ -703,7 +703,7 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
                         end=_cell_text(came[0]),
                     )
                 return Judgement("illegal", seat=seat, reason=reason, cells=(gone[0], came[0]), rule=PUSH_A_DOOR)
-        where = " ".join(_cell_text(c) for c in changed)
+        where = listed((_cell_text(c) for c in changed), conjunction=" ")
         return Judgement(
             "illegal",
             seat=seat,

@@ -274,6 +274,8 @@ function render(s) {
   else if (s.pending) { status.textContent = _("Move under way: finish it."); status.className = "pending"; }
   else if (s.unreadable) { status.textContent = _("Board not read: {why}.", { why: s.unreadable }); status.className = "unreadable"; }
   else status.textContent = "";
+  // a new doubt clears the last answer to "This board is right" (shown below the box, which then hides)
+  if (s.can_accept && $("accept-box").hidden) $("accept-answer").textContent = "";
   $("accept-box").hidden = !s.can_accept;
   const faults = $("faults");
   faults.replaceChildren(...s.faults.map((f) => { const li = document.createElement("li"); li.textContent = f; return li; }));
