@@ -12,8 +12,10 @@ room's seed; `simulation/scene3d.py`), Blender's Cycles renders:
 
 Printed per game: places right / unsure / wrong-but-sure and the share read, positions with the
 desk lamp on and off, hands seen, boards taken for a hand where there was none (a lamp's hard
-shadow is never a hand), and every refused calibration with its sentence. Targets: at least 99%
-read and none wrong-but-sure in every game; every hand seen and no hand where there is none.
+shadow is never a hand), the Blockers! glyphs (on tiles read in the right colour) and Flipop doors
+right / unsure / wrong-but-sure, and every refused calibration with its sentence. Targets: at
+least 99% read and none wrong-but-sure in every game (glyphs and doors included); every hand seen
+and no hand where there is none. `--show` lists the wrong-but-sure places, `--unsure` the unsure ones.
 
 Renders are cached on disk (`--cache`, by the hash of each scene's description), so a second run
 only reads. A render takes 20-60 s of one core at the default size and samples: the first run of
@@ -36,7 +38,7 @@ import io
 import random
 import subprocess
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -103,8 +105,8 @@ def plan_room(game: str, seed: int, boards: int, hands: int, samples: int, textu
         plan.pictures.append(Picture(f"calibration-{key}", board, lamp_for_calibration, step=key))
     for k in range(boards + hands):
         board = random_snapshot(game, p, seed=7000 + 100 * seed + k)
-        if board.doors is None and p.get("start"):
-            board = replace(board, doors=random_doors(p, 7000 + 100 * seed + k))
+        if board.line("doors") is None and p.get("start"):
+            board = board.with_line("doors", random_doors(p, 7000 + 100 * seed + k))
         hand = None
         if k >= boards:
             side = rng.choice(["bottom", "top", "left", "right"])
@@ -165,6 +167,8 @@ class Tally:
     false_hands: int = 0
     refused: list[str] = field(default_factory=list)
     wrong_where: list[str] = field(default_factory=list)
+    unsure_where: list[str] = field(default_factory=list)
+    shapes: list[int] = field(default_factory=lambda: [0, 0, 0])  # glyphs and doors: right, unsure, wrong
 
 
 def read_room(plan: RoomPlan, profile, tally: Tally) -> None:
@@ -195,6 +199,8 @@ def read_room(plan: RoomPlan, profile, tally: Tally) -> None:
 def _count(pic: Picture, reading, tally: Tally, plan: RoomPlan, only_wrong: bool = False) -> bool:
     truth = [[c[:1] for c in row] for row in pic.board.cells]
     exact = True
+    if not only_wrong and reading.cells is not None:
+        _count_shapes(pic, reading, tally, plan)
     for r, row in enumerate(truth):
         for c, want in enumerate(row):
             got = reading.cells[r][c][:1] if reading.cells is not None else "?"
@@ -203,15 +209,37 @@ def _count(pic: Picture, reading, tally: Tally, plan: RoomPlan, only_wrong: bool
             if got == "?":
                 tally.unsure += not only_wrong
                 exact = False
+                if not only_wrong:
+                    tally.unsure_where.append(f"room {plan.seed} {pic.name} r{r}c{c} {want or EMPTY} lamp {_on(pic)}")
             elif got == want:
                 tally.right += not only_wrong
             else:
                 tally.wrong += 1
                 exact = False
-                tally.wrong_where.append(
-                    f"room {plan.seed} {pic.name} r{r}c{c} {want or EMPTY}->{got} lamp {'on' if pic.lamp_on else 'off'}"
-                )
+                tally.wrong_where.append(f"room {plan.seed} {pic.name} r{r}c{c} {want or EMPTY}->{got} lamp {_on(pic)}")
     return exact
+
+
+def _count_shapes(pic: Picture, reading, tally: Tally, plan: RoomPlan) -> None:
+    """Glyphs on tiles read in the right colour, and doors: right, unsure (`?`), wrong but sure."""
+    pairs = [
+        (want[1:], got[1:], f"r{r}c{c}")
+        for r, (wants, gots) in enumerate(zip(pic.board.cells, reading.cells))
+        for c, (want, got) in enumerate(zip(wants, gots))
+        if len(want) > 1 and len(got) > 1 and want[:1] == got[:1]
+    ]
+    doors = pic.board.line("doors")
+    if doors is not None and reading.doors is not None:
+        pairs += [(want, got, f"post {k}") for k, (want, got) in enumerate(zip(doors, reading.doors))]
+    for want, got, where in pairs:
+        k = 1 if "?" in got else 0 if got == want else 2
+        tally.shapes[k] += 1
+        if k == 2:
+            tally.wrong_where.append(f"room {plan.seed} {pic.name} {where} {want}->{got} lamp {_on(pic)}")
+
+
+def _on(pic: Picture) -> str:
+    return "on" if pic.lamp_on else "off"
 
 
 def ensure_renderer() -> None:
@@ -232,6 +260,7 @@ def main() -> int:
     ap.add_argument("--cache", default=str(REPO / "out" / "scenes3d"), help="where renders are kept")
     ap.add_argument("--pictures", default=None, help="also keep every developed picture and profile here")
     ap.add_argument("--show", action="store_true", help="list every wrong-but-sure place")
+    ap.add_argument("--unsure", action="store_true", help="list every unsure place (rows and columns from 0)")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     games = args.games.split(",")
@@ -272,12 +301,20 @@ def main() -> int:
             flush=True,
         )
         ok &= pct >= 99 and t.wrong == 0 and t.false_hands == 0 and t.hands[0] == t.hands[1] and not t.refused
+        ok &= t.shapes[2] == 0
+    for g in games:
+        right, unsure, wrong = tallies[g].shapes
+        if right + unsure + wrong:
+            print(f"{g} glyphs and doors: {right} right, {unsure} unsure, {wrong} wrong but sure")
     for g in games:
         for line in tallies[g].refused:
             print(f"{g} calibration refused, {line}")
         if args.show:
             for line in tallies[g].wrong_where:
                 print(f"{g} wrong: {line}")
+        if args.unsure:
+            for line in tallies[g].unsure_where:
+                print(f"{g} unsure: {line}")
     print("targets met" if ok else "TARGETS MISSED")
     return 0 if ok else 1
 

@@ -1,5 +1,8 @@
 """Vision calibration: learn a board's class references from pictures of it.
 
+Each class is learned where the reader will compare it: a piece at its top, an empty look at its
+floor or opening, as the camera's pose places them (`controller/vision/tops.py`).
+
 Every function takes a profile and pictures and returns the profile with a new `vision:` entry
 (the class references in the reader's feature space), ready for `save_profile`. Classes a
 picture does not show keep their previous references.
@@ -29,8 +32,9 @@ from controller.games import registry
 from controller.games.base import join_and
 from controller.games.spec import FULL_SETUP, ONE_OF_EACH, START_POSITION, GameSpec
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
-from controller.vision.classify import ClassModel, ClassRef
+from controller.vision.classify import ClassModel
 from controller.vision.reader import DEFAULT_SIGMA, MIN_USED, BoardReader, model_for
+from controller.vision.tops import PlaceLooks
 
 SHADING = np.diag(np.array(DEFAULT_SIGMA) ** 2)
 
@@ -55,17 +59,20 @@ def with_model(profile, model: ClassModel):
     return profile.with_overrides({"vision": vision}, source=profile.source)
 
 
-def _features(profile, image: np.ndarray, corners) -> np.ndarray:
-    return BoardReader(profile, corners=corners).features(image)
+def _looks(profile, image: np.ndarray, corners) -> PlaceLooks:
+    """What every place of `image` shows where each class's body would appear: each class is
+    learned where the reader will compare it (a piece's top, a slot's floor: `tops.py`)."""
+    return BoardReader(profile, corners=corners).place_looks(image)
 
 
-def _empty_key(model: ClassModel, feat: np.ndarray) -> ClassRef:
-    """Which look of 'empty' a place has (Stay Alive: orange or white slide, or open)."""
+def _empty_keys(model: ClassModel, looks: PlaceLooks) -> list[str]:
+    """Which look of 'empty' each place has (Stay Alive: orange or white slide, or open), each look
+    compared where it appears."""
     empties = [r for r in model.refs if r.letter == EMPTY]
     if not empties:
         raise RefereeError("the profile's vision references have no class for an empty place")
-    sub = ClassModel(empties)
-    return empties[int(sub.distances(feat[None, :])[0].argmin())]
+    dist = looks.distances(ClassModel(empties))
+    return [empties[int(j)].key for j in dist.argmin(axis=1)]
 
 
 def _fit(model: ClassModel, groups: dict[str, list[np.ndarray]]) -> ClassModel:
@@ -78,20 +85,22 @@ def _fit(model: ClassModel, groups: dict[str, list[np.ndarray]]) -> ClassModel:
     return model.replaced(refs)
 
 
-def _groups(model: ClassModel, feats: np.ndarray, snapshot: Snapshot) -> dict[str, list]:
+def _groups(model: ClassModel, looks: PlaceLooks, snapshot: Snapshot) -> dict[str, list]:
+    """The features of every place under the class its label means, seen where that class appears."""
     groups: dict[str, list[np.ndarray]] = {}
     cols = snapshot.cols
     keys = {r.key for r in model.refs}
-    for i, f in enumerate(feats):
+    empty_keys = _empty_keys(model, looks)
+    for i, empty_key in enumerate(empty_keys):
         cell = snapshot.cells[i // cols][i % cols]
         letter = cell[:1]
         if letter == EMPTY:
-            key = _empty_key(model, f).key
+            key = empty_key
         elif letter in keys:
             key = letter
         else:
             raise RefereeError(f"the snapshot holds {letter!r}, which this profile does not know")
-        groups.setdefault(key, []).append(f)
+        groups.setdefault(key, []).append(looks.of(key)[0][i])
     return groups
 
 
@@ -105,7 +114,7 @@ def learn_labelled(profile, pairs: list[tuple[np.ndarray, Snapshot]], corners=No
                 f"a {snap.game} snapshot of {snap.rows}x{snap.cols} cannot label a {profile.game} "
                 f"board of {profile.rows}x{profile.cols}"
             )
-        for k, v in _groups(model, _features(profile, image, corners), snap).items():
+        for k, v in _groups(model, _looks(profile, image, corners), snap).items():
             groups.setdefault(k, []).extend(v)
     return with_model(profile, _fit(model, groups))
 
@@ -158,13 +167,13 @@ def learn_full_setup(profile, image: np.ndarray, corners=None, name: str = "the 
             f"the setup calibration needs a full board: the profile counts {total} tokens for {places} places"
         )
     model = model_for(profile)
-    feats = _features(profile, image, corners)
+    looks = _looks(profile, image, corners)
     keys = list(tokens)
     by_key = {r.key: r for r in model.refs}
     missing = [k for k in keys if k not in by_key]
     if missing:
         raise RefereeError(f"no starting reference for the token class(es) {', '.join(missing)}")
-    dec = model.decide(feats)
+    dec = model.decide_distances(looks.distances(model))
     empty = [divmod(int(i), profile.cols) for i in np.flatnonzero(dec.sure & (np.array(dec.letters) == EMPTY))]
     if empty:
         from calibration.checks import place_names
@@ -172,8 +181,10 @@ def learn_full_setup(profile, image: np.ndarray, corners=None, name: str = "the 
         raise RefereeError(f"{name} is not a full setup: the places {place_names(profile.game, empty)} are empty")
     current = ClassModel([by_key[k] for k in keys])
     for _ in range(6):
-        assign = _capacity_assign(current.distances(feats), [tokens[k] for k in keys])
-        refs = [ClassModel.fit_ref(k, by_key[k].letter, feats[assign == j], SHADING) for j, k in enumerate(keys)]
+        assign = _capacity_assign(looks.distances(current), [tokens[k] for k in keys])
+        refs = [
+            ClassModel.fit_ref(k, by_key[k].letter, looks.of(k)[0][assign == j], SHADING) for j, k in enumerate(keys)
+        ]
         current = ClassModel(refs)
     return with_model(profile, model.replaced(current.refs))
 
@@ -219,8 +230,9 @@ def learn_empty(profile, empty: np.ndarray, corners=None, name: str = "the empty
     from calibration.checks import PlacesRefused, empty_board_outliers, place_names
 
     model = model_for(profile)
-    feats, used = BoardReader(profile, corners=corners).place_features(empty)
-    looks = [_empty_key(model, f).key for f in feats]
+    seen = _looks(profile, empty, corners)
+    looks = _empty_keys(model, seen)
+    feats, used = seen.chosen(looks)
     usable = used >= MIN_USED
     points = np.array([(c, r) for r in range(profile.rows) for c in range(profile.cols)], np.float64)
     found = empty_board_outliers(model, feats, looks, usable, points)
@@ -261,8 +273,8 @@ def learn_pieces(profile, pieces: np.ndarray, corners=None, name: str = "the pie
         raise RefereeError(f"the one-piece-of-each-colour calibration is for {_games_taking(ONE_OF_EACH)}")
     row = pieces_row(profile)
     model = model_for(profile)
-    feats = _features(profile, pieces, corners)
-    dec = model.decide(feats[: len(row)])
+    looks = _looks(profile, pieces, corners)
+    dec = model.decide_distances(looks.distances(model)[: len(row)])
     wrong = [c for c, want in enumerate(row) if dec.sure[c] and dec.letters[c] != want]
     if wrong:
         from calibration.checks import place_names
@@ -275,7 +287,9 @@ def learn_pieces(profile, pieces: np.ndarray, corners=None, name: str = "the pie
             f"{'no piece' if dec.letters[c] == EMPTY else dec.letters[c]} where {row[c]} belongs"
             f"{' (first place)' if len(wrong) > 1 else ''}"
         )
-    return with_model(profile, _fit(model, {letter: [feats[i]] for i, letter in enumerate(row) if letter != EMPTY}))
+    return with_model(
+        profile, _fit(model, {letter: [looks.of(letter)[0][i]] for i, letter in enumerate(row) if letter != EMPTY})
+    )
 
 
 def learn_empty_and_pieces(profile, empty: np.ndarray, pieces: np.ndarray, corners=None):

@@ -115,8 +115,9 @@ def learn_glyphs(profile, images: list[np.ndarray], corners=None):
             if white.ndim == 1
             else reader.paper_weights[[ARRANGEMENT[g][0] * profile.cols + ARRANGEMENT[g][1] for g in order]] @ white
         ) * 255
-        ink, mask, contrast = gl.centred_patches(image, reader.h, centres, local)
-        angles = tile_angle(image, reader.h, centres)
+        tops = reader.glyphs_homography(image)  # the glyphs are printed on the tiles' tops
+        ink, mask, contrast = gl.centred_patches(image, tops, centres, local)
+        angles = tile_angle(image, tops, centres)
         for k, g in enumerate(order):
             # A glared or faint tile is left to the other pictures (glare moves with the light).
             if mask[k].sum() >= 0.9 * gl.SUPPORT.sum() and contrast[k] >= gl.MIN_CONTRAST:
@@ -173,7 +174,7 @@ def learn_doors(profile, image: np.ndarray, corners=None, name: str = "the start
     reader = BoardReader(profile, corners=corners)
     white = reader.paper_white(image)
     local = (np.tile(white, (len(reader.post_weights), 1)) if white.ndim == 1 else reader.post_weights @ white) * 255
-    feats, used = door_features(reader.door_sampler, image, reader.h, local)
+    feats, used = door_features(reader.door_sampler, image, reader.doors_homography(image), local)
     groups: dict[str, list[np.ndarray]] = {PRESENT: [], ABSENT: []}
     for k, door in enumerate(doors):
         for w, wing in enumerate(WINGS):

@@ -126,13 +126,22 @@ def doors_fittings(cv: Canvas, snapshot: Snapshot, profile: Any, scene: Scene, s
     if doors is None and profile is not None and profile.get("start"):
         doors = parse_snapshot(snapshot.game, profile.get("start")).line("doors")
     per_row = cv.geom.cols - 1
+    height = registry.get(snapshot.game).vision.door_height
     for k in range(per_row * (cv.geom.rows - 1)):
         i, j = divmod(k, per_row)
         px, py = j + 0.5, i + 0.5
         jrng = board_rng("door", seed, k)
-        for d in doors[k] if doors and doors[k] != UNKNOWN_DOOR else "":
-            wing(cv, px, py, d, float(jrng.uniform(-1, 1)) * door_jitter)
+        turns = [
+            (d, float(jrng.uniform(-1, 1)) * door_jitter)
+            for d in (doors[k] if doors and doors[k] != UNKNOWN_DOOR else "")
+        ]
+        # A wing stands on the floor: seen from a slant it spans from where its foot appears to where
+        # its top does; drawn once, where its middle appears (as a ball is drawn where its centre does).
+        cv.raised(px, py, height / 2)
+        for d, angle in turns:
+            wing(cv, px, py, d, angle)
         cv.circle(px, py, 0.09, looks.POST)
+        cv.raised(px, py, 0.0)
 
 
 def flipop_ball_piece(

@@ -84,12 +84,25 @@ class _Canvas:
         ht = int(round((geom.rows - 1 + 2 * self.m) * TEX))
         self.img = np.empty((ht, wd, 3), np.uint8)
         self.img[:] = _bgr(colour)
+        #: Where the camera sees a point raised above the board: (x, y, height) -> board point
+        #: (`render.CameraView.lift`); None draws everything where it stands, as seen straight down.
+        self.lift = None
+        #: Added to every point drawn: what is drawn now stands `height` above the board.
+        self.offset = (0.0, 0.0)
+
+    def raised(self, x: float, y: float, height: float) -> None:
+        """Draw from now on as seen `height` pitches above the board around (x, y) (0: on it)."""
+        if self.lift is None or height == 0:
+            self.offset = (0.0, 0.0)
+        else:
+            lx, ly = self.lift(x, y, height)
+            self.offset = (lx - x, ly - y)
 
     def px(self, x: float, y: float) -> tuple[int, int]:
         f = 1 << self.SHIFT
         return (
-            int(round(((x + self.m) * TEX - 0.5) * f)),
-            int(round(((y + self.m) * TEX - 0.5) * f)),
+            int(round(((x + self.offset[0] + self.m) * TEX - 0.5) * f)),
+            int(round(((y + self.offset[1] + self.m) * TEX - 0.5) * f)),
         )
 
     def r(self, pitches: float) -> int:
@@ -268,8 +281,8 @@ def _stamp(cv: _Canvas, x: float, y: float, glyph: str, ink, angle: float = 0.0,
     """Print a glyph centred on board point (x, y) in colour `ink`."""
     half = 0.3 * size / GLYPH_HALF + 0.05
     side = max(4, int(round(2 * half * TEX)))
-    u0 = (x + cv.m) * TEX - side / 2
-    v0 = (y + cv.m) * TEX - side / 2
+    u0 = (x + cv.offset[0] + cv.m) * TEX - side / 2
+    v0 = (y + cv.offset[1] + cv.m) * TEX - side / 2
     iu, iv = int(np.floor(u0)), int(np.floor(v0))
     mask = glyph_mask(glyph, TEX, side / (2 * TEX), angle, ((u0 - iu) / TEX, (v0 - iv) / TEX), size)
     roi = cv.img[iv : iv + side, iu : iu + side]

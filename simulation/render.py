@@ -146,7 +146,10 @@ def _draw_board(
     grain: float,
     tile_jitter: tuple[float, float] = (0.0, 0.0),
     door_jitter: float = 0.0,
+    view: CameraView | None = None,
 ) -> _Canvas:
+    """The board as a texture: its artwork, fittings and pieces; with `view`, what has height (a
+    piece, a door's wings) drawn where that camera sees it, off its place."""
     game = snapshot.game
     pal = looks.pieces(game)
     regions = profile.get("regions") if profile is not None else None
@@ -154,6 +157,8 @@ def _draw_board(
     empty, rng_state = _empty_board(game, geom, regions_key, seed, grain)
     cv = _Canvas(geom, looks.FRAME[game])
     cv.img[:] = empty
+    cv.lift = view.lift if view is not None else None
+    solids = registry.get(game).vision.solids
     rng = np.random.default_rng()
     rng.bit_generator.state = rng_state  # go on drawing where the empty board's drawing stopped
     rows, cols = geom.rows, geom.cols
@@ -171,7 +176,10 @@ def _draw_board(
                 raise RefereeError(
                     f"the renderer has no look for the piece {letter!r} of {game} at row {r}, column {c}"
                 )
+            solid = solids.get(letter)
+            cv.raised(c, r, solid.seen_at if solid is not None else 0.0)
             artwork.piece(cv, r, c, cell, rgb, rng, seed, tile_jitter)
+            cv.raised(c, r, 0.0)
     for r, c in sorted(scene.smudged):
         _smudge(cv, c, r, _rng("smudge", seed, r, c))
     for r, c in sorted(scene.covered):
@@ -330,7 +338,10 @@ def render_scene(
         )
     w, h = size
     hom = camera_homography(geom, seed=seed, preset=preset, size=size, bump=scene.bump)
-    cv = _draw_board(snapshot, profile, geom, scene, seed, p["grain"], (p["tile_rot"], p["tile_shift"]), p["door_rot"])
+    view = CameraView(hom, (int(w), int(h)))
+    cv = _draw_board(
+        snapshot, profile, geom, scene, seed, p["grain"], (p["tile_rot"], p["tile_shift"]), p["door_rot"], view
+    )
 
     n_shadows = int(p["shadows"]) if scene.shadows is not False else 0
     if scene.shadows and not n_shadows:
@@ -385,6 +396,24 @@ def render_scene(
     noisy += _noise(seed, preset, scene.frame, out.shape, p["noise"])
     out = np.clip(noisy, 0, 255, out=noisy).astype(np.uint8)
     return out, hom
+
+
+class CameraView:
+    """The pinhole camera a homography implies (`controller.vision.pose`): where a point raised above
+    the board appears, so that a piece's top is drawn where the camera would see it. The flat
+    renderer has no camera of its own besides its homography, so it takes the pose the homography
+    implies, as a reader measuring it would."""
+
+    def __init__(self, hom: np.ndarray, size: tuple[int, int]) -> None:
+        from controller.vision.pose import CameraPose
+
+        self.hom = hom
+        self.pose = CameraPose.from_homography(hom, size)
+
+    def lift(self, x: float, y: float, height: float) -> tuple[float, float]:
+        """The board point the picture shows where (x, y) raised `height` pitches appears."""
+        ((bx, by),) = self.pose.seen_from_above(self.hom, np.array([[x, y]]), height)
+        return float(bx), float(by)
 
 
 def render_snapshot(

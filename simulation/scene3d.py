@@ -561,7 +561,7 @@ def _grooved_floor(b, snapshot, profile, copy, geom, rect, thick, spec) -> None:
     b.material(
         "steel", colour=linear(looks.METAL), metallic=1.0, roughness=float(_rng("steel", copy.seed).uniform(0.2, 0.45))
     )
-    height = 14 / mm
+    height = spec.door_height or 14 / mm
     per_row = geom.cols - 1
     for k in range(per_row * (geom.rows - 1)):
         i, j = divmod(k, per_row)

@@ -94,3 +94,21 @@ def test_reflection_rules_on_a_synthetic_band() -> None:
     long[10:16] += np.array([120, 120, 120], np.float32)
     long[12, :8] = 255
     assert check(long, white)
+
+
+def test_a_lamps_smooth_pool_of_light_is_not_an_arm_but_a_step_is():
+    """Along the band, a lamp brightens smoothly into and out of its pool; an arm's edges are steps."""
+    n, k = 40, 9
+    white = np.full((n, 3), 240.0)
+    band = np.array([60.0, 90.0, 50.0])
+    x = np.arange(n)
+    pool = 1 + 0.8 * np.exp(-(((x - 20) / 4.0) ** 2))  # a warm lamp, brightest at patch 20
+    vals = np.repeat((band[None, :] * pool[:, None] * [0.9, 1.0, 1.15])[:, None, :], k, axis=1)
+    run = [i for i in range(n) if pool[i] > 1.3]
+    assert len(run) >= hands.MIN_ARM and hands.lamp_pool(run, vals, white)
+    arm = vals.copy()
+    arm[16:25] = [150.0, 170.0, 210.0]  # skin crossing the band: steps in and out
+    assert not hands.lamp_pool(list(range(16, 25)), arm, white)
+    shade = vals.copy()
+    shade[16:25] *= 0.5  # darker: not light added
+    assert not hands.lamp_pool(list(range(16, 25)), shade, white)

@@ -289,6 +289,13 @@ class VisionSpec:
     #: Per reader class key of an empty look, the height (pitches) of the surface it shows relative to
     #: the markers' plane: below it for a slot's floor or a slide seen through a hole (default 0).
     floors: Mapping[str, float] = field(default_factory=dict)
+    #: Per reader class key of an empty look seen through a hole, the height (pitches) of the hole's
+    #: middle: what shows through it is centred on the ray through that middle, whatever depth it lies
+    #: at, so the reader samples there (`controller/vision/tops.py`); default: the look's floor.
+    openings: Mapping[str, float] = field(default_factory=dict)
+    #: Height (pitches) of the door wings standing on the posts (`DOORS_ADDON`): a wing seen from a
+    #: slant spans from its foot to its top, and the reader looks for it halfway up.
+    door_height: float = 0.0
 
 
 @dataclass(frozen=True)

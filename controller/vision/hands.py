@@ -12,8 +12,16 @@ ways that follow from the physics of light:
   under the same light is brighter than white paper, only a mirror-like reflection of the lamp;
 - it is small: a run longer than `MAX_SPOT` patches is never taken for a reflection.
 
-So a run of odd patches is a hand unless, once the reflection's patches are left out (only when
-the run has a core), fewer than `MIN_ARM` odd patches in a row remain. Motion is not used: a
+A desk lamp's pool of light on the band (its diffuse light, not its reflection) is a run of any
+length, brighter in every channel and warmer or cooler than the band's typical light, but it
+changes *smoothly* along the band, into the run and out of it: a point lamp at height H over the
+board lights a matte surface as H / (H^2 + x^2)^(3/2), whose log changes by at most 3 d / (2 H)
+over a distance d. With patches half a pitch apart, `SMOOTH_STEP` allows a lamp as low as about
+4 pitches (8-16 cm) over the board. An arm replaces the band's material: its edges are steps
+(0.75 or more in some channel's log on the 3D renders' arms, 0.15 at most on their lamps' pools).
+
+So a run of odd patches is a hand unless it is a lamp's pool, or, once the reflection's patches
+are left out (only when the run has a core), fewer than `MIN_ARM` odd patches in a row remain. Motion is not used: a
 hand held still over the board must still be caught (the motion gate waits for stillness).
 """
 
@@ -44,6 +52,12 @@ ADDED_MIN = 0.1
 ADDED_SPREAD = 0.35
 #: A patch with this fraction of clipped pixels is lit by a reflection.
 CLIPPED_GLARE = 0.15
+#: Largest change of any channel's log light between neighbouring band patches (half a pitch apart),
+#: entry and exit included, in a lamp's pool of light (see the module's docstring).
+SMOOTH_STEP = 0.2
+#: A pool only adds light: no patch of it darker than the band's typical colour by more than this
+#: (log; the patches' noise) in any channel.
+POOL_DIP = 0.05
 #: Brighter than white paper by this factor in every channel: a specular core.
 OVER_WHITE = 1.1
 SATURATED = 250
@@ -73,6 +87,21 @@ def reflection_patches(vals: np.ndarray, white: np.ndarray) -> tuple[np.ndarray,
     peak = (vals / white[:, None, :]).min(axis=2).max(axis=1)
     core = (vals.min(axis=2) >= SATURATED).any(axis=1) | (peak >= OVER_WHITE)
     return lit, core
+
+
+def lamp_pool(run: list[int], vals: np.ndarray, white: np.ndarray) -> bool:
+    """Whether the run of odd band patches is only a lamp's pool of light on the band's own material:
+    brighter in every channel and changing smoothly along the band, into the run and out of it.
+
+    `vals` are the band patches' pixels (N, K, 3) in grey levels, `white` the paper white at each
+    patch (N, 3) in grey levels."""
+    colour = np.median(np.asarray(vals, np.float32), axis=1) / np.maximum(np.asarray(white, np.float32), 1.0)
+    logs = np.log(np.maximum(colour, 1e-3) / np.maximum(np.median(colour, axis=0), 1e-3))
+    if (logs[run] < -POOL_DIP).any():
+        return False
+    n = len(logs)
+    path = [(run[0] - 1) % n, *run, (run[-1] + 1) % n]
+    return bool((np.abs(np.diff(logs[path], axis=0)) <= SMOOTH_STEP).all())
 
 
 def _runs(flags: np.ndarray) -> list[list[int]]:
@@ -111,7 +140,7 @@ def arm_seen(feats: np.ndarray, used: np.ndarray, vals: np.ndarray, white: np.nd
         return False
     lit, core = reflection_patches(vals, white)
     for run in _runs(odd):
-        if len(run) < MIN_ARM:
+        if len(run) < MIN_ARM or lamp_pool(run, vals, white):
             continue
         if len(run) > MAX_SPOT:
             return True

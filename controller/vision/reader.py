@@ -8,10 +8,11 @@
 3. *rectify* (`features.Rectifier`): the board warped once into a small upright image;
 4. *light* (`light.PaperLight`): the white paper around the markers, the light every place is
    read relative to;
-5. *describe places* (`features.PatchSampler`, `colour_features`): each place's robust colour,
-   relative to that light, leaving glare out;
-6. *classify* (`classify.ClassModel`): the nearest learned look of each place and whether it is
-   sure (a patch mostly hidden by glare never is);
+5. *describe places* (`tops.PieceTops`, `colour_features`): each place's robust colour, relative
+   to that light, leaving glare out, where each class's body would appear (a piece's top, a
+   slot's floor: the camera's pose from the homography, `pose.CameraPose`);
+6. *classify* (`classify.ClassModel`): the nearest learned look of each place, each compared at its
+   own height, and whether it is sure (a patch mostly hidden by glare never is);
 7. *hand check* (`hands.HandCheck`): an arm crossing the band of frame around the lattice;
 8. *add-ons the game declares* (`VisionSpec.addons`): the glyph on every tile
    (`glyphs.read_glyphs`), the doors on the posts (`doors.read_doors`).
@@ -32,14 +33,15 @@ from controller.language import _, _n, listed
 from controller.snapshot import EMPTY, Snapshot
 from controller.vision import looks
 from controller.vision.doors import DoorSampler, model_from_settings, read_doors, shapes_from_profile
-from controller.vision.features import PatchSampler, Rectifier, colour_features, ring_offsets
+from controller.vision.features import Rectifier, ring_offsets
 from controller.vision.frames import MIN_FRAME_SIDE, as_bgr, frame_problem
 from controller.vision.geometry import MARKERS_HIDDEN, LatticeGeometry
 from controller.vision.glyphs import GlyphMemory, GlyphModel, read_glyphs
 from controller.vision.hands import HAND, HandCheck
-from controller.vision.light import PaperLight, local_white, normalise
+from controller.vision.light import PaperLight, local_white
 from controller.vision.localise import Localiser
 from controller.vision.settings import DEFAULT_SIGMA, default_model, model_for, vision_settings
+from controller.vision.tops import PieceTops, PlaceLooks, class_heights
 
 __all__ = [
     "DEFAULT_SIGMA",
@@ -102,10 +104,14 @@ class BoardReader:
         self.rect = Rectifier(*g.extent(margin), PPP)
         self.light = PaperLight(g, self.rect, PPP, self.localiser.fixed, self.settings.get("white"))
         r_in, r_out = self.vision.sample
-        self.places = PatchSampler(
-            self.rect.to_px(g.points()), ring_offsets(r_in * PPP, r_out * PPP), self.rect.size[::-1]
-        )
         self.paper_weights = self.light.weights(g.points())
+        self.tops = PieceTops(
+            g.points(),
+            self.rect,
+            ring_offsets(r_in * PPP, r_out * PPP),
+            class_heights(self.vision, self.model),
+            self.paper_weights,
+        )
         self.hands = HandCheck(g, self.rect, PPP, self.light)
         self._last: tuple[np.ndarray, list[str], np.ndarray] | None = None
         # Shapes: glyphs per tile (Blockers!), doors per post (Flipop); see glyphs.py, doors.py.
@@ -151,8 +157,9 @@ class BoardReader:
             return Reading(None, [], np.zeros((rows, cols)), problem=problem or MARKERS_HIDDEN)
         rect = self.rect.warp(frame, self.h)  # rectify
         white = self.light.white(rect)  # light
-        feats, used = self._describe(rect, white)  # describe places
-        dec = self.model.decide(feats)  # classify
+        looks = self._describe(rect, white, frame)  # describe places, where each class appears
+        dec = self.model.decide_distances(looks.distances(self.model))  # classify
+        feats, used = looks.chosen(dec.keys)
         # A patch more than a third covered by glare is not trusted, whatever it looks like.
         sure = dec.sure & (used >= MIN_USED)
         conf = np.where(used >= MIN_USED, dec.confidence, 0.0).reshape(rows, cols)
@@ -182,11 +189,11 @@ class BoardReader:
             snapshot = Snapshot(self.game, tuple(tuple(r) for r in cells), {"doors": doors})
         return Reading(snapshot, unsure, conf, open_points, problem, cells, moved, doors)
 
-    def _describe(self, rect: np.ndarray, white: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _describe(self, rect: np.ndarray, white: np.ndarray, frame: np.ndarray, at_points: bool = False) -> PlaceLooks:
         """Every place's colour features relative to the paper white, and the glare-free fraction
-        of its patch."""
-        med, used = self.places.medians(rect)
-        return colour_features(normalise(med, white, self.paper_weights)), used
+        of its patch, at the height of each class (`tops.PieceTops`; with `at_points` also at the
+        places' own points)."""
+        return self.tops.describe(rect, white, self.h, (frame.shape[1], frame.shape[0]), at_points)
 
     def _glyphs(self, frame: np.ndarray, letters: list[str], sure: np.ndarray, white: np.ndarray) -> dict[int, str]:
         """The glyph (or '?') of every place holding a surely read tile."""
@@ -194,13 +201,27 @@ class BoardReader:
         if not tiles:
             return {}
         local = local_white(white, self.paper_weights[tiles])
-        res = read_glyphs(self.glyph_model, frame, self.h, self.geom.points()[tiles], local, self.glyph_memory)
+        h = self.glyphs_homography(frame)
+        res = read_glyphs(self.glyph_model, frame, h, self.geom.points()[tiles], local, self.glyph_memory)
         return dict(zip(tiles, res.glyphs))
 
     def read_doors(self, frame: np.ndarray, white: np.ndarray) -> tuple[str, ...]:
         """The door tokens (one per post) of a frame whose homography is known ('?' where unsure)."""
         local = local_white(white, self.post_weights)
-        return read_doors(self.door_model, self.door_shapes, self.door_sampler, frame, self.h, local).doors
+        h = self.doors_homography(frame)
+        return read_doors(self.door_model, self.door_shapes, self.door_sampler, frame, h, local).doors
+
+    def glyphs_homography(self, frame: np.ndarray) -> np.ndarray:
+        """Where the glyphs printed on the tiles' tops are read: the plane of the tops (the pieces'
+        declared height, `VisionSpec.solids`), seen through the camera's pose."""
+        tops = [s.seen_at for s in self.vision.solids.values()]
+        return self.tops.raised(self.h, (frame.shape[1], frame.shape[0]), max(tops, default=0.0))
+
+    def doors_homography(self, frame: np.ndarray) -> np.ndarray:
+        """Where the door wings are looked for: the plane halfway up them (`VisionSpec.door_height`),
+        seen through the camera's pose; the board's own homography for doors without height."""
+        size = (frame.shape[1], frame.shape[0])
+        return self.tops.raised(self.h, size, self.vision.door_height / 2)
 
     # ---------------------------------------------------------------- following the light
 
@@ -229,23 +250,31 @@ class BoardReader:
         return self._located(frame)[1]
 
     def features(self, frame: np.ndarray) -> np.ndarray:
-        """Per-place features of a frame (for calibration); raises when markers are not found."""
+        """Per-place features of a frame at the places' own points (for calibration); raises when
+        markers are not found."""
         return self.place_features(frame)[0]
 
     def place_features(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per-place features of a frame and the glare-free fraction of each place's patch (a place
-        below `MIN_USED` is one the reader would not trust); raises when markers are not found."""
-        rect, white = self._located(frame)
-        return self._describe(rect, white)
+        """Per-place features of a frame at the places' own points and the glare-free fraction of
+        each place's patch (a place below `MIN_USED` is one the reader would not trust); raises when
+        markers are not found."""
+        return self.place_looks(frame).at[0.0]
 
-    def _located(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The rectified board and its paper white; raises when the markers are not found."""
+    def place_looks(self, frame: np.ndarray) -> PlaceLooks:
+        """What every place shows where each class's body would appear (for calibration, which
+        learns each class where the reader will compare it); raises when markers are not found."""
+        rect, white, frame = self._located(frame)
+        return self._describe(rect, white, frame, at_points=True)
+
+    def _located(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The rectified board, its paper white and the frame as BGR; raises when the markers are
+        not found."""
         frame = as_bgr(frame)
         problem, _moved = self.localiser.locate(frame)
         if self.h is None or problem == MARKERS_HIDDEN:
             raise RefereeError(problem or MARKERS_HIDDEN)
         rect = self.rect.warp(frame, self.h)
-        return rect, self.light.white(rect)
+        return rect, self.light.white(rect), frame
 
 
 def _cells(letters: list[str], sure: np.ndarray, glyph_of: dict[int, str], glyphs: bool, cols: int) -> list[list[str]]:

@@ -40,6 +40,8 @@ SPEC = GameSpec(
         artwork="grooved-floor",
         # Balls 27 mm across on a 40 mm pitch, standing on the floor.
         solids={letter: Solid(SPHERE, 0.68, 0.68) for letter in "WB"},
+        # Steel wings 14 mm high on the posts.
+        door_height=0.35,
     ),
     play=PlaySpec(setup_board=lambda engine, rng: engine.start_board, partial_boards=partial_boards),
     ai="controller.games.flipop.ai:KNOWLEDGE",

@@ -68,6 +68,8 @@ SPEC = GameSpec(
         # both, where both have a hole, the dark space under the board.
         solids={letter: Solid(SPHERE, 0.64, 0.64, base=-0.165) for letter in "RGBY"},
         floors={".o": -0.15, ".w": -0.24, "open": -0.6},
+        # All three are seen through the top plate's holes: sampled at the plate's middle.
+        openings={".o": -0.0625, ".w": -0.0625, "open": -0.0625},
     ),
     play=PlaySpec(setup_board=setup_board, random_lines=random_lines),
     ai="controller.games.stay_alive.ai:KNOWLEDGE",

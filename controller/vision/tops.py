@@ -1,0 +1,121 @@
+"""Stage *piece tops*: each place described where a body of each class would appear in the picture.
+
+A piece has height: seen by a camera off the vertical, the top of a tile or the middle of a ball
+appears further from the point under the camera than the place it stands on (a ball 27 mm across
+on a 40 mm pitch, seen 20 degrees off the vertical, about a tenth of a pitch), and a slot's floor
+below the frame appears nearer. So every class of the model is compared with what the picture shows
+at its own height: a piece's (`VisionSpec.solids`: a flat piece's top, a sphere's centre, whose
+outline is centred on its image from anywhere), an empty look's (`VisionSpec.floors`, or the
+opening it is seen through, `VisionSpec.openings`: the middle of what shows through a hole is on the
+ray through the hole's middle, whatever lies below). The camera's pose follows from the markers'
+homography (`pose.CameraPose`); seen straight down every height samples the place's own point.
+
+Classes of one height share one sampling of the places, so a game whose pieces are all of one
+height and whose empty places show the board costs two samplings per frame instead of one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from controller.snapshot import EMPTY
+from controller.vision.classify import ClassModel
+from controller.vision.features import PatchSampler, Rectifier, colour_features
+from controller.vision.light import normalise
+from controller.vision.pose import CameraPose, homography_at
+
+
+def class_heights(vision, model: ClassModel) -> dict[str, float]:
+    """The height (pitches above the markers' plane) at which each class of `model` is seen."""
+    out = {}
+    for ref in model.refs:
+        if ref.letter == EMPTY:
+            z = vision.openings.get(ref.key, vision.floors.get(ref.key, 0.0))
+        else:
+            solid = vision.solids.get(ref.letter)
+            z = solid.seen_at if solid is not None else 0.0
+        out[ref.key] = round(float(z), 4)
+    return out
+
+
+@dataclass
+class PlaceLooks:
+    """What each place shows at each class's height: features (N, 3) and the glare-free fraction of
+    the patch (N,) per height, and each class key's height."""
+
+    heights: dict[str, float]
+    at: dict[float, tuple[np.ndarray, np.ndarray]]
+
+    def of(self, key: str) -> tuple[np.ndarray, np.ndarray]:
+        """Every place's features and glare-free fraction where a body of class `key` would appear."""
+        return self.at[self.heights.get(key, 0.0)]
+
+    def distances(self, model: ClassModel) -> np.ndarray:
+        """(N, K) distances of each place to each class, each measured at the class's height."""
+        by_height = {z: model.distances(f) for z, (f, _) in self.at.items()}
+        cols = [by_height[self.heights.get(r.key, 0.0)][:, j] for j, r in enumerate(model.refs)]
+        return np.stack(cols, axis=1)
+
+    def chosen(self, keys: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Per place the features and glare-free fraction at the height of the class in `keys`."""
+        zs = np.array([self.heights.get(k, 0.0) for k in keys])
+        feats = np.empty_like(next(iter(self.at.values()))[0])
+        used = np.empty(len(keys))
+        for z, (f, u) in self.at.items():
+            m = zs == z
+            feats[m], used[m] = f[m], u[m]
+        return feats, used
+
+
+class PieceTops:
+    """The places' patches in the rectified board, per height, for the homography of the frame."""
+
+    def __init__(
+        self, points: np.ndarray, rect: Rectifier, offsets: np.ndarray, heights: dict[str, float], weights: np.ndarray
+    ) -> None:
+        self.points = points
+        self.rect = rect
+        self.offsets = offsets
+        self.heights = heights
+        self.weights = weights  # the paper white's weights at the places' points
+        self.levels = sorted(set(heights.values()))
+        self._key: tuple[np.ndarray, tuple[int, int]] | None = None
+        self._samplers: dict[float, PatchSampler] = {}
+        self._pose: tuple[np.ndarray, tuple[int, int], CameraPose] | None = None
+
+    def pose(self, h: np.ndarray, size: tuple[int, int]) -> CameraPose:
+        """The camera's pose for homography `h` in a picture of `size` (width, height), kept while
+        the homography stays."""
+        if self._pose is None or self._pose[1] != size or not np.array_equal(self._pose[0], h):
+            self._pose = (np.array(h, copy=True), size, CameraPose.from_homography(h, size))
+        return self._pose[2]
+
+    def raised(self, h: np.ndarray, size: tuple[int, int], height: float) -> np.ndarray:
+        """The homography of the plane `height` pitches above the board (`h` itself at 0)."""
+        return h if height == 0 else homography_at(self.pose(h, size), h, height)
+
+    def samplers(self, h: np.ndarray, size: tuple[int, int]) -> dict[float, PatchSampler]:
+        """Per height, the places' patches for homography `h` in a picture of `size` (width, height)."""
+        if self._key is not None and self._key[1] == size and np.array_equal(self._key[0], h):
+            return self._samplers
+        shape = self.rect.size[::-1]
+        out = {}
+        for z in sorted(set(self.levels) | {0.0}):
+            pts = self.points if z == 0 else self.pose(h, size).seen_from_above(h, self.points, z)
+            out[z] = PatchSampler(self.rect.to_px(pts), self.offsets, shape)
+        self._key, self._samplers = (np.array(h, copy=True), size), out
+        return out
+
+    def describe(
+        self, rect: np.ndarray, white: np.ndarray, h: np.ndarray, size: tuple[int, int], at_points: bool = False
+    ) -> PlaceLooks:
+        """Every place's colour features relative to the paper white, at every class's height (and at
+        the places' own points, height 0, with `at_points`)."""
+        at = {}
+        samplers = self.samplers(h, size)
+        for z in sorted(set(self.levels) | ({0.0} if at_points else set())):
+            med, used = samplers[z].medians(rect)
+            at[z] = (colour_features(normalise(med, white, self.weights)), used)
+        return PlaceLooks(self.heights, at)
