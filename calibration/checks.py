@@ -20,6 +20,7 @@ centre to the nearest class of another meaning, in the classifier's own units, w
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -70,7 +71,7 @@ class Expected:
 
     name: str
     image: np.ndarray
-    cells: list[list[str | None]] | None = None
+    cells: Sequence[Sequence[str | None]] | None = None
     counts: dict[str, int] | None = None
     doors: tuple[str, ...] | None = None
 
@@ -86,8 +87,8 @@ def place_names(game: str, cells: list[tuple[int, int]]) -> str:
     return ", ".join(names) + more
 
 
-def _word(letter: str) -> str:
-    return "empty" if letter == EMPTY else letter
+def _word(letter: str | None) -> str:
+    return "empty" if letter == EMPTY else letter or UNSURE
 
 
 @dataclass
@@ -199,7 +200,7 @@ def light_advice(
     used: np.ndarray,
     places: list[tuple[int, int]],
     got: list[list[str]],
-    cells: list[list[str | None]] | None,
+    cells: Sequence[Sequence[str | None]] | None,
 ) -> str:
     """What to change, as far as the light explains why `places` of a calibration picture disagree
     ("" when it does not): a clipped reflection of a lamp on them, or their colour brighter and paler
@@ -213,7 +214,7 @@ def light_advice(
             glare += 1
             continue
         want = cells[r][c] if cells is not None else None
-        if want is None:
+        if want is None or cells is None:
             continue
         ref = [k for k in range(len(feats)) if got[k // cols][k % cols] == want and cells[k // cols][k % cols] == want]
         if len(ref) < 2:
@@ -350,6 +351,8 @@ def _smooth_trend(xy: np.ndarray, feats: np.ndarray, mine: np.ndarray) -> np.nda
 def _check_doors(pic: Expected, doors: tuple[str, ...]) -> None:
     from controller.games.flipop.doors import POSTS
 
+    if pic.doors is None:  # no doors to check
+        return
     wrong = [k for k, (g, w) in enumerate(zip(doors, pic.doors)) if g != UNKNOWN_DOOR and set(g) != set(w)]
     if wrong:
         names = ", ".join(

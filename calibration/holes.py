@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass
 
 from controller.errors import FormatError
-from controller.games.stay_alive.holes import POSITIONS, SIZE, HolePattern
+from controller.games.stay_alive.holes import POSITIONS, SIZE, HolePattern, per_position
 
 Cell = tuple[int, int]
 #: One observation: per row, per column, True when the point is open.
@@ -114,7 +114,7 @@ def observe(pattern: HolePattern) -> Grids:
 
 def point_matrix(grids: Grids, cell: Cell) -> Matrix:
     r, c = cell
-    return tuple(tuple(grids[(p, q)][r][c] for q in POSITIONS) for p in POSITIONS)  # type: ignore[return-value]
+    return tuple(per_position(grids[(p, q)][r][c] for q in POSITIONS) for p in POSITIONS)
 
 
 def factor(matrix: Matrix) -> tuple[tuple[bool, ...], tuple[bool, ...], bool]:
@@ -160,8 +160,8 @@ def derive(grids: Grids) -> Derivation:
                 if w[p]:
                     white[c][p] |= 1 << r
     pattern = HolePattern(
-        orange=tuple(tuple(s) for s in orange),  # type: ignore[arg-type]
-        white=tuple(tuple(s) for s in white),  # type: ignore[arg-type]
+        orange=tuple(per_position(s) for s in orange),
+        white=tuple(per_position(s) for s in white),
     )
     return Derivation(pattern, tuple(never_open), tuple(inconsistent))
 

@@ -105,6 +105,7 @@ def learn_glyphs(profile, images: list[np.ndarray], corners=None):
                 if (r, c) not in cells and got != EMPTY:
                     raise RefereeError(f"row {r}, column {c} should be empty in the glyph calibration")
         colours = {reading.cells[r][c][0] for r, c in cells}
+        assert reader.h is not None  # the picture was read: the board was found
         if len(colours) != 1:
             raise RefereeError("lay out the tiles of one colour only: seen " + " ".join(sorted(colours)))
         white = reader.paper_white(image)
@@ -171,8 +172,12 @@ def learn_doors(profile, image: np.ndarray, corners=None, name: str = "the start
     if not registry.get(profile.game).reads(DOORS_ADDON) or not start:
         raise RefereeError(f"the door calibration is for {_games_reading(DOORS_ADDON)}, whose profile has a start")
     doors = parse_snapshot(profile.game, start).line("doors")
+    if doors is None:
+        raise RefereeError("the door calibration needs a profile whose start says where the doors are")
     reader = BoardReader(profile, corners=corners)
     white = reader.paper_white(image)
+    if reader.h is None:
+        raise RefereeError(f"the board was not found in {name}: are its four markers in view?")
     local = (np.tile(white, (len(reader.post_weights), 1)) if white.ndim == 1 else reader.post_weights @ white) * 255
     feats, used = door_features(reader.door_sampler, image, reader.doors_homography(image), local)
     groups: dict[str, list[np.ndarray]] = {PRESENT: [], ABSENT: []}

@@ -255,11 +255,11 @@ def _slides_refilled(engine: Any, legal: Snapshot, seen: Snapshot) -> list[Corre
     rows = len(legal.cells)
     noun = registry.get(legal.game).piece_noun
     out: list[Correction] = []
-    for j, k in pairs:
+    for j, seen_at in pairs:
         c, want = legal_cols[j]
         letter = str(_place(engine, (rows - 1, c))).rstrip("0123456789")
         column_cells = tuple((rows - 1 - i, c) for i in range(len(want)))
-        if k is None:
+        if seen_at is None:
             text = _(
                 "put the emptied slide back in place {slide} and fill it again from the bottom: {pieces} "
                 "({start} up to {end})",
@@ -270,7 +270,7 @@ def _slides_refilled(engine: Any, legal: Snapshot, seen: Snapshot) -> list[Corre
             )
             out.append(Correction("refill", text, cells=column_cells))
             continue
-        kept = _subsequence(seen_cols[k][1], want) or []
+        kept = _subsequence(seen_cols[seen_at][1], want) or []
         missing = [i for i in range(len(want)) if i not in set(kept)]
         if not missing:
             continue

@@ -222,7 +222,7 @@ async def serve(
     limits: ConnectionLimits,
     ssl_context: Any = None,
     header_timeout: float | None = None,
-) -> asyncio.AbstractServer:
+) -> asyncio.Server:
     """Listen on host:port for `runner` (set up already), every connection admitted by `limits` and
     closed when no whole request head came within `header_timeout` (default `IDLE_TIMEOUT`).
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, ValidationInfo, model_validator
 from pydantic_core import PydanticCustomError
@@ -285,8 +285,8 @@ def file_path(value: Any, info: ValidationInfo) -> Path:
     return path if path.is_absolute() else folder_of(info) / path
 
 
-def seconds(low: float, high: float) -> Any:
-    """A number of seconds from `low` to `high` (config.yaml's wording)."""
+def seconds(low: float, high: float) -> BeforeValidator:
+    """A number of seconds from `low` to `high` (config.yaml's wording): `Annotated[float, seconds(1, 5)]`."""
 
     def check(value: Any) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -295,15 +295,16 @@ def seconds(low: float, high: float) -> Any:
             raise sentence(f"expected {low} to {high} seconds, got {value}")
         return float(value)
 
-    return Annotated[float, checked(check)]
+    return checked(check)
 
 
-def choice(*choices: str) -> Any:
-    """One of a few words (``expected one of debug, info, warning, error, got 'loud'``)."""
+def choice(*choices: str) -> BeforeValidator:
+    """One of a few words (``expected one of debug, info, warning, error, got 'loud'``):
+    `Annotated[str, choice("debug", "info")]`."""
 
     def check(value: Any) -> str:
         if value not in choices:
             raise sentence(f"expected one of {', '.join(choices)}, got {value!r}")
         return str(value)
 
-    return Annotated[str, checked(check)]
+    return checked(check)

@@ -11,12 +11,15 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from controller.club.config import NAME
 from controller.referee import Verdict, VerdictKind
 from controller.service.events import Table
 from controller.service.journal import JOURNAL_ID
+
+if TYPE_CHECKING:
+    from controller.games.events import GameEvent
 
 #: The payloads' version: `"v": 1` in every object.
 SCHEMA = 1
@@ -335,7 +338,7 @@ def verdict_words(body: dict[str, Any], names: list[str] | None = None) -> str:
     from controller.words import verdict_line
 
     word = body.get("verdict")
-    seat = body.get("seat")
+    seat: Any = body.get("seat")  # whatever the table's JSON holds: checked where used
     try:
         if word == "reveal":
             text = f"player {int(seat) + 1} revealed {' '.join(str(c) for c in body.get('colours', []))}"
@@ -344,7 +347,8 @@ def verdict_words(body: dict[str, Any], names: list[str] | None = None) -> str:
                 verdict=VerdictKind(word),
                 seat=seat,
                 move=str(body.get("move", "")),
-                events=tuple(str(e) for e in body.get("events", [])),
+                # The events as the table wrote them: verdict_line reads their text (GameEvent.parse).
+                events=cast("tuple[GameEvent, ...]", tuple(str(e) for e in body.get("events", []))),
                 reason=str(body.get("reason", "")),
                 cells=tuple(tuple(c) for c in body.get("cells", []) if isinstance(c, list) and len(c) == 2),
                 advice=body.get("advice"),

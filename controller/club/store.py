@@ -225,7 +225,7 @@ class ClubStore:
         self._greeted: set[str] = set()
         self._said: dict[tuple[str, str], tuple[float, int]] = {}
         self._standings: list[dict[str, Any]] | None = None
-        self.counts = collections.Counter()
+        self.counts: collections.Counter[str] = collections.Counter()
         self.verdict_latency: collections.deque[float] = collections.deque(maxlen=LATENCY_WINDOW)
         self.standings_latency: collections.deque[float] = collections.deque(maxlen=LATENCY_WINDOW)
         #: From the club's receiving a message to its update: the club's own share.
@@ -281,11 +281,11 @@ class ClubStore:
                 "seen": seen,
             }
         for *key, body in self.db.execute("SELECT table_name, journal, game_id, body FROM results"):
-            self.results[tuple(key)] = json.loads(body)  # type: ignore[index]
+            self.results[tuple(key)] = json.loads(body)
         for *key, names in self.db.execute("SELECT table_name, journal, game_id, names FROM games"):
-            self._names[tuple(key)] = json.loads(names)  # type: ignore[index]
+            self._names[tuple(key)] = json.loads(names)
         for key in self.db.execute("SELECT DISTINCT table_name, journal, game_id FROM disputes"):
-            self._disputed.add(tuple(key))  # type: ignore[arg-type]
+            self._disputed.add(tuple(key))
         rows = self.db.execute("SELECT table_name, journal, game_id, seq FROM verdicts ORDER BY 1, 2, 3, 4")
         for table, journal, game_id, seq in rows:
             key = (table, journal, game_id)

@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         pts = " ".join(f"{r},{c}" for r, c in sorted(reading.open_points))
         print(f"# open points: {pts}" if pts else "# open points: none")
     if reading.unsure:
-        where = ", ".join(spec.place_name(tuple(cell)) for cell in reading.unsure)
+        where = ", ".join(spec.place_name((r, c)) for r, c in reading.unsure)
         print(f"referee: {len(reading.unsure)} place(s) could not be read surely: {where}", file=sys.stderr)
         return UNSURE_EXIT
     return 0

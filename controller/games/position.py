@@ -89,7 +89,7 @@ def _from_plain(value: Any, hint: Any, path: str) -> Any:
             if line.strip():
                 rows.append(tuple(_EMPTY_CELL if set(c) == {"."} else c for c in line.split()))
         return tuple(rows)
-    if dataclasses.is_dataclass(hint):
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         if not isinstance(value, dict):
             raise FormatError(f"{path}: expected a mapping", "position")
         hints = get_type_hints(hint)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from controller.errors import RefereeError
 from controller.games import blockers, colorpop, flipop, stay_alive
@@ -66,7 +66,8 @@ def with_capability(test: Callable[[GameSpec], bool]) -> tuple[GameSpec, ...]:
     return tuple(spec for spec in map(get, names()) if test(spec))
 
 
-def known(name: Any) -> bool:
+def known(name: Any) -> TypeGuard[str]:
+    """Whether `name` is the name of a game in the catalogue."""
     return isinstance(name, str) and name in _games
 
 

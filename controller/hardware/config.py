@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar
 
-from pydantic import model_validator
+from pydantic import BeforeValidator, model_validator
 
 from controller.schema import Section, checked, sentence, validate
 
@@ -38,7 +38,7 @@ class HardwareSection(Section):
     not_a_mapping: ClassVar[str] = "should be a set of 'name: value' entries, not {value!r}"
 
 
-def _number(low: float, high: float, unit: str) -> Any:
+def _number(low: float, high: float, unit: str) -> BeforeValidator:
     def check(value: Any) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise sentence(f"should be a number of {unit}, not {value!r}")
@@ -46,10 +46,10 @@ def _number(low: float, high: float, unit: str) -> Any:
             raise sentence(f"{value} {unit} is out of range; use {low} to {high} {unit}")
         return float(value)
 
-    return Annotated[float, checked(check)]
+    return checked(check)
 
 
-def _integer(low: int, high: int, unit: str) -> Any:
+def _integer(low: int, high: int, unit: str) -> BeforeValidator:
     def check(value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise sentence(f"should be a whole number of {unit}, not {value!r}")
@@ -57,16 +57,16 @@ def _integer(low: int, high: int, unit: str) -> Any:
             raise sentence(f"{value} {unit} is out of range; use {low} to {high} {unit}")
         return value
 
-    return Annotated[int, checked(check)]
+    return checked(check)
 
 
-def _choice(choices: tuple[str, ...]) -> Any:
+def _choice(choices: tuple[str, ...]) -> BeforeValidator:
     def check(value: Any) -> str:
         if value not in choices:
             raise sentence(f"{value!r} is not one of: {', '.join(choices)}")
         return str(value)
 
-    return Annotated[str, checked(check)]
+    return checked(check)
 
 
 def _flag(value: Any) -> bool:
@@ -137,12 +137,12 @@ class GpioConfig(HardwareSection):
     """The `gpio:` section: the lights, the buzzer and the button."""
 
     #: "mock" (simulated pins) or "real" (gpiozero's default pin factory).
-    backend: _choice(GPIO_BACKENDS) = "mock"
+    backend: Annotated[str, _choice(GPIO_BACKENDS)] = "mock"
     pins: GpioPins = GpioPins()
     #: True: passive buzzer driven with PWM tones; False: active buzzer.
     buzzer_tonal: Annotated[bool, checked(_flag)] = True
     #: Seconds the button must be held for "end by agreement".
-    hold_time: _number(0.1, 10.0, "seconds") = 2.0
+    hold_time: Annotated[float, _number(0.1, 10.0, "seconds")] = 2.0
 
 
 def _port(value: Any) -> str:
@@ -155,14 +155,14 @@ class SwitchConfig(HardwareSection):
     """The `switches:` section: where the slide switches' board is; `port` matters only for `source: serial`."""
 
     #: "none", "serial" or "simulated".
-    source: _choice(SWITCH_SOURCES) = "simulated"
+    source: Annotated[str, _choice(SWITCH_SOURCES)] = "simulated"
     port: Annotated[str, checked(_port)] = "/dev/ttyACM0"
-    baudrate: _integer(1200, 4_000_000, "baud") = 115200
+    baudrate: Annotated[int, _integer(1200, 4_000_000, "baud")] = 115200
     #: Seconds without a STATE before the link counts as lost.
-    heartbeat_timeout: _number(0.1, 60.0, "seconds") = 2.5
-    debounce_ms: _integer(20, 50, "ms") = 30
+    heartbeat_timeout: Annotated[float, _number(0.1, 60.0, "seconds")] = 2.5
+    debounce_ms: Annotated[int, _integer(20, 50, "ms")] = 30
     #: Seconds between the microcontroller's heartbeats.
-    heartbeat_interval: _number(0.05, 5.0, "seconds") = 1.0
+    heartbeat_interval: Annotated[float, _number(0.05, 5.0, "seconds")] = 1.0
 
     @model_validator(mode="after")
     def _timeout_outlasts_a_late_heartbeat(self) -> SwitchConfig:

@@ -36,6 +36,7 @@ import math
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from gpiozero import LED, Buzzer, TonalBuzzer
 from gpiozero.pins import Factory
@@ -180,7 +181,7 @@ class Feedback:
             return device
 
         seats = [
-            make(f"seat {i + 1} LED", pin, lambda pin=pin: LED(pin, pin_factory=factory))
+            make(f"seat {i + 1} LED", pin, partial(LED, pin, pin_factory=factory))
             for i, pin in enumerate(pins.seat_leds)
         ]
         green = make("green LED", pins.green, lambda: LED(pins.green, pin_factory=factory))
@@ -195,11 +196,11 @@ class Feedback:
         else:
             buzzer = make("buzzer", pins.buzzer, lambda: Buzzer(pins.buzzer, pin_factory=factory))
         return cls(
-            seats,  # type: ignore[arg-type]
-            green,  # type: ignore[arg-type]
-            red,  # type: ignore[arg-type]
-            amber,  # type: ignore[arg-type]
-            buzzer,  # type: ignore[arg-type]
+            seats,
+            green,
+            red,
+            amber,
+            buzzer,
             listener=listener,
             tempo=tempo,
             pin_factory=factory,
@@ -329,9 +330,9 @@ class Feedback:
     def _stop_sound(self) -> None:
         self.buzzer.source = None
         if self.tonal:
-            self.buzzer.stop()  # type: ignore[union-attr]
+            self.buzzer.stop()
         else:
-            self.buzzer.off()  # type: ignore[union-attr]
+            self.buzzer.off()
         if self._sound is not None:
             self._tell(_("buzzer off"))
         self._sound = None

@@ -127,8 +127,8 @@ def extract(root: Path = ROOT) -> dict[str, list[Message]]:
             ):
                 if not message or (isinstance(message, tuple) and not message[0]):
                     continue
-                if isinstance(message, tuple) and len(message) == 1:
-                    message = message[0]
+                if isinstance(message, tuple):  # (singular,) or (singular, plural)
+                    message = message[0] if len(message) == 1 else (message[0], message[1])
                 out[domain].append(Message(message, context, ((relative, lineno),), tuple(comments)))
     for name, contexts in profile_words().items():
         for context in contexts:

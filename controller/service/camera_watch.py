@@ -62,9 +62,9 @@ class CameraWatch:
             return None
         if frame is None:
             return None
-        problem = frame_problem(frame, self.size)
-        if problem is not None:
-            self.problem = _("the camera sends odd pictures: {why}", why=problem)
+        odd = frame_problem(frame, self.size)
+        if odd is not None:
+            self.problem = _("the camera sends odd pictures: {why}", why=odd)
             return None
         if frame.shape[2] == 4:
             frame = np.ascontiguousarray(frame[..., :3])

@@ -104,7 +104,7 @@ def _log_file(value: Any, info: ValidationInfo) -> Path | None:
 class LogSection(Section):
     """Where the referee's log goes (`file: -` or none: stderr, which systemd keeps) and how much of it."""
 
-    level: choice(*LOG_LEVELS) = "info"
+    level: Annotated[str, choice(*LOG_LEVELS)] = "info"
     file: Annotated[Path | None, checked(_log_file)] = None
 
 
@@ -113,7 +113,7 @@ class SimulationConfig(Section):
 
     player: Flag = True
     seed: Annotated[int, checked(_whole)] = 0
-    move_every: seconds(0.5, 600.0) = 2.0
+    move_every: Annotated[float, seconds(0.5, 600.0)] = 2.0
 
 
 def _host(value: Any) -> str:
@@ -197,8 +197,8 @@ class ConfigFile(Section):
     secrets: Any = None
     targets: Any = None
     profile: Any = None
-    settle_time: seconds(0.05, 5.0) = 0.3
-    frame_timeout: seconds(0.2, 60.0) = 2.0
+    settle_time: Annotated[float, seconds(0.05, 5.0)] = 0.3
+    frame_timeout: Annotated[float, seconds(0.2, 60.0)] = 2.0
     journal: FilePath = Field(default="referee-journal.sqlite", validate_default=True)
     control_socket: Annotated[Path | None, checked(_optional_path)] = None
     camera: CameraSection = CameraSection()

@@ -205,7 +205,7 @@ class EventBus:
         self.last: Event | None = None
 
     def subscribe(self, subscriber: Subscriber, *, inline: bool = False, name: str | None = None) -> None:
-        label = name or getattr(subscriber, "__qualname__", type(subscriber).__name__)
+        label = name or str(getattr(subscriber, "__qualname__", type(subscriber).__name__))
         with self._lock:
             if inline:
                 self._inline.append((label, subscriber))

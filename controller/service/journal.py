@@ -485,7 +485,7 @@ class Journal:
             rows = self._read("SELECT at, kind, message FROM events ORDER BY id")
         else:
             rows = self._read("SELECT at, kind, message FROM events WHERE game_id = ? ORDER BY id", (game_id,))
-        return [tuple(r) for r in rows]  # type: ignore[misc]
+        return [tuple(r) for r in rows]
 
     # --- writing ----------------------------------------------------------------------------
     def new_game(self, setup: dict[str, Any]) -> int:

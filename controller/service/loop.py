@@ -73,6 +73,13 @@ SETTLE_EPSILON = 1e-6
 SWITCHES_LOST = _("the slide switches are not answering: check the USB cable of the switch board")
 
 
+def _all_known(positions: tuple[str | None, ...] | None) -> tuple[str, ...] | None:
+    """Every slide's position as the switches tell it, or None while one is unknown."""
+    if positions is None or any(p is None for p in positions):
+        return None
+    return tuple(p for p in positions if p is not None)
+
+
 class FeedbackLike(Protocol):
     """What the loop needs of `controller.hardware.feedback.Feedback`."""
 
@@ -445,9 +452,10 @@ class RefereeLoop:
         snapshot = sight.snapshot
         merge = registry.get(self.game).with_switches
         if merge is not None:  # part of the board is told by the slide switches, not the camera
-            if self.positions is None or any(p is None for p in self.positions):
+            positions = _all_known(self.positions)
+            if positions is None:
                 return None
-            snapshot = merge(snapshot, tuple(self.positions))
+            snapshot = merge(snapshot, positions)
         self.unreadable_said = None
         if self.amber_blinking:  # readable again: amber back to what the game says
             self.amber_blinking = False
@@ -583,10 +591,8 @@ class RefereeLoop:
             snapshot = sight.snapshot
             merge = registry.get(self.game).with_switches
             if merge is not None:
-                if self.positions is None or any(p is None for p in self.positions):
-                    snapshot = None
-                else:
-                    snapshot = merge(snapshot, tuple(self.positions))
+                positions = _all_known(self.positions)
+                snapshot = None if positions is None else merge(snapshot, positions)
         if snapshot is None:
             snapshot = self.session.last_snapshot
         if snapshot is None:
@@ -649,8 +655,9 @@ class RefereeLoop:
             out["result"] = referee.result().to_json()
             out["result_line"] = words.result_line(referee.result())
         engine = referee.engine
-        if referee.to_move() is not None:
-            out["to_move_name"] = engine.seat_name(referee.to_move())
+        to_move = referee.to_move()
+        if to_move is not None:
+            out["to_move_name"] = engine.seat_name(to_move)
         if last is not None:
             out["last_line"] = verdict_line(last, engine, referee.to_move())
         return out

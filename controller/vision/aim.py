@@ -236,7 +236,7 @@ def _focus(geom: LatticeGeometry, gray: np.ndarray, h: np.ndarray, ids: list[int
         # contrast: the marker's ink against its paper, both measured in the picture
         bits, edge_sides = _marker_pattern(geom, mid, 48)
         warp = cv2.getPerspectiveTransform(
-            np.float32([[0, 0], [47, 0], [47, 47], [0, 47]]), project(h, board_corners[k]).astype(np.float32)
+            np.array([[0, 0], [47, 0], [47, 47], [0, 47]], np.float32), project(h, board_corners[k]).astype(np.float32)
         )
         ink_px = project(warp, np.argwhere(bits == 0)[::7, ::-1].astype(np.float64))
         xs = np.clip(np.rint(ink_px[:, 0]).astype(int), 0, gray.shape[1] - 1)
@@ -344,7 +344,8 @@ def aim_advice(
         advice.placed_by = "corners"
         advice.in_view = True
     advice.homography = h
-    if advice.placed_by == "corners":  # placed by a person: framing from the lattice, no marker to miss
+    # Placed by a person: framing from the lattice, no marker to miss.
+    if advice.placed_by == "corners" and h is not None:
         x0, y0, x1, y1 = geom.extent(0.5)
         outline = project(h, np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64))
         moves = _moves(outline, width, height, set())

@@ -110,10 +110,10 @@ def default_model(floor: tuple[int, int, int] | None = None) -> ClassModel:
     if floor is None:
         with_doors = registry.with_capability(lambda spec: spec.reads(DOORS_ADDON))
         floor = looks.pieces(with_doors[0].name)[EMPTY]
-    floor = _f(floor)
+    wood = _f(floor)
     cov = np.diag(np.array(DEFAULT_SIGMA) ** 2)
-    metal = 0.8 * (_f(looks.METAL) - floor)
-    groove = 0.5 * (_f(looks.GROOVE) - floor)
+    metal = 0.8 * (_f(looks.METAL) - wood)
+    groove = 0.5 * (_f(looks.GROOVE) - wood)
     return ClassModel([ClassRef("wing", PRESENT, metal, cov.copy()), ClassRef("bare", ABSENT, groove, cov.copy())])
 
 
@@ -161,6 +161,7 @@ class DoorSampler:
             self._map = pts.reshape(1, -1, 2).astype(np.float32)
             self._h = h.copy()
         m = self._map
+        assert m is not None  # projected just above for this homography
         vals = cv2.remap(frame, m[..., 0], m[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)[0].astype(
             np.float32
         )

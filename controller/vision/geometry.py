@@ -7,6 +7,7 @@ rendering) is derived from it, so the renderer and the reader share one geometry
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import cv2
@@ -30,6 +31,12 @@ MARKERS_HIDDEN = _(
 )
 
 
+def _four(ids: Iterable[int]) -> tuple[int, int, int, int]:
+    """The four markers' ids, one per corner (a profile's `markers.ids` holds exactly four)."""
+    first, second, third, fourth = ids
+    return first, second, third, fourth
+
+
 class CornersError(RefereeError):
     """Corner points given by a person that cannot describe a lattice."""
 
@@ -51,7 +58,7 @@ class LatticeGeometry:
         return cls(
             rows=profile.rows,
             cols=profile.cols,
-            marker_ids=tuple(int(i) for i in m["ids"]),
+            marker_ids=_four(int(i) for i in m["ids"]),
             marker_size=float(m["size"]),
             marker_offset=float(m["offset"]),
             dictionary=str(m["dictionary"]),
@@ -267,7 +274,7 @@ class MarkerLocaliser:
                 img_pts.append(found[mid])
                 board_pts.append(self.board_corners[k])
         img = np.concatenate(img_pts).astype(np.float32)
-        side = min(np.linalg.norm(p[1] - p[0]) for p in img_pts)
+        side = min(float(np.linalg.norm(p[1] - p[0])) for p in img_pts)
         win = int(max(2, min(6, side / 8)))
         crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.01)
         refined = cv2.cornerSubPix(gray, img.reshape(-1, 1, 2), (win, win), (-1, -1), crit)

@@ -258,8 +258,8 @@ def _ink(
         centred = [p - mean[:, c : c + 1] for c, p in enumerate(planes)]
         masked = [c * disc for c in centred]
         if len(hit):
-            for m, c in zip(masked, centred):
-                m[hit] = c[hit] * lit_hit
+            for m, plane in zip(masked, centred):
+                m[hit] = plane[hit] * lit_hit
         cov = np.empty((n, 3, 3), np.float32)
         for i in range(3):
             for j in range(i, 3):

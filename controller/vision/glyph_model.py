@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import cv2
 import numpy as np
@@ -104,7 +105,7 @@ TEMPLATES_FILE = "glyph_templates.npz"
 
 
 @lru_cache(maxsize=1)
-def _shipped() -> dict[str, np.ndarray]:
+def _shipped() -> dict[str, Any]:
     from importlib import resources
 
     with resources.files("controller.vision").joinpath(TEMPLATES_FILE).open("rb") as file:

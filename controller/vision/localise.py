@@ -56,7 +56,7 @@ class Localiser:
 
     def locate(self, frame: np.ndarray) -> tuple[str | None, bool]:
         """Make sure the homography fits this frame; (problem, whether it was re-fitted)."""
-        if self.fixed:
+        if self.detector is None:  # fixed corners: nothing to locate
             return None, False
         if self.h is not None:
             ok = self.check.markers_ok(frame[:, :, 1], self.h)  # green is grey enough
@@ -90,7 +90,7 @@ class Localiser:
         that fit. No diffuse surface (a hand, a sleeve, a cup) under the same light is brighter than
         white paper, only a mirror-like reflection (the hand check's rule, `hands.py`). The board is
         then read: the places under the reflection are unsure, not hidden by a hand."""
-        if not any(ok):
+        if not any(ok) or self.h is None:
             return False
         vin, vout, _ = self.check.samples(gray, self.h)
         paper = float(np.median(vout[np.array(ok)]))
@@ -126,6 +126,8 @@ class Localiser:
         A shadow darkens the ink and the paper alike and keeps that pattern, though the detector can
         miss the marker in it; a hand, a sleeve or a cup replaces the pattern by a surface with no such
         border at any shift."""
+        if self.h is None:
+            return None
         near, shifts = self._shifted_checks()[marker]
         fits = np.array(near.markers_ok(gray, self.h))
         if not fits.any():

@@ -198,7 +198,7 @@ class BoardReader:
     def _glyphs(self, frame: np.ndarray, letters: list[str], sure: np.ndarray, white: np.ndarray) -> dict[int, str]:
         """The glyph (or '?') of every place holding a surely read tile."""
         tiles = [i for i, letter in enumerate(letters) if sure[i] and letter != EMPTY]
-        if not tiles:
+        if not tiles or self.glyph_model is None or self.h is None:
             return {}
         local = local_white(white, self.paper_weights[tiles])
         h = self.glyphs_homography(frame)
@@ -207,6 +207,7 @@ class BoardReader:
 
     def read_doors(self, frame: np.ndarray, white: np.ndarray) -> tuple[str, ...]:
         """The door tokens (one per post) of a frame whose homography is known ('?' where unsure)."""
+        assert self.h is not None, "doors are read once the board is placed"
         local = local_white(white, self.post_weights)
         h = self.doors_homography(frame)
         return read_doors(self.door_model, self.door_shapes, self.door_sampler, frame, h, local).doors

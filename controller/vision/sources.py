@@ -30,7 +30,7 @@ from typing import Annotated, Any, ClassVar, Protocol
 
 import cv2
 import numpy as np
-from pydantic import model_validator
+from pydantic import BeforeValidator, model_validator
 
 from controller.errors import ConfigError, HardwareError
 from controller.schema import Section, checked, choice, sentence, validate
@@ -52,13 +52,13 @@ class FrameSource(Protocol):
     def close(self) -> None: ...
 
 
-def _whole(low: int, high: int) -> Any:
+def _whole(low: int, high: int) -> BeforeValidator:
     def check(value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             raise sentence(f"expected a whole number from {low} to {high}, got {value!r}")
         return value
 
-    return Annotated[int, checked(check)]
+    return checked(check)
 
 
 def _device(value: Any) -> int | str:
@@ -91,13 +91,13 @@ class CameraSection(Section):
     unknown_key: ClassVar[str] = "unknown key; known keys: {known}"
     not_a_mapping: ClassVar[str] = "expected a mapping (source, device, path, width, height, fps)"
 
-    source: choice(*SOURCES) = "renderer"
+    source: Annotated[str, choice(*SOURCES)] = "renderer"
     device: Annotated[int | str, checked(_device)] = 0
     #: A video file or a folder of pictures (`video`, `images`).
     path: str | None = None
-    width: _whole(16, 10000) = 1280
-    height: _whole(16, 10000) = 720
-    fps: _whole(1, 240) = 30
+    width: Annotated[int, _whole(16, 10000)] = 1280
+    height: Annotated[int, _whole(16, 10000)] = 720
+    fps: Annotated[int, _whole(1, 240)] = 30
     #: A video or a folder of pictures starts again at its end.
     loop: Annotated[bool, checked(_flag)] = False
     #: The simulated camera's pose, lighting and noise (`renderer`).
@@ -251,7 +251,7 @@ class PiCamera:
         self.fps = fps
         self._cls = picamera_class
         self.lock, self.locked = lock, dict(locked) if locked else None
-        self.cam = None
+        self.cam: Any = None  # a Picamera2 (the library has no type information)
         self._frames = 0
         self._start()
 

@@ -443,7 +443,7 @@ class BlockersEngine(Engine[BlockersState, Placement]):
         unread = list(state.unread)
         available = list(state.available)
         to_settle: set[str] = set()
-        events: list[str] = []
+        events: list[GameEvent] = []
 
         if old != EMPTY:
             captures[seat][self.colour_index[old[0]]] += 1
@@ -516,13 +516,13 @@ class BlockersEngine(Engine[BlockersState, Placement]):
         rows: Sequence[Sequence[str]],
         placed: Sequence[int],
         available: Sequence[frozenset[str]],
-    ) -> tuple[int | None, list[str]]:
+    ) -> tuple[int | None, list[GameEvent]]:
         """The next seat able to place, with a pass for every seat skipped for lack of a placement.
 
         Seats whose colours have all placed 24 tiles are skipped silently; when nobody can
         place any more, the game is over (None).
         """
-        passes = []
+        passes: list[GameEvent] = []
         for step in range(1, self.players + 1):
             other = (seat + step) % self.players
             left = [c for c in self.seat_colours[other] if placed[self.colour_index[c]] < PLACEMENTS_PER_COLOUR]

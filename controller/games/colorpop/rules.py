@@ -738,9 +738,10 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
     def _unit_colours(self, state: ColorpopState, unit: tuple[int, ...]) -> tuple[str, ...] | None:
         colours: list[str] = []
         for seat in unit:
-            if state.secrets[seat] is None:
+            secret = state.secrets[seat]
+            if secret is None:
                 return None
-            colours.extend(state.secrets[seat])
+            colours.extend(secret)
         return tuple(colours)
 
     def _instant_winners(self, state: ColorpopState) -> tuple[tuple[int, ...], ...] | None:
@@ -792,7 +793,8 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
             return Result(False, None, scores)
         instant = self._instant_winners(state)
         if instant is not None:
-            when = max(n for ch, n, _ in state.cleared if ch in self._unit_colours(state, instant[0]))
+            winning = self._unit_colours(state, instant[0]) or ()  # known: their colours were all cleared
+            when = max(n for ch, n, _ in state.cleared if ch in winning)
             tallies = next(t for ch, n, t in state.cleared if n == when)
             winners = self._rank(state, list(instant), tallies, by_left=False)
             return Result(True, winners, scores, self._instant_reason(state, winners))

@@ -449,9 +449,10 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         seat also could not (a pass made only because of the ban does not count: once the ban is
         lifted that seat may be able to move again).
         """
-        events: list[str] = []
+        events: list[GameEvent] = []
         for _step in range(4):
-            if line.to_move is None or self._exits_done(line.balls):
+            seat = line.to_move
+            if seat is None or self._exits_done(line.balls):
                 break
             if self._can_move(line):
                 break
@@ -459,9 +460,9 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
             if free and pass_was_free:
                 line = Line(line.balls, line.doors, None)
                 break
-            events.append(GameEvent.passed(line.to_move))
+            events.append(GameEvent.passed(seat))
             pass_was_free = free
-            line = Line(line.balls, line.doors, 1 - line.to_move)
+            line = Line(line.balls, line.doors, 1 - seat)
         return line, tuple(events)
 
     # -- judging -------------------------------------------------------------------------

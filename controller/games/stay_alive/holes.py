@@ -15,15 +15,24 @@ to a handful of integer operations.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from controller.errors import FormatError
 
 SIZE = 7
 POSITIONS = "ABC"
 Point = tuple[int, int]
+
+
+T = TypeVar("T")
+
+
+def per_position(values: Iterable[T]) -> tuple[T, T, T]:
+    """One value for each of a slide's positions (A, B, C)."""
+    a, b, c = values
+    return a, b, c
 
 
 def bit(row: int, col: int) -> int:
@@ -77,9 +86,9 @@ class HolePattern:
     @classmethod
     def from_mapping(cls, holes: Mapping[str, Any]) -> HolePattern:
         """From the profile's `holes:` value (already validated by controller.profile)."""
-        orange = tuple(tuple(_bits_of(slide[p]) for p in POSITIONS) for slide in holes["orange"])
-        white = tuple(tuple(_bits_of(slide[q]) for q in POSITIONS) for slide in holes["white"])
-        return cls(orange=orange, white=white)  # type: ignore[arg-type]
+        orange = tuple(per_position(_bits_of(slide[p]) for p in POSITIONS) for slide in holes["orange"])
+        white = tuple(per_position(_bits_of(slide[q]) for q in POSITIONS) for slide in holes["white"])
+        return cls(orange=orange, white=white)
 
     def to_mapping(self) -> dict[str, list[dict[str, str]]]:
         """The profile's `holes:` value for this pattern."""

@@ -486,7 +486,7 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
         fell: list[Cell],
         stuck: list[Cell],
         kept_ghosts: list[tuple[int, int, str]],
-    ) -> tuple[StayAliveState, tuple[str, ...]]:
+    ) -> tuple[StayAliveState, tuple[GameEvent, ...]]:
         """The state after a slide move whose falling marbles were seen gone (`fell`) or not (`stuck`)."""
         seat: int = state.to_move  # type: ignore[assignment]
         orange, white = self._moved_positions(state, move)

@@ -25,6 +25,7 @@ def learn(
         seen = describe(image, size, cor)
         flat = [ch for row in grid for ch in row]
         looks.append(seen.feats)  # (shifts, N, F)
+        assert seen.flat is not None  # `describe` always measures the flatness
         flats.append(seen.flat)
         labels += flat
         places.append(first + np.arange(len(flat)))
@@ -91,7 +92,8 @@ def _fit(feats: np.ndarray, labels: list[str], place: np.ndarray, size: tuple[in
     x = feats.reshape(-1, feats.shape[2])
     floor = np.full(N_FEATURES, FLOOR**2)
     refs = ClassModel.learn_looks(x, labels * shifts, np.tile(place, shifts), floor)
-    return LatticeModel(tuple(size), ClassModel(refs, floor=floor))
+    rows, cols = size
+    return LatticeModel((rows, cols), ClassModel(refs, floor=floor))
 
 
 def _held_out_margins(

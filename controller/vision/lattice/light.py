@@ -57,9 +57,9 @@ def rectified_log(image: np.ndarray, size: tuple[int, int], corners: np.ndarray)
         crop = cv2.resize(crop, (w, h), interpolation=cv2.INTER_AREA)
         corners = (corners + 0.5) * [fx, fy] - 0.5
     geom = LatticeGeometry(rows, cols)
-    h = homography_from_corners(geom, corners)
+    homography = homography_from_corners(geom, corners)
     rect = Rectifier(-1.0, -1.0, cols, rows, PPP)
-    warped = rect.warp(crop, h).astype(np.float32)
+    warped = rect.warp(crop, homography).astype(np.float32)
     return np.log(warped * np.float32(1 / 255) + np.float32(EPS))
 
 

@@ -39,6 +39,12 @@ class LatticeModel:
     flat: ClassModel | None = None
 
     @property
+    def flat_looks(self) -> ClassModel:
+        """The learned flatness looks, for the readings that run only when they are known."""
+        assert self.flat is not None, "the flatness looks are asked only when the model has them"
+        return self.flat
+
+    @property
     def labels(self) -> list[str]:
         """Every label learned, once."""
         return sorted({r.letter for r in self.classes.refs})

@@ -84,7 +84,7 @@ def flat_piece(model: LatticeModel, flat: np.ndarray) -> np.ndarray:
     """(N,) places the flatness surely reads as some piece rather than empty: within the open-set
     distance of a piece look and nearer it than every empty look by the flatness model's
     margins (whichever piece)."""
-    f = model.flat
+    f = model.flat_looks
     dist = f.distances(flat)
     letter_of = np.array([r.letter for r in f.refs])
     if not np.any(letter_of == EMPTY) or np.all(letter_of == EMPTY):

@@ -67,6 +67,12 @@ class Picture:
         return self.flat is not None and self.model.flat is not None
 
     @property
+    def flat_known(self) -> np.ndarray:
+        """The flatness, for the rules that run only `with_flatness`."""
+        assert self.flat is not None, "the flatness is asked only with_flatness"
+        return self.flat
+
+    @property
     def whole(self) -> bool:
         """Whether the places are the model's whole lattice (a place's neighbours and parity known)."""
         rows, cols = self.model.size
@@ -96,7 +102,7 @@ class Picture:
     @cached_property
     def flat_decision(self) -> Decision:
         """The learned flatness looks' decision (only when `with_flatness`)."""
-        return self.model.flat.decide(self.flat)
+        return self.model.flat_looks.decide(self.flat_known)
 
     @cached_property
     def flat_empty(self) -> np.ndarray:

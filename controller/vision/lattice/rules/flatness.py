@@ -30,7 +30,7 @@ def rule(picture: Picture, reading: Reading) -> Reading:
         return reading
     why = reading.why_array()
     letters, made, agrees = with_flatness(
-        picture.model, list(reading.letters), why, picture.flat, reading.marked("not_board")
+        picture.model, list(reading.letters), why, picture.flat_known, reading.marked("not_board")
     )
     return reading.but(NAME, letters, why, made, marks={"by_picture": made, "agrees": agrees})
 
@@ -49,7 +49,7 @@ def with_flatness(
     looks lean to empty too or know nothing of the place (beyond the open-set distance of
     every look: another board). Where the looks lean to a piece, even unsurely, the two
     disagree and the place stays unsure."""
-    fdec = model.flat.decide(flat)
+    fdec = model.flat_looks.decide(flat)
     flat_empty = fdec.sure & (np.array(fdec.letters) == EMPTY)
     out = list(letters)
     only_flat = np.zeros(len(out), bool)

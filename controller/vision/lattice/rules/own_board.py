@@ -35,7 +35,7 @@ def rule(picture: Picture, reading: Reading) -> Reading:
         return reading
     why = reading.why_array()
     letters, made, agrees = by_own_board(
-        picture.model, picture.shifted, picture.flat, list(reading.letters), why, picture.dist, picture.visible
+        picture.model, picture.shifted, picture.flat_known, list(reading.letters), why, picture.dist, picture.visible
     )
     return reading.but(NAME, letters, why, made, marks={"by_picture": made, "agrees": made | agrees})
 
@@ -78,7 +78,7 @@ def by_own_board(
     rows, cols = model.size
     n_places = len(letters)
     made, agrees = np.zeros(n_places, bool), np.zeros(n_places, bool)
-    c, f = model.classes, model.flat
+    c, f = model.classes, model.flat_looks
     letter_of = np.array([r.letter for r in c.refs])
     flat_of = np.array([r.letter for r in f.refs])
     kinds = sorted({str(k) for k in letter_of if k != EMPTY})

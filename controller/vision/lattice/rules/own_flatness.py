@@ -34,7 +34,7 @@ def rule(picture: Picture, reading: Reading) -> Reading:
     if not picture.with_flatness:
         return reading
     own_empty, own_piece = own_flatness(
-        picture.model, picture.flat, list(reading.letters), reading.why_array(), picture.visible
+        picture.model, picture.flat_known, list(reading.letters), reading.why_array(), picture.visible
     )
     return reading.but(NAME, marks={"own_empty": own_empty, "own_piece": own_piece})
 
@@ -57,7 +57,7 @@ def own_flatness(
     its open-set distance whose learned flatness is nearest a piece is not the bare board of
     its parity: a piece, of a kind not yet known."""
     rows, cols = model.size
-    f = model.flat
+    f = model.flat_looks
     n_places = len(letters)
     own_empty, own_piece = np.zeros(n_places, bool), np.zeros(n_places, bool)
     letter_of = np.array([r.letter for r in f.refs])

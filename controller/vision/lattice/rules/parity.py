@@ -35,7 +35,7 @@ def rule(picture: Picture, reading: Reading) -> Reading:
     letters, made, not_board = by_parity(
         picture.model,
         picture.shifted,
-        picture.flat,
+        picture.flat_known,
         list(reading.letters),
         why,
         picture.dist,
@@ -86,7 +86,7 @@ def by_parity(
     pieces = np.flatnonzero(letter_of != EMPTY)
     if len(letters) != rows * cols or not len(pieces) or not np.any(letter_of == EMPTY):
         return letters, made, np.zeros(len(letters), bool)
-    fdec = model.flat.decide(flat)
+    fdec = model.flat_looks.decide(flat)
     flat_empty = fdec.sure & (np.array(fdec.letters) == EMPTY)
     surely_piece = (why == "") & (np.array(letters) != EMPTY)
     parity = parity_of(len(letters), cols)

@@ -37,7 +37,7 @@ def rule(picture: Picture, reading: Reading) -> Reading:
         picture.model,
         picture.feats,
         picture.shifted,
-        picture.flat,
+        picture.flat_known,
         list(reading.letters),
         why,
         picture.visible,
@@ -94,7 +94,7 @@ def by_split(
     )
     if n_places != rows * cols or len(kinds) != 2:
         return letters, made, agrees
-    fdec = model.flat.decide(flat)
+    fdec = model.flat_looks.decide(flat)
     flat_empty = fdec.sure & (np.array(fdec.letters) == EMPTY)
     parity = parity_of(n_places, cols)
     x = shifted[0]
