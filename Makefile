@@ -9,7 +9,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test bench clean render3d
+.PHONY: setup demo test test-fast bench clean render3d
 
 # The message catalogues (controller/language/locale/*/LC_MESSAGES/*.po) compiled to .mo beside them.
 PO := $(wildcard controller/language/locale/*/LC_MESSAGES/*.po)
@@ -32,8 +32,13 @@ demo: setup
 test: setup
 	$(VENV)/bin/python -m pytest
 
+# The fast lane: the rules, formats, vision and commands without the tests marked slow (a real
+# browser or broker, the service run whole, many renders, mypy); under a minute.
+test-fast: setup
+	$(VENV)/bin/python -m pytest -m "not slow"
+
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis
 
 # The 3D renderer of the benches (bench/scenes3d.py): Blender's Cycles as a Python module, in its own
 # environment, since bpy needs exactly Python 3.11 and numpy < 2. Not needed by the referee or its tests.

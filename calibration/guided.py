@@ -310,7 +310,8 @@ class GuidedCalibration:
         self.steps = steps_for(profile)
         self.pictures: dict[str, np.ndarray] = {}
 
-    def step(self, number: int) -> Step:
+    def step(self, number: object) -> Step:
+        """Step `number` (counted from 1), whatever the page sent: anything else is refused in words."""
         if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= len(self.steps):
             raise RefereeError(f"the steps are numbered 1 to {len(self.steps)}")
         return self.steps[number - 1]
@@ -523,7 +524,7 @@ class ProfileNameError(RefereeError):
     """A name a profile cannot be saved under (not a plain file name, or taken)."""
 
 
-def profile_path(config_path: Path, name: str) -> Path:
+def profile_path(config_path: Path, name: object) -> Path:
     """Where the profile `name` is saved: `profiles/NAME.yaml` beside the config file."""
     if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
         raise ProfileNameError(
@@ -550,7 +551,7 @@ def with_camera_settings(profile, source: Any):
     return profile
 
 
-def save_and_switch(profile, name: str, config_path: Path, overwrite: bool = False) -> Path:
+def save_and_switch(profile, name: object, config_path: Path, overwrite: bool = False) -> Path:
     """Save `profile` as `profiles/NAME.yaml` beside the config and point the config's `profile:` at it.
 
     A name already taken is refused unless `overwrite`; the config is checked after the change and

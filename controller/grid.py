@@ -66,9 +66,9 @@ def groups_by_value(grid: Sequence[Sequence[str]], key: Callable[[str], str | No
     rows, cols = len(grid), len(grid[0]) if grid else 0
     keys = [key(v) for row in grid for v in row]
     seen = [k is None for k in keys]
-    out = []
+    out: list[tuple[str, set[Cell]]] = []
     for start, k in enumerate(keys):
-        if seen[start]:
+        if seen[start] or k is None:  # a key of None is never grouped (seen from the start)
             continue
         seen[start] = True
         group = [start]

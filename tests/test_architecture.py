@@ -59,6 +59,7 @@ def _imports(path: Path) -> set[str]:
 
 
 @pytest.mark.parametrize("path", _modules(PRODUCTION), ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.slow
 def test_production_code_never_imports_the_simulation(path: Path):
     assert not [m for m in _imports(path) if m == "simulation" or m.startswith("simulation.")]
 
@@ -99,6 +100,7 @@ GAME_NEUTRAL = [
 
 
 @pytest.mark.parametrize("path", _modules(GAME_NEUTRAL), ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.slow
 def test_game_neutral_code_never_compares_a_game_name(path: Path):
     assert _game_name_comparisons(path) == []
 
@@ -119,6 +121,7 @@ def _yaml_loads(path: Path) -> list[int]:
 @pytest.mark.parametrize(
     "path", _modules(PRODUCTION + ["controller/commands", "simulation"]), ids=lambda p: str(p.relative_to(ROOT))
 )
+@pytest.mark.slow
 def test_yaml_is_read_by_one_function(path: Path):
     """`controller/files.py` reads every YAML text, so every slip is worded the same way."""
     if path == ROOT / "controller/files.py":
@@ -222,6 +225,7 @@ def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
+@pytest.mark.slow
 def test_no_import_circle():
     """Every import that runs counts, inside functions too: a module imported late is still a module
     that needs the other. A circle is named with one import that closes it, to be cut or moved down."""

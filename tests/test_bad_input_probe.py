@@ -6,9 +6,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 
 from probe_bad_input import run_all  # noqa: E402
+
+pytestmark = pytest.mark.slow  # every test here takes seconds
 
 
 def test_every_bad_input_is_answered_clearly():

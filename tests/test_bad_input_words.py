@@ -24,6 +24,7 @@ def test_a_folder_given_as_a_picture_is_said_to_be_a_folder(tmp_path, capsys):
 
 
 @pytest.mark.parametrize(("shown", "asked"), [("blockers", "colorpop"), ("flipop", "colorpop")])
+@pytest.mark.slow
 def test_another_games_picture_is_named_as_that_game(tmp_path, capsys, shown, asked):
     picture = str(tmp_path / "board.png")
     snapshot = str(ROOT / "examples" / "snapshots" / f"{shown}.txt")
@@ -58,6 +59,7 @@ def running(tmp_path):
     server.close()
 
 
+@pytest.mark.slow
 def test_reveal_and_status_count_seats_from_one_and_speak_words(running, capsys):
     assert main(["reveal", "9", "G", "--socket", running]) == 2
     assert "there is no player 9: the players are numbered 1 to 3" in capsys.readouterr().err

@@ -55,6 +55,7 @@ def replay(path: Path) -> list[dict]:
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
+@pytest.mark.slow
 def test_example_replays_with_the_expected_verdicts(name):
     lines = replay(EXAMPLES / name)
     *verdicts, last = lines
@@ -81,6 +82,7 @@ def test_example_replays_with_the_expected_verdicts(name):
     assert cell not in BlockersEngine(record.setup).map.cells_for[tile[1]]
 
 
+@pytest.mark.slow
 def test_two_player_example_has_captures_of_both_kinds():
     verdicts = replay(EXAMPLES / "blockers-two-player.yaml")[:-1]
     captures = [v["move"] for v in verdicts if "captures" in v.get("move", "")]

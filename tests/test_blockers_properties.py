@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -20,6 +21,8 @@ from controller.profile import default_profile
 from controller.referee import Referee
 from controller.snapshot import Snapshot, empty_snapshot
 from simulation.random_play import random_move, random_moves, random_position
+
+pytestmark = pytest.mark.slow  # every test here takes seconds
 
 SETUPS = {
     "three": ("standard", ("R", "G", "B")),

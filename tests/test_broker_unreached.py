@@ -21,6 +21,8 @@ from test_web_browser import CHROMEDRIVER, CHROMIUM, start_browser
 from controller.club.server import BrokerAddress, ClubServer
 from controller.club.store import ClubStore
 
+pytestmark = pytest.mark.slow  # every test here takes seconds
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

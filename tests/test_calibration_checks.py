@@ -18,6 +18,8 @@ from controller.vision import looks
 from controller.vision.reader import BoardReader
 from simulation.render import Scene, random_snapshot, render_snapshot
 
+pytestmark = pytest.mark.slow  # every test here takes seconds
+
 
 def colorpop_setup(seed: int = 0) -> Snapshot:
     rng = np.random.default_rng(seed)

@@ -33,6 +33,7 @@ def piece(game: str, letter: str) -> str:
 
 
 @pytest.mark.parametrize("game", EMPTY_BOARD_GAMES)
+@pytest.mark.slow
 def test_empty_boards_in_hard_light_are_learned(game: str) -> None:
     """Glare, a light gradient, shadows and noise: every place is still the board's own material."""
     p = default_profile(game)
@@ -45,6 +46,7 @@ def test_empty_boards_in_hard_light_are_learned(game: str) -> None:
 
 
 @pytest.mark.parametrize("game", EMPTY_BOARD_GAMES)
+@pytest.mark.slow
 def test_a_piece_left_on_the_empty_board_is_refused_naming_its_place(game: str) -> None:
     p = default_profile(game)
     for seed in range(2):
@@ -71,6 +73,7 @@ def test_a_piece_left_on_the_empty_board_is_refused_naming_its_place(game: str) 
             assert f"does not show what it should: at {place_name(game, r, c)} it reads {letter} " in sentence
 
 
+@pytest.mark.slow
 def test_a_marble_of_each_colour_left_on_the_empty_grid_is_named_by_the_command(tmp_path, capsys) -> None:
     p = default_profile("stay-alive")
     board = empty_board("stay-alive", p, 3)
@@ -116,6 +119,7 @@ def _reflected(image: np.ndarray, hom: np.ndarray, centre: tuple[float, float], 
 
 
 @pytest.mark.parametrize("game", EMPTY_BOARD_GAMES)
+@pytest.mark.slow
 def test_a_broad_reflection_across_the_empty_board_is_no_piece(game: str) -> None:
     """A ceiling light reflected in the board's varnish brightens and pales a whole corner smoothly:
     the places under it are the board's own material, not pieces left there (issue 33: a Stay Alive
@@ -130,6 +134,7 @@ def test_a_broad_reflection_across_the_empty_board_is_no_piece(game: str) -> Non
         assert cal.learn_empty(p, lit).get("vision")["classes"]
 
 
+@pytest.mark.slow
 def test_a_refused_picture_says_what_to_change() -> None:
     """A hard shadow over a corner of the pieces picture leaves its places unsure: the refusal names
     them and says what to change (the lamp), not only which places disagree."""
@@ -167,6 +172,7 @@ def other_copy(snap: Snapshot, profile, seed: int, frame: int) -> np.ndarray:
     return in_other_colours(render_snapshot(snap, profile, seed=seed, scene=Scene(frame=frame)), hue_turn(HUE_TURN))
 
 
+@pytest.mark.slow
 def test_setup_colours_are_named_from_the_bottom_row_on_a_copy_in_other_colours(tmp_path, capsys) -> None:
     """Equal counts cannot tell which cluster is which colour: the standard edition's colours named
     this copy's clusters wrongly (a fifth of the places read wrong while sure); the bottom row names them."""
@@ -223,6 +229,7 @@ def test_setup_colours_are_named_from_the_bottom_row_on_a_copy_in_other_colours(
         (["--game", "colorpop", "--empty", "e.png", "--bottom-row", "missing.png", "--setup", "s.png"], "missing.png"),
     ],
 )
+@pytest.mark.slow
 def test_bad_bottom_row_input_is_a_sentence(args, sentence, tmp_path, capsys, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     p = default_profile("colorpop")

@@ -93,6 +93,7 @@ def test_a_live_camera_is_judged_and_fresh(pictures, tmp_path):
         (lambda p: "not a picture", "str instead of a picture"),
     ],
 )
+@pytest.mark.slow
 def test_odd_frames_are_a_fault_never_a_crash_nor_a_verdict(odd, words, pictures, tmp_path):
     good = live(pictures)
     # one good frame first (it fixes the picture size), then only odd ones
@@ -104,6 +105,7 @@ def test_odd_frames_are_a_fault_never_a_crash_nor_a_verdict(odd, words, pictures
     assert not rig.loop.fresh  # systemd's watchdog is no longer fed
 
 
+@pytest.mark.slow
 def test_a_grey_camera_never_gives_a_verdict_and_colour_is_judged_again(pictures, tmp_path):
     colour = live(pictures)
     grey = [True]
@@ -133,6 +135,7 @@ def test_a_source_that_raises_is_a_fault_and_the_referee_goes_on(pictures, tmp_p
     assert rig.loop.faults == [] and [v.verdict.value for v in rig.loop.verdicts] == ["setup-ok"]
 
 
+@pytest.mark.slow
 def test_a_reader_that_raises_is_an_unreadable_board_not_a_crash(pictures, tmp_path):
     rig = Rig(FakeSource(live(pictures)), tmp_path)
 
@@ -158,6 +161,7 @@ def test_a_sensor_failing_on_every_frame_is_a_fault(pictures, tmp_path):
     assert "RuntimeError: gate broken" in rig.loop.faults[0] and not rig.loop.fresh
 
 
+@pytest.mark.slow
 def test_a_frozen_picture_is_a_fault_and_a_move_made_meanwhile_is_judged_when_it_is_live_again(pictures, tmp_path):
     moved = BOARD.with_cells([["."] * 10, *[list(row) for row in BOARD.cells[1:]]])
     moved_picture = render_snapshot(moved, SETUP.profile, scene=Scene(frame=3))

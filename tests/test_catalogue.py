@@ -28,6 +28,7 @@ from controller.snapshot import Snapshot
 EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.yaml"))
 
 
+@pytest.mark.slow
 def test_every_message_of_the_sources_is_in_both_catalogues_and_translated():
     found = cat.problems()
     assert not found, "the catalogues are not complete (python tools/catalogue.py check):\n" + "\n".join(found[:60])

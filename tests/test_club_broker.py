@@ -9,6 +9,7 @@ import urllib.request
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
+import pytest
 from mqtt_helpers import wait_for
 
 from controller.club.config import MqttConfig
@@ -16,6 +17,8 @@ from controller.club.server import BrokerAddress, ClubServer
 from controller.club.store import ClubStore
 from controller.commands.replay import judge_record
 from simulation.club_table import RecordTable
+
+pytestmark = pytest.mark.slow  # every test here takes seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 COLORPOP = ROOT / "examples" / "colorpop-standard.yaml"

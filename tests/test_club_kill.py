@@ -8,8 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from mqtt_helpers import wait_for
 from test_club_broker import _club, _get
+
+pytestmark = pytest.mark.slow  # every test here takes seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORD = ROOT / "examples" / "colorpop-standard.yaml"

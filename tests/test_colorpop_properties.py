@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import pytest
 from colorpop_helpers import engine, random_board
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,6 +17,8 @@ from hypothesis import strategies as st
 from controller.games.colorpop.rules import remove_cells
 from controller.snapshot import Snapshot
 from simulation.random_play import random_position
+
+pytestmark = pytest.mark.slow  # every test here takes seconds
 
 seeds = st.integers(min_value=0, max_value=2**32 - 1)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import re
 
+import pytest
 from colorpop_helpers import board, engine
 
 from controller.games.colorpop.rules import CLEARED
@@ -217,6 +218,7 @@ def turned(grid: list[list[str]], slides: list[int]) -> list[list[str]]:
     return out
 
 
+@pytest.mark.slow
 def test_the_advice_is_the_fewest_slides_to_turn():
     grid = grid_of(SETUP_OK)
     grid[0] = ["G"] * 10
@@ -230,6 +232,7 @@ def test_the_advice_is_the_fewest_slides_to_turn():
         assert not eng.check_setup(board(text_of(turned(grid, list(fewer))))).ok
 
 
+@pytest.mark.slow
 def test_a_setup_no_reversal_can_fix_says_so():
     grid = grid_of(SETUP_OK)
     for r in range(6):

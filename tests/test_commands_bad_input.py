@@ -21,6 +21,8 @@ import pytest
 
 from controller.service.journal import Journal
 
+pytestmark = pytest.mark.slow  # every test here takes seconds
+
 ROOT = Path(__file__).resolve().parent.parent
 SNAPSHOT = str(ROOT / "examples" / "snapshots" / "colorpop.txt")
 GRIDS = str(ROOT / "examples" / "stay-alive-grids.txt")

@@ -16,6 +16,7 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 import yaml
 
 from controller.cli import main
@@ -50,6 +51,7 @@ def test_the_readme_names_commands_of_each_kind():
     assert {"render", "read", "calibrate", "holes", "lattice", "replay", "export", "run", "status"} <= names
 
 
+@pytest.mark.slow
 def test_every_readme_command_runs_as_written(tmp_path, monkeypatch, capsys):
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
     shutil.copy(ROOT / "config.yaml", tmp_path / "config.yaml")

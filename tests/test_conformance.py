@@ -126,6 +126,7 @@ def _position(game: str, rng: random.Random, max_moves: int = MOVES_AT_MOST):
 @pytest.mark.parametrize("game", GAMES)
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=seeds)
+@pytest.mark.slow
 def test_the_board_a_legal_move_leaves_is_judged_that_move(game, seed):
     """Every legal move's board: legal, for the seat to move, with that move's description,
     state and events (several moves may leave one board, e.g. two jokers of one Colorpop slide:
@@ -145,6 +146,7 @@ def test_the_board_a_legal_move_leaves_is_judged_that_move(game, seed):
 @pytest.mark.parametrize("game", GAMES)
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=seeds)
+@pytest.mark.slow
 def test_a_random_game_is_judged_legal_move_by_move_to_its_result(game, seed):
     """A whole game through the referee: every board legal for the seat that moved, the referee's
     state the engine's, a seat to move in a game not over always has a move (passes are made for
@@ -253,6 +255,7 @@ def _check_corrupted(engine, state, corrupted, kind) -> None:
 @pytest.mark.parametrize("game", GAMES)
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=seeds)
+@pytest.mark.slow
 def test_a_corrupted_board_is_never_judged_legal(game, seed):
     rng = random.Random(seed)
     engine, state, _ = _position(game, rng)
@@ -286,6 +289,7 @@ def test_every_kind_of_corruption_occurred():
 @pytest.mark.parametrize("game", GAMES)
 @settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=seeds)
+@pytest.mark.slow
 def test_replays_are_deterministic_and_every_move_of_a_played_record_is_legal(game, seed):
     """A record judged twice gives the same lines; two referees fed the same boards end in the
     same state, with the same player to move and the same result."""
@@ -306,6 +310,7 @@ def test_replays_are_deterministic_and_every_move_of_a_played_record_is_legal(ga
 
 
 @pytest.mark.parametrize("game", GAMES)
+@pytest.mark.slow
 def test_positions_and_moves_compare_and_hash_by_value(game):
     """The same play twice gives equal positions with equal hashes, and equal legal moves, none
     listed twice: the referee and the journal key and compare them by value."""
@@ -330,6 +335,7 @@ def test_snapshots_and_records_survive_their_text_forms(game):
 
 
 @pytest.mark.parametrize("game", GAMES)
+@pytest.mark.slow
 def test_a_journalled_game_exports_to_a_record_that_judges_the_same(game, tmp_path):
     from controller.service.session import export_record
     from simulation.world import StubRig
@@ -345,6 +351,7 @@ def test_a_journalled_game_exports_to_a_record_that_judges_the_same(game, tmp_pa
 @pytest.mark.parametrize("game", GAMES)
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=seeds)
+@pytest.mark.slow
 def test_a_move_reads_back_from_the_text_describe_writes(game, seed):
     rng = random.Random(seed)
     engine, state, _ = _position(game, rng)
@@ -361,6 +368,7 @@ def test_a_move_reads_back_from_the_text_describe_writes(game, seed):
 @pytest.mark.parametrize("game", GAMES)
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=seeds)
+@pytest.mark.slow
 def test_a_position_reads_back_from_its_text(game, seed):
     rng = random.Random(seed)
     engine, state, _ = _position(game, rng)

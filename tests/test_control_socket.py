@@ -100,6 +100,7 @@ def still_serving(server: ControlServer) -> None:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.binary(max_size=3000))
+@pytest.mark.slow
 def test_any_bytes_get_an_answer(served, data):
     server, _ = served
     answer = send_raw(server.path, data)
@@ -125,6 +126,7 @@ requests = st.one_of(
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(value=requests)
+@pytest.mark.slow
 def test_any_json_gets_an_answer_and_only_well_formed_commands_run(served, value):
     server, loop = served
     before = len(loop.applied)
@@ -153,6 +155,7 @@ def test_hostile_requests_and_the_server_stays_up(served):
     still_serving(server)
 
 
+@pytest.mark.slow
 def test_a_silent_client_holds_up_nobody(served):
     server, _ = served
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as silent:
@@ -196,6 +199,7 @@ def test_a_retry_with_the_same_id_is_answered_not_applied_again(served):
     assert [name for name, _ in loop.applied].count("end") == 1
 
 
+@pytest.mark.slow
 def test_a_command_not_taken_up_in_time_is_withdrawn_and_never_runs(tmp_path):
     loop = FakeLoop()
     loop.running.clear()  # the loop is stuck

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from controller.corrections import is_done, plan
 from controller.games.colorpop.rules import settle
 from controller.games.registry import engine_for
@@ -27,6 +29,7 @@ def _two_moves_at_once(seed: int):
     return ENGINE.expected(state), ENGINE.expected(twice)
 
 
+@pytest.mark.slow
 def test_two_groups_removed_at_once_are_put_back_slide_by_slide():
     for seed in range(12):
         legal, seen = _two_moves_at_once(seed)

@@ -13,8 +13,11 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
 from mqtt_helpers import free_port
 from test_web_browser import CHROMEDRIVER, CHROMIUM, start_browser, wait_for
+
+pytestmark = pytest.mark.slow  # every test here takes seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 

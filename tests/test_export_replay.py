@@ -19,6 +19,8 @@ from controller.service.journal import Journal
 from controller.service.session import export_record
 from simulation.world import StubRig
 
+pytestmark = pytest.mark.slow  # every test here takes seconds
+
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = {
     "colorpop": ({"game": "colorpop", "players": 3}, {"game": "colorpop", "players": 3, "secrets": ["G", "Y", "O"]}),

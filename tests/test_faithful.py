@@ -43,6 +43,7 @@ def _fall_events(verdicts: list[dict]) -> list[GameEvent]:
         (333, None, None, None),
     ],
 )
+@pytest.mark.slow
 def test_the_stay_alive_games_of_issue_19_give_the_intended_verdicts(seed, index, move, fell, tmp_path):
     """The games `referee demo` got wrong, with every trouble, on the stand-in rig (whose camera,
     like the gate, never sees a marble drop)."""
@@ -58,6 +59,7 @@ def test_the_stay_alive_games_of_issue_19_give_the_intended_verdicts(seed, index
 
 
 @pytest.mark.parametrize("frames", [2, 8])
+@pytest.mark.slow
 def test_a_marble_dropping_frames_after_its_slide_moved_is_judged_fallen(frames, tmp_path, monkeypatch):
     monkeypatch.setattr(world_module, "MARBLE_FALL_FRAMES", (frames, frames))
     rig = StubRig(STAY_ALIVE, tmp_path / "j.sqlite", seed=3, troubles=False)
@@ -132,6 +134,7 @@ def test_the_camera_reads_a_still_picture_again_when_asked():
     assert reader.reads == 3
 
 
+@pytest.mark.slow
 def test_the_rendered_rig_sees_marbles_fall_after_their_slides_moved(tmp_path):
     """Rendered camera frames, the motion gate and the reader, the switch board over its link: the
     two marbles this game drops (each a few frames after its slide) are judged fallen."""

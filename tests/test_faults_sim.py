@@ -7,10 +7,14 @@ import random
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from controller.assembly import assemble
 from controller.service.config import load_config
 from simulation.devices import SimulatedDevices
 from simulation.world import SimClock, SimDriver, SimTable, SimWorld, all_agree, starting_board
+
+pytestmark = pytest.mark.slow  # every test here takes seconds
 
 SHIPPED = Path(__file__).resolve().parent.parent / "config.yaml"
 

@@ -101,6 +101,7 @@ def referee(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_referee_replay_prints_it(tmp_path: Path):
     path = tmp_path / "noughts.yaml"
     path.write_text(RECORD)
@@ -125,6 +126,7 @@ def test_the_simulated_service_referees_a_whole_game_of_it(tmp_path: Path):
 POSITION = "X . O\n. X .\nO . X\n"
 
 
+@pytest.mark.slow
 def test_referee_render_draws_it_and_referee_read_reads_it_back(tmp_path: Path, capsys):
     """It declares no looks and no artwork: the default palette and the plain board serve."""
     snapshot, picture = tmp_path / "position.txt", tmp_path / "position.png"
@@ -153,6 +155,7 @@ def test_referee_render_draws_it_and_referee_read_reads_it_back(tmp_path: Path, 
         assert capsys.readouterr().out == POSITION
 
 
+@pytest.mark.slow
 def test_a_copy_of_it_is_calibrated_from_an_empty_board_and_one_piece_of_each(tmp_path: Path, capsys):
     profile = default_profile("noughts")
     empty, pieces = tmp_path / "empty.png", tmp_path / "pieces.png"

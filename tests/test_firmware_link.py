@@ -75,6 +75,7 @@ def test_moves_bounce_and_faults_arrive_as_slide_states(rig) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_heartbeats_keep_a_quiet_link_healthy_and_ping_is_answered(rig) -> None:
     source, pico, reports = rig
     first = source.wait_for(lambda s: s.reason == "heartbeat", 2 * HEARTBEAT + 0.5)
@@ -134,6 +135,7 @@ def test_unplug_and_replug_mid_game(rig) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_a_silent_microcontroller_is_a_lost_link_without_invented_positions(rig) -> None:
     source, pico, reports = rig
     pico._powered.clear()  # the program stops (a hang) but the port stays open
@@ -220,6 +222,7 @@ def test_a_state_with_impossible_settings_is_garbage_not_news(rig) -> None:
     assert all(p == "B" * 14 for p, _ in summary(reports))
 
 
+@pytest.mark.slow
 def test_a_restart_with_the_cable_in_is_a_fresh_start(rig) -> None:
     """The Pico's uptime goes back; its frames look old until the link counts as lost, then the
     next one is taken afresh, the restart is named, and the Pi's settings are sent again."""
@@ -242,6 +245,7 @@ def test_a_restart_with_the_cable_in_is_a_fresh_start(rig) -> None:
     assert (summary(reports)[-2][1], summary(reports)[-1]) == (False, ("BBBBBBBBBABBBB", True))
 
 
+@pytest.mark.slow
 def test_the_trouble_is_named_when_the_link_is_lost(rig) -> None:
     source, pico, reports = rig
     assert source.trouble() is None

@@ -46,6 +46,7 @@ def test_pico_and_pi_crc_agree(data: bytes) -> None:
 
 @FUZZ
 @given(st.integers(0, 255), st.integers(0, 255), st.binary(max_size=MAX_PAYLOAD))
+@pytest.mark.slow
 def test_pico_frames_are_the_pi_frames(msg_type: int, seq: int, payload: bytes) -> None:
     assert PICO["encode_frame"](msg_type, seq, payload) == encode_frame(msg_type, seq, payload)
 

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from controller.games import registry
 from controller.games.events import GameEvent
 from controller.games.flipop.doors import push
@@ -31,6 +33,7 @@ def replay(path: Path) -> list[dict]:
     return [json.loads(line) for line in done.stdout.splitlines()]
 
 
+@pytest.mark.slow
 def test_standard_example_replays_to_the_end():
     lines = replay(EXAMPLE)
     verdicts = [line.get("verdict") for line in lines[:-1]]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,6 +20,8 @@ from controller.profile import default_profile
 from controller.referee import Referee, VerdictKind
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
 from simulation.random_play import random_move, random_position
+
+pytestmark = pytest.mark.slow  # every test here takes seconds
 
 PROFILE = default_profile("flipop")
 START = parse_snapshot("flipop", PROFILE.get("start"))

@@ -32,6 +32,7 @@ def not_read(reading) -> bool:
 
 
 @pytest.mark.parametrize("game", ["colorpop", "blockers", "flipop", "stay-alive"])
+@pytest.mark.slow
 def test_edge_glare_is_not_a_hand_and_hands_are_caught(game: str) -> None:
     p = default_profile(game)
     glare_hands = caught = 0

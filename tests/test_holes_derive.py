@@ -122,6 +122,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_the_command_writes_the_holes_into_a_profile_keeping_its_other_keys(tmp_path):
     truth = random_pattern(random.Random(5), 0.5)
     grids = tmp_path / "grids.txt"
@@ -138,6 +139,7 @@ def test_the_command_writes_the_holes_into_a_profile_keeping_its_other_keys(tmp_
         assert derived.point_open(r, c, p, q) == truth.point_open(r, c, p, q)
 
 
+@pytest.mark.slow
 def test_the_command_prints_the_holes_key_without_out(tmp_path):
     grids = tmp_path / "grids.txt"
     grids.write_text(format_grids(observe(stand_in_pattern())))
@@ -147,6 +149,7 @@ def test_the_command_prints_the_holes_key_without_out(tmp_path):
     assert pattern_of(holes) == stand_in_pattern()
 
 
+@pytest.mark.slow
 def test_the_command_refuses_to_write_unexplainable_observations(tmp_path):
     grids = observe(stand_in_pattern())
     rows = [list(row) for row in grids[("C", "C")]]
@@ -160,6 +163,7 @@ def test_the_command_refuses_to_write_unexplainable_observations(tmp_path):
     assert "point 4,4" in done.stdout and not out.exists()
 
 
+@pytest.mark.slow
 def test_the_command_reports_a_malformed_grid_file(tmp_path):
     path = tmp_path / "grids.txt"
     path.write_text(GRID_BLOCK)

@@ -169,6 +169,7 @@ def _play_until_full(rig: StubRig, steps):
     return rig.play(rig.player.moves + 3, steps)  # and some verdicts more while it is full
 
 
+@pytest.mark.slow
 def test_disk_full_lights_the_fault_keeps_verdicts_in_memory_and_writes_them_in_order(tmp_path):
     path = tmp_path / "j.sqlite"
     rig = StubRig(FLIPOP, path, seed=5, troubles=False, max_moves=60)
@@ -233,6 +234,7 @@ def test_a_journal_read_only_from_the_start_still_referees(tmp_path, monkeypatch
     assert not Journal(path, read_only=True).game(1).open
 
 
+@pytest.mark.slow
 def test_a_clean_stop_writes_what_waits(tmp_path):
     path = tmp_path / "j.sqlite"
     rig = StubRig(FLIPOP, path, seed=5, troubles=False, max_moves=60)

@@ -31,6 +31,7 @@ from tests.test_vision_lattice_robust import learned
         ("chess-pcwawc-folding", 0.9),
     ],
 )
+@pytest.mark.slow
 def test_the_learned_board_is_read_through_shadows_and_stones_seen_at_an_angle(folder: str, rate: float) -> None:
     score = run_folder(PHOTOS, folder, {})
     assert score.wrong == 0, score.mistakes
@@ -109,6 +110,7 @@ def test_a_stone_owns_the_corner_behind_it_but_not_a_whole_cell() -> None:
     assert not places._footprints(rejected, light, standing, colour, up).any()
 
 
+@pytest.mark.slow
 def test_a_place_darker_than_a_look_alike_in_every_feature_is_a_shadow_not_something_else() -> None:
     """The shadow allowance: darker by 0.15 in every log feature is nearer than the plain
     Mahalanobis distance says; brighter by as much gets no allowance; darker in one colour only
@@ -144,6 +146,7 @@ def _shadow_next_to_stones(img: np.ndarray, given: np.ndarray, grid: list[list[s
     return (np.clip(lin, 0, 1) ** (1 / 2.2) * 255).astype(np.uint8), shaded
 
 
+@pytest.mark.slow
 def test_empty_places_in_the_shadow_of_the_stones_next_to_them_are_read() -> None:
     rows, cols = SCENARIOS["go"][:2]
     model = learned("go", (1,))

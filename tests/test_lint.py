@@ -1,4 +1,5 @@
-"""The code stays `ruff` clean (rules in pyproject.toml): the test command checks it too."""
+"""The code stays `ruff` clean and `mypy` finds no type error (settings in pyproject.toml): the test
+command checks both."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -25,3 +28,13 @@ def test_ruff_format_changes_nothing():
         [ruff, "format", "--check", "--no-cache", str(ROOT)], capture_output=True, text=True, timeout=120
     )
     assert result.returncode == 0, "run `ruff format .`:\n" + result.stdout + result.stderr
+
+
+@pytest.mark.slow
+def test_mypy_finds_no_type_error():
+    """controller/ and calibration/ type-check (`mypy`, its settings in pyproject.toml): an optional
+    part is narrowed before it is used, a function is called with what it declares."""
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-color-output"], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    assert result.returncode == 0, "mypy (settings in pyproject.toml) finds:\n" + result.stdout + result.stderr

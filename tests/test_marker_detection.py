@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
 from controller.profile import default_profile
 from controller.vision.geometry import LatticeGeometry, MarkerLocaliser
 from simulation.render import Scene, random_snapshot, render_scene
+
+pytestmark = pytest.mark.slow  # every test here takes seconds
 
 BUMP = (11.59468490604602, -4.5553173135168095, 1.0)  # the bump of bench/faithful.py's Colorpop game, seed 1098
 

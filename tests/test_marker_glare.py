@@ -13,6 +13,8 @@ from controller.vision.geometry import LatticeGeometry
 from controller.vision.reader import HAND, BoardReader
 from simulation.render import Scene, random_snapshot, render_snapshot
 
+pytestmark = pytest.mark.slow  # every test here takes seconds
+
 
 @pytest.mark.parametrize("game", ["colorpop", "blockers", "flipop", "stay-alive"])
 def test_a_reflection_on_a_corner_marker_is_read_through(game: str):

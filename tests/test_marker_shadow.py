@@ -15,6 +15,8 @@ from controller.vision.geometry import MARKERS_HIDDEN, LatticeGeometry, project
 from controller.vision.reader import HAND, BoardReader
 from simulation.render import Scene, random_snapshot, render_scene, render_snapshot
 
+pytestmark = pytest.mark.slow  # every test here takes seconds
+
 SIZE = (960, 540)
 
 

@@ -22,6 +22,7 @@ def _size_mm(game: str) -> float:
 
 
 @pytest.mark.parametrize("game", GAMES)
+@pytest.mark.slow
 def test_the_png_holds_the_four_markers_at_their_size_and_says_its_dpi(game, tmp_path, capsys):
     out = tmp_path / "markers.png"
     assert main(["markers", "--game", game, "--out", str(out), "--dpi", "300"]) == 0
@@ -45,6 +46,7 @@ def test_the_png_holds_the_four_markers_at_their_size_and_says_its_dpi(game, tmp
 
 
 @pytest.mark.parametrize("game", GAMES)
+@pytest.mark.slow
 def test_the_pdf_draws_each_markers_cells_at_their_size_on_an_a4_page(game, tmp_path):
     out = tmp_path / "markers.pdf"
     assert main(["markers", "--game", game, "--out", str(out)]) == 0

@@ -26,6 +26,8 @@ from controller.service.config import config_from_mapping
 from simulation.devices import SimulatedDevices
 from simulation.world import SimWorld, starting_board
 
+pytestmark = pytest.mark.slow  # every test here takes seconds
+
 TABLE_PASSWORD = "tbl-Secret-Xq7w"
 CLUB_PASSWORD = "club-Secret-Zp3k"
 #: docs/mqtt.md's own ACL and client-id binding: the club reads every table and answers each, a

@@ -11,6 +11,8 @@ import pytest
 
 from simulation.world import SimTable, StubRig
 
+pytestmark = pytest.mark.slow  # every test here takes seconds
+
 
 def _play(rig: StubRig, table: SimTable, seconds: float, *, move_every: float = 2.0, until=None) -> None:
     """The simulated players of `referee run` (`play_in_background`), in simulated time."""

@@ -191,6 +191,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_replay_of_the_colorpop_example(tmp_path):
     out = run_cli("replay", "--json", "examples/colorpop-standard.yaml")
     assert out.returncode == 0, out.stderr
@@ -204,6 +205,7 @@ def test_replay_of_the_colorpop_example(tmp_path):
     assert result["finished"] is True and result["winners"]
 
 
+@pytest.mark.slow
 def test_replay_of_a_malformed_record_exits_2_with_a_clear_message(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("game: colorpop\nsetup: |\n" + "  G Y O B P J . . . .\n" * 9)

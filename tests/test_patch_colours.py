@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from controller.vision.features import GLARE_RATIO, GLARE_STEP, SATURATED, PatchSampler, masked_median
 
@@ -50,6 +51,7 @@ def _patches(rng: np.random.Generator, count: int, k: int) -> np.ndarray:
     return out
 
 
+@pytest.mark.slow
 def test_masked_median_follows_its_rule():
     rng = np.random.default_rng(5)
     for k in (25, 60, 152):

@@ -15,6 +15,8 @@ from bench.photo_accuracy import Photo, folder_photos, learn_from, run_folder, t
 from controller.vision import lattice
 from controller.vision.geometry import LatticeGeometry, homography_from_corners, parse_corners
 
+pytestmark = pytest.mark.slow  # every test here takes seconds
+
 
 @needs_photos
 @pytest.mark.parametrize(

@@ -26,6 +26,8 @@ import pytest
 
 from controller.service.config import load_config
 
+pytestmark = pytest.mark.slow  # the Pi's install is made once for the module: minutes
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "tools" / "install-pi.sh"
 OS_PYTHON = Path("/usr/bin/python3")

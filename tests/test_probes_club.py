@@ -24,6 +24,8 @@ from controller.service.journal import Journal
 from controller.service.session import export_record
 from simulation.club_table import RecordTable
 
+pytestmark = pytest.mark.slow  # every test here takes seconds
+
 ROOT = Path(__file__).resolve().parent.parent
 COLORPOP = ROOT / "examples" / "colorpop-standard.yaml"
 FLIPOP = ROOT / "examples" / "flipop-standard.yaml"

@@ -44,6 +44,7 @@ def test_the_policy_names_each_inline_block_of_the_page_by_its_hash():
     assert len(re.findall(r"'sha256-", policy)) == len(re.findall(r"<script>|<style>", PAGE))
 
 
+@pytest.mark.slow
 def test_a_foreign_host_gets_nothing_and_every_answer_carries_the_policy(club):
     with urllib.request.urlopen(club.url + "/", timeout=5) as response:
         assert response.headers["Content-Security-Policy"] == SECURITY_HEADERS["Content-Security-Policy"]
@@ -59,6 +60,7 @@ def test_names_that_look_like_formulas_stay_text_in_the_csv():
 
 
 @pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None, reason="Chromium and chromedriver are not installed")
+@pytest.mark.slow
 def test_the_page_runs_under_its_policy_in_a_real_browser(club):
     from selenium.webdriver.common.by import By
 

@@ -81,6 +81,7 @@ def test_the_page_is_served_over_https_with_a_certificate_of_its_own(tmp_path, c
         again.close()
 
 
+@pytest.mark.slow
 def test_without_openssl_the_referee_runs_without_its_page_never_in_clear(tmp_path, caplog, monkeypatch):
     import controller.web.https as https
 

@@ -48,6 +48,7 @@ def _holder(fn: str, arg: str) -> subprocess.Popen:
     return process
 
 
+@pytest.mark.slow
 def test_a_second_referee_on_the_same_journal_stops_naming_the_first(tmp_path):
     journal = tmp_path / "journal.sqlite"
     (tmp_path / "a").mkdir()
@@ -90,6 +91,7 @@ def test_a_lock_left_by_a_killed_referee_stops_nobody(tmp_path):
     lock_journal(journal).release()
 
 
+@pytest.mark.slow
 def test_a_camera_in_use_is_named_with_its_process(tmp_path):
     node = tmp_path / "video7"  # a stand-in for /dev/video7: flock works on any file
     node.write_bytes(b"")

@@ -166,6 +166,7 @@ def _drain_one(s: socket.socket, cap: float) -> float:
     return time.monotonic() - start
 
 
+@pytest.mark.slow
 def test_idle_and_half_open_connections_neither_stay_nor_crowd_out_the_owner(tmp_path, monkeypatch, caplog):
     monkeypatch.setattr(guard, "IDLE_TIMEOUT", 1.5)
     caplog.set_level(logging.WARNING, "referee.web")
@@ -204,6 +205,7 @@ def test_idle_and_half_open_connections_neither_stay_nor_crowd_out_the_owner(tmp
     assert 1 <= len(said) <= 2  # once per interval, however many were refused or closed
 
 
+@pytest.mark.slow
 def test_a_referee_short_of_file_descriptors_still_answers_its_owner_and_its_control_socket(tmp_path):
     """`referee run` allowed 256 open files, 300 sockets parked on its page from 20 other addresses."""
     referee, port = security_probes.start_referee(tmp_path, limit_files=256)
@@ -269,6 +271,7 @@ def test_malformed_bodies_and_paths_get_a_sentence_never_a_500(tmp_path):
 @pytest.mark.parametrize(
     "key, value", [("secrets", [1, 2, 3]), ("targets", {}), ("secrets", [{}, {}, {}]), ("targets", [[1]])]
 )
+@pytest.mark.slow
 def test_replay_of_a_record_with_wrong_types_says_which_key(key, value, tmp_path):
     data = yaml.safe_load((ROOT / "examples" / "colorpop-standard.yaml").read_text())
     data[key] = value
@@ -281,6 +284,7 @@ def test_replay_of_a_record_with_wrong_types_says_which_key(key, value, tmp_path
     assert "not a colour of this board" in out.stderr
 
 
+@pytest.mark.slow
 def test_games_are_listed_from_a_summary_newest_first_a_page_at_a_time(tmp_path):
     rig = StubRig({"game": "flipop", "players": 2}, tmp_path / "j.sqlite", seed=1, troubles=False, max_moves=4)
     rig.play(2)
@@ -344,6 +348,7 @@ def test_the_owner_still_reaches_the_page_through_aiohttp_from_another_address(t
 @pytest.mark.parametrize(
     "deep", ["players: " + "[" * 5000 + "]" * 5000, "secrets: " + "{a: " * 3000 + "1" + "}" * 3000]
 )
+@pytest.mark.slow
 def test_replay_and_run_of_yaml_nested_too_deeply_say_so(deep, tmp_path):
     path = tmp_path / "deep.yaml"
     path.write_text(f"game: colorpop\n{deep}\n")

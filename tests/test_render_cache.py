@@ -18,6 +18,7 @@ def _clear() -> None:
 
 
 @pytest.mark.parametrize("game", ["colorpop", "blockers", "flipop", "stay-alive"])
+@pytest.mark.slow
 def test_a_warm_cache_draws_what_a_cold_one_draws(game: str):
     profile = default_profile(game)
     scenes = [Scene(frame=1), Scene(hand=(1, 2), frame=2), Scene(glare_at=((0, 0, 0.5),), frame=1)]

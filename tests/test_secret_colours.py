@@ -9,6 +9,8 @@ from controller.errors import RefereeError
 from controller.service.journal import Journal
 from simulation.world import StubRig
 
+pytestmark = pytest.mark.slow  # every test here takes seconds
+
 COLORPOP = {"game": "colorpop", "players": 3}
 
 

@@ -31,6 +31,8 @@ from firmware_bridge.protocol import (
 )
 from simulation.pico import firmware_helpers
 
+pytestmark = pytest.mark.slow  # every test here takes seconds
+
 FUZZ = settings(max_examples=60, deadline=None, derandomize=True)
 PICO = firmware_helpers()
 

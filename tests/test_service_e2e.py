@@ -10,6 +10,8 @@ import pytest
 
 from controller.commands.demo import play_game
 
+pytestmark = pytest.mark.slow  # every test here takes seconds
+
 
 @pytest.mark.parametrize(
     "game,seed,moves",

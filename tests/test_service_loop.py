@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 import threading
 
+import pytest
+
 from controller.referee import Verdict
 from controller.service.control import ControlServer, request
 from controller.service.events import LogSubscriber
@@ -34,6 +36,7 @@ def test_camera_unplugged_and_back_mid_game_the_game_carries_on(tmp_path):
     assert rig.loop.session.verdicts == rig.player.intended
 
 
+@pytest.mark.slow
 def test_switch_board_unplugged_and_back_mid_game_the_game_carries_on(tmp_path):
     rig = StubRig(STAY_ALIVE, tmp_path / "j.sqlite", seed=4, troubles=False, max_moves=30)
     rig.play(14)

@@ -13,11 +13,15 @@ import socket
 import threading
 import time
 
+import pytest
+
 from controller.assembly import assemble
 from controller.service.config import config_from_mapping
 from controller.service.notify import Notifier
 from simulation.devices import SimulatedDevices
 from simulation.world import SimWorld, starting_board
+
+pytestmark = pytest.mark.slow  # every test here takes seconds
 
 
 def receive_until(sock: socket.socket, done, limit: float) -> list[str]:

@@ -29,6 +29,7 @@ def _uninterrupted(game: str, tmp_path, seed: int, max_moves: int) -> StubRig:
 
 
 @pytest.mark.parametrize("game", list(GAMES))
+@pytest.mark.slow
 def test_uninterrupted_game_gives_the_intended_verdicts(game, tmp_path):
     rig = _uninterrupted(game, tmp_path, seed=3, max_moves=25)
     assert rig.loop.session.verdicts == rig.player.intended
@@ -37,6 +38,7 @@ def test_uninterrupted_game_gives_the_intended_verdicts(game, tmp_path):
 
 
 @pytest.mark.parametrize("game,seed", [("colorpop", 1), ("blockers", 2), ("flipop", 3), ("stay-alive", 4)])
+@pytest.mark.slow
 def test_killed_at_random_points_resumes_with_same_state_turn_and_verdicts(game, seed, tmp_path):
     whole = _uninterrupted(game, tmp_path, seed=seed, max_moves=20)
     keys, truth = GAMES[game]
@@ -70,6 +72,7 @@ def test_killed_at_random_points_resumes_with_same_state_turn_and_verdicts(game,
 
 
 @pytest.mark.parametrize("game", list(GAMES))
+@pytest.mark.slow
 def test_export_replays_identically(game, tmp_path):
     rig = _uninterrupted(game, tmp_path, seed=5, max_moves=15)
     text = export_record(rig.loop.session.journal)

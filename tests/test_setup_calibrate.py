@@ -15,6 +15,8 @@ from controller.vision.reader import BoardReader
 from simulation import setup_person
 from simulation.setup_person import LiveCamera, SetupPerson, setup_world, simulated_camera
 
+pytestmark = pytest.mark.slow  # every test here takes seconds
+
 GAMES = ["colorpop", "blockers", "flipop", "stay-alive"]
 
 

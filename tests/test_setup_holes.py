@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import cv2
+import pytest
 import yaml
 
 from calibration.holes import PAIRS, derive, observe, parse_grids
@@ -37,6 +38,7 @@ def _folder(tmp_path: Path, toggled: tuple[tuple[str, str], tuple[int, int]] | N
     return folder
 
 
+@pytest.mark.slow
 def test_nine_pictures_give_the_copys_hole_pattern(tmp_path, capsys):
     folder = _folder(tmp_path)
     out = tmp_path / "my-stay-alive.yaml"
@@ -54,6 +56,7 @@ def test_nine_pictures_give_the_copys_hole_pattern(tmp_path, capsys):
     assert yaml.safe_load(out.read_text())["game"] == "stay-alive"
 
 
+@pytest.mark.slow
 def test_pictures_no_hole_pattern_explains_are_reported_and_nothing_written(tmp_path, capsys):
     truth = observe(pattern_of(default_profile("stay-alive")))
 
@@ -77,6 +80,7 @@ def test_pictures_no_hole_pattern_explains_are_reported_and_nothing_written(tmp_
     assert f"point {wrong[1][0] + 1},{wrong[1][1] + 1}" in captured.out  # the report names the point, from 1
 
 
+@pytest.mark.slow
 def test_the_camera_flow_asks_for_each_pair_in_turn(tmp_path, monkeypatch, capsys):
     import controller.vision.sources as sources
 

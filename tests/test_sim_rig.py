@@ -64,6 +64,7 @@ def test_a_pause_mid_move_leaves_a_half_made_move_or_nothing_legal(game):
     assert pauses > 0 or game == "stay-alive"  # Stay Alive's moves are one marble or one slide
 
 
+@pytest.mark.slow
 def test_a_game_with_mid_move_pauses_and_a_late_camera_is_refereed_as_played(tmp_path):
     outcome = play_game("colorpop", 4, tmp_path, print_lights=False, max_moves=6, camera_delay=3, mid_move=1.0)
     assert outcome.camera_delay == 3

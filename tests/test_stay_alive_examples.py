@@ -15,6 +15,8 @@ from controller.games import registry
 from controller.games.events import ELIMINATED, GameEvent
 from controller.games.stay_alive.rules import EXPECTED_FALL_MISSING
 
+pytestmark = pytest.mark.slow  # every test here takes seconds
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -49,6 +50,7 @@ def seen_after(
 
 @FAST
 @given(seed=seeds, players=st.integers(2, 4), rule=st.sampled_from(["own_twice", "lift_ban"]))
+@pytest.mark.slow
 def test_random_games_with_stuck_marbles_are_judged_legal_to_the_last_player_standing(seed, players, rule):
     """Specific: a marble that should have fallen may stick and drop later; the referee takes the
     move, says which marbles it expected to fall, and blames nobody when they drop. The last

@@ -52,6 +52,7 @@ def _config(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 0)])
+@pytest.mark.slow
 def test_referee_run_stops_on_a_signal_with_the_readme_exit_code(tmp_path, sig, code):
     config = _config(tmp_path)
     proc = subprocess.Popen(

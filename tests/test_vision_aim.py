@@ -30,6 +30,7 @@ def test_a_good_picture_says_markers_found_and_board_in_view(game):
     assert len(advice.markers_found) == 4 and not advice.markers_missing
 
 
+@pytest.mark.slow
 def test_the_hard_preset_is_still_good():
     image, geom, names = _picture("flipop", Scene(preset="hard"))
     assert aim_advice(image, geom, names).lines == [GOOD]
@@ -58,6 +59,7 @@ def test_a_board_half_out_of_the_picture_names_the_missing_markers_side():
     assert "move the camera left" in advice.lines
 
 
+@pytest.mark.slow
 def test_dark_and_bright_pictures():
     image, geom, names = _picture("flipop")
     dark = aim_advice((image * 0.15).astype(np.uint8), geom, names)
@@ -69,6 +71,7 @@ def test_dark_and_bright_pictures():
 
 
 @pytest.mark.parametrize("game", ["colorpop", "stay-alive"])
+@pytest.mark.slow
 def test_a_blurred_picture_is_out_of_focus_and_a_sharp_one_is_not(game):
     image, geom, names = _picture(game)
     sharp = aim_advice(image, geom, names)
@@ -87,6 +90,7 @@ def test_glare_is_named_by_row_in_the_games_notation():
     assert line.startswith("glare on row 3 (") and "C3" in line  # Colorpop: column letter, row number
 
 
+@pytest.mark.slow
 def test_glare_on_stay_alive_names_its_points_row():
     image, geom, names = _picture("stay-alive", Scene(glare_at=((4.0, 1.0, 0.4),)))
     advice = aim_advice(image, geom, names)
@@ -107,6 +111,7 @@ def test_row_names_read_off_the_place_names():
     assert row_names(lambda c: f"p{c[0] * 4 + c[1]}", 3, 4) is None  # no row in the names: the places are listed
 
 
+@pytest.mark.slow
 def test_the_aim_command_prints_the_same_advice(tmp_path, capsys):
     from controller.cli import main
 

@@ -20,6 +20,7 @@ def colours(snap):
     return [[c[:1] for c in row] for row in snap.cells]
 
 
+@pytest.mark.slow
 def test_colorpop_setup_clustering_round_trip(tmp_path) -> None:
     p = default_profile("colorpop")
     rng = np.random.default_rng(0)
@@ -37,6 +38,7 @@ def test_colorpop_setup_clustering_round_trip(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("game", ["blockers", "stay-alive"])
+@pytest.mark.slow
 def test_empty_board_then_pieces_round_trip(game: str, tmp_path) -> None:
     p = default_profile(game)
     base = random_snapshot(game, p, seed=4)
@@ -63,6 +65,7 @@ def test_empty_board_then_pieces_round_trip(game: str, tmp_path) -> None:
     assert reading.snapshot is not None and colours(reading.snapshot) == colours(later)
 
 
+@pytest.mark.slow
 def test_flipop_start_and_labelled_round_trip() -> None:
     p = default_profile("flipop")
     start = parse_snapshot("flipop", p.get("start"))

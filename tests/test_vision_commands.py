@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from controller.cli import main
 from controller.profile import default_profile
@@ -18,6 +19,7 @@ def corners_text(h: np.ndarray, rows: int, cols: int) -> str:
     return " ".join(f"{x:.2f},{y:.2f}" for x, y in pts)
 
 
+@pytest.mark.slow
 def test_render_then_read(tmp_path: Path, capsys) -> None:
     p = default_profile("blockers")
     snap = random_snapshot("blockers", p, seed=2)
@@ -82,6 +84,7 @@ def test_read_errors(tmp_path: Path, capsys) -> None:
     assert "outside" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_unsure_places_exit_3(tmp_path: Path, capsys) -> None:
     import cv2
 
@@ -96,6 +99,7 @@ def test_unsure_places_exit_3(tmp_path: Path, capsys) -> None:
     assert "(3,3)" in cap.err and cap.out.splitlines()[2].split()[2] == "?"
 
 
+@pytest.mark.slow
 def test_lattice_learn_and_read(tmp_path: Path, capsys) -> None:
     p = default_profile("colorpop")
     args = ["lattice", "learn", "--size", "10x10", "--out", str(tmp_path / "m.json")]
@@ -216,6 +220,7 @@ def test_lattice_learn_and_read(tmp_path: Path, capsys) -> None:
     assert "not a lattice model" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_calibrate_command_writes_a_profile(tmp_path: Path, capsys) -> None:
     import cv2
 

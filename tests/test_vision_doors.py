@@ -22,6 +22,7 @@ def start():
 
 
 @pytest.mark.parametrize("preset", ["clean", "hard"])
+@pytest.mark.slow
 def test_every_door_shape_and_turn_is_read(preset: str) -> None:
     p, base = start()
     seen: set[str] = set()
@@ -41,6 +42,7 @@ def test_every_door_shape_and_turn_is_read(preset: str) -> None:
     assert right == total if preset == "clean" else right >= total - 3
 
 
+@pytest.mark.slow
 def test_balls_beside_every_door_do_not_confuse_it() -> None:
     p, base = start()
     rng = np.random.default_rng(1)
@@ -53,6 +55,7 @@ def test_balls_beside_every_door_do_not_confuse_it() -> None:
         assert sum(g == w for g, w in zip(reading.doors, snap.line("doors"))) >= 15
 
 
+@pytest.mark.slow
 def test_a_door_the_post_cannot_have_is_unsure() -> None:
     p, base = start()
     doors = list(base.line("doors"))
@@ -64,6 +67,7 @@ def test_a_door_the_post_cannot_have_is_unsure() -> None:
     assert reading.doors[1:5] == base.line("doors")[1:5]
 
 
+@pytest.mark.slow
 def test_door_calibration_from_the_start_position(tmp_path) -> None:
     p, base = start()
     img = render_snapshot(base, p, seed=6, preset="hard")
@@ -83,6 +87,7 @@ def test_door_calibration_from_the_start_position(tmp_path) -> None:
         vg.learn_doors(p, render_snapshot(base.with_line("doors", random_doors(p, 2)), p, seed=6))
 
 
+@pytest.mark.slow
 def test_read_prints_the_doors_line(tmp_path, capsys) -> None:
     p, base = start()
     cv2.imwrite(str(tmp_path / "f.png"), render_snapshot(base, p, seed=3))

@@ -64,6 +64,7 @@ def wrong_but_sure(cells, snap: Snapshot) -> list[tuple[int, int]]:
 
 
 @pytest.mark.parametrize("preset", ["clean", "hard"])
+@pytest.mark.slow
 def test_every_glyph_is_read_and_none_wrongly(preset: str) -> None:
     p = default_profile("blockers")
     snap = every_glyph_twice()
@@ -86,6 +87,7 @@ def test_every_glyph_is_read_and_none_wrongly(preset: str) -> None:
 
 
 @pytest.mark.parametrize("preset", ["clean", "hard"])
+@pytest.mark.slow
 def test_smudged_or_half_covered_tiles_are_not_guessed(preset: str) -> None:
     p = default_profile("blockers")
     snap = every_glyph_twice()
@@ -110,6 +112,7 @@ def arrangement(colour: str = "V") -> Snapshot:
     return board({pos: colour + g for g, pos in vg.ARRANGEMENT.items()})
 
 
+@pytest.mark.slow
 def test_glyph_calibration_round_trip(tmp_path) -> None:
     """Two hard pictures: a glare spot lies over the key (f) in the yellow one, so that picture
     alone is refused with the glyph named, and with both the key is taken from the violet one."""
@@ -130,6 +133,7 @@ def test_glyph_calibration_round_trip(tmp_path) -> None:
     assert sum(cells[r][c] == later.cells[r][c] for r, c in tiles) >= 0.9 * len(tiles)
 
 
+@pytest.mark.slow
 def test_learned_templates_replace_the_defaults() -> None:
     """A copy whose glyphs differ from ours: swap two glyphs' learned images and the reader
     follows the profile, not the renderer."""
@@ -144,6 +148,7 @@ def test_learned_templates_replace_the_defaults() -> None:
     assert (cells[4][4], cells[4][6], cells[6][2]) == ("R7", "G1", "Bc")
 
 
+@pytest.mark.slow
 def test_glyph_calibration_refuses_a_wrong_layout() -> None:
     p = default_profile("blockers")
     wrong = dict(arrangement().cells and {pos: "V" + g for g, pos in vg.ARRANGEMENT.items()})
@@ -172,6 +177,7 @@ def test_profile_glyph_settings_are_checked() -> None:
 
 
 @pytest.mark.parametrize("seed", [56, 69, 87])
+@pytest.mark.slow
 def test_partly_hidden_tiles_are_not_misread(seed: int) -> None:
     """Hard boards (the accuracy bench's scheme) where glare masked the part of a glyph that
     tells it from another (an 8 read as 9, a 4 as G, a leaf as 9): now `?`, never wrong."""
@@ -331,6 +337,7 @@ def test_a_patch_read_along_its_own_axis_is_read_as_before() -> None:
     assert not np.array_equal(first[0], turned[0])
 
 
+@pytest.mark.slow
 def test_re_centred_patches_have_the_first_patches_colour_axis() -> None:
     """Why the re-centred patches are read along the first sampling's axis rather than their own:
     on a hard board (glare, shadows, blur) the axis each would find for itself is within a few
@@ -378,6 +385,7 @@ def test_glare_hidden_pixels_outweighing_the_visible_margin_make_the_tile_unsure
         (32, {(0, 7): "YA"}),
     ],
 )
+@pytest.mark.slow
 def test_glared_tiles_are_read_and_none_wrongly(seed: int, read: dict) -> None:
     """Hard boards (the accuracy bench's scheme) where glare spots lie on glyphs: faint ones
     that looked like print (a blob by the G of board 26), clipped ones over part of a glyph (the
@@ -390,6 +398,7 @@ def test_glared_tiles_are_read_and_none_wrongly(seed: int, read: dict) -> None:
     assert {pos: cells[pos[0]][pos[1]] for pos in read} == read
 
 
+@pytest.mark.slow
 def test_unchanged_tiles_keep_their_reading_and_changed_ones_are_read_again(monkeypatch) -> None:
     """Between two moves most tiles do not change: with the reader's glyph memory a new frame of
     the same board (new sensor noise) reads no tile again; putting a different tile on one place
@@ -423,6 +432,7 @@ def test_unchanged_tiles_keep_their_reading_and_changed_ones_are_read_again(monk
     assert read == [tiles, 1, tiles]
 
 
+@pytest.mark.slow
 def test_the_shipped_glyph_templates_are_what_the_renderer_draws():
     """The reader's default templates ship as data (the reader never imports the simulation);
     they must still be exactly the renderer's drawing, or simulated pictures and templates drift."""

@@ -59,6 +59,7 @@ def test_a_picture_the_learned_looks_do_not_explain_is_not_followed() -> None:
         ("chess-pcwawc-folding", "chessBoard006", 0.85),  # 73% before
     ],
 )
+@pytest.mark.slow
 def test_a_photo_rendered_otherwise_than_the_learned_one_is_read(folder: str, photo: str, rate: float) -> None:
     photos = folder_photos(PHOTOS / folder)
     model = learn_from(teacher(photos))
@@ -68,6 +69,7 @@ def test_a_photo_rendered_otherwise_than_the_learned_one_is_read(folder: str, ph
 
 
 @needs_photos
+@pytest.mark.slow
 def test_go_models_read_other_go_folders_without_a_sure_mistake() -> None:
     """Learned in one folder, read on another folder's board and camera of the same size (never
     seen when anything here was designed): unsure where it must be, never wrong."""

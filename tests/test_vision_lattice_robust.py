@@ -30,6 +30,7 @@ def learned(scenario: str, seeds: tuple[int, ...]) -> lattice.LatticeModel:
 
 
 @pytest.mark.parametrize("scenario", ["draughts", "go", "connect4"])
+@pytest.mark.slow
 def test_one_labelled_picture_reads_others_under_other_light(scenario: str) -> None:
     model = learned(scenario, (1,))
     for seed in (2, 3):
@@ -56,6 +57,7 @@ def relit(img: np.ndarray, exposure: float, cast: tuple[float, float, float], gr
         (1.1, (1.15, 1.0, 0.85), 0.3),  # cooler, with a lamp on one side
     ],
 )
+@pytest.mark.slow
 def test_same_board_under_changed_light(exposure, cast, gradient) -> None:
     model = learned("tokens", (4, 5))
     img, grid, given, _ = make_case("tokens", 6)
@@ -81,6 +83,7 @@ def test_illumination_follows_a_gradient_and_a_cast() -> None:
     assert coef[1, 1] > 0.12
 
 
+@pytest.mark.slow
 def test_large_photograph_is_shrunk_not_slow() -> None:
     model = learned("draughts", (1,))
     img, grid, given, _ = make_case("draughts", 2)
@@ -91,6 +94,7 @@ def test_large_photograph_is_shrunk_not_slow() -> None:
     assert got == grid and sure.all()
 
 
+@pytest.mark.slow
 def test_commands_list_an_unknown_piece_as_doubtful(tmp_path: Path, capsys) -> None:
     rows, cols = SCENARIOS["connect4"][:2]
     size = f"{rows}x{cols}"
@@ -149,6 +153,7 @@ def test_commands_list_an_unknown_piece_as_doubtful(tmp_path: Path, capsys) -> N
     assert "doubtful places" in cap.err and "2,3" in cap.err.split(":")[-1].split()
 
 
+@pytest.mark.slow
 def test_a_model_of_another_version_is_refused_clearly(tmp_path: Path) -> None:
     model = learned("tokens", (1,))
     data = json.loads(model.to_json())
@@ -168,6 +173,7 @@ def test_a_model_of_another_version_is_refused_clearly(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("colour", [(235, 235, 235), (30, 30, 30)])  # a white cup, a black sleeve
+@pytest.mark.slow
 def test_an_object_the_colour_of_a_piece_over_places_is_not_read(colour) -> None:
     """Stones of these colours are learned, but an object hides the board between the places
     too: the places under it are unsure, not stones."""
@@ -185,6 +191,7 @@ def test_an_object_the_colour_of_a_piece_over_places_is_not_read(colour) -> None
     assert sure.sum() >= rows * cols - 12  # the rest of the board is still read
 
 
+@pytest.mark.slow
 def test_judge_names_why_a_place_is_unsure_and_a_mostly_unknown_picture_has_none_sure() -> None:
     model = learned("tokens", (4, 5))
     img, grid, given, _ = make_case("tokens", 6)

@@ -50,6 +50,7 @@ def colours(snap: Snapshot) -> list[list[str]]:
 
 @pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("preset", ["clean", "hard"])
+@pytest.mark.slow
 def test_every_class_is_read_exactly(game: str, preset: str) -> None:
     p = default_profile(game)
     snap = every_class(game)
@@ -72,6 +73,7 @@ def test_every_class_is_read_exactly(game: str, preset: str) -> None:
 
 
 @pytest.mark.parametrize("game", GAMES)
+@pytest.mark.slow
 def test_a_hand_never_yields_a_snapshot(game: str) -> None:
     p = default_profile(game)
     snap = random_snapshot(game, p, seed=3)
@@ -86,6 +88,7 @@ def test_a_hand_never_yields_a_snapshot(game: str) -> None:
         assert reading.problem is not None and reading.problem.startswith(HAND)
 
 
+@pytest.mark.slow
 def test_camera_bump_is_noticed_and_board_read_again() -> None:
     p = default_profile("flipop")
     snap = random_snapshot("flipop", p, seed=2)
@@ -136,6 +139,7 @@ def test_renderer_is_deterministic_and_noise_follows_the_frame() -> None:
     assert 0 < diff.mean() < 8  # only sensor noise differs
 
 
+@pytest.mark.slow
 def test_gate_waits_for_stillness_and_skips_idle_frames() -> None:
     p = default_profile("colorpop")
     snap = random_snapshot("colorpop", p, seed=5)
@@ -171,6 +175,7 @@ def test_gate_waits_for_stillness_and_skips_idle_frames() -> None:
         (1.1, (1.2, 1.05, 0.8)),  # a cool window
     ],
 )
+@pytest.mark.slow
 def test_light_of_another_colour_or_strength_is_read_relative_to_the_board(game, exposure, cast) -> None:
     """Every place is read relative to the light measured on the board's own white paper, so a
     lamp or a window shifts every place alike: the classes keep their order, nothing is wrong."""

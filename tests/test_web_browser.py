@@ -14,10 +14,13 @@ from simulation.world import StubRig
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None or CHROMEDRIVER is None,
-    reason="Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)",
-)
+pytestmark = [
+    pytest.mark.slow,  # a real browser
+    pytest.mark.skipif(
+        CHROMIUM is None or CHROMEDRIVER is None,
+        reason="Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)",
+    ),
+]
 PIN = "135790"
 COLORPOP = {"game": "colorpop", "players": 2}
 

@@ -3,6 +3,7 @@ capture only when still with no hand, the report and the doubted places, saving 
 
 from __future__ import annotations
 
+import pytest
 import yaml
 from web_helpers import with_client
 
@@ -15,6 +16,8 @@ from controller.web import WebApp
 from controller.web.setup_api import ROUTES
 from simulation.setup_person import LiveCamera, SetupPerson, setup_world, simulated_camera
 from simulation.world import StubRig
+
+pytestmark = pytest.mark.slow  # every test here takes seconds
 
 PIN = "246810"
 HEADERS = {"X-Referee-PIN": PIN}

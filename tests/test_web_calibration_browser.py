@@ -19,10 +19,13 @@ from simulation.render import camera_homography
 from simulation.setup_person import LiveCamera, SetupPerson, setup_world, simulated_camera
 from simulation.world import StubRig
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None or CHROMEDRIVER is None,
-    reason="Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)",
-)
+pytestmark = [
+    pytest.mark.slow,  # a real browser
+    pytest.mark.skipif(
+        CHROMIUM is None or CHROMEDRIVER is None,
+        reason="Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)",
+    ),
+]
 PIN = "975310"
 
 

@@ -20,6 +20,7 @@ WITH_PIN = {"X-Referee-PIN": PIN}
 STAY_ALIVE = {"game": "stay-alive", "players": 2, "seats": ["B", "Y"]}
 
 
+@pytest.mark.slow
 def test_the_aim_comes_with_the_markers_and_lattice_to_draw_on_its_own_picture(tmp_path):
     rig = StubRig({"game": "colorpop", "players": 2}, tmp_path / "j.sqlite", seed=1, troubles=False, max_moves=2)
     profile = default_profile("colorpop")
@@ -56,6 +57,7 @@ def test_the_aim_comes_with_the_markers_and_lattice_to_draw_on_its_own_picture(t
     with_client(app, body)
 
 
+@pytest.mark.slow
 def test_corners_are_checked_saved_into_a_named_profile_and_read_with(tmp_path):
     from controller.vision.reader import BoardReader
 
@@ -121,6 +123,7 @@ def holes_rig(tmp_path, monkeypatch):
     return rig, table, pattern
 
 
+@pytest.mark.slow
 def test_holes_steps_refuse_wrong_pins_order_hands_and_unfinished_saves(holes_rig, tmp_path):
     rig, table, pattern = holes_rig
     app = WebApp(rig.loop, sensor=table, pin=PIN)
@@ -225,6 +228,7 @@ class TableSwitches:
         return True
 
 
+@pytest.mark.slow
 def test_with_switches_a_holes_step_is_taken_only_with_every_slide_where_it_asks(holes_rig):
     rig, table, _ = holes_rig
     app = WebApp(rig.loop, sensor=table, switches=TableSwitches(table), pin=PIN)

@@ -17,10 +17,13 @@ from simulation.render import Scene, random_snapshot, render_scene
 from simulation.unmarked import render_unmarked
 from simulation.world import StubRig
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None or CHROMEDRIVER is None,
-    reason="Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)",
-)
+pytestmark = [
+    pytest.mark.slow,  # a real browser
+    pytest.mark.skipif(
+        CHROMIUM is None or CHROMEDRIVER is None,
+        reason="Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)",
+    ),
+]
 PIN = "135790"
 
 

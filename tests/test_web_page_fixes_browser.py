@@ -13,10 +13,13 @@ from controller.service.journal import Journal
 from controller.web import WebApp, WebServer
 from simulation.world import StubRig
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None or CHROMEDRIVER is None,
-    reason="Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)",
-)
+pytestmark = [
+    pytest.mark.slow,  # a real browser
+    pytest.mark.skipif(
+        CHROMIUM is None or CHROMEDRIVER is None,
+        reason="Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)",
+    ),
+]
 PIN = "246802"
 
 

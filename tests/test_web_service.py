@@ -39,6 +39,7 @@ def test_web_settings_have_defaults_and_bad_ones_are_named(tmp_path):
             _config(tmp_path, **bad)
 
 
+@pytest.mark.slow
 def test_the_service_serves_the_page_and_the_camera_picture(tmp_path, caplog):
     config = _config(tmp_path, host="127.0.0.1", port=0, pin="480613")
     board = starting_board(config.setup, random.Random(1))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from web_helpers import PictureSensor, with_client
 
 from controller.hardware.config import validate_gpio
@@ -17,6 +18,7 @@ PIN = "424242"
 STAY_ALIVE = {"game": "stay-alive", "players": 2, "seats": ["B", "Y"]}
 
 
+@pytest.mark.slow
 def test_aim_advice_for_the_latest_picture(tmp_path):
     rig = StubRig({"game": "colorpop", "players": 2}, tmp_path / "j.sqlite", seed=1, troubles=False, max_moves=2)
     profile = default_profile("colorpop")

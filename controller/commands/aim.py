@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from controller.errors import RefereeError
 from controller.games import registry
+
+if TYPE_CHECKING:
+    from controller.vision.sources import FrameSource
 
 #: Frames read from a live camera before the one judged (its automatic exposure settles meanwhile).
 WARM_UP_FRAMES = 10
@@ -52,6 +56,7 @@ def _from_camera(path: str):
 
     config = load_config(path)
     profile = config.setup.profile
+    source: FrameSource
     if config.camera.get("source") == "renderer":
         # the shipped config's simulated camera: a picture of the simulated table, as `run` would see it
         from simulation.setup_person import simulated_setup

@@ -14,10 +14,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.commands import setup_calibrate
 from controller.errors import RefereeError
+
+if TYPE_CHECKING:
+    from controller.vision.sources import FrameSource
 
 #: Frames read after Enter before the one used (the camera's exposure follows the light meanwhile).
 WARM_UP_FRAMES = 5
@@ -70,6 +73,7 @@ def _camera_pictures(config: Any, profile: Any):
     from controller.vision.sources import open_frame_source
 
     person = None
+    source: FrameSource
     if config.camera.get("source") == "renderer":
         from simulation.holes_person import simulated_holes
 

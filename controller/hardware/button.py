@@ -29,8 +29,8 @@ class Button:
     def __init__(
         self,
         device: gpiozero.Button,
-        on_press: Callable[[], None],
-        on_hold: Callable[[], None],
+        on_press: Callable[[], object],
+        on_hold: Callable[[], object],
     ) -> None:
         self.device = device
         self._on_press = on_press
@@ -44,8 +44,8 @@ class Button:
     def from_config(
         cls,
         gpio_config: GpioConfig,
-        on_press: Callable[[], None],
-        on_hold: Callable[[], None],
+        on_press: Callable[[], object],
+        on_hold: Callable[[], object],
         *,
         pin_factory: Factory | None = None,
     ) -> Button:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from functools import partial
 
 from controller.hardware.button import Button
 from controller.hardware.config import GpioConfig
@@ -24,20 +25,20 @@ def lights_test_patterns(feedback: Feedback) -> dict[str, tuple[str, Callable[[]
     for name in feedback.leds():
         key = name.replace(" ", "-")
         words = led_words(name)
-        steps[f"{key}-on"] = (_("{led} LED on", led=words), lambda name=name: feedback.set_led(name, "on"))
-        steps[f"{key}-off"] = (_("{led} LED off", led=words), lambda name=name: feedback.set_led(name, "off"))
+        steps[f"{key}-on"] = (_("{led} LED on", led=words), partial(feedback.set_led, name, "on"))
+        steps[f"{key}-off"] = (_("{led} LED off", led=words), partial(feedback.set_led, name, "off"))
     for sound in SOUNDS:
         said_sound = Text(SOUND_WORDS[sound]) if sound in SOUND_WORDS else sound
         if feedback.tonal:
             label = _("tonal buzzer: {sound}", sound=said_sound)
         else:
             label = _("plain buzzer: {sound}", sound=said_sound)
-        steps[f"sound-{sound}"] = (label, lambda sound=sound: feedback.play(sound))
+        steps[f"sound-{sound}"] = (label, partial(feedback.play, sound))
     seats = len(feedback.seat_leds)
     for seat in range(seats):
         steps[f"turn-{seat + 1}"] = (
             _("pattern: player {number}'s turn", number=seat + 1),
-            lambda seat=seat: feedback.turn(seat),
+            partial(feedback.turn, seat),
         )
     steps["legal"] = (_("pattern: legal move (green flash, pip)"), feedback.legal)
     steps["illegal"] = (_("pattern: illegal move (red on, alarm)"), feedback.illegal)

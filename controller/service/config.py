@@ -210,7 +210,7 @@ class ConfigFile(Section):
     mqtt: Any = None
     web: WebConfig = WebConfig()
     #: The table's language: the log, the lights' spoken words, the page until a browser asks for another.
-    language: choice(*LANGUAGES) = "en"
+    language: Annotated[str, choice(*LANGUAGES)] = "en"
 
 
 @dataclass(frozen=True)

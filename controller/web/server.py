@@ -226,7 +226,7 @@ class WebApp:
     async def camera(self, request: web.Request) -> web.Response:
         if not self.pictures.available():
             raise BadRequest(404, "no picture from the camera yet")
-        cells = [tuple(c) for c in self.view.illegal_cells()]
+        cells = [(r, c) for r, c in self.view.illegal_cells()]
         data = await asyncio.get_running_loop().run_in_executor(None, self.pictures.jpeg, cells)
         if data is None:
             raise BadRequest(404, "no picture from the camera yet")
@@ -288,6 +288,8 @@ class WebApp:
 
     async def game(self, request: web.Request) -> web.Response:
         game_id = self._game_id(request.match_info["id"])
+        if game_id is None:  # the route's {id} is never empty
+            raise BadRequest(404, "a game is named by its number in the journal")
 
         lang = self.language_of(request)
 
@@ -405,8 +407,8 @@ class WebApp:
         keys = new_game_keys(current.keys, body)
         keys["game"] = game
         first, players = keys.get("first"), keys.get("players", current.setup.players)
-        numbers = isinstance(first, int) and not isinstance(first, bool) and isinstance(players, int) and players > 0
-        if numbers and not 0 <= first < players:  # the page counts from 1: say it so
+        numbers = not isinstance(first, bool) and isinstance(players, int) and players > 0
+        if isinstance(first, int) and numbers and not 0 <= first < players:  # the page counts from 1: say it so
             raise BadRequest(400, _("who starts: {why}", why=no_such_seat(first, players)))
         try:
             setup = setup_from_mapping(keys, "new game")

@@ -116,9 +116,9 @@ class ColorpopKnowledge(GameKnowledge):
         units = _units(engine)
         if engine.variant == "solo":
             targets = engine.targets()
-            left = sum(w for (r, c), w in weight.items() if board[r][c] in targets)
-            return (1.0 / (1.0 + math.exp((left - 3.0) / SCALE)),)
-        lefts = []
+            targets_left = sum(w for (r, c), w in weight.items() if board[r][c] in targets)
+            return (1.0 / (1.0 + math.exp((targets_left - 3.0) / SCALE)),)
+        lefts: list[float | None] = []
         for unit in units:
             colours = [ch for s in unit for ch in state.secrets[s] or ()]
             if not colours:
