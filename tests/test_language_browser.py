@@ -16,10 +16,13 @@ from test_web_browser import CHROMEDRIVER, CHROMIUM, PIN, history, start_browser
 from controller.web import WebApp, WebServer
 from simulation.world import StubRig
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None or CHROMEDRIVER is None,
-    reason="Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)",
-)
+pytestmark = [
+    pytest.mark.slow,  # a real browser
+    pytest.mark.skipif(
+        CHROMIUM is None or CHROMEDRIVER is None,
+        reason="Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)",
+    ),
+]
 
 #: English words a French page must never show (the words of the referee's sentences, not names).
 ENGLISH = re.compile(
