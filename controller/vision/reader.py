@@ -193,7 +193,7 @@ class BoardReader:
         """Every place's colour features relative to the paper white, and the glare-free fraction
         of its patch, at the height of each class (`tops.PieceTops`; with `at_points` also at the
         places' own points)."""
-        return self.tops.describe(rect, white, self.h, (frame.shape[1], frame.shape[0]), at_points)
+        return self.tops.describe(rect, white, self._placed(), (frame.shape[1], frame.shape[0]), at_points)
 
     def _glyphs(self, frame: np.ndarray, letters: list[str], sure: np.ndarray, white: np.ndarray) -> dict[int, str]:
         """The glyph (or '?') of every place holding a surely read tile."""
@@ -207,7 +207,6 @@ class BoardReader:
 
     def read_doors(self, frame: np.ndarray, white: np.ndarray) -> tuple[str, ...]:
         """The door tokens (one per post) of a frame whose homography is known ('?' where unsure)."""
-        assert self.h is not None, "doors are read once the board is placed"
         local = local_white(white, self.post_weights)
         h = self.doors_homography(frame)
         return read_doors(self.door_model, self.door_shapes, self.door_sampler, frame, h, local).doors
@@ -216,13 +215,18 @@ class BoardReader:
         """Where the glyphs printed on the tiles' tops are read: the plane of the tops (the pieces'
         declared height, `VisionSpec.solids`), seen through the camera's pose."""
         tops = [s.seen_at for s in self.vision.solids.values()]
-        return self.tops.raised(self.h, (frame.shape[1], frame.shape[0]), max(tops, default=0.0))
+        return self.tops.raised(self._placed(), (frame.shape[1], frame.shape[0]), max(tops, default=0.0))
 
     def doors_homography(self, frame: np.ndarray) -> np.ndarray:
         """Where the door wings are looked for: the plane halfway up them (`VisionSpec.door_height`),
         seen through the camera's pose; the board's own homography for doors without height."""
         size = (frame.shape[1], frame.shape[0])
-        return self.tops.raised(self.h, size, self.vision.door_height / 2)
+        return self.tops.raised(self._placed(), size, self.vision.door_height / 2)
+
+    def _placed(self) -> np.ndarray:
+        """The board's homography, for the steps that run only once the board was found."""
+        assert self.h is not None, "the places are looked at once the board was found"
+        return self.h
 
     # ---------------------------------------------------------------- following the light
 
