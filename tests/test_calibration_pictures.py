@@ -245,7 +245,7 @@ def test_bad_bottom_row_input_is_a_sentence(args, sentence, tmp_path, capsys, mo
     assert sentence in captured.err and "Traceback" not in captured.err + captured.out
 
 
-def test_the_bottom_row_is_in_the_help_and_readme() -> None:
+def test_the_bottom_row_is_in_the_help_and_the_calibration_manual() -> None:
     from pathlib import Path
 
     from controller.cli import build_parser
@@ -256,5 +256,5 @@ def test_the_bottom_row_is_in_the_help_and_readme() -> None:
         if a.dest == "command" or hasattr(a, "choices") and isinstance(a.choices, dict) and "calibrate" in a.choices
     )
     assert "--bottom-row" in sub.choices["calibrate"].format_help()
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
-    assert "--bottom-row bottom.png --setup" in readme and "`--bottom-row IMAGE`" in readme
+    manual = (Path(__file__).resolve().parents[1] / "docs" / "calibration.md").read_text("utf-8")
+    assert "--bottom-row bottom.png --setup" in manual and "`--bottom-row IMAGE`" in manual

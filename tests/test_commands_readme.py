@@ -1,6 +1,7 @@
-"""Every `referee` command line of README.md runs as written, with the files that ship in examples/.
+"""Every `referee` command line of README.md and of the manuals in docs/ runs as written, with the
+files that ship in examples/.
 
-The lines are taken from the README's ```sh blocks in order (continuation lines joined) and run by
+The lines are taken from the ```sh blocks of `MANUALS` in order (continuation lines joined) and run by
 `main` in a scratch folder holding the repository's examples/ and config.yaml. The service commands
 (status, new-game, reveal, end) talk to a referee loop on the stand-in rig behind a real control
 socket in the default place, with the journal config.yaml names; `referee run` itself is left out
@@ -25,13 +26,16 @@ from controller.service.control import ControlServer
 from simulation.world import StubRig
 
 ROOT = Path(__file__).resolve().parent.parent
+#: The README and its manuals, in the order their commands build on each other: the pictures
+#: calibration.md renders are read and calibrated there; service.md's game is exported and replayed.
+MANUALS = ("README.md", "docs/records.md", "docs/calibration.md", "docs/service.md", "docs/page.md")
 OFFLINE = {"render", "read", "aim", "calibrate", "replay", "holes", "lattice", "export", "markers"}
 SERVICE = {"status", "new-game", "reveal", "end", "accept"}
 
 
 def readme_commands() -> list[tuple[list[str], str | None]]:
-    """(arguments, file stdout goes to) of every `.venv/bin/referee` line in README.md's sh blocks."""
-    text = (ROOT / "README.md").read_text("utf-8")
+    """(arguments, file stdout goes to) of every `.venv/bin/referee` line in the manuals' sh blocks."""
+    text = "\n".join((ROOT / name).read_text("utf-8") for name in MANUALS)
     out = []
     for block in re.findall(r"```sh\n(.*?)```", text, re.S):
         for line in block.replace("\\\n", " ").splitlines():
@@ -109,3 +113,14 @@ def test_every_readme_command_runs_as_written(tmp_path, monkeypatch, capsys):
     assert outputs["lattice read"] == (tmp_path / "examples" / "lattice" / "photo2.txt").read_text()
     assert "colorpop, game" in outputs["status"]
     assert "game 2" in outputs["new-game"]
+
+
+def test_the_readme_is_a_map_whose_manuals_exist():
+    """The README says what the referee is, the two commands, the layout and where to read next, in
+    under 150 lines; every manual it names exists, and every manual whose commands run here is named."""
+    text = (ROOT / "README.md").read_text("utf-8")
+    assert text.count("\n") < 150
+    assert "make demo" in text and "make test" in text
+    named = set(re.findall(r"`(docs/[\w.-]+\.md)`", text))
+    assert set(MANUALS[1:]) <= named
+    assert [name for name in sorted(named) if not (ROOT / name).is_file()] == []

@@ -49,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="learn a board's colours and write its profile",
         description="Learn your copy's colours (and Blockers! glyphs, Flipop doors) from pictures and "
         "write a board profile that config.yaml's profile: can name. Give --setup (Colorpop: with --empty "
-        "and --bottom-row), or --empty with --pieces, or --image/--snapshot pairs (see README.md for what "
+        "and --bottom-row), or --empty with --pieces, or --image/--snapshot pairs (see docs/calibration.md for what "
         "each game wants).",
     )
     p.add_argument("--game", required=True, choices=registry.names(), help="which game's copy to calibrate")
