@@ -34,6 +34,7 @@ from controller.games.spec import FULL_SETUP, ONE_OF_EACH, START_POSITION, GameS
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
 from controller.vision.classify import ClassModel
 from controller.vision.reader import DEFAULT_SIGMA, MIN_USED, BoardReader, model_for
+from controller.vision.sheen import sheen_distances
 from controller.vision.tops import PlaceLooks
 
 SHADING = np.diag(np.array(DEFAULT_SIGMA) ** 2)
@@ -71,7 +72,11 @@ def _empty_keys(model: ClassModel, looks: PlaceLooks) -> list[str]:
     empties = [r for r in model.refs if r.letter == EMPTY]
     if not empties:
         raise RefereeError("the profile's vision references have no class for an empty place")
-    dist = looks.distances(ClassModel(empties))
+    # A lamp's or a ceiling light's reflection adds white light: it pales a slide's colour towards
+    # another look's (a paler orange between the standard orange and white looks, which went to
+    # either), so each look is compared allowing a sheen (`sheen.py`): a paled orange is orange
+    # under a sheen, while no sheen makes white look orange.
+    dist = sheen_distances(ClassModel(empties), [looks.of(r.key)[0] for r in empties])
     return [empties[int(j)].key for j in dist.argmin(axis=1)]
 
 

@@ -7,6 +7,12 @@ tests/data/scenes3d, named after their game, room and picture): what the flat re
 - A desk lamp's pool of light on the board's frame is not an arm (`hands.lamp_pool`): room 0's
   Flipop boards under the lamp were all taken for a hand.
 - The arm over the board is still seen.
+- The ceiling panel's sheen on glossy Blockers! tiles (room 1, a band down the middle of the board)
+  makes them paler than any learned colour: read as the colour under a sheen (`sheen.py`).
+- Stay Alive room 0's copy has a paler orange slide than the standard edition, paler still under
+  the lamp: an empty point halfway between the standard orange and white looks went to either (to
+  white in this JPEG, whose empty-board picture was refused), until each look was compared allowing
+  a sheen (an orange slide under a sheen is orange, no sheen makes a white one orange).
 """
 
 from __future__ import annotations
@@ -49,3 +55,35 @@ def test_a_lamps_pool_of_light_is_not_a_hand_and_an_arm_is(tmp_path):
     assert lamp.snapshot is not None, lamp.problem
     arm = BoardReader(profile).read(cv2.imread(str(PICTURES / "flipop-room0-hand-0.jpg")))
     assert arm.problem is not None and arm.problem.startswith(HAND)
+
+
+#: Blockers! room 1, board 1 (from the scene's description): colours only, rows from the top.
+BLOCKERS_ROOM1_BOARD1 = """
+Y . R . R . R G .
+R . . . R . . . .
+B V . V G . R . .
+. . V R R G B R .
+G Y B V Y . R V .
+. G Y B . Y B R Y
+. . G . Y V G Y R
+. G . R R . . B .
+. . R Y . G V Y G
+"""
+
+
+def test_tiles_under_the_ceiling_panels_sheen_are_read_in_their_colours(tmp_path):
+    flags = ["--empty", "blockers-room1-calibration-empty.jpg", "--pieces", "blockers-room1-calibration-pieces.jpg"]
+    code, said = _calibrate(tmp_path, "blockers", *flags)
+    assert code == 0, said
+    reading = BoardReader(load_profile(tmp_path / "profile.yaml")).read(
+        cv2.imread(str(PICTURES / "blockers-room1-board-1.jpg"))
+    )
+    assert reading.unsure == [], reading.problem  # before: 5 tiles in the sheen were unsure
+    want = [row.split() for row in BLOCKERS_ROOM1_BOARD1.strip().splitlines()]
+    assert [[c[:1] for c in row] for row in reading.snapshot.cells] == want
+
+
+def test_an_empty_point_between_the_standard_looks_goes_to_this_copys_own(tmp_path):
+    flags = ["--empty", "stay-alive-room0-calibration-empty.jpg", "--pieces", "stay-alive-room0-calibration-pieces.jpg"]
+    code, said = _calibrate(tmp_path, "stay-alive", *flags)
+    assert code == 0, said  # before: "... is not an empty board: at point 6,3 ..."

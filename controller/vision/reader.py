@@ -41,6 +41,7 @@ from controller.vision.hands import HAND, HandCheck
 from controller.vision.light import PaperLight, local_white
 from controller.vision.localise import Localiser
 from controller.vision.settings import DEFAULT_SIGMA, default_model, model_for, vision_settings
+from controller.vision.sheen import reread
 from controller.vision.tops import PieceTops, PlaceLooks, class_heights
 
 __all__ = [
@@ -159,11 +160,13 @@ class BoardReader:
         white = self.light.white(rect)  # light
         looks = self._describe(rect, white, frame)  # describe places, where each class appears
         dec = self.model.decide_distances(looks.distances(self.model))  # classify
+        # A place like no learned look may be one under a sheen of the room's light (sheen.py).
+        dec, shone = reread(self.model, dec, [looks.of(r.key)[0] for r in self.model.refs])
         feats, used = looks.chosen(dec.keys)
         # A patch more than a third covered by glare is not trusted, whatever it looks like.
         sure = dec.sure & (used >= MIN_USED)
         conf = np.where(used >= MIN_USED, dec.confidence, 0.0).reshape(rows, cols)
-        self._last = (feats, dec.keys, sure)
+        self._last = (feats, dec.keys, sure & ~shone)  # a sheen's look is not followed
         if problem is None and self.hand_check and self.hands.arm_seen(rect, white):  # hand check
             problem = HAND
         if problem is not None:

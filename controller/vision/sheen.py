@@ -1,0 +1,102 @@
+"""A sheen of the room's light: a glossy piece seen where it mirrors a bright lamp or ceiling panel.
+
+Light reflected by a glossy (dielectric) surface keeps the colour of the light that falls on it,
+not that of the surface (the dichromatic reflection model: what the camera sees is the surface's
+own colour plus some of the light's). Relative to the paper white, which that same light falls on,
+a sheen adds about equal amounts to the three channels: a red tile under the reflection of a
+ceiling panel looks brighter and paler, a pink the learned red does not match.
+
+So a place that looks like none of the learned looks (beyond the classifier's open-set distance)
+is looked at once more as possibly one of them under a sheen: for each class, the least distance
+over sheens `s` taken off the place's colour (at most `MAX_SHARE` of its darkest channel, as a
+sheen cannot take away more light than the place shows, and nothing is left of a colour that
+would be all sheen). The place is then read as the class only when that explanation is sure by the
+classifier's own rule: near enough, and clearly nearer than any other meaning, whether that one
+is allowed a sheen too or any brightness (a shadow, a brighter light). A place already near a
+learned look is never re-read, and two looks that a sheen or a shadow makes alike (a dark empty
+slot under a lamp's sheen and a pale token in a shadow) stay unsure.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from controller.vision.classify import ClassModel, Decision
+from controller.vision.features import colour_features
+
+#: The sheens tried, as shares of the place's darkest channel.
+SHARES = np.linspace(0.0, 0.9, 19)
+#: Features' constants (`features.colour_features`): brightness offset, chroma denominator.
+_OFFSET, _EPS = 0.02, 0.15
+
+
+def colours_of(feats: np.ndarray) -> np.ndarray:
+    """White-normalised BGR (N, 3) whose `colour_features` are `feats` (N, 3): the features'
+    inverse (brightness and two opponent chromaticities fix the three channels)."""
+    total = 3 * (np.exp(feats[:, 0]) - _OFFSET)
+    den = total + _EPS
+    red_green = feats[:, 1] * den
+    yellow_blue = feats[:, 2] * den
+    b = (total - yellow_blue) / 3
+    rg = total - b
+    return np.stack([b, (rg - red_green) / 2, (rg + red_green) / 2], axis=1)
+
+
+def sheen_distances(model: ClassModel, per_class: list[np.ndarray]) -> np.ndarray:
+    """(N, K) least distance of each place to each class of `model` over the sheens tried;
+    `per_class[k]` holds the places' features (N, 3) where a body of class k appears."""
+    out = []
+    for k, feats in enumerate(per_class):
+        bgr = colours_of(feats)
+        floor = np.clip(bgr.min(axis=1), 0.0, None)
+        best = np.full(len(feats), np.inf)
+        for share in SHARES:
+            f = colour_features(bgr - (share * floor)[:, None])
+            best = np.minimum(best, model.distances(f)[:, k])
+        out.append(best)
+    return np.stack(out, axis=1)
+
+
+def brightness_free_distances(model: ClassModel, feats: np.ndarray) -> np.ndarray:
+    """(N, K) distances of each place to each class in chromaticity alone, at any brightness: how
+    a look in a shadow, or under a brighter light, compares with the learned look."""
+    out = []
+    for ref in model.refs:
+        cov = np.asarray(ref.cov, np.float64) + np.diag(model.floor)
+        inv = np.linalg.inv(cov[1:, 1:])
+        d = feats[:, 1:] - ref.mean[1:]
+        out.append(np.sqrt(np.maximum(np.einsum("ni,ij,nj->n", d, inv, d), 0)))
+    return np.stack(out, axis=1)
+
+
+def reread(model: ClassModel, dec: Decision, per_class: list[np.ndarray]) -> tuple[Decision, np.ndarray]:
+    """The decision with every place beyond the open-set distance read again allowing a sheen, and
+    which places that made sure. Places near a learned look keep their decision. The look a sheen
+    explains must be clearly nearer than any other meaning, whether that one is allowed a sheen
+    too or any brightness (a shadow): a grey between a dark and a pale grey look stays unsure."""
+    far = np.flatnonzero(dec.distance > model.max_distance)
+    if len(far) == 0:
+        return dec, np.zeros(len(dec.sure), bool)
+    shone = sheen_distances(model, [f[far] for f in per_class])
+    free = np.stack([brightness_free_distances(model, f[far])[:, k] for k, f in enumerate(per_class)], axis=1)
+    best = shone.argmin(axis=1)
+    rows = np.arange(len(far))
+    d1 = shone[rows, best]
+    rivals = np.where(model.same[best], np.inf, np.minimum(shone, free))
+    d2 = rivals.min(axis=1)
+    margin = np.where(np.isfinite(d2), (d2 - d1) / np.maximum(d2, 1e-9), 1.0)
+    need = model.pair_need[best, rivals.argmin(axis=1)]
+    ok = (d1 <= model.max_distance) & (margin >= model.min_margin) & (margin > need)
+    keys, letters = list(dec.keys), list(dec.letters)
+    sure, conf, dist, open_ = dec.sure.copy(), dec.confidence.copy(), dec.distance.copy(), dec.open.copy()
+    won = far[ok]
+    for i, b in zip(won, best[ok]):
+        keys[i], letters[i] = model.refs[b].key, model.refs[b].letter
+    sure[won] = True
+    closeness = np.clip(1.5 - d1 / model.max_distance, 0, 1)
+    conf[won] = (np.clip(margin, 0, 1) * closeness)[ok]
+    dist[won] = d1[ok]
+    open_[won] = np.array([model.refs[b].open for b in best[ok]], bool)
+    by_sheen = np.zeros(len(dec.sure), bool)
+    by_sheen[won] = True
+    return Decision(keys=keys, letters=letters, sure=sure, confidence=conf, distance=dist, open=open_), by_sheen

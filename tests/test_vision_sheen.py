@@ -1,0 +1,59 @@
+"""A sheen of the room's light (`controller/vision/sheen.py`): a glossy piece mirroring a bright lamp
+or ceiling panel shows its own colour plus some of the light's, which the paper white normalises
+to equal parts of the three channels."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from controller.vision.classify import ClassModel, ClassRef
+from controller.vision.features import colour_features
+from controller.vision.sheen import colours_of, reread
+
+RED = np.array([[0.12, 0.18, 0.62]])  # white-normalised BGR of a red tile
+DARK_GREY = np.array([[0.12, 0.12, 0.12]])  # an empty slot's floor
+LIGHT_GREY = np.array([[0.7, 0.7, 0.7]])  # a pale token
+COV = np.diag([0.02, 0.0005, 0.0005])
+
+
+def _model(*looks: tuple[str, np.ndarray]) -> ClassModel:
+    return ClassModel([ClassRef(k, k, colour_features(bgr)[0], COV.copy()) for k, bgr in looks])
+
+
+def _decide(model: ClassModel, bgr: np.ndarray):
+    feats = colour_features(bgr)
+    dec = model.decide(feats)
+    return reread(model, dec, [feats] * len(model.refs))
+
+
+def test_colours_of_undoes_the_colour_features() -> None:
+    bgr = np.random.default_rng(3).uniform(0.01, 1.5, (200, 3))
+    assert np.allclose(colours_of(colour_features(bgr)), bgr)
+
+
+def test_a_red_tile_under_a_sheen_is_red_and_a_look_near_its_class_is_left_alone() -> None:
+    model = _model(("R", RED), ("G", np.array([[0.15, 0.45, 0.12]])), (".", np.array([[0.85, 0.9, 0.9]])))
+    shone = RED + 0.2  # the panel's light, as much in every channel
+    plain = model.decide(colour_features(shone))
+    assert not plain.sure[0]  # paler than any learned look: the open set refuses it
+    dec, by_sheen = _decide(model, shone)
+    assert dec.letters == ["R"] and dec.sure[0] and by_sheen[0]
+    near = RED * 1.05
+    dec, by_sheen = _decide(model, near)
+    assert dec.letters == ["R"] and dec.sure[0] and not by_sheen[0]
+
+
+def test_a_colour_no_sheen_explains_stays_unsure() -> None:
+    model = _model(("R", RED), ("B", np.array([[0.6, 0.2, 0.1]])))
+    purple = np.array([[0.75, 0.0, 0.75]])  # no light to take off its green channel
+    dec, by_sheen = _decide(model, purple)
+    assert not dec.sure[0] and not by_sheen[0]
+
+
+def test_two_looks_a_sheen_makes_alike_stay_unsure() -> None:
+    # a dark slot under a lamp's sheen and a pale token a little in shadow look the same
+    model = _model((".", DARK_GREY), ("J", LIGHT_GREY))
+    between = np.array([[0.3, 0.3, 0.3]])
+    assert model.decide(colour_features(between)).distance[0] > model.max_distance  # like neither
+    dec, by_sheen = _decide(model, between)
+    assert not dec.sure[0] and not by_sheen[0]
