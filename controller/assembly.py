@@ -3,8 +3,9 @@
 Why here, above the service, the live page, the club and the hardware: the service's core
 (`controller.service.app.Service`: journal, devices, loop, lights, button, control socket) knows
 nothing of its listeners; this module adds them to its stream of events: the club's publisher
-when config.yaml has an `mqtt:` section (`controller.club`), and the live page when `web:` is
-enabled (`controller.web`), served from a thread of its own. `referee run`, `referee demo` and
+when config.yaml has an `mqtt:` section (`controller.club`), the live page when `web:` is
+enabled (`controller.web`), served from a thread of its own, and the voice when `voice:` is
+(`controller.service.voice`, through espeak-ng: `controller.hardware.speaker`). `referee run`, `referee demo` and
 the tests that want a whole referee build it here; nothing below imports this module.
 """
 
@@ -17,10 +18,13 @@ from pathlib import Path
 
 from controller import words
 from controller.club.publisher import TablePublisher
-from controller.errors import RefereeError
+from controller.errors import HardwareError, RefereeError
+from controller.hardware.speaker import EspeakSpeaker
+from controller.language import said
 from controller.service.app import Service
 from controller.service.config import ServiceConfig
 from controller.service.devices import Devices
+from controller.service.voice import Voice
 from controller.web import WebApp, WebServer
 from controller.web.https import fingerprint, server_context
 
@@ -54,6 +58,8 @@ def assemble(
         log=log,
     )
     try:
+        if config.voice.enabled:
+            speak_aloud(service)
         if config.mqtt is not None:
             publish_to_the_club(service)
         if (control if web is None else web) and config.web.enabled:
@@ -62,6 +68,24 @@ def assemble(
         service.close()
         raise
     return service
+
+
+def speak_aloud(service: Service) -> None:
+    """The verdicts, the turn and the winner said aloud (config.yaml's `voice:`): an inline listener that
+    only queues, its own thread speaks. Without espeak-ng the referee runs without a voice, and says so."""
+    config, loop = service.config, service.loop
+    settings = config.voice
+    try:
+        speaker = EspeakSpeaker(config.voice_language, settings.volume, settings.rate, settings.to_files)
+    except HardwareError as exc:
+        service.log.warning(
+            "[%s] %s; the referee runs without its voice", loop.game, said(exc.args[0], config.language)
+        )
+        return
+    voice = Voice(speaker, config.voice_language, settings.events, engine_of=lambda: loop.session.referee.engine)
+    service.voice = voice
+    service.closers.append(voice.close)
+    loop.bus.subscribe(voice, inline=True, name="voice")
 
 
 def publish_to_the_club(service: Service) -> None:

@@ -132,7 +132,7 @@ say "Installing the referee from $SRC${ROOT:+ below $ROOT (--root: the system it
 
 # --- 1. OS packages -------------------------------------------------------------------------------
 step "1. OS packages"
-wanted=(python3-venv python3-numpy openssl)
+wanted=(python3-venv python3-numpy openssl espeak-ng)  # espeak-ng: the voice (config.yaml's voice:)
 for optional in python3-picamera2 python3-lgpio; do
     # the camera and GPIO packages come from Raspberry Pi OS's own archive; elsewhere they may not exist
     if [ "$IS_PI" -eq 1 ] || apt-cache show "$optional" >/dev/null 2>&1; then

@@ -70,6 +70,12 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "--speed", type=float, default=1.0, help="--web: how many times faster than real time (default 1)"
     )
     parser.add_argument(
+        "--voice",
+        action="store_true",
+        help="say the illegal moves, the turn and the winner aloud through espeak-ng, in --language "
+        "(best with --web: at simulated speed the voice keeps only the newest lines)",
+    )
+    parser.add_argument(
         "--language",
         choices=LANGUAGES,
         default="en",
@@ -112,6 +118,8 @@ class DemoResult:
     ended_at: float = 0.0
     #: Frame times the simulated camera's pictures arrived late.
     camera_delay: int = 0
+    #: What the voice said (with `voice`), in its language.
+    spoken: list[str] = field(default_factory=list)
 
     @property
     def faithful(self) -> bool:
@@ -168,6 +176,7 @@ def play_game(
     web: dict[str, Any] | None = None,
     speed: float = 1.0,
     language: str = "en",
+    voice: dict[str, Any] | None = None,
 ) -> DemoResult:
     """Play one whole demo game; returns the referee's verdicts and the ones the player intended.
 
@@ -183,6 +192,8 @@ def play_game(
     if web is not None:
         mapping["web"] = web
     mapping["language"] = language
+    if voice is not None:
+        mapping["voice"] = voice
     config = config_from_mapping(mapping, source="demo config", base=folder)
     truth_keys = dict(config.game_keys)
     spec = registry.get(game)
@@ -286,6 +297,10 @@ def play_game(
                 )
             )
         verdicts = list(loop.session.verdicts)
+        spoken: list[str] = []
+        if service.voice is not None:  # the last lines (the winner) said before the demo goes on
+            service.voice.drain()
+            spoken = list(service.voice.said)
         return DemoResult(
             game,
             verdicts,
@@ -298,6 +313,7 @@ def play_game(
             steps,
             clock(),
             camera_delay,
+            spoken,
         )
     finally:
         service.close()
@@ -350,6 +366,7 @@ def run(args: argparse.Namespace) -> int:
                 web=web,
                 speed=args.speed,
                 language=args.language,
+                voice={"enabled": True} if args.voice else None,
             )
             kinds: dict[str, int] = {}
             for v in outcome.verdicts:

@@ -107,6 +107,8 @@ class Service:
             #: adds them; their closing is among the service's.
             self.publisher: Any = None
             self.web: Any = None
+            #: The table's voice (`controller.service.voice.Voice`), when config.yaml's `voice:` enables it.
+            self.voice: Any = None
         except BaseException:
             self.close()
             raise

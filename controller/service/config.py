@@ -29,6 +29,7 @@ from controller.hardware.config import GpioConfig, SwitchConfig
 from controller.language import LANGUAGES
 from controller.record import setup_from_mapping
 from controller.schema import Section, checked, choice, file_path, seconds, sentence, validate
+from controller.service.voice import DEFAULT_EVENTS, EVENTS
 from controller.vision.sources import CameraSection
 
 GAME_KEYS = ("game", "variant", "players", "first", "seats", "secrets", "targets", "profile")
@@ -186,6 +187,46 @@ class WebConfig(Section):
     key: FilePath = Field(default="web/key.pem", validate_default=True)
 
 
+def _voice_language(value: Any) -> str | None:
+    if value is not None and value not in LANGUAGES:
+        raise sentence(f"expected one of {', '.join(LANGUAGES)} (or null: the table's language), got {value!r}")
+    return value
+
+
+def _voice_events(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list | tuple) or not value or any(e not in EVENTS for e in value):
+        raise sentence(f"expected a list of what the voice says, from {', '.join(EVENTS)}; got {value!r}")
+    return tuple(dict.fromkeys(value))
+
+
+def _percent(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100:
+        raise sentence(f"expected a whole number from 0 to 100, got {value!r}")
+    return value
+
+
+def _rate(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 80 <= value <= 400:
+        raise sentence(f"expected words a minute, a whole number from 80 to 400, got {value!r}")
+    return value
+
+
+class VoiceConfig(Section):
+    """The table's voice (`controller.service.voice`): off unless enabled; what it says, in which
+    language (null: the table's), how loud (0-100) and fast (words a minute). `to_files`: null plays on
+    the sound card; a folder keeps each sentence there as a WAV file instead (a table without a speaker,
+    the tests: the sound card simulated at its boundary)."""
+
+    enabled: Flag = False
+    language: Annotated[str | None, checked(_voice_language)] = None
+    events: Annotated[tuple[str, ...], checked(_voice_events)] = DEFAULT_EVENTS
+    volume: Annotated[int, checked(_percent)] = 80
+    rate: Annotated[int, checked(_rate)] = 160
+    to_files: Annotated[Path | None, checked(_optional_path)] = None
+
+
 class ConfigFile(Section):
     """Every key of config.yaml; the game keys are a game record's, checked by `setup_from_mapping`."""
 
@@ -211,6 +252,7 @@ class ConfigFile(Section):
     web: WebConfig = WebConfig()
     #: The table's language: the log, the lights' spoken words, the page until a browser asks for another.
     language: Annotated[str, choice(*LANGUAGES)] = "en"
+    voice: VoiceConfig = VoiceConfig()
 
 
 @dataclass(frozen=True)
@@ -233,6 +275,13 @@ class ServiceConfig:
     web: WebConfig = WebConfig()
     #: The table's language (`en`, `fr`): the log's sentences, the page's default, the demo's narration.
     language: str = "en"
+    #: The table's voice (off by default).
+    voice: VoiceConfig = VoiceConfig()
+
+    @property
+    def voice_language(self) -> str:
+        """The voice's language: its own, else the table's."""
+        return self.voice.language or self.language
 
     @property
     def uses_switches(self) -> bool:
@@ -298,4 +347,5 @@ def config_from_mapping(data: Any, source: str = "config.yaml", base: Path | Non
         mqtt=validate_mqtt(checked_file.mqtt, base, source, setup.players),
         web=checked_file.web,
         language=checked_file.language,
+        voice=checked_file.voice,
     )
