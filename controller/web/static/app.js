@@ -87,15 +87,17 @@ function colourLetters(palette) {
     [k, first[n[0]] > 1 ? n[0] + n.slice(1, 2).toLowerCase() : n[0]]));
 }
 
-// One pattern per colour, in the palette's order: lines of several directions, dots, a check, rings.
+// One pattern per colour, in the palette's order: lines of several directions, dots, a check, rings. Bold
+// enough to tell two colours apart by their pattern alone (tests/test_colour_vision.py measures it through
+// simulated colour-blind eyes).
 const PATTERNS = [
-  (p, ink) => el("path", { d: "M0,8 L8,0", stroke: ink, "stroke-width": 1.6 }, p),
-  (p, ink) => el("circle", { cx: 4, cy: 4, r: 1.6, fill: ink }, p),
-  (p, ink) => el("path", { d: "M0,4 L8,4", stroke: ink, "stroke-width": 1.6 }, p),
-  (p, ink) => el("path", { d: "M4,0 L4,8", stroke: ink, "stroke-width": 1.6 }, p),
-  (p, ink) => el("path", { d: "M0,0 L8,8 M0,8 L8,0", stroke: ink, "stroke-width": 1.2 }, p),
+  (p, ink) => el("path", { d: "M-2,2 L2,-2 M0,8 L8,0 M6,10 L10,6", stroke: ink, "stroke-width": 2.4 }, p),
+  (p, ink) => el("circle", { cx: 4, cy: 4, r: 2.2, fill: ink }, p),
+  (p, ink) => el("path", { d: "M0,4 L8,4", stroke: ink, "stroke-width": 2.4 }, p),
+  (p, ink) => el("path", { d: "M4,0 L4,8", stroke: ink, "stroke-width": 2.4 }, p),
+  (p, ink) => el("path", { d: "M0,0 L8,8 M0,8 L8,0", stroke: ink, "stroke-width": 1.8 }, p),
   (p, ink) => el("rect", { x: 0, y: 0, width: 4, height: 4, fill: ink }, p),
-  (p, ink) => el("circle", { cx: 4, cy: 4, r: 2.5, fill: "none", stroke: ink, "stroke-width": 1.2 }, p),
+  (p, ink) => el("circle", { cx: 4, cy: 4, r: 2.5, fill: "none", stroke: ink, "stroke-width": 1.6 }, p),
 ];
 
 function patternDefs(svg, palette) {
@@ -103,7 +105,7 @@ function patternDefs(svg, palette) {
   Object.keys(palette).forEach((letter, i) => {
     const p = el("pattern", { id: `${svg.id}-pattern-${letter}`, width: 8, height: 8, patternUnits: "userSpaceOnUse" }, defs);
     const dark = ink(palette, letter) === "#000";
-    PATTERNS[i % PATTERNS.length](p, dark ? "rgba(0,0,0,0.55)" : "rgba(255,255,255,0.7)");
+    PATTERNS[i % PATTERNS.length](p, dark ? "rgba(0,0,0,0.65)" : "rgba(255,255,255,0.95)");
   });
 }
 
