@@ -1,4 +1,6 @@
-"""Screenshots of the live page for each game (docs/live-<game>.png), as a phone shows it.
+"""Screenshots of the live page for each game (docs/live-<game>.png), as a phone shows it, in English
+and in French (docs/live-<game>.fr.png: a phone asking for French, with the page's patterns and letters on
+the pieces' colours, the colour-blind option).
 
 Each game is played a few moves on the stand-in rig, then one piece is moved where it does not
 belong, so the page shows an illegal board with its corrections. The camera picture is the
@@ -8,7 +10,7 @@ renderer's drawing of the same board, read by the real board reader.
 the picture, and the holes taken by a simulated person who forgot two slides at step 4, the point
 that contradicts circled.
 
-Usage: python tools/screenshots.py [--games colorpop ...] [--setup-only] [--out docs] [--width 412]
+Usage: python tools/screenshots.py [--games colorpop ...] [--languages en fr] [--setup-only] [--out docs] [--width 412]
 Needs Chromium and chromedriver (Debian: apt-get install chromium chromium-driver).
 """
 
@@ -36,6 +38,8 @@ from simulation.camera import RendererSource  # noqa: E402
 from simulation.world import StubRig  # noqa: E402
 
 MOVES = {"colorpop": 3, "blockers": 4, "flipop": 3, "stay-alive": 6}
+#: What the browser asks pages for, per language of the screenshots.
+ACCEPT = {"en": "en-GB,en", "fr": "fr-FR,fr"}
 
 
 def misplace(board, rng: random.Random):
@@ -56,12 +60,13 @@ def misplace(board, rng: random.Random):
     return board.with_cells(cells)
 
 
-def shoot(game: str, out: Path, width: int, folder: Path) -> Path:
+def shoot(game: str, out: Path, width: int, folder: Path, language: str = "en") -> Path:
     from selenium.webdriver.common.by import By
 
     from tests.test_web_browser import set_viewport, start_browser, wait_for
 
-    rig = StubRig(dict(registry.get(game).demo), folder / f"{game}.sqlite", seed=2, troubles=False, max_moves=40)
+    journal = folder / f"{game}-{language}.sqlite"
+    rig = StubRig(dict(registry.get(game).demo), journal, seed=2, troubles=False, max_moves=40)
     steps = rig.player.steps()
     while rig.player.moves < MOVES[game]:
         rig.driver.do(next(steps))
@@ -77,16 +82,18 @@ def shoot(game: str, out: Path, width: int, folder: Path) -> Path:
     server = WebServer(app, "127.0.0.1", 0)
     if not server.start():
         raise SystemExit(server.error)
-    browser = start_browser(width, 900)
+    browser = start_browser(width, 900, accept_language=ACCEPT[language])
     try:
         browser.get(f"http://127.0.0.1:{server.port}/")
         wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#history li"))
+        if language != "en":  # the colour-blind option shown too: patterns and letters on the colours
+            browser.find_element(By.ID, "patterns").click()
         wait_for(lambda: browser.execute_script("return document.getElementById('camera').naturalWidth > 0"))
         time.sleep(0.5)
         height = browser.execute_script("return document.documentElement.scrollHeight")
         set_viewport(browser, width, height + 20)
         time.sleep(0.5)
-        path = out / f"live-{game}.png"
+        path = out / (f"live-{game}.png" if language == "en" else f"live-{game}.{language}.png")
         browser.save_screenshot(str(path))
         return path
     finally:
@@ -139,6 +146,9 @@ def shoot_setup(out: Path, width: int, folder: Path) -> Path:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", nargs="+", choices=GAMES, default=list(GAMES))
+    parser.add_argument(
+        "--languages", nargs="+", choices=list(ACCEPT), default=list(ACCEPT), help="the page's languages (default both)"
+    )
     parser.add_argument("--setup-only", action="store_true", help="only docs/live-setup.png (the setup panel)")
     parser.add_argument("--out", default="docs", help="folder of the pictures (default docs)")
     parser.add_argument("--width", type=int, default=412, help="page width in CSS pixels (default 412, a phone)")
@@ -150,7 +160,8 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as folder:
         for game in [] if args.setup_only else args.games:
-            print(shoot(game, out, args.width, Path(folder)))
+            for language in args.languages:
+                print(shoot(game, out, args.width, Path(folder), language))
         print(shoot_setup(out, args.width, Path(folder)))
     return 0
 
