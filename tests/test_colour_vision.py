@@ -27,10 +27,13 @@ from controller.games import registry
 from controller.web import WebApp, WebServer
 from simulation.world import StubRig
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None or CHROMEDRIVER is None,
-    reason="Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)",
-)
+pytestmark = [
+    pytest.mark.slow,  # a real browser
+    pytest.mark.skipif(
+        CHROMIUM is None or CHROMEDRIVER is None,
+        reason="Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)",
+    ),
+]
 
 #: Machado et al. 2009, Table 1, severity 1.0: linear RGB in, linear RGB out.
 MACHADO = {

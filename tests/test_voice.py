@@ -145,6 +145,7 @@ def test_config_voice_section_and_its_refusals(tmp_path):
 
 
 @needs_espeak
+@pytest.mark.slow  # a whole game refereed
 def test_a_service_with_a_voice_writes_the_winner_and_the_illegal_move_in_its_language(tmp_path):
     """A whole demo game (the simulated rig, its mistakes) with `voice:` writing WAV files: the illegal
     move and the winner are said in French, each file real speech."""
@@ -164,6 +165,7 @@ def test_a_service_with_a_voice_writes_the_winner_and_the_illegal_move_in_its_la
         assert seconds > 0.5 and loudness > -35
 
 
+@pytest.mark.slow  # a whole game refereed
 def test_without_espeak_the_referee_runs_without_a_voice_and_says_why(tmp_path, monkeypatch):
     """espeak-ng not installed: config.yaml's voice is a warning in the log, never a stop."""
     import logging
