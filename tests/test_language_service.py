@@ -104,3 +104,23 @@ def test_a_refusal_is_said_in_the_pages_language(tmp_path):
             assert "there is no player 8" in (await response.json())["error"]
 
     with_client(app, body)
+
+
+def test_the_pin_guards_refusals_are_said_in_the_pages_language(tmp_path):
+    """A French page entering a wrong PIN, or none, reads why in French; the same refusal in English for
+    an English page (the guard's sentences come from the catalogue)."""
+    rig = StubRig(COLORPOP, tmp_path / "j.sqlite", seed=3, troubles=False, max_moves=2)
+    app = WebApp(rig.loop, pin=PIN)
+
+    async def body(client):
+        french = {"Accept-Language": "fr-FR,fr"}
+        missing = await client.post("/api/end", json={}, headers=french)
+        assert missing.status == 401 and "il faut le code de l’arbitre" in (await missing.json())["error"]
+        wrong = await client.post("/api/end", json={}, headers={**french, "X-Referee-PIN": "000001"})
+        assert wrong.status == 403 and (await wrong.json())["error"].startswith("code faux")
+        english = await client.post("/api/end", json={}, headers={"X-Referee-PIN": "000002"})
+        assert english.status == 403 and (await english.json())["error"].startswith("wrong PIN")
+        camera = await client.get("/camera.jpg?lang=fr")
+        assert camera.status == 404 and (await camera.json())["error"] == "pas encore d’image de la caméra"
+
+    with_client(app, body)

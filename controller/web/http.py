@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 from aiohttp import web
 
 from controller.guard import PinThrottle, client_key, weak_pin
-from controller.language import DEFAULT, choose, negotiate, said
+from controller.language import DEFAULT, _, choose, negotiate, said
 
 PIN_HEADER = "X-Referee-PIN"
 NO_STORE = {"Cache-Control": "no-store"}
@@ -82,28 +82,34 @@ class PinGuard:
     async def check(self, request: web.Request) -> dict[str, Any]:
         """Where the request comes from, its PIN and its JSON body, checked; returns the body."""
         if request.headers.get("Sec-Fetch-Site", "same-origin") not in ("same-origin", "none"):
-            raise BadRequest(403, "requests from another site are refused; use the referee's own page")
+            raise BadRequest(403, _("requests from another site are refused; use the referee's own page"))
         client = client_key(request.transport.get_extra_info("peername") if request.transport else None)
         wait = self.throttle.wait(client)
         if wait > 0:
             raise BadRequest(
-                429, f"too many wrong PINs from your address: wait {math.ceil(wait)} s, then try the right one"
+                429,
+                _(
+                    "too many wrong PINs from your address: wait {seconds} s, then try the right one",
+                    seconds=math.ceil(wait),
+                ),
             )
         pin = request.headers.get(PIN_HEADER)
         if not pin:
-            raise BadRequest(401, f"this needs the referee's PIN (header {PIN_HEADER}); it is printed in the log")
+            raise BadRequest(
+                401, _("this needs the referee's PIN (header {header}); it is printed in the log", header=PIN_HEADER)
+            )
         if not hmac.compare_digest(pin.encode("utf-8", "replace"), self.pin.encode()):
             self.throttle.wrong(client)
-            raise BadRequest(403, "wrong PIN: the PIN is printed in the referee's log at start")
+            raise BadRequest(403, _("wrong PIN: the PIN is printed in the referee's log at start"))
         self.throttle.right(client)
         if request.content_type != "application/json":
-            raise BadRequest(400, "send the request as JSON (Content-Type: application/json)")
+            raise BadRequest(400, _("send the request as JSON (Content-Type: application/json)"))
         try:
             body = await request.json()
         except (ValueError, RecursionError):
-            raise BadRequest(400, "the request body is not valid JSON (or is nested too deeply)") from None
+            raise BadRequest(400, _("the request body is not valid JSON (or is nested too deeply)")) from None
         if not isinstance(body, dict):
-            raise BadRequest(400, "the request body should be a JSON object of 'name: value' settings")
+            raise BadRequest(400, _("the request body should be a JSON object of 'name: value' settings"))
         return body
 
 

@@ -225,11 +225,11 @@ class WebApp:
 
     async def camera(self, request: web.Request) -> web.Response:
         if not self.pictures.available():
-            raise BadRequest(404, "no picture from the camera yet")
+            raise BadRequest(404, _("no picture from the camera yet"))
         cells = [(r, c) for r, c in self.view.illegal_cells()]
         data = await asyncio.get_running_loop().run_in_executor(None, self.pictures.jpeg, cells)
         if data is None:
-            raise BadRequest(404, "no picture from the camera yet")
+            raise BadRequest(404, _("no picture from the camera yet"))
         return web.Response(body=data, content_type="image/jpeg", headers=NO_STORE)
 
     def _with_journal(self, fn):
@@ -249,7 +249,7 @@ class WebApp:
         if text is None or text == "":
             return None
         if not GAME_NUMBER.fullmatch(text):
-            raise BadRequest(400, f"a game is named by its number in the journal, not {text[:40]!r}")
+            raise BadRequest(400, _("a game is named by its number in the journal, not {text}", text=repr(text[:40])))
         return int(text)
 
     async def record(self, request: web.Request) -> web.Response:
@@ -395,14 +395,25 @@ class WebApp:
     async def new_game(self, request: web.Request, body: dict[str, Any]) -> web.Response:
         unknown = [k for k in body if k not in NEW_GAME_KEYS]
         if unknown:
-            raise BadRequest(400, f"{unknown[0]!r} is not a key of a new game; the keys are {', '.join(NEW_GAME_KEYS)}")
+            raise BadRequest(
+                400,
+                _(
+                    "{key} is not a key of a new game; the keys are {keys}",
+                    key=repr(unknown[0]),
+                    keys=", ".join(NEW_GAME_KEYS),
+                ),
+            )
         current = self.loop.session
         game = body.get("game", current.setup.game)
         if game != current.setup.game:
             raise BadRequest(
                 400,
-                f"this referee watches a {current.setup.game} board; to referee {game}, set 'game: {game}' in its "
-                "config file and restart it",
+                _(
+                    "this referee watches a {game} board; to referee {other}, set 'game: {other}' in its config file "
+                    "and restart it",
+                    game=current.setup.game,
+                    other=str(game),
+                ),
             )
         keys = new_game_keys(current.keys, body)
         keys["game"] = game
@@ -422,7 +433,7 @@ class WebApp:
         seat, colours = body.get("seat"), body.get("colours")
         setup = self.loop.session.setup
         if isinstance(seat, bool) or not isinstance(seat, int):
-            raise BadRequest(400, "'seat' should be a seat number (0 is the first player)")
+            raise BadRequest(400, _("'seat' should be a seat number (0 is the first player)"))
         if not 0 <= seat < setup.players:
             raise BadRequest(400, no_such_seat(seat, setup.players))
         letters = setup.profile.letters
@@ -431,7 +442,9 @@ class WebApp:
             or not colours
             or any(not isinstance(c, str) or len(c) != 1 or c not in letters for c in colours)
         ):
-            raise BadRequest(400, f"'colours' should be a list of colour letters from {' '.join(letters)}")
+            raise BadRequest(
+                400, _("'colours' should be a list of colour letters from {letters}", letters=" ".join(letters))
+            )
         return await self._submit(request, "reveal", seat=seat, colours=colours)
 
     @controls
@@ -446,7 +459,7 @@ class WebApp:
     # --- setting up a copy: lights and buzzer, switches (issue 17; the aim: aim_api.py) ---------------
     def _patterns(self) -> dict[str, tuple[str, Any]]:
         if self.feedback is None:
-            raise BadRequest(404, "this referee has no lights or buzzer to test")
+            raise BadRequest(404, _("this referee has no lights or buzzer to test"))
         return lights_test_patterns(self.feedback)
 
     async def lights_patterns(self, request: web.Request) -> web.Response:
@@ -460,7 +473,7 @@ class WebApp:
         patterns = self._patterns()
         name = body.get("pattern")
         if not isinstance(name, str) or name not in patterns:
-            raise BadRequest(400, f"'pattern' should be one of {', '.join(patterns)}")
+            raise BadRequest(400, _("'pattern' should be one of {patterns}", patterns=", ".join(patterns)))
         label, action = patterns[name]
         await asyncio.get_running_loop().run_in_executor(None, action)
         return web.json_response(
@@ -471,7 +484,7 @@ class WebApp:
         """Each slide's position now and what it did since the switch test started (`?start=1` starts it again:
         the test's own bookkeeping, nothing of the game)."""
         if self.switches is None:
-            raise BadRequest(404, "this referee has no slide switches")
+            raise BadRequest(404, _("this referee has no slide switches"))
         with self._switch_lock:
             if request.query.get("start") == "1":
                 self.switch_test.start()
