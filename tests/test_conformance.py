@@ -375,3 +375,13 @@ def test_a_position_reads_back_from_its_text(game, seed):
     text = engine.position_text(state)
     assert engine.parse_position(text) == state
     assert engine.position_text(engine.parse_position(text)) == text
+
+
+def test_a_finished_games_position_with_its_reason_in_words_reads_back():
+    """The reason a game ended is a sentence for people (`Text`); a position's text writes it as its
+    English (test_a_position_reads_back_from_its_text found it with seed 33234: yaml refused it)."""
+    engine, state, _ = _position("stay-alive", random.Random(33234))
+    assert state.end_reason
+    text = engine.position_text(state)
+    assert engine.parse_position(text) == state
+    assert engine.position_text(engine.parse_position(text)) == text
