@@ -146,6 +146,7 @@ def position_text(game: str, state: Any) -> str:
         )
         return dumper.represent_sequence("tag:yaml.org,2002:seq", value, flow_style=flat)
 
+    _Dumper.add_representer(str, _str)
     _Dumper.add_multi_representer(str, _str)  # a sentence for people (`Text`) too, as its English
     _Dumper.add_representer(list, _list)
     return yaml.dump(plain, Dumper=_Dumper, sort_keys=False, allow_unicode=True)
