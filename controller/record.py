@@ -18,7 +18,13 @@ from controller.snapshot import Snapshot, format_snapshot, parse_snapshot
 #: The actions a record may hold; `accept-board` carries the board a person declared right
 #: (`{action: accept-board, board: |...}`): play goes on from it.
 ACCEPT_BOARD = "accept-board"
-ACTIONS = ("end-by-agreement", "new-game", ACCEPT_BOARD)
+#: `computer-move` and `hint` carry the move a computer seat chose or the coach hinted for the seat
+#: to move (`{action: computer-move, move: "..."}`, the game's move notation): from a
+#: `computer-move` on, the referee awaits exactly that move on the board.
+COMPUTER_MOVE = "computer-move"
+HINT = "hint"
+WITH_MOVE = (COMPUTER_MOVE, HINT)
+ACTIONS = ("end-by-agreement", "new-game", ACCEPT_BOARD, COMPUTER_MOVE, HINT)
 RECORD_KEYS = (
     "game",
     "variant",
@@ -38,6 +44,8 @@ class Action:
     name: str
     #: `accept-board` only: the board declared right.
     board: Snapshot | None = None
+    #: `computer-move` and `hint` only: the move, in the game's notation.
+    move: str | None = None
 
 
 Entry = Snapshot | Action
@@ -72,16 +80,24 @@ def parse_record(text: str, source: str = "record") -> GameRecord:
     for i, item in enumerate(raw_obs):
         where = f"{source}, observations[{i}] (index {i + 1})"
         if isinstance(item, dict):
-            wanted = {"action", "board"} if item.get("action") == ACCEPT_BOARD else {"action"}
-            if set(item) != wanted or item["action"] not in ACTIONS:
+            action = item.get("action")
+            wanted = (
+                {"action", "board"}
+                if action == ACCEPT_BOARD
+                else {"action", "move"}
+                if action in WITH_MOVE
+                else {"action"}
+            )
+            if set(item) != wanted or action not in ACTIONS or ("move" in item and not isinstance(item["move"], str)):
                 raise FormatError(
                     f"an entry that is not a snapshot must be {{action: NAME}} with NAME one of "
-                    f"{', '.join(ACTIONS)} ({ACCEPT_BOARD} with its board: {{action: {ACCEPT_BOARD}, board: |...}}); "
+                    f"{', '.join(ACTIONS)} ({ACCEPT_BOARD} with its board: {{action: {ACCEPT_BOARD}, board: |...}}; "
+                    f'{COMPUTER_MOVE} and {HINT} with their move: {{action: {COMPUTER_MOVE}, move: "..."}}); '
                     f"got {item!r}",
                     where,
                 )
             declared = _snapshot(setup, item["board"], f"{where}, board") if "board" in item else None
-            entries.append(Action(item["action"], declared))
+            entries.append(Action(action, declared, item.get("move")))
         else:
             entries.append(_snapshot(setup, item, where))
     return GameRecord(setup=setup, board=board, observations=tuple(entries))
@@ -215,6 +231,8 @@ def dump_record(setup: GameSetup, board: Snapshot, entries: list[Entry], profile
     def entry(e: Entry) -> Any:
         if not isinstance(e, Action):
             return _Literal(format_snapshot(e))
+        if e.move is not None:
+            return {"action": e.name, "move": e.move}
         if e.board is None:
             return {"action": e.name}
         return {"action": e.name, "board": _Literal(format_snapshot(e.board))}

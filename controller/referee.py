@@ -13,15 +13,32 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
+from controller.errors import FormatError
 from controller.games.base import ActionNotAllowed, Engine, Result
 from controller.games.events import GameEvent
-from controller.snapshot import Snapshot
+from controller.language import _
+from controller.record import COMPUTER_MOVE, HINT
+from controller.snapshot import Snapshot, tells_nothing_new
 
 if TYPE_CHECKING:
     from controller.games.rulebook import Rule
     from controller.record import GameRecord
 
 Cell = tuple[int, int]
+
+#: The reason of the verdict on a legal move that is not the one a computer seat chose.
+NOT_THE_COMPUTERS_MOVE = _("that is not the computer's move")
+
+
+@dataclass(frozen=True)
+class AwaitedMove:
+    """A computer seat's chosen move, which a person is to make on the board."""
+
+    seat: int
+    #: The move in the game's notation (`Engine.describe`).
+    move: str
+    #: The board the move leaves (`Engine.expected`).
+    board: Snapshot
 
 
 class VerdictKind(str, Enum):
@@ -102,6 +119,9 @@ class Referee:
         self.at_setup = False
         #: The result of the game the last `new-game` action closed (None: no game closed yet).
         self.closed_result: Result | None = None
+        #: The move a computer seat chose and a person is to make on the board (`computer-move`):
+        #: until the board shows exactly it, any other move is refused. None: no move awaited.
+        self.awaited: AwaitedMove | None = None
 
     @property
     def started(self) -> bool:
@@ -150,6 +170,23 @@ class Referee:
             restored = self.in_illegal
             self.in_illegal = self.in_pending = False
             return Verdict(VerdictKind.RESTORED if restored else VerdictKind.UNCHANGED, index)
+        if judgement.kind == "legal" and self.awaited is not None:
+            awaited = self.awaited
+            made = self.engine.expected(judgement.state)
+            if made != awaited.board and not tells_nothing_new(made, awaited.board):
+                # a legal move, but not the one the computer chose: the board goes back
+                self.in_illegal = True
+                self.in_pending = False
+                legal = self.engine.expected(self.state)
+                return Verdict(
+                    VerdictKind.ILLEGAL,
+                    index,
+                    seat=awaited.seat,
+                    move=awaited.move,
+                    reason=NOT_THE_COMPUTERS_MOVE,
+                    cells=tuple(legal.changed_cells(snapshot)),
+                )
+            self.awaited = None
         if judgement.kind == "legal":
             self.state = judgement.state
             self.in_illegal = self.in_pending = self.at_setup = False
@@ -176,20 +213,43 @@ class Referee:
         self.at_setup = True
         return Verdict(VerdictKind.SETUP_OK, index)
 
-    def act(self, name: str, index: int | None = None) -> Verdict:
-        """A player's action on the referee: `new-game`, `end-by-agreement`."""
-        if name == "new-game":
+    def act(self, name: str, index: int | None = None, move: str | None = None) -> Verdict:
+        """A player's action on the referee: `new-game`, `end-by-agreement`; or what a computer seat
+        chose (`computer-move`) or the coach hinted (`hint`) for the seat to move, with its `move`."""
+        if name in (COMPUTER_MOVE, HINT):
+            verdict = self._choice(name, move or "", index)
+        elif name == "new-game":
             if self.state is not None:
                 self.closed_result = self.result()
             self.state = None
             self.in_illegal = self.in_pending = False
+            self.awaited = None
             verdict = Verdict(VerdictKind.ACTION, index, action=name)
         else:
             if self.state is None:
                 raise ActionNotAllowed(f"{name} needs a game in progress")
             self.state, events = self.engine.action(self.state, name)
             self.at_setup = False
+            self.awaited = None
             verdict = Verdict(VerdictKind.ACTION, index, action=name, events=events)
+        self.history.append(verdict)
+        return verdict
+
+    def _choice(self, name: str, text: str, index: int | None) -> Verdict:
+        """A computer seat's chosen move (awaited on the board from now on) or a coach's hint
+        (recorded only): either is a legal move of the seat to move, in the game's notation."""
+        if self.state is None or self.engine.is_over(self.state):
+            raise ActionNotAllowed(f"{name} needs a game in progress")
+        seat = self.engine.to_move(self.state)
+        try:
+            move = self.engine.parse_move(self.state, text)
+        except FormatError:
+            raise ActionNotAllowed(f"{text!r} is not a legal move of the seat to move") from None
+        text = self.engine.describe(self.state, move)
+        if name == COMPUTER_MOVE:
+            after = self.engine.apply(self.state, move)[0]
+            self.awaited = AwaitedMove(seat, text, self.engine.expected(after))
+        verdict = Verdict(VerdictKind.ACTION, index, seat=seat, move=text, action=name)
         self.history.append(verdict)
         return verdict
 
@@ -203,6 +263,7 @@ class Referee:
         else:
             self.state = self.engine.adopt(self.state, snapshot)
         self.in_illegal = self.in_pending = False
+        self.awaited = None  # the person's board stands: a computer seat to move chooses again
         verdict = Verdict(VerdictKind.ACTION, index, action="accept-board")
         self.history.append(verdict)
         return verdict
@@ -257,7 +318,7 @@ def judge_record(record: GameRecord) -> Iterator[dict[str, Any]]:
         if isinstance(entry, Action) and entry.board is not None:
             verdict = referee.accept(entry.board, index=index)
         elif isinstance(entry, Action):
-            verdict = referee.act(entry.name, index=index)
+            verdict = referee.act(entry.name, index=index, move=entry.move)
         else:
             verdict = referee.observe(entry, index=index)
         yield verdict.to_json()

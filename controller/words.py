@@ -17,7 +17,8 @@ from controller.games.base import Engine, Result
 from controller.games.events import EventType, GameEvent
 from controller.games.registry import find_rule
 from controller.language import DEFAULT, N_, Text, _, listed, literal, said
-from controller.referee import Verdict, VerdictKind
+from controller.record import COMPUTER_MOVE, HINT
+from controller.referee import NOT_THE_COMPUTERS_MOVE, Verdict, VerdictKind
 
 Cell = tuple[int, int]
 
@@ -88,6 +89,11 @@ def verdict_line(verdict: Verdict, engine: Engine | None = None, to_move: int | 
             reason=verdict.reason,
             hint=ACCEPT_HINT,
         )
+    if kind == VerdictKind.ILLEGAL and verdict.reason == NOT_THE_COMPUTERS_MOVE:
+        return _(
+            "that is not the computer's move: put the board back, then make its move: {move}",
+            move=engine.move_words(verdict.move) if engine is not None else verdict.move,
+        )
     if kind == VerdictKind.ILLEGAL:
         if cells:
             text = _(
@@ -118,6 +124,11 @@ def verdict_line(verdict: Verdict, engine: Engine | None = None, to_move: int | 
         else:
             text = _("starting board not valid: {reason}", reason=verdict.reason)
         return _("{said}; {advice}", said=text, advice=verdict.advice) if verdict.advice else text
+    if kind == VerdictKind.ACTION and verdict.action in (COMPUTER_MOVE, HINT):
+        move = engine.move_words(verdict.move) if engine is not None else verdict.move
+        if verdict.action == HINT:
+            return _("hint for {player}: {move}", player=who, move=move)
+        return _("the computer plays {player}: {move}; make its move on the board", player=who, move=move)
     if kind == VerdictKind.ACTION:
         action = verdict.action or ""
         text = Text(ACTION_WORDS[action]) if action in ACTION_WORDS else _("action {name}", name=action)
@@ -279,3 +290,13 @@ def journal_folder_missing(path: Any) -> str:
         path=str(path),
         folder=str(folder),
     )
+
+
+def computer_revealed(player: Any, colours: Sequence[Any]) -> Text:
+    """A computer seat's secret colour(s), shown at the end of the game as a person reveals theirs."""
+    return _("the computer ({player}) reveals its secret colour: {colours}", player=player, colours=listed(colours))
+
+
+NO_COACH = _("this table plays without help: hints and legal moves are off for this game")
+HINT_TOO_LATE = _("the board changed while the coach was thinking: ask again")
+NO_MOVE_TO_HELP = _("there is no move to help with: the game has not started, or it is over")

@@ -31,6 +31,7 @@ from controller.games import registry
 from controller.games.base import GameSetup
 from controller.games.registry import engine_for
 from controller.language import _
+from controller.record import COMPUTER_MOVE
 from controller.referee import Referee, Verdict
 from controller.snapshot import EMPTY, Snapshot, empty_snapshot
 from simulation.render import Scene
@@ -409,6 +410,11 @@ class SimPlayer:
         self.current: Snapshot = world.board  # the board as the player left it
         self.moves = 0
         self.pending_shown = False
+        #: The seats the referee's computer plays: the player makes their moves as the page shows
+        #: them (`shown_move`), the first sometimes wrongly (another legal move, then put back).
+        self.computer_seats: frozenset[int] = frozenset()
+        self.shown_move: Callable[[], str | None] = lambda: None
+        self.computer_mistakes = 0.3
 
     # --- the shadow referee: what a perfect observer says about each settled board -------------
     def _settle(self, board: Snapshot) -> dict | None:
@@ -423,8 +429,8 @@ class SimPlayer:
         self.intended.append(out)
         return out
 
-    def _act(self, name: str) -> dict:
-        verdict: Verdict = self.shadow.act(name, index=self.index)
+    def _act(self, name: str, move: str | None = None) -> dict:
+        verdict: Verdict = self.shadow.act(name, index=self.index, move=move)
         self.index += 1
         out = verdict.to_json()
         self.intended.append(out)
@@ -566,13 +572,18 @@ class SimPlayer:
             self.state = self.engine.start(start)
         trouble_at = {2: "illegal", 3: "pending", 4: "glare", 5: "bump", 6: "camera", 7: "switches"}
         while not self.engine.is_over(self.state) and self.moves < self.max_moves:
-            if self.agree_after is not None and self.moves >= self.agree_after:
+            computers_turn = self.engine.to_move(self.state) in self.computer_seats
+            # a person holds the button on a person's turn: on the computer's, it may be choosing already
+            if self.agree_after is not None and self.moves >= self.agree_after and not computers_turn:
                 yield Step(_("both players agree to end the game: button held"), self.still, button="hold")
                 self._act("end-by-agreement")
                 return
             moves = list(self.engine.legal_moves(self.state))
             if not moves:
                 break
+            if computers_turn:
+                yield from self._computer_move()
+                continue
             trouble = trouble_at.get(self.moves) if self.troubles else None
             if trouble is not None and self.troubles is not True and trouble not in self.troubles:
                 trouble = None  # only the troubles asked for
@@ -615,6 +626,37 @@ class SimPlayer:
                 yield Step(_("glare gone"), self.still, lambda w: w.set_glare(False))
             self.state = after_state
             self.moves += 1
+
+    def _computer_move(self) -> Iterator[Step]:
+        """A computer seat's turn: wait until the referee shows its move, then make exactly that move
+        on the board; some of the time another legal move first, which the referee must refuse
+        ("that is not the computer's move"), put back before the right one."""
+        shown = self.shown_move()
+        if shown is None:
+            yield Step("waiting for the computer's move", 0.1, None)
+            return
+        self._act(COMPUTER_MOVE, shown)
+        move = self.engine.parse_move(self.state, shown)
+        before = self.current
+        after_state, _ = self.engine.apply(self.state, move)
+        after = self.engine.expected(after_state)
+        if self.rng.random() < self.computer_mistakes:
+            others = [m for m in self.engine.legal_moves(self.state) if self.engine.describe(self.state, m) != shown]
+            self.rng.shuffle(others)
+            for other in others[:20]:
+                wrong = self.engine.expected(self.engine.apply(self.state, other)[0])
+                if self.world.visible(wrong) == self.world.visible(after):
+                    continue
+                if self.shadow.engine.judge(self.shadow.state, self.world.visible(wrong)).kind != "legal":
+                    continue
+                label = "another move than the computer's, by mistake"
+                yield from self._show(wrong, label, self._hand_for(before, wrong), self.illegal_hold, red_ok=True)
+                yield from self._show(before, "the board put back", self._hand_for(wrong, before), red_ok=True)
+                break
+        label = f"the computer's move made for it: {shown}"
+        yield from self._show(after, label, self._hand_for(self.current, after), move=move)
+        self.state = after_state
+        self.moves += 1
 
     def _illegal(self, before: Snapshot) -> Iterator[Step]:
         """Two moves at once (never legal as one move), then the board put back."""
@@ -665,10 +707,11 @@ class SimPlayer:
         """After the end: the secret colours are told to the referee (Colorpop)."""
         if not registry.get(self.truth_setup.game).secret_colours or self.truth_setup.secrets is None:
             return
-        if self.shadow.state is None or self.shadow.engine.setup.secrets is not None:
+        if self.shadow.state is None:
             return
+        known = self.shadow.engine.setup.secrets or (None,) * len(self.truth_setup.secrets)
         for seat, colours in enumerate(self.truth_setup.secrets):
-            if colours:
+            if colours and known[seat] is None:
                 self.shadow.reveal(seat, tuple(colours))
                 self.intended.append({"verdict": "reveal", "seat": seat, "colours": list(colours)})
                 yield Step(
@@ -958,7 +1001,14 @@ class StubRig:
         if die_at is not None:  # counted from the first light call after the restart's own
             self.feedback.die_at = len(self.feedback.calls) + die_at
         self.incarnations.append(self.loop)
+        self.player.computer_seats = frozenset(session.computer)
+        self.player.shown_move = self.shown_move
         return self.loop
+
+    def shown_move(self) -> str | None:
+        """The computer's move the referee shows now (the page's words), None when none is awaited."""
+        awaited = self.loop.session.referee.awaited
+        return awaited.move if awaited is not None else None
 
     def play(self, moves: int, steps: Iterator[Step] | None = None) -> Iterator[Step]:
         """Play on until the player has made `moves` moves; returns the steps to go on with."""

@@ -39,8 +39,9 @@ class GameKnowledge:
         None when the game declares no evaluation (the search then plays playouts to the end)."""
         return None
 
-    def explain(self, engine: Any, state: Any, move: Any, seat: int, private: Any = None) -> str:
-        """A sentence on why `move` is good for `seat`, for the coach's hint."""
+    def explain(self, engine: Any, state: Any, move: Any, seat: int, private: Any = None) -> Any:
+        """A sentence on why `move` is good for `seat`, for the coach's hint (a `Text` of the
+        catalogue, `controller.language`); empty when the game has nothing to say."""
         return ""
 
     # -- hidden information -----------------------------------------------------------------
@@ -50,6 +51,17 @@ class GameKnowledge:
 
     def private(self, engine: Any, hidden: Any, seat: int) -> Any:
         """What `seat` privately knows of `hidden` (JSON values)."""
+        return None
+
+    def table_private(self, engine: Any, state: Any, seat: int, seed: str) -> Any:
+        """What a computer seat at a real table privately knows in `state`, drawn by the referee
+        itself and the same for the same `seed` (a journalled game resumes with it): Colorpop's
+        secret colour, Blockers!' rack. None for games of perfect information."""
+        return None
+
+    def table_reveal(self, engine: Any, state: Any, seat: int, seed: str) -> Any:
+        """What a computer seat shows once the game is over, as a person would (Colorpop: its secret
+        colours, when the referee does not know them yet); None: nothing."""
         return None
 
     def observe(self, engine: Any, state: Any, seat: int) -> Any:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from controller.ai.levels import DEFAULT_LEVEL, level_names
 from controller.assembly import assemble
 from controller.errors import RefereeError
 from controller.games import registry
@@ -33,7 +34,16 @@ from controller.service.app import Service
 from controller.service.config import config_from_mapping
 from controller.web.http import random_pin
 from simulation.devices import SimulatedDevices
-from simulation.world import SimClock, SimDriver, SimPlayer, SimWorld, Step, all_agree, starting_board
+from simulation.world import (
+    SimClock,
+    SimDriver,
+    SimPlayer,
+    SimWorld,
+    Step,
+    all_agree,
+    first_difference,
+    starting_board,
+)
 
 #: The games the demo plays: every game that says who plays it in a demo (its `GameSpec.demo`).
 GAMES = tuple(g for g in registry.names() if registry.get(g).demo)
@@ -80,6 +90,16 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         choices=LANGUAGES,
         default="en",
         help="the language of the referee's sentences, the narration and the page's default (default en)",
+    )
+    parser.add_argument(
+        "--computer",
+        nargs="?",
+        const=DEFAULT_LEVEL,
+        choices=level_names(),
+        help=(
+            "the last seat is the referee's computer player, at this level (default "
+            f"{DEFAULT_LEVEL}): the simulated person makes its moves on the board, sometimes wrongly first"
+        ),
     )
     return parser
 
@@ -177,6 +197,7 @@ def play_game(
     speed: float = 1.0,
     language: str = "en",
     voice: dict[str, Any] | None = None,
+    computer: str | None = None,
 ) -> DemoResult:
     """Play one whole demo game; returns the referee's verdicts and the ones the player intended.
 
@@ -184,7 +205,8 @@ def play_game(
     game's own delay is drawn from (by the seed); `mid_move`: the share of moves the player makes
     in two parts, the hand off the board in between (`SimPlayer`). `web` (the `web:` section of a
     config) serves the live page and plays at real speed (`speed` times faster), an illegal board held
-    `MISTAKE_SHOW` seconds."""
+    `MISTAKE_SHOW` seconds. `computer`: the last seat is the referee's computer at this level; the
+    simulated person makes its moves as the referee shows them, another move first now and then."""
     rng = random.Random(seed)
     if isinstance(camera_delay, tuple):
         camera_delay = random.Random(f"camera delay {seed}").randint(*camera_delay)
@@ -194,11 +216,19 @@ def play_game(
     mapping["language"] = language
     if voice is not None:
         mapping["voice"] = voice
+    spec = registry.get(game)
+    players = setup_from_mapping(mapping, "demo").players
+    if computer is not None:
+        mapping["computer"] = [None] * (players - 1) + [computer]
+    secrets = rng.sample(list(spec.secret_colours), players) if spec.secret_colours else None
+    if secrets is not None and computer is not None:
+        # the computer's own secret colour is its (here given in the config; else the referee draws it)
+        mapping["secrets"] = [None] * (players - 1) + [secrets[-1]]
     config = config_from_mapping(mapping, source="demo config", base=folder)
     truth_keys = dict(config.game_keys)
-    spec = registry.get(game)
-    if spec.secret_colours:  # the players know their secret colours; the referee learns them at the end
-        truth_keys["secrets"] = rng.sample(list(spec.secret_colours), truth_keys.get("players", 3))
+    truth_keys.pop("computer", None)
+    if secrets is not None:  # the players know their secret colours; the referee learns them at the end
+        truth_keys["secrets"] = secrets
     truth_setup = setup_from_mapping(truth_keys, "demo")
     board = starting_board(truth_setup, rng)
     lines: list[str] = []
@@ -250,6 +280,8 @@ def play_game(
             mid_move=mid_move,
             patience=getattr(config, "patience", 1.5),
         )
+        player.computer_seats = frozenset(service.loop.session.computer)
+        player.shown_move = lambda: _awaited(service)
 
         def on_step(step: Step) -> None:
             steps.append((clock(), step))
@@ -319,6 +351,12 @@ def play_game(
         service.close()
 
 
+def _awaited(service: Service) -> str | None:
+    """The computer's move the referee shows now (what a person reads on the page), if any."""
+    awaited = service.loop.session.referee.awaited
+    return awaited.move if awaited is not None else None
+
+
 def _quiet_log(game: str) -> logging.Logger:
     """The demo prints its own lines; its service log goes nowhere."""
     log = logging.getLogger(f"referee.demo.{game}")
@@ -367,6 +405,7 @@ def run(args: argparse.Namespace) -> int:
                 speed=args.speed,
                 language=args.language,
                 voice={"enabled": True} if args.voice else None,
+                computer=args.computer,
             )
             kinds: dict[str, int] = {}
             for v in outcome.verdicts:
@@ -375,7 +414,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"=== {game}: {len(outcome.verdicts)} verdicts ({summary}) in {outcome.ticks} frames")
             if not outcome.faithful:
                 failures.append(game)
-                print(f"!!! {game}: the referee's verdicts differ from what the simulated player did", file=sys.stderr)
+                why = first_difference(outcome.verdicts, outcome.intended)
+                print(
+                    f"!!! {game}: the referee's verdicts differ from what the simulated player did: {why}",
+                    file=sys.stderr,
+                )
     if failures:
         print(f"referee demo: verdicts differed in {', '.join(failures)}", file=sys.stderr)
         return 1

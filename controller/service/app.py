@@ -90,6 +90,7 @@ class Service:
                 opened=_("{how} (journal {path})", how=how, path=str(config.journal)),
                 camera=self.camera,
                 language=config.language,
+                think_in_background=True,
             )
             self.closers.append(self.loop.bus.close)  # threaded listeners finish what they were given
             self.button = Button.from_config(

@@ -4,7 +4,8 @@ The whole file is one model (`ConfigFile`), each section declared once beside th
 configures: `camera:` in vision (`CameraSection`), `gpio:` and `switches:` in hardware, `mqtt:` in
 the club, `log:`, `simulation:` and `web:` here. The game keys (game, variant, players, first,
 seats, secrets, targets, profile) are the keys of a game record, so they are checked by
-`controller.record.setup_from_mapping` and stored as they are in the journal. Every error names
+`controller.record.setup_from_mapping` and stored as they are in the journal; so is `computer`
+(the seats the computer plays, `controller.ai.table`), though a record does not need it. Every error names
 the key and what was expected.
 """
 
@@ -19,6 +20,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, ValidationInfo
 
+from controller.ai.table import check_coach, computer_levels
 from controller.club.config import MqttConfig, validate_mqtt
 from controller.errors import ConfigError
 from controller.files import load_yaml
@@ -32,7 +34,7 @@ from controller.schema import Section, checked, choice, file_path, seconds, sent
 from controller.service.voice import DEFAULT_EVENTS, EVENTS
 from controller.vision.sources import CameraSection
 
-GAME_KEYS = ("game", "variant", "players", "first", "seats", "secrets", "targets", "profile")
+GAME_KEYS = ("game", "variant", "players", "first", "seats", "secrets", "targets", "profile", "computer", "coach")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 #: Where systemd's `RuntimeDirectory=referee` puts the socket (the unit in systemd/referee.service).
 SYSTEM_SOCKET = Path("/run/referee/control.sock")
@@ -238,6 +240,10 @@ class ConfigFile(Section):
     secrets: Any = None
     targets: Any = None
     profile: Any = None
+    #: The seats the computer plays: one entry per seat, null for a person or a level (`controller.ai.table`).
+    computer: Any = None
+    #: false: a table that plays without help (no hints, no legal moves shown).
+    coach: Any = None
     settle_time: Annotated[float, seconds(0.05, 5.0)] = 0.3
     frame_timeout: Annotated[float, seconds(0.2, 60.0)] = 2.0
     journal: FilePath = Field(default="referee-journal.sqlite", validate_default=True)
@@ -323,6 +329,8 @@ def config_from_mapping(data: Any, source: str = "config.yaml", base: Path | Non
         engine_for(setup)  # the engine checks players, seats and variant against each other
     except ConfigError as exc:
         raise _sub(exc, source) from None
+    computer_levels(game_keys, setup.players, source)
+    check_coach(game_keys, source)
     switches = checked_file.switches
     if registry.get(setup.game).uses_switches and switches.source == "none":
         raise ConfigError(

@@ -30,15 +30,18 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from controller import words
+from controller.ai import knowledge_for
+from controller.ai.table import think
 from controller.errors import RefereeError
 from controller.games import registry
 from controller.games.base import ActionNotAllowed
 from controller.language import _, listed
+from controller.record import COMPUTER_MOVE, HINT
 from controller.referee import Verdict, VerdictKind
 from controller.service.events import (
     BoardRead,
@@ -203,6 +206,7 @@ class RefereeLoop:
         opened: str = "",
         camera: Any = None,
         language: str = "en",
+        think_in_background: bool = False,
     ) -> None:
         self.session = session
         self.sensor = sensor
@@ -254,6 +258,14 @@ class RefereeLoop:
         self.paused: str | None = None
         self.ticks = 0
         self.stopped = threading.Event()
+        #: Computer seats think off this thread (a search takes up to a few seconds and the camera
+        #: must be watched meanwhile); False: right away on this one (tests, deterministic runs).
+        self.think_in_background = think_in_background
+        self._thinker: ThreadPoolExecutor | None = None
+        #: The computer's search under way: (game id, verdict index it started at, its future).
+        self._thinking: tuple[int, int, Future] | None = None
+        #: (game id, seat) of the computer seats whose secret was revealed at the end (or tried to be).
+        self._revealed: set[tuple[int, int]] = set()
         self._emit(GameOpened, how=opened)
 
     # --- events ----------------------------------------------------------------------------------
@@ -294,6 +306,7 @@ class RefereeLoop:
         self.ticks += 1
         produced: list[Verdict] = []
         self._run_commands(produced)
+        self._computer_turn(produced)
         now = self.clock()
         if self.read_wanted and self._settled(now):
             self.read_wanted = False
@@ -491,6 +504,111 @@ class RefereeLoop:
             result = referee.result()
             self._emit(GameOver, result=result, line=words.result_line(result))
 
+    # --- the computer's seats ----------------------------------------------------------------------
+    def _computer_turn(self, produced: list[Verdict]) -> None:
+        """When a computer seat is to move and its move is not chosen yet, choose it (off this thread
+        when `think_in_background`); once chosen, journal it and show it: a person makes it on the
+        board and the referee checks the board shows exactly it. At the end, a computer's secret
+        colour is revealed as a person would reveal theirs."""
+        session = self.session
+        seats = session.computer
+        if not seats:
+            return
+        if self._thinking is None:
+            self._start_thinking(session, seats)
+        if self._thinking is None or not self._thinking[2].done():
+            return
+        game_id, index, future = self._thinking
+        self._thinking = None
+        if game_id != session.game_id or index != session.next_index or self.paused is not None:
+            return  # the board or the game changed while it thought: it thinks again from the new state
+        try:
+            thought = future.result()
+        except Exception:  # a bug in a search must not stop the referee
+            self.log.exception("the computer could not choose a move")
+            return
+        if thought is None:
+            return
+        try:
+            verdict = session.act(COMPUTER_MOVE, thought.move)
+        except ActionNotAllowed as exc:
+            self.log.warning("the computer's move %s was refused: %s", thought.move, exc)
+            return
+        self.verdicts.append(verdict)
+        produced.append(verdict)
+        self._verdict_given(verdict, None)
+        self._emit(StateShown)
+
+    def _start_thinking(self, session: GameSession, seats: dict[int, str]) -> None:
+        referee = session.referee
+        if not referee.started or self.paused is not None:
+            return
+        if referee.over:
+            self._reveal_computer_secrets(session, seats)
+            return
+        seat = referee.to_move()
+        if seat not in seats or referee.awaited is not None or referee.in_illegal or referee.in_pending:
+            return
+        work = (referee.engine, referee.state, seats[seat], session.seed)
+        if self.think_in_background:
+            if self._thinker is None:
+                self._thinker = ThreadPoolExecutor(1, thread_name_prefix="computer")
+            future = self._thinker.submit(think, *work)
+        else:
+            future = Future()
+            try:
+                future.set_result(think(*work))
+            except Exception as exc:
+                future.set_exception(exc)
+        self._thinking = (session.game_id, session.next_index, future)
+
+    def _hint(self, args: dict[str, Any], produced: list[Verdict] | None) -> dict[str, Any]:
+        """The coach's hint, chosen off this thread (`controller.ai.table.think`) for the position at
+        verdict `index`: journalled as a hint (a club can tell a helped game) and shown."""
+        session = self.session
+        if not session.coach:
+            raise RefereeError(str(words.NO_COACH))
+        if args.get("index") != session.next_index or args.get("game_id") != session.game_id:
+            raise RefereeError(str(words.HINT_TOO_LATE))
+        try:
+            verdict = session.act(HINT, str(args.get("move") or ""))
+        except ActionNotAllowed as exc:
+            raise RefereeError(str(exc)) from None
+        self.verdicts.append(verdict)
+        if produced is not None:
+            produced.append(verdict)
+        self._verdict_given(verdict, None)
+        why = args.get("why") or ""
+        if why:
+            self._say(why)
+        self._emit(StateShown)
+        # the move's words and why as `Text`s: the page's answer says them in its own language
+        move_words = session.referee.engine.move_words(verdict.move)
+        return {"ok": True, "verdict": verdict.to_json(), "move": verdict.move, "words": move_words, "why": why}
+
+    def _reveal_computer_secrets(self, session: GameSession, seats: dict[int, str]) -> None:
+        """A finished game's computer seats show their secret (Colorpop's colour), once."""
+        referee = session.referee
+        knowledge = knowledge_for(self.game)
+        for seat in seats:
+            if (session.game_id, seat) in self._revealed:
+                continue
+            colours = knowledge.table_reveal(referee.engine, referee.state, seat, session.seed)
+            if not colours:
+                continue
+            self._revealed.add((session.game_id, seat))  # tried once: a refusal is said once, not every frame
+            try:
+                result = session.reveal(seat, tuple(colours))
+            except RefereeError as exc:
+                self._say(f"the computer's secret colour could not be revealed: {exc}", logging.WARNING)
+                continue
+            self._say(
+                str(
+                    words.computer_revealed(referee.engine.seat_name(seat), [referee.engine.colour(c) for c in colours])
+                )
+            )
+            self._emit(Revealed, seat=seat, colours=tuple(colours), result=result)
+
     def _say(self, text: str, level: int = logging.INFO) -> None:
         self._emit(Said, text=text, level=level)
 
@@ -565,6 +683,8 @@ class RefereeLoop:
                 self._say(_("judging resumed"))
                 self._emit(StateShown)
             return {"ok": True, "message": _("judging resumed")}
+        if name == "hint":
+            return self._hint(args, produced)
         if name == "reveal":
             seat = args.get("seat")
             colours = args.get("colours")
@@ -580,7 +700,7 @@ class RefereeLoop:
             )
             self._emit(Revealed, seat=seat, colours=tuple(str(c) for c in colours), result=result)
             return {"ok": True, "result": result.to_json()}
-        raise RefereeError(f"unknown command {name!r}; the commands are status, new-game, reveal, end, accept")
+        raise RefereeError(f"unknown command {name!r}; the commands are status, new-game, reveal, end, accept, hint")
 
     def _accept(self, produced: list[Verdict] | None) -> dict[str, Any]:
         """ "This board is right, go on from it": the board the camera sees now (or, while a hand is

@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from controller.ai.table import COACH_KEY, computer_levels, table_seed
 from controller.errors import RefereeError
 from controller.games.base import GameSetup, Result
 from controller.games.registry import engine_for
 from controller.language import _
-from controller.record import ACCEPT_BOARD, Action, dump_record, parse_record, setup_from_mapping
+from controller.record import ACCEPT_BOARD, WITH_MOVE, Action, dump_record, parse_record, setup_from_mapping
 from controller.referee import Referee, Verdict, judge_record, same_verdict
 from controller.service.journal import Entry, Journal, JournalDamaged, quarantine
 from controller.snapshot import Snapshot, format_snapshot, parse_snapshot
@@ -53,6 +54,12 @@ class GameSession:
         self.verdicts: list[dict[str, Any]] = []
         #: The journal's sequence number of the last entry committed by this session.
         self.last_seq: int | None = None
+        #: The seats the computer plays, with its level (the game key `computer`).
+        self.computer: dict[int, str] = computer_levels(keys, setup.players, f"journal game {game_id}")
+        #: Whether the players may ask the coach (hints, legal moves): the game key `coach`, true unless false.
+        self.coach = keys.get(COACH_KEY) is not False
+        #: Fixes the computer seats' own secrets (Colorpop's colour, Blockers!' rack) for this game.
+        self.seed = table_seed(str(getattr(journal, "id", "") or ""), game_id)
 
     # --- opening ----------------------------------------------------------------------------
     @classmethod
@@ -120,9 +127,11 @@ class GameSession:
             snapshot = parse_snapshot(self.setup.game, entry.payload, letters=self.setup.profile.letters)
             return self._observe(snapshot).to_json()
         if entry.kind == "action":
-            name, _, board = entry.payload.partition("\n")
-            if board:
-                return self._accept(self._snapshot(board)).to_json()
+            name, _, rest = entry.payload.partition("\n")
+            if name in WITH_MOVE:
+                return self._act(name, rest).to_json()
+            if rest:
+                return self._accept(self._snapshot(rest)).to_json()
             return self._act(name).to_json()
         data = json.loads(entry.payload)
         return self._reveal(int(data["seat"]), tuple(data["colours"]))
@@ -135,8 +144,8 @@ class GameSession:
         self.verdicts.append(verdict.to_json())
         return verdict
 
-    def _act(self, name: str) -> Verdict:
-        verdict = self.referee.act(name, index=self.next_index)
+    def _act(self, name: str, move: str | None = None) -> Verdict:
+        verdict = self.referee.act(name, index=self.next_index, move=move)
         self.next_index += 1
         self.verdicts.append(verdict.to_json())
         return verdict
@@ -164,10 +173,12 @@ class GameSession:
         self.last_seq = self.journal.append(self.game_id, "snapshot", format_snapshot(snapshot), verdict.to_json())
         return verdict
 
-    def act(self, name: str) -> Verdict:
-        """A player's action (`new-game`, `end-by-agreement`); raises ActionNotAllowed if refused."""
-        verdict = self._act(name)
-        self.last_seq = self.journal.append(self.game_id, "action", name, verdict.to_json())
+    def act(self, name: str, move: str | None = None) -> Verdict:
+        """A player's action (`new-game`, `end-by-agreement`), or a computer seat's choice or a coach's
+        hint with its `move` (`computer-move`, `hint`); raises ActionNotAllowed if refused."""
+        verdict = self._act(name, move)
+        payload = f"{name}\n{verdict.move}" if name in WITH_MOVE else name
+        self.last_seq = self.journal.append(self.game_id, "action", payload, verdict.to_json())
         return verdict
 
     def accept(self, snapshot: Snapshot) -> Verdict:
@@ -277,6 +288,8 @@ def export_record(journal: Journal, game_id: int | None = None) -> str:
         if e.kind != "action":
             return parse_snapshot(setup.game, e.payload, letters=letters)
         name, _, text = e.payload.partition("\n")
+        if name in WITH_MOVE:
+            return Action(name, move=text)
         return Action(name, parse_snapshot(setup.game, text, letters=letters) if text else None)
 
     observations = [entry(e) for e in judged[1:]]

@@ -32,6 +32,9 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from controller import words
+from controller.ai.levels import HINT_LEVEL
+from controller.ai.table import check_coach, computer_levels, legal_moves, move_cells, think
 from controller.errors import RefereeError
 from controller.games.base import no_such_seat
 from controller.games.registry import engine_for
@@ -80,7 +83,7 @@ log = logging.getLogger("referee.web")
 PUSHER = web.AppKey("pusher", asyncio.Task)
 
 #: Game keys a new game may set from the page (never `profile`: that names a file).
-NEW_GAME_KEYS = ("game", "variant", "players", "seats", "first", "secrets", "targets")
+NEW_GAME_KEYS = ("game", "variant", "players", "seats", "first", "secrets", "targets", "computer", "coach")
 #: How often the pusher looks for news while a page is connected (seconds).
 PUSH_PERIOD = 0.2
 #: Longest wait for the referee's loop to run a command (seconds).
@@ -195,6 +198,8 @@ class WebApp:
             web.post("/api/reveal", self.reveal),
             web.post("/api/end", self.end),
             web.post("/api/accept-board", self.accept_board),
+            web.post("/api/hint", self.hint),
+            web.get("/api/moves", self.moves),
             web.get("/api/lights-test", self.lights_patterns),
             web.post("/api/lights-test", self.lights_test),
             web.get("/api/switches", self.switch_report),
@@ -424,6 +429,8 @@ class WebApp:
         try:
             setup = setup_from_mapping(keys, "new game")
             engine_for(setup)
+            computer_levels(keys, setup.players, "new game")
+            check_coach(keys, "new game")
         except RefereeError as exc:
             raise BadRequest(400, error_words(exc)) from None
         return await self._submit(request, "new-game", keys=keys, setup=setup)
@@ -455,6 +462,46 @@ class WebApp:
     async def accept_board(self, request: web.Request, body: dict[str, Any]) -> web.Response:
         """ "This board is right, go on from it" (the PIN): the way out of any false "illegal"."""
         return await self._submit(request, "accept")
+
+    # --- the coach (issue 29) -------------------------------------------------------------------------
+    def _coached(self) -> tuple[Any, Any]:
+        """The session and the position the coach may look at, or the sentence why not."""
+        session = self.loop.session
+        referee = session.referee
+        if not session.coach:
+            raise BadRequest(409, words.NO_COACH)
+        state = referee.state
+        if state is None or referee.over or referee.to_move() is None:
+            raise BadRequest(409, words.NO_MOVE_TO_HELP)
+        return session, state
+
+    @controls
+    async def hint(self, request: web.Request, body: dict[str, Any]) -> web.Response:
+        """The strong level's move for the player to move, with why; journalled as a hint (the PIN)."""
+        session, state = self._coached()
+        game_id, index = session.game_id, session.next_index
+        engine = session.referee.engine
+        thought = await asyncio.get_running_loop().run_in_executor(
+            None, lambda: think(engine, state, HINT_LEVEL, session.seed, computer=False)
+        )
+        if thought is None:
+            raise BadRequest(409, words.NO_MOVE_TO_HELP)
+        return await self._submit(request, "hint", move=thought.move, why=thought.why, index=index, game_id=game_id)
+
+    async def moves(self, request: web.Request) -> web.Response:
+        """Every legal move of the player to move, in words, with the places each changes."""
+        session, state = self._coached()
+        engine = session.referee.engine
+        lang = self.language_of(request)
+        listed = [
+            {
+                "move": m,
+                "words": said(engine.move_words(m), lang),
+                "cells": [list(c) for c in move_cells(engine, state, m)],
+            }
+            for m in legal_moves(engine, state)
+        ]
+        return web.json_response({"ok": True, "moves": listed}, headers={"Cache-Control": "no-store"})
 
     # --- setting up a copy: lights and buzzer, switches (issue 17; the aim: aim_api.py) ---------------
     def _patterns(self) -> dict[str, tuple[str, Any]]:
@@ -506,7 +553,7 @@ def new_game_keys(current: dict[str, Any], asked: dict[str, Any]) -> dict[str, A
     keys = {k: v for k, v in current.items() if k != "profile"}
     changes_table = any(k in asked and asked[k] != current.get(k) for k in ("players", "variant"))
     if changes_table:
-        for key in ("seats", "secrets", "targets", "first"):
+        for key in ("seats", "secrets", "targets", "first", "computer"):
             keys.pop(key, None)
     for key, value in asked.items():
         if value is None:

@@ -13,9 +13,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from controller import corrections, words
+from controller.ai.table import move_cells
 from controller.games import registry
 from controller.games.registry import find_rule
 from controller.language import DEFAULT, Colour, Text, language, said
+from controller.record import HINT
 from controller.referee import VerdictKind
 from controller.service.events import BoardRead, Event, GameOpened, VerdictGiven
 from controller.snapshot import Snapshot, format_snapshot
@@ -201,7 +203,43 @@ class LiveView:
         )
         out["correction"] = self._correction(engine, expected, table.illegal, lang)
         out["illegal_cells"] = [list(c) for c in self.illegal_cells()]
+        out["computer"] = self._computer(session, engine, game_state, table, stored, lang)
         return out
+
+    def _computer(
+        self, session: Any, engine: Any, game_state: Any, table: Any, stored: list[dict[str, Any]], lang: str = DEFAULT
+    ) -> dict[str, Any]:
+        """The computer's seats, the move it wants made on the board (drawn and in words), and the
+        coach: on or off, and the last hint while the board has not changed since it was given."""
+        seats = dict(getattr(session, "computer", {}) or {})
+        awaited = session.referee.awaited
+        move = None
+        if awaited is not None and game_state is not None:
+            move = {
+                "seat": awaited.seat,
+                "name": self._named(engine.seat_name(awaited.seat), lang),
+                "move": awaited.move,
+                "words": said(engine.move_words(awaited.move), lang),
+                "cells": [list(c) for c in move_cells(engine, game_state, awaited.move)],
+            }
+        thinking = bool(
+            move is None and table.started and not table.over and table.to_move in seats and not table.illegal
+        )
+        last = stored[-1] if stored else {}
+        hint = None
+        if last.get("action") == HINT and game_state is not None:
+            hint = {
+                "move": last.get("move", ""),
+                "words": said(engine.move_words(last.get("move", "")), lang),
+                "cells": [list(c) for c in move_cells(engine, game_state, last.get("move", ""))],
+            }
+        return {
+            "seats": [{"seat": seat, "level": level} for seat, level in sorted(seats.items())],
+            "move": move,
+            "thinking": thinking,
+            "coach": bool(getattr(session, "coach", True)),
+            "hint": hint,
+        }
 
     def _named(self, text: Any, lang: str = DEFAULT) -> str:
         """`text` said in `lang`, with the players' names where the config gives them (`mqtt: names:`), as

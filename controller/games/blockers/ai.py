@@ -24,8 +24,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from controller.ai.knowledge import GameKnowledge
-from controller.games.blockers.board import EMPTY, capture_splits, cell_name, count_groups
+from controller.games.blockers.board import ALL_GLYPHS, EMPTY, capture_splits, cell_name, count_groups
 from controller.games.blockers.rules import PLACEMENTS_PER_COLOUR, Placement
+from controller.language import _
 
 RACK = 5
 #: Score points of difference that make a position clearly won.
@@ -57,6 +58,18 @@ class BlockersKnowledge(GameKnowledge):
         racks = _racks(hidden)
         mine = {c: list(racks[c]) for c in engine.seat_colours[seat] if c in racks}
         return mine or None
+
+    def table_private(self, engine: Any, state: Any, seat: int, seed: str) -> Any:
+        """A computer seat's rack(s): each of its colours' boxes shuffled once (the same for the
+        same `seed`), the rack being the first tiles of that order still unplayed: the tile a
+        person places for the computer leaves it and the next one in the box comes in."""
+        racks = {}
+        for colour in engine.seat_colours[seat]:
+            order = sorted(ALL_GLYPHS)
+            random.Random(f"{seed}/rack/{colour}").shuffle(order)
+            available = state.available[engine.colour_index[colour]]
+            racks[colour] = sorted([g for g in order if g in available][:RACK])
+        return racks
 
     def sample(self, engine: Any, state: Any, seat: int, private: Any, rng: random.Random) -> Racks:
         own = {
@@ -148,7 +161,7 @@ class BlockersKnowledge(GameKnowledge):
             values.append(1.0 / (1.0 + math.exp((own - rival) / SCALE)))
         return tuple(values)
 
-    def explain(self, engine: Any, state: Any, move: Any, seat: int, private: Any = None) -> str:
+    def explain(self, engine: Any, state: Any, move: Any, seat: int, private: Any = None) -> Any:
         before = count_groups(state.board, move.colour)
         after_state = engine.apply(state, move)[0]
         after = count_groups(after_state.board, move.colour)
@@ -156,12 +169,26 @@ class BlockersKnowledge(GameKnowledge):
         name = engine.colour_name(move.colour)
         old = state.board[move.cell[0]][move.cell[1]]
         if old != EMPTY:
-            return f"no tile of your {name} rack fits an empty place, and capturing {old} at {where} splits no group"
+            return _(
+                "no tile of your {colour} rack fits an empty place, and capturing {tile} at {place} splits no group",
+                colour=name,
+                tile=old,
+                place=where,
+            )
         if after < before:
-            return f"it joins {before - after + 1} of your {name} groups into one at {where}"
+            return _(
+                "it joins {n} of your {colour} groups into one at {place}",
+                n=before - after + 1,
+                colour=name,
+                place=where,
+            )
         if after == before:
-            return f"it grows a {name} group at {where} without starting a new one"
-        return f"it starts a new {name} group at {where} where the others are kept from joining theirs"
+            return _("it grows a {colour} group at {place} without starting a new one", colour=name, place=where)
+        return _(
+            "it starts a new {colour} group at {place} where the others are kept from joining theirs",
+            colour=name,
+            place=where,
+        )
 
 
 KNOWLEDGE = BlockersKnowledge()

@@ -21,6 +21,7 @@ from dataclasses import replace
 from typing import Any
 
 from controller.ai.knowledge import GameKnowledge
+from controller.language import _, _n
 from controller.snapshot import EMPTY
 
 #: How strongly an opponent's removals point at its colour (per token removed).
@@ -60,6 +61,22 @@ class ColorpopKnowledge(GameKnowledge):
             return None
         return list(hidden[seat])
 
+    def table_private(self, engine: Any, state: Any, seat: int, seed: str) -> Any:
+        """The computer's secret colour(s): the ones `secrets:` gives its seat, else drawn by the
+        referee among the colours no other seat was given (the same for the same `seed`)."""
+        if not self._hidden(engine):
+            return None
+        if state.secrets and state.secrets[seat] is not None:
+            return list(state.secrets[seat])
+        taken = {ch for s, secret in enumerate(state.secrets) if s != seat for ch in secret or ()}
+        pool = sorted(ch for ch in engine.colours if ch not in taken)
+        return sorted(random.Random(f"{seed}/secret/{seat}").sample(pool, _needed(engine)))
+
+    def table_reveal(self, engine: Any, state: Any, seat: int, seed: str) -> Any:
+        if not self._hidden(engine) or not engine.is_over(state) or state.secrets[seat] is not None:
+            return None
+        return self.table_private(engine, state, seat, seed)
+
     def observe(self, engine: Any, state: Any, seat: int) -> Any:
         if not self._hidden(engine):
             return state
@@ -77,12 +94,12 @@ class ColorpopKnowledge(GameKnowledge):
         if own is None:
             others = list(range(engine.players))
             weights[seat] = {ch: 1.0 for ch in pool}
-        for _ in range(50):
+        for _attempt in range(50):
             left = list(pool)
             secrets: list[tuple[str, ...] | None] = [own] * engine.players
             for s in sorted(others, key=lambda _: rng.random()):
                 mine = []
-                for _ in range(need):
+                for _colour in range(need):
                     ch = rng.choices(left, weights=[weights[s][c] for c in left])[0]
                     left.remove(ch)
                     mine.append(ch)
@@ -136,19 +153,37 @@ class ColorpopKnowledge(GameKnowledge):
                 values[s] = value
         return tuple(values)
 
-    def explain(self, engine: Any, state: Any, move: Any, seat: int, private: Any = None) -> str:
+    def explain(self, engine: Any, state: Any, move: Any, seat: int, private: Any = None) -> Any:
         own = tuple(private or state.secrets[seat] or ())
         count = len(move.cells)
         colour = move.colour
-        name = engine.profile.classes.get(colour, {}).get("name", colour) if colour else "joker"
+        if not own:  # a person's hint: the coach does not know their colour
+            return _n(
+                "it removes {n} token and leaves the others as few chances as it can",
+                "it removes {n} tokens and leaves the others as few chances as it can",
+                count,
+                n=count,
+            )
         before = sum(row.count(ch) for row in state.board for ch in own)
         if colour in own:
             left = before - dict(move.counts).get(colour, 0)
             if left == 0:
-                return f"it removes your last {name} tokens: you win at once"
+                return _("it removes your last {colour} tokens: you win at once", colour=engine.colour(colour))
             mine = dict(move.counts).get(colour, 0)
-            return f"it removes {count} tokens, {mine} of your colour; {left} of it stay on the board"
-        return f"it removes {count} {name} tokens, none of your colour, and leaves the others as few chances as it can"
+            return _n(
+                "it removes {n} tokens, {mine} of your colour; {left} of it stay on the board",
+                "it removes {n} tokens, {mine} of your colour; {left} of it stay on the board",
+                count,
+                n=count,
+                mine=mine,
+                left=left,
+            )
+        return _n(
+            "it removes {n} token, none of your colour, and leaves the others as few chances as it can",
+            "it removes {n} tokens, none of your colour, and leaves the others as few chances as it can",
+            count,
+            n=count,
+        )
 
 
 def _token_weights(board: Sequence[Sequence[str]]) -> dict[tuple[int, int], float]:

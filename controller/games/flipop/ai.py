@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 from controller.ai.knowledge import GameKnowledge
+from controller.language import _, _n
 
 #: A ball out is worth this many rows of progress.
 BALL = 10.0
@@ -49,20 +50,22 @@ class FlipopKnowledge(GameKnowledge):
         first = 1.0 / (1.0 + math.exp(-lead))
         return (first, 1.0 - first)
 
-    def explain(self, engine: Any, state: Any, move: Any, seat: int, private: Any = None) -> str:
+    def explain(self, engine: Any, state: Any, move: Any, seat: int, private: Any = None) -> Any:
         after, events = engine.apply(state, move)
         exits = sum(1 for e in events if e.startswith("exit"))
         if exits:
-            return f"it takes {exits} ball{'s' if exits > 1 else ''} off through the exit"
+            return _n(
+                "it takes {n} ball off through the exit", "it takes {n} balls off through the exit", exits, n=exits
+            )
         before = self.progress(engine, state)
         now = self.progress(engine, after)
         gained = now[seat] - before[seat]
         lost = now[1 - seat] - before[1 - seat]
         if lost < 0:
-            return "it pushes the other colour's balls back towards their home row"
+            return _("it pushes the other colour's balls back towards their home row")
         if gained > 0:
-            return "it brings your balls closer to their exit"
-        return "it keeps the doors from opening a way for the other colour"
+            return _("it brings your balls closer to their exit")
+        return _("it keeps the doors from opening a way for the other colour")
 
 
 KNOWLEDGE = FlipopKnowledge()

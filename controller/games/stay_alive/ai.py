@@ -12,6 +12,7 @@ from typing import Any
 from controller.ai.knowledge import GameKnowledge
 from controller.games.stay_alive.holes import bit
 from controller.games.stay_alive.rules import NOTCHES, SIZE, SLIDES
+from controller.language import _, _n
 
 #: How much less a marble counts for each single slide move that would drop it.
 DANGER = 0.25
@@ -55,18 +56,28 @@ class StayAliveKnowledge(GameKnowledge):
             values.append(1.0 / (1.0 + math.exp(-(own - rival) / SCALE)))
         return tuple(values)
 
-    def explain(self, engine: Any, state: Any, move: Any, seat: int, private: Any = None) -> str:
+    def explain(self, engine: Any, state: Any, move: Any, seat: int, private: Any = None) -> Any:
         after, events = engine.apply(state, move)
         fell = [e for e in events if e.startswith("fell")]
         if state.placing:
-            return "this point stays closed whichever single slide moves next"
+            return _("this point stays closed whichever single slide moves next")
         theirs = sum(1 for e in fell if e.cell and state.board[e.cell[0]][e.cell[1]] != engine.seats[seat])
         mine = len(fell) - theirs
         if theirs and not mine:
-            return f"it drops {theirs} of the others' marbles and none of yours"
+            return _n(
+                "it drops {n} of the others' marbles and none of yours",
+                "it drops {n} of the others' marbles and none of yours",
+                theirs,
+                n=theirs,
+            )
         if not fell:
-            return "it drops no marble now and leaves your marbles as safe as they can be"
-        return f"it drops {len(fell)} marbles, the fewest of yours it can"
+            return _("it drops no marble now and leaves your marbles as safe as they can be")
+        return _n(
+            "it drops {n} marble, the fewest of yours it can",
+            "it drops {n} marbles, the fewest of yours it can",
+            len(fell),
+            n=len(fell),
+        )
 
 
 KNOWLEDGE = StayAliveKnowledge()

@@ -161,6 +161,7 @@ function drawBoard(svg, board, palette, game, names, marks) {
     axes.rows.forEach((label, r) => el("text", { x: rowX, y: oy + r * S + S / 2 + 4, class: "row-label" }, g, label));
   }
   const illegal = new Set((marks.illegal || []).map((c) => c.join(",")));
+  const shown = new Set((marks.shown || []).map((c) => c.join(",")));
   const unsure = new Set((marks.unsure || []).map((c) => c.join(",")));
   const patterned = patternsOn() && palette;
   const letters = patterned ? colourLetters(palette) : null;
@@ -207,6 +208,12 @@ function drawBoard(svg, board, palette, game, names, marks) {
         g.classList.add("unsure");
         el("rect", { x: x + 2, y: y + 2, width: S - 4, height: S - 4, fill: "none", stroke: "#ffaa00",
                      "stroke-width": 3, "stroke-dasharray": "4 3" }, g);
+      }
+      if (shown.has(`${r},${c}`)) {
+        // the computer's move to make, a hint, or a legal move picked in the list
+        g.classList.add("shown");
+        el("rect", { x: x + 1, y: y + 1, width: S - 2, height: S - 2, fill: "none", stroke: "#1e88e5", "stroke-width": 4,
+                     "stroke-dasharray": "6 3" }, g);
       }
       if (illegal.has(`${r},${c}`)) {
         g.classList.add("illegal");
@@ -291,7 +298,22 @@ function render(s) {
     }));
     board = Object.assign({}, board, { orange: s.slides.orange, white: s.slides.white });
   }
-  drawBoard($("board"), board, s.palette, s.game, s.place_names, { illegal: s.illegal_cells, moved });
+  const computer = s.computer || {};
+  const computerLine = $("computer-move");
+  if (computer.move) {
+    computerLine.textContent = _("The computer plays {player}: {move}. Make its move on the board (marked in blue).",
+      { player: computer.move.name, move: computer.move.words });
+  } else if (computer.thinking) computerLine.textContent = _("The computer ({player}) is thinking\u2026", { player: s.to_move_name });
+  computerLine.hidden = !(computer.move || computer.thinking);
+  const coachOpen = s.started && !s.over && computer.coach !== false &&
+    !(computer.seats || []).some((c) => c.seat === s.to_move);
+  $("coach-box").hidden = !coachOpen;
+  if (movesFor !== null && (!coachOpen || movesFor !== s.verdict_count)) {
+    $("legal-moves").replaceChildren(); picked = null; movesFor = null; $("coach-answer").textContent = "";
+  }
+  if (hintShown && !computer.hint) { hintShown = false; $("coach-answer").textContent = ""; }
+  const shown = computer.move ? computer.move.cells : (computer.hint ? computer.hint.cells : (picked || []));
+  drawBoard($("board"), board, s.palette, s.game, s.place_names, { illegal: s.illegal_cells, moved, shown });
   const slides = $("slides-health");
   if (s.slides) {
     slides.textContent = s.slides.link_ok
@@ -439,6 +461,15 @@ function fillForm(s) {
   select.value = s.variant;
   $("ng-players").value = s.players;
   $("ng-first").value = s.first + 1;
+  const choices = [["", _("nobody")]];
+  for (let k = 0; k < s.players; k++) choices.push([String(k), _("player {number}", { number: k + 1 })]);
+  $("ng-computer").replaceChildren(...choices.map(([value, text]) => {
+    const o = document.createElement("option"); o.value = value; o.textContent = text; return o;
+  }));
+  const playing = (s.computer && s.computer.seats) || [];
+  $("ng-computer").value = playing.length ? String(playing[0].seat) : "";
+  if (playing.length) $("ng-level").value = playing[0].level;
+  $("ng-coach").checked = !s.computer || s.computer.coach !== false;
   const seats = s.keys.seats;
   $("ng-seats").value = Array.isArray(seats) ? seats.map((x) => (Array.isArray(x) ? x.join("") : x)).join(" ") : "";
 }
@@ -522,7 +553,47 @@ function newGame() {
   const seats = seatsValue($("ng-seats").value);
   if (seats) body.seats = seats;
   if (state && state.keys.targets) body.targets = state.keys.targets;
+  const seat = $("ng-computer").value;
+  if (seat !== "" && Number(seat) < body.players) {
+    body.computer = Array.from({ length: body.players }, (unused, k) => (k === Number(seat) ? $("ng-level").value : null));
+  } else body.computer = null;
+  body.coach = $("ng-coach").checked;
   control("/api/new-game", body);
+}
+
+// --- the coach: a hint (journalled, with the PIN) or every legal move (each can be drawn) -------------
+let picked = null;    // the places of the legal move picked in the list, drawn on the board
+let movesFor = null;  // the verdict count the list was made for: a new verdict clears it
+let hintShown = false;  // the hint's words stay shown while the board has not changed since
+
+async function askHint() {
+  const answer = $("coach-answer");
+  $("legal-moves").replaceChildren(); picked = null; movesFor = null;  // the hint replaces the list
+  answer.textContent = _("The coach is thinking\u2026");
+  const data = await postWithPin(withLang("/api/hint"), {}, answer);
+  if (data) {
+    answer.textContent = data.why
+      ? _("Hint: {move} ({why})", { move: data.words || data.move, why: data.why })
+      : _("Hint: {move}", { move: data.words || data.move });
+    hintShown = true;
+  }
+}
+
+async function showMoves() {
+  const answer = $("coach-answer");
+  const response = await fetch(withLang("/api/moves"));
+  const data = await response.json();
+  if (!response.ok) { answer.className = "error"; answer.textContent = data.error; return; }
+  answer.className = "";
+  answer.textContent = _n("{n} legal move: pick it to see it on the board.",
+    "{n} legal moves: pick one to see it on the board.", data.moves.length);
+  movesFor = state ? state.verdict_count : null;
+  $("legal-moves").replaceChildren(...data.moves.map((m) => {
+    const li = document.createElement("li");
+    const button = html("button", { type: "button", class: "move" }, li, m.words);
+    button.addEventListener("click", () => { picked = m.cells; if (state) render(state); });
+    return li;
+  }));
 }
 
 // --- setting up a copy: lights and buzzer, switches (the aim: aim.js; the holes: holes.js) ---------
@@ -643,6 +714,8 @@ window.addEventListener("DOMContentLoaded", () => {
   });
   $("end").onclick = () => control("/api/end", {});
   $("accept").onclick = () => postWithPin("/api/accept-board", {}, $("accept-answer"));
+  $("hint").onclick = askHint;
+  $("moves").onclick = showMoves;
   $("load-games").onclick = loadGames;
   $("lights-load").onclick = loadLights;
   $("switch-start").onclick = () => { $("switch-start").hidden = true; $("switch-stop").hidden = false; pollSwitches(true); };

@@ -1,0 +1,123 @@
+"""The computer at a real table: which seats it plays (the game key `computer`), its move for the
+seat to move, and the coach's hint, from the referee's state and only what that seat may know.
+
+Why here and not in the service: choosing is pure (no I/O; the randomness comes from a seed), so
+the referee loop, the page and the tests all ask the same two functions; the loop only decides
+when to ask, and runs the search off its own thread (`controller.service.loop`).
+
+The game key, in `config.yaml` and the page's new-game form: `computer: [null, strong]`, one
+entry per seat like `secrets:`, null for a person, or the level the computer plays that seat at
+(`controller.ai.levels`: beginner, club, strong).
+
+Hidden information at a real table: the computer's own secret (Colorpop's colour, Blockers!'
+rack) is drawn by the referee itself from a seed the journal fixes (`GameKnowledge.table_private`),
+so a game resumed after a restart has the same secret; the other seats' secrets are sampled
+(determinization), never read.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from controller.ai import knowledge_for, levels
+from controller.ai.search import Choice
+from controller.errors import ConfigError
+
+#: The game key that marks computer seats.
+COMPUTER_KEY = "computer"
+#: The game key that turns the coach off (`coach: false`: a table that plays without help).
+COACH_KEY = "coach"
+
+
+def computer_levels(keys: dict[str, Any], players: int, source: str = "config.yaml") -> dict[int, str]:
+    """The computer's seats and levels `keys` ask for (`computer:`), checked: {seat: level}."""
+    raw = keys.get(COMPUTER_KEY)
+    if raw is None:
+        return {}
+    names = levels.level_names()
+    if not isinstance(raw, list) or len(raw) != players:
+        raise ConfigError(
+            COMPUTER_KEY,
+            f"expected a list of {players} entries, one per seat: null for a person, or the computer's level "
+            f"({', '.join(names)}); for example [null, club]; got {raw!r}",
+            source,
+        )
+    out: dict[int, str] = {}
+    for seat, entry in enumerate(raw):
+        if entry is None or entry is False:
+            continue
+        if entry not in names:
+            raise ConfigError(
+                f"{COMPUTER_KEY}[{seat}]",
+                f"expected null (a person) or a level: {', '.join(names)}; got {entry!r}",
+                source,
+            )
+        out[seat] = str(entry)
+    if len(out) == players:
+        raise ConfigError(COMPUTER_KEY, "at least one seat must be a person's: the computer moves no pieces", source)
+    return out
+
+
+def check_coach(keys: dict[str, Any], source: str = "config.yaml") -> bool:
+    """Whether the coach is on (`coach:` true or absent); anything but true or false is refused."""
+    value = keys.get(COACH_KEY, True)
+    if not isinstance(value, bool):
+        raise ConfigError(COACH_KEY, f"expected true (players may ask for hints) or false; got {value!r}", source)
+    return value
+
+
+@dataclass(frozen=True)
+class Thought:
+    """A move the computer chose (or the coach suggests) for `seat`, in the game's notation."""
+
+    seat: int
+    move: str
+    #: The search's estimate of the seat's chances after the move (0 to 1).
+    value: float
+    #: Why the move is good, in a sentence (a catalogue `Text`; may be empty).
+    why: Any
+    seconds: float
+
+
+def table_seed(journal_id: str, game_id: int) -> str:
+    """The seed of a journalled game's computer secrets: the same whenever the game is resumed."""
+    return f"{journal_id}/{game_id}"
+
+
+def think(
+    engine: Any, state: Any, level: str, seed: str, rng: random.Random | None = None, computer: bool = True
+) -> Thought | None:
+    """The move of the seat to move in `state` at `level`, knowing only what that seat knows: a
+    computer seat its own secret drawn from `seed`; a person's seat (the coach's hint, `computer`
+    False) nothing hidden at all, since the referee does not know a person's secret colour or rack.
+    None when nobody is to move."""
+    seat = engine.to_move(state)
+    if seat is None or engine.is_over(state):
+        return None
+    knowledge = knowledge_for(engine.setup.game)
+    view = knowledge.observe(engine, state, seat)
+    private = knowledge.table_private(engine, state, seat, seed) if computer else None
+    rng = rng or random.Random(f"{seed}/{engine.position_text(view)}")  # what the seat sees, nothing more
+    choice: Choice = levels.player(engine.setup.game, level).choose(engine, view, seat, private, rng)
+    if choice.move is None:
+        return None
+    why = knowledge.explain(engine, view, choice.move, seat, private)
+    return Thought(seat, engine.describe(state, choice.move), choice.value, why, choice.seconds)
+
+
+def legal_moves(engine: Any, state: Any) -> list[str]:
+    """Every legal move of the seat to move, in the game's notation (the coach's list)."""
+    if state is None or engine.is_over(state) or engine.to_move(state) is None:
+        return []
+    return sorted({engine.describe(state, m) for m in engine.legal_moves(state)})
+
+
+def move_cells(engine: Any, state: Any, move: str) -> list[tuple[int, int]]:
+    """The places a move (in the game's notation) changes, for drawing it on the board."""
+    try:
+        after = engine.apply(state, engine.parse_move(state, move))[0]
+    except Exception:  # not a move of this position (the state moved on): nothing to draw
+        return []
+    return [tuple(c) for c in engine.expected(state).changed_cells(engine.expected(after))]
