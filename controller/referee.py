@@ -241,6 +241,8 @@ class Referee:
         if self.state is None or self.engine.is_over(self.state):
             raise ActionNotAllowed(f"{name} needs a game in progress")
         seat = self.engine.to_move(self.state)
+        if seat is None:
+            raise ActionNotAllowed(f"{name} needs a seat to move")
         try:
             move = self.engine.parse_move(self.state, text)
         except FormatError:
