@@ -187,3 +187,26 @@ def test_without_espeak_the_referee_runs_without_a_voice_and_says_why(tmp_path, 
         log.removeHandler(handler)
     assert outcome.spoken == [] and len(outcome.verdicts) >= 2  # refereed all the same
     assert any("espeak-ng" in line and "without its voice" in line for line in heard), heard
+
+
+def test_the_voice_says_the_computers_move_as_the_turn():
+    """A computer seat's chosen move is what the person at the table must do now: the voice says it
+    (with the turn), never a hint (a hint is for the one who asked, on the page)."""
+    from controller.record import COMPUTER_MOVE, HINT
+    from controller.referee import Verdict, VerdictKind
+
+    speaker = StallingSpeaker()
+    speaker.go.set()
+    voice = Voice(speaker, "en", ("turn",))
+    bus = EventBus()
+    bus.subscribe(voice, inline=True, name="voice")
+    try:
+        chosen = Verdict(VerdictKind.ACTION, 5, seat=1, move="W (4,2) N", action=COMPUTER_MOVE)
+        hint = Verdict(VerdictKind.ACTION, 6, seat=0, move="W (4,2) N", action=HINT)
+        line = "the computer plays player 2: the white ball on (5,3) pushed north; make its move on the board"
+        bus.emit(VerdictGiven(at=0.0, table=Table("flipop", 1, started=True, to_move=1), verdict=chosen, line=line))
+        bus.emit(VerdictGiven(at=0.0, table=Table("flipop", 1, started=True, to_move=0), verdict=hint, line="hint"))
+        assert voice.drain()
+        assert speaker.asked == [line]
+    finally:
+        voice.close()

@@ -19,6 +19,7 @@ from typing import Any
 
 from controller.errors import HardwareError
 from controller.language import _, said
+from controller.record import COMPUTER_MOVE
 from controller.referee import VerdictKind
 from controller.service.events import Event, FaultRaised, GameOver, Revealed, VerdictGiven
 from controller.words import result_line
@@ -87,7 +88,8 @@ class Voice:
                 return bool({"legal", "turn"} & self.events) and (
                     "legal" in self.events or event.table.to_move is not None
                 )
-            return False
+            # a computer seat's move is what the person at the table is to do now: said as the turn is
+            return kind == VerdictKind.ACTION and event.verdict.action == COMPUTER_MOVE and "turn" in self.events
         if isinstance(event, GameOver | Revealed):
             return "winner" in self.events
         if isinstance(event, FaultRaised):
