@@ -47,7 +47,7 @@ def read(model: LatticeModel, image: np.ndarray, corners: np.ndarray) -> tuple[l
     ((rows, cols) arrays)."""
     rows, cols = model.size
     seen = describe(image, model.size, corners)
-    labels, sure, conf = model.read(seen.feats, seen.hidden, seen.flat)
+    labels, sure, conf = model.read(seen.feats, seen.hidden, seen.flat, seen.bounds)
     grid = [labels[r * cols : (r + 1) * cols] for r in range(rows)]
     return grid, sure.reshape(rows, cols), conf.reshape(rows, cols)
 

@@ -19,12 +19,14 @@ import cv2
 import numpy as np
 
 from controller.vision.classify import open_set_distance
-from controller.vision.features import PatchSampler, Rectifier, ring_offsets
+from controller.vision.features import SATURATED, PatchSampler, Rectifier, ring_offsets
 from controller.vision.geometry import LatticeGeometry, check_corners, homography_from_corners
 
 PPP = 24  # rectified pixels per pitch
 EPS = 0.02  # added before the log so that black stays finite (and its noise small)
 BETWEEN = 0.1  # pitches: the small disc sampled at each between point
+#: log colour at and above which a channel is clipped (the camera's full scale, `SATURATED`)
+CLIPPED_LOG = float(np.log(SATURATED / 255 + EPS))
 FLOOR = 0.05  # least spread of any feature within a look (log units, ~5%: light the smooth fit misses)
 
 
@@ -90,13 +92,16 @@ class Light:
     """The fitted light (`illumination`); `resid` ((rows+1, cols+1, 3)) the log colour of every
     between point minus the fitted light there; `rejected` ((rows+1, cols+1) bools) the points
     the fit rejected in some channel (what shows there is not the board under the fitted light);
-    `board` (3, 3), how the bare board's log colour scatters about the fit at the points it kept."""
+    `board` (3, 3), how the bare board's log colour scatters about the fit at the points it kept;
+    `clipped` ((rows+1, cols+1, 3) bools) the points clipped in a channel (the light there is a
+    lower bound)."""
 
     coef: np.ndarray
     quadratic: bool
     resid: np.ndarray
     rejected: np.ndarray
     board: np.ndarray
+    clipped: np.ndarray | None = None
 
 
 def illumination_fit(logimg: np.ndarray, size: tuple[int, int]) -> Light:
@@ -123,7 +128,14 @@ def illumination_fit(logimg: np.ndarray, size: tuple[int, int]) -> Light:
     resid = vals - a @ coef
     kept = resid[~rejected]
     board = (np.cov(kept.T) if len(kept) > 3 else np.zeros((3, 3))) + np.eye(3) * FLOOR**2
-    return Light(coef, quadratic, resid.reshape(rows + 1, cols + 1, 3), rejected.reshape(rows + 1, cols + 1), board)
+    return Light(
+        coef,
+        quadratic,
+        resid.reshape(rows + 1, cols + 1, 3),
+        rejected.reshape(rows + 1, cols + 1),
+        board,
+        (vals >= CLIPPED_LOG).reshape(rows + 1, cols + 1, 3),
+    )
 
 
 def local_light(light_fit: Light) -> np.ndarray:

@@ -22,10 +22,12 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from controller.vision import bounds
 from controller.vision.classify import open_set_distance
 from controller.vision.features import PatchSampler, ring_offsets
 from controller.vision.geometry import LatticeGeometry, homography_from_corners
 from controller.vision.lattice.light import (
+    CLIPPED_LOG,
     PPP,
     Light,
     illumination_fit,
@@ -63,6 +65,9 @@ class Described:
     light: np.ndarray
     hidden: np.ndarray
     flat: np.ndarray | None = None
+    #: (N, 3) what each place's colour is known to be per channel where a channel is clipped
+    #: (`controller.vision.bounds`; None: nothing clipped)
+    bounds: np.ndarray | None = None
 
 
 def describe(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> Described:
@@ -96,7 +101,32 @@ def describe(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> D
     owned = _footprints(covered, light_fit, standing.reshape(rows, cols), colour, away.reshape(rows, cols, 2))
     unexplained = (covered & ~owned).astype(int)
     around = unexplained[:-1, :-1] + unexplained[:-1, 1:] + unexplained[1:, :-1] + unexplained[1:, 1:]
-    return Described(feats, light, (around >= HIDDEN_AROUND).ravel(), flatness(logimg, points, light_fit.rejected))
+    return Described(
+        feats,
+        light,
+        (around >= HIDDEN_AROUND).ravel(),
+        flatness(logimg, points, light_fit.rejected),
+        clipped_bounds(logimg, points, light_fit),
+    )
+
+
+def clipped_bounds(logimg: np.ndarray, points: np.ndarray, light_fit: Light) -> np.ndarray | None:
+    """(N, 3) per place and channel (B, G, R): `bounds.UP` where its disc is clipped (its true
+    colour is brighter than seen), `bounds.DOWN` where a between point around it is (the light
+    there, measured on the board, is brighter than seen, so the place relative to it darker),
+    `bounds.FREE` where both; None when nothing is clipped."""
+    disc = PatchSampler(to_px(points), ring_offsets(0, DISC * PPP), logimg.shape[:2]).values(logimg)
+    place = np.median(disc, axis=1) >= CLIPPED_LOG
+    corner = light_fit.clipped if light_fit.clipped is not None else np.zeros((*light_fit.rejected.shape, 3), bool)
+    ref = corner[:-1, :-1] | corner[:-1, 1:] | corner[1:, :-1] | corner[1:, 1:]
+    ref = ref.reshape(-1, 3)
+    if not (place.any() or ref.any()):
+        return None
+    out = np.zeros(place.shape, np.int8)
+    out[place] = bounds.UP
+    out[ref] = bounds.DOWN
+    out[place & ref] = bounds.FREE
+    return out
 
 
 def _away_from_camera(h: np.ndarray, shape: tuple[int, ...], points: np.ndarray) -> np.ndarray:

@@ -11,7 +11,8 @@ unsure ("" where it is sure):
   while it lies towards another label's look or a neighbour's piece (`LatticeModel.decide_picture`);
 * "between": its piece stands between it and the next place;
 * "flat": the looks and the flatness are sure of opposite things;
-* "picture": the model does not explain the picture (`MIN_EXPLAINED`).
+* "picture": the model does not explain the picture (`MIN_EXPLAINED`);
+* "light": a clipped channel leaves it open to a look of another label (rule `light`).
 """
 
 from __future__ import annotations
@@ -41,21 +42,24 @@ class Picture:
     """One picture's places as the lattice reader describes them, and what every rule measures on
     them alike (computed once, when first asked): `feats` (shifts, N, F) relative to the light,
     `flat` (N, N_FLAT) the flatness (None: not described), `visible` (N,) where the board is not
-    hidden around the place."""
+    hidden around the place, `bounds` (N, 3) what a clipped channel leaves known of each place's
+    colour (`controller.vision.bounds`; None: nothing clipped)."""
 
     model: LatticeModel
     feats: np.ndarray
     flat: np.ndarray | None
     visible: np.ndarray
+    bounds: np.ndarray | None = None
 
     @classmethod
-    def of(cls, model: LatticeModel, feats, hidden=None, flat=None) -> Picture:
+    def of(cls, model: LatticeModel, feats, hidden=None, flat=None, bounds=None) -> Picture:
         feats = np.asarray(feats, np.float64)
         if feats.ndim == 2:
             feats = feats[None]
         n = feats.shape[1]
         visible = np.ones(n, bool) if hidden is None else ~np.asarray(hidden, bool)
-        return cls(model, feats, None if flat is None else np.asarray(flat, np.float64), visible)
+        flat = None if flat is None else np.asarray(flat, np.float64)
+        return cls(model, feats, flat, visible, None if bounds is None else np.asarray(bounds))
 
     @property
     def n(self) -> int:

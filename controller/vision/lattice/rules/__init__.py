@@ -23,6 +23,7 @@ from controller.vision.lattice.rules import (
     flatness,
     groups,
     hidden,
+    light,
     lightness,
     own_board,
     own_flatness,
@@ -45,6 +46,7 @@ RULES: tuple[ModuleType, ...] = (
     split,
     flatness,
     own_board,
+    light,
     hidden,
     explained,
 )
@@ -74,10 +76,12 @@ def judge(
     hidden: np.ndarray | None = None,
     flat: np.ndarray | None = None,
     rules: Sequence[ModuleType] = RULES,
+    bounds: np.ndarray | None = None,
 ) -> Reading:
     """The reading of one picture's places ((shifts, N, F) features, (N,) hidden places, (N,
-    N_FLAT) flatness): the looks' reading, then each rule of `rules` in turn."""
-    picture = Picture.of(model, feats, hidden, flat)
+    N_FLAT) flatness, (N, 3) clipped channels' bounds): the looks' reading, then each rule of
+    `rules` in turn."""
+    picture = Picture.of(model, feats, hidden, flat, bounds)
     reading = classified(picture)
     for module in rules:
         reading = module.rule(picture, reading)

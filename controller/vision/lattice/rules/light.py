@@ -1,0 +1,76 @@
+"""Rule *light*: no place is sure that a clipped channel leaves open to another label ("light").
+
+A saturated lamp drives its strong channel to full scale on the bright pieces and on the board the
+light is measured on alike; what was seen there is a bound, not a colour (`controller.vision.bounds`).
+A place read surely (by the looks or by any rule before this one) stays sure only where no learned
+look of another label is brought within the open-set distance, from beyond it as seen, by a colour
+its bounds allow; a shadow the light fit missed is allowed as the looks allow it
+(`LatticeModel._shaded`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from controller.vision import bounds
+from controller.vision.lattice.light import FLOOR
+from controller.vision.lattice.places import N_FEATURES
+from controller.vision.lattice.reading import Picture, Reading
+
+NAME = "light"
+
+
+def rule(picture: Picture, reading: Reading) -> Reading:
+    """The sure places a clipped channel leaves open to a look of another label, unsure."""
+    if picture.bounds is None:
+        return reading
+    why = reading.why_array()
+    todo = np.flatnonzero((why == "") & (picture.bounds != bounds.NONE).any(axis=1))
+    if not len(todo):
+        return reading
+    classes = picture.model.classes
+    reach, seen = open_to(picture, todo)  # (n, looks)
+    other = np.array(reading.letters, object)[todo][:, None] != np.array([r.letter for r in classes.refs])[None]
+    limit = classes.max_distance**2
+    # Looks of another label brought within the open-set distance by the clipping alone.
+    near = np.where(other & (seen > limit), reach, np.inf).min(axis=1)
+    why[todo[near <= limit]] = "light"
+    return reading.but(NAME, why=why)
+
+
+def open_to(picture: Picture, places: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(n, looks) the least squared distance from every look to the colours `places` may have at
+    the sample position that fits it best, and the same without the bounds: the features moved
+    along their clipped channels as the bounds allow (a clipped place up to the brightest learned
+    look in that channel), and by a shadow with the looks' prior on it
+    (one more coordinate of spread FLOOR)."""
+    classes = picture.model.classes
+    f = N_FEATURES
+    # A unit rise of one channel moves its disc and core medians and a third of both lightness
+    # percentiles (the mean over the channels).
+    channel = np.zeros((3, f + 1))
+    for c in range(3):
+        channel[c, c] = channel[c, 3 + c] = 1.0
+        channel[c, 6:8] = 1 / 3
+    # A clipped place is at most as bright in that channel as the brightest learned look (no
+    # surface of the copy sends back more than the brightest one learned).
+    top = np.maximum(classes.means[:, 0:3], classes.means[:, 3:6]).max(axis=0)  # (3,)
+    # A shadow only darkens: every feature lower by t >= 0, at a prior cost (t / FLOOR)^2.
+    shadow = np.zeros((len(places), 1, f + 1))
+    shadow[:, 0, :f], shadow[:, 0, f] = -1.0, 1.0
+    none, endless = np.zeros((len(places), 1)), np.full((len(places), 1), np.inf)
+    means = np.concatenate([classes.means, np.zeros((len(classes.means), 1))], axis=1)
+    invs = np.zeros((len(means), f + 1, f + 1))
+    invs[:, :f, :f] = classes.inv
+    invs[:, f, f] = 1 / FLOOR**2
+    reach, seen = [], []
+    for feats in picture.shifted:
+        seen_level = np.maximum(feats[places, 0:3], feats[places, 3:6])
+        dirs, lo, hi = bounds.directions(picture.bounds[places], channel, top[None] - seen_level)
+        dirs = np.concatenate([dirs, shadow], axis=1)
+        lo = np.concatenate([lo, none], axis=1)
+        hi = np.concatenate([hi, endless], axis=1)
+        x = np.concatenate([feats[places], np.zeros((len(places), 1))], axis=1)
+        reach.append(bounds.reachable(x, dirs, lo, hi, means, invs)[0])
+        seen.append(bounds.reachable(x, shadow, none, endless, means, invs)[0])
+    return np.min(reach, axis=0), np.min(seen, axis=0)
