@@ -87,6 +87,8 @@ class Decision:
     confidence: np.ndarray
     distance: np.ndarray
     open: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+    #: (N,) the index of the look each place was given
+    best: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
 
 
 class ClassModel:
@@ -156,6 +158,7 @@ class ClassModel:
             confidence=confidence,
             distance=d1,
             open=np.array([self.refs[b].open for b in best]),
+            best=best,
         )
 
     def follow(self, key_samples: dict[str, np.ndarray], rate: float = 0.05) -> None:

@@ -6,14 +6,21 @@ light at every place, and colours are read relative to it (white paper -> 1 in e
 exposure, a lamp's colour and a lighting gradient cancel. A covered or glared marker's paper is
 replaced by the others'. A copy without markers uses the profile's `vision.white` (or the
 standard paper's) for the whole board.
+
+What dividing by the paper cannot undo is a clipped channel (`LightDoubt`): a saturated lamp
+drives its strong channel to full scale on the paper and on bright pieces alike, and a colour is
+then only known to lie on one side of what was seen. A place is read surely only where no look of
+another meaning is within reach of what the clipped channels allow (`bounds.reachable`), and the
+reader says which colours the lamp makes alike.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from controller.vision import looks
-from controller.vision.features import PatchSampler, Rectifier, bilinear_weights
+from controller.vision import bounds, looks
+from controller.vision.classify import ClassModel
+from controller.vision.features import SATURATED, PatchSampler, Rectifier, bilinear_weights, colour_features
 from controller.vision.geometry import LatticeGeometry
 
 
@@ -43,6 +50,134 @@ class PaperLight:
         bad = (used < 0.5) | (np.abs(med / typical - 1) > 0.3).any(axis=1)
         med[bad] = typical
         return np.maximum(med, 0.02)
+
+
+#: How much brighter than seen a clipped paper channel's light may be found: the factors tried, a
+#: tenth apart (about the learned looks' spread in brightness), up to eight times.
+CLIPPED_GAINS = 1.1 ** np.arange(0, 22)
+
+
+def unclipped_white(
+    med: np.ndarray, white: np.ndarray, weights: np.ndarray, model: ClassModel
+) -> tuple[np.ndarray, np.ndarray]:
+    """The paper white with its clipped channels measured on the places instead, and where it is
+    still only a bound (as `white`, bools).
+
+    A channel clipped on the paper says only that the light is at least that bright, and every
+    colour read relative to it comes out too strong by the same factor. The places the learned
+    looks describe tell by how much: each clipped channel's light is the one (of `CLIPPED_GAINS`
+    times what the paper shows; both channels together where two clip, one common factor where all
+    three do) under which the places lie nearest their nearest learned looks, each place's distance
+    capped at the open-set distance (a place no look describes does not pull). Where all three
+    clip (the board over-exposed), or the best factor is the largest tried, the lamp's colour is
+    not measured and the paper stays a bound. A white paper clipped in no channel is returned as
+    it is."""
+    at_scale = np.asarray(white) * 255 >= SATURATED
+    clipped = at_scale.reshape(-1, 3).any(axis=0)
+    if not clipped.any():
+        return white, at_scale
+    chans = np.flatnonzero(clipped)
+    if len(chans) == 3:
+        grid = np.repeat(CLIPPED_GAINS[:, None], 3, axis=1)
+    else:
+        mesh = np.meshgrid(*([CLIPPED_GAINS] * len(chans)), indexing="ij")
+        grid = np.ones((mesh[0].size, 3))
+        for j, c in enumerate(chans):
+            grid[:, c] = mesh[j].ravel()
+    base = med / 255 / (white if white.ndim == 1 else weights @ white)  # (N, 3)
+    # Only the clipped channels' relative colours change: rel / gain under each trial.
+    trial = base[None] / grid[:, None, :]  # (G, N, 3)
+    n = base.shape[0]
+    dist = model.distances(colour_features(trial.reshape(-1, 3))).reshape(len(grid), n, -1).min(axis=2)
+    cost = np.minimum(dist, model.max_distance).sum(axis=1)
+    gain = grid[int(np.argmin(cost))]
+    if len(chans) == 3 or gain.max() >= CLIPPED_GAINS[-1]:
+        return white * gain, at_scale
+    return np.where(at_scale, white * gain, white), np.zeros_like(at_scale)
+
+
+def channel_bounds(med: np.ndarray, paper: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """(N, 3) what each place's colour relative to the paper is known to be, per channel
+    (`bounds`): at least what was seen where the place's patch is clipped, at most where the paper
+    whose light it is read in is only a bound (its true white is brighter), anything where both.
+    `med` (N, 3) patch colours in grey levels, `paper` (4, 3) or (3,) bools: the paper's channels
+    that are only bounds (`unclipped_white`)."""
+    place = med >= SATURATED
+    if paper.ndim == 1:
+        ref = np.broadcast_to(paper, place.shape)
+    else:
+        ref = (weights > 0) @ paper.astype(np.float64) > 0
+    out = np.zeros(place.shape, np.int8)
+    out[place] = bounds.UP
+    out[ref] = bounds.DOWN
+    out[place & ref] = bounds.FREE
+    return out
+
+
+class LightDoubt:
+    """Which places a clipped channel leaves open between looks of different meanings.
+
+    The looks live in feature space (`colour_features`), where a clipped channel's freedom is a
+    curve; in log colour (log B, G, R relative to the paper) it is a straight half-line. Each look
+    is carried there by the features' Jacobian at its mean (its spread, a few per cent in colour,
+    is where the linearisation holds), and a place may be a look of another meaning when the bounds
+    bring that look within the open-set distance, from beyond it as the colour was seen."""
+
+    def __init__(self, model: ClassModel) -> None:
+        self.model = model
+        self._means: np.ndarray | None = None
+
+    def _looks(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every look's mean and precision in log colour (recomputed when the looks moved)."""
+        if self._means is None or not np.array_equal(self._means, self.model.means):
+            self._means = self.model.means.copy()
+            logs, precs = [], []
+            for k, mean in enumerate(self.model.means):
+                y = np.log(np.maximum(colours_of(mean[None])[0], 1e-3))
+                jac = np.empty((3, 3))
+                for c in range(3):
+                    step = np.zeros(3)
+                    step[c] = 1e-4
+                    hi, lo = colour_features(np.exp(y + step)[None])[0], colour_features(np.exp(y - step)[None])[0]
+                    jac[:, c] = (hi - lo) / 2e-4
+                logs.append(y)
+                precs.append(jac.T @ self.model.inv[k] @ jac)
+            self._log_means, self._log_precs = np.array(logs), np.array(precs)
+        return self._log_means, self._log_precs
+
+    def rivals(self, rel: np.ndarray, place_bounds: np.ndarray, best: np.ndarray, sure: np.ndarray) -> np.ndarray:
+        """(N,) for each sure place, the look of another meaning its bounds leave it open to (-1:
+        none). `rel` (N, 3) colours relative to the paper (B, G, R), `best` (N,) the looks read."""
+        out = np.full(len(rel), -1)
+        todo = np.flatnonzero(sure & (place_bounds != bounds.NONE).any(axis=1))
+        if not len(todo):
+            return out
+        means, precs = self._looks()
+        y = np.log(np.maximum(rel[todo], 1e-3))
+        # A clipped place is at most as bright in that channel as the paper or the brightest
+        # learned look: no surface of the copy sends back more light than those.
+        top = np.maximum(means.max(axis=0), 0.0)
+        dirs, lo, hi = bounds.directions(place_bounds[todo], np.eye(3), top[None] - y)
+        reach, seen = bounds.reachable(y, dirs, lo, hi, means, precs)  # (n, K) squared distances
+        limit = self.model.max_distance**2
+        # Looks of another meaning than the one read, brought within reach by the clipping alone.
+        other = ~self.model.same[best[todo]] & (seen > limit)
+        reach = np.where(other, reach, np.inf)
+        near = reach.argmin(axis=1)
+        open_to = reach[np.arange(len(todo)), near] <= limit
+        out[todo[open_to]] = near[open_to]
+        return out
+
+
+def colours_of(feats: np.ndarray) -> np.ndarray:
+    """(N, 3) the colours relative to the paper (B, G, R) that `colour_features` maps to `feats`."""
+    f0, f1, f2 = feats[:, 0], feats[:, 1], feats[:, 2]
+    s = 3 * (np.exp(f0) - 0.02)
+    scale = s + 0.15
+    b = (s - f2 * scale) / 3
+    r = (s - b + f1 * scale) / 2
+    g = s - b - r
+    return np.stack([b, g, r], axis=1)
 
 
 def local_white(white: np.ndarray, weights: np.ndarray) -> np.ndarray:

@@ -22,6 +22,7 @@ A hand, hidden markers or any unsure place give no snapshot.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,13 +34,14 @@ from controller.language import _, _n, listed
 from controller.snapshot import EMPTY, Snapshot
 from controller.vision import looks
 from controller.vision.doors import DoorSampler, model_from_settings, read_doors, shapes_from_profile
-from controller.vision.features import Rectifier, ring_offsets
+from controller.vision.features import SATURATED, Rectifier, ring_offsets
 from controller.vision.frames import MIN_FRAME_SIDE, as_bgr, frame_problem
 from controller.vision.geometry import MARKERS_HIDDEN, LatticeGeometry
 from controller.vision.glyphs import GlyphMemory, GlyphModel, read_glyphs
 from controller.vision.hands import HAND, HandCheck
-from controller.vision.light import PaperLight, local_white
+from controller.vision.light import LightDoubt, PaperLight, channel_bounds, local_white, normalise, unclipped_white
 from controller.vision.localise import Localiser
+from controller.vision.reflections import ReflectionCheck
 from controller.vision.settings import DEFAULT_SIGMA, default_model, model_for, vision_settings
 from controller.vision.sheen import reread
 from controller.vision.tops import PieceTops, PlaceLooks, class_heights
@@ -97,6 +99,7 @@ class BoardReader:
         self.geom = g = LatticeGeometry.from_profile(profile)
         self.settings = vision_settings(profile)
         self.model = model_for(profile)
+        self.light_doubt = LightDoubt(self.model)
         self.hand_check = bool(self.settings.get("hand_check", True))
         if corners is None and profile.get("corners") is not None:  # a copy without markers (profile `corners:`)
             corners = np.array(profile.get("corners"), np.float64)
@@ -113,6 +116,7 @@ class BoardReader:
             class_heights(self.vision, self.model),
             self.paper_weights,
         )
+        self.reflections = ReflectionCheck(self.rect.to_px(g.points()), PPP, self.rect.size[::-1])
         self.hands = HandCheck(g, self.rect, PPP, self.light)
         self._last: tuple[np.ndarray, list[str], np.ndarray] | None = None
         # Shapes: glyphs per tile (Blockers!), doors per post (Flipop); see glyphs.py, doors.py.
@@ -159,12 +163,20 @@ class BoardReader:
         rect = self.rect.warp(frame, self.h)  # rectify
         white = self.light.white(rect)  # light
         looks = self._describe(rect, white, frame)  # describe places, where each class appears
+        # A lamp that clips the paper in a channel: that channel's light measured on the places.
+        white, paper_bound, looks = self._unclipped(white, looks)
         dec = self.model.decide_distances(looks.distances(self.model))  # classify
         # A place like no learned look may be one under a sheen of the room's light (sheen.py).
         dec, shone = reread(self.model, dec, [looks.of(r.key)[0] for r in self.model.refs])
         feats, used = looks.chosen(dec.keys)
+        rel = normalise(looks.chosen_medians(dec.keys), white, self.paper_weights)
         # A patch more than a third covered by glare is not trusted, whatever it looks like.
         sure = dec.sure & (used >= MIN_USED)
+        self._beside_reflections(rect, rel, used, dec, sure)
+        # Nor one that a clipped channel leaves open to a look of another meaning (the light).
+        med = looks.chosen_medians(dec.keys)
+        rival = self.light_doubt.rivals(rel, channel_bounds(med, paper_bound, self.paper_weights), dec.best, sure)
+        sure &= rival < 0
         conf = np.where(used >= MIN_USED, dec.confidence, 0.0).reshape(rows, cols)
         self._last = (feats, dec.keys, sure & ~shone)  # a sheen's look is not followed
         if problem is None and self.hand_check and self.hands.arm_seen(rect, white):  # hand check
@@ -188,9 +200,60 @@ class BoardReader:
                 len(unsure),
                 places=where,
             )
+            if (rival >= 0).any():
+                problem = _("{unsure}; {why}", unsure=problem, why=self._light_words(dec.best, rival, paper_bound))
         else:
             snapshot = Snapshot(self.game, tuple(tuple(r) for r in cells), {"doors": doors})
         return Reading(snapshot, unsure, conf, open_points, problem, cells, moved, doors)
+
+    def _unclipped(self, white: np.ndarray, looks: PlaceLooks) -> tuple[np.ndarray, np.ndarray, PlaceLooks]:
+        """The paper white with a clipped channel measured on the places (`light.unclipped_white`),
+        where it is still only a bound, and the places described relative to it."""
+        if not (np.asarray(white) * 255 >= SATURATED).any():
+            return white, np.zeros(np.shape(white), bool), looks
+        first = self.model.decide_distances(looks.distances(self.model))
+        med = looks.chosen_medians(first.keys)
+        better, paper_bound = unclipped_white(med, white, self.paper_weights, self.model)
+        if np.array_equal(better, white):
+            return white, paper_bound, looks
+        return better, paper_bound, looks.relit(better, self.paper_weights)
+
+    def _beside_reflections(self, rect: np.ndarray, rel: np.ndarray, used: np.ndarray, dec, sure: np.ndarray) -> None:
+        """Places the looks leave unsure beside a lamp's reflection, read where only one meaning's
+        look explains them with some added white light (`reflections`): `dec` and `sure` updated."""
+        todo = np.flatnonzero(~sure & (used >= MIN_USED))
+        if not len(todo):
+            return
+        todo = todo[self.reflections.cores_near(rect, todo)]
+        if not len(todo):
+            return
+        lit = self.reflections.explain(self.model, rel[todo])
+        for j, i in enumerate(todo):
+            if lit.sure[j]:
+                dec.best[i], dec.letters[i], dec.keys[i] = lit.best[j], lit.letters[j], lit.keys[j]
+                dec.open[i], dec.confidence[i], sure[i] = lit.open[j], lit.confidence[j], True
+
+    def _light_words(self, best: np.ndarray, rival: np.ndarray, paper_bound: np.ndarray) -> str:
+        """Why the light leaves places unsure, in a player's words: the two colours it makes
+        alike most often, and what to change."""
+        refs = self.model.refs
+        pairs = Counter(
+            tuple(sorted((self._look_name(refs[int(best[i])]), self._look_name(refs[int(rival[i])]))))
+            for i in np.flatnonzero(rival >= 0)
+        )
+        a, b = pairs.most_common(1)[0][0]
+        if paper_bound.all(axis=-1).any():
+            return _(
+                "the light is too bright to tell {a} from {b}: dim the lamp or turn it away from the board", a=a, b=b
+            )
+        return _("the lamp is too coloured to tell {a} from {b}: use a white light", a=a, b=b)
+
+    def _look_name(self, ref) -> str:
+        """A look as players name it: its colour's name in the profile, or an empty place."""
+        if ref.letter == EMPTY:
+            return _("an open point") if ref.open else _("an empty place")
+        named = (self.profile.get("classes") or {}).get(ref.letter) or {}
+        return str(named.get("name", ref.letter)) if isinstance(named, dict) else ref.letter
 
     def _describe(self, rect: np.ndarray, white: np.ndarray, frame: np.ndarray, at_points: bool = False) -> PlaceLooks:
         """Every place's colour features relative to the paper white, and the glare-free fraction

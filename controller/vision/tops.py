@@ -16,7 +16,7 @@ height and whose empty places show the board costs two samplings per frame inste
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -43,10 +43,12 @@ def class_heights(vision, model: ClassModel) -> dict[str, float]:
 @dataclass
 class PlaceLooks:
     """What each place shows at each class's height: features (N, 3) and the glare-free fraction of
-    the patch (N,) per height, and each class key's height."""
+    the patch (N,) per height, and each class key's height; `medians` (N, 3) the patches' colours
+    in grey levels per height (what a clipped channel's bounds are read on, `light.LightDoubt`)."""
 
     heights: dict[str, float]
     at: dict[float, tuple[np.ndarray, np.ndarray]]
+    medians: dict[float, np.ndarray] = field(default_factory=dict)
 
     def of(self, key: str) -> tuple[np.ndarray, np.ndarray]:
         """Every place's features and glare-free fraction where a body of class `key` would appear."""
@@ -67,6 +69,19 @@ class PlaceLooks:
             m = zs == z
             feats[m], used[m] = f[m], u[m]
         return feats, used
+
+    def chosen_medians(self, keys: list[str]) -> np.ndarray:
+        """Per place the patch colour (grey levels) at the height of the class in `keys`."""
+        zs = np.array([self.heights.get(k, 0.0) for k in keys])
+        out = np.empty_like(next(iter(self.medians.values())))
+        for z, med in self.medians.items():
+            out[zs == z] = med[zs == z]
+        return out
+
+    def relit(self, white: np.ndarray, weights: np.ndarray) -> PlaceLooks:
+        """The same patches relative to another paper white."""
+        at = {z: (colour_features(normalise(self.medians[z], white, weights)), u) for z, (_, u) in self.at.items()}
+        return PlaceLooks(self.heights, at, self.medians)
 
 
 class PieceTops:
@@ -113,9 +128,9 @@ class PieceTops:
     ) -> PlaceLooks:
         """Every place's colour features relative to the paper white, at every class's height (and at
         the places' own points, height 0, with `at_points`)."""
-        at = {}
+        at, medians = {}, {}
         samplers = self.samplers(h, size)
         for z in sorted(set(self.levels) | ({0.0} if at_points else set())):
             med, used = samplers[z].medians(rect)
-            at[z] = (colour_features(normalise(med, white, self.weights)), used)
-        return PlaceLooks(self.heights, at)
+            at[z], medians[z] = (colour_features(normalise(med, white, self.weights)), used), med
+        return PlaceLooks(self.heights, at, medians)
