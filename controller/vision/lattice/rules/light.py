@@ -45,6 +45,8 @@ def open_to(picture: Picture, places: np.ndarray) -> tuple[np.ndarray, np.ndarra
     look in that channel), and by a shadow with the looks' prior on it
     (one more coordinate of spread FLOOR)."""
     classes = picture.model.classes
+    assert picture.bounds is not None  # `rule` asks only where something is clipped
+    place_bounds = picture.bounds[places]
     f = N_FEATURES
     # A unit rise of one channel moves its disc and core medians and a third of both lightness
     # percentiles (the mean over the channels).
@@ -66,7 +68,7 @@ def open_to(picture: Picture, places: np.ndarray) -> tuple[np.ndarray, np.ndarra
     reach, seen = [], []
     for feats in picture.shifted:
         seen_level = np.maximum(feats[places, 0:3], feats[places, 3:6])
-        dirs, lo, hi = bounds.directions(picture.bounds[places], channel, top[None] - seen_level)
+        dirs, lo, hi = bounds.directions(place_bounds, channel, top[None] - seen_level)
         dirs = np.concatenate([dirs, shadow], axis=1)
         lo = np.concatenate([lo, none], axis=1)
         hi = np.concatenate([hi, endless], axis=1)
