@@ -89,9 +89,10 @@ def reread(model: ClassModel, dec: Decision, per_class: list[np.ndarray]) -> tup
     ok = (d1 <= model.max_distance) & (margin >= model.min_margin) & (margin > need)
     keys, letters = list(dec.keys), list(dec.letters)
     sure, conf, dist, open_ = dec.sure.copy(), dec.confidence.copy(), dec.distance.copy(), dec.open.copy()
+    looks = dec.best.copy()
     won = far[ok]
     for i, b in zip(won, best[ok]):
-        keys[i], letters[i] = model.refs[b].key, model.refs[b].letter
+        keys[i], letters[i], looks[i] = model.refs[b].key, model.refs[b].letter, b
     sure[won] = True
     closeness = np.clip(1.5 - d1 / model.max_distance, 0, 1)
     conf[won] = (np.clip(margin, 0, 1) * closeness)[ok]
@@ -99,4 +100,5 @@ def reread(model: ClassModel, dec: Decision, per_class: list[np.ndarray]) -> tup
     open_[won] = np.array([model.refs[b].open for b in best[ok]], bool)
     by_sheen = np.zeros(len(dec.sure), bool)
     by_sheen[won] = True
-    return Decision(keys=keys, letters=letters, sure=sure, confidence=conf, distance=dist, open=open_), by_sheen
+    decision = Decision(keys=keys, letters=letters, sure=sure, confidence=conf, distance=dist, open=open_, best=looks)
+    return decision, by_sheen
