@@ -39,8 +39,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from controller.commands.demo import GAMES, play_game  # noqa: E402
-from simulation.world import Step, first_difference  # noqa: E402
+from controller.commands.demo import CAMERA_DELAY, GAMES, MID_MOVE, play_game  # noqa: E402
+from simulation.world import first_difference, light_figures  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -58,38 +58,6 @@ class Outcome:
     #: Simulated seconds the game lasted.
     played: float = 0.0
     camera_delay: int = 0
-
-
-@dataclass(frozen=True)
-class LightFigures:
-    false_red: int
-    amber_on: float
-    amber_blink: float
-
-
-def light_figures(lights: list[tuple[float, str]], steps: list[tuple[float, Step]], end: float) -> LightFigures:
-    """Red flashes outside the player's illegal changes, and how long amber was steady and blinking.
-
-    `lights` are the lights' own messages ("red LED on", "amber LED blinking", ...) with the
-    simulated time of each; `steps` the player's steps with the time each began (a step marked
-    `red_ok` is an illegal change made on purpose, or its putting back)."""
-    false_red = 0
-    step_index = -1
-    amber, since = "off", 0.0
-    spent = {"on": 0.0, "blinking": 0.0}
-    for at, message in lights:
-        while step_index + 1 < len(steps) and steps[step_index + 1][0] <= at:
-            step_index += 1
-        if message == "red LED on" and not (step_index >= 0 and steps[step_index][1].red_ok):
-            false_red += 1
-        if message.startswith("amber LED "):
-            mode = message.removeprefix("amber LED ")
-            if amber in spent:
-                spent[amber] += at - since
-            amber, since = mode, at
-    if amber in spent:
-        spent[amber] += end - since
-    return LightFigures(false_red, spent["on"], spent["blinking"])
 
 
 def play_one(job: tuple) -> Outcome:
@@ -156,13 +124,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--camera-delay",
         type=delay_range,
-        default=(1, 3),
+        default=CAMERA_DELAY,
         help="frame times the camera's pictures arrive late: N, or LOW-HIGH drawn per game (default 1-3)",
     )
     parser.add_argument(
         "--mid-move",
         type=float,
-        default=0.3,
+        default=MID_MOVE,
         help="share of moves made in two parts, the hand off the board in between (default 0.3)",
     )
     args = parser.parse_args(argv)

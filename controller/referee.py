@@ -104,6 +104,15 @@ class Verdict:
         return out
 
 
+@dataclass(frozen=True)
+class Outlook:
+    """What the referee would say of a board, before saying it (`Referee.preview`)."""
+
+    kind: VerdictKind
+    #: The rules expect the board to change still by itself (a marble that should fall is still seen).
+    settling: bool = False
+
+
 class Referee:
     """The last legal state of one game, and the verdicts that move it on."""
 
@@ -142,6 +151,23 @@ class Referee:
         verdict = self._observe(snapshot, index)
         self.history.append(verdict)
         return verdict
+
+    def preview(self, snapshot: Snapshot) -> Outlook:
+        """What `observe` would say of `snapshot` now, without saying it.
+
+        The service confirms a legal board at once but waits before calling one illegal (the hand
+        may only have left the board for a moment mid-move): it asks here which it is."""
+        if self.state is None:
+            ok = self.engine.check_setup(snapshot).ok
+            return Outlook(VerdictKind.SETUP_OK if ok else VerdictKind.SETUP_INVALID)
+        judgement = self.engine.judge(self.state, snapshot)
+        kind = judgement.kind
+        if kind == "illegal" and self.at_setup and self.engine.check_setup(snapshot).ok:
+            return Outlook(VerdictKind.SETUP_OK)
+        if kind == "unchanged":
+            return Outlook(VerdictKind.RESTORED if self.in_illegal else VerdictKind.UNCHANGED)
+        verdict = {"legal": VerdictKind.LEGAL, "pending": VerdictKind.PENDING}.get(kind, VerdictKind.ILLEGAL)
+        return Outlook(verdict, bool(judgement.settling))
 
     def _observe(self, snapshot: Snapshot, index: int | None) -> Verdict:
         if self.state is None:

@@ -104,7 +104,14 @@ class RecordTable:
             self._command(COMMANDS[entry.name])
         else:
             self.world.set_board(entry)
-            self._ticks(1 + round(SETTLE / TICK) + 1)
+            # held until the referee speaks: at once for a legal board, after the patience time
+            # (and a picture read again then) for one that looks illegal
+            ticks = 1 + round(max(SETTLE, self.loop.settings.patience) / TICK) + 2
+            before = len(self.loop.verdicts)
+            for _ in range(ticks):
+                self._ticks(1)
+                if len(self.loop.verdicts) > before:
+                    break
         self.position += 1
 
     def _command(self, name: str) -> None:

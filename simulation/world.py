@@ -30,6 +30,7 @@ import numpy as np
 from controller.games import registry
 from controller.games.base import GameSetup
 from controller.games.registry import engine_for
+from controller.games.stay_alive.rules import MARBLE_DROP_SECONDS
 from controller.language import _
 from controller.record import COMPUTER_MOVE
 from controller.referee import Referee, Verdict
@@ -38,8 +39,9 @@ from simulation.render import Scene
 
 FPS = 30
 #: How many frames (at 30 fps) a marble takes to drop through the point its slide opened: the
-#: switches report the slide at once, the marble falls a moment later.
-MARBLE_FALL_FRAMES = (2, 8)
+#: switches report the slide at once, the marble falls a moment later, at the latest after the
+#: rig's longest drop (`stay_alive.MARBLE_DROP_SECONDS`).
+MARBLE_FALL_FRAMES = (2, round(MARBLE_DROP_SECONDS * FPS))
 #: How long (simulated seconds) a player's hand stays off the board between two parts of one move
 #: (a Blockers! captured tile taken away before the own tile is put down, a Flipop ball moved
 #: before its doors are turned by hand): a reach off the board and back, 0.25 s to 1 s.
@@ -206,6 +208,40 @@ def first_difference(actual: list[dict], intended: list[dict]) -> str | None:
     if len(actual) < len(intended):
         return f"the referee never said {_brief(intended[len(actual)])}"
     return None
+
+
+@dataclass(frozen=True)
+class LightFigures:
+    """What the players saw of the lights in one game (`light_figures`)."""
+
+    false_red: int
+    amber_on: float
+    amber_blink: float
+
+
+def light_figures(lights: list[tuple[float, str]], steps: list[tuple[float, Step]], end: float) -> LightFigures:
+    """Red flashes outside the player's illegal changes, and how long amber was steady and blinking.
+
+    `lights` are the lights' own messages ("red LED on", "amber LED blinking", ...) with the
+    simulated time of each; `steps` the player's steps with the time each began (a step marked
+    `red_ok` is an illegal change made on purpose, or its putting back)."""
+    false_red = 0
+    step_index = -1
+    amber, since = "off", 0.0
+    spent = {"on": 0.0, "blinking": 0.0}
+    for at, message in lights:
+        while step_index + 1 < len(steps) and steps[step_index + 1][0] <= at:
+            step_index += 1
+        if message == "red LED on" and not (step_index >= 0 and steps[step_index][1].red_ok):
+            false_red += 1
+        if message.startswith("amber LED "):
+            mode = message.removeprefix("amber LED ")
+            if amber in spent:
+                spent[amber] += at - since
+            amber, since = mode, at
+    if amber in spent:
+        spent[amber] += end - since
+    return LightFigures(false_red, spent["on"], spent["blinking"])
 
 
 def _brief(verdict: dict) -> str:
@@ -394,7 +430,8 @@ class SimPlayer:
         self.pauses = random.Random(f"mid-move pauses {seed}")
         #: The share of moves made by hand in two parts, the hand off the board in between.
         self.mid_move = mid_move
-        self.still = settle_time + 0.3
+        #: How long the player leaves each board before the next step: enough for the referee to see it.
+        self.still = max(0.6, settle_time + 0.3)
         #: How long the player leaves an illegal change before putting it back: longer than the
         #: referee's patience, so the referee must call it.
         self.illegal_hold = max(self.still, patience + 0.5)
@@ -949,7 +986,7 @@ class StubRig:
         journal_path: Any,
         *,
         seed: int = 0,
-        settle_time: float = 0.3,
+        settle_time: float = 0.0,
         truth_keys: dict[str, Any] | None = None,
         troubles: bool = True,
         max_moves: int = 400,
@@ -995,7 +1032,11 @@ class StubRig:
             SnapshotSensor(self.world),
             self.feedback,
             switches=self.switches,
-            settings=Settings(self.settle_time, 2.0),
+            settings=Settings(
+                settle_time=self.settle_time,
+                frame_timeout=2.0,
+                physics_window=registry.get(self.setup.game).physics_window,
+            ),
             clock=self.clock,
         )
         if die_at is not None:  # counted from the first light call after the restart's own

@@ -57,7 +57,8 @@ def random_board(rng: random.Random, jokers: int = 5) -> Snapshot:
 
 def take_a_lone_token_off(rig) -> int:
     """On a stand-in rig playing Colorpop: the board shown with one bottom-row token taken off on
-    its own (illegal: a lone token is never a group), no hand over it, and 30 frames run.
+    its own (illegal: a lone token is never a group), no hand over it, and 60 frames run (2 s: past
+    the referee's patience time).
     Returns the token's column (its row is the bottom one, 9)."""
     legal = rig.loop.session.referee.expected()
     cells = [list(r) for r in legal.cells]
@@ -65,5 +66,5 @@ def take_a_lone_token_off(rig) -> int:
     cells[9][col] = "."
     rig.world.set_hand(None)
     rig.world.set_board(legal.with_cells(cells))
-    rig.driver.run_frames(30)
+    rig.driver.run_frames(60)  # past the referee's patience time
     return col

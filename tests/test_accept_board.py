@@ -37,7 +37,7 @@ def _stuck_colorpop(tmp_path) -> StubRig:
     j = next(j for j in range(1, len(bottom)) if bottom[j] != bottom[0] and bottom[j] != ".")
     bottom[0], bottom[j] = bottom[j], bottom[0]
     rig.world.set_board(Snapshot(board.game, tuple(tuple(r) for r in cells)))
-    rig.driver.run_frames(30)
+    rig.driver.run_frames(60)  # past the patience time: the referee calls it
     assert rig.loop.session.referee.in_illegal
     return rig
 
@@ -129,7 +129,7 @@ def test_a_setup_the_referee_refuses_can_be_declared_right(tmp_path):
     cells[9][0] = cells[9][1] = cells[9][2] = "G"  # too many greens, and a group of more than five, maybe
     cells[8][0] = cells[8][1] = cells[8][2] = "G"
     rig.world.set_board(Snapshot(board.game, tuple(tuple(r) for r in cells)))
-    rig.driver.run_frames(30)
+    rig.driver.run_frames(60)  # past the patience time
     assert rig.loop.session.verdicts[-1]["verdict"] == "setup-invalid"
     _accept(rig)
     assert rig.loop.session.referee.started and rig.loop.session.referee.to_move() == 0

@@ -45,7 +45,7 @@ def _journal_of_several_games(game: str, path: Path) -> tuple[StubRig, dict[int,
         session = rig.loop.session
         results[session.game_id] = session.referee.result().to_json()
         rig.loop.execute("new-game", {})
-        rig.driver.run_frames(30)
+        rig.driver.run_frames(60)  # the board left is an invalid setup: called after the patience time
     session = rig.loop.session
     results[session.game_id] = session.referee.result().to_json()
     return rig, results

@@ -21,7 +21,7 @@ def test_the_shipped_config_is_valid():
     assert config.setup.game == "colorpop"
     assert config.camera["source"] == "renderer"
     assert config.gpio.backend == "mock"
-    assert config.settle_time == 0.3
+    assert config.settle_time == 0.0 and config.patience == 1.5
 
 
 @pytest.mark.parametrize(
@@ -33,7 +33,9 @@ def test_the_shipped_config_is_valid():
         ({"players": 9}, "players", "2 to 5"),
         ({"first": 5}, "first", "seat"),
         ({"settle_time": "fast"}, "settle_time", "number of seconds"),
-        ({"settle_time": 30}, "settle_time", "0.05 to 5.0"),
+        ({"settle_time": 30}, "settle_time", "0.0 to 5.0"),
+        ({"patience": 0}, "patience", "0.2 to 30.0"),
+        ({"settle_time": 2.0, "patience": 1.0}, "patience", "at least settle_time"),
         ({"journal": 3}, "journal", "file path"),
         ({"colour": "red"}, "colour", "not a known setting"),
         ({"camera": {"source": "telescope"}}, "camera.source", "renderer"),

@@ -20,7 +20,7 @@ FLIPOP = {"game": "flipop", "players": 2}
 
 def test_camera_unplugged_and_back_mid_game_the_game_carries_on(tmp_path):
     rig = StubRig(FLIPOP, tmp_path / "j.sqlite", seed=2, troubles=False, max_moves=12)
-    rig.play(3)
+    steps = rig.play(3)
     before = len(rig.loop.verdicts)
     rig.world.set_camera(False)
     rig.driver.run_frames(90)  # three seconds without pictures
@@ -32,14 +32,14 @@ def test_camera_unplugged_and_back_mid_game_the_game_carries_on(tmp_path):
     assert rig.loop.faults == [] and rig.loop.fresh
     assert ("fault_cleared", ()) in rig.feedback.calls
     assert len(rig.loop.verdicts) == before  # the same board seen again is not a move
-    rig.driver.run(rig.player.steps())
+    rig.driver.run(steps)
     assert rig.loop.session.verdicts == rig.player.intended
 
 
 @pytest.mark.slow
 def test_switch_board_unplugged_and_back_mid_game_the_game_carries_on(tmp_path):
     rig = StubRig(STAY_ALIVE, tmp_path / "j.sqlite", seed=4, troubles=False, max_moves=30)
-    rig.play(14)
+    steps = rig.play(14)
     rig.switches.plugged = False
     rig.driver.run_frames(10)
     assert SWITCHES_LOST in rig.loop.faults
@@ -50,7 +50,7 @@ def test_switch_board_unplugged_and_back_mid_game_the_game_carries_on(tmp_path):
     rig.switches.plugged = True
     rig.driver.run_frames(30)
     assert rig.loop.faults == []
-    rig.driver.run(rig.player.steps())
+    rig.driver.run(steps)  # the same game goes on
     assert rig.loop.session.verdicts == rig.player.intended
 
 

@@ -88,7 +88,7 @@ def test_new_game_closes_the_old_game_and_judges_the_board_again(tmp_path):
     rig.driver.run(rig.player.steps())
     first = rig.loop.session.game_id
     future = rig.loop.submit("new-game")
-    rig.driver.run_frames(30)
+    rig.driver.run_frames(60)  # an invalid setup is called after the patience time
     assert future.result()["game_id"] != first
     journal = rig.loop.session.journal
     assert journal.entries(first)[-1].payload == "new-game"

@@ -12,7 +12,7 @@ from controller.games import registry
 from controller.games.registry import engine_for
 from controller.record import setup_from_mapping
 from simulation.camera import DelayedFrames
-from simulation.world import SimPlayer, SimWorld, starting_board
+from simulation.world import SimPlayer, SimWorld, Step, first_difference, light_figures, starting_board
 
 
 class _Counter:
@@ -66,7 +66,29 @@ def test_a_pause_mid_move_leaves_a_half_made_move_or_nothing_legal(game):
 
 @pytest.mark.slow
 def test_a_game_with_mid_move_pauses_and_a_late_camera_is_refereed_as_played(tmp_path):
-    outcome = play_game("colorpop", 4, tmp_path, print_lights=False, max_moves=6, camera_delay=3, mid_move=1.0)
+    """Every move of this Flipop game is made in two parts (a ball moved, its doors turned after,
+    the hand off the board between) and the camera is three frames late: the referee's verdicts
+    are the player's, and red lights only for the illegal change the player made on purpose."""
+    outcome = play_game("flipop", 4, tmp_path, print_lights=False, max_moves=8, camera_delay=3, mid_move=1.0)
     assert outcome.camera_delay == 3
-    assert any(step.mid_move for _, step in outcome.steps)
-    assert outcome.lights and outcome.ended_at > outcome.steps[0][0]
+    assert sum(step.mid_move for _, step in outcome.steps) >= 3
+    assert outcome.faithful, first_difference(outcome.verdicts, outcome.intended)
+    figures = light_figures(outcome.lights, outcome.steps, outcome.ended_at)
+    assert figures.false_red == 0
+    assert ("red LED on" in [message for _, message in outcome.lights]) == any(
+        v["verdict"] == "illegal" for v in outcome.verdicts
+    )
+
+
+def test_red_lit_outside_an_illegal_change_is_counted():
+    steps = [(0.0, Step("a move", 1.0)), (1.0, Step("an illegal change", 1.0, red_ok=True)), (2.0, Step("a move", 1.0))]
+    lights = [
+        (0.5, "red LED on"),
+        (0.6, "amber LED on"),
+        (1.5, "red LED on"),
+        (2.5, "red LED on"),
+        (2.6, "amber LED off"),
+    ]
+    figures = light_figures(lights, steps, 3.0)
+    assert figures.false_red == 2
+    assert figures.amber_on == pytest.approx(2.0)

@@ -53,6 +53,11 @@ AGREE_AFTER = 30
 #: seconds the page shows a finished game before the next one starts.
 MISTAKE_SHOW = 12.0
 RESULT_SHOW = 10.0
+#: Frame times the simulated camera's pictures arrive late: each game draws its own from this
+#: range, as real cameras differ (`simulation.camera.DelayedFrames`).
+CAMERA_DELAY = (1, 3)
+#: The share of moves the simulated players make in two parts, the hand off the board in between.
+MID_MOVE = 0.3
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -150,7 +155,7 @@ def demo_config(
     game: str,
     seed: int,
     folder: Path,
-    settle_time: float = 0.3,
+    settle_time: float | None = None,
     preset: str = "clean",
     size: tuple[int, int] = (640, 480),
 ) -> dict[str, Any]:
@@ -159,7 +164,7 @@ def demo_config(
     `size` the camera's picture (the demo's 640x480 is small for speed; config.yaml's is 1280x720)."""
     return {
         **registry.get(game).demo,
-        "settle_time": settle_time,
+        **({"settle_time": settle_time} if settle_time is not None else {}),
         "frame_timeout": 2.0,
         "journal": str(folder / f"{game}-journal.sqlite"),
         "control_socket": str(folder / f"{game}.sock"),
@@ -186,13 +191,13 @@ def play_game(
     print_line=None,
     print_lights: bool = True,
     troubles: bool = True,
-    settle_time: float = 0.3,
+    settle_time: float | None = None,
     max_moves: int = 400,
     noise_frames: int = 1,
     preset: str = "clean",
     size: tuple[int, int] = (640, 480),
-    camera_delay: int | tuple[int, int] = 0,
-    mid_move: float = 0.0,
+    camera_delay: int | tuple[int, int] = CAMERA_DELAY,
+    mid_move: float = MID_MOVE,
     web: dict[str, Any] | None = None,
     speed: float = 1.0,
     language: str = "en",
@@ -273,12 +278,12 @@ def play_game(
             truth_setup,
             config.setup,
             seed=seed,
-            settle_time=settle_time,
+            settle_time=config.settle_time,
             troubles=troubles,
             agree_after=AGREE_AFTER if spec.ends_by_agreement else None,
             max_moves=max_moves,
             mid_move=mid_move,
-            patience=getattr(config, "patience", 1.5),
+            patience=config.patience,
         )
         player.computer_seats = frozenset(service.loop.session.computer)
         player.shown_move = lambda: _awaited(service)

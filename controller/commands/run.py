@@ -63,10 +63,11 @@ def run(args: argparse.Namespace) -> int:
         service = assemble(config, devices=devices, log=log)
         try:
             log.info(
-                "[%s] refereeing; control socket %s; settle time %.2f s",
+                "[%s] refereeing; control socket %s; settle time %.2f s, patience %.1f s",
                 config.setup.game,
                 config.control_socket,
                 config.settle_time,
+                config.patience,
             )
             if service.world is not None:
                 from simulation.setup_person import TableHands

@@ -100,6 +100,9 @@ class Judgement(Generic[S]):
     #: For ``illegal``: the rule of the rule book the move breaks (None: the reading is doubted, or no
     #: rule says it).
     rule: Rule | None = None
+    #: Places where the rules expect the board to change still by itself (a Stay Alive marble that
+    #: should fall through its open point, still seen): the service looks a moment longer.
+    settling: tuple[Cell, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -347,6 +347,9 @@ class GameSpec:
     #: Slide switches report part of the board (Stay Alive): (camera's snapshot, the switch board's
     #: positions in its order) -> the whole snapshot. None: the game has no switches.
     with_switches: Callable[[Snapshot, tuple[str, ...]], Snapshot] | None = None
+    #: Seconds after the switches report a change during which the board may still change by itself
+    #: (Stay Alive: a marble dropping through the hole its slide opened); 0 for none.
+    physics_window: float = 0.0
     #: The colours a seat's secret may be (Colorpop: learned at the end, `referee reveal`); "" for none.
     secret_colours: str = ""
     #: Players may end the game by agreement (Flipop), which the button's hold does.

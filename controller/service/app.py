@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from controller.exclusive import lock_journal
+from controller.games import registry
 from controller.hardware.button import Button
 from controller.hardware.feedback import Feedback
 from controller.language import _
@@ -28,9 +29,10 @@ from controller.service.session import open_journal
 from controller.vision.gating import MotionGate
 from controller.vision.reader import BoardReader
 
-#: Frames of stillness the motion gate wants before the reader looks (the loop's settle time
-#: does the rest, counted from the last frame that moved).
-GATE_STILL_FRAMES = 2
+#: Frames of stillness the motion gate wants before the reader looks: one, so a picture is read
+#: when it is the same as the one before (two identical pictures, the least that tells a hand has
+#: gone); the loop's settle time and patience do the rest, counted from the last frame that moved.
+GATE_STILL_FRAMES = 1
 
 
 class Service:
@@ -83,7 +85,12 @@ class Service:
                 self.sensor,
                 self.feedback,
                 switches=self.switches,
-                settings=Settings(config.settle_time, config.frame_timeout),
+                settings=Settings(
+                    settle_time=config.settle_time,
+                    frame_timeout=config.frame_timeout,
+                    patience=config.patience,
+                    physics_window=registry.get(config.setup.game).physics_window,
+                ),
                 clock=clock,
                 log=self.log,
                 on_line=on_line,

@@ -244,7 +244,8 @@ class ConfigFile(Section):
     computer: Any = None
     #: false: a table that plays without help (no hints, no legal moves shown).
     coach: Any = None
-    settle_time: Annotated[float, seconds(0.05, 5.0)] = 0.3
+    settle_time: Annotated[float, seconds(0.0, 5.0)] = 0.0
+    patience: Annotated[float, seconds(0.2, 30.0)] = 1.5
     frame_timeout: Annotated[float, seconds(0.2, 60.0)] = 2.0
     journal: FilePath = Field(default="referee-journal.sqlite", validate_default=True)
     control_socket: Annotated[Path | None, checked(_optional_path)] = None
@@ -281,6 +282,8 @@ class ServiceConfig:
     web: WebConfig = WebConfig()
     #: The table's language (`en`, `fr`): the log's sentences, the page's default, the demo's narration.
     language: str = "en"
+    #: Seconds an illegal-looking or unreadable board must stay unchanged before the referee says so.
+    patience: float = 1.5
     #: The table's voice (off by default).
     voice: VoiceConfig = VoiceConfig()
 
@@ -318,6 +321,13 @@ def config_from_mapping(data: Any, source: str = "config.yaml", base: Path | Non
     if not isinstance(data, dict):
         raise ConfigError("game", "the config file should be a set of 'name: value' settings", source)
     checked_file = validate(ConfigFile, data, source, context={"base": base})
+    if checked_file.patience < checked_file.settle_time:
+        raise ConfigError(
+            "patience",
+            f"expected at least settle_time ({checked_file.settle_time} seconds): an illegal-looking board "
+            f"cannot be called before a legal one is confirmed, got {checked_file.patience}",
+            source,
+        )
     game_keys = {k: data[k] for k in GAME_KEYS if k in data and data[k] is not None}
     if "game" not in game_keys:
         raise ConfigError("game", f"is required: one of {', '.join(registry.names())}", source)
@@ -343,6 +353,7 @@ def config_from_mapping(data: Any, source: str = "config.yaml", base: Path | Non
         game_keys=game_keys,
         setup=setup,
         settle_time=checked_file.settle_time,
+        patience=checked_file.patience,
         frame_timeout=checked_file.frame_timeout,
         journal=checked_file.journal,
         control_socket=checked_file.control_socket or default_control_socket(),

@@ -14,13 +14,22 @@ What one tick does (`rules.md` §5):
    and stop judging until they are fresh again. A journal that cannot be written, or was moved
    aside or written again, shows the fault pattern too but judging goes on: the verdicts wait in
    memory (see `controller.service.journal`);
-4. once nothing has moved for `settle_time`, a reading that differs from the last judged board is
-   judged by the `Referee` (through `GameSession`, which journals it before the lights show it).
-   After a slide moved, that reading is one of a picture taken once the board settled again:
-   the switches tell a slide at once, a marble takes a moment to drop, and its drop may be too
-   small a change for the motion gate, so the loop asks the sensor to read afresh.
-   An unreadable reading (hand, glare, an unsure place) is never judged: amber blinks and the log
-   says why.
+4. judge a reading that differs from the last judged board, through the `Referee` (and
+   `GameSession`, which journals it before the lights show it), as soon as the picture is still
+   (two identical pictures, the motion gate's word) and nothing moved for `settle_time` (none
+   by default) when the referee would call it legal, setup-ok, restored or pending: a hand that
+   has left a legal board is done, and a half-made move is said at once (amber). A board that
+   looks illegal (or an invalid setup) may be a move still being made, the hand gone off the
+   board for a moment (a Blockers! captured tile set aside, a Flipop door turned after its
+   ball): it is called only once it stayed unchanged for `patience`, on a picture read again at
+   that moment, so red never lights while a legal move is being made. An unreadable reading
+   (hand, glare, an unsure place) is never judged; amber blinks and the log says why once it
+   lasted as long.
+   After a slide moved (Stay Alive), only a picture read after the move is judged, and physics
+   may still change the board by itself: a marble drops through the hole its slide opened a
+   moment later, too small a change for the motion gate. For the game's `physics_window` (the
+   rig's longest drop, plus the camera's own lateness) every picture is read while the board
+   looks illegal, so the move is confirmed as soon as the camera shows the marbles gone.
 """
 
 from __future__ import annotations
@@ -42,7 +51,7 @@ from controller.games import registry
 from controller.games.base import ActionNotAllowed
 from controller.language import _, listed
 from controller.record import COMPUTER_MOVE, HINT
-from controller.referee import Verdict, VerdictKind
+from controller.referee import Outlook, Verdict, VerdictKind
 from controller.service.events import (
     BoardRead,
     BoardReadable,
@@ -182,10 +191,33 @@ class Command:
     future: Future
 
 
+#: How late a camera's pictures may reach the loop (seconds): a USB or Pi camera hands over a
+#: picture one to three frame times after taking it. Added to a game's physics window, since the
+#: switches tell a slide's move at once and the camera shows its consequences that much later.
+CAMERA_LAG = 0.1
+#: The verdicts given as soon as the board is still: what a legal move (or a half-made one, or the
+#: board put back) looks like. Anything else waits for the patience time.
+AT_ONCE = frozenset(
+    {VerdictKind.SETUP_OK, VerdictKind.LEGAL, VerdictKind.PENDING, VerdictKind.RESTORED, VerdictKind.UNCHANGED}
+)
+
+
 @dataclass(frozen=True)
 class Settings:
-    settle_time: float = 0.3
+    """The loop's timing (config.yaml's keys of the same names).
+
+    `settle_time`: seconds nothing may move, on the picture or the switches, before a board that
+    the referee would call legal is judged, beyond the two identical pictures the motion gate needs.
+    `patience`: seconds an illegal-looking (or unreadable) board must stay unchanged before the
+    referee says so. `physics_window`: seconds after a slide moved during which the board may still
+    change by itself (the game's `GameSpec.physics_window`); `camera_lag` is added to it.
+    """
+
+    settle_time: float = 0.0
     frame_timeout: float = 2.0
+    patience: float = 1.5
+    physics_window: float = 0.0
+    camera_lag: float = CAMERA_LAG
 
 
 class RefereeLoop:
@@ -234,10 +266,13 @@ class RefereeLoop:
         self.last_motion = now
         self.positions: tuple[str | None, ...] | None = None
         self.reading: Sight | None = None
-        #: A slide moved: the marbles it let fall drop a moment later, too small a change in the
-        #: picture for the motion gate to be sure to see, so a fresh reading is asked for once the
-        #: board has settled, and no reading from before is judged.
-        self.read_wanted = False
+        #: The clock time `reading` was read.
+        self.reading_at = now
+        #: When a slide last moved (None: not yet): physics may change the board for a while after.
+        self.slid_at: float | None = None
+        #: The verdict kind the referee would give the board now on show: (board, kind), so a board
+        #: waited on is not judged again on every frame.
+        self._preview: tuple[tuple[Any, ...], Outlook] | None = None
         self.unreadable_said: str | None = None
         self.amber_blinking = False
         self.faults: list[str] = []
@@ -308,12 +343,8 @@ class RefereeLoop:
         self._run_commands(produced)
         self._computer_turn(produced)
         now = self.clock()
-        if self.read_wanted and self._settled(now):
-            self.read_wanted = False
-            self.reading = None
-            read_next = getattr(self.sensor, "read_next", None)
-            if read_next is not None:  # a sensor without it reads every still picture anyway
-                read_next()
+        if self._physics_open(now) and self._waiting():
+            self._read_again()  # a marble's drop may be too small for the motion gate: read every picture
         sight = self._sense(now)
         if sight.frame:
             self.last_frame_at = now
@@ -321,6 +352,7 @@ class RefereeLoop:
             self._moved(now)
         if sight.new_reading:
             self.reading = sight
+            self.reading_at = now
             self._emit(BoardRead, snapshot=sight.snapshot, problem=sight.problem)
         state = self.switches.latest() if self.switches is not None else None
         if state is not None and state.link_ok and state.positions != self.positions:
@@ -329,9 +361,9 @@ class RefereeLoop:
             self.positions = state.positions
         if not self._check_faults(now, state):
             return produced
-        if not self._settled(now) or self.read_wanted or self.reading is None or self.paused is not None:
+        if not self._settled(now) or self.reading is None or self.paused is not None:
             return produced
-        verdict = self._look(self.reading)
+        verdict = self._look(self.reading, now)
         if verdict is not None:
             produced.append(verdict)
         return produced
@@ -358,16 +390,38 @@ class RefereeLoop:
         self.unreadable_said = None
 
     def _slid(self, now: float) -> None:
-        """A slide moved: the reading from before says nothing of the marbles it lets fall.
-
-        Wait for the board to settle, then judge only a picture read after that (`read_wanted`).
-        """
+        """A slide moved: only a picture read after the move is judged (the gate may see nothing
+        change: a slide under marbles and closed points), so the next picture is read at once."""
         self._moved(now)
-        self.read_wanted = True
+        self.slid_at = now
+        self._read_again()
+
+    def _read_again(self) -> None:
+        read_next = getattr(self.sensor, "read_next", None)
+        if read_next is not None:  # a sensor without it reads every still picture anyway
+            read_next()
 
     def _settled(self, now: float) -> bool:
         """Nothing moved, in the picture or on the switches, for the settle time."""
         return now - self.last_motion >= self.settings.settle_time - SETTLE_EPSILON
+
+    def _patient(self, now: float) -> bool:
+        """Nothing moved for the patience time: the hand is done."""
+        return now - self.last_motion >= self.settings.patience - SETTLE_EPSILON
+
+    def _physics_open(self, now: float) -> bool:
+        """A slide moved so recently that the board may still change by itself (a marble dropping)."""
+        window = self.settings.physics_window
+        return window > 0 and self.slid_at is not None and now - self.slid_at < window + self.settings.camera_lag
+
+    def _waiting(self) -> bool:
+        """The board on show looks illegal and is being waited on."""
+        return self._preview is not None and not self._at_once(self._preview[1])
+
+    @staticmethod
+    def _at_once(outlook: Outlook) -> bool:
+        """A verdict given as soon as the board is still (nothing left for the hand or physics to do)."""
+        return outlook.kind in AT_ONCE and not outlook.settling
 
     def _check_faults(self, now: float, state: Any) -> bool:
         """Show or clear the fault pattern; True when the devices are fresh enough to judge."""
@@ -454,9 +508,11 @@ class RefereeLoop:
         return not self.device_faults and self.last_frame_at is not None
 
     # --- judging -------------------------------------------------------------------------------
-    def _look(self, sight: Sight) -> Verdict | None:
+    def _look(self, sight: Sight, now: float) -> Verdict | None:
         if sight.snapshot is None:
             problem = sight.problem or _("the board could not be read")
+            if not self._patient(now):
+                return None  # a hand resting a moment, glare passing by: said only once it lasts
             if self.unreadable_said != problem:
                 self.unreadable_said = problem
                 self.amber_blinking = True
@@ -475,10 +531,33 @@ class RefereeLoop:
             self._emit(BoardReadable)
         last = self.session.last_snapshot
         if last is not None and tells_nothing_new(snapshot, last):
+            self._preview = None
             return None  # the same board, or the same board with a glyph or door unread this time
+        outlook = self._outlook(snapshot)
+        if outlook.settling and self._physics_open(now):
+            return None  # a marble the slide's move lets fall may still be on its way down
+        if outlook.kind not in AT_ONCE:
+            # It looks illegal: the hand may only have left the board for a moment, or a marble
+            # may still be dropping. Call it once it stayed unchanged for the patience time, on a
+            # picture read at that moment (a change too small for the motion gate is seen so).
+            if self._physics_open(now) or not self._patient(now):
+                return None
+            fresh = self.reading_at - self.last_motion >= self.settings.patience - SETTLE_EPSILON
+            if not fresh and getattr(self.sensor, "read_next", None) is not None:
+                self._read_again()
+                return None
         return self._judge(snapshot)
 
+    def _outlook(self, snapshot: Snapshot) -> Outlook:
+        """What the referee would say of `snapshot` now (worked out once per board)."""
+        referee = self.session.referee
+        key = (snapshot, id(referee), len(referee.history))  # a command may have moved the game on
+        if self._preview is None or self._preview[0] != key:
+            self._preview = (key, referee.preview(snapshot))
+        return self._preview[1]
+
     def _judge(self, snapshot: Snapshot) -> Verdict:
+        self._preview = None
         verdict = self.session.observe(snapshot)
         self.verdicts.append(verdict)
         self.amber_blinking = False

@@ -15,6 +15,7 @@ from controller.games.stay_alive.holes import POSITIONS, SIZE
 from controller.games.stay_alive.rules import (
     EXPECTED_FALL_MISSING,
     FELL,
+    MARBLE_DROP_SECONDS,
     ORANGE,
     RULES,
     WHITE,
@@ -46,6 +47,7 @@ SPEC = GameSpec(
         "marbles_per_player": integer(1, 12),
     },
     with_switches=with_switches,
+    physics_window=MARBLE_DROP_SECONDS,
     default_profile=Path(__file__).with_name("profile.yaml"),
     demo={"game": "stay-alive", "players": 2, "seats": ["B", "Y"]},
     vision=VisionSpec(

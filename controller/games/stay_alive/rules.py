@@ -602,7 +602,8 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
         if not comparison.ok:
             return self._marbles_illegal(seat, comparison, slide_moved=True)
         new, events = self._after_slide(state, move, comparison.fell, comparison.stuck, comparison.kept_ghosts)
-        return Judgement("legal", seat, new, self.describe(state, move), events)
+        settling = tuple(sorted(comparison.stuck))  # may still be dropping: the rig's drop takes a moment
+        return Judgement("legal", seat, new, self.describe(state, move), events, settling=settling)
 
     def _compare(self, state: StayAliveState, snapshot: Snapshot, falls: int) -> _Comparison:
         out = _Comparison([], [], [], [], [], [])
@@ -857,3 +858,9 @@ def random_lines(profile, rng) -> tuple[dict[str, tuple[str, ...]], frozenset[Ce
     holes = profile.get("holes") if profile is not None else None
     open_ = pattern_of(holes).open_points(orange, white) if holes else frozenset()
     return {"orange": orange, "white": white}, open_
+
+
+#: The rig's longest marble drop: a marble falls through the hole its slide opened within 8 frames
+#: at 30 frames a second of the slide's move (the switches report the move at once). The referee
+#: keeps looking that long for marbles to fall before it calls a slide move illegal.
+MARBLE_DROP_SECONDS = 8 / 30
