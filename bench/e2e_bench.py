@@ -174,7 +174,7 @@ def _play(service, config, setup, clock, game, seed, moves, mid_move, slow_liste
 
 def _slides(world) -> tuple:
     board = world.board
-    return (board.orange, board.white)
+    return (board.line("orange"), board.line("white"))
 
 
 def _percentile(values: list[float], q: float) -> float:

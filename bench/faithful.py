@@ -40,7 +40,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from controller.commands.demo import CAMERA_DELAY, GAMES, MID_MOVE, play_game  # noqa: E402
-from simulation.world import first_difference, light_figures  # noqa: E402
+from simulation.world import agrees, first_difference, light_figures  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -58,11 +58,15 @@ class Outcome:
     #: Simulated seconds the game lasted.
     played: float = 0.0
     camera_delay: int = 0
+    #: Verdicts given on a reading whose unsure places the rules completed, and how many of them
+    #: were not the verdict the player intended.
+    resolved: int = 0
+    false_resolved: int = 0
 
 
 def play_one(job: tuple) -> Outcome:
     """One whole game in this worker process, in a folder of its own."""
-    game, seed, preset, size, camera_delay, mid_move = job
+    game, seed, preset, size, camera_delay, mid_move, resolve_doubt = job
     logging.getLogger("firmware_bridge").setLevel(logging.ERROR)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="faithful-") as folder:
@@ -76,6 +80,7 @@ def play_one(job: tuple) -> Outcome:
                 size=size,
                 camera_delay=camera_delay,
                 mid_move=mid_move,
+                resolve_doubt=resolve_doubt,
             )
         except Exception as exc:  # e.g. a reveal the referee refuses: the game went wrong, count it so
             return Outcome(game, seed, 0, f"the game broke off: {exc}", time.perf_counter() - started)
@@ -93,7 +98,20 @@ def play_one(job: tuple) -> Outcome:
         lights.amber_blink,
         played,
         result.camera_delay,
+        len(result.resolved),
+        false_resolved(result.verdicts, result.intended, set(result.resolved)),
     )
+
+
+def false_resolved(actual: list[dict], intended: list[dict], resolved: set[int]) -> int:
+    """Verdicts reached by the rules' completion of unsure places that are not the player's: those
+    before the first difference agree; the first difference counts when it is one of them."""
+    actual = [v for v in actual if v.get("verdict") != "unchanged"]
+    intended = [v for v in intended if v.get("verdict") != "unchanged"]
+    for said, meant in zip(actual, intended):
+        if not agrees(said, meant):
+            return 1 if said.get("index") in resolved else 0
+    return 0
 
 
 def delay_range(text: str) -> tuple[int, int]:
@@ -133,6 +151,11 @@ def main(argv: list[str] | None = None) -> int:
         default=MID_MOVE,
         help="share of moves made in two parts, the hand off the board in between (default 0.3)",
     )
+    parser.add_argument(
+        "--no-resolve",
+        action="store_true",
+        help="never complete unsure places by the rules (config.yaml's resolve_doubt: false), for comparison",
+    )
     args = parser.parse_args(argv)
     if args.count < 1 or args.jobs < 1:
         parser.error("--count and --jobs must be at least 1")
@@ -142,14 +165,16 @@ def main(argv: list[str] | None = None) -> int:
     width, _, height = args.size.partition("x")
     size = (int(width), int(height))
     jobs = [
-        (game, args.seed + i, args.preset, size, args.camera_delay, args.mid_move)
+        (game, args.seed + i, args.preset, size, args.camera_delay, args.mid_move, not args.no_resolve)
         for game in args.games
         for i in range(args.count)
     ]
     print(
         f"{len(jobs)} games ({args.count} of each of {', '.join(args.games)}), seeds {args.seed}-"
         f"{args.seed + args.count - 1}, preset {args.preset}, camera {args.camera_delay[0]}-{args.camera_delay[1]} "
-        f"frames late, {args.mid_move:.0%} of moves in two parts, {args.jobs} at a time",
+        f"frames late, {args.mid_move:.0%} of moves in two parts, unsure places "
+        f"{'never completed' if args.no_resolve else 'completed by the rules when one legal board fits'}, "
+        f"{args.jobs} at a time",
         flush=True,
     )
     started = time.perf_counter()
@@ -160,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
             outcomes.append(outcome)
             said = "agrees" if outcome.difference is None else f"DIFFERS: {outcome.difference}"
             red = f", {outcome.false_red} false red" if outcome.false_red else ""
+            red += f", {outcome.resolved} by the rules" if outcome.resolved else ""
             print(
                 f"  [{len(outcomes)}/{len(jobs)}] {outcome.game} seed {outcome.seed}: {outcome.verdicts} verdicts "
                 f"in {outcome.seconds:.0f} s (camera {outcome.camera_delay} frames late), {said}{red}",
@@ -169,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
 
     print(
         f"\n{'game':<11} {'games':>5} {'verdicts':>8} {'differing':>9} {'red flashes':>11} "
-        f"{'amber steady s/game':>19} {'amber blinking s/game':>21} {'s/game':>7}"
+        f"{'amber steady s/game':>19} {'amber blinking s/game':>21} {'by the rules (false)':>20} {'s/game':>7}"
     )
     for game in args.games:
         mine = sorted((o for o in outcomes if o.game == game), key=lambda o: o.seed)
@@ -178,7 +204,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{game:<11} {len(mine):>5} {sum(o.verdicts for o in mine):>8} {len(differing):>9} "
             f"{sum(o.false_red for o in mine):>11} {sum(o.amber_on for o in mine) / len(mine):>19.2f} "
-            f"{sum(o.amber_blink for o in mine) / len(mine):>21.2f} {per_game:>7.1f}"
+            f"{sum(o.amber_blink for o in mine) / len(mine):>21.2f} "
+            f"{f'{sum(o.resolved for o in mine)} ({sum(o.false_resolved for o in mine)})':>20} {per_game:>7.1f}"
         )
         for o in differing:
             print(f"    seed {o.seed}: {o.difference}")

@@ -8,17 +8,18 @@ both drive it, which is why a journal replayed through it reproduces the live ga
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from controller.errors import FormatError
+from controller.games import registry
 from controller.games.base import ActionNotAllowed, Engine, Result
 from controller.games.events import GameEvent
 from controller.language import _
 from controller.record import COMPUTER_MOVE, HINT
-from controller.snapshot import Snapshot, tells_nothing_new
+from controller.snapshot import EMPTY, Snapshot, tells_nothing_new
 
 if TYPE_CHECKING:
     from controller.games.rulebook import Rule
@@ -169,6 +170,29 @@ class Referee:
         verdict = {"legal": VerdictKind.LEGAL, "pending": VerdictKind.PENDING}.get(kind, VerdictKind.ILLEGAL)
         return Outlook(verdict, bool(judgement.settling))
 
+    def resolve(self, seen: Snapshot, candidates: Mapping[Cell, str]) -> Snapshot | None:
+        """Doubt resolved by the rules, never guessed.
+
+        `seen` is what the camera read, with "?" at the places it was unsure of, and `candidates`
+        the letters each of those may show (its looks rule the others out; "." empty). When exactly
+        one board, the last legal one or one that a legal move of the player to move gives, agrees
+        with every sure place and with every unsure place's candidates, the reading completed from
+        it is returned; None when none fits, or several do (the referee waits for a better look)."""
+        if self.state is None or not candidates:
+            return None
+        engine = self.engine
+        spec = registry.get(seen.game)
+        found: set[Snapshot] = set()
+        boards = [engine.expected(self.state)]
+        boards += [engine.expected(engine.apply(self.state, move)[0]) for move in engine.legal_moves(self.state)]
+        for board in boards:
+            filled = _completed(seen, board, candidates, spec)
+            if filled is not None:
+                found.add(filled)
+                if len(found) > 1:
+                    return None
+        return next(iter(found), None)
+
     def _observe(self, snapshot: Snapshot, index: int | None) -> Verdict:
         if self.state is None:
             check = self.engine.check_setup(snapshot)
@@ -317,6 +341,34 @@ class Referee:
 #: The verdict's words for people: improved from one version to the next (places counted from 1, other
 #: languages, the rule broken named), they are not the decision, which a journal replayed must reproduce exactly.
 WORDS = ("reason", "advice", "rule")
+
+
+def _completed(seen: Snapshot, board: Snapshot, candidates: Mapping[Cell, str], spec: Any) -> Snapshot | None:
+    """`seen` completed from `board` at its unsure places, when `board` agrees with it: each sure
+    place read the same (or read knowing less, a glyph unread), each unsure place one of its
+    candidates, each extra line's token the same or unread. None when they disagree."""
+    if (seen.rows, seen.cols) != (board.rows, board.cols):
+        return None
+    for line in spec.extra_lines:
+        mine, theirs = seen.line(line.key), board.line(line.key)
+        if mine is None or theirs is None:
+            continue
+        if len(mine) != len(theirs) or any(a != b and a != line.unknown for a, b in zip(mine, theirs)):
+            return None
+    knows_less = spec.cells.knows_less
+    grid = []
+    for r, (row, wanted) in enumerate(zip(seen.cells, board.cells)):
+        out = list(row)
+        for c, (read, cell) in enumerate(zip(row, wanted)):
+            allowed = candidates.get((r, c))
+            if allowed is not None:
+                if (cell[:1] if cell != EMPTY else EMPTY) not in allowed:
+                    return None
+                out[c] = cell
+            elif read != cell and not (knows_less is not None and knows_less(read, cell)):
+                return None
+        grid.append(tuple(out))
+    return seen.with_cells(grid)
 
 
 def same_verdict(stored: dict[str, Any], got: dict[str, Any]) -> bool:

@@ -40,6 +40,14 @@ def _event_types(engine: Engine | None) -> list[EventType]:
     return [t for game in registry.names() for t in registry.get(game).event_types]
 
 
+def resolved_note(cells: Sequence[Cell], engine: Engine | None) -> str:
+    """What a verdict adds when the camera was unsure of some places and only one legal board fitted
+    what it saw ("" for a verdict read surely)."""
+    if not cells:
+        return ""
+    return f" (the camera was unsure of {places_words(engine, cells)}; only one legal board fits what it saw)"
+
+
 def event_words(engine: Engine | None, event: str) -> str:
     """What happened besides the move, in the words its game declares: `fell:3,4` -> `the marble
     on point 4,5 fell` (the event counts from 0, as `notation.md` does; the words count as players

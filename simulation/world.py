@@ -549,7 +549,7 @@ class SimPlayer:
             return None
         before = self.current
         candidates = list(self._partials(before, after, move))
-        extra = [f for f in ("doors", "orange", "white") if getattr(before, f, None) != getattr(after, f, None)]
+        extra = before.lines != after.lines  # a line besides the grid changes too (Flipop's doors)
         if not registry.get(before.game).play.falls_to_bottom:
             changed = before.changed_cells(after)
             if len(changed) >= 2 or extra:
@@ -557,7 +557,7 @@ class SimPlayer:
                     grid = [list(row) for row in before.cells]
                     grid[r][c] = after.cells[r][c]
                     candidates.append(before.with_cells(grid))
-            if extra:  # the balls moved, the doors not yet turned
+            if extra:  # the balls moved, the doors (the lines) not yet turned
                 candidates.append(before.with_cells(after.cells))
         self.pauses.shuffle(candidates)
         for board in candidates:

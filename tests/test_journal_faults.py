@@ -10,7 +10,7 @@ import sqlite3
 import pytest
 
 from controller.errors import RefereeError
-from controller.service.journal import Journal, JournalDamaged
+from controller.service.journal import SCHEMA_VERSION, Journal, JournalDamaged
 from controller.service.session import GameSession, open_journal
 from simulation.world import StubRig
 
@@ -264,7 +264,7 @@ def test_an_older_journal_without_a_version_is_accepted(tmp_path):
     db.close()
     opened = open_journal(path, FLIPOP, rig.setup)
     assert opened.moved_aside is None and opened.session.verdicts == rig.loop.session.verdicts
-    assert opened.journal.db.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert opened.journal.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
 
 # --- export and replay read journals only ------------------------------------------------------

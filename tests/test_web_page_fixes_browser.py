@@ -240,7 +240,7 @@ def test_colorpop_corrections_are_listed_slide_by_slide_on_the_page(phone, tmp_p
     one, _ = engine.apply(state, engine.legal_moves(state)[0])
     two, _ = engine.apply(one, engine.legal_moves(one)[-1])
     rig.world.set_board(engine.expected(two))  # two groups taken in one turn
-    rig.driver.run_frames(30)
+    rig.driver.run_frames(60)  # an illegal board is called after the patience time
     assert rig.loop.session.referee.in_illegal
     server, url = serve(rig)
     try:

@@ -145,6 +145,8 @@ class DemoResult:
     camera_delay: int = 0
     #: What the voice said (with `voice`), in its language.
     spoken: list[str] = field(default_factory=list)
+    #: Verdicts given on a reading whose unsure places the rules completed: index -> those places.
+    resolved: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
 
     @property
     def faithful(self) -> bool:
@@ -158,6 +160,7 @@ def demo_config(
     settle_time: float | None = None,
     preset: str = "clean",
     size: tuple[int, int] = (640, 480),
+    resolve_doubt: bool = True,
 ) -> dict[str, Any]:
     """The config.yaml of a demo game: simulated devices, a journal in `folder`; `preset` is the
     renderer's look (`clean`, or `hard`: uneven light, blur, noise, as `simulation.render` draws it),
@@ -165,6 +168,7 @@ def demo_config(
     return {
         **registry.get(game).demo,
         **({"settle_time": settle_time} if settle_time is not None else {}),
+        "resolve_doubt": resolve_doubt,
         "frame_timeout": 2.0,
         "journal": str(folder / f"{game}-journal.sqlite"),
         "control_socket": str(folder / f"{game}.sock"),
@@ -203,6 +207,7 @@ def play_game(
     language: str = "en",
     voice: dict[str, Any] | None = None,
     computer: str | None = None,
+    resolve_doubt: bool = True,
 ) -> DemoResult:
     """Play one whole demo game; returns the referee's verdicts and the ones the player intended.
 
@@ -215,7 +220,7 @@ def play_game(
     rng = random.Random(seed)
     if isinstance(camera_delay, tuple):
         camera_delay = random.Random(f"camera delay {seed}").randint(*camera_delay)
-    mapping = demo_config(game, seed, folder, settle_time, preset, size)
+    mapping = demo_config(game, seed, folder, settle_time, preset, size, resolve_doubt)
     if web is not None:
         mapping["web"] = web
     mapping["language"] = language
@@ -351,6 +356,7 @@ def play_game(
             clock(),
             camera_delay,
             spoken,
+            dict(loop.session.resolved),
         )
     finally:
         service.close()

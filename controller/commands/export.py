@@ -13,6 +13,7 @@ from pathlib import Path
 
 from controller.errors import RefereeError
 from controller.service.journal import Journal
+from controller.service.pictures import write_pictures
 from controller.service.session import export_record
 
 
@@ -26,6 +27,12 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("journal", help="the journal file (journal: in config.yaml)")
     parser.add_argument("--game-id", type=int, help="which game of the journal (default: the latest)")
     parser.add_argument("--list", action="store_true", help="list the journal's games instead")
+    parser.add_argument(
+        "--pictures",
+        metavar="DIR",
+        help="also write the picture behind each verdict into DIR, as verdict-NNN.jpg (NNN: the verdict's "
+        "index, as `referee replay` numbers its lines)",
+    )
     return parser
 
 
@@ -41,6 +48,13 @@ def run(args: argparse.Namespace) -> int:
                 print(f"game {game.id}: {game.setup.get('game')}, {count} entries, {state}")
             return 0
         record = export_record(journal, args.game_id)
+        if args.pictures is not None:
+            game_id = args.game_id if args.game_id is not None else journal.latest_game().id
+            try:
+                written = write_pictures(journal, game_id, Path(args.pictures))
+            except OSError as exc:
+                raise RefereeError(f"cannot write the pictures into {args.pictures}: {exc.strerror or exc}") from None
+            print(f"{len(written)} pictures written into {args.pictures}", file=sys.stderr)
     except (ValueError, KeyError, TypeError, AttributeError, sqlite3.Error) as exc:
         # json.loads of a garbled row, a row with missing keys, a cut page
         raise RefereeError(f"the journal {args.journal} is damaged and this game cannot be exported: {exc}") from None

@@ -90,6 +90,7 @@ class Service:
                     frame_timeout=config.frame_timeout,
                     patience=config.patience,
                     physics_window=registry.get(config.setup.game).physics_window,
+                    resolve_doubt=config.resolve_doubt,
                 ),
                 clock=clock,
                 log=self.log,
@@ -98,7 +99,10 @@ class Service:
                 camera=self.camera,
                 language=config.language,
                 think_in_background=True,
+                pictures=config.pictures,
             )
+            pictures = config.pictures
+            self.journal.prune_pictures(pictures.max_age, pictures.max_bytes)
             self.closers.append(self.loop.bus.close)  # threaded listeners finish what they were given
             self.button = Button.from_config(
                 config.gpio,

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import Field, ValidationInfo
+from pydantic import BeforeValidator, Field, ValidationInfo
 
 from controller.ai.table import check_coach, computer_levels
 from controller.club.config import MqttConfig, validate_mqtt
@@ -31,6 +31,7 @@ from controller.hardware.config import GpioConfig, SwitchConfig
 from controller.language import LANGUAGES
 from controller.record import setup_from_mapping
 from controller.schema import Section, checked, choice, file_path, seconds, sentence, validate
+from controller.service.pictures import PictureSettings
 from controller.service.voice import DEFAULT_EVENTS, EVENTS
 from controller.vision.sources import CameraSection
 
@@ -169,6 +170,44 @@ def _hosts(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _whole_in(low: int, high: int, what: str) -> BeforeValidator:
+    """A whole number from `low` to `high`: `Annotated[int, _whole_in(8, 64, "pixels per place")]`."""
+
+    def check(value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise sentence(f"expected {what}, a whole number from {low} to {high}, got {value!r}")
+        return value
+
+    return checked(check)
+
+
+def _limit(what: str) -> BeforeValidator:
+    """A positive number of `what`, or None (null: no limit): `Annotated[float | None, _limit("days")]`."""
+
+    def check(value: Any) -> float | None:
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise sentence(f"expected a number of {what} above 0 (or null: no limit), got {value!r}")
+        return float(value)
+
+    return checked(check)
+
+
+class PicturesSection(Section):
+    """The picture behind every verdict (`controller.service.pictures`): kept or not, its size and
+    quality, and how old pictures are pruned (by age, then by the space they take all together)."""
+
+    keep: Flag = True
+    pixels_per_place: Annotated[int, _whole_in(8, 64, "pixels per place")] = 20
+    quality: Annotated[int, _whole_in(30, 95, "a JPEG quality")] = 60
+    max_age_days: Annotated[float | None, _limit("days")] = 365.0
+    max_megabytes: Annotated[float | None, _limit("megabytes")] = 200.0
+
+    def settings(self) -> PictureSettings:
+        return PictureSettings(self.keep, self.pixels_per_place, self.quality, self.max_age_days, self.max_megabytes)
+
+
 class WebConfig(Section):
     """The live page (`controller.web`): where it listens and the PIN its controls need (None: a random one).
 
@@ -246,6 +285,7 @@ class ConfigFile(Section):
     coach: Any = None
     settle_time: Annotated[float, seconds(0.0, 5.0)] = 0.0
     patience: Annotated[float, seconds(0.2, 30.0)] = 1.5
+    resolve_doubt: Flag = True
     frame_timeout: Annotated[float, seconds(0.2, 60.0)] = 2.0
     journal: FilePath = Field(default="referee-journal.sqlite", validate_default=True)
     control_socket: Annotated[Path | None, checked(_optional_path)] = None
@@ -260,6 +300,7 @@ class ConfigFile(Section):
     #: The table's language: the log, the lights' spoken words, the page until a browser asks for another.
     language: Annotated[str, choice(*LANGUAGES)] = "en"
     voice: VoiceConfig = VoiceConfig()
+    pictures: PicturesSection = PicturesSection()
 
 
 @dataclass(frozen=True)
@@ -291,6 +332,10 @@ class ServiceConfig:
     def voice_language(self) -> str:
         """The voice's language: its own, else the table's."""
         return self.voice.language or self.language
+
+    pictures: PictureSettings = PictureSettings()
+    #: A reading unsure of a few places is judged when exactly one legal board fits it.
+    resolve_doubt: bool = True
 
     @property
     def uses_switches(self) -> bool:
@@ -354,6 +399,8 @@ def config_from_mapping(data: Any, source: str = "config.yaml", base: Path | Non
         setup=setup,
         settle_time=checked_file.settle_time,
         patience=checked_file.patience,
+        pictures=checked_file.pictures.settings(),
+        resolve_doubt=checked_file.resolve_doubt,
         frame_timeout=checked_file.frame_timeout,
         journal=checked_file.journal,
         control_socket=checked_file.control_socket or default_control_socket(),

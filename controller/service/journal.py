@@ -53,8 +53,9 @@ from controller.errors import RefereeError
 log = logging.getLogger("referee.journal")
 
 #: `PRAGMA user_version` of a referee journal. 0 is a journal from before the version was set:
-#: accepted when its tables are right.
-SCHEMA_VERSION = 1
+#: accepted when its tables are right. 2 added the verdicts' pictures: a version 0 or 1 journal
+#: gets the table when it is opened for writing, and is read without pictures otherwise.
+SCHEMA_VERSION = 2
 #: Seconds between tries to write a journal that could not be written, and between checks that
 #: the file is still the one opened.
 RETRY_SECONDS = 5.0
@@ -62,7 +63,20 @@ RETRY_SECONDS = 5.0
 #: written; games and verdicts are never dropped.
 PENDING_EVENTS_LIMIT = 1000
 
-SCHEMA = """
+#: The picture behind a verdict: a small JPEG of the rectified board as the camera saw it when
+#: judging (`controller.service.pictures`), keyed by the verdict's index in its game.
+PICTURES_TABLE = """
+CREATE TABLE IF NOT EXISTS pictures (
+    game_id INTEGER NOT NULL,
+    verdict INTEGER NOT NULL,
+    jpeg BLOB NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (game_id, verdict)
+);
+"""
+
+SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY,
     setup TEXT NOT NULL,
@@ -87,6 +101,8 @@ CREATE TABLE IF NOT EXISTS events (
     message TEXT NOT NULL
 );
 """
+    + PICTURES_TABLE
+)
 
 #: The journal's id (one row): made with the file; `first_game` is the first game published with it
 #: (a journal from before ids were kept got its id later: its older games were published without).
@@ -127,7 +143,12 @@ TABLES = {
     "games": ["id", "setup", "started_at", "closed_at", "closed_why"],
     "entries": ["game_id", "seq", "kind", "payload", "verdict", "at"],
     "events": ["id", "game_id", "at", "kind", "message"],
+    "pictures": ["game_id", "verdict", "jpeg", "at"],
 }
+#: Tables a journal of an older version may lack.
+ADDED_LATER = {"pictures"}
+#: SQL that writes a picture (kept waiting with the entry it belongs to).
+INSERT_PICTURE = "INSERT OR REPLACE INTO pictures (game_id, verdict, jpeg, at) VALUES (?, ?, ?, ?)"
 
 
 class JournalDamaged(RefereeError):
@@ -176,6 +197,7 @@ class _Game:
     closed_at: float | None = None
     closed_why: str | None = None
     entries: list[tuple[int, str, str, str, float]] = field(default_factory=list)  # seq, kind, payload, verdict, at
+    pictures: list[tuple[int, bytes, float]] = field(default_factory=list)  # verdict index, jpeg, at
 
 
 def why_not_written(exc: BaseException) -> str:
@@ -256,6 +278,8 @@ class Journal:
         #: published with it (module docstring, "Which journal").
         self.id: str | None = None
         self.id_from_game = 1
+        #: The journal has the pictures table (a read-only journal of an older referee may not).
+        self.has_pictures = True
         existed = self.path.exists()
         if read_only and not existed:
             raise RefereeError(f"there is no journal at {self.path}")
@@ -377,12 +401,19 @@ class Journal:
             raise JournalDamaged(self.path, "it is an empty database, not a referee journal")
         if version > SCHEMA_VERSION:
             raise JournalDamaged(self.path, f"it was written by a newer referee (journal version {version})")
-        wrong = [name for name, columns in TABLES.items() if tables.get(name) != columns]
-        if wrong or version not in (0, SCHEMA_VERSION):
+        wrong = [
+            name
+            for name, columns in TABLES.items()
+            if tables.get(name) != columns and not (name in ADDED_LATER and name not in tables)
+        ]
+        if wrong or version not in (0, 1, SCHEMA_VERSION):
             raise JournalDamaged(self.path, f"it is not a referee journal (its tables are {', '.join(sorted(tables))})")
-        if version == 0 and not self.read_only:
+        self.has_pictures = "pictures" in tables
+        if version < SCHEMA_VERSION and not self.read_only:
             with contextlib.suppress(sqlite3.Error):  # a read-only journal of an older referee: still readable
+                self.db.executescript(PICTURES_TABLE)
                 self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                self.has_pictures = True
 
     def _stat(self) -> tuple[int, int] | None:
         try:
@@ -478,6 +509,9 @@ class Journal:
             row.closed_why,
             [(e.seq, e.kind, e.payload, json.dumps(e.verdict, sort_keys=True), e.at) for e in entries],
         )
+        if self.has_pictures:
+            rows = self._read("SELECT verdict, jpeg, at FROM pictures WHERE game_id = ? ORDER BY verdict", (game_id,))
+            self._games[game_id].pictures = [(int(r[0]), bytes(r[1]), float(r[2])) for r in rows]
         return entries
 
     def events(self, game_id: int | None = None) -> list[tuple[float, str, str]]:
@@ -507,19 +541,79 @@ class Journal:
             "UPDATE games SET closed_at = ?, closed_why = ? WHERE id = ? AND closed_at IS NULL", (at, why, game_id)
         )
 
-    def append(self, game_id: int, kind: str, payload: str, verdict: dict[str, Any]) -> int:
-        """Commit one entry (or keep it until it can be); returns its sequence number (0 first)."""
+    def append(
+        self, game_id: int, kind: str, payload: str, verdict: dict[str, Any], picture: bytes | None = None
+    ) -> int:
+        """Commit one entry (or keep it until it can be); returns its sequence number (0 first).
+
+        `picture`: the JPEG behind the verdict, committed in the same transaction (keyed by the
+        verdict's `index`)."""
         game = self._games.get(game_id)
         if game is None:
             self.resume(game_id)
             game = self._games[game_id]
         seq = len(game.entries)
-        row = (seq, kind, payload, json.dumps(verdict, sort_keys=True), self._now())
+        at = self._now()
+        row = (seq, kind, payload, json.dumps(verdict, sort_keys=True), at)
         game.entries.append(row)
-        self._write(
-            "INSERT INTO entries (game_id, seq, kind, payload, verdict, at) VALUES (?, ?, ?, ?, ?, ?)", (game_id, *row)
-        )
+        statements = [
+            (
+                "INSERT INTO entries (game_id, seq, kind, payload, verdict, at) VALUES (?, ?, ?, ?, ?, ?)",
+                (game_id, *row),
+            )
+        ]
+        index = verdict.get("index")
+        if picture is not None and isinstance(index, int):
+            game.pictures.append((index, picture, at))
+            statements.append((INSERT_PICTURE, (game_id, index, picture, at)))
+        self._write_all(statements)
         return seq
+
+    # --- pictures ---------------------------------------------------------------------------
+    def picture(self, game_id: int, index: int) -> bytes | None:
+        """The JPEG behind verdict `index` of game `game_id` (None: none kept, or pruned)."""
+        if not self.has_pictures:
+            return None
+        rows = self._read("SELECT jpeg FROM pictures WHERE game_id = ? AND verdict = ?", (game_id, index))
+        return bytes(rows[0][0]) if rows else None
+
+    def pictured(self, game_id: int) -> set[int]:
+        """The verdict indices of game `game_id` that have a picture."""
+        if not self.has_pictures:
+            return set()
+        return {int(r[0]) for r in self._read("SELECT verdict FROM pictures WHERE game_id = ?", (game_id,))}
+
+    def prune_pictures(self, max_age: float | None, max_bytes: int | None) -> int:
+        """Delete pictures older than `max_age` seconds, then the oldest until all of them take at
+        most `max_bytes`; returns how many were deleted. Verdicts are never deleted."""
+        if self.read_only or not self.has_pictures or not self.flush():
+            return 0
+        assert self.db is not None
+        try:
+            deleted = 0
+            if max_age is not None:
+                deleted += self.db.execute("DELETE FROM pictures WHERE at < ?", (self._now() - max_age,)).rowcount
+            if max_bytes is not None:
+                total = int(self.db.execute("SELECT COALESCE(SUM(LENGTH(jpeg)), 0) FROM pictures").fetchone()[0])
+                if total > max_bytes:
+                    doomed, freed = [], 0
+                    for game_id, index, size in self.db.execute(
+                        "SELECT game_id, verdict, LENGTH(jpeg) FROM pictures ORDER BY at, game_id, verdict"
+                    ):
+                        if total - freed <= max_bytes:
+                            break
+                        doomed.append((game_id, index))
+                        freed += int(size)
+                    self.db.executemany("DELETE FROM pictures WHERE game_id = ? AND verdict = ?", doomed)
+                    deleted += len(doomed)
+        except sqlite3.Error as exc:
+            log.warning("the journal's old pictures could not be pruned: %s", exc)
+            return 0
+        if deleted:
+            kept = {(g, i) for g, i in self.db.execute("SELECT game_id, verdict FROM pictures")}
+            for game in self._games.values():
+                game.pictures = [p for p in game.pictures if (game.id, p[0]) in kept]
+        return deleted
 
     def event(self, game_id: int | None, kind: str, message: str) -> None:
         """A line for people reading the journal (faults, unreadable boards); never replayed."""
@@ -533,10 +627,14 @@ class Journal:
         return len(self._pending)
 
     def _write(self, sql: str, params: tuple) -> None:
+        self._write_all([(sql, params)])
+
+    def _write_all(self, statements: list[tuple[str, tuple]]) -> None:
+        """Statements committed together (or kept together until they can be)."""
         if self.read_only:
             raise RefereeError(f"the journal {self.path} was opened read-only")
-        self._pending.append((sql, params))
-        if self.problem is not None and sql.startswith("INSERT INTO events"):
+        self._pending.extend(statements)
+        if self.problem is not None and any(sql.startswith("INSERT INTO events") for sql, _ in statements):
             self._drop_old_events()
         self.flush()
 
@@ -646,6 +744,7 @@ class Journal:
                 )
                 for entry in game.entries
             )
+            rows.extend((INSERT_PICTURE, (game.id, *picture)) for picture in game.pictures)
         self._pending = rows + events
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)

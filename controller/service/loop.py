@@ -71,6 +71,7 @@ from controller.service.events import (
     Table,
     VerdictGiven,
 )
+from controller.service.pictures import PRUNE_EVERY, PictureSettings, encode
 from controller.service.session import GameSession
 from controller.snapshot import Snapshot, tells_nothing_new
 from controller.words import verdict_line
@@ -118,7 +119,9 @@ class Sight:
 
     `frame`: a picture arrived. `moving`: it differs from the previous one. `new_reading`: the
     picture became still and was read; `snapshot` is then the board (None when it could not be
-    read, with `problem` saying why).
+    read, with `problem` saying why). A board read but for a few unsure places gives its `cells`
+    ("?" where unsure), the `doors` read and each unsure place's `candidates` (the letters its look
+    does not rule out), so the rules may find the one legal board that fits.
     """
 
     frame: bool
@@ -126,6 +129,9 @@ class Sight:
     new_reading: bool = False
     snapshot: Snapshot | None = None
     problem: str | None = None
+    cells: tuple[tuple[str, ...], ...] | None = None
+    doors: tuple[str, ...] | None = None
+    candidates: dict[tuple[int, int], str] | None = None
 
 
 class Sensor(Protocol):
@@ -172,13 +178,30 @@ class CameraSensor:
             self._read_wanted = False
             reading = self.reader.read(frame)
             self.latest_reading = reading
-            return Sight(frame=True, moving=False, new_reading=True, snapshot=reading.snapshot, problem=reading.problem)
+            self.read_frame = frame  # the picture behind a verdict on this reading
+            unsure = reading.snapshot is None and bool(getattr(reading, "candidates", None)) and reading.cells
+            return Sight(
+                frame=True,
+                moving=False,
+                new_reading=True,
+                snapshot=reading.snapshot,
+                problem=reading.problem,
+                cells=tuple(tuple(row) for row in reading.cells) if unsure else None,
+                doors=reading.doors if unsure else None,
+                candidates=dict(reading.candidates) if unsure else None,
+            )
         finally:
             self.cpu += time.thread_time() - started
 
     def read_next(self) -> None:
         """Read the next still picture: this frame if the gate finds it still, else once it settles."""
         self._read_wanted = True
+
+    def picture(self, ppp: float) -> Any:
+        """The board of the picture last read, straightened (`BoardReader.picture`); None if none."""
+        frame = getattr(self, "read_frame", None)
+        picture = getattr(self.reader, "picture", None)
+        return picture(frame, ppp) if frame is not None and picture is not None else None
 
     def confirm(self, snapshot: Snapshot) -> None:
         self.reader.confirm(snapshot)
@@ -218,6 +241,8 @@ class Settings:
     patience: float = 1.5
     physics_window: float = 0.0
     camera_lag: float = CAMERA_LAG
+    #: A reading with unsure places is judged when exactly one legal board fits it (`Referee.resolve`).
+    resolve_doubt: bool = True
 
 
 class RefereeLoop:
@@ -239,8 +264,12 @@ class RefereeLoop:
         camera: Any = None,
         language: str = "en",
         think_in_background: bool = False,
+        pictures: PictureSettings | None = None,
     ) -> None:
         self.session = session
+        #: The picture kept behind every verdict (`controller.service.pictures`).
+        self.pictures = pictures or PictureSettings()
+        self._pictures_kept = 0
         self.sensor = sensor
         #: The `CameraWatch` around the frame source, when there is one: why frames are missing, frozen.
         self.camera = camera
@@ -273,6 +302,8 @@ class RefereeLoop:
         #: The verdict kind the referee would give the board now on show: (board, kind), so a board
         #: waited on is not judged again on every frame.
         self._preview: tuple[tuple[Any, ...], Outlook] | None = None
+        #: The last unsure reading's completion by the rules: (its key, the board or None).
+        self._resolution: tuple[tuple[Any, ...], Snapshot | None] | None = None
         self.unreadable_said: str | None = None
         self.amber_blinking = False
         self.faults: list[str] = []
@@ -509,22 +540,23 @@ class RefereeLoop:
 
     # --- judging -------------------------------------------------------------------------------
     def _look(self, sight: Sight, now: float) -> Verdict | None:
+        resolved: tuple[tuple[int, int], ...] = ()
         if sight.snapshot is None:
-            problem = sight.problem or _("the board could not be read")
-            if not self._patient(now):
-                return None  # a hand resting a moment, glare passing by: said only once it lasts
-            if self.unreadable_said != problem:
-                self.unreadable_said = problem
-                self.amber_blinking = True
-                self._emit(BoardUnreadable, problem=problem)
-            return None
-        snapshot = sight.snapshot
-        merge = registry.get(self.game).with_switches
-        if merge is not None:  # part of the board is told by the slide switches, not the camera
-            positions = _all_known(self.positions)
-            if positions is None:
+            snapshot = self._resolved(sight)
+            if snapshot is None:
+                problem = sight.problem or _("the board could not be read")
+                if not self._patient(now):
+                    return None  # a hand resting a moment, glare passing by: said only once it lasts
+                if self.unreadable_said != problem:
+                    self.unreadable_said = problem
+                    self.amber_blinking = True
+                    self._emit(BoardUnreadable, problem=problem)
                 return None
-            snapshot = merge(snapshot, positions)
+            resolved = tuple(sorted(sight.candidates or {}))
+        else:
+            snapshot = self._merged(sight.snapshot)
+            if snapshot is None:
+                return None
         self.unreadable_said = None
         if self.amber_blinking:  # readable again: amber back to what the game says
             self.amber_blinking = False
@@ -546,7 +578,29 @@ class RefereeLoop:
             if not fresh and getattr(self.sensor, "read_next", None) is not None:
                 self._read_again()
                 return None
-        return self._judge(snapshot)
+        return self._judge(snapshot, resolved)
+
+    def _merged(self, snapshot: Snapshot) -> Snapshot | None:
+        """The camera's board with what the slide switches tell (Stay Alive); None while they cannot tell."""
+        merge = registry.get(self.game).with_switches
+        if merge is None:
+            return snapshot
+        positions = _all_known(self.positions)
+        return None if positions is None else merge(snapshot, positions)
+
+    def _resolved(self, sight: Sight) -> Snapshot | None:
+        """A reading unsure of a few places, completed by the rules when exactly one legal board (or
+        the last legal board) fits it (`Referee.resolve`); None otherwise. Worked out once per reading."""
+        if not self.settings.resolve_doubt or sight.cells is None or not sight.candidates:
+            return None
+        referee = self.session.referee
+        key = (id(sight), id(referee), len(referee.history), self.positions)
+        if self._resolution is not None and self._resolution[0] == key:
+            return self._resolution[1]
+        partial = self._merged(Snapshot(self.game, sight.cells, {"doors": sight.doors}))
+        result = referee.resolve(partial, sight.candidates) if partial is not None else None
+        self._resolution = (key, result)
+        return result
 
     def _outlook(self, snapshot: Snapshot) -> Outlook:
         """What the referee would say of `snapshot` now (worked out once per board)."""
@@ -556,9 +610,9 @@ class RefereeLoop:
             self._preview = (key, referee.preview(snapshot))
         return self._preview[1]
 
-    def _judge(self, snapshot: Snapshot) -> Verdict:
+    def _judge(self, snapshot: Snapshot, resolved: tuple[tuple[int, int], ...] = ()) -> Verdict:
         self._preview = None
-        verdict = self.session.observe(snapshot)
+        verdict = self.session.observe(snapshot, picture=self._board_picture(), resolved=resolved)
         self.verdicts.append(verdict)
         self.amber_blinking = False
         if verdict.verdict in (VerdictKind.SETUP_OK, VerdictKind.LEGAL):
@@ -567,6 +621,23 @@ class RefereeLoop:
                 confirm(snapshot)
         self._verdict_given(verdict, snapshot)
         return verdict
+
+    def _board_picture(self) -> bytes | None:
+        """The JPEG of the board judged now, as the camera saw it (None: not kept, or no camera)."""
+        settings = self.pictures
+        picture = getattr(self.sensor, "picture", None)
+        if not settings.keep or picture is None:
+            return None
+        try:
+            data = encode(picture(settings.pixels_per_place), settings.quality)
+        except Exception:  # the picture is evidence, not judging: a failure never stops a verdict
+            self.log.exception("the picture behind a verdict could not be made")
+            return None
+        if data is not None:
+            self._pictures_kept += 1
+            if self._pictures_kept % PRUNE_EVERY == 0:
+                self.session.journal.prune_pictures(settings.max_age, settings.max_bytes)
+        return data
 
     def _verdict_given(self, verdict: Verdict, snapshot: Snapshot | None, session: GameSession | None = None) -> None:
         session = session or self.session
@@ -577,7 +648,8 @@ class RefereeLoop:
             game_id=session.game_id,
             seq=session.last_seq,
             snapshot=snapshot,
-            line=verdict_line(verdict, referee.engine, referee.to_move()),
+            line=verdict_line(verdict, referee.engine, referee.to_move())
+            + words.resolved_note(session.resolved.get(verdict.index, ()), referee.engine),
         )
         if verdict.verdict in (VerdictKind.SETUP_OK, VerdictKind.LEGAL, VerdictKind.ACTION) and referee.over:
             result = referee.result()

@@ -23,6 +23,25 @@ from controller.referee import Referee, Verdict, judge_record, same_verdict
 from controller.service.journal import Entry, Journal, JournalDamaged, quarantine
 from controller.snapshot import Snapshot, format_snapshot, parse_snapshot
 
+#: The first line of a journalled board whose unsure places the rules completed (issue 28),
+#: followed by those places as `row,col`; a comment, so the board reads as ever.
+RESOLVED_MARK = "# resolved by the rules, unsure places:"
+Cell = tuple[int, int]
+
+
+def resolved_places(payload: str) -> tuple[Cell, ...]:
+    """The places a journalled board's comment says the rules completed (none for most boards)."""
+    first = payload.split("\n", 1)[0]
+    if not first.startswith(RESOLVED_MARK):
+        return ()
+    places = []
+    for token in first.removeprefix(RESOLVED_MARK).split():
+        r, _, c = token.partition(",")
+        if r.isdigit() and c.isdigit():
+            places.append((int(r), int(c)))
+    return tuple(places)
+
+
 #: Marks the game keys of a game set up at the table (not by config.yaml), in the journal.
 CHOSEN_AT_TABLE = "chosen_at_table"
 
@@ -60,6 +79,10 @@ class GameSession:
         self.coach = keys.get(COACH_KEY) is not False
         #: Fixes the computer seats' own secrets (Colorpop's colour, Blockers!' rack) for this game.
         self.seed = table_seed(str(getattr(journal, "id", "") or ""), game_id)
+        #: The indices of this game's verdicts that have a picture in the journal.
+        self.pictured: set[int] = set()
+        #: Verdicts given on a reading whose unsure places the rules completed: index -> those places.
+        self.resolved: dict[int, tuple[Cell, ...]] = {}
 
     # --- opening ----------------------------------------------------------------------------
     @classmethod
@@ -108,6 +131,7 @@ class GameSession:
         row = journal.game(game_id)
         setup = setup_from_mapping(row.setup, source=f"journal game {game_id}")
         session = cls(journal, game_id, row.setup, setup)
+        session.pictured = journal.pictured(game_id)
         for entry in journal.resume(game_id):
             try:
                 got = session._apply(entry)
@@ -125,7 +149,11 @@ class GameSession:
         """Redo one journalled step without writing it again."""
         if entry.kind == "snapshot":
             snapshot = parse_snapshot(self.setup.game, entry.payload, letters=self.setup.profile.letters)
-            return self._observe(snapshot).to_json()
+            verdict = self._observe(snapshot)
+            resolved = resolved_places(entry.payload)
+            if resolved and verdict.index is not None:
+                self.resolved[verdict.index] = resolved
+            return verdict.to_json()
         if entry.kind == "action":
             name, _, rest = entry.payload.partition("\n")
             if name in WITH_MOVE:
@@ -167,10 +195,20 @@ class GameSession:
         self.verdicts.append(out)
         return out
 
-    def observe(self, snapshot: Snapshot) -> Verdict:
-        """Judge a settled snapshot and commit it with its verdict."""
+    def observe(self, snapshot: Snapshot, picture: bytes | None = None, resolved: tuple[Cell, ...] = ()) -> Verdict:
+        """Judge a settled snapshot and commit it with its verdict (and the picture behind it, a JPEG).
+
+        `resolved`: the places the camera was unsure of, completed by the rules (`Referee.resolve`):
+        the journalled board says so in a comment line, which replay and export read past."""
         verdict = self._observe(snapshot)
-        self.last_seq = self.journal.append(self.game_id, "snapshot", format_snapshot(snapshot), verdict.to_json())
+        payload = format_snapshot(snapshot)
+        if resolved:
+            payload = f"{RESOLVED_MARK} {' '.join(f'{r},{c}' for r, c in resolved)}\n{payload}"
+            if verdict.index is not None:
+                self.resolved[verdict.index] = tuple(resolved)
+        self.last_seq = self.journal.append(self.game_id, "snapshot", payload, verdict.to_json(), picture=picture)
+        if picture is not None and verdict.index is not None:
+            self.pictured.add(verdict.index)
         return verdict
 
     def act(self, name: str, move: str | None = None) -> Verdict:

@@ -89,6 +89,10 @@ class Decision:
     open: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
     #: (N,) the index of the look each place was given
     best: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
+    #: (N, K): the classes each place's look does not rule out: the nearest and every rival the
+    #: margin rule could not set aside (all of them when the look is like none learned). What an
+    #: unsure place may be; the reader gives their letters (vision knows no rules).
+    possible: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), bool))
 
 
 class ClassModel:
@@ -151,6 +155,11 @@ class ClassModel:
         confidence = np.clip(margin, 0, 1) * closeness
         rival_need = self.pair_need[best, other.argmin(axis=1)]
         sure = (d1 <= self.max_distance) & (margin >= self.min_margin) & (margin > rival_need)
+        # A rival k is set aside when the place is nearer the nearest look by the margin it needs:
+        # (d_k - d1) / d_k >= need, that is d_k >= d1 / (1 - need).
+        need = np.clip(np.maximum(self.min_margin, self.pair_need[best]), 0.0, 0.999)
+        possible = (dist < d1[:, None] / (1.0 - need)) | (d1 > self.max_distance)[:, None]
+        possible[np.arange(len(dist)), best] = True
         return Decision(
             keys=[self.refs[b].key for b in best],
             letters=[self.refs[b].letter for b in best],
@@ -159,6 +168,7 @@ class ClassModel:
             distance=d1,
             open=np.array([self.refs[b].open for b in best]),
             best=best,
+            possible=possible,
         )
 
     def follow(self, key_samples: dict[str, np.ndarray], rate: float = 0.05) -> None:

@@ -80,6 +80,9 @@ class Reading:
     cells: list[list[str]] | None = None
     relocalised: bool = False
     doors: tuple[str, ...] | None = None
+    #: Per unsure place, the letters its look does not rule out ("." empty); every letter where
+    #: glare hides it. The service's rules may find that only one legal board fits them.
+    candidates: dict[tuple[int, int], str] = field(default_factory=dict)
 
 
 class BoardReader:
@@ -189,6 +192,7 @@ class BoardReader:
         doors = self.read_doors(frame, white) if self.reads_doors else None
         cells = _cells(dec.letters, sure, glyph_of, self.reads_glyphs, cols)
         snapshot = None
+        candidates: dict[tuple[int, int], str] = {}
         if unsure:
             name = registry.get(self.game).place_name
             where = listed((name((r, c)) for r, c in unsure[:6]), conjunction=None)
@@ -202,9 +206,27 @@ class BoardReader:
             )
             if (rival >= 0).any():
                 problem = _("{unsure}; {why}", unsure=problem, why=self._light_words(dec.best, rival, paper_bound))
+            candidates = self._candidates(unsure, dec.possible, used)
         else:
             snapshot = Snapshot(self.game, tuple(tuple(r) for r in cells), {"doors": doors})
-        return Reading(snapshot, unsure, conf, open_points, problem, cells, moved, doors)
+        return Reading(snapshot, unsure, conf, open_points, problem, cells, moved, doors, candidates)
+
+    def _candidates(
+        self, unsure: list[tuple[int, int]], possible: np.ndarray, used: np.ndarray
+    ) -> dict[tuple[int, int], str]:
+        """The letters each unsure place may show: those its look does not rule out, or any letter
+        where glare covers too much of it to tell."""
+        cols = self.geom.cols
+        letters = [ref.letter for ref in self.model.refs]
+        every = "".join(sorted(set(letters)))
+        out = {}
+        for r, c in unsure:
+            i = r * cols + c
+            if used[i] < MIN_USED or possible.shape[0] <= i:
+                out[(r, c)] = every
+            else:
+                out[(r, c)] = "".join(sorted({letters[k] for k in np.flatnonzero(possible[i])}))
+        return out
 
     def _unclipped(self, white: np.ndarray, looks: PlaceLooks) -> tuple[np.ndarray, np.ndarray, PlaceLooks]:
         """The paper white with a clipped channel measured on the places (`light.unclipped_white`),
@@ -312,6 +334,14 @@ class BoardReader:
             if sure[i] and snapshot.cells[r][c][:1] == letters[key]:
                 samples.setdefault(key, []).append(feats[i])
         self.model.follow({k: np.array(v) for k, v in samples.items()})
+
+    def picture(self, frame: np.ndarray, ppp: float = PPP) -> np.ndarray | None:
+        """`frame`'s board straightened, `ppp` pixels per place, the markers' margin included: the
+        picture kept behind a verdict (None before the board was found in a picture)."""
+        if self.h is None:
+            return None
+        r = self.rect
+        return Rectifier(r.x0, r.y0, r.x1, r.y1, ppp).warp(as_bgr(frame), self.h)
 
     # ---------------------------------------------------------------- for calibration
 

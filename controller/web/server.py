@@ -51,7 +51,7 @@ from controller.hardware.switch_test import SwitchTest, default_slide_name
 from controller.language import DEFAULT, LANGUAGES, NAMES, Text, _, page_messages, said
 from controller.record import setup_from_mapping
 from controller.service.journal import Journal
-from controller.service.session import export_record
+from controller.service.session import export_record, resolved_places
 from controller.snapshot import parse_snapshot
 from controller.web.aim_api import AimSetup
 from controller.web.camera import CameraPictures
@@ -74,6 +74,7 @@ from controller.web.view import (
     board_json,
     judged_again,
     palette,
+    picture_url,
     place_names,
     rule_json,
     verdict_words,
@@ -194,6 +195,7 @@ class WebApp:
             web.get("/api/record", self.record),
             web.get("/api/games", self.games),
             web.get("/api/games/{id}", self.game),
+            web.get("/api/games/{id}/pictures/{index}.jpg", self.verdict_picture),
             web.post("/api/new-game", self.new_game),
             web.post("/api/reveal", self.reveal),
             web.post("/api/end", self.end),
@@ -306,20 +308,28 @@ class WebApp:
             engine = judged.referee.engine if judged is not None else engine_for(setup)
             out = []
             board = None
+            pictured = journal.pictured(game_id)
             for i, entry in enumerate(entries):
                 if entry.kind == "snapshot":
                     board = board_json(parse_snapshot(setup.game, entry.payload, letters=setup.profile.letters))
                 # the verdict judged again carries its words (said in any language); the stored one is English
                 verdict = judged.verdicts[i] if judged is not None else entry.verdict
+                index = entry.verdict.get("index")
                 out.append(
                     {
                         "seq": entry.seq,
                         "kind": entry.kind,
                         "at": entry.at,
                         "verdict": entry.verdict,
-                        "line": said(verdict_words(verdict, engine, setup.first), lang),
+                        "line": said(verdict_words(verdict, engine, setup.first), lang)
+                        + (
+                            words.resolved_note(resolved_places(entry.payload), engine)
+                            if entry.kind == "snapshot"
+                            else ""
+                        ),
                         "rule": rule_json(entry.verdict, lang),
                         "board": board,
+                        "picture": picture_url(game_id, index) if index in pictured else None,
                     }
                 )
             return {
@@ -336,6 +346,18 @@ class WebApp:
         except RefereeError as exc:
             raise BadRequest(404, str(exc)) from None
         return web.json_response(data, headers=NO_STORE)
+
+    async def verdict_picture(self, request: web.Request) -> web.Response:
+        """The picture behind a verdict: the board as the camera saw it when judging (JPEG)."""
+        game_id = self._game_id(request.match_info["id"])
+        index = request.match_info["index"]
+        if not GAME_NUMBER.fullmatch(index):
+            raise BadRequest(400, f"a verdict is named by its number, not {index[:40]!r}")
+        data = await self._in_journal(lambda journal: journal.picture(game_id, int(index)))
+        if data is None:
+            raise BadRequest(404, f"no picture is kept for verdict {index} of game {game_id}")
+        # a verdict's picture never changes: the browser may keep it
+        return web.Response(body=data, content_type="image/jpeg", headers={"Cache-Control": "max-age=86400"})
 
     # --- the WebSocket: the page is pushed the state whenever it changed ----------------------------
     async def websocket(self, request: web.Request) -> web.WebSocketResponse:

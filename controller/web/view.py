@@ -28,6 +28,11 @@ from controller.words import stored_verdict_line as verdict_words
 HISTORY = 60
 
 
+def picture_url(game_id: int, index: int) -> str:
+    """Where the page fetches the picture behind a verdict (`/api/games/N/pictures/I.jpg`)."""
+    return f"/api/games/{game_id}/pictures/{index}.jpg"
+
+
 def board_json(snapshot: Snapshot | None) -> dict[str, Any] | None:
     """A snapshot as the page draws it: its text (notation.md §1) and its parts."""
     if snapshot is None:
@@ -158,8 +163,16 @@ class LiveView:
         def say(text: Any) -> str:
             return said(text, lang)
 
+        pictured = set(session.pictured)
+        resolved = dict(session.resolved)
         verdicts = [
-            {"json": v, "line": named(verdict_words(v, engine, setup.first)), "rule": rule_json(v, lang)}
+            {
+                "json": v,
+                "line": named(verdict_words(v, engine, setup.first))
+                + words.resolved_note(resolved.get(v.get("index"), ()), engine),
+                "rule": rule_json(v, lang),
+                "picture": picture_url(session.game_id, v["index"]) if v.get("index") in pictured else None,
+            }
             for v in stored[first_index:]
         ]
         seats = [{"seat": s, "name": named(engine.seat_name(s))} for s in range(setup.players)]

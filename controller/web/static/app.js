@@ -362,9 +362,10 @@ function render(s) {
   $("history").replaceChildren(...s.verdicts.map((v, i) => {
     const li = document.createElement("li");
     li.dataset.n = String(firstNumber + i);
-    li.append(html("span", { class: "line" }, null, v.line));
     li.className = v.json.verdict;
     li.title = JSON.stringify(v.json);
+    if (v.picture) li.append(verdictPicture(v.picture, v.line));
+    li.append(html("span", { class: "line" }, null, v.line));
     if (v.rule) li.append(ruleDetails(v.rule));
     return li;
   }).reverse());
@@ -659,6 +660,20 @@ function stopSwitches() {
   $("switch-stop").hidden = true;
 }
 
+// The picture behind a verdict: the board as the camera saw it when judging; a tap opens it large.
+function verdictPicture(url, line) {
+  const link = document.createElement("a");
+  link.href = url;
+  link.target = "_blank";
+  link.className = "verdict-picture";
+  const img = document.createElement("img");
+  img.src = url;
+  img.loading = "lazy";
+  img.alt = `what the camera saw: ${line}`;
+  link.append(img);
+  return link;
+}
+
 // --- past games -----------------------------------------------------------------------------------
 let past = null;
 
@@ -693,6 +708,14 @@ function showStep(i) {
   drawBoard($("step-board"), step ? step.board : null, past.palette, past.game, past.place_names,
     { illegal: step && step.verdict.verdict === "illegal" ? step.verdict.cells || [] : [], axes: past.axes });
   $("step-line").textContent = step ? step.line : "";
+  const picture = $("step-picture");
+  picture.hidden = !(step && step.picture);
+  if (step && step.picture) {
+    picture.src = step.picture;
+    picture.alt = `what the camera saw: ${step.line}`;
+  } else {
+    picture.removeAttribute("src");
+  }
 }
 
 // --- start ----------------------------------------------------------------------------------------
