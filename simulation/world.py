@@ -46,6 +46,8 @@ MARBLE_FALL_FRAMES = (2, round(MARBLE_DROP_SECONDS * FPS))
 #: (a Blockers! captured tile taken away before the own tile is put down, a Flipop ball moved
 #: before its doors are turned by hand): a reach off the board and back, 0.25 s to 1 s.
 MID_MOVE_PAUSE = (0.25, 1.0)
+#: How long the players look at a board a lamp's reflection covers in part, before they turn the lamp away.
+LAMP_LOOK = 4.0
 
 Cell = tuple[int, int]
 
@@ -54,8 +56,16 @@ Cell = tuple[int, int]
 class SimWorld:
     """The true physical board and everything else in front of the camera."""
 
-    def __init__(self, setup: GameSetup, board: Snapshot, pico: Any = None, noise_frames: int = 2) -> None:
+    def __init__(
+        self,
+        setup: GameSetup,
+        board: Snapshot,
+        pico: Any = None,
+        noise_frames: int = 2,
+    ) -> None:
         self.setup = setup
+        #: Lamps' reflections on the board: (row, col, radius in pitches) each.
+        self.lamp: tuple[tuple[float, float, float], ...] = ()
         #: How many sensor-noise patterns a still scene cycles through (1: every frame identical).
         self.noise_frames = max(1, noise_frames)
         self.profile = setup.profile
@@ -122,6 +132,11 @@ class SimWorld:
         self.version += 1
         self.motion += 1
 
+    def set_lamp(self, spots: tuple[tuple[float, float, float], ...]) -> None:
+        self.lamp = spots
+        self.version += 1
+        self.motion += 1
+
     def set_bump(self, bump: tuple[float, float, float]) -> None:
         self.bump = bump
         self.version += 1
@@ -148,6 +163,7 @@ class SimWorld:
             shadows=False,
             bump=self.bump,
             frame=1 + self.frame % self.noise_frames,  # sensor noise that changes, as a real camera's
+            glare_at=self.lamp,
         )
         return self.board, scene
 
@@ -417,8 +433,12 @@ class SimPlayer:
         agree_after: int | None = None,
         mid_move: float = 0.0,
         patience: float = 1.5,
+        lamp: bool = False,
     ) -> None:
         self.world = world
+        #: At the eighth move a lamp's reflection covers a place the move changes, for `LAMP_LOOK`
+        #: seconds (the camera is unsure there: the rules may tell what the move was).
+        self.lamp = lamp
         self.engine = engine_for(truth_setup)
         self.truth_setup = truth_setup
         self.shadow = Referee(engine_for(referee_setup))
@@ -607,7 +627,7 @@ class SimPlayer:
         yield Step(label, self.still, None, intended=self._settle(start))
         if not resumed:
             self.state = self.engine.start(start)
-        trouble_at = {2: "illegal", 3: "pending", 4: "glare", 5: "bump", 6: "camera", 7: "switches"}
+        trouble_at = {2: "illegal", 3: "pending", 4: "glare", 5: "bump", 6: "camera", 7: "switches", 8: "lamp"}
         while not self.engine.is_over(self.state) and self.moves < self.max_moves:
             computers_turn = self.engine.to_move(self.state) in self.computer_seats
             # a person holds the button on a person's turn: on the computer's, it may be choosing already
@@ -624,6 +644,8 @@ class SimPlayer:
             trouble = trouble_at.get(self.moves) if self.troubles else None
             if trouble is not None and self.troubles is not True and trouble not in self.troubles:
                 trouble = None  # only the troubles asked for
+            if trouble == "lamp" and not self.lamp:
+                trouble = None
             pending_wanted = self.troubles is True or (bool(self.troubles) and "pending" in self.troubles)
             if pending_wanted and trouble is None and self.moves > 3 and not self.pending_shown:
                 trouble = "pending"  # not every position offers a half-done move: keep trying
@@ -652,15 +674,22 @@ class SimPlayer:
             elif trouble == "switches" and world.pico is not None and self.switch_unplug:
                 yield Step(_("slide switch board unplugged"), 0.5, lambda w: w.pico.unplug())
                 yield Step(_("slide switch board plugged back"), self.still, lambda w: w.pico.plug())
+            elif trouble == "lamp":
+                spots = self._lamp(self.current, after)
+                yield Step(_("a lamp's reflection on the board"), self.still, lambda w, s=spots: w.set_lamp(s))
             mover = self.engine.seat_name(self.engine.to_move(self.state))
             label = _(
                 "{player} moves: {move}",
                 player=mover,
                 move=self.engine.move_words(self.engine.describe(self.state, move)),
             )
-            yield from self._show(after, label, self._hand_for(self.current, after), move=move)
+            # under the lamp the players look at the board a while before the lamp is turned away
+            hold = LAMP_LOOK if trouble == "lamp" else None
+            yield from self._show(after, label, self._hand_for(self.current, after), hold=hold, move=move)
             if trouble == "glare":
                 yield Step(_("glare gone"), self.still, lambda w: w.set_glare(False))
+            if trouble == "lamp":
+                yield Step(_("the lamp turned away"), self.still, lambda w: w.set_lamp(()))
             self.state = after_state
             self.moves += 1
 
@@ -694,6 +723,14 @@ class SimPlayer:
         yield from self._show(after, label, self._hand_for(self.current, after), move=move)
         self.state = after_state
         self.moves += 1
+
+    def _lamp(self, before: Snapshot, after: Snapshot) -> tuple[tuple[float, float, float], ...]:
+        """A lamp's reflection over one of the places the coming move changes (a small clipped core)."""
+        changed = before.changed_cells(after) or [(before.rows // 2, before.cols // 2)]
+        r, c = self.pauses.choice(changed)
+        return (
+            (r + self.pauses.uniform(-0.2, 0.2), c + self.pauses.uniform(-0.2, 0.2), self.pauses.uniform(0.3, 0.5)),
+        )
 
     def _illegal(self, before: Snapshot) -> Iterator[Step]:
         """Two moves at once (never legal as one move), then the board put back."""

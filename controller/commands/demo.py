@@ -208,6 +208,7 @@ def play_game(
     voice: dict[str, Any] | None = None,
     computer: str | None = None,
     resolve_doubt: bool = True,
+    lamp: bool = False,
 ) -> DemoResult:
     """Play one whole demo game; returns the referee's verdicts and the ones the player intended.
 
@@ -216,7 +217,9 @@ def play_game(
     in two parts, the hand off the board in between (`SimPlayer`). `web` (the `web:` section of a
     config) serves the live page and plays at real speed (`speed` times faster), an illegal board held
     `MISTAKE_SHOW` seconds. `computer`: the last seat is the referee's computer at this level; the
-    simulated person makes its moves as the referee shows them, another move first now and then."""
+    simulated person makes its moves as the referee shows them, another move first now and then.
+    `lamp`: at the eighth move a lamp's reflection covers a place the move changes, for a few seconds
+    (`SimPlayer`)."""
     rng = random.Random(seed)
     if isinstance(camera_delay, tuple):
         camera_delay = random.Random(f"camera delay {seed}").randint(*camera_delay)
@@ -289,6 +292,7 @@ def play_game(
             max_moves=max_moves,
             mid_move=mid_move,
             patience=config.patience,
+            lamp=lamp,
         )
         player.computer_seats = frozenset(service.loop.session.computer)
         player.shown_move = lambda: _awaited(service)
