@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import pytest
 
-from controller.games import engine_for
+from controller.games.registry import engine_for
 from controller.profile import default_profile
 from controller.record import setup_from_mapping
 from controller.referee import Referee
