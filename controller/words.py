@@ -40,12 +40,16 @@ def _event_types(engine: Engine | None) -> list[EventType]:
     return [t for game in registry.names() for t in registry.get(game).event_types]
 
 
-def resolved_note(cells: Sequence[Cell], engine: Engine | None) -> str:
-    """What a verdict adds when the camera was unsure of some places and only one legal board fitted
-    what it saw ("" for a verdict read surely)."""
+def with_resolved(line: Any, cells: Sequence[Cell], engine: Engine | None) -> Any:
+    """A verdict's line, with what it adds when the camera was unsure of some places and only one
+    legal board fitted what it saw (`line` as it is for a verdict read surely)."""
     if not cells:
-        return ""
-    return f" (the camera was unsure of {places_words(engine, cells)}; only one legal board fits what it saw)"
+        return line
+    return _(
+        "{said} (the camera was unsure of {places}; only one legal board fits what it saw)",
+        said=line,
+        places=places_words(engine, cells),
+    )
 
 
 def event_words(engine: Engine | None, event: str) -> str:

@@ -648,8 +648,11 @@ class RefereeLoop:
             game_id=session.game_id,
             seq=session.last_seq,
             snapshot=snapshot,
-            line=verdict_line(verdict, referee.engine, referee.to_move())
-            + words.resolved_note(session.resolved.get(verdict.index, ()), referee.engine),
+            line=words.with_resolved(
+                verdict_line(verdict, referee.engine, referee.to_move()),
+                session.resolved.get(verdict.index, ()),
+                referee.engine,
+            ),
         )
         if verdict.verdict in (VerdictKind.SETUP_OK, VerdictKind.LEGAL, VerdictKind.ACTION) and referee.over:
             result = referee.result()

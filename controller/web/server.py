@@ -321,11 +321,13 @@ class WebApp:
                         "kind": entry.kind,
                         "at": entry.at,
                         "verdict": entry.verdict,
-                        "line": said(verdict_words(verdict, engine, setup.first), lang)
-                        + (
-                            words.resolved_note(resolved_places(entry.payload), engine)
-                            if entry.kind == "snapshot"
-                            else ""
+                        "line": said(
+                            words.with_resolved(
+                                verdict_words(verdict, engine, setup.first),
+                                resolved_places(entry.payload) if entry.kind == "snapshot" else (),
+                                engine,
+                            ),
+                            lang,
                         ),
                         "rule": rule_json(entry.verdict, lang),
                         "board": board,

@@ -168,8 +168,9 @@ class LiveView:
         verdicts = [
             {
                 "json": v,
-                "line": named(verdict_words(v, engine, setup.first))
-                + words.resolved_note(resolved.get(v.get("index"), ()), engine),
+                "line": named(
+                    words.with_resolved(verdict_words(v, engine, setup.first), resolved.get(v.get("index"), ()), engine)
+                ),
                 "rule": rule_json(v, lang),
                 "picture": picture_url(session.game_id, v["index"]) if v.get("index") in pictured else None,
             }
