@@ -47,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.faithful import delay_range  # noqa: E402
 from controller.assembly import assemble  # noqa: E402
 from controller.commands.demo import GAMES, demo_config  # noqa: E402
-from controller.games.events import EventKind  # noqa: E402
+from controller.games.stay_alive.rules import FELL  # noqa: E402
 from controller.record import setup_from_mapping  # noqa: E402
 from controller.service.config import config_from_mapping  # noqa: E402
 from simulation.devices import SimulatedDevices  # noqa: E402
@@ -152,7 +152,7 @@ def _play(service, config, setup, clock, game, seed, moves, mid_move, slow_liste
                 continue
             kind = verdict.verdict.value
             latency = 1000 * (clock() - seen["visible"])
-            if any(e.kind == EventKind.FELL for e in verdict.events) and seen["slid"] is not None:
+            if any(e.kind == FELL.kind for e in verdict.events) and seen["slid"] is not None:
                 kind = "legal, marbles fell"
                 figures.from_slide.append(1000 * (clock() - seen["slid"]))
             figures.add(kind, latency, spent, cpu)
