@@ -8,6 +8,7 @@ import sqlite3
 import cv2
 import numpy as np
 import pytest
+from test_web_browser import CHROMEDRIVER, CHROMIUM, start_browser, wait_for
 from web_helpers import with_client
 
 from controller.cli import main
@@ -146,3 +147,100 @@ def test_a_journal_of_an_older_referee_gets_the_pictures_table_and_is_read_witho
     upgraded.append(game, "snapshot", "board", {"index": 1, "verdict": "legal"}, picture=b"z")
     assert upgraded.pictured(game) == {1}
     upgraded.close()
+
+
+def test_the_pictures_section_of_the_config_is_checked_and_given_to_the_loop(tmp_path):
+    from controller.errors import ConfigError
+    from controller.service.config import config_from_mapping
+
+    base = {"game": "flipop", "players": 2, "journal": str(tmp_path / "j.sqlite")}
+    config = config_from_mapping({**base, "pictures": {"max_age_days": 30, "max_megabytes": None}}, base=tmp_path)
+    assert config.pictures.max_age == 30 * 86400 and config.pictures.max_bytes is None and config.pictures.keep
+    for bad, words in (({"quality": 5}, "JPEG quality"), ({"max_megabytes": -1}, "megabytes"), ({"keep": "y"}, "keep")):
+        with pytest.raises(ConfigError) as caught:
+            config_from_mapping({**base, "pictures": bad}, base=tmp_path)
+        assert words in str(caught.value)
+
+
+def test_the_loop_prunes_the_pictures_as_configured_while_the_game_goes_on(tmp_path, monkeypatch):
+    """Every few pictures kept (`PRUNE_EVERY`, made 3 here) the loop prunes the journal's pictures to
+    the configured size: the newest stay, the verdicts all stay."""
+    from controller.service import loop as loop_module
+    from controller.service.pictures import PictureSettings
+    from simulation.world import StubRig
+
+    monkeypatch.setattr(loop_module, "PRUNE_EVERY", 3)
+    rig = StubRig({"game": "colorpop", "players": 2}, tmp_path / "j.sqlite", seed=4, troubles=False, max_moves=8)
+    noise = np.random.default_rng(0)
+    # the stub rig's sensor reads snapshots, not pictures: give it a camera's picture, a noisy one (JPEG of ~2.6 kB)
+    rig.loop.sensor.picture = lambda ppp: noise.integers(0, 255, (40, 40, 3), dtype=np.uint8)
+    rig.loop.pictures = PictureSettings(pixels_per_place=4, quality=60, max_age_days=None, max_megabytes=0.008)
+    rig.driver.run(rig.player.steps())
+    journal = rig.loop.session.journal
+    game = rig.loop.session.game_id
+    indices = [e.verdict["index"] for e in journal.entries(game) if e.kind == "snapshot"]
+    assert len(indices) >= 8
+    kept = journal.pictured(game)
+    total = sum(len(journal.picture(game, i)) for i in kept)
+    # pruned at the 3rd, 6th, ... picture to 8 kB at most: never more than two pictures above it
+    assert kept and total <= 8_000 + 2 * 4_000 and len(kept) < len(indices)
+    assert max(kept) == max(indices) and kept == set(indices[-len(kept) :])  # the newest are the ones kept
+
+
+needs_browser = pytest.mark.skipif(
+    CHROMIUM is None or CHROMEDRIVER is None,
+    reason="Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)",
+)
+
+
+@needs_browser
+def test_a_browser_shows_the_picture_beside_each_verdict_and_in_past_games(played, tmp_path):
+    """In a real browser: each verdict of the history has its picture, loaded (the JPEG the journal
+    holds, its size), a tap opens it large; a past game stepped through shows each verdict's own."""
+    from selenium.webdriver.common.by import By
+
+    from controller.service.session import GameSession
+    from controller.web import WebServer
+    from simulation.world import StubRig
+
+    path, _ = played
+    rig = StubRig({"game": "blockers", "players": 3, "seats": ["R", "G", "B"]}, tmp_path / "other.sqlite")
+    journal = Journal(path)
+    game = journal.latest_game().id
+    rig.loop.session = GameSession.replay(journal, game)
+    server = WebServer(WebApp(rig.loop, pin=PIN, journal_path=path), "127.0.0.1", 0)
+    assert server.start(), server.error
+    browser = start_browser(390, 844)
+    loaded = (
+        "return [...document.querySelectorAll(arguments[0])].map(i => "
+        "[i.getAttribute('src'), i.complete && i.naturalWidth, i.naturalHeight, i.closest('a') && i.closest('a').href])"
+    )
+    try:
+        browser.get(f"http://127.0.0.1:{server.port}/")
+        stored = [v["index"] for v in rig.loop.session.verdicts]
+        pictures = wait_for(
+            lambda: (p := browser.execute_script(loaded, "#history li img")) and all(w for _, w, _, _ in p) and p
+        )
+        assert len(pictures) == len(stored)  # every verdict has its own
+        for src, width, height, link in pictures:
+            data = journal.picture(game, int(src.rsplit("/", 1)[1].removesuffix(".jpg")))
+            board = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+            assert (width, height) == (board.shape[1], board.shape[0]) and link.endswith(src)
+        # past games: stepping through the game shows each verdict's picture
+        browser.find_element(By.ID, "load-games").click()
+        wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#games li"))[0].click()
+        shown = []
+        for step in range(len(stored)):
+            wait_for(lambda s=step: f"verdict {s + 1} of" in browser.find_element(By.ID, "step-title").text)
+            src, width, _, _ = wait_for(
+                lambda: (p := browser.execute_script(loaded, "#step-picture")[0]) and p[1] and p
+            )
+            shown.append(src)
+            assert browser.find_element(By.ID, "step-picture").is_displayed()
+            if step + 1 < len(stored):
+                browser.execute_script("document.getElementById('step-next').click()")
+        assert shown == [f"/api/games/{game}/pictures/{i}.jpg" for i in stored]
+    finally:
+        browser.quit()
+        server.close()
+        journal.close()
