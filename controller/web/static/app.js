@@ -669,7 +669,7 @@ function verdictPicture(url, line) {
   const img = document.createElement("img");
   img.src = url;
   img.loading = "lazy";
-  img.alt = `what the camera saw: ${line}`;
+  img.alt = _("what the camera saw: {line}", { line });
   link.append(img);
   return link;
 }
@@ -712,7 +712,7 @@ function showStep(i) {
   picture.hidden = !(step && step.picture);
   if (step && step.picture) {
     picture.src = step.picture;
-    picture.alt = `what the camera saw: ${step.line}`;
+    picture.alt = _("what the camera saw: {line}", { line: step.line });
   } else {
     picture.removeAttribute("src");
   }
