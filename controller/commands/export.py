@@ -49,7 +49,12 @@ def run(args: argparse.Namespace) -> int:
             return 0
         record = export_record(journal, args.game_id)
         if args.pictures is not None:
-            game_id = args.game_id if args.game_id is not None else journal.latest_game().id
+            game_id = args.game_id
+            if game_id is None:
+                latest = journal.latest_game()
+                if latest is None:
+                    raise RefereeError(f"the journal {args.journal} holds no game: no pictures to write")
+                game_id = latest.id
             try:
                 written = write_pictures(journal, game_id, Path(args.pictures))
             except OSError as exc:

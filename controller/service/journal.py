@@ -556,7 +556,7 @@ class Journal:
         at = self._now()
         row = (seq, kind, payload, json.dumps(verdict, sort_keys=True), at)
         game.entries.append(row)
-        statements = [
+        statements: list[tuple[str, tuple]] = [
             (
                 "INSERT INTO entries (game_id, seq, kind, payload, verdict, at) VALUES (?, ?, ?, ?, ?, ?)",
                 (game_id, *row),

@@ -650,7 +650,7 @@ class RefereeLoop:
             snapshot=snapshot,
             line=words.with_resolved(
                 verdict_line(verdict, referee.engine, referee.to_move()),
-                session.resolved.get(verdict.index, ()),
+                session.resolved.get(verdict.index, ()) if verdict.index is not None else (),
                 referee.engine,
             ),
         )
