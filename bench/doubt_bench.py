@@ -8,7 +8,10 @@ drawn by the renderer under each lighting:
 * `hard`: the renderer's hard look (uneven light, a colour cast, shadows, its own glare spots);
 * `lamp`: the clean look with a lamp's reflection (a clipped core in a halo) over a place the move
   changed, the worst place for it;
-* `hard+lamp`: both.
+* `hard+lamp`: both;
+* `relit`: the clean look under a warm lamp from one side (the picture taken to linear light, a
+  gain per colour channel, 0.8 blue to 1.2 red, and a brightness ramp of +-30% from left to right,
+  then back: a diagonal relighting, as a camera calibrated under white light sees a coloured lamp).
 
 Each picture is read by a fresh reader with the game's default profile, as the referee would read
 it. A reading unsure of some places is what keeps amber blinking on the table: without the rules'
@@ -22,7 +25,7 @@ waiting. Target: 0 false completions. Stay Alive's slides come from the switches
 switch board reports it), as in the service.
 
 Usage: python bench/doubt_bench.py [--games colorpop ...] [--positions 40] [--seed 1]
-                                   [--lightings hard,lamp,hard+lamp] [--moves-max 30]
+                                   [--lightings hard,relit,lamp,hard+lamp] [--moves-max 30]
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from controller.games import registry  # noqa: E402
@@ -50,7 +55,7 @@ from simulation.render import Scene, render_snapshot  # noqa: E402
 from simulation.world import starting_board  # noqa: E402
 
 GAMES = ["colorpop", "blockers", "flipop", "stay-alive"]
-LIGHTINGS = ("hard", "lamp", "hard+lamp")
+LIGHTINGS = ("hard", "relit", "lamp", "hard+lamp")
 COLUMNS = ("pictures", "sure right", "sure wrong", "unsure", "completed", "false", "waiting")
 
 
@@ -74,6 +79,15 @@ def position(game: str, rng: random.Random, moves_max: int):
     return referee, setup, after, before.changed_cells(after) or [(before.rows // 2, before.cols // 2)]
 
 
+def relit(image: np.ndarray, gains: tuple[float, float, float], ramp: float) -> np.ndarray:
+    """The picture under another lamp: a gain per channel (BGR) in linear light and a brightness
+    ramp from left to right (a lamp on one side), clipped as the sensor clips."""
+    linear = (image.astype(np.float32) / 255) ** 2.2
+    across = 1 + ramp * np.linspace(-1, 1, image.shape[1], dtype=np.float32)[None, :, None]
+    linear = linear * np.array(gains, np.float32) * across
+    return (np.clip(linear, 0, 1) ** (1 / 2.2) * 255).astype(np.uint8)
+
+
 def read_and_resolve(referee: Referee, setup, truth: Snapshot, lighting: str, changed, seed: int) -> str:
     """What became of one picture: 'sure right', 'sure wrong', 'completed', 'false' or 'waiting'."""
     rng = random.Random(f"lamp {seed}")
@@ -84,6 +98,8 @@ def read_and_resolve(referee: Referee, setup, truth: Snapshot, lighting: str, ch
     preset = "hard" if lighting.startswith("hard") else "clean"
     profile = setup.profile
     frame = render_snapshot(truth, profile, seed=seed, preset=preset, scene=Scene(glare_at=spots))
+    if lighting == "relit":
+        frame = relit(frame, gains=(0.8, 1.0, 1.2), ramp=0.3)
     reading = BoardReader(profile).read(frame)
     merge = registry.get(truth.game).with_switches
     switches = (*(truth.line("orange") or ()), *(truth.line("white") or ())) if merge is not None else ()
