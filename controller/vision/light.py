@@ -160,8 +160,11 @@ class LightDoubt:
         dirs, lo, hi = bounds.directions(place_bounds[todo], np.eye(3), top[None] - y)
         reach, seen = bounds.reachable(y, dirs, lo, hi, means, precs)  # (n, K) squared distances
         limit = self.model.max_distance**2
-        # Looks of another meaning than the one read, brought within reach by the clipping alone.
-        other = ~self.model.same[best[todo]] & (seen > limit)
+        # Looks of another meaning than the one read that the clipping brings within the open-set
+        # distance from beyond it, or nearer than the look read is as seen (the colour the reader
+        # went by is then not what tells them apart).
+        read = seen[np.arange(len(todo)), best[todo]][:, None]
+        other = ~self.model.same[best[todo]] & ((seen > limit) | (reach < read))
         reach = np.where(other, reach, np.inf)
         near = reach.argmin(axis=1)
         open_to = reach[np.arange(len(todo)), near] <= limit
