@@ -22,6 +22,7 @@ from typing import Any
 from controller.games import registry
 from controller.games.spec import CellFormat, GameSpec
 from controller.language import N_, Colour, N_n, Text, _, listed
+from controller.matching import min_cost_assignment
 from controller.snapshot import EMPTY, Snapshot
 
 Cell = tuple[int, int]
@@ -360,52 +361,3 @@ def _pieces_list(engine: Any, pieces: list[str], noun: str) -> Text:
 def _the_count(n: int, noun: str) -> Text:
     one, many = THE_COUNT.get(noun, THE_COUNT["piece"])
     return Text(one, plural=many, n=n)
-
-
-# --- the assignment -------------------------------------------------------------------------------
-def min_cost_assignment(cost: list[list[int]]) -> list[tuple[int, int]]:
-    """Rows paired with distinct columns at the least total cost (Hungarian method, O(n^3)).
-
-    Works for any rectangular matrix: the shorter side is fully paired. Written out here because
-    the pairing needs nothing else from SciPy (`linear_sum_assignment` does the same).
-    """
-    if not cost or not cost[0]:
-        return []
-    transposed = len(cost) > len(cost[0])
-    a = [list(col) for col in zip(*cost)] if transposed else cost
-    n, m = len(a), len(a[0])
-    inf = float("inf")
-    u = [0.0] * (n + 1)
-    v = [0.0] * (m + 1)
-    p = [0] * (m + 1)  # p[j]: the row assigned to column j (1-based; 0 = none)
-    way = [0] * (m + 1)
-    for i in range(1, n + 1):
-        p[0] = i
-        j0 = 0
-        minv = [inf] * (m + 1)
-        used = [False] * (m + 1)
-        while True:
-            used[j0] = True
-            i0, delta, j1 = p[j0], inf, 0
-            for j in range(1, m + 1):
-                if not used[j]:
-                    cur = a[i0 - 1][j - 1] - u[i0] - v[j]
-                    if cur < minv[j]:
-                        minv[j], way[j] = cur, j0
-                    if minv[j] < delta:
-                        delta, j1 = minv[j], j
-            for j in range(m + 1):
-                if used[j]:
-                    u[p[j]] += delta
-                    v[j] -= delta
-                else:
-                    minv[j] -= delta
-            j0 = j1
-            if p[j0] == 0:
-                break
-        while j0:
-            j1 = way[j0]
-            p[j0] = p[j1]
-            j0 = j1
-    pairs = [(p[j] - 1, j - 1) for j in range(1, m + 1) if p[j]]
-    return sorted((j, i) for i, j in pairs) if transposed else sorted(pairs)

@@ -37,6 +37,7 @@ from controller.games.events import EventType, GameEvent
 from controller.games.rulebook import Rule
 from controller.games.spec import Snapshot
 from controller.language import N_, Text, _, as_text, listed
+from controller.matching import everyone_matched
 from controller.schema import list_of, text
 
 #: A tile was placed whose glyph the camera could not read yet.
@@ -171,23 +172,8 @@ class BlockersState:
 
 
 def _can_match(choices: Sequence[frozenset[str]], banned: frozenset[str] | set[str]) -> bool:
-    """Whether every unread tile can be a different glyph from its choices, none of `banned`.
-
-    A small bipartite matching (augmenting paths); there are rarely more than a few unread tiles.
-    """
-    owner: dict[str, int] = {}
-
-    def assign(i: int, seen: set[str]) -> bool:
-        for glyph in sorted(choices[i]):
-            if glyph in banned or glyph in seen:
-                continue
-            seen.add(glyph)
-            if glyph not in owner or assign(owner[glyph], seen):
-                owner[glyph] = i
-                return True
-        return False
-
-    return all(assign(i, set()) for i in range(len(choices)))
+    """Whether every unread tile can be a different glyph from its choices, none of `banned`."""
+    return everyone_matched([[glyph for glyph in tile if glyph not in banned] for tile in choices])
 
 
 class BlockersEngine(Engine[BlockersState, Placement]):

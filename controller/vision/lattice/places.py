@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from controller.matching import everyone_matched
 from controller.vision import bounds
 from controller.vision.classify import open_set_distance
 from controller.vision.features import PatchSampler, ring_offsets
@@ -171,8 +172,7 @@ def _footprints(
     piece seen at an angle covers the corner behind it, and one piece covers one corner. An
     object over the board hides the corners around the places it covers on every side, more of
     them than the places under it, or all four corners of a cell: its group stays unexplained.
-    Whether a group can be given out so is a bipartite matching (points to places), found by
-    augmenting paths.
+    Whether a group can be given out so is a bipartite matching (points to places).
     """
     rows, cols = standing.shape
     explained = np.zeros_like(rejected)
@@ -200,7 +200,7 @@ def _footprints(
                 ):
                     near.append((r, c))
             owners.append(near)
-        if _every_point_owned(owners):
+        if everyone_matched(owners):
             for p in pts:
                 explained[p] = True
     return explained
@@ -215,23 +215,6 @@ def _part_of(seen: np.ndarray, piece: np.ndarray, board_inv: np.ndarray) -> bool
     mixed = np.log(np.maximum(1 - share + share * np.exp(piece)[None, :], 1e-6))  # (shares, 3)
     d = seen[None, :] - mixed
     return bool(np.einsum("si,ij,sj->s", d, board_inv, d).min() <= open_set_distance(3) ** 2)
-
-
-def _every_point_owned(owners: list[list[tuple[int, int]]]) -> bool:
-    """Whether every point can get its own owner from its list (Kuhn's augmenting paths)."""
-    owner_of: dict[tuple[int, int], int] = {}
-
-    def place(k: int, seen: set) -> bool:
-        for o in owners[k]:
-            if o in seen:
-                continue
-            seen.add(o)
-            if o not in owner_of or place(owner_of[o], seen):
-                owner_of[o] = k
-                return True
-        return False
-
-    return all(place(k, set()) for k in range(len(owners)))
 
 
 def place_features(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> np.ndarray:
