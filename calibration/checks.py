@@ -27,7 +27,7 @@ import numpy as np
 
 from controller.errors import RefereeError
 from controller.games import registry
-from controller.games.flipop.doors import UNKNOWN_DOOR
+from controller.games.flipop.doors import POSTS, UNKNOWN_DOOR
 from controller.snapshot import EMPTY
 from controller.vision.reader import MIN_USED, BoardReader, model_for
 
@@ -349,7 +349,6 @@ def _smooth_trend(xy: np.ndarray, feats: np.ndarray, mine: np.ndarray) -> np.nda
 
 
 def _check_doors(pic: Expected, doors: tuple[str, ...]) -> None:
-    from controller.games.flipop.doors import POSTS
 
     if pic.doors is None:  # no doors to check
         return

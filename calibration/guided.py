@@ -23,11 +23,21 @@ from typing import Any
 
 import numpy as np
 
+from calibration import checks
+from calibration import vision as cal
 from calibration.camera import with_settings
+from calibration.checks import place_name
+from calibration.vision import bottom_row_cells, pieces_row, setup_counts
+from calibration.vision_glyphs import ARRANGEMENT, learn_doors, learn_glyphs
 from controller.errors import RefereeError
 from controller.games import registry
 from controller.games.spec import EMPTY_BOARD, FULL_SETUP, GLYPHS_ADDON, ONE_OF_EACH, START_POSITION
+from controller.profile import save_profile
+from controller.service.config import load_config
 from controller.snapshot import EMPTY, Snapshot, format_snapshot, parse_snapshot
+from controller.vision.gating import IDLE, STILL, MotionGate
+from controller.vision.geometry import MARKERS_HIDDEN, project
+from controller.vision.reader import HAND, BoardReader, as_bgr
 
 #: The guided pictures (keys of `_PICTURE_KINDS`) for each calibration picture a game declares
 #: (`VisionSpec.calibration`). A full setup is preceded by one token of each colour on the bottom
@@ -130,7 +140,6 @@ def _empty_step(profile) -> tuple[str, str, Snapshot | None]:
 
 
 def _pieces_step(profile) -> tuple[str, str, Snapshot | None]:
-    from calibration.vision import pieces_row
 
     row = pieces_row(profile)
     cells = _empty_cells(profile)
@@ -150,7 +159,6 @@ def _pieces_step(profile) -> tuple[str, str, Snapshot | None]:
 
 def _bottom_row_cells(profile) -> list[list[str]]:
     """One piece of each colour on the bottom row from the left (where tokens that fall come to rest)."""
-    from calibration.vision import bottom_row_cells
 
     return bottom_row_cells(profile)
 
@@ -165,7 +173,6 @@ def _bottom_row_step(profile) -> tuple[str, str, Snapshot | None]:
 
 
 def _glyphs_step(profile) -> tuple[str, str, Snapshot | None]:
-    from calibration.vision_glyphs import ARRANGEMENT
 
     letter = profile.letters[0]
     cells = _empty_cells(profile)
@@ -184,7 +191,6 @@ def _glyphs_step(profile) -> tuple[str, str, Snapshot | None]:
 
 
 def _setup_step(profile) -> tuple[str, str, Snapshot | None]:
-    from calibration.vision import setup_counts
 
     counts = ", ".join(f"{n} {profile.classes[k].get('name', k)}" for k, n in setup_counts(profile).items())
     return (
@@ -254,9 +260,6 @@ def wait_for_still(
 
     `read()` gives the newest picture (the same array object again means no new picture yet);
     `timeout` None waits `WAIT_SECONDS`."""
-    from controller.vision.gating import IDLE, STILL, MotionGate
-    from controller.vision.geometry import MARKERS_HIDDEN
-    from controller.vision.reader import HAND, BoardReader
 
     timeout = WAIT_SECONDS if timeout is None else timeout
     gate = MotionGate(settle=STILL_FRAMES)
@@ -330,7 +333,6 @@ class GuidedCalibration:
         from in order, must take this one (an empty board with pieces on it is refused by its learning)
         and read it back as what it should show. Raises `RefereeError` (or `checks.PlacesRefused`, with
         the places); while a step before it is not taken yet, the check waits for `finish`."""
-        from calibration import checks
 
         self.step(number)
         if any(s.key not in self.pictures for s in self.steps[: number - 1]):
@@ -352,7 +354,6 @@ class GuidedCalibration:
         missing = self.missing()
         if missing:
             raise RefereeError(f"take the picture of step {missing[0].number} ({missing[0].title}) first")
-        from calibration import checks
 
         profile = self.profile
         expected: list[checks.Expected] = []
@@ -383,8 +384,6 @@ def _name(step: Step) -> str:
 
 
 def _learn_empty(profile, image, name, expected):
-    from calibration import checks
-    from calibration import vision as cal
 
     profile = cal.learn_empty(profile, image, name=f"the picture {name}")
     expected.append(checks.Expected(name, image, _empty_cells(profile)))
@@ -392,8 +391,6 @@ def _learn_empty(profile, image, name, expected):
 
 
 def _learn_pieces(profile, image, name, expected):
-    from calibration import checks
-    from calibration import vision as cal
 
     profile = cal.learn_pieces(profile, image, name=f"the picture {name}")
     expected.append(checks.Expected(name, image, [cal.pieces_row(profile)] + _empty_cells(profile)[1:]))
@@ -404,8 +401,6 @@ def _learn_bottom_row(profile, image, name, expected):
     """The colours named from one piece of each on the bottom row: a later setup picture, whose places
     are not known, is then clustered from this copy's own colours rather than the standard edition's
     (which names the clusters wrongly for a copy whose colours differ enough)."""
-    from calibration import checks
-    from calibration import vision as cal
 
     profile = cal.learn_bottom_row(profile, image)
     expected.append(checks.Expected(name, image, _bottom_row_cells(profile)))
@@ -413,8 +408,6 @@ def _learn_bottom_row(profile, image, name, expected):
 
 
 def _learn_glyphs(profile, image, name, expected):
-    from calibration import checks
-    from calibration.vision_glyphs import ARRANGEMENT, learn_glyphs
 
     profile = learn_glyphs(profile, [image])
     cells: list[list[str | None]] = [list(row) for row in _empty_cells(profile)]
@@ -425,8 +418,6 @@ def _learn_glyphs(profile, image, name, expected):
 
 
 def _learn_setup(profile, image, name, expected):
-    from calibration import checks
-    from calibration import vision as cal
 
     profile = cal.learn_colorpop_setup(profile, image, name=f"the picture {name}")
     expected.append(checks.Expected(name, image, counts=cal.setup_counts(profile)))
@@ -434,9 +425,6 @@ def _learn_setup(profile, image, name, expected):
 
 
 def _learn_start(profile, image, name, expected):
-    from calibration import checks
-    from calibration import vision as cal
-    from calibration.vision_glyphs import learn_doors
 
     profile = cal.learn_flipop_start(profile, image)
     start = parse_snapshot(profile.game, profile.get("start"))
@@ -461,9 +449,6 @@ _LEARN = {
 
 def _placed(profile, image: np.ndarray, step: int, places: list[tuple[int, int, str]], reader=None) -> list[Doubt]:
     """Doubted places (row, column, why) of one picture, each where it is in the picture."""
-    from calibration.checks import place_name
-    from controller.vision.geometry import MARKERS_HIDDEN, project
-    from controller.vision.reader import BoardReader, as_bgr
 
     if reader is None:
         reader = BoardReader(profile)
@@ -493,7 +478,6 @@ def placed_doubts(profile, image: np.ndarray, step: int, places: list[tuple[int,
 
 def _doubts(profile, pic, step: int) -> list[Doubt]:
     """Places of one picture read back unsurely, or as something else than the picture shows."""
-    from controller.vision.reader import BoardReader
 
     reader = BoardReader(profile)
     reading = reader.read(pic.image)
@@ -556,8 +540,6 @@ def save_and_switch(profile, name: object, config_path: Path, overwrite: bool = 
 
     A name already taken is refused unless `overwrite`; the config is checked after the change and
     put back as it was when it no longer loads."""
-    from controller.profile import save_profile
-    from controller.service.config import load_config
 
     config_path = Path(config_path)
     path = profile_path(config_path, name)

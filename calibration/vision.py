@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from calibration.checks import PlacesRefused, empty_board_outliers, place_names
 from controller.errors import RefereeError
 from controller.games import registry
 from controller.games.base import join_and
@@ -181,8 +182,6 @@ def learn_full_setup(profile, image: np.ndarray, corners=None, name: str = "the 
     dec = model.decide_distances(looks.distances(model))
     empty = [divmod(int(i), profile.cols) for i in np.flatnonzero(dec.sure & (np.array(dec.letters) == EMPTY))]
     if empty:
-        from calibration.checks import place_names
-
         raise RefereeError(f"{name} is not a full setup: the places {place_names(profile.game, empty)} are empty")
     current = ClassModel([by_key[k] for k in keys])
     for _ in range(6):
@@ -232,7 +231,6 @@ def learn_empty(profile, empty: np.ndarray, corners=None, name: str = "the empty
     is learned as empty. Places under glare, and places only brightened and paled as a lamp's
     reflection does (or a white piece), are not learned from: the picture read back with what was
     learned judges them (`checks.check_pictures`)."""
-    from calibration.checks import PlacesRefused, empty_board_outliers, place_names
 
     model = model_for(profile)
     seen = _looks(profile, empty, corners)
@@ -282,8 +280,6 @@ def learn_pieces(profile, pieces: np.ndarray, corners=None, name: str = "the pie
     dec = model.decide_distances(looks.distances(model)[: len(row)])
     wrong = [c for c, want in enumerate(row) if dec.sure[c] and dec.letters[c] != want]
     if wrong:
-        from calibration.checks import place_names
-
         c = wrong[0]
         raise RefereeError(
             f"{name} does not show one piece of each colour in the profile's order "

@@ -25,13 +25,15 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from calibration.vision import games_that
 from controller.errors import RefereeError
 from controller.games import registry
+from controller.games.flipop.doors import POSTS
 from controller.games.spec import DOORS_ADDON, GLYPHS_ADDON
 from controller.snapshot import EMPTY, parse_snapshot
 from controller.vision import glyphs as gl
 from controller.vision.classify import ClassModel
-from controller.vision.doors import ABSENT, DEFAULT_SIGMA, PRESENT, WINGS, door_features
+from controller.vision.doors import ABSENT, DEFAULT_SIGMA, MAX_HIDDEN, PRESENT, WINGS, door_features
 from controller.vision.reader import BoardReader
 
 #: (row, col) of each glyph in the calibration arrangement.
@@ -46,7 +48,6 @@ MAX_LIKENESS = 0.995
 
 
 def _games_reading(addon: str) -> str:
-    from calibration.vision import games_that
 
     return games_that(lambda spec: spec.reads(addon))
 
@@ -165,8 +166,6 @@ def learn_doors(profile, image: np.ndarray, corners=None, name: str = "the start
     A half-edge glare hides is neither learned from nor checked (glare moves with the light, the
     reader leaves such a door `?`); a half-edge seen clearly and read against the start's doors
     refuses the picture, naming the posts."""
-    from controller.games.flipop.doors import POSTS
-    from controller.vision.doors import MAX_HIDDEN
 
     start = profile.get("start")
     if not registry.get(profile.game).reads(DOORS_ADDON) or not start:

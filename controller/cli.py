@@ -2,7 +2,8 @@
 
 Each subcommand lives in its own module under `controller/commands/` with two functions,
 ``register(subparsers)`` and ``run(args) -> int``; this file only lists them, so adding a command
-never means editing another's code.
+never means editing another's code. Only the module of the command given is imported, so each
+command module imports what it needs at its top.
 """
 
 from __future__ import annotations
@@ -39,14 +40,23 @@ COMMAND_MODULES = [
 ]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_name(module: str) -> str:
+    """The subcommand a module registers: its name with dashes (`new_game` is `referee new-game`)."""
+    return module.rpartition(".")[2].replace("_", "-")
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand, or of `command` alone when it is one: a command given on the
+    command line imports its own module and what that needs (`referee status` does not load
+    OpenCV), while `referee --help` and a mistyped command still list them all."""
+    modules = [m for m in COMMAND_MODULES if command_name(m) == command] or COMMAND_MODULES
     parser = argparse.ArgumentParser(
         prog="referee",
         description="A referee for physical tabletop games (Colorpop, Blockers!, Flipop, Stay Alive).",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for name in COMMAND_MODULES:
+    for name in modules:
         module = importlib.import_module(name)
         sub_parser = module.register(sub)
         sub_parser.set_defaults(_run=module.run)
@@ -59,7 +69,8 @@ BAD_INPUT, INTERRUPTED, CLOSED_PIPE = 2, 130, 141
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     try:
         code = int(args._run(args) or 0)

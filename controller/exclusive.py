@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.errors import RefereeError
+from controller.words import journal_folder_missing
 
 #: Where the lock files of devices go (Debian's /run/lock is for everyone, sticky; else the temp folder).
 DEVICE_LOCKS = Path("/run/lock")
@@ -120,8 +121,6 @@ def lock_journal(journal: Path) -> Held:
     """The journal's lock, `<journal>.lock` beside it."""
     journal = Path(journal)
     if not journal.parent.is_dir():  # the journal refuses a missing folder in its own words
-        from controller.words import journal_folder_missing
-
         raise RefereeError(journal_folder_missing(journal))
     return hold(
         journal.with_name(journal.name + ".lock"),

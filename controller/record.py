@@ -12,7 +12,7 @@ from controller.errors import ConfigError, FormatError
 from controller.files import parse_yaml, read_text
 from controller.games import registry
 from controller.games.base import GameSetup
-from controller.profile import default_profile
+from controller.profile import default_profile, load_profile
 from controller.snapshot import Snapshot, format_snapshot, parse_snapshot
 
 #: The actions a record may hold; `accept-board` carries the board a person declared right
@@ -126,8 +126,6 @@ def setup_from_mapping(data: dict, source: str = "record") -> GameSetup:
     if data.get("profile") is not None:
         overrides = data["profile"]
         if isinstance(overrides, str):
-            from controller.profile import load_profile
-
             profile = load_profile(overrides)
         else:
             try:

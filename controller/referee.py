@@ -17,8 +17,9 @@ from controller.errors import FormatError
 from controller.games import registry
 from controller.games.base import ActionNotAllowed, Engine, Result
 from controller.games.events import GameEvent
+from controller.games.registry import engine_for
 from controller.language import _
-from controller.record import COMPUTER_MOVE, HINT
+from controller.record import COMPUTER_MOVE, HINT, Action
 from controller.snapshot import EMPTY, Snapshot, tells_nothing_new
 
 if TYPE_CHECKING:
@@ -389,8 +390,6 @@ def judge_record(record: GameRecord) -> Iterator[dict[str, Any]]:
 
     `referee replay` prints them; the journal's export checks a record against them.
     """
-    from controller.games.registry import engine_for
-    from controller.record import Action
 
     referee = Referee(engine_for(record.setup))
     yield referee.observe(record.board, index=0).to_json()

@@ -9,6 +9,8 @@ from typing import Any
 import numpy as np
 
 from controller.errors import ConfigError
+from controller.profile import default_profile
+from simulation.render import Scene, render_snapshot
 
 
 class RendererSource:
@@ -21,8 +23,6 @@ class RendererSource:
         self.frame = 0
 
     def read(self) -> np.ndarray | None:
-        from controller.profile import default_profile
-        from simulation.render import Scene, render_snapshot
 
         snapshot, scene = self.world.current_scene()
         if snapshot is None:

@@ -13,7 +13,7 @@ from typing import Any
 
 from controller.hardware.switches import SerialSwitches
 from controller.service.devices import RealDevices
-from controller.vision.sources import FrameSource
+from controller.vision.sources import FrameSource, validate_camera
 from simulation.camera import DelayedFrames, RendererSource
 from simulation.pico import SimulatedPico
 from simulation.world import CachedFrames, SimWorld, resume_world
@@ -44,7 +44,6 @@ class SimulatedDevices(RealDevices):
     def open_camera(self, config: Any, session: Any) -> FrameSource:
         if config.camera.get("source") != "renderer":
             return super().open_camera(config, session)
-        from controller.vision.sources import validate_camera
 
         camera = validate_camera(config.camera)
         self.world = self.world_factory(self.pico)

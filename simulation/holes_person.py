@@ -18,6 +18,7 @@ import numpy as np
 
 from controller.games.stay_alive.holes import SIZE, HolePattern
 from controller.snapshot import EMPTY, Snapshot
+from controller.vision.sources import validate_camera
 from simulation.render import Scene, render_scene
 
 INSTRUCTION = re.compile(r"set every orange slide to ([ABC]) and every white slide to ([ABC])")
@@ -125,7 +126,6 @@ def simulated_holes(config: Any, profile: Any) -> tuple[_TableCamera, HolesPerso
     """The simulated copy of `config` (the camera's size, seed and preset; the holes of `profile`, the
     default copy's unless the config names another) and the person who sets its slides: what `referee
     setup holes` uses with the renderer camera."""
-    from controller.vision.sources import validate_camera
 
     camera = validate_camera(config.camera)
     table = HolesTable(profile, seed=camera["seed"], preset=camera["preset"], size=(camera["width"], camera["height"]))

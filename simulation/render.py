@@ -22,11 +22,13 @@ import numpy as np
 
 from controller.errors import RefereeError
 from controller.games import registry
+from controller.games.flipop.doors import POSTS, rotations, shared_edges
 from controller.games.spec import GLYPHS_ADDON
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
 from controller.vision import looks
 from controller.vision.geometry import LatticeGeometry
 from controller.vision.glyphs import GLYPHS
+from controller.vision.pose import CameraPose
 from simulation.artwork import artwork_for
 from simulation.drawing import (
     TEX,
@@ -405,7 +407,6 @@ class CameraView:
     implies, as a reader measuring it would."""
 
     def __init__(self, hom: np.ndarray, size: tuple[int, int]) -> None:
-        from controller.vision.pose import CameraPose
 
         self.hom = hom
         self.pose = CameraPose.from_homography(hom, size)
@@ -462,7 +463,6 @@ def random_snapshot(game: str, profile, seed: int, fill: float = 0.6) -> Snapsho
 def random_doors(profile, seed: int) -> tuple[str, ...]:
     """Doors (Flipop's) as play could leave them: each door of the profile's start turned a random
     number of quarter turns, never two wings on one edge."""
-    from controller.games.flipop.doors import POSTS, rotations, shared_edges
 
     start = parse_snapshot(profile.game, profile.get("start")).line("doors")
     rng = np.random.default_rng(seed)

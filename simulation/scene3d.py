@@ -44,11 +44,16 @@ import numpy as np
 
 from controller.errors import RefereeError
 from controller.games import registry
+from controller.games.flipop.doors import UNKNOWN_DOOR
 from controller.games.spec import DISC, SPHERE, Solid
+from controller.profile import default_profile
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
 from controller.vision import looks
 from controller.vision.geometry import DICTIONARIES, LatticeGeometry
+from controller.vision.glyphs import GLYPHS
+from simulation.artwork import artwork_for
 from simulation.drawing import TEX, _Canvas, _draw_markers, _rng, board_margin, glyph_mask, stay_alive_points
+from simulation.render import random_snapshot
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKER = Path(__file__).with_name("blender_worker.py")
@@ -293,7 +298,6 @@ def _png(img: np.ndarray, textures: Path) -> str:
 def _board_print(game: str, geom: LatticeGeometry, copy: Copy, profile) -> tuple[np.ndarray, tuple]:
     """The board's print seen from above (its artwork, markers included) and the board rectangle it
     spans (x0, y0, x1, y1)."""
-    from simulation.artwork import artwork_for
 
     cv = _Canvas(geom, copy.frame)
     regions = profile.get("regions") if profile is not None else None
@@ -550,7 +554,6 @@ def _slide_lattice(b, snapshot, profile, copy, geom, rect, thick, spec) -> None:
 
 def _grooved_floor(b, snapshot, profile, copy, geom, rect, thick, spec) -> None:
     """Flipop: the printed floor, a post at every inner corner with its door's steel wings."""
-    from controller.games.flipop.doors import UNKNOWN_DOOR
 
     _plain(b, snapshot, profile, copy, geom, rect, thick, spec)
     doors = snapshot.line("doors")
@@ -593,7 +596,6 @@ _ASSEMBLIES = {
 
 def _pieces(b: _Build, snapshot: Snapshot, profile, copy: Copy, geom: LatticeGeometry, spec) -> None:
     """Every piece of the snapshot as its game declares its body (`VisionSpec.solids`)."""
-    from controller.vision.glyphs import GLYPHS
 
     made: set[str] = set()
     for r in range(geom.rows):
@@ -851,9 +853,6 @@ def _plain_json(value):
 
 def main() -> int:  # pragma: no cover - a manual look at one scene
     import argparse
-
-    from controller.profile import default_profile
-    from simulation.render import random_snapshot
 
     ap = argparse.ArgumentParser(description="render one random board of a game in 3D")
     ap.add_argument("--game", default="flipop")

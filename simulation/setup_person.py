@@ -26,6 +26,7 @@ import numpy as np
 from controller.games import registry
 from controller.record import setup_from_mapping
 from controller.snapshot import EMPTY, Snapshot
+from controller.vision.sources import validate_camera
 from simulation.camera import RendererSource
 from simulation.drawing import stay_alive_points
 from simulation.render import random_doors, random_snapshot
@@ -236,7 +237,6 @@ class SimulatedSetupCamera:
 def simulated_setup(config: Any, *, other_looks: bool = False) -> tuple[SimulatedSetupCamera, SetupPerson]:
     """The simulated table of `config` (its game and profile, its camera's size, seed and preset) and
     the person who sets it up: what `referee setup calibrate` uses with the renderer camera."""
-    from controller.vision.sources import validate_camera
 
     camera = validate_camera(config.camera)
     world = SimWorld(config.setup, starting_board(config.setup, random.Random(camera["seed"])), noise_frames=2)

@@ -31,9 +31,12 @@ from controller.games import registry
 from controller.games.base import GameSetup
 from controller.games.registry import engine_for
 from controller.games.stay_alive.rules import MARBLE_DROP_SECONDS
+from controller.hardware.switches import SlideState
 from controller.language import _
-from controller.record import COMPUTER_MOVE
+from controller.record import COMPUTER_MOVE, setup_from_mapping
 from controller.referee import Referee, Verdict
+from controller.service.loop import RefereeLoop, Settings, Sight
+from controller.service.session import open_journal
 from controller.snapshot import EMPTY, Snapshot, empty_snapshot
 from simulation.render import Scene
 
@@ -336,7 +339,6 @@ class SnapshotSensor:
         self._read = False
 
     def sense(self) -> Any:
-        from controller.service.loop import Sight
 
         w = self.world
         if not w.camera_plugged:
@@ -367,7 +369,6 @@ class WorldSwitches:
         self.count = 0
 
     def latest(self) -> Any:
-        from controller.hardware.switches import SlideState
 
         board = self.world.board
         self.count += 1
@@ -1028,7 +1029,6 @@ class StubRig:
         troubles: bool = True,
         max_moves: int = 400,
     ) -> None:
-        from controller.record import setup_from_mapping
 
         self.keys = game_keys
         self.setup = setup_from_mapping(game_keys, "test")
@@ -1055,8 +1055,6 @@ class StubRig:
 
     def restart(self, die_at: int | None = None) -> Any:
         """A new loop from the journal (the old loop object is dropped without any cleanup)."""
-        from controller.service.loop import RefereeLoop, Settings
-        from controller.service.session import open_journal
 
         opened = open_journal(self.journal_path, self.keys, self.setup)
         if opened.moved_aside is not None:

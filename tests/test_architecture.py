@@ -261,3 +261,22 @@ def test_each_route_module_exposes_one_route_table(module: str):
     assert by_hand == []
     if module != "controller/web/server.py":
         assert "controller.web.server" not in _imports(ROOT / module)
+
+
+def test_the_projects_own_modules_are_imported_at_the_top_unless_a_comment_says_why():
+    """An import inside a function hides what a module needs; where one must be late (a module that
+    only some runs need), a comment on its line or just above it says why."""
+    modules = _module_names()
+    unexplained = []
+    for name, path in modules.items():
+        lines = path.read_text("utf-8").splitlines()
+        for _, line, inside in _own_imports(name, path, modules):
+            if not inside:
+                continue
+            # the import's line, or the first line above the block of imports it is in
+            above = line - 1
+            while above > 0 and lines[above - 1].strip().startswith(("from ", "import ")):
+                above -= 1
+            if "#" not in lines[line - 1] and not (above > 0 and lines[above - 1].strip().startswith("#")):
+                unexplained.append(f"{path.relative_to(ROOT)}:{line}: {lines[line - 1].strip()}")
+    assert unexplained == [], "\n".join(unexplained)

@@ -82,8 +82,6 @@ def test_random_positions_follow_what_the_game_declares():
     ],
 )
 def test_calibrate_names_the_games_a_picture_is_for(args, sentence, tmp_path, capsys, monkeypatch):
-    import controller.vision.lattice as lattice
-
-    monkeypatch.setattr(lattice, "load_image", lambda path: np.zeros((8, 8, 3), np.uint8))
+    monkeypatch.setattr("controller.commands.calibrate.load_image", lambda path: np.zeros((8, 8, 3), np.uint8))
     assert main(["calibrate", *args, "--out", str(tmp_path / "p.yaml")]) == 2
     assert sentence in capsys.readouterr().err

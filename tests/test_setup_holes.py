@@ -82,7 +82,6 @@ def test_pictures_no_hole_pattern_explains_are_reported_and_nothing_written(tmp_
 
 @pytest.mark.slow
 def test_the_camera_flow_asks_for_each_pair_in_turn(tmp_path, monkeypatch, capsys):
-    import controller.vision.sources as sources
 
     asked: list[str] = []
 
@@ -96,7 +95,7 @@ def test_the_camera_flow_asks_for_each_pair_in_turn(tmp_path, monkeypatch, capsy
         def close(self):
             pass
 
-    monkeypatch.setattr(sources, "open_frame_source", lambda camera, locked=None: Camera())
+    monkeypatch.setattr("controller.commands.setup.open_frame_source", lambda camera, locked=None: Camera())
     monkeypatch.setattr("builtins.input", lambda prompt="": asked.append("enter") or "")
     config = tmp_path / "config.yaml"
     config.write_text("game: stay-alive\nplayers: 2\nseats: [B, Y]\n", encoding="utf-8")

@@ -17,6 +17,7 @@ from controller.club.config import NAME
 from controller.referee import Verdict, VerdictKind
 from controller.service.events import Table
 from controller.service.journal import JOURNAL_ID
+from controller.words import verdict_line
 
 if TYPE_CHECKING:
     from controller.games.events import GameEvent
@@ -335,7 +336,6 @@ def parse_ack(topic: str, payload: bytes, expected_topic: str) -> tuple[str | No
 # --- words for people -------------------------------------------------------------------------
 def verdict_words(body: dict[str, Any], names: list[str] | None = None) -> str:
     """The verdict in the referee's own words (`controller.words.verdict_line`), with player names when known."""
-    from controller.words import verdict_line
 
     word = body.get("verdict")
     seat: Any = body.get("seat")  # whatever the table's JSON holds: checked where used

@@ -32,6 +32,7 @@ from controller.club.page import PAGE
 from controller.club.payloads import LEAVES, MAX_ACKED, BadPayload, Message, ack_payload, encode, parse_message
 from controller.club.reach import why_unreachable
 from controller.club.store import Changes, ClubStore
+from controller.errors import RefereeError
 from controller.guard import ConnectionLimits, HostAllowList, guard_middleware, quiet_loop_errors, runner_for, serve
 
 #: Messages applied in one transaction, at most.
@@ -367,8 +368,6 @@ class ClubServer:
             if self.port == 0:
                 self.port = self._listening.sockets[0].getsockname()[1]
         except OSError as exc:
-            from controller.errors import RefereeError
-
             self._error = RefereeError(f"cannot serve the club's page on {self.host}:{self.port}: {exc.strerror}")
             self._started.set()
             return

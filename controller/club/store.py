@@ -43,6 +43,7 @@ from typing import Any
 
 from controller.club.payloads import Message, verdict_words
 from controller.errors import RefereeError
+from controller.files import load_yaml
 
 #: The club database's version (`PRAGMA user_version`): 0, games keyed by (table, game_id); 1,
 #: by (table, journal, game_id). A version 0 database is migrated when opened (`_migrate`).
@@ -700,7 +701,6 @@ def _without_sent(body: dict[str, Any]) -> dict[str, Any]:
 
 def load_roster(path: str | Path) -> dict[str, set[str]]:
     """`referee club --roster FILE`: which players each table may field (YAML: table: [names])."""
-    from controller.files import load_yaml
 
     data = load_yaml(Path(path), "the roster")
     if not isinstance(data, dict) or not all(

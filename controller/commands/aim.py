@@ -13,8 +13,16 @@ import argparse
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from controller.commands.render import profile_for
 from controller.errors import RefereeError
 from controller.games import registry
+from controller.games.registry import engine_for
+from controller.record import setup_from_mapping
+from controller.service.config import load_config
+from controller.vision.aim import SHARP_SIGMA, aim_advice
+from controller.vision.geometry import LatticeGeometry
+from controller.vision.lattice import load_image
+from controller.vision.sources import open_frame_source
 
 if TYPE_CHECKING:
     from controller.vision.sources import FrameSource
@@ -40,8 +48,6 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def place_namer(game: str) -> Callable[[tuple[int, int]], str] | None:
     """The game's place names from an engine with the game's default keys (None if those need more keys)."""
-    from controller.games.registry import engine_for
-    from controller.record import setup_from_mapping
 
     try:
         return engine_for(setup_from_mapping({"game": game}, "aim")).place_name
@@ -50,15 +56,13 @@ def place_namer(game: str) -> Callable[[tuple[int, int]], str] | None:
 
 
 def _from_camera(path: str):
-    from controller.games.registry import engine_for
-    from controller.service.config import load_config
-    from controller.vision.sources import open_frame_source
 
     config = load_config(path)
     profile = config.setup.profile
     source: FrameSource
     if config.camera.get("source") == "renderer":
         # the shipped config's simulated camera: a picture of the simulated table, as `run` would see it
+        # (imported here: a real camera never loads the simulation)
         from simulation.setup_person import simulated_setup
 
         source, _ = simulated_setup(config)
@@ -79,10 +83,6 @@ def _from_camera(path: str):
 
 
 def run(args: argparse.Namespace) -> int:
-    from controller.commands.render import profile_for
-    from controller.vision.aim import SHARP_SIGMA, aim_advice
-    from controller.vision.geometry import LatticeGeometry
-    from controller.vision.lattice import load_image
 
     if bool(args.config) == bool(args.image):
         raise RefereeError("give either --config FILE (a picture from its camera) or --image IMAGE --game GAME")

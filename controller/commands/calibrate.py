@@ -25,6 +25,10 @@ from __future__ import annotations
 
 import argparse
 
+from calibration import checks
+from calibration import vision as cal
+from calibration import vision_glyphs as shapes
+from calibration.camera import learn_camera_settings
 from controller.commands.render import profile_for
 from controller.errors import RefereeError
 from controller.files import load_yaml, read_text
@@ -40,7 +44,11 @@ from controller.games.spec import (
     GameSpec,
 )
 from controller.profile import save_profile
+from controller.service.config import validate_camera_section
 from controller.snapshot import EMPTY, parse_snapshot, with_required_lines
+from controller.vision.geometry import parse_corners
+from controller.vision.lattice import load_image
+from controller.vision.sources import open_frame_source
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -82,7 +90,6 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def _camera_section(path: str) -> dict:
-    from controller.service.config import validate_camera_section
 
     data = load_yaml(path, "the config file")
     if not isinstance(data, dict):
@@ -107,11 +114,6 @@ def _takes_setup(spec: GameSpec) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    from calibration import checks
-    from calibration import vision as cal
-    from calibration import vision_glyphs as shapes
-    from controller.vision.geometry import parse_corners
-    from controller.vision.lattice import load_image
 
     profile = profile_for(args.game, args.profile)
     before = profile
@@ -215,8 +217,6 @@ def _no_lock(config: str, source: str) -> str:
 
 
 def _store_camera(profile, camera: dict):
-    from calibration.camera import learn_camera_settings
-    from controller.vision.sources import open_frame_source
 
     if not camera["lock"]:
         print("camera.lock is false: exposure and white balance stay automatic; nothing stored")

@@ -14,6 +14,8 @@ from pathlib import Path
 
 from controller.errors import RefereeError
 from controller.files import read_text
+from controller.vision import lattice
+from controller.vision.geometry import parse_corners
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -57,8 +59,6 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from controller.vision import lattice
-    from controller.vision.geometry import parse_corners
 
     size = lattice.parse_size(args.size)
     if args.lattice_command == "learn":

@@ -21,6 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from controller.commands.render import profile_for
 from controller.errors import RefereeError
 from controller.games import registry
 
@@ -183,8 +184,6 @@ def write_png(image: np.ndarray, dpi: int, path: Path) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from controller.commands.render import profile_for
-    from controller.games import registry
 
     out = Path(args.out)
     kind = out.suffix.lower()

@@ -17,7 +17,11 @@ from controller import words
 from controller.commands.render import profile_for
 from controller.errors import RefereeError
 from controller.games import registry
+from controller.profile import default_profile
 from controller.snapshot import EMPTY
+from controller.vision.geometry import check_corners, parse_corners
+from controller.vision.lattice import load_image
+from controller.vision.reader import BoardReader
 
 UNSURE_EXIT = 3
 
@@ -40,8 +44,6 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def _other_game(image, game: str) -> str | None:
     """The game whose default board reads `image` surely (not a place unsure), when `game`'s does not."""
-    from controller.profile import default_profile
-    from controller.vision.reader import BoardReader
 
     for other in registry.names():
         if other == game:
@@ -56,9 +58,6 @@ def _other_game(image, game: str) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from controller.vision.geometry import check_corners, parse_corners
-    from controller.vision.lattice import load_image
-    from controller.vision.reader import BoardReader
 
     profile = profile_for(args.game, args.profile)
     corners = parse_corners(args.corners) if args.corners else None  # the arguments first: cheap

@@ -12,6 +12,7 @@ from controller.files import read_text
 from controller.games import registry
 from controller.profile import default_profile, load_profile
 from controller.snapshot import parse_snapshot
+from simulation.render import Scene, render_snapshot
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -53,7 +54,6 @@ def check_image_name(path: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from simulation.render import Scene, render_snapshot
 
     check_image_name(args.out)
     profile = profile_for(args.game, args.profile)

@@ -8,8 +8,10 @@ import sys
 
 from controller.games.registry import engine_for
 from controller.language import LANGUAGES, _, said
-from controller.record import load_record
+from controller.record import load_record, parse_record
 from controller.referee import judge_record
+from controller.service.journal import Journal
+from controller.service.session import export_record
 from controller.words import result_line, stored_verdict_line
 
 
@@ -44,10 +46,6 @@ def _is_sqlite(path: str) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     if _is_sqlite(args.record):  # a journal: judge its latest game, opened read-only
-        from controller.record import parse_record
-        from controller.service.journal import Journal
-        from controller.service.session import export_record
-
         journal = Journal(args.record, read_only=True)
         try:
             record = parse_record(export_record(journal))

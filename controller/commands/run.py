@@ -51,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
     log = logging.getLogger("referee")
     devices = None
     if config.camera.get("source") == "renderer" or config.switches.source == "simulated":
-        # the simulated rig (the shipped config): this command hands it to the service
+        # the simulated rig (the shipped config): this command hands it to the service (imported here:
+        # a real rig never loads the simulation)
         from simulation.devices import SimulatedDevices
         from simulation.world import SimWorld, starting_board
 
@@ -70,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
                 config.patience,
             )
             if service.world is not None:
+                # the simulated rig's people (imported here: a real rig never loads the simulation)
                 from simulation.setup_person import TableHands
                 from simulation.world import play_in_background
 

@@ -16,8 +16,17 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from calibration.holes import PAIRS, format_grids, holes_yaml, report
+from calibration.holes_guide import STEPS, GuidedHoles, instruction, step_name
 from controller.commands import setup_calibrate
+from controller.commands.holes import holes_game, write_holes_into_profile
+from controller.commands.render import profile_for
 from controller.errors import RefereeError
+from controller.games import registry
+from controller.service.config import load_config
+from controller.vision.lattice import load_image
+from controller.vision.reader import BoardReader
+from controller.vision.sources import open_frame_source
 
 if TYPE_CHECKING:
     from controller.vision.sources import FrameSource
@@ -69,12 +78,11 @@ def _picture_file(folder: Path, p: str, q: str) -> Path:
 def _camera_pictures(config: Any, profile: Any):
     """A function (step 1 to 9) -> picture that asks the person, then reads the camera. With the
     simulated camera (`source: renderer`) a simulated person sets the simulated copy's slides."""
-    from calibration.holes_guide import instruction
-    from controller.vision.sources import open_frame_source
 
     person = None
     source: FrameSource
     if config.camera.get("source") == "renderer":
+        # the simulated person who plays the holes (imported here: a real camera never loads the simulation)
         from simulation.holes_person import simulated_holes
 
         source, person = simulated_holes(config, profile)
@@ -104,14 +112,6 @@ def _camera_pictures(config: Any, profile: Any):
 
 
 def run(args: argparse.Namespace) -> int:
-    from calibration.holes import PAIRS, format_grids, holes_yaml, report
-    from calibration.holes_guide import STEPS, GuidedHoles, step_name
-    from controller.commands.holes import holes_game, write_holes_into_profile
-    from controller.commands.render import profile_for
-    from controller.games import registry
-    from controller.service.config import load_config
-    from controller.vision.lattice import load_image
-    from controller.vision.reader import BoardReader
 
     if bool(args.config) == bool(args.images):
         raise RefereeError("give either --config FILE (pictures from its camera) or --images DIR")

@@ -16,16 +16,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from calibration import guided
+from calibration.guided import picture_keys
 from controller.errors import RefereeError
 from controller.games import registry
+from controller.service.config import load_config
+from controller.vision.lattice import load_image
+from controller.vision.sources import open_frame_source
 
 #: Tries per picture before the command gives up (each waits up to `guided.WAIT_SECONDS`).
 TRIES = 3
 
 
 def images_help() -> str:
-    from calibration.guided import picture_keys
-    from controller.games import registry
 
     per_game = "; ".join(
         f"{game}: {', '.join(f'{key}.png' for key in picture_keys(game))}" for game in registry.names()
@@ -80,11 +83,11 @@ def _camera(config: Any, profile: Any):
     """(the camera, get ready for a step): the config's camera; the simulated one has a simulated
     person who sets the board as each step asks."""
     if config.camera.get("source") == "renderer":
+        # the simulated person who sets each board (imported here: a real camera never loads the simulation)
         from simulation.setup_person import simulated_setup
 
         source, person = simulated_setup(config)
         return source, person.follow
-    from controller.vision.sources import open_frame_source
 
     return open_frame_source(config.camera, getattr(profile, "camera", None)), None
 
@@ -102,10 +105,6 @@ def _ask(step: Any, total: int) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from calibration import guided
-    from controller.games import registry
-    from controller.service.config import load_config
-    from controller.vision.lattice import load_image
 
     spec = registry.get(args.game)
     config = load_config(args.config)
@@ -165,7 +164,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _capture(step: Any, total: int, read, get_ready, profile) -> Any:
-    from calibration import guided
 
     attempt = 1
     while True:

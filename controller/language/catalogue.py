@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.games import registry
-from controller.language import COLOUR_CONTEXTS, DOMAIN, KEYWORDS, LANGUAGES, LOCALE_DIR, PAGE_DOMAIN
+from controller.language import COLOUR_CONTEXTS, DOMAIN, KEYWORDS, LANGUAGES, LOCALE_DIR, PAGE_DOMAIN, compile_po
 from controller.profile import default_profile
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -252,7 +252,6 @@ def french_typography(value: Any) -> Any:
 
 def compile_all(only: Path | None = None) -> list[Path]:
     """Write the `.mo` of every `.po` beside it (what an install ships); `only`: that `.po` alone."""
-    from controller.language import compile_po
 
     written = []
     for code in LANGUAGES:

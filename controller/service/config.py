@@ -147,7 +147,9 @@ def _pin(value: Any) -> str | None:
     pin = value
     if not (pin.isascii() and pin.isdigit() and len(pin) <= 12):
         raise sentence(f"expected 6 to 12 digits (or null: a random PIN at each start), got {pin!r}")
-    from controller.guard import weak_pin  # the page's guard says which PINs are weak
+    # the page's guard says which PINs are weak; imported here because it loads aiohttp, which
+    # reading a config file never needs otherwise
+    from controller.guard import weak_pin
 
     weak = weak_pin(pin)
     if weak is not None:

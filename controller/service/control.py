@@ -34,6 +34,12 @@ from typing import Any
 
 from controller.errors import RefereeError
 from controller.files import load_yaml
+from controller.service.config import (
+    SYSTEM_SOCKET,
+    control_socket_setting,
+    default_control_socket,
+    private_fallback_folder,
+)
 
 #: Each command and the arguments it takes (besides "command" and "id").
 COMMANDS: dict[str, tuple[str, ...]] = {
@@ -292,7 +298,6 @@ def check_socket_path(path: Path) -> None:
 
 def prepare_folder(folder: Path) -> None:
     """Create the socket's folder if missing; the per-user fallback folder must be ours and private."""
-    from controller.service.config import private_fallback_folder
 
     private = folder == private_fallback_folder()
     try:
@@ -435,7 +440,6 @@ def socket_path(args) -> Path:
     `--config` given but missing is an error naming the file; without --config, config.yaml is
     read if it is there, else the default socket (or the systemd service's, when only that exists).
     """
-    from controller.service.config import SYSTEM_SOCKET, control_socket_setting, default_control_socket
 
     if getattr(args, "socket", None):
         return Path(args.socket)

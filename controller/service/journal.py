@@ -49,6 +49,7 @@ from typing import Any
 from urllib.parse import quote
 
 from controller.errors import RefereeError
+from controller.words import journal_folder_missing
 
 log = logging.getLogger("referee.journal")
 
@@ -287,7 +288,6 @@ class Journal:
             raise RefereeError(f"the journal {self.path} is not a file")
         if not read_only and not existed and not self.path.parent.is_dir():
             # A typo in `journal:` must not quietly start game 1 in a new folder, the old games unseen.
-            from controller.words import journal_folder_missing
 
             raise RefereeError(journal_folder_missing(self.path))
         try:

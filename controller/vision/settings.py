@@ -10,6 +10,7 @@ from controller.snapshot import EMPTY
 from controller.vision import looks
 from controller.vision.classify import ClassModel, ClassRef
 from controller.vision.features import colour_features
+from controller.vision.glyphs import check_settings
 
 #: Default spread of each class in feature space (log brightness, two chromaticities).
 DEFAULT_SIGMA = (0.22, 0.03, 0.03)
@@ -46,8 +47,6 @@ def vision_settings(profile) -> dict:
     if "hand_check" in data and not isinstance(data["hand_check"], bool):
         raise ConfigError("vision.hand_check", "expected true or false")
     if "glyphs" in data:
-        from controller.vision.glyphs import check_settings
-
         check_settings(data["glyphs"])
     if "white" in data:
         w = data["white"]

@@ -33,6 +33,7 @@ import numpy as np
 from pydantic import BeforeValidator, model_validator
 
 from controller.errors import ConfigError, HardwareError
+from controller.exclusive import HeldSource, lock_camera
 from controller.schema import Section, checked, choice, sentence, validate
 
 SOURCES = ("renderer", "picamera", "usb", "video", "images")
@@ -375,8 +376,6 @@ def open_frame_source(camera_config: dict, locked: dict | None = None) -> FrameS
     locked = locked or {}
     src = c["source"]
     if src in ("usb", "picamera"):  # one program per camera, and a sentence naming the other one
-        from controller.exclusive import HeldSource, lock_camera
-
         held = lock_camera(c)
         if held is not None:
             try:

@@ -31,9 +31,10 @@ import numpy as np
 from aiohttp import web
 
 from calibration import guided
-from calibration.checks import place_name
+from calibration.checks import PlacesRefused, place_name
 from controller.errors import RefereeError
 from controller.games import registry
+from controller.profile import default_profile
 from controller.web.camera import scaled_jpeg
 from controller.web.http import BadRequest, controls
 from controller.web.view import board_json, palette
@@ -132,8 +133,6 @@ class CalibrationRoutes:
             raise self._bad(400, f"unknown game {game!r}; expected one of {', '.join(registry.names())}")
         profile = self.web.loop.session.setup.profile
         if game is not None and game != profile.game:
-            from controller.profile import default_profile
-
             profile = default_profile(game)
         return web.json_response(self._steps_json(profile), headers={"Cache-Control": "no-store"})
 
@@ -225,7 +224,6 @@ class CalibrationRoutes:
     def _refused(self, step: Any, frame: np.ndarray, exc: RefereeError) -> web.Response:
         """409 with the sentence; for places refused, where they are on the refused picture
         (`GET /api/calibration/refused.jpg`), so the page circles them as it does after the check."""
-        from calibration.checks import PlacesRefused
 
         body: dict[str, Any] = {"ok": False, "error": f"picture {step.number} ({step.title}) not taken: {exc}"}
         if isinstance(exc, PlacesRefused) and self.session is not None:
