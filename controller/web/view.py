@@ -14,12 +14,14 @@ from typing import Any
 
 from controller import corrections, words
 from controller.ai.table import move_cells
+from controller.errors import RefereeError
 from controller.games import registry
 from controller.games.registry import find_rule
 from controller.language import DEFAULT, Colour, Text, language, said
 from controller.record import HINT
-from controller.referee import VerdictKind
+from controller.referee import VerdictKind, same_verdict
 from controller.service.events import BoardRead, Event, GameOpened, VerdictGiven
+from controller.service.session import GameSession
 from controller.snapshot import Snapshot, format_snapshot
 from controller.vision import looks
 from controller.words import stored_verdict_line as verdict_words
@@ -350,10 +352,6 @@ def judged_again(journal: Any, game_id: int, keys: dict[str, Any], setup: Any, e
     """A past game's entries judged again (as a resumed game is), so each verdict carries its words and can
     be said in any language (the journal keeps them in English); None when the rules now judge a verdict
     differently (its stored English words are shown then)."""
-    from controller.errors import RefereeError
-    from controller.referee import same_verdict
-    from controller.service.session import GameSession
-
     session = GameSession(journal, game_id, keys, setup)
     verdicts = []
     try:
