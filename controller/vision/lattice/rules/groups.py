@@ -12,17 +12,12 @@ surely alike, and not where the flatness is sure of the other side (empty or a p
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from controller.vision.classify import ClassModel, ClassRef, Decision
 from controller.vision.lattice.places import EMPTY, FOLLOW_ROUNDS, MIN_EXPLAINED, N_FEATURES
 from controller.vision.lattice.reading import DOUBTFUL, Picture, Reading
-
-if TYPE_CHECKING:
-    pass
-
 
 NAME = "groups"
 
