@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from contextlib import contextmanager
 
 import numpy as np
+import pytest
 import yaml
 from colorpop_helpers import take_a_lone_token_off
 from web_helpers import with_client
@@ -198,9 +200,69 @@ def test_stay_alive_slides_are_live_from_the_switches_with_the_links_health(tmp_
     }
     orange = board.line("orange")
     moved = "A" if orange[2] != "A" else "B"
+    heard = []
+    app.view.on_change = lambda: heard.append(app.view.version)
     rig.world.set_board(board.with_line("orange", orange[:2] + (moved,) + orange[3:]))
-    mark = app.view.slides_mark()
+    rig.driver.run_frames(1)  # the loop's next tick tells the slide at once: the page is pushed it
+    rig.loop.bus.drain()
+    assert heard
     assert app.view.state()["slides"]["orange"][2] == moved  # before the referee judges anything
+    heard.clear()
     rig.switches.plugged = False
-    assert app.view.state()["slides"]["link_ok"] is False
-    assert app.view.slides_mark() != mark  # the pusher sends the page the change
+    rig.driver.run_frames(1)
+    rig.loop.bus.drain()
+    assert heard and app.view.state()["slides"]["link_ok"] is False
+
+
+class Away:
+    """Stands for the loop's live objects where the page must not look."""
+
+    def __getattr__(self, name):
+        raise AssertionError(f"the page read the loop's {name} instead of what it heard")
+
+
+def test_the_page_is_built_from_the_events_it_hears_never_from_the_loop(tmp_path):
+    rig = StubRig(COLORPOP, tmp_path / "j.sqlite", seed=3, troubles=False, max_moves=6)
+    rig.play(1)
+    app = WebApp(rig.loop, pin=PIN)  # joins late: it catches up from the bus at once
+    before = app.view.state()
+    assert before["verdict_count"] == len(rig.loop.session.verdicts) > 0
+    assert before["board"]["text"] == format_snapshot(rig.loop.session.referee.expected())
+    session, sensor = rig.loop.session, rig.loop.sensor
+    rig.loop.session = rig.loop.sensor = Away()
+    try:
+        assert app.view.state() == before  # no event, no change: and the loop is never read
+    finally:
+        rig.loop.session, rig.loop.sensor = session, sensor
+    rig.play(3)
+    rig.loop.bus.drain()
+    rig.loop.session = Away()
+    try:
+        after = app.view.state()
+    finally:
+        rig.loop.session = session
+    assert after["verdict_count"] == len(session.verdicts) > before["verdict_count"]
+    assert [v["json"] for v in after["verdicts"]] == session.verdicts
+    assert after["board"]["text"] == format_snapshot(session.referee.expected())
+
+
+def test_each_event_is_pushed_to_an_open_page_and_nothing_when_nothing_happens(tmp_path):
+    """No polling: a connected page gets a state when the loop emits, and nothing while it is quiet."""
+    rig = StubRig(FLIPOP, tmp_path / "j.sqlite", seed=1, troubles=False, max_moves=6)
+    rig.play(1)
+    app = WebApp(rig.loop, pin=PIN)
+
+    async def body(client):
+        ws = await client.ws_connect("/ws")
+        first = await ws.receive_json(timeout=5)
+        assert first["type"] == "state"
+        with pytest.raises(asyncio.TimeoutError):
+            await ws.receive_json(timeout=0.6)  # nothing happened: nothing sent (it was every 0.2 s)
+        await asyncio.get_running_loop().run_in_executor(None, rig.play, 2)
+        pushed = await ws.receive_json(timeout=5)
+        while pushed["state"]["verdict_count"] < len(rig.loop.session.verdicts):
+            pushed = await ws.receive_json(timeout=5)
+        assert pushed["state"]["verdicts"][-1]["json"] == rig.loop.session.verdicts[-1]
+        await ws.close()
+
+    with_client(app, body)

@@ -15,7 +15,10 @@ Two kinds of subscriber:
   counted (outputs that must not miss anything, like MQTT verdicts, read the journal instead).
 
 Every event carries a `Table`: what the lights should show at that moment (turn, illegal,
-pending, faults, ...), so a subscriber that joins late needs only the last event to catch up.
+pending, faults, ...), and a `Scene`: the game as a page shows it (its setup, the engine's state,
+the newest verdicts), values the loop will not change afterwards. A listener on another thread
+(the live page) keeps them as its own state and never reads the loop's live objects; one that
+joins late is given the latest event of each kind first (`subscribe(..., catch_up=True)`).
 """
 
 from __future__ import annotations
@@ -23,19 +26,23 @@ from __future__ import annotations
 import collections
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from controller.games.base import Result
+from controller.games.base import Engine, GameSetup, Result
 from controller.language import DEFAULT, _, said
-from controller.referee import Verdict, VerdictKind
+from controller.referee import AwaitedMove, Verdict, VerdictKind
 from controller.snapshot import Snapshot
 
 log = logging.getLogger("referee.events")
 
 #: Events a threaded subscriber may fall behind before the oldest are dropped.
 QUEUE_LIMIT = 1000
+#: The newest verdicts a `Scene` carries (what the live page's history shows; the whole game is in
+#: the journal).
+HISTORY = 60
 
 
 @dataclass(frozen=True)
@@ -55,11 +62,54 @@ class Table:
 
 
 @dataclass(frozen=True)
+class Scene:
+    """The game as the live page shows it, at the time of an event.
+
+    Values only, none of which the loop changes afterwards: the engine's state is an immutable
+    value (each move makes a new one), the keys and verdicts are copies. So a listener on another
+    thread may keep a scene as long as it likes without a lock.
+    """
+
+    setup: GameSetup
+    #: The game keys it was started with (a copy; `profile` included).
+    keys: Mapping[str, Any]
+    engine: Engine
+    #: The engine's state (None before a setup board was accepted).
+    state: Any
+    #: The newest `HISTORY` verdicts as stored (JSON, notation.md), oldest first, and how many there are.
+    verdicts: tuple[Mapping[str, Any], ...]
+    verdict_count: int
+    #: The last board judged, whatever its verdict.
+    last_snapshot: Snapshot | None
+    #: The stored verdict of the illegal move the board is in now (None when it is not illegal).
+    illegal: Mapping[str, Any] | None
+    #: Why judging is paused (the page calibrating the copy), or None.
+    paused: str | None
+    #: The journal's file now (it may have been moved aside and a new one started).
+    journal: Path | None
+    #: The journal's number of the game, the index its next verdict will have, and the seed of its
+    #: computer seats' and coach's searches (the same whenever the game is resumed).
+    game_id: int = 0
+    next_index: int = 0
+    seed: str = ""
+    #: The computer's seats and their levels (a copy), and whether the coach may be asked.
+    computer: Mapping[int, str] = field(default_factory=dict)
+    coach: bool = True
+    #: The move a computer seat chose and a person is to make on the board (None: none awaited).
+    awaited: AwaitedMove | None = None
+    #: Of the verdicts carried: the indexes with a picture kept, and the places the rules completed.
+    pictured: frozenset[int] = frozenset()
+    resolved: Mapping[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Event:
     """Something the referee did or saw; `at` is the loop's clock (monotonic seconds)."""
 
     at: float
     table: Table
+    #: The game as a page shows it (None from emitters that have no game, such as some tests).
+    scene: Scene | None = None
 
 
 @dataclass(frozen=True)
@@ -78,6 +128,20 @@ class BoardRead(Event):
 
     snapshot: Snapshot | None = None
     problem: str | None = None
+    #: The places read unsurely, and the board as read with them as `?` (None when nothing was read).
+    unsure: tuple[tuple[int, int], ...] = ()
+    partial: Snapshot | None = None
+
+
+@dataclass(frozen=True)
+class SlidesSeen(Event):
+    """What the slide switches say changed (a slide moved, the link came or went): `positions` as the
+    switches give them, `link_ok` and `faults` as reported, `healthy` whether their heartbeat is fresh."""
+
+    positions: tuple[str | None, ...] = ()
+    link_ok: bool = False
+    faults: tuple[str, ...] = ()
+    healthy: bool = False
 
 
 @dataclass(frozen=True)
@@ -203,10 +267,20 @@ class EventBus:
         self._lock = threading.Lock()
         #: The last event, for subscribers that join late.
         self.last: Event | None = None
+        #: The latest event of each kind, in the order they were emitted (for `catch_up`).
+        self._latest: dict[type[Event], Event] = {}
 
-    def subscribe(self, subscriber: Subscriber, *, inline: bool = False, name: str | None = None) -> None:
+    def subscribe(
+        self, subscriber: Subscriber, *, inline: bool = False, name: str | None = None, catch_up: bool = False
+    ) -> None:
+        """`catch_up`: first hear the latest event of each kind, in the order they came, on this very
+        thread before `subscribe` returns (a listener that joins late then knows what the others know);
+        then every new event, none twice and none missed."""
         label = name or str(getattr(subscriber, "__qualname__", type(subscriber).__name__))
         with self._lock:
+            if catch_up:
+                for event in list(self._latest.values()):
+                    subscriber(event)
             if inline:
                 self._inline.append((label, subscriber))
             else:
@@ -219,7 +293,11 @@ class EventBus:
                 subscriber(event)
             except Exception:  # judging goes on: the fault is in one output only
                 log.exception("event subscriber %s failed on %s", label, type(event).__name__)
-        for worker in list(self._workers):
+        with self._lock:  # a listener subscribing meanwhile hears this event once: caught up or queued
+            self._latest.pop(type(event), None)
+            self._latest[type(event)] = event
+            workers = list(self._workers)
+        for worker in workers:
             worker.put(event)
 
     def drain(self, timeout: float = 5.0) -> bool:

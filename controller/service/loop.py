@@ -34,6 +34,7 @@ What one tick does (`rules.md` §5):
 
 from __future__ import annotations
 
+import copy
 import logging
 import queue
 import threading
@@ -53,6 +54,7 @@ from controller.language import _, listed
 from controller.record import COMPUTER_MOVE, HINT
 from controller.referee import Outlook, Verdict, VerdictKind
 from controller.service.events import (
+    HISTORY,
     BoardRead,
     BoardReadable,
     BoardUnreadable,
@@ -67,6 +69,8 @@ from controller.service.events import (
     LogSubscriber,
     Revealed,
     Said,
+    Scene,
+    SlidesSeen,
     StateShown,
     Table,
     VerdictGiven,
@@ -121,7 +125,8 @@ class Sight:
     picture became still and was read; `snapshot` is then the board (None when it could not be
     read, with `problem` saying why). A board read but for a few unsure places gives its `cells`
     ("?" where unsure), the `doors` read and each unsure place's `candidates` (the letters its look
-    does not rule out), so the rules may find the one legal board that fits.
+    does not rule out), so the rules may find the one legal board that fits; `unsure` the places read
+    unsurely and `partial` the board as read with those as `?` (for the live page).
     """
 
     frame: bool
@@ -132,6 +137,8 @@ class Sight:
     cells: tuple[tuple[str, ...], ...] | None = None
     doors: tuple[str, ...] | None = None
     candidates: dict[tuple[int, int], str] | None = None
+    unsure: tuple[tuple[int, int], ...] = ()
+    partial: Snapshot | None = None
 
 
 class Sensor(Protocol):
@@ -189,6 +196,8 @@ class CameraSensor:
                 cells=tuple(tuple(row) for row in reading.cells) if unsure else None,
                 doors=reading.doors if unsure else None,
                 candidates=dict(reading.candidates) if unsure else None,
+                unsure=tuple((int(r), int(c)) for r, c in getattr(reading, "unsure", ())),
+                partial=partial_board(reading, getattr(self.reader, "game", "")),
             )
         finally:
             self.cpu += time.thread_time() - started
@@ -205,6 +214,14 @@ class CameraSensor:
 
     def confirm(self, snapshot: Snapshot) -> None:
         self.reader.confirm(snapshot)
+
+
+def partial_board(reading: Any, game: str) -> Snapshot | None:
+    """A reading unsure of some places as a board with those places as `?` (what the live page shows
+    and corrects from); None when it was sure (its snapshot) or read no places at all."""
+    if reading.snapshot is not None or getattr(reading, "cells", None) is None:
+        return None
+    return Snapshot(game, tuple(tuple(row) for row in reading.cells), {"doors": getattr(reading, "doors", None)})
 
 
 @dataclass
@@ -294,6 +311,8 @@ class RefereeLoop:
         self.last_switches_ok_at: float | None = None
         self.last_motion = now
         self.positions: tuple[str | None, ...] | None = None
+        #: What the slide switches said last (positions, link, faults, heartbeat), to tell a change.
+        self.slides_said: tuple[Any, ...] | None = None
         self.reading: Sight | None = None
         #: The clock time `reading` was read.
         self.reading_at = now
@@ -333,6 +352,8 @@ class RefereeLoop:
         #: (game id, seat) of the computer seats whose secret was revealed at the end (or tried to be).
         self._revealed: set[tuple[int, int]] = set()
         self._emit(GameOpened, how=opened)
+        if switches is not None:  # what the slides say from the start, for a page that listens
+            self._tell_slides(switches.latest())
 
     # --- events ----------------------------------------------------------------------------------
     def table(self) -> Table:
@@ -356,8 +377,38 @@ class RefereeLoop:
             faults=tuple(self.faults),
         )
 
+    def scene(self) -> Scene:
+        """The game as a page shows it now: values the loop will not change (see `Scene`)."""
+        session = self.session
+        referee = session.referee
+        stored = session.verdicts
+        shown = tuple(stored[-HISTORY:])
+        illegal = None
+        if referee.in_illegal:
+            illegal = next((v for v in reversed(stored) if v.get("verdict") == "illegal"), None)
+        return Scene(
+            setup=session.setup,
+            keys=copy.deepcopy(session.keys),
+            engine=referee.engine,
+            state=referee.state,
+            verdicts=shown,
+            verdict_count=len(stored),
+            last_snapshot=session.last_snapshot,
+            illegal=illegal,
+            paused=self.paused,
+            journal=getattr(session.journal, "path", None),
+            game_id=session.game_id,
+            next_index=session.next_index,
+            seed=session.seed,
+            computer=dict(session.computer),
+            coach=bool(session.coach),
+            awaited=referee.awaited,
+            pictured=frozenset(i for i in (v.get("index") for v in shown) if i in session.pictured),
+            resolved={i: session.resolved[i] for i in (v.get("index") for v in shown) if i in session.resolved},
+        )
+
     def _emit(self, kind: type[Event], **fields: Any) -> None:
-        self.bus.emit(kind(at=self.clock(), table=self.table(), **fields))
+        self.bus.emit(kind(at=self.clock(), table=self.table(), scene=self.scene(), **fields))
 
     # --- what other threads may call -----------------------------------------------------------
     def submit(self, name: str, **args: Any) -> Future:
@@ -384,8 +435,12 @@ class RefereeLoop:
         if sight.new_reading:
             self.reading = sight
             self.reading_at = now
-            self._emit(BoardRead, snapshot=sight.snapshot, problem=sight.problem)
+            self._emit(
+                BoardRead, snapshot=sight.snapshot, problem=sight.problem, unsure=sight.unsure, partial=sight.partial
+            )
         state = self.switches.latest() if self.switches is not None else None
+        if self.switches is not None:
+            self._tell_slides(state)
         if state is not None and state.link_ok and state.positions != self.positions:
             if self.positions is not None:
                 self._slid(now)
@@ -419,6 +474,18 @@ class RefereeLoop:
         self.last_motion = now
         self.reading = None
         self.unreadable_said = None
+
+    def _tell_slides(self, state: Any) -> None:
+        """`SlidesSeen` when what the switches say changed (a few comparisons a tick, nothing more)."""
+        healthy = bool(self.switches is not None and self.switches.healthy())
+        if state is None:
+            said: tuple[Any, ...] = ((), False, (), healthy)
+        else:
+            said = (tuple(state.positions), bool(state.link_ok), tuple(state.faults or ()), healthy)
+        if said != self.slides_said:
+            self.slides_said = said
+            positions, link_ok, faults, healthy = said
+            self._emit(SlidesSeen, positions=positions, link_ok=link_ok, faults=faults, healthy=healthy)
 
     def _slid(self, now: float) -> None:
         """A slide moved: only a picture read after the move is judged (the gate may see nothing

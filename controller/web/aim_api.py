@@ -76,7 +76,7 @@ def save_into_named_profile(web_app: Any, name: str, keys: dict[str, Any]) -> tu
 
     Validated as the referee will read it before the file is touched.
     """
-    session_profile = web_app.loop.session.setup.profile
+    session_profile = web_app.view.scene.setup.profile
     path = profiles_folder(web_app) / f"{name}.yaml"
     try:
         base = load_profile(path) if path.exists() else session_profile
@@ -138,14 +138,14 @@ class AimSetup:
 
     def _geometry(self) -> LatticeGeometry:
         reader = getattr(self.web_app.sensor, "reader", None)
-        return getattr(reader, "geom", None) or LatticeGeometry.from_profile(self.web_app.loop.session.setup.profile)
+        return getattr(reader, "geom", None) or LatticeGeometry.from_profile(self.web_app.view.scene.setup.profile)
 
     def _corners_in_use(self) -> np.ndarray | None:
         """The fixed corners the live reader reads with (saved from the page or in the profile), if any."""
         reader = getattr(self.web_app.sensor, "reader", None)
         if reader is not None and getattr(reader, "fixed", False) and getattr(reader, "h", None) is not None:
             return project(reader.h, reader.geom.corner_points())
-        corners = self.web_app.loop.session.setup.profile.get("corners")
+        corners = self.web_app.view.scene.setup.profile.get("corners")
         return None if corners is None else np.array(corners, np.float64)
 
     def _advise(self) -> dict[str, Any] | None:
@@ -154,7 +154,7 @@ class AimSetup:
             return None
         frame = np.asarray(frame)
         geom = self._geometry()
-        engine = self.web_app.loop.session.referee.engine
+        engine = self.web_app.view.scene.engine
         with self._lock:  # one at a time: two pages asking together wait rather than double the work
             advice = aim_advice(frame, geom, engine.place_name, corners=self._corners_in_use())
             self._frame = frame
@@ -200,6 +200,6 @@ class AimSetup:
         sensor = self.web_app.sensor
         if sensor is None or getattr(sensor, "reader", None) is None:
             return False
-        profile = self.web_app.loop.session.setup.profile.with_overrides({"corners": corners}, source="the page")
+        profile = self.web_app.view.scene.setup.profile.with_overrides({"corners": corners}, source="the page")
         sensor.reader = BoardReader(profile)
         return True

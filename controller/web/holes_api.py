@@ -61,7 +61,7 @@ class HolesSetup:
     # --- what the page shows ------------------------------------------------------------------------
     def _available(self) -> str | None:
         """None when this referee's board has holes to set up, else why not."""
-        game = self.web_app.loop.session.setup.game
+        game = self.web_app.view.scene.setup.game
         if "holes" not in registry.get(game).profile_keys:
             return f"the holes are Stay Alive's; this referee watches a {game} board"
         return None
@@ -129,7 +129,7 @@ class HolesSetup:
             raise BadRequest(409, why_not)
         with self._lock:
             self.guide = GuidedHoles()
-            self.reader = BoardReader(self.web_app.loop.session.setup.profile)
+            self.reader = BoardReader(self.web_app.view.scene.setup.profile)
             self.open_counts = {}
             self.last_frame = self.last_h = None
             self.saved_to = None

@@ -4,7 +4,9 @@ Why aiohttp: one mature async package gives the HTTP server, WebSockets and stat
 wheels for the Pi's aarch64 and nothing else to install (Starlette would need uvicorn and more).
 It runs in a thread of its own with its own asyncio loop, so the referee's loop never waits on
 a page; everything that changes the game goes through `RefereeLoop.submit`, run on the loop's
-thread like the control socket's commands.
+thread like the control socket's commands. What the page shows it hears on the loop's event bus
+(`controller/web/view.py`), never reads from the loop: each event wakes the pusher, which sends
+the open pages the new state (several events heard meanwhile make one push).
 
 Safety: every request passes the guard of `controller/guard.py` first (its `Host` one of this
 table's names or addresses, its `Origin` this page, the live socket included; connections capped
@@ -21,6 +23,7 @@ game record, and a board profile cannot be chosen from the page.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 import socket
@@ -50,6 +53,7 @@ from controller.hardware.lights_test import lights_test_patterns
 from controller.hardware.switch_test import SwitchTest, default_slide_name
 from controller.language import DEFAULT, LANGUAGES, NAMES, Text, _, page_messages, said
 from controller.record import setup_from_mapping
+from controller.service.events import Scene
 from controller.service.journal import Journal
 from controller.service.session import export_record, resolved_places
 from controller.snapshot import parse_snapshot
@@ -82,11 +86,10 @@ from controller.web.view import (
 
 log = logging.getLogger("referee.web")
 PUSHER = web.AppKey("pusher", asyncio.Task)
+CHANGED = web.AppKey("changed", asyncio.Event)
 
 #: Game keys a new game may set from the page (never `profile`: that names a file).
 NEW_GAME_KEYS = ("game", "variant", "players", "seats", "first", "secrets", "targets", "computer", "coach")
-#: How often the pusher looks for news while a page is connected (seconds).
-PUSH_PERIOD = 0.2
 #: Longest wait for the referee's loop to run a command (seconds).
 ANSWER_TIMEOUT = 10.0
 #: Games listed by /api/games at most (the most recent first; `?before=ID` lists older ones).
@@ -148,18 +151,18 @@ class WebApp:
         #: set the board for each calibration step and keep the simulated players' hands off meanwhile
         #: (`simulation.setup_person.TableHands`); None with a real camera, where a person does it.
         self.table_hands: Any = None
-        #: The players' names (config.yaml's `mqtt: names:`, as the club shows them), seat by seat.
-        self.view = LiveView(loop, sensor, switches, names=names)
+        #: What the page shows, kept from the loop's events (`names`: config.yaml's `mqtt: names:`,
+        #: as the club shows them, seat by seat); it catches up as it subscribes.
+        self.view = LiveView(loop.bus, names=names)
         self.pictures = CameraPictures(sensor)
-        self.journal_path = journal_path or loop.session.journal.path
+        self.journal_path = journal_path or self.view.scene.journal
         #: The live pages, each with the language it asked for.
         self.sockets: dict[web.WebSocketResponse, str] = {}
         #: The names and addresses requests may use for this table (config.yaml's `web.hosts` added).
         self.hosts = HostAllowList(hosts)
-        engine = loop.session.referee.engine
+        engine = self.view.scene.engine
         self.switch_test = SwitchTest(getattr(engine, "slide_name", default_slide_name))
         self._switch_lock = threading.Lock()
-        loop.bus.subscribe(self.view, name="web")
 
     @property
     def pin(self) -> str:
@@ -242,7 +245,7 @@ class WebApp:
     def _with_journal(self, fn):
         """Run `fn` on a read-only connection of its own to the journal (the loop's file now: it may have
         been moved aside); a visitor's reading never writes, and never checks the whole file."""
-        path = getattr(getattr(self.loop.session, "journal", None), "path", None) or self.journal_path
+        path = self.view.scene.journal or self.journal_path
         journal = Journal(path, read_only=True, checked=False)
         try:
             return fn(journal)
@@ -265,7 +268,7 @@ class WebApp:
             text = await self._in_journal(lambda j: export_record(j, game_id if game_id is not None else None))
         except RefereeError as exc:
             raise BadRequest(404, str(exc)) from None
-        name = f"game-{game_id if game_id is not None else self.loop.session.game_id}.yaml"
+        name = f"game-{game_id if game_id is not None else self.view.game_id}.yaml"
         return web.Response(
             text=text,
             content_type="application/yaml",
@@ -361,7 +364,7 @@ class WebApp:
         # a verdict's picture never changes: the browser may keep it
         return web.Response(body=data, content_type="image/jpeg", headers={"Cache-Control": "max-age=86400"})
 
-    # --- the WebSocket: the page is pushed the state whenever it changed ----------------------------
+    # --- the WebSocket: the page is pushed the state on each event the view heard ---------------------
     async def websocket(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(heartbeat=20)
         await ws.prepare(request)
@@ -377,21 +380,25 @@ class WebApp:
         return ws
 
     async def _start_pusher(self, app: web.Application) -> None:
-        app[PUSHER] = asyncio.get_running_loop().create_task(self._pusher())
+        aloop = asyncio.get_running_loop()
+        changed = app[CHANGED] = asyncio.Event()
 
-    async def _pusher(self) -> None:
-        """Every `PUSH_PERIOD` while a page is connected: send the state if anything changed."""
-        sent: tuple[Any, Any] | None = None
+        def wake() -> None:  # the view hears events on the bus's thread; the pusher runs on this loop
+            with contextlib.suppress(RuntimeError):  # this loop has just closed: nobody to push to
+                aloop.call_soon_threadsafe(changed.set)
+
+        self.view.on_change = wake
+        app[PUSHER] = aloop.create_task(self._pusher(changed))
+
+    async def _pusher(self, changed: asyncio.Event) -> None:
+        """On each event the view heard, while a page is connected: send it the new state. Events
+        heard while a state is being made or sent make one push after it, never a backlog."""
         while True:
-            await asyncio.sleep(PUSH_PERIOD)
+            await changed.wait()
+            changed.clear()
             if not self.sockets:
-                sent = None
                 continue
             try:
-                mark = (self.view.version, self.view.slides_mark())
-                if mark == sent:
-                    continue
-                sent = mark
                 messages: dict[str, dict[str, Any]] = {}  # the state made once per language the pages speak
                 for ws, lang in list(self.sockets.items()):
                     if lang not in messages:
@@ -404,6 +411,7 @@ class WebApp:
                 log.exception("the live page's state could not be made")
 
     async def _close_sockets(self, app: web.Application) -> None:
+        self.view.on_change = None
         app[PUSHER].cancel()
         for ws in list(self.sockets):
             await ws.close()
@@ -432,7 +440,7 @@ class WebApp:
                     keys=", ".join(NEW_GAME_KEYS),
                 ),
             )
-        current = self.loop.session
+        current = self.view.scene
         game = body.get("game", current.setup.game)
         if game != current.setup.game:
             raise BadRequest(
@@ -462,7 +470,7 @@ class WebApp:
     @controls
     async def reveal(self, request: web.Request, body: dict[str, Any]) -> web.Response:
         seat, colours = body.get("seat"), body.get("colours")
-        setup = self.loop.session.setup
+        setup = self.view.scene.setup
         if isinstance(seat, bool) or not isinstance(seat, int):
             raise BadRequest(400, _("'seat' should be a seat number (0 is the first player)"))
         if not 0 <= seat < setup.players:
@@ -488,34 +496,34 @@ class WebApp:
         return await self._submit(request, "accept")
 
     # --- the coach (issue 29) -------------------------------------------------------------------------
-    def _coached(self) -> tuple[Any, Any]:
-        """The session and the position the coach may look at, or the sentence why not."""
-        session = self.loop.session
-        referee = session.referee
-        if not session.coach:
+    def _coached(self) -> tuple[Scene, Any]:
+        """The game as last heard and the position the coach may look at, or the sentence why not."""
+        scene = self.view.scene
+        if not scene.coach:
             raise BadRequest(409, words.NO_COACH)
-        state = referee.state
-        if state is None or referee.over or referee.to_move() is None:
+        state, engine = scene.state, scene.engine
+        if state is None or engine.is_over(state) or engine.to_move(state) is None:
             raise BadRequest(409, words.NO_MOVE_TO_HELP)
-        return session, state
+        return scene, state
 
     @controls
     async def hint(self, request: web.Request, body: dict[str, Any]) -> web.Response:
         """The strong level's move for the player to move, with why; journalled as a hint (the PIN)."""
-        session, state = self._coached()
-        game_id, index = session.game_id, session.next_index
-        engine = session.referee.engine
+        scene, state = self._coached()
+        engine, seed = scene.engine, scene.seed
         thought = await asyncio.get_running_loop().run_in_executor(
-            None, lambda: think(engine, state, HINT_LEVEL, session.seed, computer=False)
+            None, lambda: think(engine, state, HINT_LEVEL, seed, computer=False)
         )
         if thought is None:
             raise BadRequest(409, words.NO_MOVE_TO_HELP)
-        return await self._submit(request, "hint", move=thought.move, why=thought.why, index=index, game_id=game_id)
+        return await self._submit(
+            request, "hint", move=thought.move, why=thought.why, index=scene.next_index, game_id=scene.game_id
+        )
 
     async def moves(self, request: web.Request) -> web.Response:
         """Every legal move of the player to move, in words, with the places each changes."""
-        session, state = self._coached()
-        engine = session.referee.engine
+        scene, state = self._coached()
+        engine = scene.engine
         lang = self.language_of(request)
         listed = [
             {

@@ -80,7 +80,7 @@ class CalibrationRoutes:
 
     def _profile_for(self, game: Any) -> Any:
         """The profile a calibration of `game` starts from: this referee's current one."""
-        setup = self.web.loop.session.setup
+        setup = self.web.view.scene.setup
         if game is None:
             game = setup.game
         if not isinstance(game, str) or not registry.known(game):
@@ -131,7 +131,7 @@ class CalibrationRoutes:
         game = request.query.get("game")
         if game is not None and not registry.known(game):
             raise self._bad(400, f"unknown game {game!r}; expected one of {', '.join(registry.names())}")
-        profile = self.web.loop.session.setup.profile
+        profile = self.web.view.scene.setup.profile
         if game is not None and game != profile.game:
             profile = default_profile(game)
         return web.json_response(self._steps_json(profile), headers={"Cache-Control": "no-store"})

@@ -1,15 +1,16 @@
-"""What the live page shows, as JSON: built from the loop's state on request, never per frame.
+"""What the live page shows, as JSON: built from what the page heard on the event bus.
 
-Thread safety: the loop's thread owns the game. This module only *reads* it from the web thread:
-it takes `loop.session` and the referee's `state` once (engine states are immutable values, so
-a state read once stays consistent), and copies lists before walking them. It never calls a
-method that changes anything; changes go through `RefereeLoop.submit`.
+As picochess's web display and Frigate's dispatcher do, the page listens: `LiveView` is a bus
+subscriber that keeps, as its own state, the last `Scene` and `Table` the loop's events carried
+(values the loop never changes afterwards), the last board read and what the slide switches said.
+It never reads the loop, its session or the camera sensor; changes go through `RefereeLoop.submit`.
+Each event it hears calls `on_change`, which the server turns into a push to the open pages.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from controller import corrections, words
@@ -20,14 +21,11 @@ from controller.games.registry import find_rule
 from controller.language import DEFAULT, Colour, Text, language, said
 from controller.record import HINT
 from controller.referee import VerdictKind, same_verdict
-from controller.service.events import BoardRead, Event, GameOpened, VerdictGiven
+from controller.service.events import BoardRead, Event, EventBus, GameOpened, Scene, SlidesSeen, Table, VerdictGiven
 from controller.service.session import GameSession
 from controller.snapshot import Snapshot, format_snapshot
 from controller.vision import looks
 from controller.words import stored_verdict_line as verdict_words
-
-#: Verdicts the page's history shows (the newest last); the whole game is in the journal.
-HISTORY = 60
 
 
 def picture_url(game_id: int, index: int) -> str:
@@ -104,31 +102,40 @@ def _said_result(result: dict[str, Any] | None, say: Any) -> dict[str, Any] | No
 class LiveView:
     """Listens to the loop's events (on its own bus thread) and answers `state()` for the page.
 
-    Per event it only keeps a few references (the board seen, the illegal board), so it costs
-    nothing measurable; `state()` does the work, when a page asks.
+    Per event it only keeps a few references under its lock (the scene, the table, the board seen,
+    the illegal board), so it costs nothing measurable; `state()` does the work, when a page asks
+    or is pushed. It catches up at once when it subscribes (the latest event of each kind), so a
+    page opened after the game began sees it whole.
     """
 
-    def __init__(self, loop: Any, sensor: Any = None, switches: Any = None, names: Sequence[str] = ()) -> None:
-        self.loop = loop
+    def __init__(self, bus: EventBus, names: Sequence[str] = (), on_change: Callable[[], None] | None = None) -> None:
         self.names = tuple(names)
-        self.sensor = sensor
-        self.switches = switches
+        #: Called after each event heard (from the bus's thread): the server wakes its pusher.
+        self.on_change = on_change
         self._lock = threading.Lock()
+        self._scene: Scene | None = None
+        self._table: Table | None = None
         #: The snapshot of the first illegal verdict of the current illegal run (the plan's base).
         self.illegal_seen: Snapshot | None = None
         #: The latest board read surely by the camera (None: nothing read yet).
         self.seen: Snapshot | None = None
+        #: The latest reading's problem, unsure places and board with them as `?` (None: it was sure).
         self.problem: str | None = None
-        #: Grows with every event: the page is pushed a new state when it changed.
+        self.unsure: tuple[tuple[int, int], ...] = ()
+        self.partial: Snapshot | None = None
+        #: What the slide switches said last (None: this referee has none, or they said nothing yet).
+        self.slides: SlidesSeen | None = None
+        #: Grows with every event heard.
         self.version = 0
-        session = loop.session
-        if session.referee.in_illegal and session.last_snapshot is not None:
-            self.illegal_seen = session.last_snapshot
+        bus.subscribe(self, name="web", catch_up=True)
 
     # --- the event stream (a threaded bus subscriber) -----------------------------------------
     def __call__(self, event: Event) -> None:
         with self._lock:
             self.version += 1
+            self._table = event.table
+            if event.scene is not None:
+                self._scene = event.scene
             if isinstance(event, VerdictGiven):
                 kind = event.verdict.verdict
                 if kind == VerdictKind.ILLEGAL:
@@ -138,26 +145,49 @@ class LiveView:
                     self.illegal_seen = None
             elif isinstance(event, BoardRead):
                 self.problem = event.problem
+                self.unsure = event.unsure
+                self.partial = event.partial
                 if event.snapshot is not None:
                     self.seen = event.snapshot
+            elif isinstance(event, SlidesSeen):
+                self.slides = event
             elif isinstance(event, GameOpened):
                 self.illegal_seen = None if not event.table.illegal else self.illegal_seen
+        if self.on_change is not None:
+            self.on_change()
+
+    @property
+    def scene(self) -> Scene:
+        """The game as last heard (the page's routes read the setup, keys and engine here)."""
+        with self._lock:
+            scene = self._scene
+        if scene is None:
+            raise RuntimeError("the live page has heard nothing from the referee yet")
+        return scene
+
+    @property
+    def game_id(self) -> int:
+        """The journal's number of the game being refereed, as last heard."""
+        with self._lock:
+            table = self._table
+        if table is None:
+            raise RuntimeError("the live page has heard nothing from the referee yet")
+        return table.game_id
 
     # --- what the page is sent ------------------------------------------------------------------
     def state(self, lang: str = DEFAULT) -> dict[str, Any]:
         """The table now, every sentence said in `lang` (the page's language)."""
         lang = language(lang).code
-        loop = self.loop
-        session = loop.session
-        referee = session.referee
-        engine = referee.engine
-        setup = session.setup
-        game_state = referee.state
-        table = loop.table()
+        with self._lock:
+            scene, table, version = self._scene, self._table, self.version
+        if scene is None or table is None:
+            raise RuntimeError("the live page has heard nothing from the referee yet")
+        engine = scene.engine
+        setup = scene.setup
+        game_state = scene.state
         expected = engine.expected(game_state) if game_state is not None else None
         result = engine.result(game_state).to_json() if game_state is not None else None
-        stored = list(session.verdicts)
-        first_index = max(0, len(stored) - HISTORY)
+        stored = scene.verdicts
 
         def named(text: Any) -> str:
             return self._named(text, lang)
@@ -165,8 +195,8 @@ class LiveView:
         def say(text: Any) -> str:
             return said(text, lang)
 
-        pictured = set(session.pictured)
-        resolved = dict(session.resolved)
+        pictured = scene.pictured
+        resolved = scene.resolved
         verdicts = [
             {
                 "json": v,
@@ -174,20 +204,20 @@ class LiveView:
                     words.with_resolved(verdict_words(v, engine, setup.first), resolved.get(v.get("index"), ()), engine)
                 ),
                 "rule": rule_json(v, lang),
-                "picture": picture_url(session.game_id, v["index"]) if v.get("index") in pictured else None,
+                "picture": picture_url(scene.game_id, v["index"]) if v.get("index") in pictured else None,
             }
-            for v in stored[first_index:]
+            for v in stored
         ]
         seats = [{"seat": s, "name": named(engine.seat_name(s))} for s in range(setup.players)]
         out: dict[str, Any] = {
-            "language": lang,
             "game": setup.game,
-            "game_id": session.game_id,
+            "game_id": table.game_id,
             "variant": setup.variant,
             "players": setup.players,
             "first": setup.first,
             "seats": seats,
-            "keys": {k: v for k, v in session.keys.items() if k != "profile"},
+            "language": lang,
+            "keys": {k: v for k, v in scene.keys.items() if k != "profile"},
             "started": table.started,
             "over": table.over,
             "to_move": table.to_move,
@@ -200,35 +230,33 @@ class LiveView:
             "result": _said_result(result, named),
             "winners": [named(engine.seat_name(s)) for s in (table.winners or ())],
             "verdicts": verdicts,
-            "verdict_count": len(stored),
+            "verdict_count": scene.verdict_count,
             "palette": palette(setup.game, setup.profile, lang),
             "place_names": place_names(engine, setup.profile.rows, setup.profile.cols, lang),
             "axes": axes(engine, setup.profile.rows, setup.profile.cols),
             "reading": self._reading(engine, lang),
             "slides": self._slides(),
-            "version": self.version,
+            "version": version,
         }
         last = stored[-1] if stored else {}
-        paused = getattr(loop, "paused", None)
-        out["paused"] = say(paused) if paused is not None else None
-        out["doubtful"] = bool(table.illegal and self._last_illegal(stored).get("doubtful"))
+        out["paused"] = say(scene.paused) if scene.paused is not None else None
+        out["doubtful"] = bool(table.illegal and scene.illegal is not None and scene.illegal.get("doubtful"))
         out["result_line"] = named(words.result_line(result))
         # "this board is right, go on from it": offered whenever the referee refuses the board
         out["can_accept"] = bool(
             table.illegal or table.pending or (not table.started and last.get("verdict") == "setup-invalid")
         )
-        out["correction"] = self._correction(engine, expected, table.illegal, lang)
+        out["correction"] = self._correction(scene, expected, table.illegal, lang)
         out["illegal_cells"] = [list(c) for c in self.illegal_cells()]
-        out["computer"] = self._computer(session, engine, game_state, table, stored, lang)
+        out["computer"] = self._computer(scene, table, lang)
         return out
 
-    def _computer(
-        self, session: Any, engine: Any, game_state: Any, table: Any, stored: list[dict[str, Any]], lang: str = DEFAULT
-    ) -> dict[str, Any]:
+    def _computer(self, scene: Scene, table: Table, lang: str = DEFAULT) -> dict[str, Any]:
         """The computer's seats, the move it wants made on the board (drawn and in words), and the
         coach: on or off, and the last hint while the board has not changed since it was given."""
-        seats = dict(getattr(session, "computer", {}) or {})
-        awaited = session.referee.awaited
+        engine, game_state, stored = scene.engine, scene.state, scene.verdicts
+        seats = dict(scene.computer)
+        awaited = scene.awaited
         move = None
         if awaited is not None and game_state is not None:
             move = {
@@ -253,7 +281,7 @@ class LiveView:
             "seats": [{"seat": seat, "level": level} for seat, level in sorted(seats.items())],
             "move": move,
             "thinking": thinking,
-            "coach": bool(getattr(session, "coach", True)),
+            "coach": scene.coach,
             "hint": hint,
         }
 
@@ -262,78 +290,60 @@ class LiveView:
         the club shows them."""
         return words.with_names(text, self.names, lang)
 
-    @staticmethod
-    def _last_illegal(stored: list[dict[str, Any]]) -> dict[str, Any]:
-        return next((v for v in reversed(stored) if v.get("verdict") == "illegal"), {})
-
     def illegal_cells(self) -> list[tuple[int, int]]:
         """The places of the illegal move the board is in now (none when it is not illegal)."""
-        session = self.loop.session
-        if not session.referee.in_illegal:
+        with self._lock:
+            scene = self._scene
+        if scene is None or scene.illegal is None:
             return []
-        for verdict in reversed(list(session.verdicts)):
-            if verdict.get("verdict") == "illegal":
-                return [tuple(c) for c in verdict.get("cells", [])]
-        return []
-
-    def slides_mark(self) -> Any:
-        """What the slide switches say now, to notice a change (None without switches)."""
-        if self.switches is None:
-            return None
-        state = self.switches.latest()
-        return None if state is None else (state.positions, state.link_ok, state.faults)
+        return [tuple(c) for c in scene.illegal.get("cells", [])]
 
     def _reading(self, engine: Any, lang: str = DEFAULT) -> dict[str, Any]:
-        reading = getattr(self.sensor, "latest_reading", None)
         with self._lock:
-            seen, problem = self.seen, self.problem
-        unsure = [tuple(c) for c in reading.unsure] if reading is not None else []
-        snapshot = seen if reading is None or reading.snapshot is None else reading.snapshot
+            seen, problem, unsure = self.seen, self.problem, self.unsure
         return {
-            "snapshot": format_snapshot(snapshot) if snapshot is not None else None,
+            "snapshot": format_snapshot(seen) if seen is not None else None,
             "unsure": [said(engine.place_name(c), lang) for c in unsure],
             "unsure_cells": [list(c) for c in unsure],
             "problem": said(problem, lang) if problem is not None else None,
         }
 
     def _slides(self) -> dict[str, Any] | None:
-        if self.switches is None:
+        with self._lock:
+            slides = self.slides
+        if slides is None:
             return None
-        state = self.switches.latest()
-        positions = list(state.positions) if state is not None else []
+        positions = list(slides.positions)
         return {
             "orange": positions[:7],
             "white": positions[7:],
-            "link_ok": bool(state is not None and state.link_ok and self.switches.healthy()),
-            "faults": list(getattr(state, "faults", ()) or ()),
+            "link_ok": bool(slides.link_ok and slides.healthy),
+            "faults": list(slides.faults),
         }
 
-    def _seen_now(self) -> Snapshot | None:
+    def _seen_now(self, game: str) -> Snapshot | None:
         """The board the camera sees now, unsure places as `?`, with the slides as switched."""
-        reading = getattr(self.sensor, "latest_reading", None)
         with self._lock:
-            seen = self.seen
-        if reading is not None and reading.snapshot is None and reading.cells is not None:
-            # read, but unsure of some places: they show as `?` and are not corrected
-            seen = Snapshot(self.loop.game, tuple(tuple(row) for row in reading.cells), {"doors": reading.doors})
-        merge = registry.get(self.loop.game).with_switches
-        if seen is not None and merge is not None and self.switches is not None:
-            state = self.switches.latest()
-            if state is not None and state.link_ok and None not in state.positions:
-                seen = merge(seen, tuple(state.positions))
+            seen, partial, slides = self.seen, self.partial, self.slides
+        if partial is not None:  # read, but unsure of some places: they show as `?` and are not corrected
+            seen = partial
+        merge = registry.get(game).with_switches
+        slid = slides is not None and slides.link_ok and slides.positions and None not in slides.positions
+        if seen is not None and merge is not None and slides is not None and slid:
+            seen = merge(seen, tuple(slides.positions))
         return seen
 
     def _correction(
-        self, engine: Any, legal: Snapshot | None, illegal: bool, lang: str = DEFAULT
+        self, scene: Scene, legal: Snapshot | None, illegal: bool, lang: str = DEFAULT
     ) -> dict[str, Any] | None:
         with self._lock:
             first = self.illegal_seen
         if first is None:  # the illegal verdict's event is still on its way: the board it judged
-            first = self.loop.session.last_snapshot
+            first = scene.last_snapshot
         if not illegal or legal is None or first is None:
             return None
-        seen = self._seen_now()
-        progress = corrections.progress(engine, legal, first, seen)
+        seen = self._seen_now(scene.setup.game)
+        progress = corrections.progress(scene.engine, legal, first, seen)
         return {
             "legal": board_json(legal),
             "seen": board_json(seen if seen is not None else first),
