@@ -26,7 +26,7 @@ from __future__ import annotations
 import collections
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,18 +71,18 @@ class Scene:
     """
 
     setup: GameSetup
-    #: The game keys it was started with (a copy; `profile` included).
-    keys: Mapping[str, Any]
+    #: The game keys it was started with (a copy, never changed; `profile` included).
+    keys: dict[str, Any]
     engine: Engine
     #: The engine's state (None before a setup board was accepted).
     state: Any
     #: The newest `HISTORY` verdicts as stored (JSON, notation.md), oldest first, and how many there are.
-    verdicts: tuple[Mapping[str, Any], ...]
+    verdicts: tuple[dict[str, Any], ...]
     verdict_count: int
     #: The last board judged, whatever its verdict.
     last_snapshot: Snapshot | None
     #: The stored verdict of the illegal move the board is in now (None when it is not illegal).
-    illegal: Mapping[str, Any] | None
+    illegal: dict[str, Any] | None
     #: Why judging is paused (the page calibrating the copy), or None.
     paused: str | None
     #: The journal's file now (it may have been moved aside and a new one started).

@@ -330,7 +330,7 @@ class LiveView:
         merge = registry.get(game).with_switches
         slid = slides is not None and slides.link_ok and slides.positions and None not in slides.positions
         if seen is not None and merge is not None and slides is not None and slid:
-            seen = merge(seen, tuple(slides.positions))
+            seen = merge(seen, tuple(p for p in slides.positions if p is not None))  # none is None
         return seen
 
     def _correction(
