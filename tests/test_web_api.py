@@ -266,3 +266,33 @@ def test_each_event_is_pushed_to_an_open_page_and_nothing_when_nothing_happens(t
         await ws.close()
 
     with_client(app, body)
+
+
+def test_the_computers_move_reaches_the_page_whenever_it_changes(tmp_path):
+    """The page shows the move a computer seat wants made from the events alone: so every change of
+    the move awaited (chosen, made, refused and put back, a new game) comes with an event, else the
+    page is not pushed and shows a stale move, or none."""
+    keys = dict(FLIPOP, computer=[None, "beginner"])
+    rig = StubRig(keys, tmp_path / "j.sqlite", seed=1, troubles=False, max_moves=8)
+    rig.player.computer_mistakes = 1.0  # the person first makes another move than the computer's
+    heard: list = []
+    rig.loop.bus.subscribe(lambda e: heard.append(e.scene.awaited), inline=True, catch_up=True)
+    app = WebApp(rig.loop, pin=PIN)
+    shown: list = []
+    tick = rig.driver.tick
+
+    def tick_and_check() -> None:
+        tick()
+        awaited = rig.loop.session.referee.awaited
+        assert heard[-1] == awaited, "the move awaited changed, and no event said so"
+        shown.append(awaited.move if awaited is not None else None)
+
+    rig.driver.tick = tick_and_check
+    rig.driver.run(rig.player.steps())
+    chosen = {move for move in shown if move is not None}
+    assert len(chosen) >= 2 and None in shown  # chosen, then made (awaited no more), more than once
+    rig.loop.bus.drain()
+    page = app.view.state()["computer"]
+    awaited = rig.loop.session.referee.awaited
+    assert (page["move"] or {}).get("move") == (awaited.move if awaited is not None else None)
+    assert page["seats"] == [{"seat": 1, "level": "beginner"}]

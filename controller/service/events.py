@@ -93,13 +93,13 @@ class Scene:
     next_index: int = 0
     seed: str = ""
     #: The computer's seats and their levels (a copy), and whether the coach may be asked.
-    computer: Mapping[int, str] = field(default_factory=dict)
+    computer: dict[int, str] = field(default_factory=dict)
     coach: bool = True
     #: The move a computer seat chose and a person is to make on the board (None: none awaited).
     awaited: AwaitedMove | None = None
     #: Of the verdicts carried: the indexes with a picture kept, and the places the rules completed.
     pictured: frozenset[int] = frozenset()
-    resolved: Mapping[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
+    resolved: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -201,7 +201,9 @@ class LiveView:
             {
                 "json": v,
                 "line": named(
-                    words.with_resolved(verdict_words(v, engine, setup.first), resolved.get(v.get("index"), ()), engine)
+                    words.with_resolved(
+                        verdict_words(v, engine, setup.first), resolved.get(v.get("index", -1), ()), engine
+                    )
                 ),
                 "rule": rule_json(v, lang),
                 "picture": picture_url(scene.game_id, v["index"]) if v.get("index") in pictured else None,
