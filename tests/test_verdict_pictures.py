@@ -3,6 +3,7 @@ and size, shown by the page, written by `referee export --pictures`."""
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 
 import cv2
@@ -15,6 +16,7 @@ from controller.cli import main
 from controller.commands.demo import play_game
 from controller.service.journal import SCHEMA_VERSION, Journal
 from controller.web import WebApp
+from simulation.world import StubRig
 
 PIN = "480613"
 
@@ -62,14 +64,12 @@ def test_export_writes_the_pictures_beside_the_record(played, tmp_path, capsys):
 
 
 def test_the_page_shows_the_picture_beside_the_verdict(played, tmp_path):
-    path, _ = played
-    from controller.service.session import GameSession
-    from simulation.world import StubRig
-
-    rig = StubRig({"game": "blockers", "players": 3, "seats": ["R", "G", "B"]}, tmp_path / "other.sqlite")
-    journal = Journal(path)
+    played_path, _ = played
+    path = tmp_path / "j.sqlite"
+    shutil.copyfile(played_path, path)  # the played game goes on, on the stand-in rig, from its journal
+    journal = Journal(path, read_only=True)
     game = journal.latest_game().id
-    rig.loop.session = GameSession.replay(journal, game)
+    rig = StubRig(dict(journal.game(game).setup), path)  # resumes the game: the page hears it so
     app = WebApp(rig.loop, pin=PIN, journal_path=path)
 
     async def body(client):
@@ -199,15 +199,14 @@ def test_a_browser_shows_the_picture_beside_each_verdict_and_in_past_games(playe
     holds, its size), a tap opens it large; a past game stepped through shows each verdict's own."""
     from selenium.webdriver.common.by import By
 
-    from controller.service.session import GameSession
     from controller.web import WebServer
-    from simulation.world import StubRig
 
-    path, _ = played
-    rig = StubRig({"game": "blockers", "players": 3, "seats": ["R", "G", "B"]}, tmp_path / "other.sqlite")
-    journal = Journal(path)
+    played_path, _ = played
+    path = tmp_path / "j.sqlite"
+    shutil.copyfile(played_path, path)  # the played game goes on, on the stand-in rig, from its journal
+    journal = Journal(path, read_only=True)
     game = journal.latest_game().id
-    rig.loop.session = GameSession.replay(journal, game)
+    rig = StubRig(dict(journal.game(game).setup), path)  # resumes the game: the page hears it so
     server = WebServer(WebApp(rig.loop, pin=PIN, journal_path=path), "127.0.0.1", 0)
     assert server.start(), server.error
     browser = start_browser(390, 844)
