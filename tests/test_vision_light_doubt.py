@@ -83,3 +83,18 @@ def test_a_pink_lamp_that_clips_orange_tokens_leaves_them_unsure_not_yellow() ->
     wrong, unsure = _wrong_and_unsure(reading.cells, snap.cells)
     assert wrong == 0 and unsure > 0
     assert "orange" in reading.problem and "yellow" in reading.problem
+
+
+@pytest.mark.parametrize(("lamp", "preset", "seed"), [("pink", "clean", 2), ("violet", "hard", 3)])
+def test_a_lamp_that_clips_the_print_leaves_blockers_glyphs_unsure_not_wrong(lamp, preset, seed) -> None:
+    """Under a pink or violet lamp the white print clips with the paper in blue (and red), and its
+    other channels rise from the tile about as glare would: the print is left out as glare, and the
+    tile around it fitted a thin I (an H, a 5 and an F read as I, surely, on these boards). Read as
+    if those pixels were print, the tile reads otherwise: its glyph is unsure."""
+    p = default_profile("blockers")
+    snap = random_snapshot("blockers", p, seed=7000 + seed)
+    image = relight(render_snapshot(snap, p, seed=seed, preset=preset), lamp, seed=seed)
+    reading = BoardReader(p).read(image)
+    assert reading.cells is not None
+    wrong, unsure = _wrong_and_unsure(reading.cells, snap.cells)
+    assert wrong == 0 and unsure > 0

@@ -32,6 +32,7 @@ from controller.vision.glyph_ink import (
     _WIDE_GRID,
     GRID,
     PATCH,
+    SATURATED,
     SHIFT_RADIUS,
     SUPPORT,
     WIDE,
@@ -251,10 +252,12 @@ def read_glyphs(
     centres: np.ndarray,
     white: np.ndarray | None = None,
     memory: GlyphMemory | None = None,
+    bound: np.ndarray | None = None,
 ) -> GlyphReading:
     """The glyph of the tile at each board point `centres` (N, 2) of the frame; `white` is the
-    paper white at each point (N, 3 grey levels) when the caller knows it. With a `memory`,
-    tiles that look as they did at the last reading keep it."""
+    paper white at each point (N, 3 grey levels) when the caller knows it, `bound` (N, 3 bools)
+    the channels in which that white is at or past full scale (a lamp clips the paper, and so the
+    white print, there: see `lamp_lost`). With a `memory`, tiles that look as they did at the last reading keep it."""
     centres = np.asarray(centres, np.float64).reshape(-1, 2)
     n = len(centres)
     if n == 0:
@@ -274,7 +277,8 @@ def read_glyphs(
             part, part_brightness = planes, brightness
         else:
             part, part_brightness = [p[todo] for p in planes], brightness[todo]
-        reading.put(todo, _read(model, frame, h, centres[todo], part, white, part_brightness))
+        lamp = None if bound is None else np.asarray(bound, bool)[todo]
+        reading.put(todo, _read(model, frame, h, centres[todo], part, white, part_brightness, lamp))
     if memory is not None:
         memory.store(h, centres, brightness, reading)
     return reading
@@ -288,9 +292,10 @@ def _read(
     planes: list[np.ndarray],
     white: np.ndarray | None,
     brightness: np.ndarray,
+    bound: np.ndarray | None = None,
 ) -> GlyphReading:
     """`read_glyphs` of tiles whose patches around `centres` are `planes` (their sum
-    `brightness`), white raised."""
+    `brightness`), white raised; a tile `lamp_lost` is unsure."""
     (ink, mask, contrast), centred, white, axis = _centred(frame, h, centres, white, planes, brightness)
     hidden = np.any(mask != SUPPORT[None, :], axis=1)
     whole, some = np.flatnonzero(~hidden), np.flatnonzero(hidden)
@@ -301,4 +306,33 @@ def _read(
         reading.put(
             some, _best_shifts(model, frame, h, centred[some], None if white is None else white[some], axis[some])
         )
+    if bound is not None and bound.any():
+        lost = lamp_lost(_sample_planes(frame, h, centred), mask, bound)
+        rows = np.flatnonzero(lost.any(axis=1) & reading.sure)
+        if len(rows):
+            # Read again as if every pixel the lamp left unread were print: sure only if both agree.
+            filled = model.decide(np.where(lost, 1.0, ink)[rows], np.where(lost, SUPPORT, mask)[rows], contrast[rows])
+            for j, i in enumerate(rows):
+                if not filled.sure[j] or filled.glyphs[j] != reading.glyphs[i]:
+                    reading.glyphs[i], reading.sure[i] = "?", False
     return reading
+
+
+def lamp_lost(planes: list[np.ndarray], mask: np.ndarray, bound: np.ndarray) -> np.ndarray:
+    """(N, K) the pixels of each tile's disc whose print a lamp's colour leaves unread: left out
+    (`mask` 0: print and glare fit them alike) while clipped in a channel in which the paper
+    white, and so the white print, is clipped too (`bound` (N, 3)).
+
+    A saturated lamp clips its strong channel on the paper, the white print and often the tile
+    alike; what told print from tile in that channel is gone, and where the other channels rise
+    about equally from tile to print (a violet tile under a violet lamp), print is read as glare
+    and left out. The pixels left out are then the print itself, not a random part of the tile,
+    and the rest of the disc (the tile around the print) may fit a thin glyph. So a tile is read
+    surely only if it reads the same with those pixels taken as print (`_read`), as a place is
+    only where no colour a clipped channel allows is another piece's (`light.LightDoubt`). Under
+    white light the paper does not clip and this never applies."""
+    clipped = np.zeros(mask.shape, bool)
+    for c, plane in enumerate(planes):
+        if bound[:, c].any():
+            clipped |= (plane >= SATURATED) & bound[:, c : c + 1]
+    return (mask == 0) & (SUPPORT[None, :] > 0) & clipped

@@ -290,7 +290,10 @@ class BoardReader:
             return {}
         local = local_white(white, self.paper_weights[tiles])
         h = self.glyphs_homography(frame)
-        res = read_glyphs(self.glyph_model, frame, h, self.geom.points()[tiles], local, self.glyph_memory)
+        # A lamp that clips the paper (and so the white print) in a channel: see `glyphs.lamp_hidden`.
+        clipped = local >= SATURATED
+        bound = clipped if clipped.any() else None
+        res = read_glyphs(self.glyph_model, frame, h, self.geom.points()[tiles], local, self.glyph_memory, bound)
         return dict(zip(tiles, res.glyphs))
 
     def read_doors(self, frame: np.ndarray, white: np.ndarray) -> tuple[str, ...]:
