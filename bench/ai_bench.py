@@ -42,8 +42,9 @@ def _player(game: str, name: str):
     return baseline(game, name) if name in ("random", "greedy") else levels.player(game, name)
 
 
-def play_one(task: tuple[str, str, str, int, int]) -> tuple[str, str, str, float, bool, list[float]]:
-    """One game: (game, level, opponent, score of the level 0/0.5/1, cut short, its think times)."""
+def play_one(task: tuple[str, str, str, int, int]) -> tuple[str, str, str, float, bool, bool, int, list[float]]:
+    """One game: (game, level, opponent, score of the level 0/0.5/1, cut short, ended as settled,
+    plies, its think times)."""
     game, level, opponent, index, seed = task
     setup = setup_from_mapping(GAMES[game])
     rng = random.Random(seed * 1_000_003 + index)
@@ -52,7 +53,7 @@ def play_one(task: tuple[str, str, str, int, int]) -> tuple[str, str, str, float
     players = [ours, theirs] if seat == 0 else [theirs, ours]
     outcome = match.play(setup, players, rng)
     score = 1.0 / len(outcome.winners) if seat in outcome.winners else 0.0
-    return game, level, opponent, score, outcome.cut_short, outcome.think[seat]
+    return game, level, opponent, score, outcome.cut_short, outcome.settled, outcome.plies, outcome.think[seat]
 
 
 def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -94,11 +95,11 @@ def main() -> int:
     else:
         pool = ProcessPoolExecutor(args.jobs)
         outcomes = pool.map(play_one, tasks, chunksize=1)
-    for game, level, opponent, score, cut, think in outcomes:
-        results.setdefault((game, level, opponent), []).append((score, cut, think))
+    for game, level, opponent, score, cut, settled, plies, think in outcomes:
+        results.setdefault((game, level, opponent), []).append((score, cut, think, settled, plies))
     print(
         f"{'game':11} {'level':9} {'against':9} {'games':>5} {'score':>6} {'95% interval':>14} "
-        f"{'wins':>5} {'draws':>5} {'cut':>4} {'think s/move':>13} {'max s':>6}"
+        f"{'wins':>5} {'draws':>5} {'cut':>4} {'locked':>6} {'plies':>6} {'think s/move':>13} {'max s':>6}"
     )
     for (game, level, opponent), rows in results.items():
         n = len(rows)
@@ -106,16 +107,20 @@ def main() -> int:
         wins = sum(1 for r in rows if r[0] == 1.0)
         draws = sum(1 for r in rows if 0 < r[0] < 1)
         cut = sum(1 for r in rows if r[1])
+        locked = sum(1 for r in rows if r[3])
+        plies = sum(r[4] for r in rows) / n
         times = [t for r in rows for t in r[2]]
         low, high = wilson(total, n)
         mean = sum(times) / len(times) if times else 0.0
         print(
             f"{game:11} {level:9} {opponent:9} {n:5d} {total / n:6.1%} {low:6.1%}-{high:6.1%} "
-            f"{wins:5d} {draws:5d} {cut:4d} {mean:13.3f} {max(times, default=0.0):6.2f}"
+            f"{wins:5d} {draws:5d} {cut:4d} {locked:6d} {plies:6.1f} {mean:13.3f} {max(times, default=0.0):6.2f}"
         )
     print(
         f"({time.time() - started:.0f} s; score counts a draw or shared win as half; cut: games ended at "
-        f"{match.MAX_PLIES} plies, by agreement where the game has it; think: processor seconds per move)"
+        f"{match.MAX_PLIES} plies, by agreement where the game has it; locked: ended by agreement once no move "
+        "could change the outcome (Flipop's doors in a cycle of forced moves); plies: mean game length; "
+        "think: processor seconds per move)"
     )
     return 0
 

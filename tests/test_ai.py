@@ -11,11 +11,11 @@ import pytest
 
 from controller.ai import knowledge_for, levels, match
 from controller.ai.players import GreedyPlayer, RandomPlayer, search_player
-from controller.ai.search import Search, SearchSettings
+from controller.ai.search import Search, SearchSettings, rewards_of
 from controller.games import registry
 from controller.games.blockers.board import EMPTY
 from controller.record import setup_from_mapping
-from controller.snapshot import parse_snapshot
+from controller.snapshot import Snapshot, parse_snapshot
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -203,3 +203,56 @@ def test_the_greedy_player_takes_the_move_its_game_judges_best():
     choice = GreedyPlayer(knowledge).choose(engine, state, state.to_move, None, rng)
     best = max(knowledge.evaluate(engine, engine.apply(state, m)[0])[state.to_move] for m in engine.legal_moves(state))
     assert knowledge.evaluate(engine, engine.apply(state, choice.move)[0])[state.to_move] == pytest.approx(best)
+
+
+# --- Flipop: a lock of forced moves ends by agreement ---------------------------------------
+
+
+def _flipop_position(rows: str, doors: str, to_move: int, forced: int):
+    """A Flipop position from its balls and doors, then `forced` plies of the only legal move (so
+    the push-back ban is the one play would leave)."""
+    engine, _ = match.start(setup_from_mapping(TWO_PLAYER["flipop"]), random.Random(0))
+    balls = tuple(tuple(row) for row in rows.split())
+    state = engine.position(Snapshot("flipop", balls, {"doors": tuple(doors.split())}), to_move=to_move)
+    for _ in range(forced):
+        (move,) = engine.legal_moves(state)
+        state = engine.apply(state, move)[0]
+    return engine, state
+
+
+#: Doors and balls where each seat has one legal move and eight plies lead back (seen in play).
+LOCK_DOORS = "S E N W E NS EW S N EW NS W N E E N"
+LOCKED_AHEAD = "..BB. .B.B. ...WB W...W ...W."  # white 4 balls on the board, black 5
+
+
+def test_flipop_a_lock_of_forced_moves_is_judged_as_the_end_by_agreement_would_end_it():
+    """Before, the evaluation rated this lock by the balls' progress (0.94 for white) and the
+    search walked into locks on equal balls as if they were won: games ran to the 200-ply cut."""
+    knowledge = knowledge_for("flipop")
+    engine, state = _flipop_position(LOCKED_AHEAD, LOCK_DOORS, to_move=1, forced=1)
+    assert knowledge.settled(engine, state) == (1.0, 0.0)
+    assert rewards_of(engine, state, knowledge, 2) == (1.0, 0.0)
+
+
+def test_flipop_a_position_is_a_lock_only_when_its_forced_moves_lead_back_to_it():
+    """The same balls and doors without the push-back ban the cycle carries: the forced moves
+    never come back to this position (the ban differs), so it is not judged yet; a ply later it is."""
+    knowledge = knowledge_for("flipop")
+    engine, fresh = _flipop_position(LOCKED_AHEAD, LOCK_DOORS, to_move=1, forced=0)
+    assert len(engine.legal_moves(fresh)) == 1
+    assert knowledge.settled(engine, fresh) is None
+    after = engine.apply(fresh, engine.legal_moves(fresh)[0])[0]
+    assert knowledge.settled(engine, after) == (1.0, 0.0)
+    # a seat with a choice is never locked: the first position of a game
+    start = match.start(setup_from_mapping(TWO_PLAYER["flipop"]), random.Random(0))[1]
+    assert len(engine.legal_moves(start)) > 1 and knowledge.settled(engine, start) is None
+
+
+def test_a_locked_game_is_ended_by_agreement_at_once_not_at_the_ply_cut(monkeypatch):
+    engine, state = _flipop_position(LOCKED_AHEAD, LOCK_DOORS, to_move=1, forced=1)
+    monkeypatch.setattr(match, "start", lambda setup, rng: (engine, state))
+    knowledge = knowledge_for("flipop")
+    outcome = match.play(engine.setup, [RandomPlayer(knowledge), RandomPlayer(knowledge)], random.Random(1))
+    assert outcome.settled and not outcome.cut_short
+    assert outcome.plies == 0
+    assert outcome.winners == (0,)  # white, with fewer balls on the board

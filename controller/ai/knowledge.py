@@ -39,6 +39,12 @@ class GameKnowledge:
         None when the game declares no evaluation (the search then plays playouts to the end)."""
         return None
 
+    def settled(self, engine: Any, state: Any) -> tuple[float, ...] | None:
+        """Per seat, the outcome (as `evaluate`'s, 0 to 1) of a position whose end is already fixed
+        though the rules would play on, as players would end it by agreement (Flipop: the doors
+        lock the balls in a cycle of forced moves); None while play can still change something."""
+        return None
+
     def explain(self, engine: Any, state: Any, move: Any, seat: int, private: Any = None) -> Any:
         """A sentence on why `move` is good for `seat`, for the coach's hint (a `Text` of the
         catalogue, `controller.language`); empty when the game has nothing to say."""

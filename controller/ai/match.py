@@ -19,6 +19,7 @@ from controller.games.registry import engine_for
 from controller.snapshot import empty_snapshot
 
 #: Plies after which a game that cannot end by itself is ended (Flipop: by agreement; else a draw).
+#: A game whose end is already fixed (`GameKnowledge.settled`) is ended by agreement at once.
 MAX_PLIES = 200
 
 
@@ -29,6 +30,9 @@ class GameOutcome:
     #: Per seat, the processor seconds each of its moves took to choose (one core).
     think: list[list[float]] = field(default_factory=list)
     cut_short: bool = False
+    #: Ended by agreement once the game's knowledge saw its end fixed (`GameKnowledge.settled`:
+    #: Flipop's doors locked in forced moves), as players would end it.
+    settled: bool = False
 
 
 def start(setup: GameSetup, rng: random.Random) -> tuple[Any, Any]:
@@ -47,13 +51,14 @@ def play(setup: GameSetup, players: Sequence[Player], rng: random.Random, max_pl
     state = knowledge.resolve(engine, state, hidden)
     think: list[list[float]] = [[] for _ in players]
     plies = 0
-    cut = False
+    cut = settled = False
     while not engine.is_over(state):
         seat = engine.to_move(state)
         if seat is None:
             break
-        if plies >= max_plies:
-            cut = True
+        settled = knowledge.settled(engine, state) is not None
+        if settled or plies >= max_plies:
+            cut = not settled
             with contextlib.suppress(ActionNotAllowed):
                 state = engine.action(state, "end-by-agreement")[0]
             break
@@ -66,4 +71,4 @@ def play(setup: GameSetup, players: Sequence[Player], rng: random.Random, max_pl
         state = engine.apply(state, choice.move)[0]
         plies += 1
     winners = engine.result(state).winners if engine.is_over(state) else None
-    return GameOutcome(tuple(winners) if winners else tuple(range(len(players))), plies, think, cut)
+    return GameOutcome(tuple(winners) if winners else tuple(range(len(players))), plies, think, cut, settled)

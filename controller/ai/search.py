@@ -77,14 +77,18 @@ class _Node:
 
 
 def rewards_of(engine: Any, state: Any, knowledge: GameKnowledge, players: int) -> tuple[float, ...]:
-    """Per seat, 1 for a win (shared among the winners), 0 for a loss, where the game ended; the
-    game's evaluation (or an even share) where it did not."""
+    """Per seat, 1 for a win (shared among the winners), 0 for a loss, where the game ended or its
+    end is already fixed (`GameKnowledge.settled`); the game's evaluation (or an even share) where
+    it is not."""
     if engine.is_over(state):
         winners = engine.result(state).winners
         if winners:
             share = 1.0 / len(winners)
             return tuple(share if s in winners else 0.0 for s in range(players))
         return (1.0 / players,) * players
+    settled = knowledge.settled(engine, state)
+    if settled is not None:
+        return settled
     judged = knowledge.evaluate(engine, state)
     return judged if judged is not None else (1.0 / players,) * players
 

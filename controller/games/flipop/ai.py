@@ -4,6 +4,12 @@ Nothing is hidden. Random play rarely ends a game (doors send balls back and for
 search cuts its playouts short and judges where they stopped: a seat is ahead by the balls it
 has taken off the board, then by how far its balls on the board have come towards its exit row
 (white starts on row 4 and leaves through row 0, black the other way, as the profile's exits say).
+
+The doors often lock the balls in a cycle of forced moves (each seat has one legal move, and they
+lead back to the same position): play could go on for ever without a ball leaving, so such a
+position is judged as the players' end by agreement would end it (`settled`), fewer balls winning.
+Without this the search rated a lock on equal balls as good as its progress looked and walked
+into it, and games ran to the benchmark's 200-ply cut.
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ from controller.language import _, _n
 BALL = 10.0
 #: Progress (in rows) that makes a position clearly won.
 SCALE = 3.0
+#: The longest cycle of forced moves looked for (plies; the doors' cycles seen in play are 8).
+LOCK_PLIES = 16
 
 
 class FlipopKnowledge(GameKnowledge):
@@ -43,6 +51,31 @@ class FlipopKnowledge(GameKnowledge):
                     total += max(0.0, size + 1 - nearest) / 2
             out.append(BALL * (engine.ball_counts[colour] - on_board) + total)
         return out
+
+    def locked(self, engine: Any, state: Any) -> bool:
+        """Whether the doors lock the balls in a cycle of forced moves: from `state`, each seat in
+        turn has exactly one legal move (or must pass) and the moves lead back to `state`. Nothing
+        can then bring a ball out any more, which is when the rules let the players end the game by
+        agreement; playing on (as a search would) only goes round the cycle."""
+        current = state
+        for _ply in range(LOCK_PLIES):
+            moves = engine.legal_moves(current)
+            if len(moves) != 1:
+                return False
+            current = engine.apply(current, moves[0])[0]
+            if engine.is_over(current):
+                return False
+            if current == state:
+                return True
+        return False
+
+    def settled(self, engine: Any, state: Any) -> tuple[float, ...] | None:
+        """A locked position ends by agreement: fewer balls on the board wins, equal is a draw."""
+        if engine.is_over(state) or not self.locked(engine, state):
+            return None
+        result = engine.result(engine.action(state, "end-by-agreement")[0])
+        winners = result.winners or (0, 1)
+        return tuple(1.0 / len(winners) if seat in winners else 0.0 for seat in range(2))
 
     def evaluate(self, engine: Any, state: Any) -> tuple[float, ...]:
         mine, theirs = self.progress(engine, state)
