@@ -26,6 +26,7 @@ COMMAND_MODULES = [
     "controller.commands.reveal",
     "controller.commands.end",
     "controller.commands.accept",
+    "controller.commands.hint",
     "controller.commands.export",
     "controller.commands.read",
     "controller.commands.render",

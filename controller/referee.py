@@ -392,13 +392,19 @@ def judge_record(record: GameRecord) -> Iterator[dict[str, Any]]:
     """
 
     referee = Referee(engine_for(record.setup))
-    yield referee.observe(record.board, index=0).to_json()
-    for index, entry in enumerate(record.observations, start=1):
-        if isinstance(entry, Action) and entry.board is not None:
-            verdict = referee.accept(entry.board, index=index)
-        elif isinstance(entry, Action):
-            verdict = referee.act(entry.name, index=index, move=entry.move)
-        else:
-            verdict = referee.observe(entry, index=index)
+    for verdict in judge_steps(referee, record):
         yield verdict.to_json()
     yield {"result": referee.record_result().to_json()}
+
+
+def judge_steps(referee: Referee, record: GameRecord) -> Iterator[Verdict]:
+    """`referee` judges the record's board and every observation after it, one verdict each; once
+    exhausted, `referee` holds the position at the record's end (`referee hint RECORD`)."""
+    yield referee.observe(record.board, index=0)
+    for index, entry in enumerate(record.observations, start=1):
+        if isinstance(entry, Action) and entry.board is not None:
+            yield referee.accept(entry.board, index=index)
+        elif isinstance(entry, Action):
+            yield referee.act(entry.name, index=index, move=entry.move)
+        else:
+            yield referee.observe(entry, index=index)

@@ -304,6 +304,16 @@ def journal_folder_missing(path: Any) -> str:
     )
 
 
+def coach_hint(player: Any, move: str, why: Any) -> Text:
+    """The coach's hint as `referee hint` prints it: the move in the game's notation, and why."""
+    if why:
+        return _("hint for {player}: {move} ({why})", player=player, move=move, why=why)
+    return _("hint for {player}: {move}", player=player, move=move)
+
+
+NOT_A_PERSONS_TURN = _("it is the computer's turn, not a person's: make the computer's move the referee shows")
+
+
 def computer_revealed(player: Any, colours: Sequence[Any]) -> Text:
     """A computer seat's secret colour(s), shown at the end of the game as a person reveals theirs."""
     return _("the computer ({player}) reveals its secret colour: {colours}", player=player, colours=listed(colours))

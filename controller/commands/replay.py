@@ -8,7 +8,7 @@ import sys
 
 from controller.games.registry import engine_for
 from controller.language import LANGUAGES, _, said
-from controller.record import load_record, parse_record
+from controller.record import GameRecord, load_record, parse_record
 from controller.referee import judge_record
 from controller.service.journal import Journal
 from controller.service.session import export_record
@@ -44,15 +44,19 @@ def _is_sqlite(path: str) -> bool:
         return False
 
 
-def run(args: argparse.Namespace) -> int:
-    if _is_sqlite(args.record):  # a journal: judge its latest game, opened read-only
-        journal = Journal(args.record, read_only=True)
+def record_of(path: str) -> GameRecord:
+    """The game record in the file `path`, or a journal's latest game as one (the journal only read)."""
+    if _is_sqlite(path):  # a journal: its latest game, opened read-only
+        journal = Journal(path, read_only=True)
         try:
-            record = parse_record(export_record(journal))
+            return parse_record(export_record(journal))
         finally:
             journal.close()
-    else:
-        record = load_record(args.record)
+    return load_record(path)
+
+
+def run(args: argparse.Namespace) -> int:
+    record = record_of(args.record)
     lines = list(judge_record(record))  # judge it all first: a malformed record prints nothing
     if args.json:
         for line in lines:

@@ -1,12 +1,13 @@
 """The local control interface: a Unix socket speaking one JSON object per line.
 
-`referee status`, `new-game`, `reveal`, `end` and `accept` connect, send ``{"command": NAME, "id": ID, ...}``
+`referee status`, `new-game`, `reveal`, `end`, `accept` and `hint` connect, send ``{"command": NAME, "id": ID, ...}``
 and read one answer: ``{"ok": true, ...}`` or ``{"ok": false, "error": "a sentence"}``. Every
 request gets an answer, whatever its bytes, and no request can stop the server.
 
 Why it is built this way:
 - The server only queues a command for the loop's thread (`RefereeLoop.submit`, which returns a
-  Future), so the game is never touched from two threads.
+  Future), so the game is never touched from two threads. (`hint` first has the coach think on
+  the connection's thread, reading the position as the page's hint does, so judging goes on.)
 - Each connection has its own thread and its own time limits, so a slow or silent client never
   holds up another (at most `MAX_CLIENTS` at once; more are told the referee is busy).
 - A command the loop has not started when the answer is due is withdrawn (its Future cancelled):
@@ -34,6 +35,7 @@ from typing import Any
 
 from controller.errors import RefereeError
 from controller.files import load_yaml
+from controller.language import LANGUAGES
 from controller.service.config import (
     SYSTEM_SOCKET,
     control_socket_setting,
@@ -48,6 +50,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "reveal": ("seat", "colours"),
     "end": (),
     "accept": (),  # "this board is right, go on from it"
+    "hint": ("language",),  # the coach's move for the person to move (journalled as a hint)
 }
 ANSWER_TIMEOUT = 10.0  # seconds the loop has to run a command
 REQUEST_TIMEOUT = 5.0  # seconds a client has to send its request line
@@ -253,6 +256,8 @@ def parse_request(line: bytes) -> tuple[str, dict[str, Any], str | None]:
             or not all(isinstance(c, str) and 0 < len(c) <= 10 for c in colours)
         ):
             raise BadRequest("reveal needs a list of one or more colour letters")
+    if command == "hint" and args.get("language") not in (None, *LANGUAGES):
+        raise BadRequest(f"the hint command's language is one of {', '.join(LANGUAGES)}")
     return command, args, request_id
 
 

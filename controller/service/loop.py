@@ -46,11 +46,12 @@ from typing import Any, Protocol
 
 from controller import words
 from controller.ai import knowledge_for
+from controller.ai.levels import HINT_LEVEL
 from controller.ai.table import think
 from controller.errors import RefereeError
 from controller.games import registry
 from controller.games.base import ActionNotAllowed
-from controller.language import _, listed
+from controller.language import _, listed, said
 from controller.record import COMPUTER_MOVE, HINT
 from controller.referee import Outlook, Verdict, VerdictKind
 from controller.service.events import (
@@ -413,8 +414,46 @@ class RefereeLoop:
     # --- what other threads may call -----------------------------------------------------------
     def submit(self, name: str, **args: Any) -> Future:
         """Queue a command (status, new-game, reveal, end) for the loop's thread; thread-safe."""
+        if name == "hint" and "move" not in args:
+            return self._ask_coach(args)
         future: Future = Future()
         self.commands.put(Command(name, args, future))
+        return future
+
+    def _ask_coach(self, args: dict[str, Any]) -> Future:
+        """`referee hint`: the coach's move for the person to move, chosen on the asking thread
+        (judging goes on meanwhile, as for the page's hint), then journalled and said on the
+        loop's thread as the page's hint is; the answer also holds the whole hint in a sentence
+        (`line`), in the language asked for or the table's."""
+        future: Future = Future()
+        session = self.session
+        referee = session.referee
+        game_id, index, state = session.game_id, session.next_index, referee.state
+        try:
+            if not session.coach:
+                raise RefereeError(str(words.NO_COACH))
+            seat = referee.to_move()
+            if state is None or referee.over or seat is None:
+                raise RefereeError(str(words.NO_MOVE_TO_HELP))
+            if seat in session.computer:
+                raise RefereeError(str(words.NOT_A_PERSONS_TURN))
+            thought = think(referee.engine, state, HINT_LEVEL, session.seed, computer=False)
+            if thought is None:
+                raise RefereeError(str(words.NO_MOVE_TO_HELP))
+        except RefereeError as exc:
+            future.set_exception(exc)
+            return future
+        language = args.get("language") or self.language
+        line = words.coach_hint(referee.engine.seat_name(thought.seat), thought.move, thought.why)
+        asked = self.submit("hint", move=thought.move, why=thought.why, index=index, game_id=game_id)
+
+        def answered(done: Future) -> None:
+            if done.exception() is not None:
+                future.set_exception(done.exception())
+            else:
+                future.set_result({**done.result(), "line": said(line, language)})
+
+        asked.add_done_callback(answered)
         return future
 
     # --- one tick ------------------------------------------------------------------------------
