@@ -10,10 +10,11 @@ room's seed; `simulation/scene3d.py`), Blender's Cycles renders:
 * `--boards` random positions, each with the desk lamp on or off, read with the learned profile;
 * `--hands` positions with an arm reaching over the board (the reader must say a hand is there).
 
-Printed per game: places right / unsure / wrong-but-sure and the share read, positions with the
-desk lamp on and off, hands seen, boards taken for a hand where there was none (a lamp's hard
-shadow is never a hand), the Blockers! glyphs (on tiles read in the right colour) and Flipop doors
-right / unsure / wrong-but-sure, and every refused calibration with its sentence. Targets: at
+Printed per game: places right / unsure / wrong-but-sure and the share read (an empty Stay Alive
+point is right only when it is also read open or closed as it is), positions with the desk lamp
+on and off, hands seen, boards taken for a hand where there was none (a lamp's hard shadow is
+never a hand), the Blockers! glyphs (on tiles read in the right colour) and Flipop doors right /
+unsure / wrong-but-sure, and every refused calibration with its sentence. Targets: at
 least 99% read and none wrong-but-sure in every game (glyphs and doors included); every hand seen
 and no hand where there is none. `--show` lists the wrong-but-sure places, `--unsure` the unsure ones.
 
@@ -52,6 +53,7 @@ from controller.profile import default_profile, load_profile  # noqa: E402
 from controller.snapshot import EMPTY, Snapshot  # noqa: E402
 from controller.vision.reader import HAND, BoardReader  # noqa: E402
 from simulation import scene3d as s3  # noqa: E402
+from simulation.drawing import stay_alive_points  # noqa: E402
 from simulation.render import random_doors, random_snapshot  # noqa: E402
 
 GAMES = ["colorpop", "blockers", "flipop", "stay-alive"]
@@ -187,17 +189,20 @@ def read_room(plan: RoomPlan, profile, tally: Tally) -> None:
             tally.hands[1] += 1
             tally.hands[0] += saw_hand
             if reading.snapshot is not None:  # read as a board although an arm is over it
-                _count(pic, reading, tally, plan, only_wrong=True)
+                _count(pic, reading, tally, plan, profile, only_wrong=True)
             continue
         tally.false_hands += saw_hand
-        exact = _count(pic, reading, tally, plan)
+        exact = _count(pic, reading, tally, plan, profile)
         which = tally.boards_lamp if pic.lamp_on else tally.boards_dark
         which[1] += 1
         which[0] += exact
 
 
-def _count(pic: Picture, reading, tally: Tally, plan: RoomPlan, only_wrong: bool = False) -> bool:
+def _count(pic: Picture, reading, tally: Tally, plan: RoomPlan, profile, only_wrong: bool = False) -> bool:
+    """Places right / unsure / wrong-but-sure. An empty Stay Alive point is right only when its
+    openness is too (a marble falls through an open point, so reading it closed is wrong)."""
     truth = [[c[:1] for c in row] for row in pic.board.cells]
+    open_points, _ = stay_alive_points(pic.board, profile)
     exact = True
     if not only_wrong and reading.cells is not None:
         _count_shapes(pic, reading, tally, plan)
@@ -211,12 +216,14 @@ def _count(pic: Picture, reading, tally: Tally, plan: RoomPlan, only_wrong: bool
                 exact = False
                 if not only_wrong:
                     tally.unsure_where.append(f"room {plan.seed} {pic.name} r{r}c{c} {want or EMPTY} lamp {_on(pic)}")
-            elif got == want:
+            elif got == want and ((r, c) in open_points) == ((r, c) in reading.open_points):
                 tally.right += not only_wrong
             else:
                 tally.wrong += 1
                 exact = False
-                tally.wrong_where.append(f"room {plan.seed} {pic.name} r{r}c{c} {want or EMPTY}->{got} lamp {_on(pic)}")
+                said = got if got != want else "open" if (r, c) in reading.open_points else "closed"
+                where = f"room {plan.seed} {pic.name} r{r}c{c}"
+                tally.wrong_where.append(f"{where} {want or EMPTY}->{said} lamp {_on(pic)}")
     return exact
 
 

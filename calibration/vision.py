@@ -33,12 +33,14 @@ from controller.games import registry
 from controller.games.base import join_and
 from controller.games.spec import FULL_SETUP, ONE_OF_EACH, START_POSITION, GameSpec
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
-from controller.vision.classify import ClassModel
+from controller.vision.classify import ClassModel, ClassRef
 from controller.vision.reader import DEFAULT_SIGMA, MIN_USED, BoardReader, model_for
 from controller.vision.sheen import sheen_distances
 from controller.vision.tops import PlaceLooks
 
 SHADING = np.diag(np.array(DEFAULT_SIGMA) ** 2)
+#: Most rounds of moving the empty looks to their places' middle (`_empty_keys`); two or three suffice.
+EMPTY_LOOK_ROUNDS = 5
 
 
 def _spec(profile) -> GameSpec:
@@ -77,8 +79,27 @@ def _empty_keys(model: ClassModel, looks: PlaceLooks) -> list[str]:
     # another look's (a paler orange between the standard orange and white looks, which went to
     # either), so each look is compared allowing a sheen (`sheen.py`): a paled orange is orange
     # under a sheen, while no sheen makes white look orange.
-    dist = sheen_distances(ClassModel(empties), [looks.of(r.key)[0] for r in empties])
-    return [empties[int(j)].key for j in dist.argmin(axis=1)]
+    #
+    # The standard looks only seed the assignment: the dark space under a real board is not black
+    # (light gets in under it), so an open point can be nearer the standard white slide than the
+    # standard black, and learning it as white would make white's look broad enough to take in
+    # the open points of a later lamp-lit picture. So each look is moved to the middle of the
+    # places given to it, and the places given again, until nothing moves (the board's own
+    # groups, as in k-means seeded with the standard looks).
+    per_class = [looks.of(r.key)[0] for r in empties]
+    keys = sheen_distances(ClassModel(empties), per_class).argmin(axis=1)
+    for _ in range(EMPTY_LOOK_ROUNDS):
+        moved = [
+            ClassRef(r.key, r.letter, np.median(per_class[k][keys == k], axis=0), r.cov, r.open)
+            if np.any(keys == k)
+            else r
+            for k, r in enumerate(empties)
+        ]
+        again = sheen_distances(ClassModel(moved), per_class).argmin(axis=1)
+        if np.array_equal(again, keys):
+            break
+        keys = again
+    return [empties[int(j)].key for j in keys]
 
 
 def _fit(model: ClassModel, groups: dict[str, list[np.ndarray]]) -> ClassModel:

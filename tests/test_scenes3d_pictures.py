@@ -13,6 +13,11 @@ tests/data/scenes3d, named after their game, room and picture): what the flat re
   the lamp: an empty point halfway between the standard orange and white looks went to either (to
   white in this JPEG, whose empty-board picture was refused), until each look was compared allowing
   a sheen (an orange slide under a sheen is orange, no sheen makes a white one orange).
+- Stay Alive room 1: the dark space under the board is not black (light gets in under it), so on
+  the empty-board picture three open points were nearer the standard white slide than the standard
+  black and were learned as white; white's look grew broad enough that, under a low lamp, three
+  open points of board 1 were read closed, sure. Each empty look now moves to its own places'
+  middle before it is learned (`calibration/vision.py`, `_empty_keys`).
 """
 
 from __future__ import annotations
@@ -87,3 +92,21 @@ def test_an_empty_point_between_the_standard_looks_goes_to_this_copys_own(tmp_pa
     flags = ["--empty", "stay-alive-room0-calibration-empty.jpg", "--pieces", "stay-alive-room0-calibration-pieces.jpg"]
     code, said = _calibrate(tmp_path, "stay-alive", *flags)
     assert code == 0, said  # before: "... is not an empty board: at point 6,3 ..."
+
+
+#: Stay Alive room 1, board 1 (from the scene's slide positions): its open points, rows and columns from 0.
+STAY_ALIVE_ROOM1_BOARD1_OPEN = {(0, 4), (2, 3), (3, 4), (5, 3), (6, 0)}
+
+
+def test_open_points_under_a_low_lamp_are_read_open(tmp_path):
+    flags = ["--empty", "stay-alive-room1-calibration-empty.jpg", "--pieces", "stay-alive-room1-calibration-pieces.jpg"]
+    code, said = _calibrate(tmp_path, "stay-alive", *flags)
+    assert code == 0, said
+    reading = BoardReader(load_profile(tmp_path / "profile.yaml")).read(
+        cv2.imread(str(PICTURES / "stay-alive-room1-board-1.jpg"))
+    )
+    assert reading.snapshot is not None, reading.problem
+    empty = {(r, c) for r, row in enumerate(reading.cells) for c, cell in enumerate(row) if cell == "."}
+    # before: (3, 4), (5, 3) and (6, 0) read closed, sure; (0, 4) and (2, 3) unsure
+    assert empty >= STAY_ALIVE_ROOM1_BOARD1_OPEN
+    assert reading.open_points == STAY_ALIVE_ROOM1_BOARD1_OPEN
