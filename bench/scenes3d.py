@@ -49,12 +49,13 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from controller import cli  # noqa: E402
+from controller.games.flipop.play import random_doors  # noqa: E402
 from controller.profile import default_profile, load_profile  # noqa: E402
 from controller.snapshot import EMPTY, Snapshot  # noqa: E402
 from controller.vision.reader import HAND, BoardReader  # noqa: E402
 from simulation import scene3d as s3  # noqa: E402
 from simulation.drawing import stay_alive_points  # noqa: E402
-from simulation.render import random_doors, random_snapshot  # noqa: E402
+from simulation.render import random_snapshot  # noqa: E402
 
 GAMES = ["colorpop", "blockers", "flipop", "stay-alive"]
 #: The `referee calibrate` option each guided-calibration picture goes with.

@@ -28,12 +28,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import cv2  # noqa: E402
 
+from controller.games.flipop.play import random_doors  # noqa: E402
 from controller.profile import default_profile  # noqa: E402
 from controller.vision.gating import MotionGate  # noqa: E402
 from controller.vision.reader import BoardReader  # noqa: E402
 from simulation.render import (  # noqa: E402
     Scene,
-    random_doors,
     random_snapshot,
     render_snapshot,
 )

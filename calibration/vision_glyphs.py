@@ -33,7 +33,7 @@ from controller.games.spec import DOORS_ADDON, GLYPHS_ADDON
 from controller.snapshot import EMPTY, parse_snapshot
 from controller.vision import glyphs as gl
 from controller.vision.classify import ClassModel
-from controller.vision.doors import ABSENT, DEFAULT_SIGMA, MAX_HIDDEN, PRESENT, WINGS, door_features
+from controller.vision.doors import ABSENT, DEFAULT_SIGMA, MAX_HIDDEN, PRESENT, WINGS, DoorSampler, door_features
 from controller.vision.reader import BoardReader
 
 #: (row, col) of each glyph in the calibration arrangement.
@@ -177,8 +177,10 @@ def learn_doors(profile, image: np.ndarray, corners=None, name: str = "the start
     white = reader.paper_white(image)
     if reader.h is None:
         raise RefereeError(f"the board was not found in {name}: are its four markers in view?")
-    local = (np.tile(white, (len(reader.post_weights), 1)) if white.ndim == 1 else reader.post_weights @ white) * 255
-    feats, used = door_features(reader.door_sampler, image, reader.doors_homography(image), local)
+    sampler = DoorSampler(reader.geom.rows, reader.geom.cols)
+    weights = reader.light.weights(sampler.posts)
+    local = (np.tile(white, (len(weights), 1)) if white.ndim == 1 else weights @ white) * 255
+    feats, used = door_features(sampler, image, reader.doors_homography(image), local)
     groups: dict[str, list[np.ndarray]] = {PRESENT: [], ABSENT: []}
     for k, door in enumerate(doors):
         for w, wing in enumerate(WINGS):

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.games import registry
-from controller.games.flipop.doors import UNKNOWN_DOOR
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
 from controller.vision import looks
 from controller.vision.glyphs import GLYPHS
@@ -120,6 +119,10 @@ def grooved_floor_board(cv: Canvas, colours: dict[str, Rgb], frame: Rgb, regions
         cv.line(k - 0.5, -0.5, k - 0.5, rows - 0.5, looks.GROOVE, 0.03)
 
 
+#: The wings a door token names (`notation.md` §1: Flipop's doors line).
+WINGS = "NESW"
+
+
 def doors_fittings(cv: Canvas, snapshot: Snapshot, profile: Any, scene: Scene, seed: int, door_jitter: float) -> None:
     """A post between every four cells with its door's wings (the snapshot's, else the profile's start)."""
     doors = snapshot.line("doors")
@@ -133,7 +136,8 @@ def doors_fittings(cv: Canvas, snapshot: Snapshot, profile: Any, scene: Scene, s
         jrng = board_rng("door", seed, k)
         turns = [
             (d, float(jrng.uniform(-1, 1)) * door_jitter)
-            for d in (doors[k] if doors and doors[k] != UNKNOWN_DOOR else "")
+            for d in (doors[k] if doors else "")
+            if d in WINGS  # an unread door ('?') has no wing to draw
         ]
         # A wing stands on the floor: seen from a slant it spans from where its foot appears to where
         # its top does; drawn once, where its middle appears (as a ball is drawn where its centre does).

@@ -22,9 +22,8 @@ import numpy as np
 
 from controller.errors import RefereeError
 from controller.games import registry
-from controller.games.flipop.doors import POSTS, rotations, shared_edges
 from controller.games.spec import GLYPHS_ADDON
-from controller.snapshot import EMPTY, Snapshot, parse_snapshot
+from controller.snapshot import EMPTY, Snapshot
 from controller.vision import looks
 from controller.vision.geometry import LatticeGeometry
 from controller.vision.glyphs import GLYPHS
@@ -458,23 +457,3 @@ def random_snapshot(game: str, profile, seed: int, fill: float = 0.6) -> Snapsho
                 letter += str(rng.choice(glyphs))
             cells[r][c] = letter
     return Snapshot(game, tuple(tuple(r) for r in cells), lines)
-
-
-def random_doors(profile, seed: int) -> tuple[str, ...]:
-    """Doors (Flipop's) as play could leave them: each door of the profile's start turned a random
-    number of quarter turns, never two wings on one edge."""
-
-    start = parse_snapshot(profile.game, profile.get("start")).line("doors")
-    rng = np.random.default_rng(seed)
-    doors = list(start)
-    for k in range(len(POSTS)):
-        options = sorted(rotations(start[k]))
-        for _ in range(20):
-            doors[k] = str(rng.choice(options))
-            if not shared_edges(tuple(doors[: k + 1])):
-                break
-        else:
-            doors[k] = start[k] if not shared_edges(tuple(doors[:k]) + (start[k],)) else doors[k]
-    if shared_edges(tuple(doors)):
-        return start
-    return tuple(doors)

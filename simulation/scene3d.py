@@ -44,7 +44,6 @@ import numpy as np
 
 from controller.errors import RefereeError
 from controller.games import registry
-from controller.games.flipop.doors import UNKNOWN_DOOR
 from controller.games.spec import DISC, SPHERE, Solid
 from controller.profile import default_profile
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
@@ -552,6 +551,10 @@ def _slide_lattice(b, snapshot, profile, copy, geom, rect, thick, spec) -> None:
         )
 
 
+#: Each wing of a door token (`notation.md` §1: Flipop's doors line) as an angle in degrees.
+WING_ANGLES = {"N": 90.0, "E": 0.0, "S": -90.0, "W": 180.0}
+
+
 def _grooved_floor(b, snapshot, profile, copy, geom, rect, thick, spec) -> None:
     """Flipop: the printed floor, a post at every inner corner with its door's steel wings."""
 
@@ -570,8 +573,10 @@ def _grooved_floor(b, snapshot, profile, copy, geom, rect, thick, spec) -> None:
         i, j = divmod(k, per_row)
         px, py = j + 0.5, i + 0.5
         jrng = _rng("door3d", copy.seed, k)
-        for d in doors[k] if doors and doors[k] != UNKNOWN_DOOR else "":
-            ang = {"N": 90.0, "E": 0.0, "S": -90.0, "W": 180.0}[d] + float(jrng.uniform(-3, 3))
+        for d in doors[k] if doors else "":
+            if d not in WING_ANGLES:  # an unread door ('?') has no wing to build
+                continue
+            ang = WING_ANGLES[d] + float(jrng.uniform(-3, 3))
             a = math.radians(ang)
             length = 0.44
             mx, my = px + math.cos(a) * length / 2, py - math.sin(a) * length / 2

@@ -29,7 +29,7 @@ from controller.snapshot import EMPTY, Snapshot
 from controller.vision.sources import validate_camera
 from simulation.camera import RendererSource
 from simulation.drawing import stay_alive_points
-from simulation.render import random_doors, random_snapshot
+from simulation.render import random_snapshot
 from simulation.world import CachedFrames, SimWorld, starting_board
 
 #: Degrees every colour of the other copy is turned about the grey axis: the standard references
@@ -138,8 +138,10 @@ class SetupPerson:
     def fresh_position(self, seed: int) -> Snapshot:
         """A position as play could leave it, set on the board (to read with the learned profile)."""
         board = random_snapshot(self.profile.game, self.profile, seed)
-        if board.line("doors") is None and self.profile.get("start"):
-            board = board.with_line("doors", random_doors(self.profile, seed))
+        played = registry.get(self.profile.game).play.played_lines  # lines as play leaves them (doors)
+        for key, tokens in (played(self.profile, seed) if played is not None else {}).items():
+            if board.line(key) is None:
+                board = board.with_line(key, tokens)
         self.world.set_hand(None)
         self.world.set_board(board)
         return board

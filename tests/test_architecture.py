@@ -280,3 +280,44 @@ def test_the_projects_own_modules_are_imported_at_the_top_unless_a_comment_says_
             if "#" not in lines[line - 1] and not (above > 0 and lines[above - 1].strip().startswith("#")):
                 unexplained.append(f"{path.relative_to(ROOT)}:{line}: {lines[line - 1].strip()}")
     assert unexplained == [], "\n".join(unexplained)
+
+
+#: The game-neutral modules that still import a game package's own modules, each for a workflow of
+#: that game alone: the door reader add-on and its calibration (Flipop's posts), Stay Alive's hole
+#: patterns (`referee holes`, its guided steps, its simulated person and drawing) and the simulated
+#: world's marble drop. A game's line, event or reader add-on goes through its `SPEC`, not here.
+GAME_IMPORTS_ALLOWED = {
+    "controller/vision/doors.py",
+    "calibration/checks.py",
+    "calibration/vision_glyphs.py",
+    "calibration/holes.py",
+    "calibration/holes_guide.py",
+    "simulation/world.py",
+    "simulation/drawing.py",
+    "simulation/holes_person.py",
+}
+GAME_PACKAGES = ("colorpop", "blockers", "flipop", "stay_alive")
+
+
+def _game_imports(path: Path) -> set[str]:
+    """The game packages `path` imports modules of (`controller.games.flipop...`, or
+    `from controller.games import flipop`)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        for name in names:
+            parts = name.split(".")
+            if parts[:2] == ["controller", "games"] and len(parts) > 2 and parts[2] in GAME_PACKAGES:
+                found.add(parts[2])
+    return found
+
+
+def test_game_neutral_code_reaches_a_game_only_through_the_catalogue():
+    """Outside `controller/games/`, a game's modules are imported by the catalogue alone (and the few
+    workflows above that belong to one game): everything else asks `registry.get(game)`."""
+    found = {str(path.relative_to(ROOT)) for path in _modules(GAME_NEUTRAL) if _game_imports(path)}
+    assert found <= GAME_IMPORTS_ALLOWED, f"reach the game through the catalogue: {found - GAME_IMPORTS_ALLOWED}"

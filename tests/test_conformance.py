@@ -20,6 +20,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 import fifth_game
+import lamp_game
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -33,7 +34,7 @@ from controller.referee import Referee, VerdictKind, judge_record
 from controller.snapshot import EMPTY, Snapshot, format_snapshot, parse_snapshot
 from simulation.random_play import Played, new_game, random_move, random_moves
 
-GAMES = (*registry.names(), fifth_game.NAME)
+GAMES = (*registry.names(), fifth_game.NAME, lamp_game.NAME)
 CORRUPTIONS = (
     "a piece added",
     "a piece taken off",
@@ -46,8 +47,8 @@ seeds = st.integers(min_value=0, max_value=2**32 - 1)
 
 @pytest.fixture(autouse=True, scope="module")
 def _the_fifth_game_is_known():
-    """The test suite's fifth game is checked like the built-in ones while this module runs."""
-    with registry.registered(fifth_game.SPEC):
+    """The test suite's fifth and sixth games are checked like the built-in ones while this module runs."""
+    with registry.registered(fifth_game.SPEC), registry.registered(lamp_game.SPEC):
         yield
 
 

@@ -10,10 +10,11 @@ import pytest
 from calibration import vision_glyphs as vg
 from controller.cli import main
 from controller.errors import ConfigError, RefereeError
+from controller.games.flipop.play import random_doors
 from controller.profile import default_profile, load_profile
 from controller.snapshot import parse_snapshot
 from controller.vision.reader import BoardReader
-from simulation.render import random_doors, random_snapshot, render_snapshot
+from simulation.render import random_snapshot, render_snapshot
 
 
 def start():

@@ -74,10 +74,15 @@ def run(args: argparse.Namespace) -> int:
     spec = registry.get(args.game)
     empty = spec.cells.empty_text  # as the game's snapshots print an empty place (Blockers!: `..`)
     unsure = "?" * len(empty)
+    read_lines = [(line, reading.lines.get(line.key)) for line in spec.extra_lines]  # the add-ons' lines
+    for line, tokens in read_lines:
+        if tokens is not None and line.before_grid:
+            print(line.text(tokens))
     for row in reading.cells:
         print(" ".join(empty if c == EMPTY else unsure if c == "?" else c for c in row))
-    if reading.doors is not None:
-        print("doors: " + " ".join(reading.doors))
+    for line, tokens in read_lines:
+        if tokens is not None and not line.before_grid:
+            print(line.text(tokens))
     if spec.uses_switches:  # the lines the switches report are not printed: the open points are
         pts = " ".join(f"{r},{c}" for r, c in sorted(reading.open_points))
         print(f"# open points: {pts}" if pts else "# open points: none")

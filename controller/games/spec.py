@@ -234,6 +234,23 @@ GLYPHS_ADDON, DOORS_ADDON = "glyphs", "doors"
 EMPTY_BOARD, ONE_OF_EACH, FULL_SETUP, START_POSITION = "empty", "pieces", "setup-counts", "start"
 
 
+@dataclass(frozen=True)
+class LineReader:
+    """A reader add-on that reads one of the game's snapshot lines (`ExtraLine`) from the picture.
+
+    Why a hook: the board reader knows colours and places, not what a game adds to its board (door
+    wings on posts, a lamp's light); the game declares it here and the reader calls it, so a new
+    game's line needs no edit in vision. `make(reader)` is called once per board reader with the
+    `controller.vision.reader.BoardReader` (its profile, geometry and light) and returns
+    `read(frame, white)`: the line's tokens from a BGR frame whose board was found (`white`: the
+    paper's white, `light.PaperLight.white`), the line's `unknown` token where unsure, or None when
+    it could not be read at all.
+    """
+
+    line: str
+    make: Callable[[Any], Callable[[Any, Any], tuple[str, ...] | None]]
+
+
 #: Shapes of a piece's body (`Solid.shape`).
 SPHERE, DISC, TILE = "sphere", "disc", "tile"
 
@@ -278,8 +295,10 @@ class VisionSpec:
     frame: Rgb = (40, 52, 96)
     #: Patch around each place, (inner, outer) radius in pitches (a ring skips a printed glyph).
     sample: tuple[float, float] = (0.0, 0.28)
-    #: Reader add-ons: `GLYPHS_ADDON`, `DOORS_ADDON`.
+    #: Reader add-ons of the vision package: `GLYPHS_ADDON`, `DOORS_ADDON`.
     addons: frozenset[str] = frozenset()
+    #: Reader add-ons the game brings itself, each reading one of its snapshot lines (`LineReader`).
+    line_readers: tuple[LineReader, ...] = ()
     #: The calibration pictures `referee calibrate` takes for this game (see `EMPTY_BOARD` ...).
     calibration: tuple[str, ...] = (EMPTY_BOARD, ONE_OF_EACH)
     #: Which drawing of the board the simulated camera uses (`simulation/artwork.py`); "" the plain one.
@@ -316,6 +335,9 @@ class PlaySpec:
     #: (profile, numpy Generator) -> random extra lines ({line key: tokens}) and the places no
     #: piece can rest on with them (Stay Alive: slide positions and the open points).
     random_lines: Callable[[Any, Any], tuple[dict[str, tuple[str, ...]], frozenset[Cell]]] | None = None
+    #: (profile, seed) -> lines ({line key: tokens}) as play could leave them, for a position made up
+    #: without them (Flipop: the start's doors turned at random); None: the lines stay as they are.
+    played_lines: Callable[[Any, int], dict[str, tuple[str, ...]]] | None = None
 
 
 @dataclass(frozen=True)

@@ -125,9 +125,10 @@ class Sight:
     `frame`: a picture arrived. `moving`: it differs from the previous one. `new_reading`: the
     picture became still and was read; `snapshot` is then the board (None when it could not be
     read, with `problem` saying why). A board read but for a few unsure places gives its `cells`
-    ("?" where unsure), the `doors` read and each unsure place's `candidates` (the letters its look
-    does not rule out), so the rules may find the one legal board that fits; `unsure` the places read
-    unsurely and `partial` the board as read with those as `?` (for the live page).
+    ("?" where unsure), the `lines` its add-ons read (Flipop's doors) and each unsure place's
+    `candidates` (the letters its look does not rule out), so the rules may find the one legal board
+    that fits; `unsure` the places read unsurely and `partial` the board as read with those as `?`
+    (for the live page).
     """
 
     frame: bool
@@ -136,7 +137,7 @@ class Sight:
     snapshot: Snapshot | None = None
     problem: str | None = None
     cells: tuple[tuple[str, ...], ...] | None = None
-    doors: tuple[str, ...] | None = None
+    lines: dict[str, tuple[str, ...] | None] | None = None
     candidates: dict[tuple[int, int], str] | None = None
     unsure: tuple[tuple[int, int], ...] = ()
     partial: Snapshot | None = None
@@ -195,7 +196,7 @@ class CameraSensor:
                 snapshot=reading.snapshot,
                 problem=reading.problem,
                 cells=tuple(tuple(row) for row in reading.cells) if unsure else None,
-                doors=reading.doors if unsure else None,
+                lines=dict(reading.lines) if unsure else None,
                 candidates=dict(reading.candidates) if unsure else None,
                 unsure=tuple((int(r), int(c)) for r, c in getattr(reading, "unsure", ())),
                 partial=partial_board(reading, getattr(self.reader, "game", "")),
@@ -222,7 +223,7 @@ def partial_board(reading: Any, game: str) -> Snapshot | None:
     and corrects from); None when it was sure (its snapshot) or read no places at all."""
     if reading.snapshot is not None or getattr(reading, "cells", None) is None:
         return None
-    return Snapshot(game, tuple(tuple(row) for row in reading.cells), {"doors": getattr(reading, "doors", None)})
+    return Snapshot(game, tuple(tuple(row) for row in reading.cells), getattr(reading, "lines", None) or {})
 
 
 @dataclass
@@ -703,7 +704,7 @@ class RefereeLoop:
         key = (id(sight), id(referee), len(referee.history), self.positions)
         if self._resolution is not None and self._resolution[0] == key:
             return self._resolution[1]
-        partial = self._merged(Snapshot(self.game, sight.cells, {"doors": sight.doors}))
+        partial = self._merged(Snapshot(self.game, sight.cells, sight.lines or {}))
         result = referee.resolve(partial, sight.candidates) if partial is not None else None
         self._resolution = (key, result)
         return result

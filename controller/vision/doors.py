@@ -16,6 +16,7 @@ learns a real copy's from a picture of the start position.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -24,11 +25,12 @@ import numpy as np
 from controller.errors import ConfigError
 from controller.games import registry
 from controller.games.flipop.doors import UNKNOWN_DOOR
-from controller.games.spec import DOORS_ADDON
+from controller.games.spec import DOORS_ADDON, LineReader
 from controller.snapshot import EMPTY, parse_snapshot
 from controller.vision import looks
 from controller.vision.classify import ClassModel, ClassRef
 from controller.vision.features import colour_features, masked_median
+from controller.vision.light import local_white
 
 WINGS = "NESW"
 STEP = {"N": (0.0, -1.0), "E": (1.0, 0.0), "S": (0.0, 1.0), "W": (-1.0, 0.0)}
@@ -216,3 +218,22 @@ def read_doors(
         ok = sure[k].all() and k < len(shapes) and token in shapes[k]
         doors.append(token if ok else UNKNOWN_DOOR)
     return DoorReading(tuple(doors), feats, present, sure)
+
+
+def door_line(reader) -> Callable[[np.ndarray, np.ndarray], tuple[str, ...]]:
+    """The door add-on of a board reader (`LineReader.make`): the door tokens (one per post, '?'
+    where unsure) of a frame whose board was found, looked for halfway up the wings."""
+    model = model_from_settings(reader.settings, floor=looks.pieces(reader.game)[EMPTY])
+    shapes = shapes_from_profile(reader.profile)
+    sampler = DoorSampler(reader.geom.rows, reader.geom.cols)
+    weights = reader.light.weights(sampler.posts)
+
+    def read(frame: np.ndarray, white: np.ndarray) -> tuple[str, ...]:
+        h = reader.doors_homography(frame)
+        return read_doors(model, shapes, sampler, frame, h, local_white(white, weights)).doors
+
+    return read
+
+
+#: The doors on the posts (`DOORS_ADDON`), read as the snapshot's `doors:` line (Flipop's).
+DOOR_READER = LineReader("doors", door_line)

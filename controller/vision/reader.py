@@ -14,8 +14,9 @@
 6. *classify* (`classify.ClassModel`): the nearest learned look of each place, each compared at its
    own height, and whether it is sure (a patch mostly hidden by glare never is);
 7. *hand check* (`hands.HandCheck`): an arm crossing the band of frame around the lattice;
-8. *add-ons the game declares* (`VisionSpec.addons`): the glyph on every tile
-   (`glyphs.read_glyphs`), the doors on the posts (`doors.read_doors`).
+8. *add-ons the game declares* (`VisionSpec.addons`, `VisionSpec.line_readers`): the glyph on
+   every tile (`glyphs.read_glyphs`); each line a reader add-on reads (`LineReader`: the doors on
+   the posts, `doors.DOOR_READER`), into the snapshot's lines by their key.
 
 A hand, hidden markers or any unsure place give no snapshot.
 """
@@ -29,11 +30,10 @@ import numpy as np
 
 from controller.errors import RefereeError
 from controller.games import registry
-from controller.games.spec import DOORS_ADDON, GLYPHS_ADDON
+from controller.games.spec import DOORS_ADDON, GLYPHS_ADDON, LineReader
 from controller.language import _, _n, listed
 from controller.snapshot import EMPTY, Snapshot
-from controller.vision import looks
-from controller.vision.doors import DoorSampler, model_from_settings, read_doors, shapes_from_profile
+from controller.vision.doors import DOOR_READER
 from controller.vision.features import SATURATED, Rectifier, ring_offsets
 from controller.vision.frames import MIN_FRAME_SIDE, as_bgr, frame_problem
 from controller.vision.geometry import MARKERS_HIDDEN, LatticeGeometry
@@ -66,6 +66,8 @@ __all__ = [
 #: gives the glyph reader changes 2 of 13,622 glyphs' sureness (bench/reading_replay.py).
 PPP = 16
 MIN_USED = 0.66  # least fraction of a patch that must be free of glare
+#: The line readers of this package, by the add-on name a game's `VisionSpec.addons` gives.
+LINE_ADDONS: dict[str, LineReader] = {DOORS_ADDON: DOOR_READER}
 
 
 @dataclass
@@ -79,10 +81,16 @@ class Reading:
     problem: str | None = None
     cells: list[list[str]] | None = None
     relocalised: bool = False
-    doors: tuple[str, ...] | None = None
+    #: The snapshot lines the reader add-ons read, by their key (Flipop's `doors`), None where unread.
+    lines: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
     #: Per unsure place, the letters its look does not rule out ("." empty); every letter where
     #: glare hides it. The service's rules may find that only one legal board fits them.
     candidates: dict[tuple[int, int], str] = field(default_factory=dict)
+
+    @property
+    def doors(self) -> tuple[str, ...] | None:
+        """The `doors` line read (Flipop's door add-on), or None."""
+        return self.lines.get("doors")
 
 
 class BoardReader:
@@ -98,7 +106,6 @@ class BoardReader:
         # What the game's board shows besides colours (its own declaration, `controller.games.spec.VisionSpec`).
         self.vision = registry.get(self.game).vision
         self.reads_glyphs = GLYPHS_ADDON in self.vision.addons
-        self.reads_doors = DOORS_ADDON in self.vision.addons
         self.geom = g = LatticeGeometry.from_profile(profile)
         self.settings = vision_settings(profile)
         self.model = model_for(profile)
@@ -125,11 +132,9 @@ class BoardReader:
         # Shapes: glyphs per tile (Blockers!), doors per post (Flipop); see glyphs.py, doors.py.
         self.glyph_model = GlyphModel.from_profile(self.settings) if self.reads_glyphs else None
         self.glyph_memory = GlyphMemory()
-        if self.reads_doors:
-            self.door_model = model_from_settings(self.settings, floor=looks.pieces(self.game)[EMPTY])
-            self.door_shapes = shapes_from_profile(profile)
-            self.door_sampler = DoorSampler(g.rows, g.cols)
-            self.post_weights = self.light.weights(self.door_sampler.posts)
+        # Lines read by add-ons (`LineReader`): this package's the game names, and the game's own.
+        addons = [LINE_ADDONS[name] for name in sorted(self.vision.addons) if name in LINE_ADDONS]
+        self.line_readers = [(addon.line, addon.make(self)) for addon in (*addons, *self.vision.line_readers)]
 
     @property
     def h(self) -> np.ndarray | None:
@@ -189,7 +194,7 @@ class BoardReader:
         unsure = [divmod(int(i), cols) for i in np.flatnonzero(~sure)]
         open_points = {divmod(int(i), cols) for i in np.flatnonzero(dec.open & sure)}
         glyph_of = self._glyphs(frame, dec.letters, sure, white) if self.reads_glyphs else {}  # add-ons
-        doors = self.read_doors(frame, white) if self.reads_doors else None
+        lines = {key: read_line(frame, white) for key, read_line in self.line_readers}
         cells = _cells(dec.letters, sure, glyph_of, self.reads_glyphs, cols)
         snapshot = None
         candidates: dict[tuple[int, int], str] = {}
@@ -208,8 +213,8 @@ class BoardReader:
                 problem = _("{unsure}; {why}", unsure=problem, why=self._light_words(dec.best, rival, paper_bound))
             candidates = self._candidates(unsure, dec.possible, used)
         else:
-            snapshot = Snapshot(self.game, tuple(tuple(r) for r in cells), {"doors": doors})
-        return Reading(snapshot, unsure, conf, open_points, problem, cells, moved, doors, candidates)
+            snapshot = Snapshot(self.game, tuple(tuple(r) for r in cells), lines)
+        return Reading(snapshot, unsure, conf, open_points, problem, cells, moved, lines, candidates)
 
     def _candidates(
         self, unsure: list[tuple[int, int]], possible: np.ndarray, used: np.ndarray
@@ -295,12 +300,6 @@ class BoardReader:
         bound = clipped if clipped.any() else None
         res = read_glyphs(self.glyph_model, frame, h, self.geom.points()[tiles], local, self.glyph_memory, bound)
         return dict(zip(tiles, res.glyphs))
-
-    def read_doors(self, frame: np.ndarray, white: np.ndarray) -> tuple[str, ...]:
-        """The door tokens (one per post) of a frame whose homography is known ('?' where unsure)."""
-        local = local_white(white, self.post_weights)
-        h = self.doors_homography(frame)
-        return read_doors(self.door_model, self.door_shapes, self.door_sampler, frame, h, local).doors
 
     def glyphs_homography(self, frame: np.ndarray) -> np.ndarray:
         """Where the glyphs printed on the tiles' tops are read: the plane of the tops (the pieces'

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from controller.games.flipop.doors import SIZE
+from controller.games.flipop.play import played_lines
 from controller.games.flipop.rules import DOORS_LINE, EXIT, RULES, FlipopEngine, partial_boards
 from controller.games.spec import DOORS_ADDON, SPHERE, START_POSITION, GameSpec, PlaySpec, Solid, VisionSpec
 from controller.schema import cell_pair, list_of, mapping, text
@@ -43,6 +44,8 @@ SPEC = GameSpec(
         # Steel wings 14 mm high on the posts.
         door_height=0.35,
     ),
-    play=PlaySpec(setup_board=lambda engine, rng: engine.start_board, partial_boards=partial_boards),
+    play=PlaySpec(
+        setup_board=lambda engine, rng: engine.start_board, partial_boards=partial_boards, played_lines=played_lines
+    ),
     ai="controller.games.flipop.ai:KNOWLEDGE",
 )
