@@ -5,10 +5,11 @@ journal keeps the choice, so a game resumes, and replays from its record, exactl
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
-from controller.ai import match
+from controller.ai import knowledge_for, match
 from controller.ai.table import computer_levels, legal_moves, think
 from controller.errors import ConfigError
 from controller.games.registry import engine_for
@@ -34,6 +35,8 @@ def _rig(game: str, tmp_path, computer_seat: int = 1, max_moves: int = 12, seed:
     levels: list[str | None] = [None, None]
     levels[computer_seat] = "beginner"
     keys["computer"] = levels
+    if game == "colorpop":  # the person tells the referee their colour, so the computer draws another
+        keys["secrets"] = ["P" if level is None else None for level in levels]
     rig = StubRig(keys, tmp_path / "j.sqlite", seed=seed, troubles=False, max_moves=max_moves)
     rig.player.computer_mistakes = 1.0  # the person first makes another move than the computer's, every time
     return rig
@@ -217,3 +220,45 @@ def test_the_demo_plays_against_a_computer_seat_end_to_end(tmp_path):
     chosen = [v for v in outcome.verdicts if v.get("action") == COMPUTER_MOVE]
     assert len(chosen) >= 3 and {v["seat"] for v in chosen} == {1}
     assert any(line.startswith("[flipop] the computer plays player 2") for line in outcome.lines)
+
+
+# --- Colorpop: the computer's secret colour is never one a person holds -------------------------
+
+
+def test_colorpop_a_computer_seat_needs_every_persons_secret_colour_or_its_own():
+    """The referee cannot see which tokens the people drew: drawing the computer's colour without
+    knowing theirs could give it a colour a person holds (before, such a game was accepted)."""
+    keys = {"game": "colorpop", "players": 2, "computer": [None, "club"]}
+    with pytest.raises(ConfigError, match="could be one a person holds"):
+        config_from_mapping(keys, "config.yaml")
+    with pytest.raises(ConfigError, match="could be one a person holds"):
+        config_from_mapping({**keys, "players": 3, "computer": [None, "club", None], "secrets": ["P", None, None]})
+    assert config_from_mapping({**keys, "secrets": ["P", None]}, "config.yaml")
+    assert config_from_mapping({**keys, "secrets": [None, "G"]}, "config.yaml")  # drawn for it at the table
+    assert config_from_mapping({"game": "flipop", "players": 2, "computer": [None, "club"]}, "config.yaml")
+
+
+@pytest.mark.parametrize(
+    ("keys", "persons"),
+    [
+        ({"game": "colorpop", "players": 2, "secrets": ["P", None]}, [0]),
+        ({"game": "colorpop", "players": 3, "secrets": ["B", None, None]}, [0]),
+        ({"game": "colorpop", "players": 4, "secrets": ["G", None, "Y", None]}, [0, 2]),
+        ({"game": "colorpop", "variant": "two-colours", "players": 2, "secrets": [["B", "O"], None]}, [0]),
+    ],
+)
+def test_colorpop_the_computers_colours_are_never_a_persons_nor_another_computers(keys, persons):
+    """Before, each computer seat drew on its own: two computer seats could share a colour."""
+    knowledge = knowledge_for("colorpop")
+    engine, state = match.start(setup_from_mapping(keys), random.Random(0))
+    held = {c for seat in persons for c in keys["secrets"][seat]}
+    computers = [s for s in range(keys["players"]) if s not in persons]
+    for seed in range(40):
+        drawn = [knowledge.table_private(engine, state, seat, f"journal/{seed}") for seat in computers]
+        colours = [c for d in drawn for c in d]
+        assert not held & set(colours)
+        assert len(set(colours)) == len(colours)
+        assert all(len(d) == (2 if keys.get("variant") == "two-colours" else 1) for d in drawn)
+        # a colour revealed later changes nothing: the computer keeps the colour it played with
+        revealed = replace(state, secrets=tuple((c,) if c else None for c in ["Y"] + [None] * (keys["players"] - 1)))
+        assert [knowledge.table_private(engine, revealed, seat, f"journal/{seed}") for seat in computers] == drawn

@@ -65,6 +65,11 @@ class GameKnowledge:
         secret colour, Blockers!' rack. None for games of perfect information."""
         return None
 
+    def table_refusal(self, engine: Any, computer: dict[int, str]) -> Any:
+        """Why the computer cannot play the seats `computer` names in this game as it is set up (a
+        catalogue `Text`; Colorpop: its secret colour could be one a person holds), or None."""
+        return None
+
     def table_reveal(self, engine: Any, state: Any, seat: int, seed: str) -> Any:
         """What a computer seat shows once the game is over, as a person would (Colorpop: its secret
         colours, when the referee does not know them yet); None: nothing."""

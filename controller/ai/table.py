@@ -31,8 +31,12 @@ COMPUTER_KEY = "computer"
 COACH_KEY = "coach"
 
 
-def computer_levels(keys: dict[str, Any], players: int, source: str = "config.yaml") -> dict[int, str]:
-    """The computer's seats and levels `keys` ask for (`computer:`), checked: {seat: level}."""
+def computer_levels(
+    keys: dict[str, Any], players: int, source: str = "config.yaml", engine: Any = None
+) -> dict[int, str]:
+    """The computer's seats and levels `keys` ask for (`computer:`), checked: {seat: level}; given
+    the game's `engine`, also that the computer can play them as the game is set up
+    (`GameKnowledge.table_refusal`: a new game is checked so, a journalled one is resumed as it was)."""
     raw = keys.get(COMPUTER_KEY)
     if raw is None:
         return {}
@@ -57,6 +61,9 @@ def computer_levels(keys: dict[str, Any], players: int, source: str = "config.ya
         out[seat] = str(entry)
     if len(out) == players:
         raise ConfigError(COMPUTER_KEY, "at least one seat must be a person's: the computer moves no pieces", source)
+    refusal = knowledge_for(engine.setup.game).table_refusal(engine, out) if engine is not None and out else None
+    if refusal:
+        raise ConfigError(COMPUTER_KEY, refusal, source)
     return out
 
 

@@ -383,10 +383,10 @@ def config_from_mapping(data: Any, source: str = "config.yaml", base: Path | Non
         game_keys["profile"] = str(profile_path if profile_path.is_absolute() else base / profile_path)
     setup = setup_from_mapping(game_keys, source)
     try:
-        engine_for(setup)  # the engine checks players, seats and variant against each other
+        engine = engine_for(setup)  # the engine checks players, seats and variant against each other
     except ConfigError as exc:
         raise _sub(exc, source) from None
-    computer_levels(game_keys, setup.players, source)
+    computer_levels(game_keys, setup.players, source, engine)
     check_coach(game_keys, source)
     switches = checked_file.switches
     if registry.get(setup.game).uses_switches and switches.source == "none":

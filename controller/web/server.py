@@ -460,8 +460,7 @@ class WebApp:
             raise BadRequest(400, _("who starts: {why}", why=no_such_seat(first, players)))
         try:
             setup = setup_from_mapping(keys, "new game")
-            engine_for(setup)
-            computer_levels(keys, setup.players, "new game")
+            computer_levels(keys, setup.players, "new game", engine_for(setup))
             check_coach(keys, "new game")
         except RefereeError as exc:
             raise BadRequest(400, error_words(exc)) from None

@@ -63,14 +63,42 @@ class ColorpopKnowledge(GameKnowledge):
 
     def table_private(self, engine: Any, state: Any, seat: int, seed: str) -> Any:
         """The computer's secret colour(s): the ones `secrets:` gives its seat, else drawn by the
-        referee among the colours no other seat was given (the same for the same `seed`)."""
+        referee (the same for the same `seed`). One deal from the colours no seat was given hands
+        each seat without a given secret colours of its own, so two computer seats never share one,
+        and none is a colour given to a person (`table_refusal` makes sure every person's is given
+        when the computer's is not). The deal depends on the game's setup only, never on colours
+        revealed later: the computer keeps the colour it played with."""
         if not self._hidden(engine):
             return None
-        if state.secrets and state.secrets[seat] is not None:
-            return list(state.secrets[seat])
-        taken = {ch for s, secret in enumerate(state.secrets) if s != seat for ch in secret or ()}
+        given = engine.setup.secrets or tuple(None for _ in range(engine.players))
+        if given[seat] is not None:
+            return list(given[seat])
+        taken = {ch for secret in given for ch in secret or ()}
         pool = sorted(ch for ch in engine.colours if ch not in taken)
-        return sorted(random.Random(f"{seed}/secret/{seat}").sample(pool, _needed(engine)))
+        unknown = [s for s in range(engine.players) if given[s] is None]
+        need = _needed(engine)
+        deal = random.Random(f"{seed}/secrets").sample(pool, need * len(unknown))
+        mine = unknown.index(seat)
+        return sorted(deal[mine * need : (mine + 1) * need])
+
+    def table_refusal(self, engine: Any, computer: dict[int, str]) -> Any:
+        """The referee draws a computer seat's colour but cannot see which tokens the people drew:
+        unless the computer's own colour is given (drawn from the tokens at the table for it), every
+        person's must be given, so that the referee draws the computer's among the others. The
+        computer never looks at them: its search sees only its own (`observe`, `sample`)."""
+        if not self._hidden(engine) or not computer:
+            return None
+        given = engine.setup.secrets or tuple(None for _ in range(engine.players))
+        if all(given[seat] is not None for seat in computer):
+            return None
+        unknown = [s for s in range(engine.players) if s not in computer and given[s] is None]
+        if not unknown:
+            return None
+        return _(
+            "the computer's secret colour could be one a person holds: give every person's secret colour "
+            "in secrets (the computer never looks at them and draws its own among the others), or the "
+            "computer's own, drawn for it from the tokens at the table"
+        )
 
     def table_reveal(self, engine: Any, state: Any, seat: int, seed: str) -> Any:
         if not self._hidden(engine) or not engine.is_over(state) or state.secrets[seat] is not None:

@@ -544,6 +544,14 @@ function seatsValue(text) {
   return tokens.map((t) => (t.length > 1 ? t.split("") : t));
 }
 
+// Colorpop's secret colours, one per seat, "-" for a seat whose colour the referee is not told
+// (against the computer: every person's, or the computer's own drawn for it at the table).
+function secretsValue(text) {
+  const tokens = text.trim().split(/[\s,]+/).filter(Boolean);
+  if (!tokens.length) return undefined;
+  return tokens.map((t) => (t === "-" ? null : (t.length > 1 ? t.toUpperCase().split("") : t.toUpperCase())));
+}
+
 function newGame() {
   const body = {
     game: state ? state.game : undefined,
@@ -554,6 +562,8 @@ function newGame() {
   const seats = seatsValue($("ng-seats").value);
   if (seats) body.seats = seats;
   if (state && state.keys.targets) body.targets = state.keys.targets;
+  const secrets = secretsValue($("ng-secrets").value);
+  if (secrets) body.secrets = secrets;
   const seat = $("ng-computer").value;
   if (seat !== "" && Number(seat) < body.players) {
     body.computer = Array.from({ length: body.players }, (unused, k) => (k === Number(seat) ? $("ng-level").value : null));
