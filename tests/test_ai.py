@@ -10,6 +10,7 @@ import fifth_game
 import pytest
 
 from controller.ai import knowledge_for, levels, match
+from controller.ai.knowledge import GameKnowledge
 from controller.ai.players import GreedyPlayer, RandomPlayer, search_player
 from controller.ai.search import Search, SearchSettings, rewards_of
 from controller.games import registry
@@ -256,3 +257,44 @@ def test_a_locked_game_is_ended_by_agreement_at_once_not_at_the_ply_cut(monkeypa
     assert outcome.settled and not outcome.cut_short
     assert outcome.plies == 0
     assert outcome.winners == (0,)  # white, with fewer balls on the board
+
+
+class _CircleGame:
+    """Seat 0 may go round a circle (A, B, A, ...: seat 1's only move brings it back) whose positions
+    its evaluation likes, or leave it for a path of positions it likes less, which never come back."""
+
+    class setup:  # noqa: N801 - the engine's setup, as the search reads it
+        players = 2
+
+    def to_move(self, state):
+        return 0 if state == "A" else 1 if state == "B" else int(state[1:]) % 2
+
+    def is_over(self, state):
+        return False
+
+    def legal_moves(self, state):
+        return ("round", "leave") if state == "A" else ("back",) if state == "B" else ("on",)
+
+    def apply(self, state, move):
+        if state == "A":
+            return ("B" if move == "round" else "X1"), ()
+        return ("A" if state == "B" else f"X{int(state[1:]) + 1}"), ()
+
+
+class _CircleKnowledge(GameKnowledge):
+    playout_depth = 0
+
+    def evaluate(self, engine, state):
+        liked = 0.9 if state in ("A", "B") else 0.7
+        return (liked, 1 - liked)
+
+
+def test_a_search_that_comes_back_to_a_position_judges_the_circle_as_the_players_would_end_it():
+    """Flipop's strong level went round a circle of its own choosing whose positions its evaluation
+    liked, and never won; where positions can come back the circle is judged as its end (a draw)."""
+    engine = _CircleGame()
+    settings = SearchSettings(iterations=300)
+    knowledge = _CircleKnowledge()
+    assert Search(knowledge, settings).choose(engine, "A", 0, None, random.Random(1)).move == "round"
+    knowledge.repeats = True
+    assert Search(knowledge, settings).choose(engine, "A", 0, None, random.Random(1)).move == "leave"

@@ -32,6 +32,9 @@ class GameKnowledge:
     effort: float = 1.0
     #: Plies a playout runs before the evaluation judges where it stopped (None: to the end).
     playout_depth: int | None = None
+    #: Whether positions can come back (Flipop's doors): then a line of the search that returns to
+    #: a position it passed through ends there, judged by `repeated`.
+    repeats: bool = False
 
     # -- positions -----------------------------------------------------------------------
     def evaluate(self, engine: Any, state: Any) -> tuple[float, ...] | None:
@@ -44,6 +47,12 @@ class GameKnowledge:
         though the rules would play on, as players would end it by agreement (Flipop: the doors
         lock the balls in a cycle of forced moves); None while play can still change something."""
         return None
+
+    def repeated(self, engine: Any, state: Any) -> tuple[float, ...]:
+        """Per seat, the outcome players would agree on when play goes round in a circle back to
+        `state` (nobody gains by repeating): by default an even share."""
+        players = int(engine.setup.players)
+        return (1.0 / players,) * players
 
     def explain(self, engine: Any, state: Any, move: Any, seat: int, private: Any = None) -> Any:
         """A sentence on why `move` is good for `seat`, for the coach's hint (a `Text` of the

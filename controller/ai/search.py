@@ -11,7 +11,9 @@ only the moves legal in that determinization (single-observer ISMCTS: a child's 
 counts the iterations in which it was available, Cowling, Powley and Whitehouse 2012), adds one
 node, plays a random playout (cut after `playout_depth` plies where the game has an evaluation),
 and backs the result up: every node holds the total reward of the seat that made its move, so the
-same search plays two, three or five seats. For games of perfect information the determinization
+same search plays two, three or five seats. Where positions can come back (`GameKnowledge.repeats`),
+a line that returns to a position it passed through ends there, judged as the players would end it
+(`GameKnowledge.repeated`). For games of perfect information the determinization
 is the position itself and this is plain UCT.
 
 Pure: no I/O; randomness only from the `random.Random` handed in.
@@ -126,6 +128,8 @@ class Search:
             state = knowledge.resolve(engine, view, hidden)
             node = root
             path = [root]
+            seen = {state} if knowledge.repeats else None
+            ended: tuple[float, ...] | None = None
             while True:
                 mover = engine.to_move(state)
                 if mover is None or engine.is_over(state):
@@ -146,6 +150,8 @@ class Search:
                     hidden = knowledge.after_move(engine, state, move, hidden, rng)
                     state = engine.apply(state, move)[0]
                     path.append(child)
+                    if seen is not None and state in seen:
+                        ended = knowledge.repeated(engine, state)
                     break
                 best = None
                 best_score = -1.0
@@ -159,7 +165,12 @@ class Search:
                 hidden = knowledge.after_move(engine, state, best, hidden, rng)
                 state = engine.apply(state, best)[0]
                 path.append(node)
-            rewards = self._playout(engine, state, hidden, depth, players, rng)
+                if seen is not None:
+                    if state in seen:  # round in a circle: judged as the players would end it
+                        ended = knowledge.repeated(engine, state)
+                        break
+                    seen.add(state)
+            rewards = ended if ended is not None else self._playout(engine, state, hidden, depth, players, rng)
             for visited in path:
                 visited.visits += 1
                 visited.total += rewards[visited.mover]

@@ -9,7 +9,9 @@ The doors often lock the balls in a cycle of forced moves (each seat has one leg
 lead back to the same position): play could go on for ever without a ball leaving, so such a
 position is judged as the players' end by agreement would end it (`settled`), fewer balls winning.
 Without this the search rated a lock on equal balls as good as its progress looked and walked
-into it, and games ran to the benchmark's 200-ply cut.
+into it, and games ran to the benchmark's 200-ply cut. For the same reason a line of the search
+that comes back to a position it passed through (`repeats`) is judged as that end by agreement:
+the search otherwise went round a circle of its own choosing whose positions its evaluation liked.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ LOCK_PLIES = 16
 class FlipopKnowledge(GameKnowledge):
     effort = 0.6
     playout_depth = 4
+    repeats = True
 
     def progress(self, engine: Any, state: Any) -> list[float]:
         """Per seat: BALL per ball out, plus for each ball on the board how near it is to the
@@ -73,8 +76,16 @@ class FlipopKnowledge(GameKnowledge):
         """A locked position ends by agreement: fewer balls on the board wins, equal is a draw."""
         if engine.is_over(state) or not self.locked(engine, state):
             return None
-        result = engine.result(engine.action(state, "end-by-agreement")[0])
-        winners = result.winners or (0, 1)
+        return self.repeated(engine, state)
+
+    def repeated(self, engine: Any, state: Any) -> tuple[float, ...]:
+        """Going round in a circle is worth what ending by agreement would give: fewer balls on the
+        board wins, equal is a draw. So the search leaves a circle its evaluation likes (balls
+        near their exit that never get out) unless it is ahead in balls."""
+        if engine.is_over(state):
+            winners = engine.result(state).winners or (0, 1)
+        else:
+            winners = engine.result(engine.action(state, "end-by-agreement")[0]).winners or (0, 1)
         return tuple(1.0 / len(winners) if seat in winners else 0.0 for seat in range(2))
 
     def evaluate(self, engine: Any, state: Any) -> tuple[float, ...]:
