@@ -57,3 +57,27 @@ def test_two_looks_a_sheen_makes_alike_stay_unsure() -> None:
     assert model.decide(colour_features(between)).distance[0] > model.max_distance  # like neither
     dec, by_sheen = _decide(model, between)
     assert not dec.sure[0] and not by_sheen[0]
+
+
+def test_a_token_between_two_looks_that_a_sheen_explains_is_read() -> None:
+    # Colorpop room 0 of the 3D bench, as calibrated: its yellow and orange looks, and a yellow
+    # token of row 2 under the room light's reflection, measured on the render (brighter and
+    # less yellow than the learned yellow: as near the orange look as the yellow one)
+    yellow = ClassRef(
+        "Y",
+        "Y",
+        np.array([-0.2743, 0.0415, 0.5418]),
+        np.array([[0.02475, 2e-05, -0.00075], [2e-05, 0.00054, -0.00017], [-0.00075, -0.00017, 0.00176]]),
+    )
+    orange = ClassRef(
+        "O",
+        "O",
+        np.array([-0.3499, 0.1657, 0.5065]),
+        np.array([[0.02701, -0.00113, -0.00379], [-0.00113, 0.00134, 0.00167], [-0.00379, 0.00167, 0.00563]]),
+    )
+    model = ClassModel([yellow, orange])
+    token = np.array([[-0.22, 0.059, 0.418]])
+    plain = model.decide(token)
+    assert plain.distance[0] < model.max_distance and not plain.sure[0]  # near both: unsure
+    dec, by_sheen = reread(model, plain, [token, token])
+    assert dec.letters == ["Y"] and dec.sure[0] and by_sheen[0]  # before: left unsure

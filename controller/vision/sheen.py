@@ -6,15 +6,17 @@ own colour plus some of the light's). Relative to the paper white, which that sa
 a sheen adds about equal amounts to the three channels: a red tile under the reflection of a
 ceiling panel looks brighter and paler, a pink the learned red does not match.
 
-So a place that looks like none of the learned looks (beyond the classifier's open-set distance)
-is looked at once more as possibly one of them under a sheen: for each class, the least distance
-over sheens `s` taken off the place's colour (at most `MAX_SHARE` of its darkest channel, as a
-sheen cannot take away more light than the place shows, and nothing is left of a colour that
-would be all sheen). The place is then read as the class only when that explanation is sure by the
-classifier's own rule: near enough, and clearly nearer than any other meaning, whether that one
-is allowed a sheen too or any brightness (a shadow, a brighter light). A place already near a
-learned look is never re-read, and two looks that a sheen or a shadow makes alike (a dark empty
-slot under a lamp's sheen and a pale token in a shadow) stay unsure.
+So a place the learned looks leave unsure (like none of them, beyond the classifier's open-set
+distance, or between two of them) is looked at once more as possibly one of them under a sheen:
+for each class, the least distance over sheens `s` taken off the place's colour (at most
+`MAX_SHARE` of its darkest channel, as a sheen cannot take away more light than the place shows,
+and nothing is left of a colour that would be all sheen). The place is then read as the class only
+when that explanation is sure by the classifier's own rule: near enough, and clearly nearer than
+any other meaning, whether that one is allowed a sheen too or any brightness (a shadow, a brighter
+light). A place a learned look reads surely is never re-read, and two looks that a sheen or a
+shadow makes alike (a dark empty slot under a lamp's sheen and a pale token in a shadow) stay
+unsure. A yellow token paled by a sheen lies between the copy's yellow and orange: without the
+sheen it is clearly yellow.
 """
 
 from __future__ import annotations
@@ -70,11 +72,12 @@ def brightness_free_distances(model: ClassModel, feats: np.ndarray) -> np.ndarra
 
 
 def reread(model: ClassModel, dec: Decision, per_class: list[np.ndarray]) -> tuple[Decision, np.ndarray]:
-    """The decision with every place beyond the open-set distance read again allowing a sheen, and
-    which places that made sure. Places near a learned look keep their decision. The look a sheen
+    """The decision with every unsure place (beyond the open-set distance, or too near two looks
+    of different meanings) read again allowing a sheen, and which places that made sure. Places a
+    learned look reads surely keep their decision. The look a sheen
     explains must be clearly nearer than any other meaning, whether that one is allowed a sheen
     too or any brightness (a shadow): a grey between a dark and a pale grey look stays unsure."""
-    far = np.flatnonzero(dec.distance > model.max_distance)
+    far = np.flatnonzero((dec.distance > model.max_distance) | ~dec.sure)
     if len(far) == 0:
         return dec, np.zeros(len(dec.sure), bool)
     shone = sheen_distances(model, [f[far] for f in per_class])
