@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import zlib
 
+import numpy as np
 import pytest
 from shared_photos import PHOTOS, needs_photos
 
@@ -98,3 +99,45 @@ def test_a_lamp_that_clips_the_print_leaves_blockers_glyphs_unsure_not_wrong(lam
     assert reading.cells is not None
     wrong, unsure = _wrong_and_unsure(reading.cells, snap.cells)
     assert wrong == 0 and unsure > 0
+
+
+@needs_photos
+def test_photographed_white_stones_clipped_in_blue_are_not_read_as_the_board() -> None:
+    """A Go board photographed under a blue lamp (relit): the white stones clip in blue where the
+    yellow board between them does not, and in green and red they differ from the board less than
+    the white stones of the teaching photo did; they were read as empty points, surely (eleven of
+    this photograph). An empty place brighter than all the board around it is not the board. One
+    stone stays read as the board (row 5, column 7): the board around it clips in blue too, so
+    nothing says it is brighter than the board (issue 32: what remains)."""
+    pics = folder_photos(PHOTOS / "go-seegoban-19x19")
+    model = learn_from(teacher(pics))
+    photo = next(p for p in pics if p.name == "board-3")
+    image = relight(photo.image(), "blue", seed=zlib.crc32(b"go-seegoban-19x19/board-3"))
+    seen = lattice.describe(image, photo.size, parse_corners(photo.corners))
+    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds)
+    truth = [c for row in photo.grid for c in row]
+    wrong = [i for i, (g, t, w) in enumerate(zip(letters, truth, why)) if w == "" and g != t]
+    assert len(wrong) <= 1  # 11 before
+    assert sum(w == "light" and t == "W" for w, t in zip(why, truth)) >= 10
+
+
+def _narrow_lamp(image):
+    """A lamp of a narrow spectrum: each channel the camera sees mixes two of the board's colours,
+    which no gain per channel (and so no paper white) undoes."""
+    mix = np.array([[0.6, 0.4, 0.0], [0.0, 0.6, 0.4], [0.4, 0.0, 0.6]])
+    lin = (image.astype(np.float32) / 255) ** 2.2
+    return (np.clip(lin @ mix.T, 0, 1) ** (1 / 2.2) * 255).astype(np.uint8)
+
+
+def test_a_light_unlike_the_calibration_is_said_in_words() -> None:
+    """Under a lamp that moves every colour away from what was calibrated, the places it leaves
+    beyond every learned look are not only listed: the referee says the light is the cause. (Such
+    a mixing of the channels also reads some orange tokens as yellow, surely: not undone yet, see
+    issue 32's report.)"""
+    p = default_profile("colorpop")
+    snap = random_snapshot("colorpop", p, seed=7001)
+    image = render_snapshot(snap, p, seed=1, preset="clean")
+    assert BoardReader(p).read(image).problem is None
+    reading = BoardReader(p).read(_narrow_lamp(image))
+    assert reading.snapshot is None and reading.problem is not None
+    assert "unlike those the copy was calibrated under" in reading.problem

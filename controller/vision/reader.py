@@ -211,6 +211,12 @@ class BoardReader:
             )
             if (rival >= 0).any():
                 problem = _("{unsure}; {why}", unsure=problem, why=self._light_words(dec.best, rival, paper_bound))
+            elif self._unlike_calibration(dec, sure):
+                problem = _(
+                    "{unsure}; the colours look unlike those the copy was calibrated under: "
+                    "use a white light, or calibrate again under this one",
+                    unsure=problem,
+                )
             candidates = self._candidates(unsure, dec.possible, used)
         else:
             snapshot = Snapshot(self.game, tuple(tuple(r) for r in cells), lines)
@@ -274,6 +280,17 @@ class BoardReader:
                 "the light is too bright to tell {a} from {b}: dim the lamp or turn it away from the board", a=a, b=b
             )
         return _("the lamp is too coloured to tell {a} from {b}: use a white light", a=a, b=b)
+
+    def _unlike_calibration(self, dec, sure: np.ndarray) -> bool:
+        """Whether the unsure places say that the light is far from the one the copy was calibrated
+        under, not that something lies on the board: most of them are beyond the open-set
+        distance of every learned look ('far'), and they were nearest looks of at least two
+        meanings. A hand, a cup or a stray piece is one thing of one colour; a light that the
+        paper white cannot undo (a lamp of a narrow spectrum, which no gain per channel mimics)
+        moves every colour away from what was learned."""
+        unsure = np.flatnonzero(~sure)
+        far = unsure[dec.distance[unsure] > self.model.max_distance]
+        return 2 * len(far) > len(unsure) and len({dec.letters[i] for i in far}) >= 2
 
     def _look_name(self, ref) -> str:
         """A look as players name it: its colour's name in the profile, or an empty place."""

@@ -6,7 +6,10 @@ it (white stones brighter and shaded on their far side, a board of another wood)
 learned looks explain the picture, a mixture fitted in it (started from the learned looks) reads a
 place the looks left unsure by "margin", "pair" or "far", by the very rule the learned looks use
 (the open-set distance, the margins, the pair margins), when it reads every place the looks read
-surely alike, and not where the flatness is sure of the other side (empty or a piece).
+surely alike, and not where the flatness is sure of the other side (empty or a piece), nor where a
+clipped channel bounds the place's colour (`controller.vision.bounds`): what the clipping hid is not
+in the picture to group by, and a lamp that clips distorts the very places a group is fitted on
+(under a violet lamp, white stones clipped with the board joined its group, surely).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from controller.vision import bounds
 from controller.vision.classify import ClassModel, ClassRef, Decision
 from controller.vision.lattice.places import EMPTY, FOLLOW_ROUNDS, MIN_EXPLAINED, N_FEATURES
 from controller.vision.lattice.reading import DOUBTFUL, Picture, Reading
@@ -38,6 +42,8 @@ def rule(picture: Picture, reading: Reading) -> Reading:
     if np.any(np.array(groups.letters)[sure] != np.array(reading.letters)[sure]):
         return reading
     read = doubtful & groups.sure
+    if picture.bounds is not None:
+        read &= (picture.bounds == bounds.NONE).all(axis=1)
     if picture.with_flatness:
         fdec = picture.flat_decision
         flat_empty = np.array(fdec.letters) == EMPTY

@@ -6,6 +6,12 @@ A place read surely (by the looks or by any rule before this one) stays sure onl
 look of another label is brought within the open-set distance, from beyond it as seen, by a colour
 its bounds allow; a shadow the light fit missed is allowed as the looks allow it
 (`LatticeModel._shaded`).
+
+Nor is an empty place sure where it is clipped in a channel in which the board around it (the
+between points the light is measured on) is not, when its empty look is no brighter than that
+board in that channel: a bare place is the board, in the board's light, and cannot be brighter than
+all of it. Something brighter stands there, whose colour in that channel the clipping hid (a white
+stone under a blue lamp, clipped in blue, reads as the yellow board's blue-less grey).
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ import numpy as np
 
 from controller.vision import bounds
 from controller.vision.lattice.light import FLOOR
-from controller.vision.lattice.places import N_FEATURES
+from controller.vision.lattice.places import EMPTY, N_FEATURES
 from controller.vision.lattice.reading import Picture, Reading
 
 NAME = "light"
@@ -35,7 +41,25 @@ def rule(picture: Picture, reading: Reading) -> Reading:
     # Looks of another label brought within the open-set distance by the clipping alone.
     near = np.where(other & (seen > limit), reach, np.inf).min(axis=1)
     why[todo[near <= limit]] = "light"
+    why[brighter_than_board(picture, reading) & (why == "")] = "light"
     return reading.but(NAME, why=why)
+
+
+def brighter_than_board(picture: Picture, reading: Reading) -> np.ndarray:
+    """(N,) the places read empty and clipped in a channel in which no between point around them
+    is (`bounds.UP`), whose empty look (the best of the label's where a rule read it) is no
+    brighter than the board the light is measured on in that channel (its mean at most 0)."""
+    assert picture.bounds is not None
+    classes = picture.model.classes
+    level = np.maximum(classes.means[:, 0:3], classes.means[:, 3:6])  # (looks, 3) relative to the board
+    empty = np.array([r.letter == EMPTY for r in classes.refs])
+    up = picture.bounds == bounds.UP
+    out = np.zeros(len(up), bool)
+    for i in np.flatnonzero(up.any(axis=1) & (np.array(reading.letters, object) == EMPTY)):
+        k = reading.look[i]
+        board = level[k] if k >= 0 and empty[k] else level[empty].max(axis=0)
+        out[i] = bool((up[i] & (board <= 0)).any())
+    return out
 
 
 def open_to(picture: Picture, places: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
