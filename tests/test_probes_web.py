@@ -358,3 +358,23 @@ def test_replay_and_run_of_yaml_nested_too_deeply_say_so(deep, tmp_path):
         )
         assert out.returncode == 2 and "Traceback" not in out.stderr
         assert "nested too deeply" in out.stderr
+
+
+def test_the_page_shows_no_secret_colour_while_the_game_is_played(tmp_path):
+    """The page is open to anyone on the network: the secret colours the referee was told (for the
+    final ranking, and now for a computer seat's draw) stay off it until the game is over."""
+    from controller.web.view import keys_shown
+
+    rig = StubRig(COLORPOP, tmp_path / "j.sqlite", seed=1, troubles=False, max_moves=4)
+    rig.play(1)
+    assert rig.loop.session.keys["secrets"] == ["G", "Y", "O"]
+    app = WebApp(rig.loop, pin=PIN)
+
+    async def body(client):
+        state = await (await client.get("/api/state")).json()
+        assert state["keys"]["players"] == 3 and "secrets" not in state["keys"]
+        games = (await (await client.get("/api/games")).json())["games"]
+        assert games[0]["id"] == rig.loop.session.game_id and "secrets" not in games[0]["keys"]
+
+    with_client(app, body)
+    assert keys_shown({"secrets": ["G"], "profile": {}}, over=True) == {"secrets": ["G"]}

@@ -77,6 +77,7 @@ from controller.web.view import (
     axes,
     board_json,
     judged_again,
+    keys_shown,
     palette,
     picture_url,
     place_names,
@@ -285,7 +286,7 @@ class WebApp:
                 {
                     "id": row.id,
                     "game": row.setup.get("game"),
-                    "keys": {k: v for k, v in row.setup.items() if k != "profile"},
+                    "keys": keys_shown(row.setup, row.closed_at is not None),
                     "started_at": row.started_at,
                     "closed_at": row.closed_at,
                     "closed_why": row.closed_why,

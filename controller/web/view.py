@@ -48,6 +48,14 @@ def board_json(snapshot: Snapshot | None) -> dict[str, Any] | None:
     }
 
 
+def keys_shown(keys: dict[str, Any], over: bool) -> dict[str, Any]:
+    """A game's keys as the page may show them: never the profile (long, and the table's own), and the
+    secret colours only once the game is over (the page is open to anyone on the network: a player's
+    phone must not show the others' secrets the referee was told for the final ranking)."""
+    hidden = {"profile"} if over else {"profile", "secrets"}
+    return {k: v for k, v in keys.items() if k not in hidden}
+
+
 def _listed(tokens: tuple[str, ...] | None) -> list[str] | None:
     return list(tokens) if tokens is not None else None
 
@@ -219,7 +227,7 @@ class LiveView:
             "first": setup.first,
             "seats": seats,
             "language": lang,
-            "keys": {k: v for k, v in scene.keys.items() if k != "profile"},
+            "keys": keys_shown(scene.keys, bool(table.over)),
             "started": table.started,
             "over": table.over,
             "to_move": table.to_move,
