@@ -39,7 +39,22 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
+from controller.language import DEFAULT, _, choose, negotiate, said
+
 log = logging.getLogger("referee.web")
+
+#: The table's language (config.yaml's `language:`, the club's `--language`): what a request is
+#: answered in when it asks for none of the referee's languages.
+TABLE_LANGUAGE = web.AppKey("table_language", str)
+
+
+def language_of(request: web.Request, table: str | None = None) -> str:
+    """The language a request is answered in: its `lang=` (the page's switch), else the browser's
+    `Accept-Language`, else the table's."""
+    if table is None:
+        table = request.app.get(TABLE_LANGUAGE, DEFAULT)
+    return choose(request.query.get("lang")) or negotiate(request.headers.get("Accept-Language"), table)
+
 
 #: Seconds a connection may stay without sending a whole request head (also between two requests).
 IDLE_TIMEOUT = 15.0
@@ -376,32 +391,39 @@ async def _guarded(request: web.Request, handler, hosts: HostAllowList) -> web.S
     host = request.headers.get("Host")  # the header itself, as the browser sent it
     if host is not None and not hosts.allows(host_of(host), local_address(request)):
         return _refusal(
+            request,
             421,
-            f"this server answers only to its own names and addresses ({hosts.describe()}); to reach it under "
-            "another name, add that name to its allowed hosts",
+            _(
+                "this server answers only to its own names and addresses ({hosts}); to reach it under "
+                "another name, add that name to its allowed hosts",
+                hosts=hosts.describe(),
+            ),
         )
     if not origin_allowed(request, hosts):
-        return _refusal(403, "requests from another site are refused; use the referee's own page")
+        return _refusal(request, 403, _("requests from another site are refused; use the referee's own page"))
     if request.body_exists:
         try:
             await asyncio.wait_for(request.read(), BODY_TIMEOUT)
         except asyncio.TimeoutError:
-            return _refusal(408, f"the request's body did not arrive within {BODY_TIMEOUT:g} s")
+            return _refusal(
+                request, 408, _("the request's body did not arrive within {seconds} s", seconds=BODY_TIMEOUT)
+            )
         except web.HTTPRequestEntityTooLarge:
-            return _refusal(413, "the request is too large")
+            return _refusal(request, 413, _("the request is too large"))
     try:
         return await handler(request)
     except (web.HTTPException, asyncio.CancelledError, ConnectionError):
         raise
     except RecursionError:
-        return _refusal(400, "the request is nested too deeply to be read")
+        return _refusal(request, 400, _("the request is nested too deeply to be read"))
     except Exception:
         log.exception("the page could not answer %s %s", request.method, request.path[:100])
-        return _refusal(500, "the referee could not answer this request; its log says why")
+        return _refusal(request, 500, _("the referee could not answer this request; its log says why"))
 
 
-def _refusal(status: int, sentence: str) -> web.Response:
-    return web.json_response({"ok": False, "error": sentence}, status=status)
+def _refusal(request: web.Request, status: int, sentence: Any) -> web.Response:
+    """A refusal's sentence, in the language the request asks for."""
+    return web.json_response({"ok": False, "error": said(sentence, language_of(request))}, status=status)
 
 
 # --- the PIN ------------------------------------------------------------------------------------------

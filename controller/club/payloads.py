@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from controller.club.config import NAME
+from controller.language import DEFAULT, Colour, _, listed, said
 from controller.referee import Verdict, VerdictKind
 from controller.service.events import Table
 from controller.service.journal import JOURNAL_ID
-from controller.words import verdict_line
+from controller.words import seat_words, verdict_line
 
 if TYPE_CHECKING:
     from controller.games.events import GameEvent
@@ -334,14 +335,17 @@ def parse_ack(topic: str, payload: bytes, expected_topic: str) -> tuple[str | No
 
 
 # --- words for people -------------------------------------------------------------------------
-def verdict_words(body: dict[str, Any], names: list[str] | None = None) -> str:
-    """The verdict in the referee's own words (`controller.words.verdict_line`), with player names when known."""
+def verdict_words(body: dict[str, Any], names: list[str] | None = None, lang: str = DEFAULT) -> str:
+    """The verdict in the referee's own words (`controller.words.verdict_line`) in `lang`, with player
+    names when known."""
 
     word = body.get("verdict")
     seat: Any = body.get("seat")  # whatever the table's JSON holds: checked where used
+    who = seat_words(None, seat) if isinstance(seat, int) else None
     try:
         if word == "reveal":
-            text = f"player {int(seat) + 1} revealed {' '.join(str(c) for c in body.get('colours', []))}"
+            colours = [Colour(str(c)) for c in body.get("colours", [])]
+            line: Any = _("{player} revealed {colours}", player=who, colours=listed(colours, conjunction=" "))
         else:
             verdict = Verdict(
                 verdict=VerdictKind(word),
@@ -355,10 +359,12 @@ def verdict_words(body: dict[str, Any], names: list[str] | None = None) -> str:
                 action=body.get("action"),
                 doubtful=bool(body.get("doubtful", False)),
             )
-            text = verdict_line(verdict)
+            line = verdict_line(verdict)
+        text = said(line, lang)
     except Exception:  # a table's odd but valid payload (or words that changed): its bare word, never a broken page
-        text = str(word)
-    who = f"player {seat + 1}" if isinstance(seat, int) else ""
-    if names and isinstance(seat, int) and 0 <= seat < len(names) and text.startswith(who):
-        text = names[seat] + text[len(who) :]
+        return str(word)
+    if who is not None and names and 0 <= seat < len(names):
+        said_who = said(who, lang)
+        if text.startswith(said_who):
+            text = names[seat] + text[len(said_who) :]
     return text

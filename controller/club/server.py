@@ -28,12 +28,22 @@ from aiohttp import web
 
 from controller import words
 from controller.club.config import DEFAULT_PREFIX, read_password
-from controller.club.page import PAGE
+from controller.club.page import PAGE, page_in
 from controller.club.payloads import LEAVES, MAX_ACKED, BadPayload, Message, ack_payload, encode, parse_message
 from controller.club.reach import why_unreachable
 from controller.club.store import Changes, ClubStore
 from controller.errors import RefereeError
-from controller.guard import ConnectionLimits, HostAllowList, guard_middleware, quiet_loop_errors, runner_for, serve
+from controller.guard import (
+    TABLE_LANGUAGE,
+    ConnectionLimits,
+    HostAllowList,
+    guard_middleware,
+    language_of,
+    quiet_loop_errors,
+    runner_for,
+    serve,
+)
+from controller.language import DEFAULT, _, said
 
 #: Messages applied in one transaction, at most.
 BATCH = 2000
@@ -94,7 +104,7 @@ class ClubListener:
         self.queue: queue.SimpleQueue[Message | None] = queue.SimpleQueue()
         self.connected = threading.Event()
         #: Why the broker cannot be reached now, in words (None: connected, or not tried yet).
-        self.problem: str | None = None
+        self.problem: Any = None
         self.client: mqtt.Client | None = None
         self._worker: threading.Thread | None = None
 
@@ -127,7 +137,10 @@ class ClubListener:
         if self._worker is not None:
             self._worker.join(5.0)
 
-    def _trouble(self, problem: str) -> None:
+    def _address(self) -> str:
+        return f"{self.broker.host}:{self.broker.port}"
+
+    def _trouble(self, problem: Any) -> None:
         if problem != self.problem:
             self.log.warning("%s", problem)
         self.problem = problem
@@ -139,8 +152,12 @@ class ClubListener:
     def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
         if reason_code.is_failure:
             self._trouble(
-                f"the broker {self.broker.host}:{self.broker.port} refused the club ({reason_code}): check "
-                "--username and --password-file, and the broker's access rules"
+                _(
+                    "the broker {broker} refused the club ({reason}): check --username and --password-file, "
+                    "and the broker's access rules",
+                    broker=self._address(),
+                    reason=str(reason_code),
+                )
             )
             return
         self.problem = None
@@ -153,7 +170,7 @@ class ClubListener:
         self.connected.clear()
         if not reason_code.is_failure:
             return
-        self.problem = f"lost the broker {self.broker.host}:{self.broker.port}; trying again"
+        self.problem = _("lost the broker {broker}; trying again", broker=self._address())
         self.log.warning("lost the broker %s:%d (%s); reconnecting", self.broker.host, self.broker.port, reason_code)
 
     def _on_message(self, client, userdata, msg) -> None:
@@ -216,9 +233,10 @@ class ClubListener:
 
 
 class _Page:
-    """One open page: what changed since it was last told, merged."""
+    """One open page (in its reader's language): what changed since it was last told, merged."""
 
-    def __init__(self) -> None:
+    def __init__(self, language: str = DEFAULT) -> None:
+        self.language = language
         self.tables: set[str] = set()
         self.standings = False
         self.wake = asyncio.Event()
@@ -232,10 +250,18 @@ class _Page:
 class ClubWeb:
     """The aiohttp application: page, JSON, CSV and the live stream."""
 
-    def __init__(self, store: ClubStore, log: logging.Logger | None = None, hosts: HostAllowList | None = None) -> None:
+    def __init__(
+        self,
+        store: ClubStore,
+        log: logging.Logger | None = None,
+        hosts: HostAllowList | None = None,
+        language: str = DEFAULT,
+    ) -> None:
         self.store = store
+        #: The club's language (`referee club --language`): a page's when its browser asks for none of ours.
+        self.language = language
         #: The broker's trouble in words, or None (set by the server to its listener's).
-        self.broker_problem: Callable[[], str | None] = lambda: None
+        self.broker_problem: Callable[[], Any] = lambda: None
         self.log = log or logging.getLogger("referee.club")
         self.pages: set[_Page] = set()
         self.closing = False
@@ -243,6 +269,7 @@ class ClubWeb:
         #: The names and addresses the page answers to (`referee club --host` adds to this machine's own).
         self.hosts = hosts or HostAllowList()
         self.app = web.Application(middlewares=[guard_middleware(self.hosts, SECURITY_HEADERS)])
+        self.app[TABLE_LANGUAGE] = language
         self.app.add_routes(
             [
                 web.get("/", self.page),
@@ -270,17 +297,24 @@ class ClubWeb:
             page.wake.set()
 
     async def page(self, request: web.Request) -> web.Response:
-        return web.Response(text=PAGE, content_type="text/html")
+        """The page in the reader's language (`lang=`, else the browser's, else the club's)."""
+        code = language_of(request)
+        headers = {"Content-Language": code, "Vary": "Accept-Language"}
+        return web.Response(text=page_in(code), content_type="text/html", headers=headers)
 
     async def api_tables(self, request: web.Request) -> web.Response:
-        return web.json_response([self.store.table_view(n) for n in self.store.table_names()])
+        code = language_of(request)
+        return web.json_response([self.store.table_view(n, code) for n in self.store.table_names()])
 
     async def api_standings(self, request: web.Request) -> web.Response:
         return web.json_response({"points": vars(self.store.points), "standings": self.store.standings()})
 
     async def api_broker(self, request: web.Request) -> web.Response:
         """Whether the club hears the broker: `problem` says why not, in words (null when it does)."""
-        return web.json_response({"problem": self.broker_problem()}, headers={"Cache-Control": "no-store"})
+        problem = self.broker_problem()
+        return web.json_response(
+            {"problem": said(problem, language_of(request)) if problem else None}, headers={"Cache-Control": "no-store"}
+        )
 
     async def api_stats(self, request: web.Request) -> web.Response:
         return web.json_response(self.store.stats())
@@ -295,7 +329,7 @@ class ClubWeb:
     async def events(self, request: web.Request) -> web.StreamResponse:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
         await response.prepare(request)
-        page = _Page()
+        page = _Page(language_of(request))
         page.add(Changes(set(self.store.table_names()), True))
         self.pages.add(page)
         try:
@@ -307,7 +341,7 @@ class ClubWeb:
                 tables, page.tables = page.tables, set()
                 standings, page.standings = page.standings, False
                 for name in sorted(tables):
-                    await _send(response, "table", self.store.table_view(name))
+                    await _send(response, "table", self.store.table_view(name, page.language))
                 if standings:
                     await _send(response, "standings", self.store.standings())
                 await asyncio.sleep(PUSH_INTERVAL)
@@ -333,10 +367,11 @@ class ClubServer:
         port: int = 8090,
         log: logging.Logger | None = None,
         hosts: tuple[str, ...] = (),
+        language: str = DEFAULT,
     ) -> None:
         self.log = log or logging.getLogger("referee.club")
         self.store = store
-        self.web = ClubWeb(store, self.log, HostAllowList(hosts))
+        self.web = ClubWeb(store, self.log, HostAllowList(hosts), language)
         self.listener = ClubListener(broker, store, self.web.changed, self.log)
         self.web.broker_problem = lambda: self.listener.problem
         self.host, self.port = host, port
@@ -368,7 +403,9 @@ class ClubServer:
             if self.port == 0:
                 self.port = self._listening.sockets[0].getsockname()[1]
         except OSError as exc:
-            self._error = RefereeError(f"cannot serve the club's page on {self.host}:{self.port}: {exc.strerror}")
+            address = f"{self.host}:{self.port}"
+            why = exc.strerror or str(exc)
+            self._error = RefereeError(_("cannot serve the club's page on {address}: {why}", address=address, why=why))
             self._started.set()
             return
         self._started.set()

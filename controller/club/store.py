@@ -44,6 +44,9 @@ from typing import Any
 from controller.club.payloads import Message, verdict_words
 from controller.errors import RefereeError
 from controller.files import load_yaml
+from controller.games import registry
+from controller.language import DEFAULT, Named, _, listed, literal, said
+from controller.words import seat_words
 
 #: The club database's version (`PRAGMA user_version`): 0, games keyed by (table, game_id); 1,
 #: by (table, journal, game_id). A version 0 database is migrated when opened (`_migrate`).
@@ -606,8 +609,8 @@ class ClubStore:
             )
         return out.getvalue()
 
-    def table_view(self, name: str) -> dict[str, Any]:
-        """One table as the page shows it, in words."""
+    def table_view(self, name: str, lang: str = DEFAULT) -> dict[str, Any]:
+        """One table as the page shows it, in words of the language `lang`."""
         with self._lock:
             t = self.tables.get(name) or {}
             state = dict(t.get("state") or {})
@@ -625,16 +628,17 @@ class ClubStore:
             "game_id": state.get("game_id"),
             "names": names,
             "turn": turn,
-            "turn_words": _seat_words(turn, names) if isinstance(turn, int) and not state.get("over") else None,
+            "game_words": _game_title(state.get("game"), state.get("variant"), state.get("game_id"), lang),
+            "turn_words": _seat_words(turn, names, lang) if isinstance(turn, int) and not state.get("over") else None,
             "over": bool(state.get("over")),
-            "winners_words": ", ".join(_seat_words(w, names) for w in winners) if winners else None,
+            "winners_words": said(listed([_seat_words(w, names, lang) for w in winners]), lang) if winners else None,
             "scores": state.get("scores"),
             "faults": state.get("faults") or [],
             "illegal": bool(state.get("illegal")),
             "pending": bool(state.get("pending")),
             "unreadable": state.get("unreadable"),
             "snapshot": state.get("snapshot"),
-            "last_verdict": verdict_words(last, names) if last else None,
+            "last_verdict": verdict_words(last, names, lang) if last else None,
             "last_verdict_seq": [last["game_id"], last["seq"]] if last else None,
         }
         return view
@@ -710,8 +714,20 @@ def load_roster(path: str | Path) -> dict[str, set[str]]:
     return {table: set(names) for table, names in data.items()}
 
 
-def _seat_words(seat: int, names: list[str]) -> str:
+def _seat_words(seat: Any, names: list[str], lang: str) -> str:
     """A seat as players count it (from 1), with the player's name when known."""
-    if 0 <= seat < len(names):
+    if isinstance(seat, int) and 0 <= seat < len(names):
         return names[seat]
-    return f"seat {seat + 1}"
+    return said(seat_words(None, int(seat)), lang) if isinstance(seat, int) else str(seat)
+
+
+def _game_title(game: Any, variant: Any, game_id: Any, lang: str) -> str | None:
+    """`Colorpop, game 3` (`Pièges, partie 3`): the game's name as the catalogue says it."""
+    if not isinstance(game, str):
+        return None
+    title: Any = Named(registry.get(game).title, "game") if registry.known(game) else game
+    if isinstance(variant, str) and variant and variant != "standard":
+        title = _("{game} ({variant})", game=title, variant=variant)
+    if isinstance(game_id, int):
+        title = _("{game}, game {number}", game=title, number=literal(str(game_id)))
+    return said(title, lang)

@@ -17,6 +17,7 @@ from controller.club.server import BrokerAddress, ClubServer
 from controller.club.store import ClubStore, Points, load_roster
 from controller.commands.stopping import StopOnSignals
 from controller.errors import RefereeError
+from controller.language import LANGUAGES, _, choose, literal
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -51,6 +52,12 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "results naming anyone else are refused",
     )
     parser.add_argument(
+        "--language",
+        default="en",
+        help="the page's language for a browser that asks for none of the referee's (en or fr; each page "
+        "follows its browser's Accept-Language and its own language links)",
+    )
+    parser.add_argument(
         "--host",
         action="append",
         default=[],
@@ -67,24 +74,30 @@ def parse_broker(text: str) -> tuple[str, int]:
         host, port = text, "1883"
     host = host.strip("[]")
     if not host or not port.isdigit() or not 1 <= int(port) <= 65535:
-        raise RefereeError(f"--broker: expected HOST:PORT, for example localhost:1883, got {text!r}")
+        raise RefereeError(_("--broker: expected HOST:PORT, for example localhost:1883, got {value}", value=repr(text)))
     return host, int(port)
 
 
 def broker_from(args: argparse.Namespace) -> BrokerAddress:
     host, port = parse_broker(args.broker)
     if not PREFIX.match(args.prefix):
-        raise RefereeError(f"--prefix: expected topic levels such as 'referee', got {args.prefix!r}")
+        raise RefereeError(_("--prefix: expected topic levels such as 'referee', got {value}", value=repr(args.prefix)))
     files = {}
     for option in ("password_file", "ca_file"):
         value = getattr(args, option)
         if value is not None:
             path = Path(value).expanduser()
             if not path.is_file():
-                raise RefereeError(f"--{option.replace('_', '-')}: the file {path} does not exist")
+                raise RefereeError(
+                    _(
+                        "{option}: the file {path} does not exist",
+                        option="--" + option.replace("_", "-"),
+                        path=str(path),
+                    )
+                )
             files[option] = path
     if "password_file" in files and not args.username:
-        raise RefereeError("--password-file needs --username")
+        raise RefereeError(_("--password-file needs --username"))
     return BrokerAddress(
         host=host, port=port, prefix=args.prefix, username=args.username, client_id=args.client_id, **files
     )
@@ -94,7 +107,16 @@ def run(args: argparse.Namespace) -> int:
     broker = broker_from(args)
     points = Points.parse(args.points)
     if not 0 <= args.port <= 65535:
-        raise RefereeError(f"--port: expected 0 to 65535, got {args.port}")
+        raise RefereeError(_("--port: expected 0 to 65535, got {value}", value=literal(str(args.port))))
+    language = choose(args.language)
+    if language is None:
+        raise RefereeError(
+            _(
+                "--language: expected one of {languages}, got {value}",
+                languages=", ".join(LANGUAGES),
+                value=repr(args.language),
+            )
+        )
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%Y-%m-%d %H:%M:%S"))
     log = logging.getLogger("referee.club")
@@ -110,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
             port=args.port,
             log=log,
             hosts=tuple(args.host),
+            language=language,
         ).start()
         log.info("the club's page is at %s (broker %s:%d, database %s)", server.url, broker.host, broker.port, args.db)
         try:

@@ -83,7 +83,7 @@ class _Marked(HTMLParser):
 
 def profile_words() -> dict[str, tuple[str, ...]]:
     """The names the games' default profiles give people (colours, each with the nouns it is said of;
-    Blockers!' symbols), with the contexts they are said in: the catalogue's extraction adds an entry
+    Blockers!' symbols) and the games' own names (`Named(title, "game")`), with the contexts they are said in: the catalogue's extraction adds an entry
     per pair, and the catalogue test checks French has them all."""
     out: dict[str, set[str]] = {}
     for game in registry.names():
@@ -95,6 +95,7 @@ def profile_words() -> dict[str, tuple[str, ...]]:
             out.setdefault(name, {"colour"}).update({noun, noun + "s"} if noun in COLOUR_CONTEXTS else set())
         for symbol in profile.get("symbols") or ():
             out.setdefault(str(symbol), set()).add("symbol")
+        out.setdefault(spec.title, set()).add("game")
     return {name: tuple(sorted(contexts)) for name, contexts in sorted(out.items())}
 
 
@@ -141,6 +142,8 @@ def extract(root: Path = ROOT) -> dict[str, list[Message]]:
 def _colour_comment(context: str) -> str:
     if context == "symbol":
         return "a symbol printed on a Blockers! tile and its region of the board"
+    if context == "game":
+        return "a game's name, as its French edition calls it"
     if context == "colour":
         return "a colour named alone, as in 'player 2 (red)'"
     noun = context.rstrip("s")

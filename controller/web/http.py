@@ -25,8 +25,8 @@ from typing import Any, TypeVar
 
 from aiohttp import web
 
-from controller.guard import PinThrottle, client_key, weak_pin
-from controller.language import DEFAULT, _, choose, negotiate, said
+from controller.guard import PinThrottle, client_key, language_of, weak_pin
+from controller.language import _, said
 
 PIN_HEADER = "X-Referee-PIN"
 NO_STORE = {"Cache-Control": "no-store"}
@@ -38,18 +38,6 @@ def random_pin() -> str:
         pin = f"{secrets.randbelow(10**6):06d}"
         if weak_pin(pin) is None:
             return pin
-
-
-#: The table's language (config.yaml's `language:`): what a request is answered in when it asks for none.
-TABLE_LANGUAGE = web.AppKey("table_language", str)
-
-
-def language_of(request: web.Request, table: str | None = None) -> str:
-    """The language a request is answered in: its `lang=` (the page's switch), else the browser's
-    `Accept-Language`, else the table's."""
-    if table is None:
-        table = request.app.get(TABLE_LANGUAGE, DEFAULT)
-    return choose(request.query.get("lang")) or negotiate(request.headers.get("Accept-Language"), table)
 
 
 class BadRequest(Exception):

@@ -42,9 +42,11 @@ from controller.errors import RefereeError
 from controller.games.base import no_such_seat
 from controller.games.registry import engine_for
 from controller.guard import (
+    TABLE_LANGUAGE,
     ConnectionLimits,
     HostAllowList,
     guard_middleware,
+    language_of,
     quiet_loop_errors,
     runner_for,
     serve,
@@ -63,12 +65,10 @@ from controller.web.holes_api import HolesSetup
 from controller.web.http import (
     NO_STORE,
     PIN_GUARD,
-    TABLE_LANGUAGE,
     BadRequest,
     PinGuard,
     answer_refusals,
     controls,
-    language_of,
 )
 from controller.web.setup_api import ROUTES as CALIBRATION
 from controller.web.setup_api import CalibrationRoutes
