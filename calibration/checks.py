@@ -22,12 +22,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
 
 import numpy as np
 
-from controller.errors import RefereeError
+from controller.errors import RefereeError, sentence
 from controller.games import registry
 from controller.games.flipop.doors import POSTS, UNKNOWN_DOOR
+from controller.language import _, _n, listed, literal, said
 from controller.snapshot import EMPTY
 from controller.vision.reader import MIN_USED, BoardReader, model_for
 
@@ -69,7 +72,7 @@ class Expected:
     `counts` how many of each letter the whole picture holds (Colorpop's setup) and then no
     place may be empty; `doors` the Flipop doors it shows."""
 
-    name: str
+    name: Any
     image: np.ndarray
     cells: Sequence[Sequence[str | None]] | None = None
     counts: dict[str, int] | None = None
@@ -81,24 +84,25 @@ def place_name(game: str, r: int, c: int) -> str:
     return registry.get(game).place_name((r, c))
 
 
-def place_names(game: str, cells: list[tuple[int, int]]) -> str:
-    names = [place_name(game, r, c) for r, c in cells[:NAMED]]
-    more = f" and {len(cells) - NAMED} more" if len(cells) > NAMED else ""
-    return ", ".join(names) + more
+def place_names(game: str, cells: list[tuple[int, int]]) -> Any:
+    names: list[Any] = [place_name(game, r, c) for r, c in cells[:NAMED]]
+    if len(cells) > NAMED:
+        return _n("{places} and {n} more", "{places} and {n} more", len(cells) - NAMED, places=listed(names, None))
+    return listed(names, conjunction=None)
 
 
-def _word(letter: str | None) -> str:
-    return "empty" if letter == EMPTY else letter or UNSURE
+def _word(letter: str | None) -> Any:
+    return _("empty") if letter == EMPTY else letter or UNSURE
 
 
 @dataclass
 class Quality:
     """The report printed after a calibration that was not refused."""
 
-    lines: list[str]
+    lines: list[Any]
 
-    def text(self) -> str:
-        return "\n".join(self.lines)
+    def text(self, lang: str | None = None) -> str:
+        return "\n".join(said(line, lang) for line in self.lines)
 
 
 def check_pictures(profile, pictures: list[Expected], corners=None, learned: set[str] | None = None) -> Quality:
@@ -106,13 +110,19 @@ def check_pictures(profile, pictures: list[Expected], corners=None, learned: set
     the quality report. `learned` names the class keys these pictures taught (the others are
     reported as kept from before)."""
     game = profile.game
-    worst: list[tuple[float, str]] = []
-    notes: list[str] = []
+    worst: list[tuple[float, Any]] = []
+    notes: list[Any] = []
     for pic in pictures:
         reader = BoardReader(profile, corners=corners)
         reading = reader.read(pic.image)
         if reading.cells is None:
-            raise RefereeError(f"the calibration picture {pic.name} cannot be read back: {reading.problem}")
+            raise RefereeError(
+                _(
+                    "the calibration picture {name} cannot be read back: {problem}",
+                    name=pic.name,
+                    problem=reading.problem,
+                )
+            )
         got = [[cell[:1] for cell in row] for row in reading.cells]
         unsure = [(r, c) for r, row in enumerate(got) for c, v in enumerate(row) if v == UNSURE]
         try:
@@ -120,25 +130,40 @@ def check_pictures(profile, pictures: list[Expected], corners=None, learned: set
         except _Disagree as exc:
             feats, used = reader.place_features(pic.image)
             advice = light_advice(feats, used, exc.places, got, pic.cells)
-            raise RefereeError(f"{exc}{advice or exc.otherwise}") from None
+            raise RefereeError(
+                _("{sentence}{advice}", sentence=sentence(exc), advice=advice or exc.otherwise)
+            ) from None
         if pic.doors is not None and reading.doors is not None:
             _check_doors(pic, reading.doors)
         if unsure:
-            notes.append(f"{pic.name}: {len(unsure)} place(s) unsure (glare?): {place_names(game, unsure)}")
+            notes.append(
+                _n(
+                    "{name}: {n} place unsure (glare?): {places}",
+                    "{name}: {n} places unsure (glare?): {places}",
+                    len(unsure),
+                    name=pic.name,
+                    places=place_names(game, unsure),
+                )
+            )
         conf = np.asarray(reading.confidence, np.float64)
         for r in range(conf.shape[0]):
             for c in range(conf.shape[1]):
-                worst.append(
-                    (float(conf[r, c]), f"{pic.name} {place_name(game, r, c)} {_word(got[r][c])} {conf[r, c]:.2f}")
+                said_place = _(
+                    "{name} {place} {read} {confidence}",
+                    name=pic.name,
+                    place=place_name(game, r, c),
+                    read=_word(got[r][c]),
+                    confidence=Decimal(f"{conf[r, c]:.2f}"),
                 )
+                worst.append((float(conf[r, c]), said_place))
     return Quality(_separation(profile, learned) + _worst(worst) + notes)
 
 
 class _Disagree(RefereeError):
     """A calibration picture that does not read back as it should, and the places that disagree."""
 
-    def __init__(self, sentence: str, places: list[tuple[int, int]], otherwise: str = "") -> None:
-        super().__init__(sentence)
+    def __init__(self, said: Any, places: list[tuple[int, int]], otherwise: Any = "") -> None:
+        super().__init__(said)
         self.places = places
         #: What the sentence ends with when the light does not explain the places.
         self.otherwise = otherwise
@@ -148,10 +173,16 @@ def _check_places(game: str, pic: Expected, got: list[list[str]], unsure: list[t
     places = len(got) * len(got[0])
     if len(unsure) > MAX_UNSURE * places:
         raise _Disagree(
-            f"the calibration picture {pic.name} does not read back surely: {len(unsure)} of {places} "
-            f"places are unsure ({place_names(game, unsure)})",
+            _n(
+                "the calibration picture {name} does not read back surely: {n} of {places} places is unsure ({where})",
+                "the calibration picture {name} does not read back surely: {n} of {places} places are unsure ({where})",
+                len(unsure),
+                name=pic.name,
+                places=places,
+                where=place_names(game, unsure),
+            ),
             unsure,
-            "; is it the picture asked for, the whole board in view and evenly lit?",
+            _("; is it the picture asked for, the whole board in view and evenly lit?"),
         )
     if pic.cells is not None:
         wrong = [
@@ -162,29 +193,58 @@ def _check_places(game: str, pic: Expected, got: list[list[str]], unsure: list[t
         ]
         if wrong:
             r, c = wrong[0]
+            args = {"name": pic.name, "where": place_names(game, wrong)}
+            args |= {"got": _word(got[r][c]), "want": _word(pic.cells[r][c])}
             raise _Disagree(
-                f"the calibration picture {pic.name} does not show what it should: at "
-                f"{place_names(game, wrong)} it reads {_word(got[r][c])} where {_word(pic.cells[r][c])} "
-                f"belongs{' (first place)' if len(wrong) > 1 else ''}",
+                _(
+                    "the calibration picture {name} does not show what it should: at {where} it reads {got} where "
+                    "{want} belongs (first place)",
+                    **args,
+                )
+                if len(wrong) > 1
+                else _(
+                    "the calibration picture {name} does not show what it should: at {where} it reads {got} where "
+                    "{want} belongs",
+                    **args,
+                ),
                 wrong,
             )
     if pic.counts is not None:
         empty = [(r, c) for r, row in enumerate(got) for c, v in enumerate(row) if v == EMPTY]
         if empty:
             raise _Disagree(
-                f"the setup picture {pic.name} is not a full setup: the places {place_names(game, empty)} are empty",
+                _n(
+                    "the setup picture {name} is not a full setup: the place {places} is empty",
+                    "the setup picture {name} is not a full setup: the places {places} are empty",
+                    len(empty),
+                    name=pic.name,
+                    places=place_names(game, empty),
+                ),
                 empty,
             )
         seen = Counter(v for row in got for v in row if v not in (UNSURE, EMPTY))
         over = {k: n for k, n in seen.items() if n > pic.counts.get(k, 0)}
         short = {k: n for k, n in pic.counts.items() if seen.get(k, 0) + len(unsure) < n}
         if over or short:
-            have = ", ".join(f"{seen.get(k, 0)} {k}" for k in pic.counts)
-            want = ", ".join(f"{n} {k}" for k, n in pic.counts.items())
+            have = listed([literal(f"{seen.get(k, 0)} {k}") for k in pic.counts], conjunction=None)
+            want = listed([literal(f"{n} {k}") for k, n in pic.counts.items()], conjunction=None)
             where = [(r, c) for r, row in enumerate(got) for c, v in enumerate(row) if v in over]
-            hint = f" ({', '.join(sorted(over))} at {place_names(game, where)})" if where else ""
+            args = {"name": pic.name, "have": have, "want": want}
+            if where:
+                letters = literal(", ".join(sorted(over)))
+                said_where = place_names(game, where)
+                raise _Disagree(
+                    _(
+                        "the setup picture {name} is not a full setup: it reads {have} ({letters} at {where}) where a "
+                        "setup has {want}",
+                        letters=letters,
+                        where=said_where,
+                        **args,
+                    ),
+                    where,
+                )
             raise _Disagree(
-                f"the setup picture {pic.name} is not a full setup: it reads {have}{hint} where a setup has {want}",
+                _("the setup picture {name} is not a full setup: it reads {have} where a setup has {want}", **args),
                 where,
             )
 
@@ -201,7 +261,7 @@ def light_advice(
     places: list[tuple[int, int]],
     got: list[list[str]],
     cells: Sequence[Sequence[str | None]] | None,
-) -> str:
+) -> Any:
     """What to change, as far as the light explains why `places` of a calibration picture disagree
     ("" when it does not): a clipped reflection of a lamp on them, or their colour brighter and paler
     (a lamp's reflection adds its light) or darker (a shadow) than the places of the picture that
@@ -225,15 +285,23 @@ def light_advice(
         bright += rise > LIGHT_STEP and paler
         dark += rise < -LIGHT_STEP
     parts = []
-    if glare or bright:
+    if glare:
         parts.append(
-            "a lamp is reflected there (the board shows "
-            + ("clipped white" if glare else "brighter and paler")
-            + "): move the lamp, or turn the camera a little, so that its reflection leaves the board"
+            _(
+                "a lamp is reflected there (the board shows clipped white): move the lamp, or turn the camera a "
+                "little, so that its reflection leaves the board"
+            )
+        )
+    elif bright:
+        parts.append(
+            _(
+                "a lamp is reflected there (the board shows brighter and paler): move the lamp, or turn the camera a "
+                "little, so that its reflection leaves the board"
+            )
         )
     if dark:
-        parts.append("a shadow lies there: move the lamp, or what casts the shadow, so that the board is evenly lit")
-    return "; " + "; ".join(parts) if parts else ""
+        parts.append(_("a shadow lies there: move the lamp, or what casts the shadow, so that the board is evenly lit"))
+    return _("; {advice}", advice=listed(parts, separator=";")) if parts else ""
 
 
 def not_empty_places(
@@ -337,8 +405,8 @@ def _smooth_trend(xy: np.ndarray, feats: np.ndarray, mine: np.ndarray) -> np.nda
     for j in range(feats.shape[1]):
         y = feats[mine, j].astype(np.float64)
         w = np.ones(len(y))
-        for _ in range(6):
-            coef, *_ = np.linalg.lstsq(a * w[:, None], y * w, rcond=None)
+        for _round in range(6):
+            coef, *_rest = np.linalg.lstsq(a * w[:, None], y * w, rcond=None)
             r = y - a @ coef
             scale = max(1.4826 * float(np.median(np.abs(r))), 1e-6)
             z = r / (4.685 * scale)
@@ -354,16 +422,28 @@ def _check_doors(pic: Expected, doors: tuple[str, ...]) -> None:
         return
     wrong = [k for k, (g, w) in enumerate(zip(doors, pic.doors)) if g != UNKNOWN_DOOR and set(g) != set(w)]
     if wrong:
-        names = ", ".join(
-            f"post {POSTS[k][0]},{POSTS[k][1]} ({doors[k] or 'no wing'} where {pic.doors[k]} belongs)"
-            for k in wrong[:NAMED]
+        names = listed(
+            [
+                _(
+                    "post {post} ({got} where {want} belongs)",
+                    post=literal(f"{POSTS[k][0]},{POSTS[k][1]}"),
+                    got=doors[k] or _("no wing"),
+                    want=pic.doors[k],
+                )
+                for k in wrong[:NAMED]
+            ],
+            conjunction=None,
         )
         raise RefereeError(
-            f"the doors in the calibration picture {pic.name} do not match the start position at {names}"
+            _(
+                "the doors in the calibration picture {name} do not match the start position at {posts}",
+                name=pic.name,
+                posts=names,
+            )
         )
 
 
-def _separation(profile, learned: set[str] | None) -> list[str]:
+def _separation(profile, learned: set[str] | None) -> list[Any]:
     """How far each class's centre lies from the nearest class of another meaning."""
     model = model_for(profile)
     refs = model.refs
@@ -375,23 +455,34 @@ def _separation(profile, learned: set[str] | None) -> list[str]:
         if not other:
             continue
         j = min(other, key=lambda k: dist[i, k])
-        parts.append((float(dist[i, j]), f"{ref.key} {dist[i, j]:.1f} from {refs[j].key}"))
-    parts.sort()
+        distance = Decimal(f"{dist[i, j]:.1f}")
+        parts.append(
+            (float(dist[i, j]), _("{key} {distance} from {other}", key=ref.key, distance=distance, other=refs[j].key))
+        )
+    parts.sort(key=lambda t: t[0])
     limit = getattr(model, "max_distance", None)
-    sure = f"; the reader is sure up to {limit:g} from a class" if isinstance(limit, (int, float)) else ""
-    lines = [
-        f"classes apart (distance from each class to the nearest other one{sure}): " + ", ".join(t for _, t in parts)
-    ]
+    apart = listed([t for _d, t in parts], conjunction=None)
+    if isinstance(limit, (int, float)):
+        line = _(
+            "classes apart (distance from each class to the nearest other one; the reader is sure up to {limit} "
+            "from a class): {apart}",
+            limit=limit,
+            apart=apart,
+        )
+    else:
+        line = _("classes apart (distance from each class to the nearest other one): {apart}", apart=apart)
+    lines = [line]
     if learned is not None:
         kept = [r.key for r in refs if r.key not in learned]
         if kept:
-            lines.append("not in these pictures, kept from before: " + " ".join(kept))
+            lines.append(_("not in these pictures, kept from before: {keys}", keys=literal(" ".join(kept))))
     return lines
 
 
-def _worst(places: list[tuple[float, str]]) -> list[str]:
+def _worst(places: list[tuple[float, Any]]) -> list[Any]:
     places.sort(key=lambda t: t[0])
-    return ["least sure places (picture, place, read, confidence): " + "; ".join(t for _, t in places[:NAMED])]
+    shown = listed([t for _c, t in places[:NAMED]], separator=";")
+    return [_("least sure places (picture, place, read, confidence): {places}", places=shown)]
 
 
 def learned_keys(before, after) -> set[str]:

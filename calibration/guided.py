@@ -18,6 +18,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -29,15 +30,17 @@ from calibration.camera import with_settings
 from calibration.checks import place_name
 from calibration.vision import bottom_row_cells, pieces_row, setup_counts
 from calibration.vision_glyphs import ARRANGEMENT, learn_doors, learn_glyphs
-from controller.errors import RefereeError
+from controller.errors import RefereeError, sentence
 from controller.games import registry
 from controller.games.spec import EMPTY_BOARD, FULL_SETUP, GLYPHS_ADDON, ONE_OF_EACH, START_POSITION
+from controller.language import N_, Colour, Named, Text, _, listed
 from controller.profile import save_profile
 from controller.service.config import load_config
 from controller.snapshot import EMPTY, Snapshot, format_snapshot, parse_snapshot
 from controller.vision.gating import IDLE, STILL, MotionGate
 from controller.vision.geometry import MARKERS_HIDDEN, project
 from controller.vision.reader import HAND, BoardReader, as_bgr
+from controller.words import game_name
 
 #: The guided pictures (keys of `_PICTURE_KINDS`) for each calibration picture a game declares
 #: (`VisionSpec.calibration`). A full setup is preceded by one token of each colour on the bottom
@@ -75,8 +78,8 @@ class Step:
 
     number: int
     key: str
-    title: str
-    sentence: str
+    title: Text
+    sentence: Text
     drawing: Snapshot | None
     #: The file `--images DIR` reads this picture from (or the same name with .jpg).
     file: str
@@ -94,7 +97,7 @@ class Doubt:
     row: int
     col: int
     place: str
-    why: str
+    why: Any
     #: The place's centre in the picture, in pixels.
     x: float
     y: float
@@ -106,8 +109,8 @@ class Outcome:
 
     ok: bool
     profile: Any = None
-    report: list[str] = field(default_factory=list)
-    problem: str | None = None
+    report: list[Any] = field(default_factory=list)
+    problem: Any = None
     doubts: list[Doubt] = field(default_factory=list)
 
 
@@ -126,35 +129,56 @@ def _piece_cell(profile, letter: str) -> str:
     return letter + "?" if registry.get(profile.game).cells.parse_row is not None else letter
 
 
-def _names(profile) -> str:
-    return ", ".join(f"{profile.classes[k].get('name', k)} ({k})" for k in profile.letters)
+def _colour(profile, letter: str) -> Colour:
+    return Colour(str(profile.classes[letter].get("name", letter)))
 
 
-def _empty_step(profile) -> tuple[str, str, Snapshot | None]:
-    title = registry.get(profile.game).title
+def _names(profile) -> Any:
+    return listed(
+        [_("{colour} ({letter})", colour=_colour(profile, k), letter=k) for k in profile.letters], conjunction=None
+    )
+
+
+def _counts(profile) -> Any:
+    noun = registry.get(profile.game).piece_noun
+    return listed(
+        [
+            _("{count} {colour}", count=n, colour=Colour(str(profile.classes[k].get("name", k)), noun, n))
+            for k, n in setup_counts(profile).items()
+        ],
+        conjunction=None,
+    )
+
+
+def _empty_step(profile) -> tuple[Text, Text, Snapshot | None]:
     return (
-        "the empty board",
-        f"Take every piece off the {title} board, so that the camera sees it empty; keep hands away.",
+        _("the empty board"),
+        _(
+            "Take every piece off the {game} board, so that the camera sees it empty; keep hands away.",
+            game=game_name(profile.game),
+        ),
         _drawing(profile, _empty_cells(profile)),
     )
 
 
-def _pieces_step(profile) -> tuple[str, str, Snapshot | None]:
+def _pieces_step(profile) -> tuple[Text, Text, Snapshot | None]:
 
     row = pieces_row(profile)
     cells = _empty_cells(profile)
     cells[0] = [_piece_cell(profile, c) if c != EMPTY else EMPTY for c in row]
-    closed = (
-        " Set the slides so that these points are closed (no hole under them), so that no piece falls through."
-        if profile.get("holes")
-        else ""
-    )
-    return (
-        "one piece of each colour",
-        f"Put one piece of each colour on the top row, from the left: {_names(profile)}; leave every other "
-        f"place empty.{closed}",
-        _drawing(profile, cells),
-    )
+    if profile.get("holes"):
+        sentence = _(
+            "Put one piece of each colour on the top row, from the left: {colours}; leave every other place "
+            "empty. Set the slides so that these points are closed (no hole under them), so that no piece "
+            "falls through.",
+            colours=_names(profile),
+        )
+    else:
+        sentence = _(
+            "Put one piece of each colour on the top row, from the left: {colours}; leave every other place empty.",
+            colours=_names(profile),
+        )
+    return (_("one piece of each colour"), sentence, _drawing(profile, cells))
 
 
 def _bottom_row_cells(profile) -> list[list[str]]:
@@ -163,55 +187,65 @@ def _bottom_row_cells(profile) -> list[list[str]]:
     return bottom_row_cells(profile)
 
 
-def _bottom_row_step(profile) -> tuple[str, str, Snapshot | None]:
+def _bottom_row_step(profile) -> tuple[Text, Text, Snapshot | None]:
     return (
-        "one piece of each colour",
-        f"Put one piece of each colour at the bottom of the board, from the left: {_names(profile)}; leave "
-        "every other place empty.",
+        _("one piece of each colour"),
+        _(
+            "Put one piece of each colour at the bottom of the board, from the left: {colours}; leave every "
+            "other place empty.",
+            colours=_names(profile),
+        ),
         _drawing(profile, _bottom_row_cells(profile)),
     )
 
 
-def _glyphs_step(profile) -> tuple[str, str, Snapshot | None]:
+def _glyphs_step(profile) -> tuple[Text, Text, Snapshot | None]:
 
     letter = profile.letters[0]
     cells = _empty_cells(profile)
     for glyph, (r, c) in ARRANGEMENT.items():
         cells[r][c] = letter + glyph
     symbols = profile.get("symbols") or []
-    order = f" ({', '.join(symbols)})" if symbols else ""
+    order = listed([Named(str(x), "symbol") for x in symbols], conjunction=None)
     return (
-        "the glyph arrangement",
-        "Lay out the 28 tiles of one colour as drawn (the drawing shows "
-        f"{profile.classes[letter].get('name', letter)}): the top row the digits 1 to 9, the second row the "
-        f"letters A to I, the third row the nine symbols in the profile's order{order}, the wild tile at the "
-        "left of the fourth row; each tile upright in its square, every other place empty.",
+        _("the glyph arrangement"),
+        _(
+            "Lay out the 28 tiles of one colour as drawn (the drawing shows {colour}): the top row the digits 1 "
+            "to 9, the second row the letters A to I, the third row the nine symbols in the profile's order "
+            "({symbols}), the wild tile at the left of the fourth row; each tile upright in its square, every "
+            "other place empty.",
+            colour=_colour(profile, letter),
+            symbols=order,
+        ),
         _drawing(profile, cells),
     )
 
 
-def _setup_step(profile) -> tuple[str, str, Snapshot | None]:
-
-    counts = ", ".join(f"{n} {profile.classes[k].get('name', k)}" for k, n in setup_counts(profile).items())
+def _setup_step(profile) -> tuple[Text, Text, Snapshot | None]:
     return (
-        "the full setup",
-        f"Set the board up for a new game: every place filled, {counts}, in any order; keep hands away.",
+        _("the full setup"),
+        _(
+            "Set the board up for a new game: every place filled, {counts}, in any order; keep hands away.",
+            counts=_counts(profile),
+        ),
         None,
     )
 
 
-def _start_step(profile) -> tuple[str, str, Snapshot | None]:
+def _start_step(profile) -> tuple[Text, Text, Snapshot | None]:
     start = profile.get("start")
     if not start:
-        raise RefereeError(f"the {profile.game} profile has no start position to calibrate from")
+        raise RefereeError(
+            _("the {game} profile has no start position to calibrate from", game=game_name(profile.game))
+        )
     return (
-        "the start position",
-        "Set up the start position exactly as drawn: every piece and every door in its place.",
+        _("the start position"),
+        _("Set up the start position exactly as drawn: every piece and every door in its place."),
         parse_snapshot(profile.game, start),
     )
 
 
-_PICTURE_KINDS: dict[str, Callable[[Any], tuple[str, str, Snapshot | None]]] = {
+_PICTURE_KINDS: dict[str, Callable[[Any], tuple[Text, Text, Snapshot | None]]] = {
     "empty": _empty_step,
     "pieces": _pieces_step,
     "bottom-row": _bottom_row_step,
@@ -228,7 +262,7 @@ def picture_keys(game: str) -> tuple[str, ...]:
     if GLYPHS_ADDON in spec.vision.addons:
         keys += ("glyphs",)  # the glyph arrangement, after the tiles' colours are known
     if not keys:
-        raise RefereeError(f"there is no guided calibration for {spec.title} yet")
+        raise RefereeError(_("there is no guided calibration for {game} yet", game=game_name(game)))
     return keys
 
 
@@ -290,18 +324,23 @@ def wait_for_still(
             return frame
         sleep(poll)
     why = next((w for w in ("hand", "markers", "moving") if w in seen), "no picture")
-    seconds = f"{timeout:g} seconds"
-    raise CaptureTimeout(
-        {
-            "no picture": f"the camera gave no new picture in {seconds}: is it plugged in and is the referee running?",
-            "moving": f"the picture did not keep still for {seconds}: keep hands off the board and the camera still, "
-            "then capture again",
-            "hand": f"no picture was taken in {seconds}: a hand or an object is over the board; take it away, then "
-            "capture again",
-            "markers": f"the board's four corner markers were not in view for {seconds}: aim the camera so that the "
-            "whole board is seen, then capture again",
-        }[why]
-    )
+    seconds = float(timeout) if timeout is not None else 0.0
+    sentences = {
+        "no picture": N_("the camera gave no new picture in {seconds} s: is it plugged in and is the referee running?"),
+        "moving": N_(
+            "the picture did not keep still for {seconds} s: keep hands off the board and the camera still, then "
+            "capture again"
+        ),
+        "hand": N_(
+            "no picture was taken in {seconds} s: a hand or an object is over the board; take it away, then capture "
+            "again"
+        ),
+        "markers": N_(
+            "the board's four corner markers were not in view for {seconds} s: aim the camera so that the whole "
+            "board is seen, then capture again"
+        ),
+    }
+    raise CaptureTimeout(Text(sentences[why], {"seconds": seconds}))
 
 
 # --------------------------------------------------------------------------- learning and checking
@@ -316,7 +355,7 @@ class GuidedCalibration:
     def step(self, number: object) -> Step:
         """Step `number` (counted from 1), whatever the page sent: anything else is refused in words."""
         if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= len(self.steps):
-            raise RefereeError(f"the steps are numbered 1 to {len(self.steps)}")
+            raise RefereeError(_("the steps are numbered 1 to {steps}", steps=len(self.steps)))
         return self.steps[number - 1]
 
     def take(self, number: int, image: np.ndarray) -> Step:
@@ -353,7 +392,9 @@ class GuidedCalibration:
         places doubted in each picture."""
         missing = self.missing()
         if missing:
-            raise RefereeError(f"take the picture of step {missing[0].number} ({missing[0].title}) first")
+            raise RefereeError(
+                _("take the picture of step {number} ({title}) first", number=missing[0].number, title=missing[0].title)
+            )
 
         profile = self.profile
         expected: list[checks.Expected] = []
@@ -363,36 +404,41 @@ class GuidedCalibration:
             except checks.PlacesRefused as exc:  # the places are drawn on the picture
                 return Outcome(
                     False,
-                    problem=str(exc),
+                    problem=sentence(exc),
                     doubts=_placed(
                         profile, self.pictures[step.key], step.number, [(r, c, exc.why) for r, c in exc.places]
                     ),
                 )
             except RefereeError as exc:
-                return Outcome(False, problem=str(exc))
+                return Outcome(False, problem=sentence(exc))
         numbers = {_name(s): s.number for s in self.steps}
         doubts = [d for pic in expected for d in _doubts(profile, pic, numbers[pic.name])]
         try:
             quality = checks.check_pictures(profile, expected, learned=checks.learned_keys(self.profile, profile))
         except RefereeError as exc:
-            return Outcome(False, profile=profile, problem=str(exc), doubts=doubts)
+            return Outcome(False, profile=profile, problem=sentence(exc), doubts=doubts)
         return Outcome(True, profile=profile, report=quality.lines, doubts=doubts)
 
 
-def _name(step: Step) -> str:
-    return f"{step.number} ({step.title})"
+def _name(step: Step) -> Text:
+    return _("{number} ({title})", number=step.number, title=step.title)
+
+
+def _picture(name: Any) -> Text:
+    """`the picture 2 (one piece of each colour)`: a picture as the sentences about it name it."""
+    return _("the picture {name}", name=name)
 
 
 def _learn_empty(profile, image, name, expected):
 
-    profile = cal.learn_empty(profile, image, name=f"the picture {name}")
+    profile = cal.learn_empty(profile, image, name=_picture(name))
     expected.append(checks.Expected(name, image, _empty_cells(profile)))
     return profile
 
 
 def _learn_pieces(profile, image, name, expected):
 
-    profile = cal.learn_pieces(profile, image, name=f"the picture {name}")
+    profile = cal.learn_pieces(profile, image, name=_picture(name))
     expected.append(checks.Expected(name, image, [cal.pieces_row(profile)] + _empty_cells(profile)[1:]))
     return profile
 
@@ -419,7 +465,7 @@ def _learn_glyphs(profile, image, name, expected):
 
 def _learn_setup(profile, image, name, expected):
 
-    profile = cal.learn_colorpop_setup(profile, image, name=f"the picture {name}")
+    profile = cal.learn_colorpop_setup(profile, image, name=_picture(name))
     expected.append(checks.Expected(name, image, counts=cal.setup_counts(profile)))
     return profile
 
@@ -429,7 +475,7 @@ def _learn_start(profile, image, name, expected):
     profile = cal.learn_flipop_start(profile, image)
     start = parse_snapshot(profile.game, profile.get("start"))
     if start.line("doors") is not None:
-        profile = learn_doors(profile, image, name=f"the picture {name}")
+        profile = learn_doors(profile, image, name=_picture(name))
     expected.append(
         checks.Expected(name, image, [[c[:1] for c in row] for row in start.cells], doors=start.line("doors"))
     )
@@ -490,17 +536,20 @@ def _doubts(profile, pic, step: int) -> list[Doubt]:
             got = cell[:1]
             want = pic.cells[r][c] if pic.cells is not None else None
             if got == "?":
-                found.append((-1.0, r, c, "read unsurely"))
+                found.append((-1.0, r, c, _("read unsurely")))
             elif want is not None and got != want:
-                found.append((-0.5, r, c, f"reads {_word(got)} where {_word(want)} belongs"))
+                found.append((-0.5, r, c, _("reads {got} where {want} belongs", got=_word(got), want=_word(want))))
             elif conf[r, c] < DOUBT_BELOW:
-                found.append((float(conf[r, c]), r, c, f"read with little confidence ({conf[r, c]:.2f})"))
-    found.sort()
+                confidence = Decimal(f"{conf[r, c]:.2f}")
+                found.append(
+                    (float(conf[r, c]), r, c, _("read with little confidence ({confidence})", confidence=confidence))
+                )
+    found.sort(key=lambda item: item[:3])
     return _placed(profile, pic.image, step, [(r, c, why) for _, r, c, why in found], reader)
 
 
-def _word(letter: str) -> str:
-    return "no piece" if letter == EMPTY else letter
+def _word(letter: str) -> Any:
+    return _("no piece") if letter == EMPTY else letter
 
 
 # --------------------------------------------------------------------------- saving and switching
@@ -512,8 +561,11 @@ def profile_path(config_path: Path, name: object) -> Path:
     """Where the profile `name` is saved: `profiles/NAME.yaml` beside the config file."""
     if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
         raise ProfileNameError(
-            f"{name!r} cannot name a profile: use 1 to 40 letters, digits, '-' or '_', "
-            "starting with a letter or digit (e.g. my-colorpop)"
+            _(
+                "{name} cannot name a profile: use 1 to 40 letters, digits, '-' or '_', starting with a letter or "
+                "digit (e.g. my-colorpop)",
+                name=repr(name),
+            )
         )
     return Path(config_path).parent / PROFILES_FOLDER / f"{name}.yaml"
 
@@ -524,7 +576,7 @@ def with_camera_settings(profile, source: Any):
     as `referee calibrate --camera` stores them. `source` may wrap the camera (the service's sensor
     and its watchdog each hold the next one as `.source`). Unchanged for a camera with nothing to
     lock (the simulated one, picture files) or with `camera: {lock: false}`."""
-    for _ in range(4):
+    for _attempt in range(4):
         if source is None:
             break
         settings_of = getattr(source, "camera_settings", None)
@@ -545,11 +597,22 @@ def save_and_switch(profile, name: object, config_path: Path, overwrite: bool = 
     path = profile_path(config_path, name)
     if path.exists() and not overwrite:
         raise ProfileNameError(
-            f"a profile named {name!r} exists already ({path}): choose another name, or overwrite it"
+            _(
+                "a profile named {name} exists already ({path}): choose another name, or overwrite it",
+                name=repr(name),
+                path=str(path),
+            )
         )
     config = load_config(config_path)
     if config.setup.game != profile.game:
-        raise RefereeError(f"{config_path} is a {config.setup.game} config; this profile is for {profile.game}")
+        raise RefereeError(
+            _(
+                "{config} is a {game} config; this profile is for {other}",
+                config=str(config_path),
+                game=game_name(config.setup.game),
+                other=game_name(profile.game),
+            )
+        )
     before = config_path.read_text("utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)
     save_profile(profile, path)

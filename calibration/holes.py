@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from controller.errors import FormatError
 from controller.games.stay_alive.holes import POSITIONS, SIZE, HolePattern, per_position
+from controller.language import Text, _, _n, listed, literal
 
 Cell = tuple[int, int]
 #: One observation: per row, per column, True when the point is open.
@@ -169,35 +170,60 @@ def derive(grids: Grids) -> Derivation:
 def _matrix_text(matrix: Matrix) -> str:
     rows = []
     for p, row in zip(POSITIONS, matrix):
-        rows.append(f"orange {p}: " + " ".join(f"white {q} {OPEN if v else CLOSED}" for q, v in zip(POSITIONS, row)))
-    return "; ".join(rows)
+        seen = listed(
+            [_("white {white} {seen}", white=q, seen=OPEN if v else CLOSED) for q, v in zip(POSITIONS, row)],
+            conjunction=" ",
+        )
+        rows.append(_("orange {orange}: {seen}", orange=p, seen=seen))
+    return listed(rows, separator=";") if len(rows) > 1 else rows[0]
 
 
 def report(derivation: Derivation) -> str:
-    """What the derivation found, in sentences for the person calibrating the copy."""
-    lines = []
+    """What the derivation found, in sentences for the person calibrating the copy (one per line)."""
+    lines: list[Text] = []
     if derivation.inconsistent:
         lines.append(
-            f"{len(derivation.inconsistent)} point(s) show observations that no hole pattern can "
-            "explain (a point opens exactly when both its slides have a hole, so its open settings "
-            "must form a full rectangle of orange and white positions). Check these grids again:"
+            _n(
+                "{n} point shows observations that no hole pattern can explain (a point opens exactly when both "
+                "its slides have a hole, so its open settings must form a full rectangle of orange and white "
+                "positions). Check these grids again:",
+                "{n} points show observations that no hole pattern can explain (a point opens exactly when both "
+                "its slides have a hole, so its open settings must form a full rectangle of orange and white "
+                "positions). Check these grids again:",
+                len(derivation.inconsistent),
+            )
         )
         for (r, c), matrix in derivation.inconsistent:
-            lines.append(f"  point {r + 1},{c + 1} (orange slide {r + 1}, white slide {c + 1}): {_matrix_text(matrix)}")
+            lines.append(
+                _(
+                    "  point {point} (orange slide {orange}, white slide {white}): {seen}",
+                    point=literal(f"{r + 1},{c + 1}"),
+                    orange=r + 1,
+                    white=c + 1,
+                    seen=_matrix_text(matrix),
+                )
+            )
     else:
-        lines.append("All nine observations are explained by one hole pattern.")
+        lines.append(_("All nine observations are explained by one hole pattern."))
     if derivation.never_open:
-        points = " ".join(f"{r + 1},{c + 1}" for r, c in derivation.never_open)
+        points = literal(" ".join(f"{r + 1},{c + 1}" for r, c in derivation.never_open))
         lines.append(
-            f"{len(derivation.never_open)} point(s) never opened: {points}. For them the pattern "
-            "gives neither slide a hole; which slide really lacks it cannot be seen, and it does "
-            "not matter: those points never open in any setting."
+            _n(
+                "{n} point never opened: {points}. For it the pattern gives neither slide a hole; which slide "
+                "really lacks it cannot be seen, and it does not matter: that point never opens in any setting.",
+                "{n} points never opened: {points}. For them the pattern gives neither slide a hole; which slide "
+                "really lacks it cannot be seen, and it does not matter: those points never open in any setting.",
+                len(derivation.never_open),
+                points=points,
+            )
         )
     lines.append(
-        "Every other hole is determined: the pattern predicts, for every point and every pair of "
-        "positions of its two slides, exactly what the grids showed."
+        _(
+            "Every other hole is determined: the pattern predicts, for every point and every pair of positions of "
+            "its two slides, exactly what the grids showed."
+        )
     )
-    return "\n".join(lines)
+    return listed(lines, conjunction="\n") if len(lines) > 1 else lines[0]
 
 
 def holes_yaml(pattern: HolePattern) -> str:

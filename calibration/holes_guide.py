@@ -16,52 +16,66 @@ from typing import Any
 from calibration.holes import PAIRS, Derivation, Grid, Grids, derive
 from controller.errors import RefereeError
 from controller.games.stay_alive.holes import POSITIONS, SIZE
+from controller.language import Text, _, _n, listed, literal
 
 STEPS = len(PAIRS)
 
 
-def instruction(step: int) -> str:
+def instruction(step: int) -> Text:
     """What the person does for `step` (1 to 9), as the page and the command say it."""
     p, q = PAIRS[step - 1]
-    return f"set every orange slide to {p} and every white slide to {q}"
+    return _("set every orange slide to {orange} and every white slide to {white}", orange=p, white=q)
 
 
-def step_name(step: int) -> str:
+def step_name(step: int) -> Text:
     p, q = PAIRS[step - 1]
-    return f"pair {step} of {STEPS} (orange {p}, white {q})"
+    return _("pair {step} of {steps} (orange {orange}, white {white})", step=step, steps=STEPS, orange=p, white=q)
+
+
+def point_name(r: int, c: int) -> Text:
+    """A point of the hole grid as people count it (from 1): `point 3,5`."""
+    return _("point {point}", point=literal(f"{r + 1},{c + 1}"))
 
 
 def grid_from_reading(reading: Any, step: int) -> Grid:
     """The open points of one board reading, or a sentence saying why this picture cannot be used."""
     if reading.cells is None:
-        raise RefereeError(f"{step_name(step)}: {reading.problem}")
+        raise RefereeError(_("{step}: {problem}", step=step_name(step), problem=reading.problem))
     if reading.unsure:
-        points = ", ".join(f"{r + 1},{c + 1}" for r, c in reading.unsure)
+        points = literal(", ".join(f"{r + 1},{c + 1}" for r, c in reading.unsure))
         raise RefereeError(
-            f"{step_name(step)}: points {points} could not be read surely; move the lamp or clear "
-            "the board and take the picture again"
+            _(
+                "{step}: points {points} could not be read surely; move the lamp or clear the board and take "
+                "the picture again",
+                step=step_name(step),
+                points=points,
+            )
         )
     return tuple(tuple((r, c) in reading.open_points for c in range(SIZE)) for r in range(SIZE))
 
 
-def wrong_slides(step: int, positions: Any) -> str | None:
+def wrong_slides(step: int, positions: Any) -> Text | None:
     """With the slide switches connected: which slides are not where `step` asks, in a sentence (None:
     all are). `positions` are the fourteen reported positions, orange slides (rows) first; a slide
     reporting both of its switches closed (None) is named too."""
     p, q = PAIRS[step - 1]
-    wrong = []
+    wrong: list[Text] = []
     for i, at in enumerate(positions):
-        colour, number, want = ("orange", i + 1, p) if i < SIZE else ("white", i - SIZE + 1, q)
+        orange = i < SIZE
+        number, want = (i + 1, p) if orange else (i - SIZE + 1, q)
+        slide = _("orange slide {number}", number=number) if orange else _("white slide {number}", number=number)
         if at is None:
-            wrong.append(f"{colour} slide {number} reports both of its switches closed")
+            wrong.append(_("{slide} reports both of its switches closed", slide=slide))
         elif at != want:
-            wrong.append(f"{colour} slide {number} is at {at}")
+            wrong.append(_("{slide} is at {position}", slide=slide, position=at))
     if not wrong:
         return None
-    listed = wrong if len(wrong) <= 4 else [*wrong[:3], f"{len(wrong) - 3} more"]
-    return (
-        f"{step_name(step)}: the switches say {', '.join(listed)}; {instruction(step)}, "
-        "then capture again (nothing was taken)"
+    shown = wrong if len(wrong) <= 4 else [*wrong[:3], _n("{n} more", "{n} more", len(wrong) - 3)]
+    return _(
+        "{step}: the switches say {wrong}; {instruction}, then capture again (nothing was taken)",
+        step=step_name(step),
+        wrong=listed(shown, conjunction=None),
+        instruction=instruction(step),
     )
 
 
@@ -83,9 +97,11 @@ class GuidedHoles:
         """`step` if a picture may be filed under it now (the next one due, or one already taken)."""
         due = self.next_step
         if isinstance(step, bool) or not isinstance(step, int) or not 1 <= step <= STEPS:
-            raise RefereeError(f"the step is a number from 1 to {STEPS}, not {step!r}")
+            raise RefereeError(_("the step is a number from 1 to {steps}, not {value}", steps=STEPS, value=repr(step)))
         if due is not None and step > due:
-            raise RefereeError(f"step {step} comes after step {due}: take {step_name(due)} first")
+            raise RefereeError(
+                _("step {step} comes after step {due}: take {name} first", step=step, due=due, name=step_name(due))
+            )
         return step
 
     def record(self, step: int, reading: Any) -> Grid:
@@ -98,7 +114,15 @@ class GuidedHoles:
     def derivation(self) -> Derivation:
         due = self.next_step
         if due is not None:
-            raise RefereeError(f"{STEPS - len(self.grids)} step(s) still to take, starting with {step_name(due)}")
+            left = STEPS - len(self.grids)
+            raise RefereeError(
+                _n(
+                    "{n} step still to take, starting with {name}",
+                    "{n} steps still to take, starting with {name}",
+                    left,
+                    name=step_name(due),
+                )
+            )
         return derive(self.grids)
 
 
@@ -107,13 +131,16 @@ def contradictions(derivation: Derivation) -> list[dict[str, Any]]:
     out = []
     for (r, c), matrix in derivation.inconsistent:
         open_in = [
-            f"orange {p} white {q}" for p, row in zip(POSITIONS, matrix) for q, seen in zip(POSITIONS, row) if seen
+            _("orange {orange} white {white}", orange=p, white=q)
+            for p, row in zip(POSITIONS, matrix)
+            for q, seen in zip(POSITIONS, row)
+            if seen
         ]
         out.append(
             {
                 "point": [r, c],
-                "name": f"point {r + 1},{c + 1}",
-                "slides": f"orange slide {r + 1}, white slide {c + 1}",
+                "name": point_name(r, c),
+                "slides": _("orange slide {orange}, white slide {white}", orange=r + 1, white=c + 1),
                 "open_in": open_in,
             }
         )

@@ -6,9 +6,20 @@ can act on: which file, line or key is wrong and what was expected there.
 
 from __future__ import annotations
 
+from typing import Any
+
+from controller.language import Text, _, literal
+
 
 class RefereeError(Exception):
-    """Base of every user-facing error; its message is meant to be shown as it is."""
+    """Base of every user-facing error; its message is meant to be shown as it is (a `Text` where it
+    can be said in the reader's language: `sentence(exc)`)."""
+
+
+def sentence(exc: BaseException) -> Any:
+    """An error's sentence: the `Text` it was raised with (said in any language), else its English."""
+    arg = exc.args[0] if len(exc.args) == 1 else None
+    return arg if isinstance(arg, Text) else str(exc)
 
 
 class FormatError(RefereeError):
@@ -17,9 +28,9 @@ class FormatError(RefereeError):
     `where` says which line or entry, so the message points a person at the right place.
     """
 
-    def __init__(self, message: str, where: str | None = None) -> None:
+    def __init__(self, message: Any, where: Any = None) -> None:
         self.where = where
-        super().__init__(f"{where}: {message}" if where else message)
+        super().__init__(_("{where}: {message}", where=where, message=message) if where else message)
 
 
 class ConfigError(RefereeError):
@@ -28,13 +39,13 @@ class ConfigError(RefereeError):
     `key` is the dotted key path (``geometry.markers.ids``) so the message names it.
     """
 
-    def __init__(self, key: str, message: str, source: str | None = None) -> None:
+    def __init__(self, key: str, message: Any, source: str | None = None) -> None:
         self.key = key
         self.source = source
         #: The sentence alone (a `Text` where it can be said in the reader's language).
         self.message = message
-        prefix = f"{source}: " if source else ""
-        super().__init__(f"{prefix}key '{key}': {message}")
+        said = _("key '{key}': {message}", key=literal(key), message=message)
+        super().__init__(_("{where}: {message}", where=source, message=said) if source else said)
 
 
 class HardwareError(RefereeError):

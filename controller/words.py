@@ -16,11 +16,17 @@ from controller.games import registry
 from controller.games.base import Engine, Result
 from controller.games.events import EventType, GameEvent
 from controller.games.registry import find_rule
-from controller.language import DEFAULT, N_, Text, _, listed, literal, said
+from controller.language import DEFAULT, N_, Named, Text, _, listed, literal, said
 from controller.record import COMPUTER_MOVE, HINT
 from controller.referee import NOT_THE_COMPUTERS_MOVE, Verdict, VerdictKind
 
 Cell = tuple[int, int]
+
+
+def game_name(game: str) -> Any:
+    """A game's name as people know it in their language (Stay Alive is *Pièges* in French); an
+    unknown game as it is named."""
+    return Named(registry.get(game).title, "game") if registry.known(game) else game
 
 
 def seat_words(engine: Engine | None, seat: int) -> Text:

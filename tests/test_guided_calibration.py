@@ -82,13 +82,13 @@ def test_capture_waits_for_a_still_picture_with_the_markers_in_view():
     frames = [render_snapshot(start, profile, seed=1, size=(320, 240), scene=None) for _ in range(2)]
     board = iter([frames[0].copy() for _ in range(10)])
     assert wait(lambda: next(board), profile) is not None
-    with pytest.raises(guided.CaptureTimeout, match="the camera gave no new picture in 2 seconds"):
+    with pytest.raises(guided.CaptureTimeout, match="the camera gave no new picture in 2 s: "):
         wait(lambda: None, profile)
     same = frames[0]
     with pytest.raises(guided.CaptureTimeout, match="the camera gave no new picture"):
         wait(lambda: same, profile)  # the very same picture again and again is no new picture
     rng = np.random.default_rng(0)
-    with pytest.raises(guided.CaptureTimeout, match="did not keep still for 2 seconds"):
+    with pytest.raises(guided.CaptureTimeout, match="did not keep still for 2 s: "):
         wait(lambda: rng.integers(0, 255, (240, 320, 3), dtype=np.uint8), profile)
     grey = np.full((240, 320, 3), 120, np.uint8)
     with pytest.raises(guided.CaptureTimeout, match="four corner markers were not in view"):
@@ -119,7 +119,7 @@ def test_saving_refuses_bad_and_taken_names_and_switches_the_config(tmp_path):
     with pytest.raises(guided.ProfileNameError, match="exists already"):
         guided.save_and_switch(profile, "my_copy-2", config)
     assert guided.save_and_switch(profile, "my_copy-2", config, overwrite=True) == path
-    with pytest.raises(RefereeError, match="is a flipop config; this profile is for colorpop"):
+    with pytest.raises(RefereeError, match="is a Flipop config; this profile is for Colorpop"):
         guided.save_and_switch(default_profile("colorpop"), "other", config)
     assert "profile: profiles/my_copy-2.yaml" in config.read_text("utf-8")
 

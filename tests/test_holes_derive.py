@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from calibration.holes import derive, format_grids, observe, parse_grids, report
+from controller.language import said
 from controller.errors import FormatError
 from controller.games.stay_alive.holes import HolePattern, pattern_of, stand_in_pattern
 from controller.profile import load_profile
@@ -68,7 +69,8 @@ def test_points_never_seen_open_get_no_hole_in_either_slide():
     assert derived.ok and derived.never_open == ((0, 0),)
     assert not any(derived.pattern.orange[0][p] & 1 for p in range(3))
     assert not any(derived.pattern.white[0][q] & 1 for q in range(3))
-    assert "1 point(s) never opened: 1,1" in report(derived)
+    assert "1 point never opened: 1,1. For it the pattern" in report(derived)
+    assert "1 point qui ne s'est jamais ouvert\u00a0: 1,1." in said(report(derived), "fr")
 
 
 def test_observations_no_pattern_explains_are_reported_per_point():

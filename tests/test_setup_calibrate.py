@@ -121,5 +121,5 @@ def test_bad_input_is_a_sentence(tmp_path, monkeypatch, capsys):
     assert main(base[:3] + [str(camera), "--game", "flipop", "--name", "x"]) == 2
     captured = capsys.readouterr()
     assert captured.out.count("Not taken: ") == 1  # the first try said why, the second stopped the command
-    assert "no picture was taken in 6 seconds: a hand or an object is over the board; take it away" in captured.err
+    assert "no picture was taken in 6 s: a hand or an object is over the board; take it away" in captured.err
     assert "profile: null" in camera.read_text("utf-8")

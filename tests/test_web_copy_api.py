@@ -153,7 +153,7 @@ def test_holes_steps_refuse_wrong_pins_order_hands_and_unfinished_saves(holes_ri
         assert state["next_step"] == 2 and state["steps"][0]["taken"]
         assert state["steps"][0]["open_points"] == sum(map(sum, observe(pattern)[("A", "A")]))
         unfinished = await client.post("/api/holes/save", json={"name": "my-copy"}, headers=WITH_PIN)
-        assert unfinished.status == 409 and "8 step(s) still to take" in (await unfinished.json())["error"]
+        assert unfinished.status == 409 and "8 steps still to take" in (await unfinished.json())["error"]
         assert not (tmp_path / "profiles").exists()
 
     with_client(app, body)
@@ -167,7 +167,12 @@ def test_the_holes_setup_is_refused_on_a_board_without_holes(tmp_path):
         state = await (await client.get("/api/holes")).json()
         assert not state["available"] and "Stay Alive" in state["why_not"]
         refused = await client.post("/api/holes/start", json={}, headers=WITH_PIN)
-        assert refused.status == 409 and "flipop board" in (await refused.json())["error"]
+        assert refused.status == 409 and "Flipop board" in (await refused.json())["error"]
+        # in the page's language: the game's French name, Pièges for Stay Alive
+        state = await (await client.get("/api/holes?lang=fr")).json()
+        assert state["why_not"] == "les trous sont ceux de Pièges\u202f; cet arbitre surveille un plateau de Flipop"
+        refused = await client.post("/api/holes/start", json={}, headers={**WITH_PIN, "Accept-Language": "fr"})
+        assert "cet arbitre surveille un plateau de Flipop" in (await refused.json())["error"]
 
     with_client(app, body)
 

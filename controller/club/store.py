@@ -44,9 +44,8 @@ from typing import Any
 from controller.club.payloads import Message, verdict_words
 from controller.errors import RefereeError
 from controller.files import load_yaml
-from controller.games import registry
-from controller.language import DEFAULT, Named, _, listed, literal, said
-from controller.words import seat_words
+from controller.language import DEFAULT, _, listed, literal, said
+from controller.words import game_name, seat_words
 
 #: The club database's version (`PRAGMA user_version`): 0, games keyed by (table, game_id); 1,
 #: by (table, journal, game_id). A version 0 database is migrated when opened (`_migrate`).
@@ -725,7 +724,7 @@ def _game_title(game: Any, variant: Any, game_id: Any, lang: str) -> str | None:
     """`Colorpop, game 3` (`Pièges, partie 3`): the game's name as the catalogue says it."""
     if not isinstance(game, str):
         return None
-    title: Any = Named(registry.get(game).title, "game") if registry.known(game) else game
+    title: Any = game_name(game)
     if isinstance(variant, str) and variant and variant != "standard":
         title = _("{game} ({variant})", game=title, variant=variant)
     if isinstance(game_id, int):

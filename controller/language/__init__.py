@@ -226,6 +226,17 @@ def said(value: Any, lang: str | Language | None = DEFAULT) -> str:
     return str(value)
 
 
+def said_all(value: Any, lang: str | Language | None) -> Any:
+    """A JSON-like value with every sentence in it (`Text`, `Colour`, `Listed`) said in `lang`; the rest as it is."""
+    if isinstance(value, Text) or (hasattr(value, "said") and not isinstance(value, str)):
+        return said(value, lang)
+    if isinstance(value, dict):
+        return {key: said_all(item, lang) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [said_all(item, lang) for item in value]
+    return value
+
+
 def _(msgid: str, /, **args: Any) -> Text:
     """A sentence of the catalogue, with its `{name}` fields filled from `args`."""
     return Text(msgid, args)
@@ -254,7 +265,7 @@ def N_n(singular: str, plural: str) -> tuple[str, str]:
 # --- pieces of sentences --------------------------------------------------------------------------------
 class Listed:
     """Items listed as the language lists them: `A`, `A and B`, `A, B and C` (`A, B et C`); with no
-    `conjunction`, `A, B, C`; with `separator` `;`, clauses: `A; B` (French puts a narrow no-break
+    `conjunction`, `A, B, C`; with a space or a line break as `conjunction`, the items joined by it; with `separator` `;`, clauses: `A; B` (French puts a narrow no-break
     space before the semicolon)."""
 
     def __init__(self, items: Iterable[Any], conjunction: str | None = "and", separator: str = ",") -> None:
@@ -273,8 +284,8 @@ class Listed:
             return out
         if not self.conjunction:
             return ", ".join(words)
-        if self.conjunction == " ":
-            return " ".join(words)
+        if not self.conjunction.strip():  # a space, a line break: the items one after the other
+            return self.conjunction.join(words)
         if self.conjunction == "or":
             return said(_("{items} or {last}", items=", ".join(words[:-1]), last=words[-1]), lang)
         return said(_("{items} and {last}", items=", ".join(words[:-1]), last=words[-1]), lang)

@@ -28,11 +28,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 import cv2
 import numpy as np
 
+from controller.language import Text, _, _n, listed, literal
 from controller.vision.geometry import (
     DICTIONARIES,
     LatticeGeometry,
@@ -67,15 +69,26 @@ MIN_PITCH_PX = 14.0
 PPP = 16
 
 CORNER_NAMES = ("top-left", "top-right", "bottom-right", "bottom-left")
-GOOD = "markers found, board fully in view"
-CORNERS_GOOD = "board placed by its saved corners (a copy without markers), fully in view"
+GOOD = _("markers found, board fully in view")
+CORNERS_GOOD = _("board placed by its saved corners (a copy without markers), fully in view")
+
+
+def corner_words(name: str) -> Text:
+    """A corner's name (`CORNER_NAMES`) in people's words: `top-left` (`en haut à gauche`)."""
+    words = {
+        "top-left": _("top-left"),
+        "top-right": _("top-right"),
+        "bottom-right": _("bottom-right"),
+        "bottom-left": _("bottom-left"),
+    }
+    return words.get(name) or literal(name)
 
 
 @dataclass
 class AimAdvice:
     """The advice for one picture: sentences (the first is the most urgent) and the figures behind them."""
 
-    lines: list[str]
+    lines: list[Text]
     ok: bool
     markers_found: list[str] = field(default_factory=list)
     markers_missing: list[str] = field(default_factory=list)
@@ -169,7 +182,7 @@ def _board_outline(geom: LatticeGeometry) -> np.ndarray:
     return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64)
 
 
-def _moves(outline_px: np.ndarray, width: int, height: int, missing_sides: set[str]) -> list[str]:
+def _moves(outline_px: np.ndarray, width: int, height: int, missing_sides: set[str]) -> list[Text]:
     """Which way to move the camera so the outline comes into the picture."""
     pad = 2.0
     sides = set(missing_sides)
@@ -183,11 +196,17 @@ def _moves(outline_px: np.ndarray, width: int, height: int, missing_sides: set[s
         sides.add("down")
     out = []
     if {"left", "right"} <= sides or {"up", "down"} <= sides:
-        out.append("the board is larger than the picture: move the camera further away (or zoom out)")
+        out.append(_("the board is larger than the picture: move the camera further away (or zoom out)"))
         sides -= {"left", "right"} if {"left", "right"} <= sides else {"up", "down"}
+    moves = {
+        "left": _("move the camera left"),
+        "right": _("move the camera right"),
+        "up": _("move the camera up"),
+        "down": _("move the camera down"),
+    }
     for side in ("left", "right", "up", "down"):
         if side in sides:
-            out.append(f"move the camera {side}")
+            out.append(moves[side])
     return out
 
 
@@ -302,14 +321,25 @@ def _glare(geom: LatticeGeometry, gray: np.ndarray, h: np.ndarray) -> list[tuple
     return out
 
 
-def _glare_line(places: list[tuple[int, int]], place_name, rows: int, cols: int) -> str:
+def _glare_line(places: list[tuple[int, int]], place_name, rows: int, cols: int) -> Text:
     names = row_names(place_name, rows, cols) if place_name is not None else None
-    spots = ", ".join(place_name(c) if place_name is not None else f"row {c[0] + 1} column {c[1] + 1}" for c in places)
+    spots = listed(
+        [
+            place_name(c) if place_name is not None else _("row {row} column {column}", row=c[0] + 1, column=c[1] + 1)
+            for c in places
+        ],
+        conjunction=None,
+    )
     if names is None:
-        return f"glare on {spots}: move the lamp or tilt the camera"
-    glare_rows = sorted({r for r, _ in places})
-    which = _and([names[r] for r in glare_rows])
-    return f"glare on row{'s' if len(glare_rows) > 1 else ''} {which} ({spots}): move the lamp or tilt the camera"
+        return _("glare on {places}: move the lamp or tilt the camera", places=spots)
+    glare_rows = sorted({r for r, _c in places})
+    return _n(
+        "glare on row {rows} ({places}): move the lamp or tilt the camera",
+        "glare on rows {rows} ({places}): move the lamp or tilt the camera",
+        len(glare_rows),
+        rows=listed([names[r] for r in glare_rows]),
+        places=spots,
+    )
 
 
 def aim_advice(
@@ -357,10 +387,13 @@ def aim_advice(
     elif h is None:
         if found:
             advice.lines.append(
-                f"only the {advice.markers_found[0]} marker found: is the board in the camera's view, lit and in focus?"
+                _(
+                    "only the {corner} marker found: is the board in the camera's view, lit and in focus?",
+                    corner=corner_words(advice.markers_found[0]),
+                )
             )
         else:
-            advice.lines.append("no board marker found: is the board in the camera's view, lit and in focus?")
+            advice.lines.append(_("no board marker found: is the board in the camera's view, lit and in focus?"))
         area = np.ones(gray.shape, bool)
     else:
         outline = project(h, _board_outline(geom))
@@ -370,12 +403,15 @@ def aim_advice(
         pitch = float(np.linalg.norm(project(h, np.array([[0.0, 0.0], [1.0, 0.0]])) @ [-1, 1]))
         advice.measures["pitch_px"] = pitch
         if not moves and pitch < MIN_PITCH_PX:
-            advice.lines.append("the board is small in the picture: move the camera closer (or zoom in)")
+            advice.lines.append(_("the board is small in the picture: move the camera closer (or zoom in)"))
         if not moves and missing:
-            where = _and(advice.markers_missing)
             advice.lines.append(
-                f"the {where} marker{'s' if len(missing) > 1 else ''} not found: "
-                "is something covering it, or is it in shadow?"
+                _n(
+                    "the {corners} marker not found: is something covering it, or is it in shadow?",
+                    "the {corners} markers not found: is something covering them, or are they in shadow?",
+                    len(missing),
+                    corners=listed([corner_words(m) for m in advice.markers_missing]),
+                )
             )
         area_mask = np.zeros(gray.shape, np.uint8)
         cv2.fillConvexPoly(area_mask, np.rint(project(h, _board_outline(geom))).astype(np.int32), 1)
@@ -389,9 +425,9 @@ def aim_advice(
     top = float(np.percentile(values, 99))
     advice.measures.update(mean=mean, clipped_white=white, crushed_black=black, brightest=top)
     if mean < DARK_MEAN or top < DARK_WHITE or black > TOO_MANY_CLIPPED:
-        advice.lines.append("too dark: add light or raise the camera's exposure")
+        advice.lines.append(_("too dark: add light or raise the camera's exposure"))
     elif white > TOO_MANY_CLIPPED:
-        advice.lines.append("too bright: less light on the board or lower the camera's exposure")
+        advice.lines.append(_("too bright: less light on the board or lower the camera's exposure"))
     if h is not None:
         lap = cv2.Laplacian(gray.astype(np.float32), cv2.CV_32F)
         advice.measures["laplacian_variance"] = float(lap[area].var())
@@ -401,8 +437,11 @@ def aim_advice(
             advice.measures.update(blur_px=sigma, marker_laplacian_variance=marker_variance)
             if sigma > SHARP_SIGMA:
                 advice.lines.append(
-                    f"out of focus (edges blurred over about {sigma:.1f} pixels): "
-                    "turn the camera's focus ring or clean the lens"
+                    _(
+                        "out of focus (edges blurred over about {pixels} pixels): turn the camera's focus ring or "
+                        "clean the lens",
+                        pixels=Decimal(f"{sigma:.1f}"),
+                    )
                 )
         if white <= TOO_MANY_CLIPPED:
             advice.glare_places = _glare(geom, gray, h)
@@ -412,7 +451,3 @@ def aim_advice(
         advice.lines.append(GOOD if advice.placed_by == "markers" else CORNERS_GOOD)
         advice.ok = True
     return advice
-
-
-def _and(parts: list[str]) -> str:
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]

@@ -23,13 +23,15 @@ import numpy as np
 from aiohttp import web
 
 from calibration.guided import NAME_PATTERN, PROFILES_FOLDER
-from controller.errors import RefereeError
+from controller.errors import RefereeError, sentence
+from controller.language import _, literal, said, said_all
 from controller.profile import Profile, load_profile, save_profile
 from controller.vision.aim import aim_advice
 from controller.vision.geometry import CornersError, LatticeGeometry, check_corners, project
 from controller.vision.reader import BoardReader, as_bgr
 from controller.web.camera import scaled_jpeg
-from controller.web.http import NO_STORE, BadRequest, controls
+from controller.web.http import NO_STORE, BadRequest, controls, language_of
+from controller.words import game_name
 
 #: A profile's name as the page may give it: it becomes a file name, so nothing else.
 #: Width pictures are sent at for drawing on (the corners are dragged on it: a phone zooms in).
@@ -41,7 +43,7 @@ def picture_jpeg(frame: np.ndarray) -> bytes:
     """`frame` scaled to at most `PICTURE_WIDTH` wide, as a JPEG (the page draws in the frame's own pixels)."""
     data = scaled_jpeg(as_bgr(np.asarray(frame)), PICTURE_WIDTH, PICTURE_QUALITY)
     if data is None:
-        raise BadRequest(500, "the picture could not be encoded")
+        raise BadRequest(500, _("the picture could not be encoded"))
     return data
 
 
@@ -64,9 +66,10 @@ def profile_name(body: dict[str, Any]) -> str:
     if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
         raise BadRequest(
             400,
-            "'name' should be a profile name of 1 to 40 letters, digits, '-' or '_', starting "
-            "with a letter or digit (e.g. my-copy); it is saved as profiles/NAME.yaml beside the "
-            "config file",
+            _(
+                "'name' should be a profile name of 1 to 40 letters, digits, '-' or '_', starting with a letter "
+                "or digit (e.g. my-copy); it is saved as profiles/NAME.yaml beside the config file"
+            ),
         )
     return name
 
@@ -82,15 +85,22 @@ def save_into_named_profile(web_app: Any, name: str, keys: dict[str, Any]) -> tu
         base = load_profile(path) if path.exists() else session_profile
         if base.game != session_profile.game:
             raise BadRequest(
-                409, f"the profile {name} is a {base.game} profile; this referee watches {session_profile.game}"
+                409,
+                _(
+                    "the profile {name} is a {game} profile; this referee watches {watched}",
+                    name=name,
+                    game=game_name(base.game),
+                    watched=game_name(session_profile.game),
+                ),
             )
         profile = base.with_overrides(keys, source=str(path))
         path.parent.mkdir(parents=True, exist_ok=True)
         save_profile(profile, path)
     except OSError as exc:
-        raise BadRequest(500, f"cannot write the profile {path}: {exc.strerror}") from None
+        why = exc.strerror or str(exc)
+        raise BadRequest(500, _("cannot write the profile {path}: {why}", path=str(path), why=why)) from None
     except RefereeError as exc:
-        raise BadRequest(400, str(exc)) from None
+        raise BadRequest(400, sentence(exc)) from None
     return path, profile
 
 
@@ -109,14 +119,16 @@ def corners_from(body: dict[str, Any], size: tuple[int, int] | None) -> np.ndarr
     ):
         raise BadRequest(
             400,
-            "'corners' should be four points [x, y] in the picture's pixels: top-left, top-right, "
-            "bottom-right, bottom-left",
+            _(
+                "'corners' should be four points [x, y] in the picture's pixels: top-left, top-right, "
+                "bottom-right, bottom-left"
+            ),
         )
     points = np.array(corners, np.float64)
     try:
         check_corners(points, size)
     except CornersError as exc:
-        raise BadRequest(400, str(exc)) from None
+        raise BadRequest(400, sentence(exc)) from None
     return points
 
 
@@ -158,7 +170,7 @@ class AimSetup:
         with self._lock:  # one at a time: two pages asking together wait rather than double the work
             advice = aim_advice(frame, geom, engine.place_name, corners=self._corners_in_use())
             self._frame = frame
-        data = advice.to_json()
+        data: dict[str, Any] = {**advice.to_json(), "said_lines": list(advice.lines)}
         data.update(advice.drawing(geom))
         data["glare"] = [{"place": list(c), "name": engine.place_name(c)} for c in advice.glare_places]
         return data
@@ -167,14 +179,15 @@ class AimSetup:
         """The aim advice for the latest camera picture and what to draw over it, computed only when asked."""
         data = await asyncio.get_running_loop().run_in_executor(None, self._advise)
         if data is None:
-            raise BadRequest(404, "no picture from the camera yet")
+            raise BadRequest(404, _("no picture from the camera yet"))
+        data["lines"] = said_all(data.pop("said_lines"), language_of(request))
         return web.json_response(data, headers=NO_STORE)
 
     async def picture(self, request: web.Request) -> web.Response:
         """The picture the last `GET /api/aim` advised on."""
         frame = self._frame
         if frame is None:
-            raise BadRequest(404, "no aim checked yet: ask /api/aim first")
+            raise BadRequest(404, _("no aim checked yet: ask /api/aim first"))
         return await jpeg_response(frame)
 
     @controls
@@ -184,15 +197,22 @@ class AimSetup:
         size = None if frame is None else (int(np.asarray(frame).shape[1]), int(np.asarray(frame).shape[0]))
         corners = corners_from(body, size)
         listed = [[round(float(x), 1), round(float(y), 1)] for x, y in corners]
-        path, _ = await asyncio.get_running_loop().run_in_executor(
+        path, _profile = await asyncio.get_running_loop().run_in_executor(
             None, save_into_named_profile, self.web_app, name, {"corners": listed}
         )
         live = self._use_corners(listed)
-        message = f"corners saved in {path}"
-        if live:
-            message += "; the referee reads with them now"
-        message += f" (for after a restart, set 'profile: {path}' in the config)"
-        return web.json_response({"ok": True, "message": message, "path": str(path), "corners": listed})
+        where = literal(str(path))
+        message = (
+            _(
+                "corners saved in {path}; the referee reads with them now (for after a restart, set 'profile: {path}' "
+                "in the config)",
+                path=where,
+            )
+            if live
+            else _("corners saved in {path} (for after a restart, set 'profile: {path}' in the config)", path=where)
+        )
+        said_message = said(message, language_of(request))
+        return web.json_response({"ok": True, "message": said_message, "path": str(path), "corners": listed})
 
     def _use_corners(self, corners: list[list[float]]) -> bool:
         """Give the live reader a reader of the game's profile with these corners (the sensor takes it at its

@@ -23,13 +23,15 @@ from aiohttp import web
 
 from calibration.holes import PAIRS, report
 from calibration.holes_guide import STEPS, GuidedHoles, contradictions, instruction, step_name, wrong_slides
-from controller.errors import RefereeError
+from controller.errors import RefereeError, sentence
 from controller.games import registry
+from controller.language import Text, _, _n, literal, said_all
 from controller.vision.gating import MOVING, MotionGate
 from controller.vision.geometry import project
 from controller.vision.reader import BoardReader
 from controller.web.aim_api import jpeg_response, profile_name, save_into_named_profile
-from controller.web.http import NO_STORE, BadRequest, controls
+from controller.web.http import NO_STORE, BadRequest, controls, language_of
+from controller.words import game_name
 
 #: Seconds between the two pictures a capture compares to see that the board is still.
 STILL_WAIT = 0.3
@@ -59,14 +61,18 @@ class HolesSetup:
         ]
 
     # --- what the page shows ------------------------------------------------------------------------
-    def _available(self) -> str | None:
+    def _available(self) -> Text | None:
         """None when this referee's board has holes to set up, else why not."""
         game = self.web_app.view.scene.setup.game
         if "holes" not in registry.get(game).profile_keys:
-            return f"the holes are Stay Alive's; this referee watches a {game} board"
+            return _(
+                "the holes are Stay Alive's; this referee watches a {game} board",
+                game=game_name(game),
+            )
         return None
 
     def _state(self) -> dict[str, Any]:
+        """The whole state, its sentences as `Text`s (`said_all` says them in the request's language)."""
         why_not = self._available()
         guide = self.guide
         data: dict[str, Any] = {
@@ -113,12 +119,12 @@ class HolesSetup:
         return data
 
     async def state(self, request: web.Request) -> web.Response:
-        return web.json_response(self._state(), headers=NO_STORE)
+        return web.json_response(said_all(self._state(), language_of(request)), headers=NO_STORE)
 
     async def picture(self, request: web.Request) -> web.Response:
         frame = self.last_frame
         if frame is None:
-            raise BadRequest(404, "no picture taken yet")
+            raise BadRequest(404, _("no picture taken yet"))
         return await jpeg_response(frame)
 
     # --- the steps ----------------------------------------------------------------------------------
@@ -133,31 +139,34 @@ class HolesSetup:
             self.open_counts = {}
             self.last_frame = self.last_h = None
             self.saved_to = None
-        return web.json_response({"ok": True, "message": f"step 1 of {STEPS}: {instruction(1)}", **self._state()})
+        message = _("step 1 of {steps}: {instruction}", steps=STEPS, instruction=instruction(1))
+        return web.json_response(said_all({"ok": True, "message": message, **self._state()}, language_of(request)))
 
     @controls
     async def capture(self, request: web.Request, body: dict[str, Any]) -> web.Response:
         if self.guide is None:
-            raise BadRequest(409, "start the holes setup first")
+            raise BadRequest(409, _("start the holes setup first"))
         try:
             step = self.guide.check_step(body.get("step"))
         except RefereeError as exc:
-            raise BadRequest(409, str(exc)) from None
+            raise BadRequest(409, sentence(exc)) from None
         message = await asyncio.get_running_loop().run_in_executor(None, self._capture, step)
-        return web.json_response({"ok": True, "message": message, **self._state()})
+        return web.json_response(said_all({"ok": True, "message": message, **self._state()}, language_of(request)))
 
     def _still_picture(self) -> np.ndarray:
         """The latest picture, once a second one `STILL_WAIT` later shows the board did not move."""
         sensor = self.web_app.sensor
         first = getattr(sensor, "latest_frame", None)
         if first is None:
-            raise BadRequest(404, "no picture from the camera yet")
+            raise BadRequest(404, _("no picture from the camera yet"))
         time.sleep(STILL_WAIT)
         second = getattr(sensor, "latest_frame", None)
         gate = MotionGate(settle=1)
         gate.update(np.asarray(first))
         if gate.update(np.asarray(second)).state == MOVING:
-            raise BadRequest(409, "the board is moving: take your hands away, wait until it is still and capture again")
+            raise BadRequest(
+                409, _("the board is moving: take your hands away, wait until it is still and capture again")
+            )
         return np.asarray(second)
 
     def _check_switches(self, step: int) -> None:
@@ -171,47 +180,53 @@ class HolesSetup:
         if wrong is not None:
             raise BadRequest(409, wrong)
 
-    def _capture(self, step: int) -> str:
+    def _capture(self, step: int) -> Text:
         with self._lock:  # one capture at a time; a second click waits and is then checked again
             guide, reader = self.guide, self.reader
             if guide is None or reader is None:
-                raise BadRequest(409, "start the holes setup first")
+                raise BadRequest(409, _("start the holes setup first"))
             self._check_switches(step)
             frame = self._still_picture()
             self._check_switches(step)  # a slide moved while the picture was taken
             try:
                 grid = guide.record(step, reader.read(frame))
             except RefereeError as exc:
-                raise BadRequest(409, str(exc)) from None
+                raise BadRequest(409, sentence(exc)) from None
             opened = sum(map(sum, grid))
             self.open_counts[step] = opened
             self.last_frame, self.last_h = frame, reader.h
             due = guide.next_step
-            then = f"next, step {due}: {instruction(due)}" if due is not None else "all nine taken"
-            return f"{step_name(step)}: {opened} open points; {then}"
+            then = (
+                _("next, step {step}: {instruction}", step=due, instruction=instruction(due))
+                if due is not None
+                else _("all nine taken")
+            )
+            return _n(
+                "{step}: {n} open point; {then}",
+                "{step}: {n} open points; {then}",
+                opened,
+                step=step_name(step),
+                then=then,
+            )
 
     @controls
     async def save(self, request: web.Request, body: dict[str, Any]) -> web.Response:
         name = profile_name(body)
         if self.guide is None:
-            raise BadRequest(409, "start the holes setup first")
+            raise BadRequest(409, _("start the holes setup first"))
         try:
             derivation = self.guide.derivation()
         except RefereeError as exc:
-            raise BadRequest(409, str(exc)) from None
+            raise BadRequest(409, sentence(exc)) from None
         if not derivation.ok:
             raise BadRequest(
-                409,
-                "some points show what no hole pattern explains: take the steps the report names again before saving",
+                409, _("some points show what no hole pattern explains: take again the steps the report names")
             )
-        path, _ = await asyncio.get_running_loop().run_in_executor(
+        path, _profile = await asyncio.get_running_loop().run_in_executor(
             None, save_into_named_profile, self.web_app, name, {"holes": derivation.pattern.to_mapping()}
         )
         self.saved_to = str(path)
-        return web.json_response(
-            {
-                "ok": True,
-                "message": f"holes saved in {path} (to referee with them, set 'profile: {path}' in the config)",
-                **self._state(),
-            }
+        message = _(
+            "holes saved in {path} (to referee with them, set 'profile: {path}' in the config)", path=literal(str(path))
         )
+        return web.json_response(said_all({"ok": True, "message": message, **self._state()}, language_of(request)))

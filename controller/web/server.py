@@ -53,7 +53,7 @@ from controller.guard import (
 )
 from controller.hardware.lights_test import lights_test_patterns
 from controller.hardware.switch_test import SwitchTest, default_slide_name
-from controller.language import DEFAULT, LANGUAGES, NAMES, Text, _, page_messages, said
+from controller.language import DEFAULT, LANGUAGES, NAMES, Text, _, literal, page_messages, said
 from controller.record import setup_from_mapping
 from controller.service.events import Scene
 from controller.service.journal import Journal
@@ -300,7 +300,7 @@ class WebApp:
     async def game(self, request: web.Request) -> web.Response:
         game_id = self._game_id(request.match_info["id"])
         if game_id is None:  # the route's {id} is never empty
-            raise BadRequest(404, "a game is named by its number in the journal")
+            raise BadRequest(404, _("a game is named by its number in the journal"))
 
         lang = self.language_of(request)
 
@@ -358,10 +358,17 @@ class WebApp:
         game_id = self._game_id(request.match_info["id"])
         index = request.match_info["index"]
         if not GAME_NUMBER.fullmatch(index):
-            raise BadRequest(400, f"a verdict is named by its number, not {index[:40]!r}")
+            raise BadRequest(400, _("a verdict is named by its number, not {value}", value=repr(index[:40])))
         data = await self._in_journal(lambda journal: journal.picture(game_id, int(index)))
         if data is None:
-            raise BadRequest(404, f"no picture is kept for verdict {index} of game {game_id}")
+            raise BadRequest(
+                404,
+                _(
+                    "no picture is kept for verdict {index} of game {game}",
+                    index=literal(index),
+                    game=literal(str(game_id)),
+                ),
+            )
         # a verdict's picture never changes: the browser may keep it
         return web.Response(body=data, content_type="image/jpeg", headers={"Cache-Control": "max-age=86400"})
 

@@ -32,12 +32,14 @@ from aiohttp import web
 
 from calibration import guided
 from calibration.checks import PlacesRefused, place_name
-from controller.errors import RefereeError
+from controller.errors import RefereeError, sentence
 from controller.games import registry
+from controller.language import _, _n, literal, said, said_all
 from controller.profile import default_profile
 from controller.web.camera import scaled_jpeg
-from controller.web.http import BadRequest, controls
+from controller.web.http import BadRequest, controls, language_of
 from controller.web.view import board_json, palette
+from controller.words import game_name
 
 ROUTES = web.AppKey("calibration", object)
 #: Why the game is paused while the page calibrates (the page and `referee status` say it).
@@ -75,8 +77,8 @@ class CalibrationRoutes:
         ]
 
     # --- helpers ---------------------------------------------------------------------------------
-    def _bad(self, status: int, sentence: str) -> Exception:
-        return BadRequest(status, sentence)
+    def _bad(self, status: int, said: Any) -> Exception:
+        return BadRequest(status, said)
 
     def _profile_for(self, game: Any) -> Any:
         """The profile a calibration of `game` starts from: this referee's current one."""
@@ -84,12 +86,17 @@ class CalibrationRoutes:
         if game is None:
             game = setup.game
         if not isinstance(game, str) or not registry.known(game):
-            raise self._bad(400, f"unknown game {game!r}; expected one of {', '.join(registry.names())}")
+            raise self._bad(400, _unknown_game(game))
         if game != setup.game:
             raise self._bad(
                 400,
-                f"this referee watches a {registry.get(setup.game).title} board; to calibrate "
-                f"{registry.get(game).title}, set 'game: {game}' in its config file and restart it",
+                _(
+                    "this referee watches a {watched} board; to calibrate {game}, set 'game: {name}' in its config "
+                    "file and restart it",
+                    watched=game_name(setup.game),
+                    game=game_name(game),
+                    name=literal(game),
+                ),
             )
         return setup.profile
 
@@ -97,11 +104,11 @@ class CalibrationRoutes:
         try:
             steps = guided.steps_for(profile)
         except RefereeError as exc:
-            raise self._bad(400, str(exc)) from None
+            raise self._bad(400, sentence(exc)) from None
         names = [[place_name(profile.game, r, c) for c in range(profile.cols)] for r in range(profile.rows)]
         return {
             "game": profile.game,
-            "title": registry.get(profile.game).title,
+            "title": game_name(profile.game),
             "palette": palette(profile.game, profile),
             "place_names": names,
             "steps": [
@@ -120,7 +127,7 @@ class CalibrationRoutes:
 
     def _session(self) -> guided.GuidedCalibration:
         if self.session is None:
-            raise self._bad(409, "no calibration under way: start one first")
+            raise self._bad(409, _("no calibration under way: start one first"))
         return self.session
 
     def _latest(self) -> np.ndarray | None:
@@ -130,11 +137,12 @@ class CalibrationRoutes:
     async def steps(self, request: web.Request) -> web.Response:
         game = request.query.get("game")
         if game is not None and not registry.known(game):
-            raise self._bad(400, f"unknown game {game!r}; expected one of {', '.join(registry.names())}")
+            raise self._bad(400, _unknown_game(game))
         profile = self.web.view.scene.setup.profile
         if game is not None and game != profile.game:
             profile = default_profile(game)
-        return web.json_response(self._steps_json(profile), headers={"Cache-Control": "no-store"})
+        data = said_all(self._steps_json(profile), language_of(request))
+        return web.json_response(data, headers={"Cache-Control": "no-store"})
 
     @controls
     async def start(self, request: web.Request, body: dict[str, Any]) -> web.Response:
@@ -142,16 +150,20 @@ class CalibrationRoutes:
         data = self._steps_json(profile)
         with self._lock:
             if self._capturing:
-                raise self._bad(409, "a picture is being captured: wait for it, then start again")
+                raise self._bad(409, _("a picture is being captured: wait for it, then start again"))
             self.session = guided.GuidedCalibration(profile)
             self.outcome = None
             self.jpegs = {}
         await self._pause_game()
-        data["message"] = (
-            f"calibration of {data['title']} started: {len(data['steps'])} picture(s) to take; the game is paused "
-            "until the calibration is saved or stopped"
+        data["message"] = _n(
+            "calibration of {game} started: {n} picture to take; the game is paused until the calibration is saved "
+            "or stopped",
+            "calibration of {game} started: {n} pictures to take; the game is paused until the calibration is saved "
+            "or stopped",
+            len(data["steps"]),
+            game=data["title"],
         )
-        return web.json_response(data)
+        return web.json_response(said_all(data, language_of(request)))
 
     # --- the game paused meanwhile ---------------------------------------------------------------
     async def _pause_game(self) -> None:
@@ -174,11 +186,12 @@ class CalibrationRoutes:
     async def stop(self, request: web.Request, body: dict[str, Any]) -> web.Response:
         with self._lock:
             if self._capturing:
-                raise self._bad(409, "a picture is being captured: wait for it, then stop")
+                raise self._bad(409, _("a picture is being captured: wait for it, then stop"))
             self.session = None
             self.outcome = None
         await self._resume_game()
-        return web.json_response({"ok": True, "message": "calibration stopped; the game goes on"})
+        message = said(_("calibration stopped; the game goes on"), language_of(request))
+        return web.json_response({"ok": True, "message": message})
 
     @controls
     async def capture(self, request: web.Request, body: dict[str, Any]) -> web.Response:
@@ -187,12 +200,12 @@ class CalibrationRoutes:
         try:
             step = session.step(number)
         except RefereeError as exc:
-            raise self._bad(400, f"'step' should be a step number: {exc}") from None
+            raise self._bad(400, _("'step' should be a step number: {why}", why=sentence(exc))) from None
         if self._latest() is None:
-            raise self._bad(404, "no picture from the camera yet")
+            raise self._bad(404, _("no picture from the camera yet"))
         with self._lock:
             if self._capturing:
-                raise self._bad(409, "a picture is being captured already")
+                raise self._bad(409, _("a picture is being captured already"))
             self._capturing = True
         hands = getattr(self.web, "table_hands", None)
         executor = asyncio.get_running_loop().run_in_executor
@@ -201,36 +214,52 @@ class CalibrationRoutes:
                 await executor(None, hands.calibration_step, step)
             frame = await executor(None, self._wait_for_picture, session)
             if self.session is not session:
-                raise self._bad(409, "the calibration was started again meanwhile")
+                raise self._bad(409, _("the calibration was started again meanwhile"))
             session.take(step.number, frame)
             try:  # the picture is checked now, not at the end under another picture's name
                 await executor(None, session.check, step.number)
             except RefereeError as exc:
                 session.forget(step.number)
-                return await executor(None, self._refused, step, frame, exc)
+                return await executor(None, self._refused, step, frame, exc, language_of(request))
         except RefereeError as exc:
-            raise self._bad(409, str(exc)) from None
+            raise self._bad(409, sentence(exc)) from None
         finally:
             self._capturing = False
         self.jpegs[step.number] = _jpeg(frame)
         self.outcome = None
         left = session.missing()
-        message = f"picture {step.number} ({step.title}) taken"
-        message += f"; next: {left[0].title}" if left else "; every picture is taken: check the calibration"
+        message = (
+            _(
+                "picture {number} ({title}) taken; next: {next}",
+                number=step.number,
+                title=step.title,
+                next=left[0].title,
+            )
+            if left
+            else _(
+                "picture {number} ({title}) taken; every picture is taken: check the calibration",
+                number=step.number,
+                title=step.title,
+            )
+        )
+        said_message = said(message, language_of(request))
         return web.json_response(
-            {"ok": True, "step": step.number, "message": message, "next": left[0].number if left else None}
+            {"ok": True, "step": step.number, "message": said_message, "next": left[0].number if left else None}
         )
 
-    def _refused(self, step: Any, frame: np.ndarray, exc: RefereeError) -> web.Response:
+    def _refused(self, step: Any, frame: np.ndarray, exc: RefereeError, lang: str) -> web.Response:
         """409 with the sentence; for places refused, where they are on the refused picture
         (`GET /api/calibration/refused.jpg`), so the page circles them as it does after the check."""
 
-        body: dict[str, Any] = {"ok": False, "error": f"picture {step.number} ({step.title}) not taken: {exc}"}
+        error = _(
+            "picture {number} ({title}) not taken: {why}", number=step.number, title=step.title, why=sentence(exc)
+        )
+        body: dict[str, Any] = {"ok": False, "error": error}
         if isinstance(exc, PlacesRefused) and self.session is not None:
             places = [(r, c, exc.why) for r, c in exc.places]
             doubts = guided.placed_doubts(self.session.profile, frame, step.number, places)
             self.refused_jpeg = _jpeg(frame)
-            _, width, height = self.refused_jpeg
+            _data, width, height = self.refused_jpeg
             body["picture"] = {
                 "step": step.number,
                 "url": "/api/calibration/refused.jpg",
@@ -238,12 +267,12 @@ class CalibrationRoutes:
                 "height": height,
             }
             body["doubts"] = [_doubt_json(d) for d in doubts]
-        return web.json_response(body, status=409)
+        return web.json_response(said_all(body, lang), status=409)
 
     async def refused_picture(self, request: web.Request) -> web.Response:
         kept = self.refused_jpeg
         if kept is None:
-            raise self._bad(404, "no picture was refused")
+            raise self._bad(404, _("no picture was refused"))
         return web.Response(body=kept[0], content_type="image/jpeg", headers={"Cache-Control": "no-store"})
 
     def _wait_for_picture(self, session: guided.GuidedCalibration) -> np.ndarray:
@@ -252,10 +281,10 @@ class CalibrationRoutes:
     async def picture(self, request: web.Request) -> web.Response:
         text = request.match_info["step"]
         if not (text.isascii() and text.isdigit() and len(text) < 6):
-            raise self._bad(400, f"a step is named by its number (1, 2, ...), not {text[:20]!r}")
+            raise self._bad(400, _("a step is named by its number (1, 2, ...), not {value}", value=repr(text[:20])))
         kept = self.jpegs.get(int(text))
         if kept is None:
-            raise self._bad(404, "no picture kept for that step")
+            raise self._bad(404, _("no picture kept for that step"))
         return web.Response(body=kept[0], content_type="image/jpeg", headers={"Cache-Control": "no-store"})
 
     @controls
@@ -264,39 +293,40 @@ class CalibrationRoutes:
         try:
             outcome = await asyncio.get_running_loop().run_in_executor(None, session.finish)
         except RefereeError as exc:
-            raise self._bad(409, str(exc)) from None
+            raise self._bad(409, sentence(exc)) from None
         self.outcome = outcome
-        sizes = {n: (w, h) for n, (_, w, h) in self.jpegs.items()}
-        return web.json_response(
-            {
-                "ok": outcome.ok,
-                "problem": outcome.problem,
-                "report": outcome.report,
-                "pictures": [
-                    {"step": n, "url": f"/api/calibration/picture/{n}", "width": w, "height": h}
-                    for n, (w, h) in sorted(sizes.items())
-                ],
-                "doubts": [_doubt_json(d) for d in outcome.doubts],
-                "message": "the calibration checked itself: save it under a name"
-                if outcome.ok
-                else f"calibration refused: {outcome.problem}",
-            }
-        )
+        sizes = {n: (w, h) for n, (_data, w, h) in self.jpegs.items()}
+        answer = {
+            "ok": outcome.ok,
+            "problem": outcome.problem,
+            "report": outcome.report,
+            "pictures": [
+                {"step": n, "url": f"/api/calibration/picture/{n}", "width": w, "height": h}
+                for n, (w, h) in sorted(sizes.items())
+            ],
+            "doubts": [_doubt_json(d) for d in outcome.doubts],
+            "message": _("the calibration checked itself: save it under a name")
+            if outcome.ok
+            else _("calibration refused: {why}", why=outcome.problem),
+        }
+        return web.json_response(said_all(answer, language_of(request)))
 
     @controls
     async def save(self, request: web.Request, body: dict[str, Any]) -> web.Response:
         outcome = self.outcome
         if outcome is None or not outcome.ok:
-            raise self._bad(409, "there is no checked calibration to save: take the pictures and check it first")
+            raise self._bad(409, _("there is no checked calibration to save: take the pictures and check it first"))
         name, overwrite = body.get("name"), body.get("overwrite", False)
         if not isinstance(overwrite, bool):
-            raise self._bad(400, "'overwrite' should be true or false")
+            raise self._bad(400, _("'overwrite' should be true or false"))
         config = getattr(self.web, "config_path", None)
         if config is None:
             raise self._bad(
                 409,
-                "this referee was not started from a config file, so there is none to switch: "
-                "use `referee setup calibrate` with --config",
+                _(
+                    "this referee was not started from a config file, so there is none to switch: use `referee setup "
+                    "calibrate` with --config"
+                ),
             )
         try:
             path = await asyncio.get_running_loop().run_in_executor(
@@ -306,9 +336,9 @@ class CalibrationRoutes:
                 ),
             )
         except guided.ProfileNameError as exc:
-            raise self._bad(400, str(exc)) from None
+            raise self._bad(400, sentence(exc)) from None
         except RefereeError as exc:
-            raise self._bad(409, str(exc)) from None
+            raise self._bad(409, sentence(exc)) from None
         with self._lock:
             self.session = None
         await self._resume_game()
@@ -316,9 +346,20 @@ class CalibrationRoutes:
             {
                 "ok": True,
                 "path": str(path),
-                "message": f"saved as {path}; {Path(config).name} now uses it (restart the referee to read with it)",
+                "message": said(
+                    _(
+                        "saved as {path}; {config} now uses it (restart the referee to read with it)",
+                        path=str(path),
+                        config=Path(config).name,
+                    ),
+                    language_of(request),
+                ),
             }
         )
+
+
+def _unknown_game(game: Any) -> Any:
+    return _("unknown game {game}; expected one of {games}", game=repr(game), games=", ".join(registry.names()))
 
 
 def _doubt_json(d: Any) -> dict[str, Any]:
@@ -330,5 +371,5 @@ def _jpeg(frame: np.ndarray) -> tuple[bytes, int, int]:
     h, w = frame.shape[:2]
     data = scaled_jpeg(frame, PICTURE_WIDTH, PICTURE_QUALITY)
     if data is None:
-        raise RefereeError("the captured picture could not be encoded")
+        raise RefereeError(_("the captured picture could not be encoded"))
     return data, w, h
