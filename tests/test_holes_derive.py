@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from calibration.holes import derive, format_grids, observe, parse_grids, report
-from controller.language import said
 from controller.errors import FormatError
 from controller.games.stay_alive.holes import HolePattern, pattern_of, stand_in_pattern
+from controller.language import said
 from controller.profile import load_profile
 
 POS = "ABC"

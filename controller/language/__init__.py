@@ -265,8 +265,8 @@ def N_n(singular: str, plural: str) -> tuple[str, str]:
 # --- pieces of sentences --------------------------------------------------------------------------------
 class Listed:
     """Items listed as the language lists them: `A`, `A and B`, `A, B and C` (`A, B et C`); with no
-    `conjunction`, `A, B, C`; with a space or a line break as `conjunction`, the items joined by it; with `separator` `;`, clauses: `A; B` (French puts a narrow no-break
-    space before the semicolon)."""
+    `conjunction`, `A, B, C`; with a space or a line break as `conjunction`, the items joined by it;
+    with `separator` `;`, clauses: `A; B` (French puts a narrow no-break space before the semicolon)."""
 
     def __init__(self, items: Iterable[Any], conjunction: str | None = "and", separator: str = ",") -> None:
         self.items = list(items)

@@ -83,8 +83,9 @@ class _Marked(HTMLParser):
 
 def profile_words() -> dict[str, tuple[str, ...]]:
     """The names the games' default profiles give people (colours, each with the nouns it is said of;
-    Blockers!' symbols) and the games' own names (`Named(title, "game")`), with the contexts they are said in: the catalogue's extraction adds an entry
-    per pair, and the catalogue test checks French has them all."""
+    Blockers!' symbols) and the games' own names (`Named(title, "game")`), with the contexts they are
+    said in: the catalogue's extraction adds an entry per pair, and the catalogue test checks French
+    has them all."""
     out: dict[str, set[str]] = {}
     for game in registry.names():
         spec = registry.get(game)
