@@ -13,8 +13,13 @@ import contextlib
 import importlib
 import os
 import sys
+from pathlib import Path
+from typing import Any
 
-from controller.errors import RefereeError
+import yaml
+
+from controller.errors import RefereeError, os_words, sentence
+from controller.language import DEFAULT, _, choose, said
 
 #: Subcommand modules, in the order `referee --help` lists them.
 COMMAND_MODULES = [
@@ -69,32 +74,57 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 BAD_INPUT, INTERRUPTED, CLOSED_PIPE = 2, 130, 141
 
 
+def command_language(args: argparse.Namespace) -> str:
+    """The language a command speaks to people in (its refusals; `--help` stays English): its own
+    `--language`, else the `language:` of the config file it was given, else the person's locale
+    (`LANGUAGE`, `LC_ALL`, `LC_MESSAGES`, `LANG`, as gettext reads them), else English."""
+    chosen = choose(getattr(args, "language", None))
+    if chosen is not None:
+        return chosen
+    config = getattr(args, "config", None)
+    if isinstance(config, str | Path):
+        with contextlib.suppress(OSError, ValueError, yaml.YAMLError):
+            data = yaml.safe_load(Path(config).read_text("utf-8")) if Path(config).is_file() else None
+            chosen = choose(data.get("language")) if isinstance(data, dict) else None
+            if chosen is not None:
+                return chosen
+    for variable in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(variable)
+        if value:  # the first one set decides, as gettext does (`C` and `POSIX` are English)
+            return choose(value.split(":")[0].split(".")[0]) or DEFAULT
+    return DEFAULT
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
+    language = command_language(args)
+    if getattr(args, "language", "") is None:  # a command's own --language, left out: the one chosen here
+        args.language = language
     try:
         code = int(args._run(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, not in Python's own flush at exit
         return code
     except RefereeError as exc:
-        return _fail(str(exc))
+        return _fail(sentence(exc), language)
     except BrokenPipeError:
         # `referee demo | head -2`: the reader has what it wanted; end quietly, as Unix tools do.
         _silence_stdout()
         return CLOSED_PIPE
     except UnicodeDecodeError:  # a command handed a binary file to a loader that expected text
-        return _fail("a file given to this command is not a text file (UTF-8)")
+        return _fail(_("a file given to this command is not a text file (UTF-8)"), language)
     except OSError as exc:  # a file the command reads or writes: name it rather than show a traceback
-        where = f"{exc.filename}: " if exc.filename else ""
-        return _fail(f"{where}{exc.strerror or exc}")
+        why = os_words(exc)
+        where = _("{file}: {why}", file=str(exc.filename), why=why) if exc.filename else why
+        return _fail(where, language)
     except KeyboardInterrupt:
         return INTERRUPTED
 
 
-def _fail(sentence: str) -> int:
+def _fail(message: Any, language: str = DEFAULT) -> int:
     with contextlib.suppress(OSError):
-        print(f"referee: {sentence}", file=sys.stderr)
+        print(f"referee: {said(message, language)}", file=sys.stderr)
     return BAD_INPUT
 
 

@@ -6,6 +6,7 @@ can act on: which file, line or key is wrong and what was expected there.
 
 from __future__ import annotations
 
+import errno
 from typing import Any
 
 from controller.language import Text, _, literal
@@ -20,6 +21,21 @@ def sentence(exc: BaseException) -> Any:
     """An error's sentence: the `Text` it was raised with (said in any language), else its English."""
     arg = exc.args[0] if len(exc.args) == 1 else None
     return arg if isinstance(arg, Text) else str(exc)
+
+
+def os_words(exc: OSError) -> Any:
+    """Why the system refused a file, in words: the common reasons from the catalogue (their English
+    as the C library says it), any other as the system says it."""
+    common = {
+        errno.ENOENT: _("No such file or directory"),
+        errno.EACCES: _("Permission denied"),
+        errno.EPERM: _("Operation not permitted"),
+        errno.EISDIR: _("Is a directory"),
+        errno.ENOTDIR: _("Not a directory"),
+        errno.ENOSPC: _("No space left on device"),
+        errno.EROFS: _("Read-only file system"),
+    }
+    return (common.get(exc.errno) if exc.errno is not None else None) or exc.strerror or str(exc)
 
 
 class FormatError(RefereeError):

@@ -39,7 +39,7 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
-from controller.language import DEFAULT, _, choose, negotiate, said
+from controller.language import DEFAULT, Text, _, choose, negotiate, said
 
 log = logging.getLogger("referee.web")
 
@@ -469,16 +469,16 @@ class PinThrottle:
         self._tries.pop(client, None)
 
 
-def weak_pin(pin: str) -> str | None:
+def weak_pin(pin: str) -> Text | None:
     """Why `pin` is too easy to guess, or None."""
     if len(pin) < MIN_PIN_DIGITS:
-        return f"it has fewer than {MIN_PIN_DIGITS} digits"
+        return _("it has fewer than {n} digits", n=MIN_PIN_DIGITS)
     if len(set(pin)) == 1:
-        return "it is one digit repeated"
+        return _("it is one digit repeated")
     steps = {(int(b) - int(a)) % 10 for a, b in zip(pin, pin[1:])}
     if steps in ({1}, {9}):
-        return "its digits are in sequence"
+        return _("its digits are in sequence")
     for size in range(2, len(pin) // 2 + 1):
         if len(pin) % size == 0 and pin == pin[:size] * (len(pin) // size):
-            return "it is a short pattern repeated"
+            return _("it is a short pattern repeated")
     return None

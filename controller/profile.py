@@ -18,6 +18,7 @@ import yaml
 from controller.errors import ConfigError, RefereeError
 from controller.files import load_yaml, parse_yaml, read_text
 from controller.games import registry
+from controller.language import _
 from controller.schema import Checker, integer, kind_of, letter_key, list_of, mapping, number, one_of, text
 
 # --------------------------------------------------------------------------- per-game schemas
@@ -196,7 +197,7 @@ def _default_data(game: str) -> dict:
         raise RefereeError(f"the game {game!r} ships no default profile")
     if isinstance(where, Path):
         if where not in _read:
-            _read[where] = parse_yaml(read_text(where, f"the default {game} profile"), str(where))
+            _read[where] = parse_yaml(read_text(where, _("the default {game} profile", game=game)), str(where))
         return copy.deepcopy(_read[where])
     return copy.deepcopy(dict(where))
 
@@ -209,7 +210,7 @@ def default_profile(game: str) -> Profile:
 def load_profile(path: str | Path) -> Profile:
     """A user's profile: the default for its game with the file's keys replacing the default's."""
     path = Path(path)
-    raw = load_yaml(path, "the profile")
+    raw = load_yaml(path, _("the profile"))
     if not isinstance(raw, dict) or "game" not in raw:
         raise ConfigError("game", "a profile must say which game it describes", str(path))
     if not registry.known(raw["game"]):

@@ -12,6 +12,7 @@ from controller.errors import ConfigError, FormatError
 from controller.files import parse_yaml, read_text
 from controller.games import registry
 from controller.games.base import GameSetup
+from controller.language import _
 from controller.profile import default_profile, load_profile
 from controller.snapshot import Snapshot, format_snapshot, parse_snapshot
 
@@ -59,7 +60,7 @@ class GameRecord:
 
 
 def load_record(path: str | Path) -> GameRecord:
-    return parse_record(read_text(path, "the game record"), source=str(path))
+    return parse_record(read_text(path, _("the game record")), source=str(path))
 
 
 def parse_record(text: str, source: str = "record") -> GameRecord:

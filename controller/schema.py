@@ -22,34 +22,46 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, Va
 from pydantic_core import PydanticCustomError
 
 from controller.errors import ConfigError
+from controller.language import Text, _, _n, literal
 
 Checker = Callable[[Any, str], None]
 
 
-def kind_of(value: Any) -> str:
+def kind_of(value: Any) -> Any:
+    """What kind of value a person wrote, in words (`a whole number`, `text`)."""
     if isinstance(value, bool):
-        return "true/false"
+        return _("true/false")
     if isinstance(value, int):
-        return "a whole number"
+        return _("a whole number")
     if isinstance(value, float):
-        return "a number"
+        return _("a number")
     if isinstance(value, str):
-        return "text"
+        return _("text")
     if isinstance(value, list):
-        return "a list"
+        return _("a list")
     if isinstance(value, dict):
-        return "a mapping"
+        return _("a mapping")
     if value is None:
-        return "nothing"
+        return _("nothing")
     return type(value).__name__
+
+
+def _written(value: Any) -> Text:
+    """A value as the person wrote it (its Python form: `'loud'`, `2.5`), said the same in every language."""
+    return literal(repr(value))
 
 
 def integer(lo: int | None = None, hi: int | None = None) -> Checker:
     def check(value: Any, path: str) -> None:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(path, f"expected a whole number, got {kind_of(value)} ({value!r})")
+            raise ConfigError(
+                path, _("expected a whole number, got {kind} ({value})", kind=kind_of(value), value=_written(value))
+            )
         if (lo is not None and value < lo) or (hi is not None and value > hi):
-            raise ConfigError(path, f"expected a whole number from {lo} to {hi}, got {value}")
+            raise ConfigError(
+                path,
+                _("expected a whole number from {low} to {high}, got {value}", low=lo, high=hi, value=_written(value)),
+            )
 
     return check
 
@@ -57,9 +69,13 @@ def integer(lo: int | None = None, hi: int | None = None) -> Checker:
 def number(lo: float | None = None, hi: float | None = None) -> Checker:
     def check(value: Any, path: str) -> None:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(path, f"expected a number, got {kind_of(value)} ({value!r})")
+            raise ConfigError(
+                path, _("expected a number, got {kind} ({value})", kind=kind_of(value), value=_written(value))
+            )
         if (lo is not None and value < lo) or (hi is not None and value > hi):
-            raise ConfigError(path, f"expected a number from {lo} to {hi}, got {value}")
+            raise ConfigError(
+                path, _("expected a number from {low} to {high}, got {value}", low=lo, high=hi, value=_written(value))
+            )
 
     return check
 
@@ -77,8 +93,7 @@ def text(pattern: Callable[[str], bool] | None = None, what: str = "text") -> Ch
 def one_of(*choices: Any) -> Checker:
     def check(value: Any, path: str) -> None:
         if value not in choices:
-            listed = ", ".join(str(c) for c in choices)
-            raise ConfigError(path, f"expected one of {listed}, got {value!r}")
+            raise ConfigError(path, _one_of(choices, value))
 
     return check
 
@@ -90,11 +105,29 @@ def flag() -> Checker:
 def list_of(item: Checker, length: int | None = None, min_len: int = 0) -> Checker:
     def check(value: Any, path: str) -> None:
         if not isinstance(value, list):
-            raise ConfigError(path, f"expected a list, got {kind_of(value)} ({value!r})")
+            raise ConfigError(
+                path, _("expected a list, got {kind} ({value})", kind=kind_of(value), value=_written(value))
+            )
         if length is not None and len(value) != length:
-            raise ConfigError(path, f"expected a list of {length} items, got {len(value)}")
+            raise ConfigError(
+                path,
+                _n(
+                    "expected a list of {n} item, got {got}",
+                    "expected a list of {n} items, got {got}",
+                    length,
+                    got=len(value),
+                ),
+            )
         if len(value) < min_len:
-            raise ConfigError(path, f"expected at least {min_len} items, got {len(value)}")
+            raise ConfigError(
+                path,
+                _n(
+                    "expected at least {n} item, got {got}",
+                    "expected at least {n} items, got {got}",
+                    min_len,
+                    got=len(value),
+                ),
+            )
         for i, v in enumerate(value):
             item(v, f"{path}[{i}]")
 
@@ -111,13 +144,15 @@ def mapping(
 
     def check(value: Any, path: str) -> None:
         if not isinstance(value, dict):
-            raise ConfigError(path, f"expected a mapping of keys, got {kind_of(value)} ({value!r})")
+            raise ConfigError(
+                path, _("expected a mapping of keys, got {kind} ({value})", kind=kind_of(value), value=_written(value))
+            )
         for key, v in value.items():
             sub = f"{path}.{key}" if path else str(key)
             if fields is not None:
                 if key not in fields:
-                    known = ", ".join(fields)
-                    raise ConfigError(sub, f"unknown key; known keys here are: {known}")
+                    known = literal(", ".join(fields))
+                    raise ConfigError(sub, _("unknown key; known keys here are: {known}", known=known))
                 fields[key](v, sub)
             else:
                 if keys is not None:
@@ -126,7 +161,7 @@ def mapping(
                     values(v, sub)
         for key in required:
             if key not in value:
-                raise ConfigError(f"{path}.{key}" if path else key, "this key is required")
+                raise ConfigError(f"{path}.{key}" if path else key, _("this key is required"))
 
     return check
 
@@ -138,7 +173,7 @@ def anything() -> Checker:
 def letter_key(value: Any, path: str) -> None:
     """A class letter used as a key (the profile's classes, token counts, ...)."""
     if not (isinstance(value, str) and len(value) == 1 and value.isalpha() and value.isupper()):
-        raise ConfigError(path, f"expected a single capital letter, got {value!r}")
+        raise ConfigError(path, _("expected a single capital letter, got {value}", value=_written(value)))
 
 
 def cell_pair() -> Checker:
@@ -152,7 +187,15 @@ def cell_pair() -> Checker:
 SENTENCE = "referee"
 
 
-def sentence(text: str, key: str | int | None = None) -> PydanticCustomError:
+def _one_of(choices: Any, value: Any) -> Text:
+    return _(
+        "expected one of {choices}, got {value}",
+        choices=literal(", ".join(str(c) for c in choices)),
+        value=_written(value),
+    )
+
+
+def sentence(text: Any, key: str | int | None = None) -> PydanticCustomError:
     """The error a check raises: `text` is what the person reads; `key`, when given, is the key
     below the checked value that is wrong (an unknown key, a pin clashing inside a section)."""
     context: dict[str, Any] = {"sentence": text}
@@ -218,26 +261,35 @@ def key_path(location: tuple[str | int, ...], prefix: str = "") -> str:
     return path
 
 
-def _generic_sentence(error: Mapping[str, Any]) -> str:
+def _generic_sentence(error: Mapping[str, Any]) -> Any:
     """Pydantic's own checks (a key left out, a value of another kind), in the project's words."""
     kind, value = error["type"], error.get("input")
+    what = {"kind": kind_of(value), "value": _written(value)}
     if kind == "missing":
-        return "this key is required"
+        return _("this key is required")
     if kind == "bool_type":
-        return f"expected true or false, got {value!r}"
+        return _("expected true or false, got {value}", value=_written(value))
     if kind in ("int_type", "int_parsing", "int_from_float"):
-        return f"expected a whole number, got {kind_of(value)} ({value!r})"
+        return _("expected a whole number, got {kind} ({value})", **what)
     if kind in ("float_type", "float_parsing"):
-        return f"expected a number, got {kind_of(value)} ({value!r})"
+        return _("expected a number, got {kind} ({value})", **what)
     if kind == "string_type":
-        return f"expected text, got {kind_of(value)} ({value!r})"
+        return _("expected text, got {kind} ({value})", **what)
     if kind in ("list_type", "tuple_type"):
-        return f"expected a list, got {kind_of(value)} ({value!r})"
+        return _("expected a list, got {kind} ({value})", **what)
     if kind in ("dict_type", "model_type", "model_attributes_type"):
-        return f"expected a mapping of keys, got {kind_of(value)} ({value!r})"
+        return _("expected a mapping of keys, got {kind} ({value})", **what)
     if kind == "extra_forbidden":
-        return "is not a known setting"
+        return _("is not a known setting")
     return str(error["msg"])
+
+
+def _with_section(message: Any, path: str) -> Any:
+    """`{section}` in a sentence: the path of the section that said it (a `Text`'s argument, or in plain text)."""
+    if isinstance(message, Text):
+        args = {k: (literal(path) if v == "{section}" else v) for k, v in message.args.items()}
+        return Text(message.msgid, args, plural=message.plural, n=message.n, context=message.context)
+    return str(message).replace("{section}", path)
 
 
 def validate(
@@ -258,7 +310,7 @@ def validate(
         if extra is not None:
             location += (extra,)
         if error["type"] == SENTENCE:  # `{section}` in a sentence: the path of the section that said it
-            message = str(error["ctx"]["sentence"]).replace("{section}", key_path(tuple(error["loc"]), prefix))
+            message = _with_section(error["ctx"]["sentence"], key_path(tuple(error["loc"]), prefix))
         else:
             message = _generic_sentence(error)
         raise ConfigError(key_path(location, prefix), message, source) from None
@@ -280,7 +332,7 @@ def file_path(value: Any, info: ValidationInfo) -> Path:
     if isinstance(value, Path):
         return value
     if not isinstance(value, str) or not value.strip():
-        raise sentence(f"expected a file path, got {value!r}")
+        raise sentence(_("expected a file path, got {value}", value=_written(value)))
     path = Path(os.path.expanduser(value))
     return path if path.is_absolute() else folder_of(info) / path
 
@@ -290,9 +342,11 @@ def seconds(low: float, high: float) -> BeforeValidator:
 
     def check(value: Any) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise sentence(f"expected a number of seconds, got {value!r}")
+            raise sentence(_("expected a number of seconds, got {value}", value=_written(value)))
         if not low <= value <= high:
-            raise sentence(f"expected {low} to {high} seconds, got {value}")
+            raise sentence(
+                _("expected {low} to {high} seconds, got {value}", low=low, high=high, value=_written(value))
+            )
         return float(value)
 
     return checked(check)
@@ -304,7 +358,7 @@ def choice(*choices: str) -> BeforeValidator:
 
     def check(value: Any) -> str:
         if value not in choices:
-            raise sentence(f"expected one of {', '.join(choices)}, got {value!r}")
+            raise sentence(_one_of(choices, value))
         return str(value)
 
     return checked(check)

@@ -705,7 +705,7 @@ def _without_sent(body: dict[str, Any]) -> dict[str, Any]:
 def load_roster(path: str | Path) -> dict[str, set[str]]:
     """`referee club --roster FILE`: which players each table may field (YAML: table: [names])."""
 
-    data = load_yaml(Path(path), "the roster")
+    data = load_yaml(Path(path), _("the roster"))
     if not isinstance(data, dict) or not all(
         isinstance(t, str) and isinstance(n, list) and all(isinstance(x, str) and x for x in n) for t, n in data.items()
     ):

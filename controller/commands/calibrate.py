@@ -43,6 +43,7 @@ from controller.games.spec import (
     START_POSITION,
     GameSpec,
 )
+from controller.language import _
 from controller.profile import save_profile
 from controller.service.config import validate_camera_section
 from controller.snapshot import EMPTY, parse_snapshot, with_required_lines
@@ -91,7 +92,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def _camera_section(path: str) -> dict:
 
-    data = load_yaml(path, "the config file")
+    data = load_yaml(path, _("the config file"))
     if not isinstance(data, dict):
         raise RefereeError(f"the config {path} should be a set of 'name: value' settings")
     section = data.get("camera") or {}
@@ -168,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
     if args.image:
         pairs = []
         for img, snap in zip(args.image, args.snapshot):
-            text = with_required_lines(args.game, read_text(snap, "the snapshot"))
+            text = with_required_lines(args.game, read_text(snap, _("the snapshot")))
             pairs.append((load_image(img), parse_snapshot(args.game, text, letters=profile.letters, where=snap)))
         profile = cal.learn_labelled(profile, pairs, corners)
         for name, (image, snapshot) in zip(args.image, pairs):

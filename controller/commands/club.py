@@ -53,9 +53,10 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--language",
-        default="en",
-        help="the page's language for a browser that asks for none of the referee's (en or fr; each page "
-        "follows its browser's Accept-Language and its own language links)",
+        default=None,
+        help="the page's language for a browser that asks for none of the referee's (en or fr; default: the "
+        "person's locale, LANG, else en; each page follows its browser's Accept-Language and its own language "
+        "links)",
     )
     parser.add_argument(
         "--host",

@@ -93,8 +93,9 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument(
         "--language",
         choices=LANGUAGES,
-        default="en",
-        help="the language of the referee's sentences, the narration and the page's default (default en)",
+        default=None,
+        help="the language of the referee's sentences, the narration and the page's default (default: the "
+        "person's locale, LANG, else en)",
     )
     parser.add_argument(
         "--computer",

@@ -17,6 +17,7 @@ from calibration.holes import derive, holes_yaml, parse_grids, report
 from controller.errors import ConfigError, RefereeError
 from controller.files import load_yaml, read_text
 from controller.games import registry
+from controller.language import _
 from controller.profile import default_profile
 
 #: The profile key of a hole pattern.
@@ -56,7 +57,7 @@ def write_holes_into_profile(path: Path, holes_text: str, holes: dict) -> None:
     game = holes_game()
     data: dict = {"game": game}
     if path.exists():
-        loaded = load_yaml(path, "the profile")
+        loaded = load_yaml(path, _("the profile"))
         if loaded is not None:
             if not isinstance(loaded, dict) or loaded.get("game") != game:
                 raise ConfigError("game", f"the profile to update must be a {game} profile", str(path))
@@ -75,7 +76,7 @@ def write_holes_into_profile(path: Path, holes_text: str, holes: dict) -> None:
 
 def run(args: argparse.Namespace) -> int:
     grids_path = Path(args.grids)
-    text = read_text(grids_path, "the grids file")
+    text = read_text(grids_path, _("the grids file"))
     derivation = derive(parse_grids(text, where=str(grids_path)))
     print(report(derivation))
     if not derivation.ok:

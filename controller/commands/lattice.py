@@ -14,6 +14,7 @@ from pathlib import Path
 
 from controller.errors import RefereeError
 from controller.files import read_text
+from controller.language import _
 from controller.vision import lattice
 from controller.vision.geometry import parse_corners
 
@@ -73,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
             corners = corners * len(args.image)
         samples = []
         for img, lab in zip(args.image, args.labels):
-            grid = lattice.parse_labels(read_text(lab, "the labels file"), size, where=lab)
+            grid = lattice.parse_labels(read_text(lab, _("the labels file")), size, where=lab)
             samples.append((lattice.load_image(img), grid))
         model = lattice.learn(samples, size, corners)
         try:
@@ -86,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         raise RefereeError(
             f"the model {args.model} was learned for a {model.size[0]}x{model.size[1]} lattice, not {size[0]}x{size[1]}"
         )
-    grid, sure, _ = lattice.read(model, lattice.load_image(args.image), parse_corners(args.corners))
+    grid, sure, _scores = lattice.read(model, lattice.load_image(args.image), parse_corners(args.corners))
     for row in grid:
         print(" ".join(row))
     doubtful = [(r, c) for r in range(size[0]) for c in range(size[1]) if not sure[r, c]]

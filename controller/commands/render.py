@@ -10,6 +10,7 @@ import cv2
 from controller.errors import RefereeError
 from controller.files import read_text
 from controller.games import registry
+from controller.language import _
 from controller.profile import default_profile, load_profile
 from controller.snapshot import parse_snapshot
 from simulation.render import Scene, render_snapshot
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     check_image_name(args.out)
     profile = profile_for(args.game, args.profile)
     snap = parse_snapshot(
-        args.game, read_text(args.snapshot, "the snapshot"), letters=profile.letters, where=args.snapshot
+        args.game, read_text(args.snapshot, _("the snapshot")), letters=profile.letters, where=args.snapshot
     )
     hand = None
     if args.hand:

@@ -30,8 +30,9 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument(
         "--language",
         choices=LANGUAGES,
-        default="en",
-        help="the language of the verdicts in words (default en; the JSON lines stay as notation.md fixes them)",
+        default=None,
+        help="the language of the verdicts in words (default: the person's locale, LANG, else en; the JSON lines "
+        "stay as notation.md fixes them)",
     )
     return parser
 
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(json.dumps(line) + "\n")
         return 0
     engine = engine_for(record.setup)
-    language = getattr(args, "language", "en")
+    language = getattr(args, "language", None) or "en"
     for line in lines:
         if "result" in line:
             ending = result_line(line["result"]) or _("the record ends before the game does")

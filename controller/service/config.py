@@ -28,7 +28,7 @@ from controller.games import registry
 from controller.games.base import GameSetup
 from controller.games.registry import engine_for
 from controller.hardware.config import GpioConfig, SwitchConfig
-from controller.language import LANGUAGES
+from controller.language import LANGUAGES, _, literal
 from controller.record import setup_from_mapping
 from controller.schema import Section, checked, choice, file_path, seconds, sentence, validate
 from controller.service.pictures import PictureSettings
@@ -75,13 +75,13 @@ def control_socket_setting(data: dict, base: Path, source: str) -> Path:
 
 def _flag(value: Any) -> bool:
     if not isinstance(value, bool):
-        raise sentence(f"expected true or false, got {value!r}")
+        raise sentence(_("expected true or false, got {value}", value=literal(repr(value))))
     return value
 
 
 def _whole(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise sentence(f"expected a whole number, got {value!r}")
+        raise sentence(_("expected a whole number, got {value}", value=literal(repr(value))))
     return value
 
 
@@ -122,13 +122,13 @@ class SimulationConfig(Section):
 
 def _host(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise sentence(f"expected an address to listen on (0.0.0.0: all), got {value!r}")
+        raise sentence(_("expected an address to listen on (0.0.0.0: all), got {value}", value=literal(repr(value))))
     return value
 
 
 def _port(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 65535:
-        raise sentence(f"expected a port number 1-65535 (0: any free port), got {value!r}")
+        raise sentence(_("expected a port number 1-65535 (0: any free port), got {value}", value=literal(repr(value))))
     return value
 
 
@@ -139,14 +139,24 @@ def _pin(value: Any) -> str | None:
         # `pin: 0123` reaches here as 83 (YAML reads a number with a leading 0 as octal), `pin: 0012` as 10:
         # the digits written cannot be known, so a number is never taken as a PIN
         raise sentence(
-            f'write the PIN in quotes, e.g. pin: "048061": unquoted it is read as the number {value}, and YAML '
-            "changes numbers that start with 0 (0123 becomes 83)"
+            _(
+                'write the PIN in quotes, e.g. pin: "048061": unquoted it is read as the number {value}, and YAML '
+                "changes numbers that start with 0 (0123 becomes 83)",
+                value=literal(str(value)),
+            )
         )
     if not isinstance(value, str):
-        raise sentence(f"expected 6 to 12 digits in quotes (or null: a random PIN at each start), got {value!r}")
+        raise sentence(
+            _(
+                "expected 6 to 12 digits in quotes (or null: a random PIN at each start), got {value}",
+                value=literal(repr(value)),
+            )
+        )
     pin = value
     if not (pin.isascii() and pin.isdigit() and len(pin) <= 12):
-        raise sentence(f"expected 6 to 12 digits (or null: a random PIN at each start), got {pin!r}")
+        raise sentence(
+            _("expected 6 to 12 digits (or null: a random PIN at each start), got {value}", value=literal(repr(pin)))
+        )
     # the page's guard says which PINs are weak; imported here because it loads aiohttp, which
     # reading a config file never needs otherwise
     from controller.guard import weak_pin
@@ -154,9 +164,12 @@ def _pin(value: Any) -> str | None:
     weak = weak_pin(pin)
     if weak is not None:
         raise sentence(
-            f"the PIN {pin} is too easy to guess: {weak}; choose 6 to 12 digits that are not one digit "
-            "repeated, not in sequence and not a short pattern repeated, in quotes (or null: a random PIN at each "
-            "start)"
+            _(
+                "the PIN {pin} is too easy to guess: {why}; choose 6 to 12 digits that are not one digit repeated, "
+                "not in sequence and not a short pattern repeated, in quotes (or null: a random PIN at each start)",
+                pin=literal(pin),
+                why=weak,
+            )
         )
     return pin
 
@@ -166,31 +179,48 @@ def _hosts(value: Any) -> tuple[str, ...]:
         return ()
     if not isinstance(value, list) or not all(isinstance(h, str) and HOST_NAME.fullmatch(h.strip("[]")) for h in value):
         raise sentence(
-            "expected a list of the names and addresses people use to reach this table's page, e.g. "
-            f"[table-3.club.example, 192.168.1.23], got {value!r}"
+            _(
+                "expected a list of the names and addresses people use to reach this table's page, e.g. "
+                "[table-3.club.example, 192.168.1.23], got {value}",
+                value=literal(repr(value)),
+            )
         )
     return tuple(value)
 
 
-def _whole_in(low: int, high: int, what: str) -> BeforeValidator:
-    """A whole number from `low` to `high`: `Annotated[int, _whole_in(8, 64, "pixels per place")]`."""
+def _whole_in(low: int, high: int, what: Any) -> BeforeValidator:
+    """A whole number from `low` to `high`: `Annotated[int, _whole_in(8, 64, _("pixels per place"))]`."""
 
     def check(value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise sentence(f"expected {what}, a whole number from {low} to {high}, got {value!r}")
+            raise sentence(
+                _(
+                    "expected {what}, a whole number from {low} to {high}, got {value}",
+                    what=what,
+                    low=low,
+                    high=high,
+                    value=literal(repr(value)),
+                )
+            )
         return value
 
     return checked(check)
 
 
-def _limit(what: str) -> BeforeValidator:
+def _limit(what: Any) -> BeforeValidator:
     """A positive number of `what`, or None (null: no limit): `Annotated[float | None, _limit("days")]`."""
 
     def check(value: Any) -> float | None:
         if value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise sentence(f"expected a number of {what} above 0 (or null: no limit), got {value!r}")
+            raise sentence(
+                _(
+                    "expected a number of {what} above 0 (or null: no limit), got {value}",
+                    what=what,
+                    value=literal(repr(value)),
+                )
+            )
         return float(value)
 
     return checked(check)
@@ -201,10 +231,10 @@ class PicturesSection(Section):
     quality, and how old pictures are pruned (by age, then by the space they take all together)."""
 
     keep: Flag = True
-    pixels_per_place: Annotated[int, _whole_in(8, 64, "pixels per place")] = 20
-    quality: Annotated[int, _whole_in(30, 95, "a JPEG quality")] = 60
-    max_age_days: Annotated[float | None, _limit("days")] = 365.0
-    max_megabytes: Annotated[float | None, _limit("megabytes")] = 200.0
+    pixels_per_place: Annotated[int, _whole_in(8, 64, _("pixels per place"))] = 20
+    quality: Annotated[int, _whole_in(30, 95, _("a JPEG quality"))] = 60
+    max_age_days: Annotated[float | None, _limit(_("days"))] = 365.0
+    max_megabytes: Annotated[float | None, _limit(_("megabytes"))] = 200.0
 
     def settings(self) -> PictureSettings:
         return PictureSettings(self.keep, self.pixels_per_place, self.quality, self.max_age_days, self.max_megabytes)
@@ -232,7 +262,13 @@ class WebConfig(Section):
 
 def _voice_language(value: Any) -> str | None:
     if value is not None and value not in LANGUAGES:
-        raise sentence(f"expected one of {', '.join(LANGUAGES)} (or null: the table's language), got {value!r}")
+        raise sentence(
+            _(
+                "expected one of {languages} (or null: the table's language), got {value}",
+                languages=literal(", ".join(LANGUAGES)),
+                value=literal(repr(value)),
+            )
+        )
     return value
 
 
@@ -240,19 +276,27 @@ def _voice_events(value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list | tuple) or not value or any(e not in EVENTS for e in value):
-        raise sentence(f"expected a list of what the voice says, from {', '.join(EVENTS)}; got {value!r}")
+        raise sentence(
+            _(
+                "expected a list of what the voice says, from {events}; got {value}",
+                events=literal(", ".join(EVENTS)),
+                value=literal(repr(value)),
+            )
+        )
     return tuple(dict.fromkeys(value))
 
 
 def _percent(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100:
-        raise sentence(f"expected a whole number from 0 to 100, got {value!r}")
+        raise sentence(_("expected a whole number from 0 to 100, got {value}", value=literal(repr(value))))
     return value
 
 
 def _rate(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 80 <= value <= 400:
-        raise sentence(f"expected words a minute, a whole number from 80 to 400, got {value!r}")
+        raise sentence(
+            _("expected words a minute, a whole number from 80 to 400, got {value}", value=literal(repr(value)))
+        )
     return value
 
 
@@ -347,7 +391,7 @@ class ServiceConfig:
 def load_config(path: str | Path) -> ServiceConfig:
     """Read and check a config file; relative paths in it are relative to the file."""
     file = Path(path)
-    return config_from_mapping(load_yaml(file, "the config file"), source=str(file), base=file.parent)
+    return config_from_mapping(load_yaml(file, _("the config file")), source=str(file), base=file.parent)
 
 
 def _sub(exc: ConfigError, source: str, prefix: str = "") -> ConfigError:
@@ -366,18 +410,22 @@ def config_from_mapping(data: Any, source: str = "config.yaml", base: Path | Non
     """Check a parsed config file; `base` is the folder relative paths start from."""
     base = base or Path.cwd()
     if not isinstance(data, dict):
-        raise ConfigError("game", "the config file should be a set of 'name: value' settings", source)
+        raise ConfigError("game", _("the config file should be a set of 'name: value' settings"), source)
     checked_file = validate(ConfigFile, data, source, context={"base": base})
     if checked_file.patience < checked_file.settle_time:
         raise ConfigError(
             "patience",
-            f"expected at least settle_time ({checked_file.settle_time} seconds): an illegal-looking board "
-            f"cannot be called before a legal one is confirmed, got {checked_file.patience}",
+            _(
+                "expected at least settle_time ({settle} seconds): an illegal-looking board cannot be called before "
+                "a legal one is confirmed, got {patience}",
+                settle=checked_file.settle_time,
+                patience=checked_file.patience,
+            ),
             source,
         )
     game_keys = {k: data[k] for k in GAME_KEYS if k in data and data[k] is not None}
     if "game" not in game_keys:
-        raise ConfigError("game", f"is required: one of {', '.join(registry.names())}", source)
+        raise ConfigError("game", _("is required: one of {games}", games=literal(", ".join(registry.names()))), source)
     if isinstance(game_keys.get("profile"), str):
         profile_path = Path(os.path.expanduser(game_keys["profile"]))
         game_keys["profile"] = str(profile_path if profile_path.is_absolute() else base / profile_path)
@@ -392,7 +440,7 @@ def config_from_mapping(data: Any, source: str = "config.yaml", base: Path | Non
     if registry.get(setup.game).uses_switches and switches.source == "none":
         raise ConfigError(
             "switches.source",
-            "Stay Alive needs the slide switches: use serial (a real switch board) or simulated",
+            _("Stay Alive needs the slide switches: use serial (a real switch board) or simulated"),
             source,
         )
     return ServiceConfig(

@@ -35,7 +35,7 @@ from typing import Any
 
 from controller.errors import RefereeError
 from controller.files import load_yaml
-from controller.language import LANGUAGES
+from controller.language import LANGUAGES, _
 from controller.service.config import (
     SYSTEM_SOCKET,
     control_socket_setting,
@@ -451,7 +451,7 @@ def socket_path(args) -> Path:
     given = getattr(args, "config", None)
     config_file = Path(given or "config.yaml")
     if config_file.exists() or given:
-        data = load_yaml(config_file, "the config file")
+        data = load_yaml(config_file, _("the config file"))
         if not isinstance(data, dict):
             raise RefereeError(f"the config file {config_file} should be a set of 'name: value' settings")
         if data.get("control_socket") is not None:
