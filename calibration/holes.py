@@ -59,38 +59,56 @@ def parse_grids(text: str, where: str = "grids") -> Grids:
         header = _HEADER.match(line)
         if header:
             if current is not None and len(grids[current]) != SIZE:
-                raise FormatError(
-                    f"the block 'orange {current[0]} white {current[1]}' has "
-                    f"{len(grids[current])} rows, expected {SIZE}",
-                    at,
-                )
+                raise FormatError(_rows_wrong(current, len(grids[current])), at)
             current = (header.group(1).upper(), header.group(2).upper())
             if current in grids:
                 raise FormatError(
-                    f"a second block for orange {current[0]} white {current[1]} "
-                    f"(the first is at line {header_line[current]})",
+                    _(
+                        "a second block for orange {orange} white {white} (the first is at line {line})",
+                        orange=current[0],
+                        white=current[1],
+                        line=literal(str(header_line[current])),
+                    ),
                     at,
                 )
             grids[current] = []
             header_line[current] = number
             continue
         if current is None:
-            raise FormatError("expected a header 'orange P white Q' before the grid rows", at)
+            raise FormatError(_("expected a header 'orange P white Q' before the grid rows"), at)
         cells = [ch for ch in line if not ch.isspace()]
         if len(cells) != SIZE or any(ch.lower() not in (OPEN, CLOSED) for ch in cells):
-            raise FormatError(f"expected {SIZE} cells, each 'o' (open) or '.' (closed); got {line!r}", at)
+            raise FormatError(
+                _("expected {n} cells, each 'o' (open) or '.' (closed); got {line}", n=SIZE, line=repr(line)), at
+            )
         if len(grids[current]) == SIZE:
-            raise FormatError(f"the block 'orange {current[0]} white {current[1]}' has more than {SIZE} rows", at)
+            raise FormatError(
+                _(
+                    "the block 'orange {orange} white {white}' has more than {n} rows",
+                    orange=current[0],
+                    white=current[1],
+                    n=SIZE,
+                ),
+                at,
+            )
         grids[current].append(tuple(ch.lower() == OPEN for ch in cells))
     if current is not None and len(grids[current]) != SIZE:
-        raise FormatError(
-            f"the block 'orange {current[0]} white {current[1]}' has {len(grids[current])} rows, expected {SIZE}",
-            where,
-        )
-    missing = [f"orange {p} white {q}" for p, q in PAIRS if (p, q) not in grids]
+        raise FormatError(_rows_wrong(current, len(grids[current])), where)
+    missing = [_("orange {orange} white {white}", orange=p, white=q) for p, q in PAIRS if (p, q) not in grids]
     if missing:
-        raise FormatError(f"missing observation blocks: {', '.join(missing)}", where)
+        raise FormatError(_("missing observation blocks: {blocks}", blocks=listed(missing, conjunction=None)), where)
     return {pair: tuple(rows) for pair, rows in grids.items()}
+
+
+def _rows_wrong(block: tuple[str, str], rows: int) -> Text:
+    return _n(
+        "the block 'orange {orange} white {white}' has {n} row, expected {size}",
+        "the block 'orange {orange} white {white}' has {n} rows, expected {size}",
+        rows,
+        orange=block[0],
+        white=block[1],
+        size=SIZE,
+    )
 
 
 def format_grids(grids: Grids) -> str:

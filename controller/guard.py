@@ -123,16 +123,16 @@ class ConnectionLimits:
         self.evicted = 0
         self._said = float("-inf")
 
-    def admit(self, gate: _Admission) -> str | None:
+    def admit(self, gate: _Admission) -> Text | None:
         """None when `gate` may be served, else why not (a sentence for the refused client)."""
         if self.by_client[gate.client] >= self.per_client:
             self._refused(f"{gate.client} already has {self.per_client} connections open")
-            return f"too many connections from your address ({self.per_client} at once); close some pages"
+            return _("too many connections from your address ({n} at once); close some pages", n=self.per_client)
         if len(self.open) >= self.total:
             idle = next((g for g in self.open if not g.asked), None)
             if idle is None:
                 self._refused(f"{self.total} connections are open")
-                return "the referee is serving as many connections as it can; try again in a moment"
+                return _("the referee is serving as many connections as it can; try again in a moment")
             self.evicted += 1
             self._say(f"closed {self.evicted} connection(s) that sent no request, to make room")
             idle.drop()

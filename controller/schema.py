@@ -80,12 +80,18 @@ def number(lo: float | None = None, hi: float | None = None) -> Checker:
     return check
 
 
-def text(pattern: Callable[[str], bool] | None = None, what: str = "text") -> Checker:
+def text(pattern: Callable[[str], bool] | None = None, what: Any = None) -> Checker:
+    """Text (`what` says which, in words: `_("a colour name")`), matching `pattern` when given."""
+    wanted = what if what is not None else _("text")
+
     def check(value: Any, path: str) -> None:
         if not isinstance(value, str):
-            raise ConfigError(path, f"expected {what}, got {kind_of(value)} ({value!r})")
+            raise ConfigError(
+                path,
+                _("expected {what}, got {kind} ({value})", what=wanted, kind=kind_of(value), value=_written(value)),
+            )
         if pattern is not None and not pattern(value):
-            raise ConfigError(path, f"expected {what}, got {value!r}")
+            raise ConfigError(path, _("expected {what}, got {value}", what=wanted, value=_written(value)))
 
     return check
 

@@ -100,7 +100,7 @@ def test_grid_text_errors_say_where():
         parse_grids(GRID_BLOCK + GRID_BLOCK)
     with pytest.raises(FormatError, match="before the grid rows"):
         parse_grids("o . . . . . .\n")
-    with pytest.raises(FormatError, match="has 1 rows, expected 7"):
+    with pytest.raises(FormatError, match="has 1 row, expected 7"):
         parse_grids("orange A white A\no . . . . . .\n")
 
 

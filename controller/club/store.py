@@ -129,11 +129,15 @@ class Points:
             key, sep, value = part.partition("=")
             key = key.strip()
             if not sep or key not in values:
-                raise RefereeError(f"--points: expected win=N,draw=N,loss=N (any of them), got {text!r}")
+                raise RefereeError(
+                    _("--points: expected win=N,draw=N,loss=N (any of them), got {value}", value=repr(text))
+                )
             try:
                 values[key] = float(value)
             except ValueError:
-                raise RefereeError(f"--points: {key} should be a number, got {value!r}") from None
+                raise RefereeError(
+                    _("--points: {key} should be a number, got {value}", key=key, value=repr(value))
+                ) from None
         return cls(**values)
 
 
@@ -208,7 +212,9 @@ class ClubStore:
             self.db.executescript(SCHEMA)
             self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except (OSError, sqlite3.Error) as exc:
-            raise RefereeError(f"cannot open the club's database {self.path}: {exc}") from None
+            raise RefereeError(
+                _("cannot open the club's database {path}: {why}", path=str(self.path), why=str(exc))
+            ) from None
         self._lock = threading.Lock()
         self.tables: dict[str, dict[str, Any]] = {}
         self.results: dict[GameKey, dict[str, Any]] = {}
@@ -245,7 +251,11 @@ class ClubStore:
         version = int(self.db.execute("PRAGMA user_version").fetchone()[0])
         if version > SCHEMA_VERSION:
             raise RefereeError(
-                f"the club's database {self.path} was written by a newer referee club (version {version})"
+                _(
+                    "the club's database {path} was written by a newer referee club (version {version})",
+                    path=str(self.path),
+                    version=literal(str(version)),
+                )
             )
         columns = {name: [c[1] for c in self.db.execute(f"PRAGMA table_info({name})")] for name in JOURNAL_KEYED}
         old = [name for name, cols in columns.items() if cols and "journal" not in cols]
@@ -709,7 +719,9 @@ def load_roster(path: str | Path) -> dict[str, set[str]]:
     if not isinstance(data, dict) or not all(
         isinstance(t, str) and isinstance(n, list) and all(isinstance(x, str) and x for x in n) for t, n in data.items()
     ):
-        raise RefereeError(f"the roster {path}: expected one line per table, 'table-3: [Ann, Bob, Cy]'")
+        raise RefereeError(
+            _("the roster {path}: expected one line per table, 'table-3: [Ann, Bob, Cy]'", path=str(path))
+        )
     return {table: set(names) for table, names in data.items()}
 
 

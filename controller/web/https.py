@@ -22,6 +22,7 @@ from pathlib import Path
 
 from controller.errors import RefereeError
 from controller.guard import machine_names
+from controller.language import _
 
 #: Days the certificate the referee makes is valid (a table is set up once).
 VALID_DAYS = 3650
@@ -56,8 +57,10 @@ def make_certificate(cert: Path, key: Path, extra_hosts: Iterable[str] = ()) -> 
     openssl = shutil.which("openssl")
     if openssl is None:
         raise RefereeError(
-            "web.https needs a certificate and the referee makes it with openssl, which is not installed: "
-            "sudo apt install openssl (or give web.certificate and web.key of your own)"
+            _(
+                "web.https needs a certificate and the referee makes it with openssl, which is not installed: "
+                "sudo apt install openssl (or give web.certificate and web.key of your own)"
+            )
         )
     names, addresses = subject_names(extra_hosts)
     alt = ",".join([f"DNS:{n}" for n in names] + [f"IP:{a}" for a in addresses])
@@ -86,10 +89,16 @@ def make_certificate(cert: Path, key: Path, extra_hosts: Iterable[str] = ()) -> 
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise RefereeError(f"could not make the page's certificate with openssl: {exc}") from None
+        raise RefereeError(_("could not make the page's certificate with openssl: {why}", why=str(exc))) from None
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no reason given"])[-1]
-        raise RefereeError(f"could not make the page's certificate in {cert.parent}: openssl says {last}")
+        raise RefereeError(
+            _(
+                "could not make the page's certificate in {folder}: openssl says {why}",
+                folder=str(cert.parent),
+                why=last,
+            )
+        )
     key.chmod(0o600)
 
 
@@ -109,11 +118,24 @@ def server_context(cert: Path, key: Path, extra_hosts: Iterable[str] = ()) -> tu
         made = True
     for path, what in ((cert, "web.certificate"), (key, "web.key")):
         if not path.is_file():
-            raise RefereeError(f"{what}: {path} does not exist (remove both files and the referee makes a new pair)")
+            raise RefereeError(
+                _(
+                    "{key}: {path} does not exist (remove both files and the referee makes a new pair)",
+                    key=what,
+                    path=str(path),
+                )
+            )
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
     try:
         context.load_cert_chain(str(cert), str(key))
     except (ssl.SSLError, OSError) as exc:
-        raise RefereeError(f"the page's certificate {cert} and key {key} cannot be used: {exc}") from None
+        raise RefereeError(
+            _(
+                "the page's certificate {certificate} and key {key} cannot be used: {why}",
+                certificate=str(cert),
+                key=str(key),
+                why=str(exc),
+            )
+        ) from None
     return context, made

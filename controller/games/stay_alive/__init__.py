@@ -24,9 +24,10 @@ from controller.games.stay_alive.rules import (
     setup_board,
     with_switches,
 )
+from controller.language import _
 from controller.schema import integer, list_of, mapping, one_of, text
 
-_HOLE_STRING = text(lambda s: len(s) == 7 and set(s) <= {"0", "1"}, "seven characters 0 or 1")
+_HOLE_STRING = text(lambda s: len(s) == 7 and set(s) <= {"0", "1"}, _("seven characters 0 or 1"))
 _SLIDE_HOLES = mapping({p: _HOLE_STRING for p in POSITIONS}, required=tuple(POSITIONS))
 
 SPEC = GameSpec(
