@@ -102,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     language = command_language(args)
     if getattr(args, "language", "") is None:  # a command's own --language, left out: the one chosen here
         args.language = language
+    args.command_language = language
     try:
         code = int(args._run(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, not in Python's own flush at exit

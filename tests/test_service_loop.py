@@ -119,6 +119,10 @@ def test_control_socket_status_reveal_end_and_new_game(tmp_path):
         assert new["game_id"] == status["game_id"] + 1
         assert "unknown command" in server.answer(b'{"command": "dance"}')["error"]
         assert "not a JSON object" in server.answer(b"nonsense")["error"]
+        # the answer's sentences in the language the request asks for (the commands send theirs)
+        assert server.answer(b'{"command": "dance", "language": "fr"}')["error"].startswith("commande inconnue")
+        french = ask("reveal", seat=0, colours=["G"], language="fr")["error"]
+        assert "no secret colours" not in french and french != ask("reveal", seat=0, colours=["G"])["error"]
     finally:
         server.close()
     assert "no referee is running" in _safe("status")["error"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 
+from controller.language import _, said
 from controller.service.control import add_socket_arguments, request, socket_path
 from controller.words import stored_verdict_line
 
@@ -29,9 +30,10 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    answer = request(socket_path(args), "accept")
-    print(answer.get("message") or stored_verdict_line(answer["verdict"], None, None))
-    status = request(socket_path(args), "status")
+    language = getattr(args, "command_language", None)
+    answer = request(socket_path(args), "accept", language=language)
+    print(answer.get("message") or said(stored_verdict_line(answer["verdict"], None, None), language))
+    status = request(socket_path(args), "status", language=language)
     if status.get("to_move_name") and not status.get("over"):
-        print(f"{status['to_move_name']} to move")
+        print(said(_("{player} to move", player=status["to_move_name"]), language))
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from controller.language import _, said
 from controller.service.control import add_socket_arguments, request, socket_path
 from controller.words import result_line
 
@@ -19,6 +20,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    answer = request(socket_path(args), "end")
-    print(result_line(answer["result"]) or "the game was ended by agreement")
+    language = getattr(args, "command_language", None)
+    answer = request(socket_path(args), "end", language=language)
+    print(said(result_line(answer["result"]) or _("the game was ended by agreement"), language))
     return 0

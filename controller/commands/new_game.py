@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from controller.language import _, literal, said
 from controller.service.control import add_socket_arguments, request, socket_path
 
 
@@ -18,6 +19,8 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    answer = request(socket_path(args), "new-game")
-    print(f"{answer['message']} (game {answer['game_id']} in the journal)")
+    language = getattr(args, "command_language", None)
+    answer = request(socket_path(args), "new-game", language=language)
+    number = literal(str(answer["game_id"]))
+    print(said(_("{message} (game {number} in the journal)", message=answer["message"], number=number), language))
     return 0

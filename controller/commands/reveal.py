@@ -6,6 +6,7 @@ import argparse
 import json
 
 from controller.errors import RefereeError
+from controller.language import _, literal, said
 from controller.service.control import add_socket_arguments, request, socket_path
 from controller.words import result_line
 
@@ -28,12 +29,14 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     colours = [c.upper() for c in args.colours]
+    language = getattr(args, "command_language", None)
     if args.player < 1:
-        raise RefereeError(f"players are counted from 1; got {args.player}")
-    answer = request(socket_path(args), "reveal", seat=args.player - 1, colours=colours)
+        raise RefereeError(_("players are counted from 1; got {value}", value=literal(str(args.player))))
+    answer = request(socket_path(args), "reveal", seat=args.player - 1, colours=colours, language=language)
     if args.json:
         print(json.dumps(answer))
         return 0
-    print(f"player {args.player}'s secret colour: {' '.join(colours)}")
-    print(result_line(answer["result"]) or "noted; the game goes on")
+    said_colours = literal(" ".join(colours))
+    print(said(_("player {number}'s secret colour: {colours}", number=args.player, colours=said_colours), language))
+    print(said(result_line(answer["result"]) or _("noted; the game goes on"), language))
     return 0

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
+from controller.language import _, _n, literal, said
 from controller.service.control import add_socket_arguments, request, socket_path
+from controller.words import game_name
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -19,35 +22,45 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return parser
 
 
-def describe(status: dict) -> list[str]:
-    """The answer in words (the JSON behind `--json`)."""
-    lines = [f"{status['game']}, game {status['game_id']} in the journal, {status['verdicts']} verdicts so far"]
+def describe(status: dict, language: str | None = None) -> list[str]:
+    """The answer in words (the JSON behind `--json`), in `language`; the referee says the sentences
+    of its answer (verdicts, faults) in the language the request asked for."""
+    lines: list[Any] = [
+        _n(
+            "{game}, game {number} in the journal, {n} verdict so far",
+            "{game}, game {number} in the journal, {n} verdicts so far",
+            int(status["verdicts"]),
+            game=game_name(str(status["game"])),
+            number=literal(str(status["game_id"])),
+        )
+    ]
     if not status["started"]:
-        lines.append("waiting for a valid starting board")
+        lines.append(_("waiting for a valid starting board"))
     elif status["over"]:
-        lines.append(status.get("result_line") or "game over")
+        lines.append(status.get("result_line") or _("game over"))
     elif status.get("to_move") is not None:
-        name = status.get("to_move_name") or f"player {status['to_move'] + 1}"
-        lines.append(f"{name} to move")
+        name = status.get("to_move_name") or _("player {number}", number=status["to_move"] + 1)
+        lines.append(_("{player} to move", player=name))
     if status.get("paused"):
-        lines.append(f"judging is paused: {status['paused']}")
+        lines.append(_("judging is paused: {why}", why=status["paused"]))
     if status["illegal"]:
-        lines.append("the board is in an illegal state: put it back")
+        lines.append(_("the board is in an illegal state: put it back"))
     if status["pending"]:
-        lines.append("a move is under way")
+        lines.append(_("a move is under way"))
     if status.get("unreadable"):
-        lines.append(f"the board cannot be read: {status['unreadable']}")
+        lines.append(_("the board cannot be read: {why}", why=status["unreadable"]))
     for fault in status["faults"]:
-        lines.append(f"fault: {fault}")
+        lines.append(_("fault: {fault}", fault=fault))
     if status.get("last_line"):
-        lines.append(f"last verdict: {status['last_line']}")
-    return lines
+        lines.append(_("last verdict: {verdict}", verdict=status["last_line"]))
+    return [said(line, language) for line in lines]
 
 
 def run(args: argparse.Namespace) -> int:
-    status = request(socket_path(args), "status")
+    language = getattr(args, "command_language", None)
+    status = request(socket_path(args), "status", language=language)
     if args.json:
         print(json.dumps(status))
     else:
-        print("\n".join(describe(status)))
+        print("\n".join(describe(status, language)))
     return 0

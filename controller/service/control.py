@@ -33,9 +33,9 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from controller.errors import RefereeError
+from controller.errors import RefereeError, os_words, sentence
 from controller.files import load_yaml
-from controller.language import LANGUAGES, _
+from controller.language import DEFAULT, LANGUAGES, _, choose, literal, said_all
 from controller.service.config import (
     SYSTEM_SOCKET,
     control_socket_setting,
@@ -44,6 +44,9 @@ from controller.service.config import (
 )
 
 #: Each command and the arguments it takes (besides "command" and "id").
+#: The answer to a client when every slot is taken.
+BUSY = _("the referee is busy with other commands; try again in a moment")
+
 COMMANDS: dict[str, tuple[str, ...]] = {
     "status": (),
     "new-game": (),
@@ -100,7 +103,9 @@ class ControlServer:
             sock.listen(16)
         except OSError as exc:
             sock.close()
-            raise RefereeError(f"cannot open the control socket {self.path}: {exc.strerror or exc}") from None
+            raise RefereeError(
+                _("cannot open the control socket {path}: {why}", path=str(self.path), why=os_words(exc))
+            ) from None
         sock.settimeout(0.2)
         return sock
 
@@ -130,13 +135,13 @@ class ControlServer:
                 time.sleep(0.05)  # e.g. out of file descriptors: keep serving once it passes
                 continue
             if not self._slots.acquire(blocking=False):
-                _reply(conn, {"ok": False, "error": "the referee is busy with other commands; try again in a moment"})
+                _reply(conn, {"ok": False, "error": BUSY})
                 continue
             try:
                 threading.Thread(target=self._handle, args=(conn,), name="referee-control-client", daemon=True).start()
             except RuntimeError:  # no thread could be started
                 self._slots.release()
-                _reply(conn, {"ok": False, "error": "the referee is busy with other commands; try again in a moment"})
+                _reply(conn, {"ok": False, "error": BUSY})
 
     def _handle(self, conn: socket.socket) -> None:
         try:
@@ -144,9 +149,12 @@ class ControlServer:
             try:
                 answer = self.answer(read_line(conn))
             except TimeoutError:
-                answer = {"ok": False, "error": f"no complete request line came within {self.request_timeout:g} s"}
+                answer = {
+                    "ok": False,
+                    "error": _("no complete request line came within {seconds} s", seconds=self.request_timeout),
+                }
             except BadRequest as exc:
-                answer = {"ok": False, "error": str(exc)}
+                answer = {"ok": False, "error": sentence(exc)}
             except OSError:
                 return  # the client went away: nobody to answer
             _reply(conn, answer)
@@ -154,15 +162,19 @@ class ControlServer:
             self._slots.release()
 
     def answer(self, line: bytes) -> dict[str, Any]:
-        """The answer to one request line; never raises (also used directly by tests)."""
+        """The answer to one request line, its sentences in the `language` the request asks for
+        (English when it asks for none); never raises (also used directly by tests)."""
+        return said_all(self._answer(line), requested_language(line))
+
+    def _answer(self, line: bytes) -> dict[str, Any]:
         try:
             command, args, request_id = parse_request(line)
             return self._run(command, args, request_id)
         except BadRequest as exc:
-            return {"ok": False, "error": str(exc)}
+            return {"ok": False, "error": sentence(exc)}
         except Exception as exc:  # a bug here must not stop the server: say so and keep serving
             log.exception("control request failed")
-            error = f"the referee could not handle the request ({type(exc).__name__}); see its log"
+            error = _("the referee could not handle the request ({kind}); see its log", kind=type(exc).__name__)
             return {"ok": False, "error": error}
 
     def _run(self, command: str, args: dict[str, Any], request_id: str | None) -> dict[str, Any]:
@@ -173,7 +185,9 @@ class ControlServer:
             known = self._recent.get(request_id)
             if known is not None:
                 if known[1] != what:
-                    raise BadRequest(f"the id {request_id!r} was already used for another command; use a new id")
+                    raise BadRequest(
+                        _("the id {id} was already used for another command; use a new id", id=repr(request_id))
+                    )
                 future = known[2]
             else:
                 future = self.submit(command, **args)
@@ -194,21 +208,26 @@ class ControlServer:
             self._forget(request_id, future)
             return {
                 "ok": False,
-                "error": f"the referee did not take up the command within {self.timeout:g} s, "
-                "so it was withdrawn and not carried out; is the referee stuck? see its log",
+                "error": _(
+                    "the referee did not take up the command within {seconds} s, so it was withdrawn and not "
+                    "carried out; is the referee stuck? see its log",
+                    seconds=self.timeout,
+                ),
             }
         except concurrent.futures.TimeoutError:
             return {
                 "ok": False,
-                "error": "the referee started the command but has not finished it; "
-                "ask again with the same id to get its answer",
+                "error": _(
+                    "the referee started the command but has not finished it; ask again with the same id to get "
+                    "its answer"
+                ),
             }
         except RefereeError as exc:
-            return {"ok": False, "error": str(exc)}
+            return {"ok": False, "error": sentence(exc)}
         except Exception as exc:  # a bug in a command: say so rather than hang up
-            return {"ok": False, "error": f"the command failed: {exc}"}
+            return {"ok": False, "error": _("the command failed: {why}", why=str(exc))}
         if not isinstance(answer, dict):
-            return {"ok": False, "error": "the command gave no answer"}
+            return {"ok": False, "error": _("the command gave no answer")}
         return answer
 
     def _forget(self, request_id: str | None, future: concurrent.futures.Future) -> None:
@@ -223,42 +242,74 @@ class ControlServer:
 
 def parse_request(line: bytes) -> tuple[str, dict[str, Any], str | None]:
     """(command, its arguments, id) of a request line, or BadRequest with a sentence saying what is wrong."""
-    example = 'send one JSON object on one line, such as {"command": "status"}'
+    example = literal('{"command": "status"}')
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError:
-        raise BadRequest(f"the request is not UTF-8 text; {example}") from None
+        raise BadRequest(
+            _("the request is not UTF-8 text; send one JSON object on one line, such as {example}", example=example)
+        ) from None
+    not_json = _(
+        "the request is not a JSON object; send one JSON object on one line, such as {example}", example=example
+    )
     try:
         request = json.loads(text)
     except (ValueError, RecursionError):
-        raise BadRequest(f"the request is not a JSON object; {example}") from None
+        raise BadRequest(not_json) from None
     if not isinstance(request, dict):
-        raise BadRequest(f"the request is not a JSON object; {example}")
+        raise BadRequest(not_json)
     command = request.get("command")
     if not isinstance(command, str) or command not in COMMANDS:
-        raise BadRequest(f"unknown command; the commands are {', '.join(COMMANDS)}")
+        raise BadRequest(_("unknown command; the commands are {commands}", commands=literal(", ".join(COMMANDS))))
     request_id = request.get("id")
     if request_id is not None and (not isinstance(request_id, str) or not 0 < len(request_id) <= MAX_ID):
-        raise BadRequest(f"the id must be a text of 1 to {MAX_ID} characters")
+        raise BadRequest(_("the id must be a text of 1 to {n} characters", n=MAX_ID))
     allowed = COMMANDS[command]
-    args = {k: v for k, v in request.items() if k not in ("command", "id")}
+    # `language`: the one the answer's sentences are said in (`requested_language`), for every command;
+    # also an argument of the commands that take it (the hint is journalled and said in it)
+    args = {
+        k: v for k, v in request.items() if k not in ("command", "id") and (k != "language" or "language" in allowed)
+    }
     for key in args:
         if key not in allowed:
-            takes = f"takes only {', '.join(allowed)}" if allowed else "takes no arguments"
-            raise BadRequest(f"the {command} command {takes}; {_short(key)} is not one of them")
+            if allowed:
+                raise BadRequest(
+                    _(
+                        "the {command} command takes only {keys}; {key} is not one of them",
+                        command=command,
+                        keys=literal(", ".join(allowed)),
+                        key=_short(key),
+                    )
+                )
+            raise BadRequest(
+                _(
+                    "the {command} command takes no arguments; {key} is not one of them",
+                    command=command,
+                    key=_short(key),
+                )
+            )
     if command == "reveal":
         seat, colours = args.get("seat"), args.get("colours")
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 100:
-            raise BadRequest("reveal needs a seat number")
+            raise BadRequest(_("reveal needs a seat number"))
         if (
             not isinstance(colours, list)
             or not 0 < len(colours) <= 10
             or not all(isinstance(c, str) and 0 < len(c) <= 10 for c in colours)
         ):
-            raise BadRequest("reveal needs a list of one or more colour letters")
+            raise BadRequest(_("reveal needs a list of one or more colour letters"))
     if command == "hint" and args.get("language") not in (None, *LANGUAGES):
-        raise BadRequest(f"the hint command's language is one of {', '.join(LANGUAGES)}")
+        raise BadRequest(_("the hint command's language is one of {languages}", languages=literal(", ".join(LANGUAGES))))
     return command, args, request_id
+
+
+def requested_language(line: bytes) -> str:
+    """The language a request asks its answer in (its `language`), English when it asks for none of ours."""
+    with contextlib.suppress(UnicodeDecodeError, ValueError, RecursionError):
+        request = json.loads(line.decode("utf-8"))
+        if isinstance(request, dict):
+            return choose(request.get("language")) or DEFAULT
+    return DEFAULT
 
 
 def _short(value: Any) -> str:
@@ -275,7 +326,7 @@ def read_line(conn: socket.socket, limit: int = MAX_REQUEST) -> bytes:
             break
         data += chunk
         if len(data) > limit:
-            raise BadRequest(f"the request is longer than {limit} bytes")
+            raise BadRequest(_("the request is longer than {n} bytes", n=literal(str(limit))))
     return data.split(b"\n", 1)[0].strip()
 
 
@@ -284,7 +335,9 @@ def _reply(conn: socket.socket, answer: dict[str, Any]) -> None:
     try:
         text = json.dumps(answer)
     except (TypeError, ValueError):
-        text = json.dumps({"ok": False, "error": "the referee's answer could not be written as JSON; see its log"})
+        text = json.dumps(
+            {"ok": False, "error": str(_("the referee's answer could not be written as JSON; see its log"))}
+        )
     with conn, contextlib.suppress(OSError):
         conn.settimeout(REQUEST_TIMEOUT)
         conn.sendall((text + "\n").encode("utf-8"))
@@ -309,14 +362,20 @@ def prepare_folder(folder: Path) -> None:
         if not folder.is_dir():
             folder.mkdir(mode=0o700 if private else 0o750, parents=True)
     except OSError as exc:
-        raise RefereeError(f"cannot create the folder of the control socket {folder}: {exc.strerror or exc}") from None
+        raise RefereeError(
+            _("cannot create the folder of the control socket {path}: {why}", path=str(folder), why=os_words(exc))
+        ) from None
     if private:
         info = os.lstat(folder)
         if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
             raise RefereeError(
-                f"the folder {folder} for the control socket is not a private folder of this user "
-                f"(owner uid {info.st_uid}, mode {stat.filemode(info.st_mode)}); remove it, or set "
-                "control_socket in config.yaml"
+                _(
+                    "the folder {path} for the control socket is not a private folder of this user (owner uid {uid}, "
+                    "mode {mode}); remove it, or set control_socket in config.yaml",
+                    path=str(folder),
+                    uid=literal(str(info.st_uid)),
+                    mode=stat.filemode(info.st_mode),
+                )
             )
 
 
@@ -327,26 +386,40 @@ def clear_stale_socket(path: Path) -> None:
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise RefereeError(f"cannot look at the control socket path {path}: {exc.strerror or exc}") from None
+        raise RefereeError(
+            _("cannot look at the control socket path {path}: {why}", path=str(path), why=os_words(exc))
+        ) from None
     if not stat.S_ISSOCK(info.st_mode):
         raise RefereeError(
-            f"there is already a file at the control socket path {path} and it is not a socket; "
-            "the referee leaves it alone: remove it, or set control_socket in config.yaml to another path"
+            _(
+                "there is already a file at the control socket path {path} and it is not a socket; the referee "
+                "leaves it alone: remove it, or set control_socket in config.yaml to another path",
+                path=str(path),
+            )
         )
     if _answers(path):
         raise RefereeError(
-            f"another referee is already running with the control socket {path}; stop it first, "
-            "or set control_socket in config.yaml to another path"
+            _(
+                "another referee is already running with the control socket {path}; stop it first, or set "
+                "control_socket in config.yaml to another path",
+                path=str(path),
+            )
         )
     if info.st_uid != os.getuid():
         raise RefereeError(
-            f"the control socket path {path} holds a socket of another user (uid {info.st_uid}); the "
-            "referee leaves it alone: ask them to remove it, or set control_socket in config.yaml"
+            _(
+                "the control socket path {path} holds a socket of another user (uid {uid}); the referee leaves it "
+                "alone: ask them to remove it, or set control_socket in config.yaml",
+                path=str(path),
+                uid=literal(str(info.st_uid)),
+            )
         )
     try:
         path.unlink()  # our own referee died and left it: safe to replace
     except OSError as exc:
-        raise RefereeError(f"cannot remove the old control socket {path}: {exc.strerror or exc}") from None
+        raise RefereeError(
+            _("cannot remove the old control socket {path}: {why}", path=str(path), why=os_words(exc))
+        ) from None
 
 
 def _answers(path: Path) -> bool:
@@ -367,14 +440,18 @@ def request(
     command: str,
     timeout: float = ANSWER_TIMEOUT + 2,
     request_id: str | None = None,
+    language: str | None = None,
     **args: Any,
 ) -> dict[str, Any]:
     """Send one command to a running referee and return its answer (raises RefereeError if none).
 
     The command carries an id (a new one unless given); when the connection breaks before an
     answer comes, it is sent once more with the same id, which the referee never runs twice.
+    `language`: the one the referee says its answer's sentences in.
     """
     message = {"command": command, "id": request_id or uuid.uuid4().hex, **args}
+    if language is not None:
+        message["language"] = language
     _check_socket_file(Path(path))
     try:
         line = _exchange(path, message, timeout)
@@ -383,20 +460,27 @@ def request(
         try:
             line = _exchange(path, message, timeout)
         except _Unanswered as exc:
-            raise RefereeError(f"the referee at {path} did not answer: {exc}") from None
+            raise RefereeError(_("the referee at {path} did not answer: {why}", path=str(path), why=exc.why)) from None
     try:
         answer = json.loads(line.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         answer = None
     if not isinstance(answer, dict):
-        raise RefereeError(f"the program at {path} did not answer like a referee; is control_socket right?")
+        raise RefereeError(
+            _("the program at {path} did not answer like a referee; is control_socket right?", path=str(path))
+        )
     if not answer.get("ok"):
-        raise RefereeError(str(answer.get("error") or "the referee refused the command"))
+        error = answer.get("error")
+        raise RefereeError(literal(str(error)) if error else _("the referee refused the command"))
     return answer
 
 
 class _Unanswered(Exception):
     """The request may have arrived but no answer came back: worth one retry with the same id."""
+
+    def __init__(self, why: Any) -> None:
+        super().__init__(str(why))
+        self.why = why
 
 
 def _exchange(path: str | Path, message: dict[str, Any], timeout: float) -> bytes:
@@ -407,36 +491,50 @@ def _exchange(path: str | Path, message: dict[str, Any], timeout: float) -> byte
             sock.connect(str(path))
         except FileNotFoundError:
             raise RefereeError(
-                f"no referee is running (no control socket at {path}); start it with `referee run`, "
-                "or give the socket with --socket or control_socket in the config file"
+                _(
+                    "no referee is running (no control socket at {path}); start it with `referee run`, or give the "
+                    "socket with --socket or control_socket in the config file",
+                    path=str(path),
+                )
             ) from None
         except ConnectionRefusedError:
             raise RefereeError(
-                f"no referee is answering at {path} (the socket is left from one that stopped); "
-                "start it with `referee run`"
+                _(
+                    "no referee is answering at {path} (the socket is left from one that stopped); start it with "
+                    "`referee run`",
+                    path=str(path),
+                )
             ) from None
         except PermissionError:
             raise RefereeError(
-                f"you may not use the control socket {path}; ask to be added to the referee's group"
+                _("you may not use the control socket {path}; ask to be added to the referee's group", path=str(path))
             ) from None
         except OSError as exc:
-            raise RefereeError(f"cannot reach the referee at {path}: {exc.strerror or exc}") from None
+            raise RefereeError(
+                _("cannot reach the referee at {path}: {why}", path=str(path), why=os_words(exc))
+            ) from None
         try:
             sock.sendall((json.dumps(message) + "\n").encode("utf-8"))
             line = read_line(sock, limit=1024 * 1024)
         except TimeoutError:
-            raise RefereeError(f"the referee at {path} did not answer within {timeout:g} s") from None
-        except (OSError, BadRequest) as exc:
-            raise _Unanswered(str(exc)) from None
+            raise RefereeError(
+                _("the referee at {path} did not answer within {seconds} s", path=str(path), seconds=timeout)
+            ) from None
+        except OSError as exc:
+            raise _Unanswered(os_words(exc)) from None
+        except BadRequest as exc:
+            raise _Unanswered(sentence(exc)) from None
     if not line:
-        raise _Unanswered("it closed the connection without an answer")
+        raise _Unanswered(_("it closed the connection without an answer"))
     return line
 
 
 def _check_socket_file(path: Path) -> None:
     with contextlib.suppress(OSError):
         if not stat.S_ISSOCK(os.stat(path).st_mode):
-            raise RefereeError(f"{path} is not a referee's control socket; give the socket with --socket")
+            raise RefereeError(
+                _("{path} is not a referee's control socket; give the socket with --socket", path=str(path))
+            )
 
 
 def socket_path(args) -> Path:
@@ -453,7 +551,9 @@ def socket_path(args) -> Path:
     if config_file.exists() or given:
         data = load_yaml(config_file, _("the config file"))
         if not isinstance(data, dict):
-            raise RefereeError(f"the config file {config_file} should be a set of 'name: value' settings")
+            raise RefereeError(
+                _("the config file {path} should be a set of 'name: value' settings", path=str(config_file))
+            )
         if data.get("control_socket") is not None:
             return control_socket_setting(data, config_file.parent, str(config_file))
     path = default_control_socket()
