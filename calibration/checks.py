@@ -426,7 +426,7 @@ def _check_doors(pic: Expected, doors: tuple[str, ...]) -> None:
             [
                 _(
                     "post {post} ({got} where {want} belongs)",
-                    post=literal(f"{POSTS[k][0]},{POSTS[k][1]}"),
+                    post=_("{row},{column}", row=str(POSTS[k][0]), column=str(POSTS[k][1])),
                     got=doors[k] or _("no wing"),
                     want=pic.doors[k],
                 )

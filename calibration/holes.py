@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from controller.errors import FormatError
 from controller.games.stay_alive.holes import POSITIONS, SIZE, HolePattern, per_position
+from controller.games.stay_alive.rules import point_name
 from controller.language import Text, _, _n, listed, literal
 
 Cell = tuple[int, int]
@@ -215,7 +216,7 @@ def report(derivation: Derivation) -> str:
             lines.append(
                 _(
                     "  point {point} (orange slide {orange}, white slide {white}): {seen}",
-                    point=literal(f"{r + 1},{c + 1}"),
+                    point=point_name((r, c)),
                     orange=r + 1,
                     white=c + 1,
                     seen=_matrix_text(matrix),
@@ -224,7 +225,7 @@ def report(derivation: Derivation) -> str:
     else:
         lines.append(_("All nine observations are explained by one hole pattern."))
     if derivation.never_open:
-        points = literal(" ".join(f"{r + 1},{c + 1}" for r, c in derivation.never_open))
+        points = listed([point_name(cell) for cell in derivation.never_open], conjunction=None)
         lines.append(
             _n(
                 "{n} point never opened: {points}. For it the pattern gives neither slide a hole; which slide "

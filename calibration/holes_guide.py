@@ -16,7 +16,8 @@ from typing import Any
 from calibration.holes import PAIRS, Derivation, Grid, Grids, derive
 from controller.errors import RefereeError
 from controller.games.stay_alive.holes import POSITIONS, SIZE
-from controller.language import Text, _, _n, listed, literal
+from controller.games.stay_alive.rules import point_name as point_name_of
+from controller.language import Text, _, _n, listed
 
 STEPS = len(PAIRS)
 
@@ -34,7 +35,7 @@ def step_name(step: int) -> Text:
 
 def point_name(r: int, c: int) -> Text:
     """A point of the hole grid as people count it (from 1): `point 3,5`."""
-    return _("point {point}", point=literal(f"{r + 1},{c + 1}"))
+    return _("point {point}", point=point_name_of((r, c)))
 
 
 def grid_from_reading(reading: Any, step: int) -> Grid:
@@ -42,7 +43,7 @@ def grid_from_reading(reading: Any, step: int) -> Grid:
     if reading.cells is None:
         raise RefereeError(_("{step}: {problem}", step=step_name(step), problem=reading.problem))
     if reading.unsure:
-        points = literal(", ".join(f"{r + 1},{c + 1}" for r, c in reading.unsure))
+        points = listed([point_name_of(cell) for cell in reading.unsure], conjunction=None)
         raise RefereeError(
             _(
                 "{step}: points {points} could not be read surely; move the lamp or clear the board and take "

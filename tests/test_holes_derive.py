@@ -70,7 +70,7 @@ def test_points_never_seen_open_get_no_hole_in_either_slide():
     assert not any(derived.pattern.orange[0][p] & 1 for p in range(3))
     assert not any(derived.pattern.white[0][q] & 1 for q in range(3))
     assert "1 point never opened: 1,1. For it the pattern" in report(derived)
-    assert "1 point qui ne s'est jamais ouvert\u00a0: 1,1." in said(report(derived), "fr")
+    assert "1 point qui ne s'est jamais ouvert\u00a0: (1\u202f; 1)." in said(report(derived), "fr")
 
 
 def test_observations_no_pattern_explains_are_reported_per_point():
