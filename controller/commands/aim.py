@@ -17,6 +17,7 @@ from controller.commands.render import profile_for
 from controller.errors import RefereeError
 from controller.games import registry
 from controller.games.registry import engine_for
+from controller.language import _
 from controller.record import setup_from_mapping
 from controller.service.config import load_config
 from controller.vision.aim import SHARP_SIGMA, aim_advice
@@ -78,17 +79,17 @@ def _from_camera(path: str):
     finally:
         source.close()
     if frame is None:
-        raise RefereeError(f"the camera of {path} gave no picture")
+        raise RefereeError(_("the camera of {path} gave no picture", path=str(path)))
     return frame, profile, engine_for(config.setup).place_name
 
 
 def run(args: argparse.Namespace) -> int:
 
     if bool(args.config) == bool(args.image):
-        raise RefereeError("give either --config FILE (a picture from its camera) or --image IMAGE --game GAME")
+        raise RefereeError(_("give either --config FILE (a picture from its camera) or --image IMAGE --game GAME"))
     if args.image:
         if not args.game:
-            raise RefereeError("--image needs --game: which game's board the picture shows")
+            raise RefereeError(_("--image needs --game: which game's board the picture shows"))
         profile = profile_for(args.game, args.profile)
         frame = load_image(args.image)
         names = place_namer(args.game)

@@ -11,7 +11,8 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from controller.errors import RefereeError
+from controller.errors import RefereeError, os_words
+from controller.language import _, _n, said
 from controller.service.journal import Journal
 from controller.service.pictures import write_pictures
 from controller.service.session import export_record
@@ -53,16 +54,33 @@ def run(args: argparse.Namespace) -> int:
             if game_id is None:
                 latest = journal.latest_game()
                 if latest is None:
-                    raise RefereeError(f"the journal {args.journal} holds no game: no pictures to write")
+                    raise RefereeError(
+                        _("the journal {path} holds no game: no pictures to write", path=str(args.journal))
+                    )
                 game_id = latest.id
             try:
                 written = write_pictures(journal, game_id, Path(args.pictures))
             except OSError as exc:
-                raise RefereeError(f"cannot write the pictures into {args.pictures}: {exc.strerror or exc}") from None
-            print(f"{len(written)} pictures written into {args.pictures}", file=sys.stderr)
+                raise RefereeError(
+                    _("cannot write the pictures into {path}: {why}", path=str(args.pictures), why=os_words(exc))
+                ) from None
+            language = getattr(args, "command_language", None)
+            done = _n(
+                "{n} picture written into {path}",
+                "{n} pictures written into {path}",
+                len(written),
+                path=str(args.pictures),
+            )
+            print(said(done, language), file=sys.stderr)
     except (ValueError, KeyError, TypeError, AttributeError, sqlite3.Error) as exc:
         # json.loads of a garbled row, a row with missing keys, a cut page
-        raise RefereeError(f"the journal {args.journal} is damaged and this game cannot be exported: {exc}") from None
+        raise RefereeError(
+            _(
+                "the journal {path} is damaged and this game cannot be exported: {why}",
+                path=str(args.journal),
+                why=str(exc),
+            )
+        ) from None
     finally:
         journal.close()
     sys.stdout.write(record)

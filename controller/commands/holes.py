@@ -14,11 +14,12 @@ from pathlib import Path
 import yaml
 
 from calibration.holes import derive, holes_yaml, parse_grids, report
-from controller.errors import ConfigError, RefereeError
+from controller.errors import ConfigError, RefereeError, os_words
 from controller.files import load_yaml, read_text
 from controller.games import registry
-from controller.language import _
+from controller.language import _, said
 from controller.profile import default_profile
+from controller.words import game_name
 
 #: The profile key of a hole pattern.
 HOLES = "holes"
@@ -60,7 +61,9 @@ def write_holes_into_profile(path: Path, holes_text: str, holes: dict) -> None:
         loaded = load_yaml(path, _("the profile"))
         if loaded is not None:
             if not isinstance(loaded, dict) or loaded.get("game") != game:
-                raise ConfigError("game", f"the profile to update must be a {game} profile", str(path))
+                raise ConfigError(
+                    "game", _("the profile to update must be a {game} profile", game=game_name(game)), str(path)
+                )
             data = loaded
     data.pop(HOLES, None)
     # Validate the profile as the referee will read it before touching the file.
@@ -71,7 +74,7 @@ def write_holes_into_profile(path: Path, holes_text: str, holes: dict) -> None:
     try:
         path.write_text(head + holes_text, "utf-8")
     except OSError as exc:
-        raise RefereeError(f"cannot write the profile {path}: {exc.strerror}") from None
+        raise RefereeError(_("cannot write the profile {path}: {why}", path=str(path), why=os_words(exc))) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -80,12 +83,18 @@ def run(args: argparse.Namespace) -> int:
     derivation = derive(parse_grids(text, where=str(grids_path)))
     print(report(derivation))
     if not derivation.ok:
-        print("No profile written: fix the observations above and run again.", file=sys.stderr)
+        print(
+            said(
+                _("No profile written: fix the observations above and run again."),
+                getattr(args, "command_language", None),
+            ),
+            file=sys.stderr,
+        )
         return 1
     holes_text = holes_yaml(derivation.pattern)
     if args.out:
         write_holes_into_profile(Path(args.out), holes_text, derivation.pattern.to_mapping())
-        print(f"Wrote the holes: key to {args.out}")
+        print(said(_("Wrote the holes: key to {path}", path=str(args.out)), getattr(args, "command_language", None)))
     else:
         print()
         print(holes_text, end="")

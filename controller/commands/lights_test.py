@@ -15,6 +15,7 @@ from controller.errors import ConfigError
 from controller.hardware.config import GpioConfig, validate_gpio
 from controller.hardware.feedback import Feedback
 from controller.hardware.lights_test import check_button, lights_test_steps
+from controller.language import _
 from controller.service.config import load_config
 
 
@@ -45,7 +46,7 @@ def load_gpio_config(path: str, simulate: bool) -> GpioConfig:
     if not Path(path).exists():
         if simulate:
             return validate_gpio({"backend": "mock"})
-        raise ConfigError("gpio", "is needed to know the pins, but the config file was not found", source=path)
+        raise ConfigError("gpio", _("is needed to know the pins, but the config file was not found"), source=path)
     gpio = load_config(path).gpio
     return gpio.model_copy(update={"backend": "mock"}) if simulate else gpio
 

@@ -17,6 +17,7 @@ from controller import words
 from controller.commands.render import profile_for
 from controller.errors import RefereeError
 from controller.games import registry
+from controller.language import _n, said
 from controller.profile import default_profile
 from controller.snapshot import EMPTY
 from controller.vision.geometry import check_corners, parse_corners
@@ -88,6 +89,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"# open points: {pts}" if pts else "# open points: none")
     if reading.unsure:
         where = ", ".join(spec.place_name((r, c)) for r, c in reading.unsure)
-        print(f"referee: {len(reading.unsure)} place(s) could not be read surely: {where}", file=sys.stderr)
+        unsure = _n(
+            "referee: {n} place could not be read surely: {places}",
+            "referee: {n} places could not be read surely: {places}",
+            len(reading.unsure),
+            places=where,
+        )
+        print(said(unsure, getattr(args, "command_language", None)), file=sys.stderr)
         return UNSURE_EXIT
     return 0

@@ -13,6 +13,7 @@ from controller.games import registry
 from controller.language import _
 from controller.profile import default_profile, load_profile
 from controller.snapshot import parse_snapshot
+from controller.words import game_name
 from simulation.render import Scene, render_snapshot
 
 
@@ -41,17 +42,26 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def profile_for(game: str, path: str | None):
     profile = load_profile(path) if path else default_profile(game)
     if profile.game != game:
-        raise RefereeError(f"the profile {path} describes {profile.game}, not {game}")
+        raise RefereeError(
+            _(
+                "the profile {path} describes {game}, not {other}",
+                path=str(path),
+                game=game_name(profile.game),
+                other=game_name(game),
+            )
+        )
     return profile
 
 
 def check_image_name(path: str) -> None:
     """Refuse, before any work, an output name OpenCV cannot write (it would raise, not return False)."""
     if not cv2.haveImageWriter(path):
-        raise RefereeError(f"cannot write the image {path}: its name must end in .png or .jpg")
+        raise RefereeError(_("cannot write the image {path}: its name must end in .png or .jpg", path=str(path)))
     folder = Path(path).parent
     if not folder.is_dir():
-        raise RefereeError(f"cannot write the image {path}: there is no folder {folder}")
+        raise RefereeError(
+            _("cannot write the image {path}: there is no folder {folder}", path=str(path), folder=str(folder))
+        )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -66,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             r, c = (float(v) for v in args.hand.split(","))
         except ValueError:
-            raise RefereeError(f"--hand needs 'row,col'; got {args.hand!r}") from None
+            raise RefereeError(_("--hand needs 'row,col'; got {value}", value=repr(args.hand))) from None
         hand = (r, c)
     img = render_snapshot(snap, profile, seed=args.seed, preset=args.preset, scene=Scene(hand=hand))
     try:
@@ -75,6 +85,9 @@ def run(args: argparse.Namespace) -> int:
         written = False
     if not written:
         raise RefereeError(
-            f"cannot write the image {args.out} (is the folder there, and the name ending in .png or .jpg?)"
+            _(
+                "cannot write the image {path} (is the folder there, and the name ending in .png or .jpg?)",
+                path=str(args.out),
+            )
         )
     return 0
