@@ -148,7 +148,7 @@ class Profile:
         if not overrides:
             return self
         if not isinstance(overrides, dict):
-            raise ConfigError("profile", f"expected a mapping of profile keys, got {kind_of(overrides)}")
+            raise ConfigError("profile", _("expected a mapping of profile keys, got {value}", value=kind_of(overrides)))
         merged = copy.deepcopy(self.data)
         for key, value in overrides.items():
             if key == "settings" and isinstance(value, dict):
@@ -161,10 +161,12 @@ class Profile:
 
 def make_profile(data: dict, source: str = "profile") -> Profile:
     if not isinstance(data, dict):
-        raise ConfigError("game", "a profile is a mapping of keys", source)
+        raise ConfigError("game", _("a profile is a mapping of keys"), source)
     game = data.get("game")
     if not registry.known(game):
-        raise ConfigError("game", f"expected one of {', '.join(registry.names())}, got {game!r}", source)
+        raise ConfigError(
+            "game", _("expected one of {value}, got {game}", value=", ".join(registry.names()), game=repr(game)), source
+        )
     try:
         schema_for(game)(data, "")
     except ConfigError as exc:
@@ -194,7 +196,7 @@ def _default_data(game: str) -> dict:
     """A copy of the default profile `game` ships (its file is read once)."""
     where = registry.get(game).default_profile
     if where is None:
-        raise RefereeError(f"the game {game!r} ships no default profile")
+        raise RefereeError(_("the game {game} ships no default profile", game=repr(game)))
     if isinstance(where, Path):
         if where not in _read:
             _read[where] = parse_yaml(read_text(where, _("the default {game} profile", game=game)), str(where))
@@ -212,9 +214,13 @@ def load_profile(path: str | Path) -> Profile:
     path = Path(path)
     raw = load_yaml(path, _("the profile"))
     if not isinstance(raw, dict) or "game" not in raw:
-        raise ConfigError("game", "a profile must say which game it describes", str(path))
+        raise ConfigError("game", _("a profile must say which game it describes"), str(path))
     if not registry.known(raw["game"]):
-        raise ConfigError("game", f"expected one of {', '.join(registry.names())}, got {raw['game']!r}", str(path))
+        raise ConfigError(
+            "game",
+            _("expected one of {value}, got {value2}", value=", ".join(registry.names()), value2=repr(raw["game"])),
+            str(path),
+        )
     return default_profile(raw["game"]).with_overrides({k: v for k, v in raw.items() if k != "game"}, source=str(path))
 
 

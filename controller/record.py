@@ -12,7 +12,7 @@ from controller.errors import ConfigError, FormatError
 from controller.files import parse_yaml, read_text
 from controller.games import registry
 from controller.games.base import GameSetup
-from controller.language import _
+from controller.language import _, literal
 from controller.profile import default_profile, load_profile
 from controller.snapshot import Snapshot, format_snapshot, parse_snapshot
 
@@ -66,17 +66,17 @@ def load_record(path: str | Path) -> GameRecord:
 def parse_record(text: str, source: str = "record") -> GameRecord:
     data = parse_yaml(text, source)
     if not isinstance(data, dict):
-        raise FormatError("a game record is a YAML mapping with game, setup and observations", source)
+        raise FormatError(_("a game record is a YAML mapping with game, setup and observations"), source)
     for key in data:
         if key not in RECORD_KEYS:
-            raise ConfigError(str(key), f"unknown key; a record has {', '.join(RECORD_KEYS)}", source)
+            raise ConfigError(str(key), _("unknown key; a record has {value}", value=", ".join(RECORD_KEYS)), source)
     setup = setup_from_mapping(data, source)
     if "setup" not in data:
-        raise ConfigError("setup", "the starting board is required", source)
+        raise ConfigError("setup", _("the starting board is required"), source)
     board = _snapshot(setup, data["setup"], f"{source}, setup")
     raw_obs = data.get("observations") or []
     if not isinstance(raw_obs, list):
-        raise ConfigError("observations", "expected a list of snapshots and actions", source)
+        raise ConfigError("observations", _("expected a list of snapshots and actions"), source)
     entries: list[Entry] = []
     for i, item in enumerate(raw_obs):
         where = f"{source}, observations[{i}] (index {i + 1})"
@@ -91,10 +91,18 @@ def parse_record(text: str, source: str = "record") -> GameRecord:
             )
             if set(item) != wanted or action not in ACTIONS or ("move" in item and not isinstance(item["move"], str)):
                 raise FormatError(
-                    f"an entry that is not a snapshot must be {{action: NAME}} with NAME one of "
-                    f"{', '.join(ACTIONS)} ({ACCEPT_BOARD} with its board: {{action: {ACCEPT_BOARD}, board: |...}}; "
-                    f'{COMPUTER_MOVE} and {HINT} with their move: {{action: {COMPUTER_MOVE}, move: "..."}}); '
-                    f"got {item!r}",
+                    _(
+                        (
+                            "an entry that is not a snapshot must be {{action: NAME}} with NAME one of {value} "
+                            "({ACCEPT_BOARD} with its board: {{action: {ACCEPT_BOARD}, board: |...}}; {COMPUTER_MOVE} "
+                            'and {HINT} with their move: {{action: {COMPUTER_MOVE}, move: "..."}}); got {item}'
+                        ),
+                        value=", ".join(ACTIONS),
+                        ACCEPT_BOARD=ACCEPT_BOARD,
+                        COMPUTER_MOVE=COMPUTER_MOVE,
+                        HINT=HINT,
+                        item=repr(item),
+                    ),
                     where,
                 )
             declared = _snapshot(setup, item["board"], f"{where}, board") if "board" in item else None
@@ -106,7 +114,7 @@ def parse_record(text: str, source: str = "record") -> GameRecord:
 
 def _snapshot(setup: GameSetup, value: Any, where: str) -> Snapshot:
     if not isinstance(value, str):
-        raise FormatError("expected a board snapshot as a block of text (use `|`)", where)
+        raise FormatError(_("expected a board snapshot as a block of text (use `|`)"), where)
     return parse_snapshot(setup.game, value, letters=setup.profile.letters, where=where)
 
 
@@ -118,11 +126,22 @@ def setup_from_mapping(data: dict, source: str = "record") -> GameSetup:
     """The `GameSetup` of a record or of `config.yaml` (both use the same keys)."""
     game = data.get("game")
     if not registry.known(game):
-        raise ConfigError("game", f"expected one of {', '.join(registry.names())}, got {game!r}", source)
+        raise ConfigError(
+            "game", _("expected one of {value}, got {game}", value=", ".join(registry.names()), game=repr(game)), source
+        )
     spec = registry.get(game)
     variant = data.get("variant", "standard")
     if variant not in spec.variants:
-        raise ConfigError("variant", f"{game} variants are {', '.join(spec.variants)}; got {variant!r}", source)
+        raise ConfigError(
+            "variant",
+            _(
+                "{game} variants are {value}; got {variant}",
+                game=game,
+                value=", ".join(spec.variants),
+                variant=repr(variant),
+            ),
+            source,
+        )
     profile = default_profile(game)
     if data.get("profile") is not None:
         overrides = data["profile"]
@@ -135,44 +154,74 @@ def setup_from_mapping(data: dict, source: str = "record") -> GameSetup:
                 raise ConfigError(f"profile.{exc.key}", str(exc).split(": ", 2)[-1], source) from None
     players = data.get("players", spec.default_players(variant))
     if isinstance(players, bool) or not isinstance(players, int) or players < 1:
-        raise ConfigError("players", f"expected a number of players, got {players!r}", source)
+        raise ConfigError("players", _("expected a number of players, got {players}", players=repr(players)), source)
     first = data.get("first", 0)
     if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < players:
         said = (
-            f"; {first} would be player {first + 1}, but the players are 1 to {players}"
+            _(
+                "; {first} would be player {player}, but the players are 1 to {players}",
+                first=literal(str(first)),
+                player=first + 1,
+                players=players,
+            )
             if isinstance(first, int)
             else ""
         )
         raise ConfigError(
-            "first", f"expected a seat from 0 to {players - 1} (seat 0 is player 1), got {first!r}{said}", source
+            "first",
+            _(
+                "expected a seat from 0 to {value} (seat 0 is player 1), got {first}{said}",
+                value=players - 1,
+                first=repr(first),
+                said=said,
+            ),
+            source,
         )
 
     seats = data.get("seats")
     seats_t: tuple | None = None
     if seats is not None:
         if not isinstance(seats, list) or len(seats) != players:
-            raise ConfigError("seats", f"expected a list of {players} seats (one per player), got {seats!r}", source)
+            raise ConfigError(
+                "seats",
+                _(
+                    "expected a list of {players} seats (one per player), got {seats}",
+                    players=players,
+                    seats=repr(seats),
+                ),
+                source,
+            )
         seats_t = tuple(tuple(s) if isinstance(s, list) else s for s in seats)
         for i, s in enumerate(seats):
             for letter in _as_list(s):
                 if not isinstance(letter, str) or letter not in profile.letters:
                     raise ConfigError(
                         f"seats[{i}]",
-                        f"{letter!r} is not a colour of this board; expected one of {' '.join(profile.letters)}",
+                        _(
+                            "{letter} is not a colour of this board; expected one of {value}",
+                            letter=repr(letter),
+                            value=" ".join(profile.letters),
+                        ),
                         source,
                     )
     secrets = data.get("secrets")
     secrets_t = None
     if secrets is not None:
         if not isinstance(secrets, list) or len(secrets) != players:
-            raise ConfigError("secrets", f"expected a list of {players} entries, one per seat", source)
+            raise ConfigError(
+                "secrets", _("expected a list of {players} entries, one per seat", players=players), source
+            )
         secrets_t = tuple(None if s is None else tuple(_as_list(s)) for s in secrets)
         for i, s in enumerate(secrets_t):
             for letter in s or ():
                 if not isinstance(letter, str) or letter not in profile.letters:
                     raise ConfigError(
                         f"secrets[{i}]",
-                        f"{letter!r} is not a colour of this board; expected one of {' '.join(profile.letters)}",
+                        _(
+                            "{letter} is not a colour of this board; expected one of {value}",
+                            letter=repr(letter),
+                            value=" ".join(profile.letters),
+                        ),
                         source,
                     )
     targets = data.get("targets")
@@ -183,7 +232,11 @@ def setup_from_mapping(data: dict, source: str = "record") -> GameSetup:
             if not isinstance(letter, str) or letter not in profile.letters:
                 raise ConfigError(
                     "targets",
-                    f"{letter!r} is not a colour of this board; expected one of {' '.join(profile.letters)}",
+                    _(
+                        "{letter} is not a colour of this board; expected one of {value}",
+                        letter=repr(letter),
+                        value=" ".join(profile.letters),
+                    ),
                     source,
                 )
     return GameSetup(

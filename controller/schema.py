@@ -22,7 +22,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, Va
 from pydantic_core import PydanticCustomError
 
 from controller.errors import ConfigError
-from controller.language import Text, _, _n, literal
+from controller.language import N_, Text, _, _n, literal
 
 Checker = Callable[[Any, str], None]
 
@@ -217,9 +217,9 @@ class Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     #: How an unknown key is refused here; `{known}` lists this section's keys.
-    unknown_key: ClassVar[str] = "is not a known setting; the settings are {known}"
+    unknown_key: ClassVar[str] = N_("is not a known setting; the settings are {known}")
     #: How a value that is not a mapping is refused here; `{value}` is what was given.
-    not_a_mapping: ClassVar[str] = "expected a section of 'name: value' settings, got {value!r}"
+    not_a_mapping: ClassVar[str] = N_("expected a section of 'name: value' settings, got {value}")
     #: Keys refused with a sentence of their own (a password written where only its file belongs).
     refused: ClassVar[dict[str, str]] = {}
 
@@ -231,14 +231,14 @@ class Section(BaseModel):
         if isinstance(data, BaseModel):
             return data
         if not isinstance(data, dict):
-            raise sentence(cls.not_a_mapping.format(value=data))
+            raise sentence(Text(cls.not_a_mapping, {"value": _written(data)}))
         for key, why in cls.refused.items():
             if key in data:
-                raise sentence(why, key=key)
+                raise sentence(Text(why), key=key)
         known = cls.known_keys()
         for key in data:
             if key not in known:
-                raise sentence(cls.unknown_key.format(known=", ".join(known)), key=str(key))
+                raise sentence(Text(cls.unknown_key, {"known": literal(", ".join(known))}), key=str(key))
         return cls.prepare(dict(data))
 
     @classmethod
@@ -293,7 +293,10 @@ def _generic_sentence(error: Mapping[str, Any]) -> Any:
 def _with_section(message: Any, path: str) -> Any:
     """`{section}` in a sentence: the path of the section that said it (a `Text`'s argument, or in plain text)."""
     if isinstance(message, Text):
-        args = {k: (literal(path) if v == "{section}" else v) for k, v in message.args.items()}
+        args = {
+            k: (literal(str(v).replace("{section}", path)) if isinstance(v, str) and "{section}" in v else v)
+            for k, v in message.args.items()
+        }
         return Text(message.msgid, args, plural=message.plural, n=message.n, context=message.context)
     return str(message).replace("{section}", path)
 

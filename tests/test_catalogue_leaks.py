@@ -28,6 +28,14 @@ SPEAKING = (
     "controller/guard.py",
     "controller/schema.py",
     "controller/service/config.py",
+    "controller/record.py",
+    "controller/profile.py",
+    "controller/hardware/config.py",
+    "controller/vision/sources.py",
+    "controller/vision/settings.py",
+    "controller/club/config.py",
+    "controller/games/registry.py",
+    "controller/games/spec.py",
     "controller/club/page.py",
     "controller/club/server.py",
     "controller/club/store.py",
@@ -54,6 +62,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("controller/club/server.py", "attachment; filename="): "an HTTP header, read by the browser",
     ("controller/web/server.py", "attachment; filename="): "an HTTP header, read by the browser",
     ("controller/club/store.py", "game {} of journal {}"): "names a game in the club's log lines (the operator's)",
+    ("controller/profile.py", "default {} profile"): "a profile's source, compared as its name (the messages name it)",
+    ("controller/record.py", "tag:yaml.org,2002:str"): "a YAML tag",
 }
 
 #: Calls whose string arguments are sentences for the catalogue, or never for people.

@@ -17,6 +17,7 @@ from typing import Annotated, Any, ClassVar
 from pydantic import Field, ValidationInfo, model_validator
 
 from controller.errors import RefereeError
+from controller.language import N_, _
 from controller.schema import Section, checked, folder_of, sentence, validate
 
 MQTT_KEYS = ("host", "port", "tls", "username", "password_file", "table", "prefix", "keepalive", "names")
@@ -32,11 +33,11 @@ def _existing_file(value: Any, info: ValidationInfo) -> Path | None:
     if value is None or isinstance(value, Path):
         return value
     if not isinstance(value, str) or not value.strip():
-        raise sentence(f"expected a file path, got {value!r}")
+        raise sentence(_("expected a file path, got {value}", value=repr(value)))
     path = Path(os.path.expanduser(value))
     path = path if path.is_absolute() else folder_of(info) / path
     if not path.is_file():
-        raise sentence(f"the file {path} does not exist")
+        raise sentence(_("the file {path} does not exist", path=str(path)))
     return path
 
 
@@ -53,7 +54,7 @@ class TlsFiles(Section):
     @model_validator(mode="after")
     def _certificate_with_its_key(self) -> TlsFiles:
         if (self.cert_file is None) != (self.key_file is None):
-            raise sentence("a client certificate needs both cert_file and key_file")
+            raise sentence(_("a client certificate needs both cert_file and key_file"))
         return self
 
 
@@ -62,42 +63,44 @@ def _tls(value: Any) -> Any:
         return {}
     if value is False or value is None or isinstance(value, (dict, TlsFiles)):
         return None if value is False else value
-    raise sentence(f"expected false, true or a section with {', '.join(TLS_KEYS)}")
+    raise sentence(_("expected false, true or a section with {value}", value=", ".join(TLS_KEYS)))
 
 
 def _host(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise sentence(f"expected the broker's host name or address, got {value!r}")
+        raise sentence(_("expected the broker's host name or address, got {value}", value=repr(value)))
     return value.strip()
 
 
 def _port(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 65535:
-        raise sentence(f"expected a port number from 1 to 65535, got {value!r}")
+        raise sentence(_("expected a port number from 1 to 65535, got {value}", value=repr(value)))
     return value
 
 
 def _keepalive(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 5 <= value <= 600:
-        raise sentence(f"expected 5 to 600 seconds, got {value!r}")
+        raise sentence(_("expected 5 to 600 seconds, got {value}", value=repr(value)))
     return value
 
 
 def _username(value: Any) -> str | None:
     if value is not None and (not isinstance(value, str) or not value):
-        raise sentence(f"expected a user name, got {value!r}")
+        raise sentence(_("expected a user name, got {value}", value=repr(value)))
     return value
 
 
 def _table(value: Any) -> str:
     if not isinstance(value, str) or not NAME.match(value):
-        raise sentence(f"expected a name of letters, digits, '-', '_' or '.' (at most 64), got {value!r}")
+        raise sentence(
+            _("expected a name of letters, digits, '-', '_' or '.' (at most 64), got {value}", value=repr(value))
+        )
     return value
 
 
 def _prefix(value: Any) -> str:
     if not isinstance(value, str) or not PREFIX.match(value):
-        raise sentence(f"expected topic levels such as 'referee' or 'club/referee', got {value!r}")
+        raise sentence(_("expected topic levels such as 'referee' or 'club/referee', got {value}", value=repr(value)))
     return value
 
 
@@ -106,10 +109,10 @@ def _names(value: Any, info: ValidationInfo) -> tuple[str, ...]:
     if not isinstance(names, (list, tuple)) or not all(
         isinstance(n, str) and n.strip() and len(n) <= 60 for n in names
     ):
-        raise sentence("expected a list of player names, one per seat, e.g. [Ann, Bob]")
+        raise sentence(_("expected a list of player names, one per seat, e.g. [Ann, Bob]"))
     players = (info.context or {}).get("players")
     if names and players is not None and len(names) != players:
-        raise sentence(f"expected {players} names, one per seat, got {len(names)}")
+        raise sentence(_("expected {players} names, one per seat, got {n}", players=players, n=len(names)))
     return tuple(n.strip() for n in names)
 
 
@@ -117,8 +120,10 @@ class MqttConfig(Section):
     """The `mqtt:` section: the club's broker, this table's name and its players' names."""
 
     refused: ClassVar[dict[str, str]] = {
-        "password": "the password is never written in the config file: put it alone in a file only the referee "
-        "can read and give that file's path as mqtt.password_file"
+        "password": N_(
+            "the password is never written in the config file: put it alone in a file only the referee "
+            "can read and give that file's path as mqtt.password_file"
+        )
     }
 
     host: Annotated[str, checked(_host)] = Field(default=None, validate_default=True)
@@ -143,7 +148,7 @@ class MqttConfig(Section):
     @model_validator(mode="after")
     def _password_with_a_user(self) -> MqttConfig:
         if self.password_file is not None and self.username is None:
-            raise sentence("a password needs a username", key="password_file")
+            raise sentence(_("a password needs a username"), key="password_file")
         return self
 
     def topic(self, leaf: str) -> str:
@@ -168,7 +173,9 @@ def read_password(path: Path | None) -> str | None:
     try:
         text = path.read_text("utf-8")
     except OSError as exc:
-        raise RefereeError(f"cannot read the MQTT password file {path}: {exc.strerror}") from None
+        raise RefereeError(
+            _("cannot read the MQTT password file {path}: {strerror}", path=str(path), strerror=exc.strerror)
+        ) from None
     return text.rstrip("\r\n")
 
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 from controller.errors import RefereeError
 from controller.games import blockers, colorpop, flipop, stay_alive
 from controller.games.spec import GameSpec
+from controller.language import _
 
 if TYPE_CHECKING:
     from controller.games.base import Engine, GameSetup
@@ -57,7 +58,7 @@ def get(name: str) -> GameSpec:
     """The description of game `name`; a RefereeError naming the known games if there is none."""
     spec = _games.get(name)
     if spec is None:
-        raise RefereeError(f"unknown game {name!r}; expected one of {', '.join(_games)}")
+        raise RefereeError(_("unknown game {name}; expected one of {value}", name=repr(name), value=", ".join(_games)))
     return spec
 
 

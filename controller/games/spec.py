@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from controller.errors import FormatError
 from controller.games.events import COMMON_EVENTS, EventType
+from controller.language import _
 
 if TYPE_CHECKING:
     from controller.games.base import Engine
@@ -121,10 +122,14 @@ class CellFormat:
             return self.parse_row(line, cols, letters, where)
         cells = split_cells(line)
         if len(cells) != cols:
-            raise FormatError(f"expected {cols} cells, found {len(cells)} in {line!r}", where)
+            raise FormatError(
+                _("expected {cols} cells, found {n} in {line}", cols=cols, n=len(cells), line=repr(line)), where
+            )
         for ch in cells:
             if ch != EMPTY and ch not in letters:
-                raise FormatError(f"unknown cell {ch!r}; expected one of {' '.join(letters)} or '.'", where)
+                raise FormatError(
+                    _("unknown cell {ch}; expected one of {value} or '.'", ch=repr(ch), value=" ".join(letters)), where
+                )
         return cells
 
     def format(self, row: tuple[str, ...]) -> str:
@@ -198,18 +203,20 @@ def read_snapshot(
         extra = next((x for x in extra_lines if x.key == key), None)
         if extra is not None:
             if extra.key in lines:
-                raise FormatError(f"a second '{extra.key}:' line", at)
+                raise FormatError(_("a second '{key}:' line", key=extra.key), at)
             lines[extra.key] = extra.parse(line.partition(":")[2], rows, cols, at)
             continue
         after = next((x for x in extra_lines if not x.before_grid and x.key in lines), None)
         if after is not None:
-            raise FormatError(f"board rows must come before the '{after.key}:' line", at)
+            raise FormatError(_("board rows must come before the '{key}:' line", key=after.key), at)
         grid.append(tuple(cells.parse(line, cols, letters, at)))
     if len(grid) != rows:
-        raise FormatError(f"a {game} snapshot has {rows} board rows, found {len(grid)}", where)
+        raise FormatError(
+            _("a {game} snapshot has {rows} board rows, found {n}", game=game, rows=rows, n=len(grid)), where
+        )
     for extra in extra_lines:
         if extra.required and extra.key not in lines:
-            raise FormatError(f"a {game} snapshot needs its '{extra.key}:' line", where)
+            raise FormatError(_("a {game} snapshot needs its '{key}:' line", game=game, key=extra.key), where)
     return Snapshot(game, tuple(grid), lines)
 
 

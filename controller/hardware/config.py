@@ -11,6 +11,7 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import BeforeValidator, model_validator
 
+from controller.language import N_, _, literal
 from controller.schema import Section, checked, sentence, validate
 
 #: BCM GPIO numbers a Pi's 40-pin header offers (0 and 1 are reserved for the HAT EEPROM).
@@ -34,16 +35,24 @@ SINGLE_PINS = ("green", "red", "amber", "buzzer", "button")
 class HardwareSection(Section):
     """The hardware sections' own wording of an unknown key and of a value that is not a section."""
 
-    unknown_key: ClassVar[str] = "is not a known setting; the settings here are {known}"
-    not_a_mapping: ClassVar[str] = "should be a set of 'name: value' entries, not {value!r}"
+    unknown_key: ClassVar[str] = N_("is not a known setting; the settings here are {known}")
+    not_a_mapping: ClassVar[str] = N_("should be a set of 'name: value' entries, not {value}")
 
 
 def _number(low: float, high: float, unit: str) -> BeforeValidator:
     def check(value: Any) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise sentence(f"should be a number of {unit}, not {value!r}")
+            raise sentence(_("should be a number of {unit}, not {value}", unit=unit, value=repr(value)))
         if not low <= value <= high:
-            raise sentence(f"{value} {unit} is out of range; use {low} to {high} {unit}")
+            raise sentence(
+                _(
+                    "{value} {unit} is out of range; use {low} to {high} {unit}",
+                    value=value,
+                    unit=unit,
+                    low=low,
+                    high=high,
+                )
+            )
         return float(value)
 
     return checked(check)
@@ -52,9 +61,17 @@ def _number(low: float, high: float, unit: str) -> BeforeValidator:
 def _integer(low: int, high: int, unit: str) -> BeforeValidator:
     def check(value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise sentence(f"should be a whole number of {unit}, not {value!r}")
+            raise sentence(_("should be a whole number of {unit}, not {value}", unit=unit, value=repr(value)))
         if not low <= value <= high:
-            raise sentence(f"{value} {unit} is out of range; use {low} to {high} {unit}")
+            raise sentence(
+                _(
+                    "{value} {unit} is out of range; use {low} to {high} {unit}",
+                    value=value,
+                    unit=unit,
+                    low=low,
+                    high=high,
+                )
+            )
         return value
 
     return checked(check)
@@ -63,7 +80,7 @@ def _integer(low: int, high: int, unit: str) -> BeforeValidator:
 def _choice(choices: tuple[str, ...]) -> BeforeValidator:
     def check(value: Any) -> str:
         if value not in choices:
-            raise sentence(f"{value!r} is not one of: {', '.join(choices)}")
+            raise sentence(_("{value} is not one of: {value2}", value=repr(value), value2=", ".join(choices)))
         return str(value)
 
     return checked(check)
@@ -71,18 +88,28 @@ def _choice(choices: tuple[str, ...]) -> BeforeValidator:
 
 def _flag(value: Any) -> bool:
     if not isinstance(value, bool):
-        raise sentence(f"should be true or false, not {value!r}")
+        raise sentence(_("should be true or false, not {value}", value=repr(value)))
     return value
 
 
 def _pin_problem(value: Any) -> str | None:
     """What is wrong with a pin number, or None."""
     if isinstance(value, bool) or not isinstance(value, int):
-        return f"should be a BCM GPIO number from {MIN_PIN} to {MAX_PIN}, not {value!r}"
+        return _(
+            "should be a BCM GPIO number from {MIN_PIN} to {MAX_PIN}, not {value}",
+            MIN_PIN=MIN_PIN,
+            MAX_PIN=MAX_PIN,
+            value=repr(value),
+        )
     if not MIN_PIN <= value <= MAX_PIN:
-        return (
-            f"pin {value} is not a usable BCM GPIO number; use {MIN_PIN} to {MAX_PIN} "
-            "(the GPIO numbers, not the physical header positions 1-40)"
+        return _(
+            (
+                "pin {value} is not a usable BCM GPIO number; use {MIN_PIN} to {MAX_PIN} (the GPIO numbers,"
+                " not the physical header positions 1-40)"
+            ),
+            value=value,
+            MIN_PIN=MIN_PIN,
+            MAX_PIN=MAX_PIN,
         )
     return None
 
@@ -96,9 +123,11 @@ def _pin(value: Any) -> int:
 
 def _seat_pins(value: Any) -> tuple[int, ...]:
     if not isinstance(value, (list, tuple)):
-        raise sentence(f"should be a list of pins, one per seat, not {value!r}")
+        raise sentence(_("should be a list of pins, one per seat, not {value}", value=repr(value)))
     if len(value) > MAX_SEATS:
-        raise sentence(f"lists {len(value)} pins; the referee has at most {MAX_SEATS} seats")
+        raise sentence(
+            _("lists {n} pins; the referee has at most {MAX_SEATS} seats", n=len(value), MAX_SEATS=MAX_SEATS)
+        )
     for index, pin in enumerate(value):
         problem = _pin_problem(pin)
         if problem is not None:
@@ -127,8 +156,20 @@ class GpioPins(HardwareSection):
         for key, name, pin in claims:
             if pin in used_by:
                 other_key, other_explicit = used_by[pin]
-                note = "" if other_explicit else f" (its default, since {{section}}.{other_key} is not set)"
-                raise sentence(f"pin {pin} is already used by {{section}}.{other_key}{note}", key=key)
+                where = literal(f"{{section}}.{other_key}")  # `{section}`: the section's path (schema.validate)
+                said = (
+                    _("pin {pin} is already used by {key}", pin=literal(str(pin)), key=where)
+                    if other_explicit
+                    else _(
+                        "pin {pin} is already used by {key} (its default, since {key} is not set)",
+                        pin=literal(str(pin)),
+                        key=where,
+                    )
+                )
+                raise sentence(
+                    said,
+                    key=key,
+                )
             used_by[pin] = (key, name in self.model_fields_set)
         return self
 
@@ -147,7 +188,7 @@ class GpioConfig(HardwareSection):
 
 def _port(value: Any) -> str:
     if not isinstance(value, str) or not value:
-        raise sentence(f"should be a serial device path such as /dev/ttyACM0, not {value!r}")
+        raise sentence(_("should be a serial device path such as /dev/ttyACM0, not {value}", value=repr(value)))
     return value
 
 
@@ -169,8 +210,15 @@ class SwitchConfig(HardwareSection):
         timeout, interval = self.heartbeat_timeout, self.heartbeat_interval
         if timeout <= 1.5 * interval:
             raise sentence(
-                f"{timeout} seconds is too short for a heartbeat every {interval} seconds; "
-                f"use at least {1.5 * interval:g} seconds so one late heartbeat is not a lost link",
+                _(
+                    (
+                        "{timeout} seconds is too short for a heartbeat every {interval} seconds; use at least "
+                        "{value} seconds so one late heartbeat is not a lost link"
+                    ),
+                    timeout=str(timeout),
+                    interval=interval,
+                    value=format(1.5 * interval, "g"),
+                ),
                 key="heartbeat_timeout",
             )
         return self

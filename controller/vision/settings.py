@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from controller.errors import ConfigError
+from controller.language import _
 from controller.snapshot import EMPTY
 from controller.vision import looks
 from controller.vision.classify import ClassModel, ClassRef
@@ -43,9 +44,11 @@ def vision_settings(profile) -> dict:
         raise ConfigError("vision", "expected a mapping")
     for key in data:
         if key not in VISION_KEYS:
-            raise ConfigError(f"vision.{key}", f"unknown key; known keys: {', '.join(sorted(VISION_KEYS))}")
+            raise ConfigError(
+                f"vision.{key}", _("unknown key; known keys: {value}", value=", ".join(sorted(VISION_KEYS)))
+            )
     if "hand_check" in data and not isinstance(data["hand_check"], bool):
-        raise ConfigError("vision.hand_check", "expected true or false")
+        raise ConfigError("vision.hand_check", _("expected true or false"))
     if "glyphs" in data:
         check_settings(data["glyphs"])
     if "white" in data:
@@ -55,7 +58,7 @@ def vision_settings(profile) -> dict:
             and len(w) == 3
             and all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 255 for v in w)
         ):
-            raise ConfigError("vision.white", "expected three numbers 1-255 (B, G, R of white paper)")
+            raise ConfigError("vision.white", _("expected three numbers 1-255 (B, G, R of white paper)"))
     return data
 
 
@@ -69,7 +72,11 @@ def model_for(profile) -> ClassModel:
             if ref.letter not in letters:
                 raise ConfigError(
                     f"vision.classes.{ref.key}.letter",
-                    f"{ref.letter!r} is not one of this game's classes ({' '.join(sorted(letters))})",
+                    _(
+                        "{letter} is not one of this game's classes ({value})",
+                        letter=repr(ref.letter),
+                        value=" ".join(sorted(letters)),
+                    ),
                 )
         return model
     return default_model(profile.game, profile.letters)

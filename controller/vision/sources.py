@@ -34,6 +34,7 @@ from pydantic import BeforeValidator, model_validator
 
 from controller.errors import ConfigError, HardwareError
 from controller.exclusive import HeldSource, lock_camera
+from controller.language import N_, _
 from controller.schema import Section, checked, choice, sentence, validate
 
 SOURCES = ("renderer", "picamera", "usb", "video", "images")
@@ -56,7 +57,9 @@ class FrameSource(Protocol):
 def _whole(low: int, high: int) -> BeforeValidator:
     def check(value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise sentence(f"expected a whole number from {low} to {high}, got {value!r}")
+            raise sentence(
+                _("expected a whole number from {low} to {high}, got {value}", low=low, high=high, value=repr(value))
+            )
         return value
 
     return checked(check)
@@ -64,33 +67,33 @@ def _whole(low: int, high: int) -> BeforeValidator:
 
 def _device(value: Any) -> int | str:
     if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise sentence(f"expected a device number or a path like /dev/video0, got {value!r}")
+        raise sentence(_("expected a device number or a path like /dev/video0, got {value}", value=repr(value)))
     return value
 
 
 def _flag(value: Any) -> bool:
     if not isinstance(value, bool):
-        raise sentence("expected true or false")
+        raise sentence(_("expected true or false"))
     return value
 
 
 def _seed(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise sentence("expected a whole number")
+        raise sentence(_("expected a whole number"))
     return value
 
 
 def _preset(value: Any) -> str:
     if value not in ("clean", "hard"):
-        raise sentence(f"expected clean or hard, got {value!r}")
+        raise sentence(_("expected clean or hard, got {value}", value=repr(value)))
     return str(value)
 
 
 class CameraSection(Section):
     """`config.yaml`'s `camera:` section: which camera, at what size and rate (`rig.md`)."""
 
-    unknown_key: ClassVar[str] = "unknown key; known keys: {known}"
-    not_a_mapping: ClassVar[str] = "expected a mapping (source, device, path, width, height, fps)"
+    unknown_key: ClassVar[str] = N_("unknown key; known keys: {known}")
+    not_a_mapping: ClassVar[str] = N_("expected a mapping (source, device, path, width, height, fps)")
 
     source: Annotated[str, choice(*SOURCES)] = "renderer"
     device: Annotated[int | str, checked(_device)] = 0
@@ -111,9 +114,9 @@ class CameraSection(Section):
     def _recordings_need_a_path(self) -> CameraSection:
         if self.source in ("video", "images"):
             if not isinstance(self.path, str) or not self.path:
-                raise sentence(f"the {self.source} source needs a path", key="path")
+                raise sentence(_("the {source} source needs a path", source=self.source), key="path")
             if not Path(self.path).exists():
-                raise sentence(f"{self.path} does not exist", key="path")
+                raise sentence(_("{path} does not exist", path=str(self.path)), key="path")
         return self
 
 
@@ -244,8 +247,10 @@ class PiCamera:
                 from picamera2 import Picamera2  # type: ignore[import-not-found]
             except ImportError:
                 raise HardwareError(
-                    "the Pi camera needs picamera2, which comes with Raspberry Pi OS "
-                    "(sudo apt install python3-picamera2); on other machines use source: usb"
+                    _(
+                        "the Pi camera needs picamera2, which comes with Raspberry Pi OS (sudo apt install "
+                        "python3-picamera2); on other machines use source: usb"
+                    )
                 ) from None
             picamera_class = Picamera2
         self.size = (width, height)
@@ -333,7 +338,7 @@ class VideoFile:
         self.path, self.loop = path, loop
         self.cap = cv2.VideoCapture(path)
         if not self.cap.isOpened():
-            raise HardwareError(f"cannot open the video {path}")
+            raise HardwareError(_("cannot open the video {path}", path=str(path)))
 
     def read(self) -> np.ndarray | None:
         ok, frame = self.cap.read()
@@ -353,7 +358,9 @@ class ImageFolder:
         p = Path(path)
         files = [p] if p.is_file() else sorted(f for f in p.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
         if not files:
-            raise HardwareError(f"no images ({', '.join(sorted(IMAGE_SUFFIXES))}) in {path}")
+            raise HardwareError(
+                _("no images ({value}) in {path}", value=", ".join(sorted(IMAGE_SUFFIXES)), path=str(path))
+            )
         self.files, self.loop, self.i = files, loop, 0
 
     def read(self) -> np.ndarray | None:
@@ -391,8 +398,10 @@ def _open(c: dict, locked: dict) -> FrameSource:
     if src == "renderer":
         raise ConfigError(
             "camera.source",
-            "the renderer is the simulated camera: `referee run` and `referee demo` hand it to the service "
-            "(simulation.devices); this function opens real cameras and recordings only",
+            _(
+                "the renderer is the simulated camera: `referee run` and `referee demo` hand it to the "
+                "service (simulation.devices); this function opens real cameras and recordings only"
+            ),
         )
     if src == "usb":
         return UsbCamera(c["device"], c["width"], c["height"], c["fps"], c["lock"], locked.get("usb"))
