@@ -111,7 +111,7 @@ def test_every_readme_command_runs_as_written(tmp_path, monkeypatch, capsys):
     assert "holes:" in (tmp_path / "my-stay-alive.yaml").read_text()
     assert (tmp_path / "game.yaml").read_text().startswith("game: colorpop")
     assert outputs["lattice read"] == (tmp_path / "examples" / "lattice" / "photo2.txt").read_text()
-    assert "colorpop, game" in outputs["status"]
+    assert "Colorpop, game 1 in the journal" in outputs["status"]
     assert "game 2" in outputs["new-game"]
 
 
