@@ -83,7 +83,7 @@ def command_language(args: argparse.Namespace) -> str:
         return chosen
     config = getattr(args, "config", None)
     if isinstance(config, str | Path):
-        with contextlib.suppress(OSError, ValueError, yaml.YAMLError):
+        with contextlib.suppress(OSError, ValueError, RecursionError, yaml.YAMLError):
             data = yaml.safe_load(Path(config).read_text("utf-8")) if Path(config).is_file() else None
             chosen = choose(data.get("language")) if isinstance(data, dict) else None
             if chosen is not None:
