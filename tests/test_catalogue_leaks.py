@@ -64,6 +64,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("controller/club/store.py", "game {} of journal {}"): "names a game in the club's log lines (the operator's)",
     ("controller/profile.py", "default {} profile"): "a profile's source, compared as its name (the messages name it)",
     ("controller/record.py", "tag:yaml.org,2002:str"): "a YAML tag",
+    ("controller/web/view.py", "the live page has heard nothing"): "a RuntimeError for the log (the page says a 500)",
 }
 
 #: Calls whose string arguments are sentences for the catalogue, or never for people.
