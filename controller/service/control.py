@@ -299,7 +299,9 @@ def parse_request(line: bytes) -> tuple[str, dict[str, Any], str | None]:
         ):
             raise BadRequest(_("reveal needs a list of one or more colour letters"))
     if command == "hint" and args.get("language") not in (None, *LANGUAGES):
-        raise BadRequest(_("the hint command's language is one of {languages}", languages=literal(", ".join(LANGUAGES))))
+        raise BadRequest(
+            _("the hint command's language is one of {languages}", languages=literal(", ".join(LANGUAGES)))
+        )
     return command, args, request_id
 
 
