@@ -397,9 +397,17 @@ def judge_record(record: GameRecord) -> Iterator[dict[str, Any]]:
     yield {"result": referee.record_result().to_json()}
 
 
+def referee_at_end(record: GameRecord) -> Referee:
+    """A referee that judged the whole record and holds the position at its end (`referee hint RECORD`)."""
+    referee = Referee(engine_for(record.setup))
+    for _verdict in judge_steps(referee, record):
+        pass
+    return referee
+
+
 def judge_steps(referee: Referee, record: GameRecord) -> Iterator[Verdict]:
     """`referee` judges the record's board and every observation after it, one verdict each; once
-    exhausted, `referee` holds the position at the record's end (`referee hint RECORD`)."""
+    exhausted, `referee` holds the position at the record's end (`referee_at_end`)."""
     yield referee.observe(record.board, index=0)
     for index, entry in enumerate(record.observations, start=1):
         if isinstance(entry, Action) and entry.board is not None:

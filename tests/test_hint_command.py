@@ -9,10 +9,9 @@ import time
 import pytest
 
 from controller import cli, words
-from controller.games.registry import engine_for
 from controller.language import said
 from controller.record import HINT, dump_record, load_record
-from controller.referee import Referee, judge_steps
+from controller.referee import referee_at_end
 from controller.service.control import ControlServer
 from simulation.world import StubRig
 
@@ -24,10 +23,7 @@ def _cut(tmp_path, moves: int):
     record = load_record(EXAMPLE)
     path = tmp_path / "cut.yaml"
     path.write_text(dump_record(record.setup, record.board, list(record.observations[:moves]), None))
-    referee = Referee(engine_for(record.setup))
-    for _verdict in judge_steps(referee, load_record(path)):
-        pass
-    return path, referee
+    return path, referee_at_end(load_record(path))
 
 
 def test_a_hint_for_the_position_a_record_ends_on_is_a_legal_move_in_the_games_notation(tmp_path, capsys):

@@ -18,9 +18,8 @@ from controller.ai.levels import HINT_LEVEL
 from controller.ai.table import think
 from controller.commands.replay import record_of
 from controller.errors import RefereeError
-from controller.games.registry import engine_for
-from controller.language import LANGUAGES, said
-from controller.referee import Referee, judge_steps
+from controller.language import DEFAULT, LANGUAGES, said
+from controller.referee import referee_at_end
 from controller.service.control import add_socket_arguments, request, socket_path
 
 
@@ -41,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument(
         "--language",
         choices=LANGUAGES,
-        help="the language of the hint (default: the table's for the running referee, en for a record)",
+        help="the language of the hint (default: the language: of --config, else the locale's, else en)",
     )
     parser.add_argument("--json", action="store_true", help="print the answer as JSON")
     add_socket_arguments(parser)
@@ -53,11 +52,9 @@ def run(args: argparse.Namespace) -> int:
         answer = request(socket_path(args), "hint", **({"language": args.language} if args.language else {}))
         print(json.dumps(answer) if args.json else answer["line"])
         return 0
-    language = args.language or "en"
+    language = args.language or DEFAULT
     record = record_of(args.record)
-    referee = Referee(engine_for(record.setup))
-    for _verdict in judge_steps(referee, record):
-        pass
+    referee = referee_at_end(record)
     engine, state = referee.engine, referee.state
     thought = None
     if state is not None and not referee.over and referee.to_move() is not None:
