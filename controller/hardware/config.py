@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Any, ClassVar
 
 from pydantic import BeforeValidator, model_validator
+from pydantic_core import PydanticCustomError
 
 from controller.language import N_, _, literal
 from controller.schema import Section, checked, sentence, validate
@@ -39,20 +40,19 @@ class HardwareSection(Section):
     not_a_mapping: ClassVar[str] = N_("should be a set of 'name: value' entries, not {value}")
 
 
+def _out_of_range(value: float, low: float, high: float, unit: str) -> PydanticCustomError:
+    """The sentence for a number outside its range (whole numbers and measures alike)."""
+    return sentence(
+        _("{value} {unit} is out of range; use {low} to {high} {unit}", value=value, unit=unit, low=low, high=high)
+    )
+
+
 def _number(low: float, high: float, unit: str) -> BeforeValidator:
     def check(value: Any) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise sentence(_("should be a number of {unit}, not {value}", unit=unit, value=repr(value)))
         if not low <= value <= high:
-            raise sentence(
-                _(
-                    "{value} {unit} is out of range; use {low} to {high} {unit}",
-                    value=value,
-                    unit=unit,
-                    low=low,
-                    high=high,
-                )
-            )
+            raise _out_of_range(value, low, high, unit)
         return float(value)
 
     return checked(check)
@@ -63,15 +63,7 @@ def _integer(low: int, high: int, unit: str) -> BeforeValidator:
         if isinstance(value, bool) or not isinstance(value, int):
             raise sentence(_("should be a whole number of {unit}, not {value}", unit=unit, value=repr(value)))
         if not low <= value <= high:
-            raise sentence(
-                _(
-                    "{value} {unit} is out of range; use {low} to {high} {unit}",
-                    value=value,
-                    unit=unit,
-                    low=low,
-                    high=high,
-                )
-            )
+            raise _out_of_range(value, low, high, unit)
         return value
 
     return checked(check)
