@@ -746,6 +746,20 @@ class RefereeLoop:
                 self.session.journal.prune_pictures(settings.max_age, settings.max_bytes)
         return data
 
+    def _give(
+        self,
+        verdict: Verdict,
+        snapshot: Snapshot | None,
+        produced: list[Verdict] | None,
+        session: GameSession | None = None,
+    ) -> None:
+        """A verdict reached outside the camera's judging (an action, a computer's move, a command):
+        kept with the loop's verdicts, handed to the caller collecting this tick's, and told."""
+        self.verdicts.append(verdict)
+        if produced is not None:
+            produced.append(verdict)
+        self._verdict_given(verdict, snapshot, session)
+
     def _verdict_given(self, verdict: Verdict, snapshot: Snapshot | None, session: GameSession | None = None) -> None:
         session = session or self.session
         referee = session.referee
@@ -795,9 +809,7 @@ class RefereeLoop:
         except ActionNotAllowed as exc:
             self.log.warning("the computer's move %s was refused: %s", thought.move, exc)
             return
-        self.verdicts.append(verdict)
-        produced.append(verdict)
-        self._verdict_given(verdict, None)
+        self._give(verdict, None, produced)
         self._emit(StateShown)
 
     def _start_thinking(self, session: GameSession, seats: dict[int, str]) -> None:
@@ -835,10 +847,7 @@ class RefereeLoop:
             verdict = session.act(HINT, str(args.get("move") or ""))
         except ActionNotAllowed as exc:
             raise RefereeError(str(exc)) from None
-        self.verdicts.append(verdict)
-        if produced is not None:
-            produced.append(verdict)
-        self._verdict_given(verdict, None)
+        self._give(verdict, None, produced)
         why = args.get("why") or ""
         if why:
             self._say(why)
@@ -900,10 +909,7 @@ class RefereeLoop:
             for notice in self.notices:  # a new game: the old journal notices have been seen
                 self.notices[notice] = self.clock()
             verdict = self._last_action(old)
-            self.verdicts.append(verdict)
-            if produced is not None:
-                produced.append(verdict)
-            self._verdict_given(verdict, None, old)
+            self._give(verdict, None, produced, old)
             # The board in front of the camera (the last reading) is judged again, as the new
             # game's setup, once it has been still for the settle time.
             self.last_motion = self.clock()
@@ -924,10 +930,7 @@ class RefereeLoop:
                 message = _("the game cannot be ended by agreement: {why}", why=exc.args[0] if exc.args else "")
                 self._say(message)
                 raise RefereeError(message) from None
-            self.verdicts.append(verdict)
-            if produced is not None:
-                produced.append(verdict)
-            self._verdict_given(verdict, None)
+            self._give(verdict, None, produced)
             self._emit(StateShown)
             return {"ok": True, "verdict": verdict.to_json(), "result": self.session.referee.result().to_json()}
         if name == "accept":
@@ -998,10 +1001,7 @@ class RefereeLoop:
             verdict = self.session.accept(snapshot)
         except ActionNotAllowed as exc:
             raise RefereeError(str(exc)) from None
-        self.verdicts.append(verdict)
-        if produced is not None:
-            produced.append(verdict)
-        self._verdict_given(verdict, snapshot)
+        self._give(verdict, snapshot, produced)
         self._emit(StateShown)
         return {"ok": True, "verdict": verdict.to_json(), "message": words.ACCEPTED}
 
