@@ -378,3 +378,33 @@ def test_the_page_shows_no_secret_colour_while_the_game_is_played(tmp_path):
 
     with_client(app, body)
     assert keys_shown({"secrets": ["G"], "profile": {}}, over=True) == {"secrets": ["G"]}
+
+
+def test_the_record_of_a_game_in_play_leaves_out_the_secret_colours(tmp_path):
+    """Anyone on the network may download the record: while the game is played it carries no secret
+    colour, and still replays to the verdicts given; once the game is closed it carries them."""
+    from test_web_api import ticking
+
+    from controller.record import parse_record
+    from controller.referee import judge_record
+
+    rig = StubRig(COLORPOP, tmp_path / "j.sqlite", seed=1, troubles=False, max_moves=4)
+    rig.play(1)
+    app = WebApp(rig.loop, pin=PIN)
+    played = rig.loop.session.game_id
+    given = len(rig.loop.session.verdicts)
+
+    async def body(client):
+        response = await client.get("/api/record")
+        assert response.status == 200, await response.text()
+        text = await response.text()
+        record = parse_record(text)
+        assert "secrets" not in yaml.safe_load(text) and record.setup.secrets is None
+        assert len([v for v in judge_record(record) if "result" not in v]) == given
+        with ticking(rig):
+            response = await client.post("/api/new-game", json={}, headers={"X-Referee-PIN": PIN})
+            assert response.status == 200, await response.text()
+        closed = await (await client.get(f"/api/record?game={played}")).text()
+        assert yaml.safe_load(closed)["secrets"] == ["G", "Y", "O"]
+
+    with_client(app, body)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +48,10 @@ CHOSEN_AT_TABLE = "chosen_at_table"
 
 class JournalMismatch(RefereeError):
     """Replaying the journal did not give back a stored verdict (the rules code changed?)."""
+
+
+class SecretsNeeded(RefereeError):
+    """A game in play whose record judges differently without the secret colours it must not show."""
 
 
 @dataclass
@@ -301,12 +305,16 @@ def open_journal(path: str | Path, keys: dict[str, Any], setup: GameSetup, wall_
 
 
 # --- export -------------------------------------------------------------------------------------
-def export_record(journal: Journal, game_id: int | None = None) -> str:
+def export_record(journal: Journal, game_id: int | None = None, withhold_secrets: bool = False) -> str:
     """A game record (`notation.md` §2) of a journalled game that `referee replay` judges identically.
 
     Secret colours revealed during the game go into `secrets:` when that does not change a single
     verdict (it would if play went on after a secret colour was cleared); otherwise they are
     written as a comment, so the record still judges exactly as the game was judged.
+
+    `withhold_secrets` (a game still being played, asked for from the page anyone on the network can
+    open): the secret colours the referee was told are left out, and the record must still judge
+    exactly as the game was judged so far, else it is refused until the game is over.
     """
     if game_id is None:
         latest = journal.latest_game()
@@ -339,19 +347,31 @@ def export_record(journal: Journal, game_id: int | None = None) -> str:
     for r in reveals:
         secrets[r["seat"]] = tuple(r["colours"])
     candidates = []
-    if reveals:
-        from dataclasses import replace
-
-        candidates.append(replace(setup, secrets=tuple(secrets)))
-    candidates.append(setup)
+    withheld = withhold_secrets and (setup.secrets is not None or bool(reveals))
+    if withheld:
+        candidates.append(replace(setup, secrets=None))
+    else:
+        if reveals:
+            candidates.append(replace(setup, secrets=tuple(secrets)))
+        candidates.append(setup)
     for candidate in candidates:
         text = dump_record(candidate, board, observations, overrides)
         got = _verdicts_of(text)
         if len(got) == len(wanted) and all(same_verdict(w, g) for w, g in zip(wanted, got)):
+            if withheld:
+                return "# the secret colours are left out while the game is being played\n" + text
             if candidate is setup and reveals:
                 said = ", ".join(f"seat {r['seat']}: {' '.join(r['colours'])}" for r in reveals)
                 text = f"# secret colours revealed at the end of the game: {said}\n" + text
             return text
+    if withheld:
+        raise SecretsNeeded(
+            _(
+                "game {game} is still being played and its record cannot be judged without the secret colours: "
+                "download it once the game is over",
+                game=game_id,
+            )
+        )
     raise JournalMismatch(
         f"game {game_id} of the journal does not replay as it was judged; the rules code may have changed since"
     )

@@ -57,7 +57,7 @@ from controller.language import DEFAULT, LANGUAGES, NAMES, Text, _, literal, pag
 from controller.record import setup_from_mapping
 from controller.service.events import Scene
 from controller.service.journal import Journal
-from controller.service.session import export_record, resolved_places
+from controller.service.session import SecretsNeeded, export_record, resolved_places
 from controller.snapshot import parse_snapshot
 from controller.web.aim_api import AimSetup
 from controller.web.camera import CameraPictures
@@ -264,12 +264,22 @@ class WebApp:
         return int(text)
 
     async def record(self, request: web.Request) -> web.Response:
-        game_id = self._game_id(request.query.get("game"))
+        asked = self._game_id(request.query.get("game"))
+
+        def export(journal: Journal) -> tuple[int | None, str]:
+            latest = journal.latest_game()
+            game_id = asked if asked is not None else (latest.id if latest is not None else None)
+            # the page is open to anyone on the network: a game in play is given without its secrets
+            hidden = game_id is not None and self.view.in_play(game_id)
+            return game_id, export_record(journal, game_id, withhold_secrets=hidden)
+
         try:
-            text = await self._in_journal(lambda j: export_record(j, game_id if game_id is not None else None))
+            game_id, text = await self._in_journal(export)
+        except SecretsNeeded as exc:
+            raise BadRequest(409, str(exc)) from None
         except RefereeError as exc:
             raise BadRequest(404, str(exc)) from None
-        name = f"game-{game_id if game_id is not None else self.view.game_id}.yaml"
+        name = f"game-{game_id}.yaml"
         return web.Response(
             text=text,
             content_type="application/yaml",

@@ -182,6 +182,12 @@ class LiveView:
             raise RuntimeError("the live page has heard nothing from the referee yet")
         return table.game_id
 
+    def in_play(self, game_id: int) -> bool:
+        """Whether `game_id` is the game being refereed and not over yet: its secret colours stay hidden."""
+        with self._lock:
+            table = self._table
+        return table is not None and table.game_id == game_id and not table.over
+
     # --- what the page is sent ------------------------------------------------------------------
     def state(self, lang: str = DEFAULT) -> dict[str, Any]:
         """The table now, every sentence said in `lang` (the page's language)."""
