@@ -29,9 +29,9 @@ import numpy as np
 
 from controller.errors import RefereeError, sentence
 from controller.games import registry
-from controller.games.flipop.doors import POSTS, UNKNOWN_DOOR
 from controller.language import _, _n, listed, literal, said
 from controller.snapshot import EMPTY
+from controller.vision.doors import post_of
 from controller.vision.reader import MIN_USED, BoardReader, model_for
 
 #: Most of a calibration picture's places that may be unsure before the picture is refused: a
@@ -134,7 +134,7 @@ def check_pictures(profile, pictures: list[Expected], corners=None, learned: set
                 _("{sentence}{advice}", sentence=sentence(exc), advice=advice or exc.otherwise)
             ) from None
         if pic.doors is not None and reading.doors is not None:
-            _check_doors(pic, reading.doors)
+            _check_doors(profile, pic, reading.doors)
         if unsure:
             notes.append(
                 _n(
@@ -416,21 +416,25 @@ def _smooth_trend(xy: np.ndarray, feats: np.ndarray, mine: np.ndarray) -> np.nda
     return trend
 
 
-def _check_doors(pic: Expected, doors: tuple[str, ...]) -> None:
-
+def _check_doors(profile: Any, pic: Expected, doors: tuple[str, ...]) -> None:
+    """The doors read against those the picture shows; a door read as unknown (the game's `doors`
+    line's unknown token) is not a contradiction."""
     if pic.doors is None:  # no doors to check
         return
-    wrong = [k for k, (g, w) in enumerate(zip(doors, pic.doors)) if g != UNKNOWN_DOOR and set(g) != set(w)]
+    line = registry.get(profile.game).extra_line("doors")
+    unknown = line.unknown if line is not None else None
+    wrong = [k for k, (g, w) in enumerate(zip(doors, pic.doors)) if g != unknown and set(g) != set(w)]
+    posts = [post_of(k, profile.cols) for k in wrong[:NAMED]]
     if wrong:
         names = listed(
             [
                 _(
                     "post {post} ({got} where {want} belongs)",
-                    post=_("{row},{column}", row=str(POSTS[k][0]), column=str(POSTS[k][1])),
+                    post=_("{row},{column}", row=str(post[0]), column=str(post[1])),
                     got=doors[k] or _("no wing"),
                     want=pic.doors[k],
                 )
-                for k in wrong[:NAMED]
+                for k, post in zip(wrong, posts)
             ],
             conjunction=None,
         )

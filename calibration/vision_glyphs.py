@@ -28,12 +28,20 @@ import numpy as np
 from calibration.vision import games_that
 from controller.errors import RefereeError
 from controller.games import registry
-from controller.games.flipop.doors import POSTS
 from controller.games.spec import DOORS_ADDON, GLYPHS_ADDON
 from controller.snapshot import EMPTY, parse_snapshot
 from controller.vision import glyphs as gl
 from controller.vision.classify import ClassModel
-from controller.vision.doors import ABSENT, DEFAULT_SIGMA, MAX_HIDDEN, PRESENT, WINGS, DoorSampler, door_features
+from controller.vision.doors import (
+    ABSENT,
+    DEFAULT_SIGMA,
+    MAX_HIDDEN,
+    PRESENT,
+    WINGS,
+    DoorSampler,
+    door_features,
+    post_of,
+)
 from controller.vision.reader import BoardReader
 
 #: (row, col) of each glyph in the calibration arrangement.
@@ -202,6 +210,7 @@ def learn_doors(profile, image: np.ndarray, corners=None, name: str = "the start
     seen = dec.sure & (used.reshape(-1) >= 1 - MAX_HIDDEN)
     wrong = sorted({int(i) // 4 for i in np.flatnonzero(seen & ((np.array(dec.letters) == PRESENT) != want))})
     if wrong:
-        what = ", ".join(f"post {POSTS[k][0]},{POSTS[k][1]} (start: {doors[k]})" for k in wrong[:6])
+        posts = {k: post_of(k, reader.geom.cols) for k in wrong[:6]}
+        what = ", ".join(f"post {posts[k][0]},{posts[k][1]} (start: {doors[k]})" for k in wrong[:6])
         raise RefereeError(f"the doors in {name} do not match the profile's start doors at {what}")
     return _with_vision(profile, "doors", model.to_yaml())

@@ -283,13 +283,12 @@ def test_the_projects_own_modules_are_imported_at_the_top_unless_a_comment_says_
 
 
 #: The game-neutral modules that still import a game package's own modules, each for a workflow of
-#: that game alone: the door reader add-on and its calibration (Flipop's posts), Stay Alive's hole
-#: patterns (`referee holes`, its guided steps, its simulated person and drawing) and the simulated
-#: world's marble drop. A game's line, event or reader add-on goes through its `SPEC`, not here.
+#: that game alone: the door reader add-on (Flipop's unread door), Stay Alive's hole patterns
+#: (`referee holes`, its guided steps, its simulated person and drawing) and the simulated world's
+#: marble drop. A game's line, event or reader add-on goes through its `SPEC`, not here; the door
+#: calibration names posts by the lattice and reads the unknown door from the `doors` line's declaration.
 GAME_IMPORTS_ALLOWED = {
     "controller/vision/doors.py",
-    "calibration/checks.py",
-    "calibration/vision_glyphs.py",
     "calibration/holes.py",
     "calibration/holes_guide.py",
     "simulation/world.py",

@@ -1,6 +1,6 @@
 """A game that adds a snapshot line, its own event and a reader add-on is one package: the sixth
 game (`lamp_game.py`, defined only here) goes through the formats, `replay`, `render`, `read`,
-`export`, the simulated service, its journal and the live page with no edit anywhere else."""
+`export`, the simulated service, its journal, the live page and the club with no edit anywhere else."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ import cv2
 import lamp_game
 import numpy as np
 import pytest
+from mqtt_helpers import wait_for
+from test_club_broker import _club, _get, _seen, _table, judge_record_result
 
 from controller.cli import main
 from controller.errors import FormatError
@@ -145,3 +147,34 @@ def test_referee_calibrate_learns_a_copy_of_it_and_the_reader_reads_its_line_aft
     position = parse_snapshot(NAME, "X . O\n. X .\nO . X\nlight: bright\n")
     reading = BoardReader(load_profile(out)).read(render_snapshot(position, profile, seed=6, preset="hard"))
     assert reading.snapshot == position
+
+
+@pytest.mark.slow
+def test_a_table_playing_it_reports_to_the_club_whose_card_and_standings_show_it(broker, tmp_path: Path):
+    """A table refereeing the lamp game publishes to a real Mosquitto; the club (which knows no game
+    by name) shows its card with the game's title, its line in the board and its event in words,
+    and counts the result in the standings."""
+    path = tmp_path / "lit.yaml"
+    path.write_text(RECORD)
+    club = _club(broker, tmp_path)
+    table = _table(broker, tmp_path, record=path, names=("Ann", "Bob"))
+    try:
+        while not table.finished:
+            table.step()
+        wait_for(lambda: _seen(club, table), what="the club to see the lamp game's last verdict")
+        card = {t["table"]: t for t in _get(club, "/api/tables")}["t1"]
+        assert card["game"] == NAME and card["game_words"] == "Noughts and crosses by lamplight, game 1"
+        assert card["snapshot"].endswith("light: dim\n") and card["over"] is True
+        # its event in the words its game declared (the club names places by row and column, for every game)
+        assert (
+            card["last_verdict"].startswith("Ann: legal move, X on C3")
+            and "completes three in a row" in card["last_verdict"]
+        )
+        result = judge_record_result(table)
+        standings = wait_for(lambda: _get(club, "/api/standings")["standings"], what="the standings")
+        assert [(s["name"], s["wins"], s["points"]) for s in standings] == [("Ann", 1, 1.0), ("Bob", 0, 0.0)]
+        assert result["winners"] == [0]
+        assert _get(club, "/standings.csv").splitlines()[1].startswith("1,Ann,1,1,0,0,1,")
+    finally:
+        table.close()
+        club.stop()

@@ -56,6 +56,12 @@ def posts(rows: int = 5, cols: int = 5) -> np.ndarray:
     return np.stack([jj.ravel() + 0.5, ii.ravel() + 0.5], axis=1).astype(np.float64)
 
 
+def post_of(k: int, cols: int) -> tuple[int, int]:
+    """Post `k` of a door line (row-major, as `posts` orders them) as (i, j): the corner shared by the
+    places (i, j), (i, j + 1), (i + 1, j) and (i + 1, j + 1) of a board `cols` places wide."""
+    return divmod(k, cols - 1)
+
+
 def _strip_offsets() -> np.ndarray:
     """(4 wings, S, 2) board offsets of every strip sample from its post."""
     out = []
