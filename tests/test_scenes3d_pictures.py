@@ -7,6 +7,9 @@ tests/data/scenes3d, named after their game, room and picture): what the flat re
 - A desk lamp's pool of light on the board's frame is not an arm (`hands.lamp_pool`): room 0's
   Flipop boards under the lamp were all taken for a hand.
 - The arm over the board is still seen.
+- Under room 0's low lamp each post's shadow lies along the half-edge away from the lamp and has a
+  wing's colour there: the colour reading left 11 of board 1's 16 doors `?`. The wings' thin
+  neutral lines (steel on a coloured floor; a shadow is broad) tell them (`doors.bar_cues`).
 - The ceiling panel's sheen on glossy Blockers! tiles (room 1, a band down the middle of the board)
   makes them paler than any learned colour: read as the colour under a sheen (`sheen.py`).
 - Stay Alive room 0's copy has a paler orange slide than the standard edition, paler still under
@@ -60,6 +63,21 @@ def test_a_lamps_pool_of_light_is_not_a_hand_and_an_arm_is(tmp_path):
     assert lamp.snapshot is not None, lamp.problem
     arm = BoardReader(profile).read(cv2.imread(str(PICTURES / "flipop-room0-hand-0.jpg")))
     assert arm.problem is not None and arm.problem.startswith(HAND)
+
+
+#: Flipop room 0, board 1 (from the scene's description): the doors on the 16 posts, row by row.
+FLIPOP_ROOM0_BOARD1_DOORS = "W W S S W NS EW S W EW NS E N W E E"
+
+
+def test_doors_under_a_low_lamp_are_read_by_their_wings_thin_neutral_lines(tmp_path):
+    code, said = _calibrate(tmp_path, "flipop", "--setup", "flipop-room0-calibration-start.jpg")
+    assert code == 0, said
+    profile = load_profile(tmp_path / "profile.yaml")
+    reading = BoardReader(profile).read(cv2.imread(str(PICTURES / "flipop-room0-board-1.jpg")))
+    assert reading.doors is not None, reading.problem
+    want = FLIPOP_ROOM0_BOARD1_DOORS.split()
+    assert all(got in ("?", door) for got, door in zip(reading.doors, want)), reading.doors
+    assert sum(got == door for got, door in zip(reading.doors, want)) >= 15, reading.doors
 
 
 #: Blockers! room 1, board 1 (from the scene's description): colours only, rows from the top.

@@ -102,3 +102,37 @@ def test_profile_door_settings_are_checked() -> None:
     one = {"classes": {"wing": {"letter": "1", "mean": [0, 0, 0], "cov": np.eye(3).tolist()}}}
     with pytest.raises(ConfigError, match="vision.doors"):
         BoardReader(p.with_overrides({"vision": {"doors": one}}))
+
+
+def _profiles(neutral_at) -> np.ndarray:
+    """One post's four half-edge profiles (`DoorSampler.sample_profiles`) on an orange floor under
+    a white light, each sample moved towards neutral grey by `neutral_at(across)` (0 to 1)."""
+    from controller.vision.doors import ALONG, BAR_ACROSS
+
+    floor = np.array([80.0, 150.0, 230.0])  # BGR
+    grey = np.full(3, floor.mean())
+    t = np.array([neutral_at(s) for s in BAR_ACROSS])[:, None]
+    row = np.exp((1 - t) * np.log(floor) + t * np.log(grey))  # (across, 3)
+    return np.broadcast_to(row, (1, 4, len(ALONG), len(BAR_ACROSS), 3)).astype(np.float32)
+
+
+def test_a_thin_neutral_line_is_a_wing_and_a_broad_greyish_shadow_is_neither() -> None:
+    from controller.vision.doors import bar_cues, door_from_lines, turns
+
+    white = np.full((1, 3), 255.0)
+    wing, bare = bar_cues(_profiles(lambda s: 0.9 if abs(s) <= 0.02 else 0.0), white)
+    assert wing.all() and not bare.any()
+    # A post's shadow lit by a bluer room light: halfway to neutral, 0.2 pitch wide.
+    wing, bare = bar_cues(_profiles(lambda s: 0.5 if abs(s) <= 0.1 else 0.0), white)
+    assert not wing.any() and not bare.any()
+    wing, bare = bar_cues(_profiles(lambda s: 0.0), white)
+    assert not wing.any() and bare.all()
+    # A grey floor leaves no room for a neutral line: no cue either way.
+    grey = np.full((1, 4, 9, 41, 3), 150.0, np.float32)
+    wing, bare = bar_cues(grey, white)
+    assert not wing.any() and not bare.any()
+    # A line decides a door when one turn of the post's shape fits it.
+    assert door_from_lines(turns("E"), np.array([0, 0, 1, 0], bool), np.zeros(4, bool)) == "S"
+    assert door_from_lines(turns("NS"), np.array([0, 1, 0, 0], bool), np.zeros(4, bool)) == "EW"
+    assert door_from_lines(turns("E"), np.array([1, 0, 1, 0], bool), np.zeros(4, bool)) is None
+    assert door_from_lines(turns("E"), np.zeros(4, bool), np.ones(4, bool)) is None

@@ -12,10 +12,22 @@ A post's reading is kept only when all four half-edges are sure and together mak
 post can have (its profile start shape at one of its four turns); anything else is `?`.
 Defaults come from the standard edition's colours (`looks`); `calibration/vision_glyphs.py`
 learns a real copy's from a picture of the start position.
+
+A second cue reads the wings' shape (`bar_cues`): a wing is bare steel, neutral in colour, and
+seen from above it is a line about as thin as its plate (2 mm) on the edge line, with the coloured
+floor again on both sides. A cast shadow darkens the floor and, lit only by the other lights of
+the room, moves its colour somewhat towards theirs, but over a broad patch with soft edges (a
+post's shadow is wider than the post and its edge blurs with distance), never into a thin neutral
+line. Under a low lamp the post's shadow lies along a half-edge and has a wing's colour there, so
+the colour reading leaves those posts `?`; the thin neutral lines of the wings that are there still
+tell the door when they leave one turn of the post's shape. Where both cues give a door they must
+agree, else the post is `?`; where the floor is too near neutral for a line to stand out, the
+shape cue says nothing.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -29,7 +41,7 @@ from controller.games.spec import DOORS_ADDON, LineReader
 from controller.snapshot import EMPTY, parse_snapshot
 from controller.vision import looks
 from controller.vision.classify import ClassModel, ClassRef
-from controller.vision.features import colour_features, masked_median
+from controller.vision.features import SATURATED, colour_features, masked_median
 from controller.vision.light import local_white
 
 WINGS = "NESW"
@@ -48,6 +60,26 @@ GLARE_OVER_WHITE = 1.12
 #: Default spread of a half-edge's feature difference (log brightness, two chromaticities).
 DEFAULT_SIGMA = (0.2, 0.04, 0.05)
 PRESENT, ABSENT = "1", "0"
+
+#: The shape cue (see the module's docstring): profiles across each half-edge, in pitches.
+BAR_ACROSS_STEP = 0.01
+BAR_ACROSS = np.arange(-20, 21) * BAR_ACROSS_STEP
+#: The wing's line is looked for this near the edge line: a wing turned off square by a few
+#: degrees, or a pose a little off, moves it by up to about 0.02 pitch.
+BAR_CENTRE = 0.04
+#: Both sides of a wing's line this far from it show the floor: the plate is 2 mm (0.05 pitch)
+#: thick. A camera seeing the plate's side face sees a broader line there: the cue stays silent.
+BAR_FLANK = 0.08
+#: Samples at least this far off the edge line give the floor's colour.
+BAR_FLOOR_FROM = 0.10
+#: A floor whose colour is nearer neutral than this (log chromaticity from the paper white's)
+#: leaves no room for a neutral line to stand out: no shape cue.
+BAR_MIN_FLOOR_CHROMA = 0.15
+#: A wing: its line is at least this far from the floor's colour towards neutral (1 = neutral),
+#: more than on both flanks. Steel lines measured 0.2-1.2 on 3D renders, cast shadows at most 0.2.
+WING_BAR = 0.4
+#: Bare: nothing on the edge line even this far towards neutral (steel lines are 0.5 or more).
+BARE_PEAK = 0.2
 
 
 def posts(rows: int = 5, cols: int = 5) -> np.ndarray:
@@ -161,6 +193,15 @@ class DoorSampler:
         self.n = n
         self._h: np.ndarray | None = None
         self._map: np.ndarray | None = None
+        across = np.array([[-STEP[w][1], STEP[w][0]] for w in WINGS])  # (4, 2): left of each wing
+        along = np.array([STEP[w] for w in WINGS])
+        self.profile_points = (
+            self.posts[:, None, None, None, :]
+            + along[None, :, None, None, :] * ALONG[None, None, :, None, None]
+            + across[None, :, None, None, :] * BAR_ACROSS[None, None, None, :, None]
+        )  # (P, 4, along, across, 2)
+        self._bar_h: np.ndarray | None = None
+        self._bar_map: np.ndarray | None = None
 
     def sample(self, frame: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(strip pixels (P, 4, S, 3), bare-board pixels (P, R, 3)) as float32."""
@@ -175,6 +216,18 @@ class DoorSampler:
         )
         k = self.n * 4 * self.n_strip
         return vals[:k].reshape(self.n, 4, self.n_strip, 3), vals[k:].reshape(self.n, self.n_ref, 3)
+
+    def sample_profiles(self, frame: np.ndarray, h: np.ndarray) -> np.ndarray:
+        """Profiles across every half-edge (P, 4, along, across, 3) as float32: along `ALONG`,
+        across `BAR_ACROSS` (for the shape cue)."""
+        if self._bar_h is None or not np.array_equal(self._bar_h, h):
+            pts = cv2.perspectiveTransform(self.profile_points.reshape(-1, 1, 2), h)
+            self._bar_map = pts.reshape(len(ALONG) * self.n * 4, len(BAR_ACROSS), 2).astype(np.float32)
+            self._bar_h = h.copy()
+        m = self._bar_map
+        assert m is not None  # projected just above for this homography
+        vals = cv2.remap(frame, m[..., 0], m[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return vals.astype(np.float32).reshape(self.n, 4, len(ALONG), len(BAR_ACROSS), 3)
 
 
 def _hide_glare(vals: np.ndarray, white: np.ndarray | None) -> np.ndarray:
@@ -218,12 +271,78 @@ def read_doors(
     dec = model.decide(feats.reshape(-1, 3))
     present = (np.array(dec.letters) == PRESENT).reshape(sampler.n, 4)
     sure = (dec.sure & (used.reshape(-1) >= 1 - MAX_HIDDEN)).reshape(sampler.n, 4)
+    wing, bare = bar_cues(sampler.sample_profiles(frame, h), white)
     doors = []
     for k in range(sampler.n):
+        if k >= len(shapes):
+            doors.append(UNKNOWN_DOOR)
+            continue
         token = "".join(w for w, on in zip(WINGS, present[k]) if on)
-        ok = sure[k].all() and k < len(shapes) and token in shapes[k]
-        doors.append(token if ok else UNKNOWN_DOOR)
+        by_colour = token if sure[k].all() and token in shapes[k] else None
+        by_shape = door_from_lines(shapes[k], wing[k], bare[k])
+        if by_colour and by_shape and by_colour != by_shape:
+            doors.append(UNKNOWN_DOOR)  # the cues disagree: neither is trusted
+        else:
+            doors.append(by_colour or by_shape or UNKNOWN_DOOR)
     return DoorReading(tuple(doors), feats, present, sure)
+
+
+def bar_cues(profiles: np.ndarray, white: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(wing seen (P, 4), bare seen (P, 4)) from the profiles across each half-edge
+    (`DoorSampler.sample_profiles`), by the wings' thin neutral lines (the module's docstring).
+
+    Each sample's chromaticity (log red/green, log blue/green, after dividing out the paper white)
+    is placed on the line from the floor's (the half-edge's samples off the edge line) to neutral:
+    0 at the floor's colour, 1 at neutral. On each profile the most neutral sample near the edge
+    line is the line's; it counts by how much more neutral it is than both flanks. The medians
+    along the half-edge decide: a wing where the line clearly stands out, bare where the edge line
+    holds nothing near neutral. Glare (brighter than the paper) tells no colour and is left out."""
+    p, w, n_along, n_across, _ = profiles.shape
+    norm = np.asarray(white if white is not None else np.array(looks.PAPER[::-1]) * np.ones((p, 3)), np.float64)
+    vals = profiles / norm[:, None, None, None, :]
+    limit = GLARE_OVER_WHITE * norm.sum(axis=-1)[:, None, None, None]
+    glare = (profiles.sum(axis=-1) > limit) | (profiles.min(axis=-1) >= SATURATED)
+    vals = np.maximum(vals, 1e-3)
+    chroma = np.stack([np.log(vals[..., 2] / vals[..., 1]), np.log(vals[..., 0] / vals[..., 1])], axis=-1)
+    chroma[glare] = np.nan
+    off_line = np.abs(BAR_ACROSS) >= BAR_FLOOR_FROM - 1e-9
+    with warnings.catch_warnings():  # a half-edge all glare has no floor colour: NaN, no cue
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return _bar_cues(chroma, off_line, n_along)
+
+
+def _bar_cues(chroma: np.ndarray, off_line: np.ndarray, n_along: int) -> tuple[np.ndarray, np.ndarray]:
+    p, w = chroma.shape[:2]
+    floor = np.nanmedian(chroma[:, :, :, off_line].reshape(p, w, -1, 2), axis=2)  # (P, 4, 2)
+    size = np.linalg.norm(floor, axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        towards = -floor / size[..., None]
+        neutral = np.einsum("pwasc,pwc->pwas", chroma - floor[:, :, None, None, :], towards) / size[:, :, None, None]
+    centre = np.flatnonzero(np.abs(BAR_ACROSS) <= BAR_CENTRE + 1e-9)
+    flank = int(round(BAR_FLANK / BAR_ACROSS_STEP))
+    near = np.where(np.isnan(neutral[..., centre]), -np.inf, neutral[..., centre])
+    at = centre[np.argmax(near, axis=-1)]  # (P, 4, along): the line's sample on each profile
+    peak = np.take_along_axis(neutral, at[..., None], axis=-1)[..., 0]
+    sides = np.maximum(
+        np.take_along_axis(neutral, (at - flank)[..., None], axis=-1)[..., 0],
+        np.take_along_axis(neutral, (at + flank)[..., None], axis=-1)[..., 0],
+    )
+    with np.errstate(invalid="ignore"):
+        line = np.nanmedian(np.where(np.isfinite(peak), peak - sides, np.nan), axis=-1)
+        top = np.nanmedian(np.where(np.isfinite(peak), peak, np.nan), axis=-1)
+        seen = (size >= BAR_MIN_FLOOR_CHROMA) & (np.isfinite(peak).sum(axis=-1) * 2 >= n_along)
+        return seen & (line >= WING_BAR), seen & (top <= BARE_PEAK)
+
+
+def door_from_lines(shapes: frozenset[str], wing: np.ndarray, bare: np.ndarray) -> str | None:
+    """The one turn of the post's shape that has a wing wherever a wing's line is seen and none
+    where the edge line is seen bare, or None (no line seen, or more than one turn fits)."""
+    lines = {w for w, on in zip(WINGS, wing) if on}
+    empty = {w for w, on in zip(WINGS, bare) if on}
+    if not lines:
+        return None
+    fits = [t for t in shapes if lines <= set(t) and not empty & set(t)]
+    return fits[0] if len(fits) == 1 else None
 
 
 def door_line(reader) -> Callable[[np.ndarray, np.ndarray], tuple[str, ...]]:
