@@ -7,8 +7,10 @@ config: one declaration per key, with its default, its type and its check. Pydan
 says its sentence itself (`sentence`), and `validate` turns the first problem into a `ConfigError`
 naming the key path (``gpio.pins.red``, ``mqtt.tls.ca_file``, ``seats[2]``).
 
-The older checkers (`Checker`: a function of (value, key path)) still check the board profiles'
-per-game keys until those are models too.
+A key's check is a validator run before pydantic's (`checked`; `whole`, `number`, `text`, `one_of`,
+`items`, `a_mapping`, `capital_letter` for the common ones), so a list's items and a mapping's
+values are checked by pydantic itself and their errors carry their place (``geometry.markers.ids[3]``).
+Board profiles' sections (`ProfileSection`) say their unknown keys in their own words.
 """
 
 from __future__ import annotations
@@ -16,15 +18,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import Annotated, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, ValidationInfo, model_validator
 from pydantic_core import PydanticCustomError
 
 from controller.errors import ConfigError
 from controller.language import N_, Text, _, _n, literal
-
-Checker = Callable[[Any, str], None]
 
 
 def kind_of(value: Any) -> Any:
@@ -51,149 +51,13 @@ def _written(value: Any) -> Text:
     return literal(repr(value))
 
 
-def integer(lo: int | None = None, hi: int | None = None) -> Checker:
-    def check(value: Any, path: str) -> None:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(
-                path, _("expected a whole number, got {kind} ({value})", kind=kind_of(value), value=_written(value))
-            )
-        if (lo is not None and value < lo) or (hi is not None and value > hi):
-            raise ConfigError(
-                path,
-                _("expected a whole number from {low} to {high}, got {value}", low=lo, high=hi, value=_written(value)),
-            )
-
-    return check
-
-
-def number(lo: float | None = None, hi: float | None = None) -> Checker:
-    def check(value: Any, path: str) -> None:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(
-                path, _("expected a number, got {kind} ({value})", kind=kind_of(value), value=_written(value))
-            )
-        if (lo is not None and value < lo) or (hi is not None and value > hi):
-            raise ConfigError(
-                path, _("expected a number from {low} to {high}, got {value}", low=lo, high=hi, value=_written(value))
-            )
-
-    return check
-
-
-def text(pattern: Callable[[str], bool] | None = None, what: Any = None) -> Checker:
-    """Text (`what` says which, in words: `_("a colour name")`), matching `pattern` when given."""
-    wanted = what if what is not None else _("text")
-
-    def check(value: Any, path: str) -> None:
-        if not isinstance(value, str):
-            raise ConfigError(
-                path,
-                _("expected {what}, got {kind} ({value})", what=wanted, kind=kind_of(value), value=_written(value)),
-            )
-        if pattern is not None and not pattern(value):
-            raise ConfigError(path, _("expected {what}, got {value}", what=wanted, value=_written(value)))
-
-    return check
-
-
-def one_of(*choices: Any) -> Checker:
-    def check(value: Any, path: str) -> None:
-        if value not in choices:
-            raise ConfigError(path, _one_of(choices, value))
-
-    return check
-
-
-def flag() -> Checker:
-    return one_of(True, False)
-
-
-def list_of(item: Checker, length: int | None = None, min_len: int = 0) -> Checker:
-    def check(value: Any, path: str) -> None:
-        if not isinstance(value, list):
-            raise ConfigError(
-                path, _("expected a list, got {kind} ({value})", kind=kind_of(value), value=_written(value))
-            )
-        if length is not None and len(value) != length:
-            raise ConfigError(
-                path,
-                _n(
-                    "expected a list of {n} item, got {got}",
-                    "expected a list of {n} items, got {got}",
-                    length,
-                    got=len(value),
-                ),
-            )
-        if len(value) < min_len:
-            raise ConfigError(
-                path,
-                _n(
-                    "expected at least {n} item, got {got}",
-                    "expected at least {n} items, got {got}",
-                    min_len,
-                    got=len(value),
-                ),
-            )
-        for i, v in enumerate(value):
-            item(v, f"{path}[{i}]")
-
-    return check
-
-
-def mapping(
-    fields: dict[str, Checker] | None = None,
-    required: tuple[str, ...] = (),
-    keys: Checker | None = None,
-    values: Checker | None = None,
-) -> Checker:
-    """A mapping with named `fields`, or with free keys checked by `keys`/`values`."""
-
-    def check(value: Any, path: str) -> None:
-        if not isinstance(value, dict):
-            raise ConfigError(
-                path, _("expected a mapping of keys, got {kind} ({value})", kind=kind_of(value), value=_written(value))
-            )
-        for key, v in value.items():
-            sub = f"{path}.{key}" if path else str(key)
-            if fields is not None:
-                if key not in fields:
-                    known = literal(", ".join(fields))
-                    raise ConfigError(sub, _("unknown key; known keys here are: {known}", known=known))
-                fields[key](v, sub)
-            else:
-                if keys is not None:
-                    keys(key, sub)
-                if values is not None:
-                    values(v, sub)
-        for key in required:
-            if key not in value:
-                raise ConfigError(f"{path}.{key}" if path else key, _("this key is required"))
-
-    return check
-
-
-def anything() -> Checker:
-    return lambda value, path: None
-
-
-def letter_key(value: Any, path: str) -> None:
-    """A class letter used as a key (the profile's classes, token counts, ...)."""
-    if not (isinstance(value, str) and len(value) == 1 and value.isalpha() and value.isupper()):
-        raise ConfigError(path, _("expected a single capital letter, got {value}", value=_written(value)))
-
-
-def cell_pair() -> Checker:
-    """A board place written `[row, col]`."""
-    return list_of(integer(0, 99), length=2)
-
-
 # --------------------------------------------------------------------------- sections as pydantic models
 
 #: The error type of every sentence a section says itself.
 SENTENCE = "referee"
 
 
-def _one_of(choices: Any, value: Any) -> Text:
+def expected_one_of(choices: Any, value: Any) -> Text:
     return _(
         "expected one of {choices}, got {value}",
         choices=literal(", ".join(str(c) for c in choices)),
@@ -222,16 +86,18 @@ class Section(BaseModel):
     not_a_mapping: ClassVar[str] = N_("expected a section of 'name: value' settings, got {value}")
     #: Keys refused with a sentence of their own (a password written where only its file belongs).
     refused: ClassVar[dict[str, str]] = {}
+    #: An empty section in YAML (`camera:`) is the defaults.
+    empty_is_defaults: ClassVar[bool] = True
 
     @model_validator(mode="before")
     @classmethod
     def _a_mapping_of_known_keys(cls, data: Any) -> Any:
-        if data is None:  # an empty section in YAML (`camera:`) is the defaults
+        if data is None and cls.empty_is_defaults:
             return {}
         if isinstance(data, BaseModel):
             return data
         if not isinstance(data, dict):
-            raise sentence(Text(cls.not_a_mapping, {"value": _written(data)}))
+            raise sentence(Text(cls.not_a_mapping, {"value": _written(data), "kind": kind_of(data)}))
         for key, why in cls.refused.items():
             if key in data:
                 raise sentence(Text(why), key=key)
@@ -253,7 +119,37 @@ class Section(BaseModel):
         return tuple(field.alias or name for name, field in cls.model_fields.items())
 
 
+class ProfileSection(Section):
+    """A section of a board profile (`controller.profile`): its keys are all needed unless they
+    have a default, and a mistake is said in the profiles' own words."""
+
+    unknown_key: ClassVar[str] = N_("unknown key; known keys here are: {known}")
+    not_a_mapping: ClassVar[str] = N_("expected a mapping of keys, got {kind} ({value})")
+    empty_is_defaults: ClassVar[bool] = False
+
+
 S = TypeVar("S", bound=BaseModel)
+
+
+def located(location: tuple[str | int, ...], data: Any) -> tuple[str | int, ...]:
+    """Pydantic's location of an error, as the person wrote it: a number is a key where the value
+    there is a mapping (``tokens.1``), a place in a list where it is a list (``ids[3]``); a mapping's
+    key itself (pydantic's ``[key]``) is named by the key."""
+    found: list[str | int] = []
+    node = data
+    for part in location:
+        if part == "[key]":
+            continue
+        if isinstance(node, dict):
+            found.append(str(part))
+            node = node.get(part)
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            found.append(part)
+            node = node[part]
+        else:
+            found.append(part)
+            node = None
+    return tuple(found)
 
 
 def key_path(location: tuple[str | int, ...], prefix: str = "") -> str:
@@ -314,18 +210,18 @@ def validate(
         return model.model_validate(data, context=context)
     except ValidationError as exc:
         error = exc.errors(include_url=False)[0]
-        location = tuple(error["loc"])
+        location = located(tuple(error["loc"]), data)
         extra = (error.get("ctx") or {}).get("key")
         if extra is not None:
             location += (extra,)
         if error["type"] == SENTENCE:  # `{section}` in a sentence: the path of the section that said it
-            message = _with_section(error["ctx"]["sentence"], key_path(tuple(error["loc"]), prefix))
+            message = _with_section(error["ctx"]["sentence"], key_path(located(tuple(error["loc"]), data), prefix))
         else:
             message = _generic_sentence(error)
         raise ConfigError(key_path(location, prefix), message, source) from None
 
 
-def checked(check: Callable[[Any], Any]) -> BeforeValidator:
+def checked(check: Callable[..., Any]) -> BeforeValidator:
     """A key's own check (value -> the value kept), run before pydantic's: it words its own refusal."""
     return BeforeValidator(check)
 
@@ -367,7 +263,122 @@ def choice(*choices: str) -> BeforeValidator:
 
     def check(value: Any) -> str:
         if value not in choices:
-            raise sentence(_one_of(choices, value))
+            raise sentence(expected_one_of(choices, value))
         return str(value)
 
     return checked(check)
+
+
+# --------------------------------------------------------------------------- the common checks of a key
+
+
+def _kind_and_value(value: Any) -> dict[str, Any]:
+    return {"kind": kind_of(value), "value": _written(value)}
+
+
+def whole(lo: int | None = None, hi: int | None = None) -> BeforeValidator:
+    """A whole number, from `lo` to `hi` when given: `Annotated[int, whole(0, 999)]`."""
+
+    def check(value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise sentence(_("expected a whole number, got {kind} ({value})", **_kind_and_value(value)))
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            raise sentence(
+                _("expected a whole number from {low} to {high}, got {value}", low=lo, high=hi, value=_written(value))
+            )
+        return value
+
+    return checked(check)
+
+
+def number(lo: float | None = None, hi: float | None = None) -> BeforeValidator:
+    """A number, whole or not, from `lo` to `hi` when given: `Annotated[float, number(1, 500)]`."""
+
+    def check(value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise sentence(_("expected a number, got {kind} ({value})", **_kind_and_value(value)))
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            raise sentence(
+                _("expected a number from {low} to {high}, got {value}", low=lo, high=hi, value=_written(value))
+            )
+        return value
+
+    return checked(check)
+
+
+def text(pattern: Callable[[str], bool] | None = None, what: Any = None) -> BeforeValidator:
+    """Text (`what` says which, in words: `_("a colour name")`), matching `pattern` when given."""
+    wanted = what if what is not None else _("text")
+
+    def check(value: Any) -> str:
+        if not isinstance(value, str):
+            raise sentence(_("expected {what}, got {kind} ({value})", what=wanted, **_kind_and_value(value)))
+        if pattern is not None and not pattern(value):
+            raise sentence(_("expected {what}, got {value}", what=wanted, value=_written(value)))
+        return value
+
+    return checked(check)
+
+
+def one_of(*choices: Any) -> BeforeValidator:
+    """One of a few values, said as written (``expected one of own_twice, lift_ban, got 'never'``)."""
+
+    def check(value: Any) -> Any:
+        if isinstance(value, bool) is not isinstance(choices[0], bool) or value not in choices:
+            raise sentence(expected_one_of(choices, value))
+        return value
+
+    return checked(check)
+
+
+def items(length: int | None = None, min_len: int = 0) -> BeforeValidator:
+    """A list (of `length` items, or at least `min_len`), its items then checked by their own type:
+    `Annotated[list[Annotated[int, whole(0, 999)]], items(4)]`."""
+
+    def check(value: Any) -> list:
+        if not isinstance(value, list):
+            raise sentence(_("expected a list, got {kind} ({value})", **_kind_and_value(value)))
+        if length is not None and len(value) != length:
+            raise sentence(
+                _n(
+                    "expected a list of {n} item, got {got}",
+                    "expected a list of {n} items, got {got}",
+                    length,
+                    got=len(value),
+                )
+            )
+        if len(value) < min_len:
+            raise sentence(
+                _n(
+                    "expected at least {n} item, got {got}",
+                    "expected at least {n} items, got {got}",
+                    min_len,
+                    got=len(value),
+                )
+            )
+        return value
+
+    return checked(check)
+
+
+def a_mapping() -> BeforeValidator:
+    """A mapping whose keys and values are checked by their own types: `Annotated[dict[Letter, int], a_mapping()]`."""
+
+    def check(value: Any) -> dict:
+        if not isinstance(value, dict):
+            raise sentence(_("expected a mapping of keys, got {kind} ({value})", **_kind_and_value(value)))
+        return value
+
+    return checked(check)
+
+
+def _capital_letter(value: Any) -> str:
+    if not (isinstance(value, str) and len(value) == 1 and value.isalpha() and value.isupper()):
+        raise sentence(_("expected a single capital letter, got {value}", value=_written(value)))
+    return value
+
+
+#: A class letter used as a key (the profile's classes, token counts, ...).
+Letter = Annotated[str, checked(_capital_letter)]
+#: A board place written `[row, col]`.
+Place = Annotated[list[Annotated[int, whole(0, 99)]], items(length=2)]

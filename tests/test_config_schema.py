@@ -98,3 +98,21 @@ def test_the_loader_words_every_unreadable_file_the_same_way(tmp_path):
     empty = tmp_path / "empty.yaml"
     empty.write_text("")
     assert load_yaml(empty, "the profile") is None
+
+
+def test_a_record_names_the_key_path_of_every_mistake():
+    from controller.record import parse_record
+
+    for text, key in [
+        ("game: colorpop\nprofile: 3\nsetup: ''\n", "profile"),  # was said as 'profile.profile'
+        ("game: colorpop\nprofile: {tokens: {G: -1}}\nsetup: ''\n", "profile.tokens.G"),
+        ("game: colorpop\nplayers: 2\nseats: [G, Z]\nsetup: ''\n", "seats[1]"),
+        ("game: colorpop\nplayers: 2\nsecrets: [null, [G, 4]]\nsetup: ''\n", "secrets[1]"),
+        ("game: colorpop\nfirst: 2\nsetup: ''\n", "first"),
+        ("game: colorpop\nsetup: ''\nobservations: 3\n", "observations"),
+        ("game: colorpop\n", "setup"),
+    ]:
+        with pytest.raises(ConfigError) as caught:
+            parse_record(text, "r.yaml")
+        assert caught.value.key == key, text
+        assert str(caught.value).startswith(f"r.yaml: key '{key}': "), text

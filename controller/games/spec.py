@@ -366,11 +366,14 @@ class GameSpec:
     extra_lines: tuple[ExtraLine, ...] = ()
     #: What may happen in a move besides the move itself, with its words (besides `COMMON_EVENTS`).
     events: tuple[EventType, ...] = ()
-    #: Checkers of the profile's `settings:` (the rule book's settings) and of its other keys.
-    settings: Mapping[str, Callable[[Any, str], None]] = field(default_factory=dict)
-    profile_keys: Mapping[str, Callable[[Any, str], None]] = field(default_factory=dict)
-    #: (profile data, source) -> None; raises ConfigError for what spans several keys.
-    check_profile: Callable[[dict, str], None] | None = None
+    #: The profile's `settings:` (the rule book's settings) and the game's other profile keys, each
+    #: with its type and check as pydantic takes them (`Annotated[str, one_of("own_twice", "lift_ban")]`,
+    #: the checks in `controller.schema`); none is required.
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    profile_keys: Mapping[str, Any] = field(default_factory=dict)
+    #: (the checked profile: its keys as attributes) -> None; raises `controller.schema.sentence(...,
+    #: key=...)` for what spans several keys (a token count for a letter that is not a class).
+    check_profile: Callable[[Any], None] | None = None
     #: The default profile: a YAML file (beside the game's package), or a mapping.
     default_profile: Path | Mapping[str, Any] | None = None
     #: Slide switches report part of the board (Stay Alive): (camera's snapshot, the switch board's

@@ -9,11 +9,12 @@ camera with the glyph reader.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 from controller.games.blockers.board import knows_less, parse_row
-from controller.games.blockers.rules import GLYPH_UNREAD, RULES, BlockersEngine, check_symbols, symbol_regions
+from controller.games.blockers.rules import GLYPH_UNREAD, RULES, BlockersEngine, Regions, check_symbols
 from controller.games.spec import GLYPHS_ADDON, TILE, CellFormat, GameSpec, Solid, VisionSpec
-from controller.schema import list_of, text
+from controller.schema import items, text
 
 SPEC = GameSpec(
     name="blockers",
@@ -25,7 +26,7 @@ SPEC = GameSpec(
     variants=("standard", "two-player"),
     cells=CellFormat(parse_row=parse_row, empty_text="..", knows_less=knows_less),
     events=(GLYPH_UNREAD,),
-    profile_keys={"symbols": list_of(text(), length=9), "regions": symbol_regions},
+    profile_keys={"symbols": Annotated[list[Annotated[str, text()]], items(length=9)], "regions": Regions},
     check_profile=check_symbols,
     default_profile=Path(__file__).with_name("profile.yaml"),
     demo={"game": "blockers", "variant": "standard", "players": 3, "seats": ["R", "G", "B"]},

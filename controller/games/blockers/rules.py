@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import NamedTuple
+from typing import Annotated, Any, NamedTuple
+
+from pydantic import AfterValidator
 
 from controller.errors import ConfigError
 from controller.games.base import Engine, GameSetup, Judgement, Result, SetupCheck
@@ -38,7 +40,7 @@ from controller.games.rulebook import Rule
 from controller.games.spec import Snapshot
 from controller.language import N_, Text, _, as_text, listed
 from controller.matching import everyone_matched
-from controller.schema import list_of, text
+from controller.schema import items, sentence, text
 
 #: A tile was placed whose glyph the camera could not read yet.
 GLYPH_UNREAD = EventType(
@@ -902,13 +904,24 @@ def _unread_order(u: Unread) -> tuple:
     return (u.colour, u.cell is None, u.cell or (0, 0), sorted(u.glyphs))
 
 
-def symbol_regions(value, path: str) -> None:
-    list_of(text(lambda s: len(s) == 3, "three symbol letters a-i"), length=3)(value, path)
-    letters = "".join(value)
+def _each_symbol_once(regions: list[str]) -> list[str]:
+    letters = "".join(regions)
     if sorted(letters) != list("abcdefghi"):
-        raise ConfigError(path, f"the nine regions must use each symbol letter a-i exactly once, got {letters!r}")
+        raise sentence(
+            _("the nine regions must use each symbol letter a-i exactly once, got {letters}", letters=repr(letters))
+        )
+    return regions
 
 
-def check_symbols(data: dict, source: str) -> None:
-    if "symbols" in data and len(set(data["symbols"])) != 9:
-        raise ConfigError("symbols", "the nine symbol names must all differ", source)
+#: The profile's `regions:`: the nine symbols' letters as three regions of three.
+Regions = Annotated[
+    list[Annotated[str, text(lambda s: len(s) == 3, _("three symbol letters a-i"))]],
+    items(length=3),
+    AfterValidator(_each_symbol_once),
+]
+
+
+def check_symbols(profile: Any) -> None:
+    """The nine symbols' names differ (the checked profile's keys as attributes)."""
+    if profile.symbols is not None and len(set(profile.symbols)) != 9:
+        raise sentence(_("the nine symbol names must all differ"), key="symbols")

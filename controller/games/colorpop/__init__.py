@@ -8,10 +8,11 @@ players set it up and take groups out.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 from controller.games.colorpop.rules import CLEARED, RULES, ColorpopEngine, check_tokens, partial_boards, setup_board
 from controller.games.spec import DISC, EMPTY_BOARD, FULL_SETUP, GameSpec, PlaySpec, Solid, VisionSpec
-from controller.schema import flag, integer, letter_key, mapping
+from controller.schema import Letter, a_mapping, one_of, whole
 
 SPEC = GameSpec(
     name="colorpop",
@@ -23,8 +24,8 @@ SPEC = GameSpec(
     variants=("standard", "solo", "two-colours", "teams"),
     players={"solo": 1, "teams": 4},
     events=(CLEARED,),
-    settings={"joker_only_groups": flag()},
-    profile_keys={"tokens": mapping(keys=letter_key, values=integer(0, 100))},
+    settings={"joker_only_groups": Annotated[bool, one_of(True, False)]},
+    profile_keys={"tokens": Annotated[dict[Letter, Annotated[int, whole(0, 100)]], a_mapping()]},
     check_profile=check_tokens,
     default_profile=Path(__file__).with_name("profile.yaml"),
     secret_colours="GYOBP",

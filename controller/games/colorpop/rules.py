@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
+from typing import Any
 
 from controller.errors import ConfigError
 from controller.games.base import Engine, GameSetup, Judgement, Result, SetupCheck, no_such_seat
@@ -24,6 +25,7 @@ from controller.games.rulebook import Rule
 from controller.games.spec import EMPTY, Snapshot
 from controller.grid import connected_groups, groups_by_value, neighbours
 from controller.language import N_, Text, _, _n, listed
+from controller.schema import sentence
 
 JOKER = "J"
 Board = tuple[tuple[str, ...], ...]
@@ -1028,11 +1030,11 @@ def _match_column(src: list[str], dst: list[str], deletable, positions: list[int
     return gone
 
 
-def check_tokens(data: dict, source: str) -> None:
-    classes = set(data["classes"])
-    for letter in data.get("tokens", {}):
-        if letter not in classes:
-            raise ConfigError(f"tokens.{letter}", "this letter is not one of the profile's classes", source)
+def check_tokens(profile: Any) -> None:
+    """A token count is for one of the profile's classes (the checked profile's keys as attributes)."""
+    for letter in profile.tokens or {}:
+        if letter not in profile.classes:
+            raise sentence(_("this letter is not one of the profile's classes"), key=f"tokens.{letter}")
 
 
 def setup_board(engine: ColorpopEngine, rng) -> Snapshot:

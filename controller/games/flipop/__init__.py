@@ -9,12 +9,21 @@ and its look to the camera with the door reader.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 from controller.games.flipop.doors import SIZE
 from controller.games.flipop.play import played_lines
-from controller.games.flipop.rules import DOORS_LINE, EXIT, RULES, FlipopEngine, partial_boards
+from controller.games.flipop.rules import DOORS_LINE, EXIT, RULES, FlipopEngine, check_profile, partial_boards
 from controller.games.spec import DOORS_ADDON, SPHERE, START_POSITION, GameSpec, PlaySpec, Solid, VisionSpec
-from controller.schema import cell_pair, list_of, mapping, text
+from controller.schema import Place, ProfileSection, items, text
+
+
+class Exits(ProfileSection):
+    """The profile's `exits:`: the places each colour's balls leave the board by."""
+
+    W: Annotated[list[Place] | None, items(min_len=1)] = None
+    B: Annotated[list[Place] | None, items(min_len=1)] = None
+
 
 SPEC = GameSpec(
     name="flipop",
@@ -25,10 +34,8 @@ SPEC = GameSpec(
     engine=FlipopEngine,
     extra_lines=(DOORS_LINE,),
     events=(EXIT,),
-    profile_keys={
-        "start": text(),
-        "exits": mapping({"W": list_of(cell_pair(), min_len=1), "B": list_of(cell_pair(), min_len=1)}),
-    },
+    profile_keys={"start": Annotated[str, text()], "exits": Exits},
+    check_profile=check_profile,
     default_profile=Path(__file__).with_name("profile.yaml"),
     ends_by_agreement=True,
     demo={"game": "flipop", "players": 2},

@@ -12,8 +12,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from controller.errors import ConfigError, FormatError
+from controller.errors import sentence as error_sentence
 from controller.games.base import ActionNotAllowed, Engine, GameSetup, Judgement, Result, SetupCheck
 from controller.games.events import EventType, GameEvent
 from controller.games.flipop import doors as doors_model
@@ -21,6 +23,7 @@ from controller.games.flipop.doors import OPPOSITE, POSTS, SIZE, UNKNOWN_DOOR, C
 from controller.games.rulebook import Rule
 from controller.games.spec import EMPTY, CellFormat, ExtraLine, Snapshot, read_snapshot
 from controller.language import N_, Text, _, _n, _p, listed
+from controller.schema import sentence
 
 Balls = tuple[tuple[str, ...], ...]
 Doors = tuple[str, ...]
@@ -248,51 +251,11 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
                 "seats", _("Flipop seats are one ball colour each, W and B; got {seats}", seats=repr(list(seats)))
             )
         self.colours: tuple[str, str] = (seats[0], seats[1])
-        self.start_board = self._profile_start()
-        self.exits = self._profile_exits()
+        # the profile was checked when it was read (`check_profile`): its start and exits are sound
+        self.start_board = start_position(self.profile.get("start"))
+        self.exits = {colour: frozenset((r, c) for r, c in self.profile.get("exits")[colour]) for colour in "WB"}
         self.shapes = tuple(doors_model.rotations(d) for d in self.start_board.line("doors") or ())
         self.ball_counts = {c: _count(self.start_board.cells, c) for c in "WB"}
-
-    # -- profile data --------------------------------------------------------------------
-    def _profile_start(self) -> Snapshot:
-        text = self.profile.get("start")
-        if not isinstance(text, str):
-            raise ConfigError("start", _("the Flipop profile needs a start position (a snapshot with a doors line)"))
-        try:
-            board = read_snapshot(
-                text,
-                game=self.setup.game,
-                shape=(SIZE, SIZE),
-                letters="WB",
-                cells=CellFormat(),
-                extra_lines=(DOORS_LINE,),
-                where="profile start",
-            )
-        except FormatError as exc:
-            raise ConfigError("start", str(exc)) from None
-        doors = board.line("doors")
-        if doors is None or UNKNOWN_DOOR in doors:
-            raise ConfigError("start", "the start position must give every door on its 'doors:' line (no '?')")
-        for first, second, edge in doors_model.shared_edges(doors):
-            raise ConfigError(
-                "start",
-                f"the doors of posts {_cell_text(first)} and {_cell_text(second)} both have a wing on the edge "
-                f"between cells {_cell_text(edge[0])} and {_cell_text(edge[1])}",
-            )
-        return board
-
-    def _profile_exits(self) -> dict[str, frozenset[Cell]]:
-        raw = self.profile.get("exits") or {}
-        out: dict[str, frozenset[Cell]] = {}
-        for colour in "WB":
-            cells = raw.get(colour)
-            if not cells:
-                raise ConfigError(f"exits.{colour}", "every colour needs at least one exit cell")
-            for r, c in cells:
-                if not (0 <= r < SIZE and 0 <= c < SIZE):
-                    raise ConfigError(f"exits.{colour}", f"exit cell [{r}, {c}] is off the 5x5 board")
-            out[colour] = frozenset((r, c) for r, c in cells)
-        return out
 
     # -- setup ---------------------------------------------------------------------------
     def check_setup(self, snapshot: Snapshot) -> SetupCheck:
@@ -807,3 +770,52 @@ def partial_boards(engine: FlipopEngine, state: FlipopState, before: Snapshot, a
                 grid = [list(row) for row in after.cells]
                 grid[r][c] = colour
                 yield after.with_cells(grid)
+
+
+# -- the profile's start and exits ---------------------------------------------------------
+
+
+def start_position(text: str) -> Snapshot:
+    """The profile's `start:` as a board (its text as a snapshot with a doors line)."""
+    return read_snapshot(
+        text,
+        game="flipop",
+        shape=(SIZE, SIZE),
+        letters="WB",
+        cells=CellFormat(),
+        extra_lines=(DOORS_LINE,),
+        where="profile start",
+    )
+
+
+def check_profile(profile: Any) -> None:
+    """A Flipop profile's start gives every door, no two wings share an edge, and each colour has
+    exits on the board (the checked profile's keys as attributes)."""
+    if profile.start is None:
+        raise sentence(_("the Flipop profile needs a start position (a snapshot with a doors line)"), key="start")
+    try:
+        board = start_position(profile.start)
+    except FormatError as exc:
+        raise sentence(error_sentence(exc), key="start") from None
+    doors = board.line("doors")
+    if doors is None or UNKNOWN_DOOR in doors:
+        raise sentence(_("the start position must give every door on its 'doors:' line (no '?')"), key="start")
+    for first, second, edge in doors_model.shared_edges(doors):
+        raise sentence(
+            _(
+                "the doors of posts {first} and {second} both have a wing on the edge between cells {one} and {other}",
+                first=_cell_text(first),
+                second=_cell_text(second),
+                one=_cell_text(edge[0]),
+                other=_cell_text(edge[1]),
+            ),
+            key="start",
+        )
+    exits = profile.exits
+    for colour in "WB":
+        cells = getattr(exits, colour, None) if exits is not None else None
+        if not cells:
+            raise sentence(_("every colour needs at least one exit cell"), key=f"exits.{colour}")
+        for r, c in cells:
+            if not (0 <= r < SIZE and 0 <= c < SIZE):
+                raise sentence(_("exit cell [{r}, {c}] is off the 5x5 board", r=r, c=c), key=f"exits.{colour}")

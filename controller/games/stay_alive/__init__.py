@@ -9,6 +9,9 @@ slide switches, set back by hand), its events, its profile keys and default prof
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
+
+from pydantic import create_model
 
 from controller.games.spec import SPHERE, GameSpec, PlaySpec, Solid, VisionSpec
 from controller.games.stay_alive.holes import POSITIONS, SIZE
@@ -25,10 +28,21 @@ from controller.games.stay_alive.rules import (
     with_switches,
 )
 from controller.language import _
-from controller.schema import integer, list_of, mapping, one_of, text
+from controller.schema import ProfileSection, items, one_of, text, whole
 
-_HOLE_STRING = text(lambda s: len(s) == 7 and set(s) <= {"0", "1"}, _("seven characters 0 or 1"))
-_SLIDE_HOLES = mapping({p: _HOLE_STRING for p in POSITIONS}, required=tuple(POSITIONS))
+#: One slide in one position: its seven places, 1 where it has a hole.
+_HOLES = Annotated[str, text(lambda s: len(s) == 7 and set(s) <= {"0", "1"}, _("seven characters 0 or 1"))]
+#: One slide: its holes in each of its positions.
+_SlideHoles = create_model("SlideHoles", __base__=ProfileSection, **{p: (_HOLES, ...) for p in POSITIONS})  # type: ignore[call-overload]
+_SLIDES = Annotated[list[_SlideHoles], items(length=7)]  # type: ignore[valid-type]
+
+
+class Holes(ProfileSection):
+    """The profile's `holes:`: where each of the seven orange and seven white slides has its holes."""
+
+    orange: _SLIDES
+    white: _SLIDES
+
 
 SPEC = GameSpec(
     name="stay-alive",
@@ -39,14 +53,8 @@ SPEC = GameSpec(
     engine=StayAliveEngine,
     extra_lines=(ORANGE, WHITE),
     events=(FELL, EXPECTED_FALL_MISSING),
-    settings={"two_player_rule": one_of("own_twice", "lift_ban")},
-    profile_keys={
-        "holes": mapping(
-            {"orange": list_of(_SLIDE_HOLES, length=7), "white": list_of(_SLIDE_HOLES, length=7)},
-            required=("orange", "white"),
-        ),
-        "marbles_per_player": integer(1, 12),
-    },
+    settings={"two_player_rule": Annotated[str, one_of("own_twice", "lift_ban")]},
+    profile_keys={"holes": Holes, "marbles_per_player": Annotated[int, whole(1, 12)]},
     with_switches=with_switches,
     physics_window=MARBLE_DROP_SECONDS,
     default_profile=Path(__file__).with_name("profile.yaml"),
