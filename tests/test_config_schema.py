@@ -116,3 +116,25 @@ def test_a_record_names_the_key_path_of_every_mistake():
             parse_record(text, "r.yaml")
         assert caught.value.key == key, text
         assert str(caught.value).startswith(f"r.yaml: key '{key}': "), text
+
+
+def test_a_profile_mistake_is_said_in_the_readers_language():
+    from controller.errors import sentence
+    from controller.language import said
+    from controller.profile import default_profile
+
+    with pytest.raises(ConfigError) as caught:
+        default_profile("colorpop").with_overrides({"tokens": {"G": -1}})
+    assert caught.value.key == "tokens.G"
+    assert said(sentence(caught.value), "fr").endswith("attendu un nombre entier de 0 à 100, reçu -1")
+
+
+def test_a_games_own_profile_keys_are_checked_when_the_profile_is_read():
+    from controller.profile import default_profile
+
+    with pytest.raises(ConfigError) as caught:
+        default_profile("flipop").with_overrides({"exits": {"W": [[7, 0]], "B": [[0, 0]]}})
+    assert caught.value.key == "exits.W" and "off the 5x5 board" in str(caught.value)
+    with pytest.raises(ConfigError) as caught:
+        default_profile("blockers").with_overrides({"symbols": ["a"] * 9})
+    assert caught.value.key == "symbols"
