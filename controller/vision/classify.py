@@ -22,11 +22,16 @@ samples are shrunk towards the spread pooled over all looks and never tighter th
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, field
+from typing import Annotated, Any, ClassVar
 
 import numpy as np
+from pydantic import Field, ValidationInfo
 
 from controller.errors import ConfigError
+from controller.language import N_, _, literal
+from controller.schema import ProfileSection, checked, sentence, validate
 
 #: A covariance floor for the games' 3 colour features: no class is trusted to be tighter than
 #: this (feature units squared).
@@ -43,7 +48,7 @@ def open_set_distance(dims: int, p: float = P_KNOWN) -> float:
     falls with probability `p`: the square root of the chi-square quantile, found by bisection
     on the chi-square distribution function."""
     lo, hi = 0.0, 10.0 * dims + 100.0
-    for _ in range(80):
+    for _step in range(80):
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if _chi2_cdf(mid, dims) < p else (lo, mid)
     return float(np.sqrt((lo + hi) / 2))
@@ -268,47 +273,137 @@ class ClassModel:
         }
 
     @classmethod
-    def from_yaml(cls, data: dict, path: str = "vision", dims: int = 3) -> ClassModel:
-        if not isinstance(data, dict) or not isinstance(data.get("classes"), dict):
-            raise ConfigError(f"{path}.classes", "expected a mapping of class references")
-        refs = []
-        for key, ref in data["classes"].items():
-            p = f"{path}.classes.{key}"
-            if not isinstance(ref, dict):
-                raise ConfigError(p, "expected a mapping with letter, mean and cov")
-            unknown = set(ref) - {"letter", "open", "mean", "cov"}
-            if unknown:
-                raise ConfigError(f"{p}.{sorted(unknown)[0]}", "unknown key; known: letter, open, mean, cov")
-            letter = ref.get("letter")
-            if not isinstance(letter, str) or len(letter) != 1:
-                raise ConfigError(f"{p}.letter", f"expected one character, got {letter!r}")
-            mean = _numbers(ref.get("mean"), f"{p}.mean", dims)
-            cov_raw = ref.get("cov")
-            if not isinstance(cov_raw, list) or len(cov_raw) != dims:
-                raise ConfigError(f"{p}.cov", f"expected {dims} rows of {dims} numbers")
-            cov = np.stack([_numbers(row, f"{p}.cov", dims) for row in cov_raw])
-            if not np.all(np.linalg.eigvalsh((cov + cov.T) / 2) >= -1e-9):
-                raise ConfigError(f"{p}.cov", "a covariance must be symmetric and not negative")
-            refs.append(ClassRef(str(key), letter, mean, cov, bool(ref.get("open", False))))
-        sure = data.get("sure", {})
-        if not isinstance(sure, dict):
-            raise ConfigError(f"{path}.sure", "expected a mapping with max_distance and min_margin")
-        unknown = set(sure) - {"max_distance", "min_margin", "pair_margins"}
-        if unknown:
-            raise ConfigError(
-                f"{path}.sure.{sorted(unknown)[0]}", "unknown key; known: max_distance, min_margin, pair_margins"
+    def from_yaml(
+        cls, data: dict, path: str = "vision", dims: int = 3, letters: Collection[str] | None = None
+    ) -> ClassModel:
+        """The model a profile's `vision:` (or a lattice model's file) stores: its `classes` and how
+        `sure` it is, checked (`References`), each mistake named by its key path under `path`;
+        `letters`, when given, are the letters a class may stand for."""
+        picked = {key: data[key] for key in References.known_keys() if key in data} if isinstance(data, dict) else {}
+        checked = validate(References, picked, prefix=path, context={"dims": dims, "letters": letters})
+        refs = [
+            ClassRef(
+                str(key), ref.letter, np.array(ref.mean, np.float64), np.array(ref.cov, np.float64), bool(ref.open)
             )
-        max_d = sure.get("max_distance", open_set_distance(dims))
-        min_m = sure.get("min_margin", 0.3)
-        for name, v in (("max_distance", max_d), ("min_margin", min_m)):
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
-                raise ConfigError(f"{path}.sure.{name}", f"expected a positive number, got {v!r}")
+            for key, ref in checked.classes.items()
+        ]
+        sure = checked.sure
         return cls(
             refs,
-            float(max_d),
-            float(min_m),
-            pair_margins=_pair_margins(sure.get("pair_margins", []), f"{path}.sure.pair_margins"),
+            float(sure.max_distance if sure.max_distance is not None else open_set_distance(dims)),
+            float(sure.min_margin),
+            pair_margins={(a, b): float(m) for a, b, m in sure.pair_margins},
         )
+
+
+# --------------------------------------------------------------------------- the stored references, checked
+
+
+def _dims(info: ValidationInfo) -> int:
+    return int((info.context or {}).get("dims", 3))
+
+
+def _numbers(value: Any, info: ValidationInfo) -> list:
+    n = _dims(info)
+    if (
+        not isinstance(value, list)
+        or len(value) != n
+        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+    ):
+        raise sentence(_("expected a list of {n} numbers, got {value}", n=n, value=literal(repr(value))))
+    return value
+
+
+def _letter(value: Any, info: ValidationInfo) -> str:
+    if not isinstance(value, str) or len(value) != 1:
+        raise sentence(_("expected one character, got {value}", value=literal(repr(value))))
+    letters = (info.context or {}).get("letters")
+    if letters is not None and value not in letters:
+        raise sentence(
+            _(
+                "{letter} is not one of this game's classes ({value})",
+                letter=repr(value),
+                value=" ".join(sorted(letters)),
+            )
+        )
+    return value
+
+
+def _covariance(value: Any, info: ValidationInfo) -> list:
+    n = _dims(info)
+    if not isinstance(value, list) or len(value) != n:
+        raise sentence(_("expected {n} rows of {n} numbers", n=n))
+    cov = np.array([_numbers(row, info) for row in value], np.float64)
+    if not np.all(np.linalg.eigvalsh((cov + cov.T) / 2) >= -1e-9):
+        raise sentence(_("a covariance must be symmetric and not negative"))
+    return value
+
+
+class ClassReference(ProfileSection):
+    """One look: the letter it stands for, its mean and covariance in feature space."""
+
+    unknown_key: ClassVar[str] = N_("unknown key; known: {known}")
+    not_a_mapping: ClassVar[str] = N_("expected a mapping with letter, mean and cov")
+
+    letter: Annotated[str, checked(_letter)] = Field(default=None, validate_default=True)
+    #: An open point of Stay Alive (the dark space under the board): empty, but not a floor.
+    open: Any = False
+    mean: Annotated[list[float], checked(_numbers)] = Field(default=None, validate_default=True)
+    cov: Annotated[list[list[float]], checked(_covariance)] = Field(default=None, validate_default=True)
+
+
+def _positive(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise sentence(_("expected a positive number, got {value}", value=literal(repr(value))))
+    return value
+
+
+def _pair_margins(value: Any) -> list:
+    """[[letter read, rival letter, margin], ...]."""
+    if not isinstance(value, list):
+        raise sentence(_("expected a list of [letter, rival letter, margin]"))
+    for item in value:
+        if (
+            not isinstance(item, list)
+            or len(item) != 3
+            or not all(isinstance(x, str) and len(x) == 1 for x in item[:2])
+            or isinstance(item[2], bool)
+            or not isinstance(item[2], (int, float))
+            or not 0 <= item[2] < 1
+        ):
+            raise sentence(
+                _("expected [letter, rival letter, margin from 0 to 1], got {item}", item=literal(repr(item)))
+            )
+    return value
+
+
+class Sureness(ProfileSection):
+    """How sure a reading must be (see the module's docstring)."""
+
+    unknown_key: ClassVar[str] = N_("unknown key; known: {known}")
+    not_a_mapping: ClassVar[str] = N_("expected a mapping with max_distance and min_margin")
+
+    #: None: the open-set distance of the features' dimension.
+    max_distance: Annotated[float | None, checked(_positive)] = None
+    min_margin: Annotated[float, checked(_positive)] = 0.3
+    pair_margins: Annotated[list[Any], checked(_pair_margins)] = []
+
+
+def _some_references(value: Any) -> Any:
+    if not isinstance(value, dict):
+        raise sentence(_("expected a mapping of class references"))
+    if not value:
+        raise sentence(_("at least one class reference is needed"))
+    return value
+
+
+class References(ProfileSection):
+    """A model's stored references: its looks by key, and how sure a reading must be."""
+
+    classes: Annotated[dict[Any, ClassReference], checked(_some_references)] = Field(
+        default=None, validate_default=True
+    )
+    sure: Sureness = Sureness()
 
 
 def _split(
@@ -346,32 +441,3 @@ def _split(
         member = np.isin(place[idx], places[side == s])
         out += _split(x, place, idx[member], floor_cov, limit, depth + 1)
     return out
-
-
-def _pair_margins(value, path: str) -> dict[tuple[str, str], float]:
-    """[[letter read, rival letter, margin], ...] checked."""
-    if not isinstance(value, list):
-        raise ConfigError(path, "expected a list of [letter, rival letter, margin]")
-    out = {}
-    for item in value:
-        if (
-            not isinstance(item, list)
-            or len(item) != 3
-            or not all(isinstance(x, str) and len(x) == 1 for x in item[:2])
-            or isinstance(item[2], bool)
-            or not isinstance(item[2], (int, float))
-            or not 0 <= item[2] < 1
-        ):
-            raise ConfigError(path, f"expected [letter, rival letter, margin from 0 to 1], got {item!r}")
-        out[(item[0], item[1])] = float(item[2])
-    return out
-
-
-def _numbers(value, path: str, n: int) -> np.ndarray:
-    if (
-        not isinstance(value, list)
-        or len(value) != n
-        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
-    ):
-        raise ConfigError(path, f"expected a list of {n} numbers, got {value!r}")
-    return np.array(value, np.float64)

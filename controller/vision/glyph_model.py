@@ -15,12 +15,15 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Annotated, Any, ClassVar
 
 import cv2
 import numpy as np
+from pydantic import Field
+from pydantic_core import PydanticCustomError
 
-from controller.errors import ConfigError
+from controller.language import N_, _, literal
+from controller.schema import ProfileSection, checked, sentence, validate
 from controller.vision.glyph_ink import _DISC, _SUPPORT_SUM, PATCH, PPG, SUPPORT, ink_centre
 
 GLYPHS = "123456789ABCDEFGHIabcdefghi*"
@@ -134,44 +137,65 @@ def encode_image(image: np.ndarray) -> str:
     return base64.b64encode(data.tobytes()).decode("ascii")
 
 
-def decode_image(text: object, path: str) -> np.ndarray:
+def decode_image(text: object) -> np.ndarray:
+    """A glyph image from its base64 text (`encode_image`); a sentence for anything else."""
     if not isinstance(text, str):
-        raise ConfigError(path, "expected base64 text of a glyph image")
+        raise sentence(_("expected base64 text of a glyph image"))
     try:
         raw = base64.b64decode(text.encode("ascii"), validate=True)
     except (ValueError, UnicodeEncodeError):
-        raise ConfigError(path, "not valid base64 text") from None
+        raise sentence(_("not valid base64 text")) from None
     if len(raw) != PATCH * PATCH:
-        raise ConfigError(path, f"expected {PATCH * PATCH} bytes ({PATCH}x{PATCH}), got {len(raw)}")
+        raise sentence(_("expected {n} bytes ({side}x{side}), got {got}", n=PATCH * PATCH, side=PATCH, got=len(raw)))
     return np.frombuffer(raw, np.uint8).reshape(PATCH, PATCH).astype(np.float32) / 255
+
+
+def _patch_size(value: Any) -> Any:
+    if value != PATCH:
+        raise sentence(_("expected {side} (the templates' side in pixels)", side=PATCH))
+    return value
+
+
+def _templates(value: Any) -> dict[str, np.ndarray]:
+    """glyph -> image: each glyph one of `GLYPHS`, each image decoded."""
+    if not isinstance(value, dict):
+        raise sentence(_("expected a mapping of glyph -> image"))
+    out = {}
+    for key, text in value.items():
+        glyph = str(key)
+        if glyph not in GLYPHS:
+            raise sentence(_("not a glyph; glyphs are {glyphs}", glyphs=literal(GLYPHS)), key=glyph)
+        try:
+            out[glyph] = decode_image(text)
+        except PydanticCustomError as exc:
+            raise sentence(exc.context["sentence"] if exc.context else str(exc), key=glyph) from None
+    return out
+
+
+def _sureness(value: Any) -> Any:
+    if (
+        not isinstance(value, dict)
+        or set(value) - {"min_score", "min_ratio"}
+        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 10 for v in value.values())
+    ):
+        raise sentence(_("expected min_score (0-1) and min_ratio (above 1), numbers"))
+    return value
+
+
+class GlyphSettings(ProfileSection):
+    """A profile's `vision.glyphs`: the glyph images learned from this copy, and how sure a reading must be."""
+
+    unknown_key: ClassVar[str] = N_("unknown key; known: {known}")
+    not_a_mapping: ClassVar[str] = N_("expected a mapping with size and templates")
+
+    size: Annotated[Any, checked(_patch_size)] = Field(default=None, validate_default=True)
+    templates: Annotated[Any, checked(_templates)] = Field(default=None, validate_default=True)
+    sure: Annotated[Any, checked(_sureness)] = {}
 
 
 def check_settings(data: object, path: str = "vision.glyphs") -> dict[str, np.ndarray]:
     """The learned glyph images of a profile's `vision.glyphs`, checked."""
-    if not isinstance(data, dict):
-        raise ConfigError(path, "expected a mapping with size and templates")
-    unknown = set(data) - {"size", "templates", "sure"}
-    if unknown:
-        raise ConfigError(f"{path}.{sorted(unknown)[0]}", "unknown key; known: size, templates, sure")
-    if data.get("size") != PATCH:
-        raise ConfigError(f"{path}.size", f"expected {PATCH} (the templates' side in pixels)")
-    templates = data.get("templates")
-    if not isinstance(templates, dict):
-        raise ConfigError(f"{path}.templates", "expected a mapping of glyph -> image")
-    out = {}
-    for key, text in templates.items():
-        g = str(key)
-        if g not in GLYPHS:
-            raise ConfigError(f"{path}.templates.{g}", f"not a glyph; glyphs are {GLYPHS}")
-        out[g] = decode_image(text, f"{path}.templates.{g}")
-    sure = data.get("sure", {})
-    if (
-        not isinstance(sure, dict)
-        or set(sure) - {"min_score", "min_ratio"}
-        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 10 for v in sure.values())
-    ):
-        raise ConfigError(f"{path}.sure", "expected min_score (0-1) and min_ratio (above 1), numbers")
-    return out
+    return validate(GlyphSettings, data, prefix=path).templates
 
 
 # --------------------------------------------------------------------------- reading

@@ -3,20 +3,20 @@ learned ones from the profile (`referee calibrate`), else the standard edition's
 
 from __future__ import annotations
 
+from typing import Annotated, Any, ClassVar
+
 import numpy as np
 
-from controller.errors import ConfigError
-from controller.language import _
+from controller.language import N_, _
+from controller.schema import ProfileSection, checked, sentence, validate
 from controller.snapshot import EMPTY
 from controller.vision import looks
 from controller.vision.classify import ClassModel, ClassRef
 from controller.vision.features import colour_features
-from controller.vision.glyphs import check_settings
+from controller.vision.glyph_model import GlyphSettings
 
 #: Default spread of each class in feature space (log brightness, two chromaticities).
 DEFAULT_SIGMA = (0.22, 0.03, 0.03)
-
-VISION_KEYS = {"version", "classes", "sure", "hand_check", "white", "glyphs", "doors"}
 
 
 def _white_norm(rgb: tuple[int, int, int]) -> np.ndarray:
@@ -37,28 +37,44 @@ def default_model(game: str, letters: str) -> ClassModel:
     return ClassModel(refs)
 
 
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise sentence(_("expected true or false"))
+    return value
+
+
+def _white(value: Any) -> list:
+    if not (
+        isinstance(value, list)
+        and len(value) == 3
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 255 for v in value)
+    ):
+        raise sentence(_("expected three numbers 1-255 (B, G, R of white paper)"))
+    return value
+
+
+class VisionSettings(ProfileSection):
+    """A profile's `vision:` (what `referee calibrate` learned of this copy); the colour classes and
+    the doors are checked where they are read (`model_for`, `controller.vision.doors`)."""
+
+    unknown_key: ClassVar[str] = N_("unknown key; known keys: {known}")
+    not_a_mapping: ClassVar[str] = N_("expected a mapping")
+
+    classes: Any = None
+    doors: Any = None
+    #: null: none learned (the drawn glyphs), as when absent.
+    glyphs: GlyphSettings | None = None
+    hand_check: Annotated[bool, checked(_flag)] = True
+    sure: Any = None
+    version: Any = None
+    #: B, G, R of white paper under this copy's light.
+    white: Annotated[list[float] | None, checked(_white)] = None
+
+
 def vision_settings(profile) -> dict:
     """The profile's `vision:` mapping, checked (unknown keys rejected with their path)."""
     data = profile.get("vision") or {}
-    if not isinstance(data, dict):
-        raise ConfigError("vision", "expected a mapping")
-    for key in data:
-        if key not in VISION_KEYS:
-            raise ConfigError(
-                f"vision.{key}", _("unknown key; known keys: {value}", value=", ".join(sorted(VISION_KEYS)))
-            )
-    if "hand_check" in data and not isinstance(data["hand_check"], bool):
-        raise ConfigError("vision.hand_check", _("expected true or false"))
-    if "glyphs" in data:
-        check_settings(data["glyphs"])
-    if "white" in data:
-        w = data["white"]
-        if not (
-            isinstance(w, list)
-            and len(w) == 3
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 255 for v in w)
-        ):
-            raise ConfigError("vision.white", _("expected three numbers 1-255 (B, G, R of white paper)"))
+    validate(VisionSettings, data, prefix="vision")
     return data
 
 
@@ -66,17 +82,5 @@ def model_for(profile) -> ClassModel:
     """The colour classes of the profile's copy (its learned `vision.classes`, else the defaults)."""
     data = vision_settings(profile)
     if "classes" in data:
-        model = ClassModel.from_yaml(data)
-        letters = set(profile.letters) | {EMPTY}
-        for ref in model.refs:
-            if ref.letter not in letters:
-                raise ConfigError(
-                    f"vision.classes.{ref.key}.letter",
-                    _(
-                        "{letter} is not one of this game's classes ({value})",
-                        letter=repr(ref.letter),
-                        value=" ".join(sorted(letters)),
-                    ),
-                )
-        return model
+        return ClassModel.from_yaml(data, letters=set(profile.letters) | {EMPTY})
     return default_model(profile.game, profile.letters)
