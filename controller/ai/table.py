@@ -19,16 +19,64 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import ValidationInfo
 
 from controller.ai import knowledge_for, levels
 from controller.ai.search import Choice
 from controller.errors import ConfigError
+from controller.language import _, literal
+from controller.schema import Section, checked, sentence, validate
 
 #: The game key that marks computer seats.
 COMPUTER_KEY = "computer"
 #: The game key that turns the coach off (`coach: false`: a table that plays without help).
 COACH_KEY = "coach"
+
+
+def _seats(value: Any, info: ValidationInfo) -> Any:
+    """One entry per seat: null (or false) for a person, else the computer's level; a person at least."""
+    players = (info.context or {}).get("players")
+    names = levels.level_names()
+    if value is None:
+        return value
+    if not isinstance(value, list) or len(value) != players:
+        raise sentence(
+            _(
+                "expected a list of {players} entries, one per seat: null for a person, or the computer's level "
+                "({levels}); for example [null, club]; got {value}",
+                players=players,
+                levels=literal(", ".join(names)),
+                value=literal(repr(value)),
+            )
+        )
+    for seat, entry in enumerate(value):
+        if entry is not None and entry is not False and entry not in names:
+            raise sentence(
+                _(
+                    "expected null (a person) or a level: {levels}; got {value}",
+                    levels=literal(", ".join(names)),
+                    value=literal(repr(entry)),
+                ),
+                key=seat,
+            )
+    if all(entry is not None and entry is not False for entry in value):
+        raise sentence(_("at least one seat must be a person's: the computer moves no pieces"))
+    return value
+
+
+def _coach(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise sentence(_("expected true (players may ask for hints) or false; got {value}", value=literal(repr(value))))
+    return value
+
+
+class TableKeys(Section):
+    """The game keys of a real table besides a record's: the seats the computer plays, and the coach."""
+
+    computer: Annotated[list[Any] | None, checked(_seats)] = None
+    coach: Annotated[bool, checked(_coach)] = True
 
 
 def computer_levels(
@@ -37,30 +85,8 @@ def computer_levels(
     """The computer's seats and levels `keys` ask for (`computer:`), checked: {seat: level}; given
     the game's `engine`, also that the computer can play them as the game is set up
     (`GameKnowledge.table_refusal`: a new game is checked so, a journalled one is resumed as it was)."""
-    raw = keys.get(COMPUTER_KEY)
-    if raw is None:
-        return {}
-    names = levels.level_names()
-    if not isinstance(raw, list) or len(raw) != players:
-        raise ConfigError(
-            COMPUTER_KEY,
-            f"expected a list of {players} entries, one per seat: null for a person, or the computer's level "
-            f"({', '.join(names)}); for example [null, club]; got {raw!r}",
-            source,
-        )
-    out: dict[int, str] = {}
-    for seat, entry in enumerate(raw):
-        if entry is None or entry is False:
-            continue
-        if entry not in names:
-            raise ConfigError(
-                f"{COMPUTER_KEY}[{seat}]",
-                f"expected null (a person) or a level: {', '.join(names)}; got {entry!r}",
-                source,
-            )
-        out[seat] = str(entry)
-    if len(out) == players:
-        raise ConfigError(COMPUTER_KEY, "at least one seat must be a person's: the computer moves no pieces", source)
+    raw = validate(TableKeys, {COMPUTER_KEY: keys.get(COMPUTER_KEY)}, source, context={"players": players}).computer
+    out = {seat: str(entry) for seat, entry in enumerate(raw or ()) if entry is not None and entry is not False}
     refusal = knowledge_for(engine.setup.game).table_refusal(engine, out) if engine is not None and out else None
     if refusal:
         raise ConfigError(COMPUTER_KEY, refusal, source)
@@ -69,10 +95,7 @@ def computer_levels(
 
 def check_coach(keys: dict[str, Any], source: str = "config.yaml") -> bool:
     """Whether the coach is on (`coach:` true or absent); anything but true or false is refused."""
-    value = keys.get(COACH_KEY, True)
-    if not isinstance(value, bool):
-        raise ConfigError(COACH_KEY, f"expected true (players may ask for hints) or false; got {value!r}", source)
-    return value
+    return validate(TableKeys, {k: keys[k] for k in (COACH_KEY,) if k in keys}, source).coach
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator, Field, ValidationInfo
+from pydantic import BeforeValidator, Field, ValidationInfo, model_validator
 
 from controller.ai.table import check_coach, computer_levels
 from controller.club.config import MqttConfig, validate_mqtt
@@ -348,6 +348,26 @@ class ConfigFile(Section):
     voice: VoiceConfig = VoiceConfig()
     pictures: PicturesSection = PicturesSection()
 
+    @model_validator(mode="after")
+    def _across_sections(self) -> ConfigFile:
+        """What spans several keys: patience against settle_time, the switches a game needs."""
+        if self.patience < self.settle_time:
+            raise sentence(
+                _(
+                    "expected at least settle_time ({settle} seconds): an illegal-looking board cannot be called "
+                    "before a legal one is confirmed, got {patience}",
+                    settle=self.settle_time,
+                    patience=self.patience,
+                ),
+                key="patience",
+            )
+        if registry.known(self.game) and registry.get(self.game).uses_switches and self.switches.source == "none":
+            raise sentence(
+                _("Stay Alive needs the slide switches: use serial (a real switch board) or simulated"),
+                key="switches.source",
+            )
+        return self
+
 
 @dataclass(frozen=True)
 class ServiceConfig:
@@ -412,19 +432,8 @@ def config_from_mapping(data: Any, source: str = "config.yaml", base: Path | Non
     if not isinstance(data, dict):
         raise ConfigError("game", _("the config file should be a set of 'name: value' settings"), source)
     checked_file = validate(ConfigFile, data, source, context={"base": base})
-    if checked_file.patience < checked_file.settle_time:
-        raise ConfigError(
-            "patience",
-            _(
-                "expected at least settle_time ({settle} seconds): an illegal-looking board cannot be called before "
-                "a legal one is confirmed, got {patience}",
-                settle=checked_file.settle_time,
-                patience=checked_file.patience,
-            ),
-            source,
-        )
     game_keys = {k: data[k] for k in GAME_KEYS if k in data and data[k] is not None}
-    if "game" not in game_keys:
+    if "game" not in game_keys:  # here, not in ConfigFile: a section is checked alone without one
         raise ConfigError("game", _("is required: one of {games}", games=literal(", ".join(registry.names()))), source)
     if isinstance(game_keys.get("profile"), str):
         profile_path = Path(os.path.expanduser(game_keys["profile"]))
@@ -436,13 +445,6 @@ def config_from_mapping(data: Any, source: str = "config.yaml", base: Path | Non
         raise _sub(exc, source) from None
     computer_levels(game_keys, setup.players, source, engine)
     check_coach(game_keys, source)
-    switches = checked_file.switches
-    if registry.get(setup.game).uses_switches and switches.source == "none":
-        raise ConfigError(
-            "switches.source",
-            _("Stay Alive needs the slide switches: use serial (a real switch board) or simulated"),
-            source,
-        )
     return ServiceConfig(
         source=source,
         game_keys=game_keys,
@@ -455,7 +457,7 @@ def config_from_mapping(data: Any, source: str = "config.yaml", base: Path | Non
         journal=checked_file.journal,
         control_socket=checked_file.control_socket or default_control_socket(),
         camera=checked_file.camera.model_dump(exclude_none=True),
-        switches=switches,
+        switches=checked_file.switches,
         gpio=checked_file.gpio,
         log_level=checked_file.log.level,
         log_file=checked_file.log.file,
