@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from controller.errors import ConfigError
 from controller.hardware.switches import SerialSwitches
+from controller.language import _, literal
 from controller.vision.sources import FrameSource, open_frame_source
 
 
@@ -39,7 +40,10 @@ class RealDevices:
         if config.switches.source != "serial":
             raise ConfigError(
                 "switches.source",
-                f"{config.switches.source!r} switches are simulated: `referee run` and `referee demo` provide them",
+                _(
+                    "{source} switches are simulated: `referee run` and `referee demo` provide them",
+                    source=literal(repr(config.switches.source)),
+                ),
             )
         return SerialSwitches.from_config(config.switches)
 

@@ -112,7 +112,7 @@ class ClassModel:
         pair_margins: dict[tuple[str, str], float] | None = None,
     ):
         if not refs:
-            raise ConfigError("vision.classes", "at least one class reference is needed")
+            raise ConfigError("vision.classes", _("at least one class reference is needed"))
         self.refs = refs
         dims = len(refs[0].mean)
         self.max_distance = open_set_distance(dims) if max_distance is None else float(max_distance)

@@ -38,6 +38,7 @@ from controller.errors import ConfigError
 from controller.games import registry
 from controller.games.flipop.doors import UNKNOWN_DOOR
 from controller.games.spec import DOORS_ADDON, LineReader
+from controller.language import _
 from controller.snapshot import EMPTY, parse_snapshot
 from controller.vision import looks
 from controller.vision.classify import ClassModel, ClassRef
@@ -122,7 +123,7 @@ REFS = _ref_offsets()
 def turns(door: str) -> frozenset[str]:
     """Every orientation a door of this shape can show (in N E S W order)."""
     out = set()
-    for _ in range(4):
+    for _turn in range(4):
         out.add("".join(w for w in WINGS if w in door))
         door = "".join(CLOCKWISE[w] for w in door)
     return frozenset(out)
@@ -133,7 +134,7 @@ def shapes_from_profile(profile) -> list[frozenset[str]]:
     start = profile.get("start")
     doors = parse_snapshot(profile.game, start).line("doors") if start else None
     if not doors or UNKNOWN_DOOR in doors:
-        raise ConfigError("start", "door reading needs the start position's doors line")
+        raise ConfigError("start", _("door reading needs the start position's doors line"))
     return [turns(d) for d in doors]
 
 
@@ -165,7 +166,7 @@ def model_from_settings(settings: dict, floor: tuple[int, int, int] | None = Non
     model = ClassModel.from_yaml(data, path="vision.doors")
     letters = sorted(r.letter for r in model.refs)
     if letters != [ABSENT, PRESENT]:
-        raise ConfigError("vision.doors.classes", "expected two classes, letters '1' (wing) and '0' (bare)")
+        raise ConfigError("vision.doors.classes", _("expected two classes, letters '1' (wing) and '0' (bare)"))
     return model
 
 

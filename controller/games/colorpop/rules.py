@@ -230,16 +230,21 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
             for i, s in enumerate(secrets):
                 if s is not None and self.variant != "solo" and len(s) != need:
                     raise ConfigError(
-                        f"secrets[{i}]", f"each player of the {self.variant} variant has {need} secret colour(s)"
+                        f"secrets[{i}]",
+                        _(
+                            "each player of the {variant} variant has {need} secret colour(s)",
+                            variant=self.variant,
+                            need=need,
+                        ),
                     )
                 for ch in s or ():
                     if ch == JOKER:
-                        raise ConfigError(f"secrets[{i}]", "a secret colour cannot be the joker")
+                        raise ConfigError(f"secrets[{i}]", _("a secret colour cannot be the joker"))
             known = [ch for s in secrets if s for ch in s]
             if self.variant != "solo" and len(known) != len(set(known)):
-                raise ConfigError("secrets", "two players cannot have the same secret colour")
+                raise ConfigError("secrets", _("two players cannot have the same secret colour"))
         if self.variant == "solo" and not self.targets():
-            raise ConfigError("targets", "the solo variant needs its target colour(s): targets: [G] for example")
+            raise ConfigError("targets", _("the solo variant needs its target colour(s): targets: [G] for example"))
 
     def targets(self) -> tuple[str, ...]:
         if self.setup.targets:
