@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import types
+from collections.abc import Callable
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
 import yaml
@@ -65,67 +66,106 @@ def _to_plain(value: Any, hint: Any) -> Any:
 
 
 def _from_plain(value: Any, hint: Any, path: str) -> Any:
-    origin = get_origin(hint)
+    """`value` as YAML holds it, made the `hint` type's value: each kind of hint has its reader below."""
     if hint is Any:
         return value
-    if origin in (Union, types.UnionType):
-        options = get_args(hint)
-        if value is None and type(None) in options:
-            return None
-        errors = []
-        for option in options:
-            if option is type(None):
-                continue
-            try:
-                return _from_plain(value, option, path)
-            except FormatError as exc:
-                errors.append(str(exc))
-        raise FormatError(f"{path}: none of the expected forms fit ({'; '.join(errors)})", "position")
-    if _is_board(hint):
-        if not isinstance(value, str):
-            raise FormatError(f"{path}: expected the board as rows of cells", "position")
-        rows = []
-        for line in value.splitlines():
-            if line.strip():
-                rows.append(tuple(_EMPTY_CELL if set(c) == {"."} else c for c in line.split()))
-        return tuple(rows)
-    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
-        if not isinstance(value, dict):
-            raise FormatError(f"{path}: expected a mapping", "position")
-        hints = get_type_hints(hint)
-        names = {f.name for f in dataclasses.fields(hint)}
-        unknown = set(value) - names
-        if unknown:
-            raise FormatError(f"{path}: unknown keys {sorted(unknown)}; known: {sorted(names)}", "position")
-        return hint(**{k: _from_plain(v, hints[k], f"{path}.{k}" if path else k) for k, v in value.items()})
-    if isinstance(hint, type) and issubclass(hint, tuple) and hasattr(hint, "_fields"):
-        if not isinstance(value, dict):
-            raise FormatError(f"{path}: expected a mapping", "position")
-        hints = get_type_hints(hint)
-        return hint(**{k: _from_plain(v, hints.get(k, Any), f"{path}.{k}") for k, v in value.items()})
-    if origin in (frozenset, set):
-        (item,) = get_args(hint) or (Any,)
-        if not isinstance(value, list):
-            raise FormatError(f"{path}: expected a list", "position")
-        return frozenset(_from_plain(v, item, f"{path}[]") for v in value)
-    if origin is tuple:
-        args = get_args(hint)
-        if not isinstance(value, list):
-            raise FormatError(f"{path}: expected a list", "position")
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_from_plain(v, args[0], f"{path}[{i}]") for i, v in enumerate(value))
-        if len(args) != len(value):
-            raise FormatError(f"{path}: expected {len(args)} items, got {len(value)}", "position")
-        return tuple(_from_plain(v, a, f"{path}[{i}]") for i, (v, a) in enumerate(zip(value, args)))
-    if hint in (int, str, bool, float):
-        if hint is float and isinstance(value, int) and not isinstance(value, bool):
-            return float(value)
-        if not isinstance(value, hint) or (hint is int and isinstance(value, bool)):
-            raise FormatError(f"{path}: expected {hint.__name__}, got {value!r}", "position")
-        return value
-    if value is None and hint is type(None):
-        return None
+    for matches, read in _READERS:
+        if matches(hint):
+            return read(value, hint, path)
     raise FormatError(f"{path}: cannot read a value of type {hint}", "position")
+
+
+def _from_union(value: Any, hint: Any, path: str) -> Any:
+    options = get_args(hint)
+    if value is None and type(None) in options:
+        return None
+    errors = []
+    for option in options:
+        if option is type(None):
+            continue
+        try:
+            return _from_plain(value, option, path)
+        except FormatError as exc:
+            errors.append(str(exc))
+    raise FormatError(f"{path}: none of the expected forms fit ({'; '.join(errors)})", "position")
+
+
+def _from_board(value: Any, hint: Any, path: str) -> tuple[tuple[str, ...], ...]:
+    if not isinstance(value, str):
+        raise FormatError(f"{path}: expected the board as rows of cells", "position")
+    return tuple(
+        tuple(_EMPTY_CELL if set(c) == {"."} else c for c in line.split())
+        for line in value.splitlines()
+        if line.strip()
+    )
+
+
+def _mapping(value: Any, path: str) -> dict:
+    if not isinstance(value, dict):
+        raise FormatError(f"{path}: expected a mapping", "position")
+    return value
+
+
+def _from_dataclass(value: Any, hint: Any, path: str) -> Any:
+    hints = get_type_hints(hint)
+    names = {f.name for f in dataclasses.fields(hint)}
+    unknown = set(_mapping(value, path)) - names
+    if unknown:
+        raise FormatError(f"{path}: unknown keys {sorted(unknown)}; known: {sorted(names)}", "position")
+    return hint(**{k: _from_plain(v, hints[k], f"{path}.{k}" if path else k) for k, v in value.items()})
+
+
+def _from_named_tuple(value: Any, hint: Any, path: str) -> Any:
+    hints = get_type_hints(hint)
+    return hint(**{k: _from_plain(v, hints.get(k, Any), f"{path}.{k}") for k, v in _mapping(value, path).items()})
+
+
+def _list(value: Any, path: str) -> list:
+    if not isinstance(value, list):
+        raise FormatError(f"{path}: expected a list", "position")
+    return value
+
+
+def _from_set(value: Any, hint: Any, path: str) -> frozenset:
+    (item,) = get_args(hint) or (Any,)
+    return frozenset(_from_plain(v, item, f"{path}[]") for v in _list(value, path))
+
+
+def _from_tuple(value: Any, hint: Any, path: str) -> tuple:
+    args = get_args(hint)
+    items = _list(value, path)
+    if len(args) == 2 and args[1] is Ellipsis:
+        return tuple(_from_plain(v, args[0], f"{path}[{i}]") for i, v in enumerate(items))
+    if len(args) != len(items):
+        raise FormatError(f"{path}: expected {len(args)} items, got {len(items)}", "position")
+    return tuple(_from_plain(v, a, f"{path}[{i}]") for i, (v, a) in enumerate(zip(items, args)))
+
+
+def _from_scalar(value: Any, hint: Any, path: str) -> Any:
+    if hint is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if not isinstance(value, hint) or (hint is int and isinstance(value, bool)):
+        raise FormatError(f"{path}: expected {hint.__name__}, got {value!r}", "position")
+    return value
+
+
+def _from_none(value: Any, hint: Any, path: str) -> None:
+    if value is not None:
+        raise FormatError(f"{path}: cannot read a value of type {hint}", "position")
+    return None
+
+
+#: (does this reader take the hint, the reader), tried in order.
+_READERS: tuple[tuple[Callable[[Any], bool], Callable[[Any, Any, str], Any]], ...] = (
+    (lambda hint: get_origin(hint) in (Union, types.UnionType), _from_union),
+    (_is_board, _from_board),
+    (lambda hint: isinstance(hint, type) and dataclasses.is_dataclass(hint), _from_dataclass),
+    (lambda hint: isinstance(hint, type) and issubclass(hint, tuple) and hasattr(hint, "_fields"), _from_named_tuple),
+    (lambda hint: get_origin(hint) in (frozenset, set), _from_set),
+    (lambda hint: get_origin(hint) is tuple, _from_tuple),
+    (lambda hint: hint in (int, str, bool, float), _from_scalar),
+    (lambda hint: hint is type(None), _from_none),
+)
 
 
 def position_text(game: str, state: Any) -> str:
