@@ -44,6 +44,7 @@ import paho.mqtt.client as mqtt  # noqa: E402
 
 from controller.club.payloads import encode, result_payload, state_payload, verdict_payload  # noqa: E402
 from controller.commands.replay import judge_record  # noqa: E402
+from controller.files import load_yaml  # noqa: E402
 from controller.record import Action, load_record  # noqa: E402
 from controller.service.events import Table  # noqa: E402
 from controller.snapshot import format_snapshot  # noqa: E402
@@ -71,13 +72,12 @@ def wait_port(port: int, timeout: float = 15.0) -> None:
 
 def game_script(path: Path) -> tuple[dict, list[dict]]:
     """A record's game as a table would publish it: per settled board, verdict, Table and result."""
-    import yaml
 
     from controller.games.registry import engine_for
     from controller.referee import Referee
     from controller.service.config import GAME_KEYS
 
-    data = yaml.safe_load(path.read_text())
+    data = load_yaml(path, "the game record")
     keys = {k: data[k] for k in GAME_KEYS if data.get(k) is not None}
     record = load_record(path)
     referee = Referee(engine_for(record.setup))

@@ -49,6 +49,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from controller.errors import RefereeError  # noqa: E402
+from controller.files import load_yaml  # noqa: E402
 from controller.service.journal import Journal  # noqa: E402
 from controller.service.session import GameSession  # noqa: E402
 
@@ -228,7 +229,7 @@ def kill_run(kills: int, seed: int, folder: Path) -> Tally:
     if kills <= 0:
         return tally
     rng = random.Random(seed)
-    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    config = load_yaml(ROOT / "config.yaml", "the config file")
     config.update(journal=str(folder / "run.sqlite"), control_socket=str(folder / "run.sock"))
     config["camera"].update(width=640, height=360)
     config["simulation"].update(move_every=0.5, seed=seed)

@@ -62,6 +62,7 @@ import paho.mqtt.client as mqtt
 import yaml
 
 import controller
+from controller.files import load_yaml
 
 HERE = Path(__file__).resolve().parent
 #: The checkout under test: the one `import controller` found.
@@ -891,7 +892,7 @@ def probe_malformed(folder: Path, entries: int = 34000) -> dict[str, Any]:
         referee.stop()
     tracebacks = 0
     for key, value in (("secrets", [1, 2, 3]), ("targets", {}), ("secrets", [{}, {}, {}]), ("targets", [[1]])):
-        data = yaml.safe_load((EXAMPLES / "colorpop-standard.yaml").read_text())
+        data = load_yaml(EXAMPLES / "colorpop-standard.yaml", "the game record")
         data[key] = value
         path = folder / "record.yaml"
         path.write_text(yaml.safe_dump(data))
@@ -950,7 +951,7 @@ def probe_pins(folder: Path) -> dict[str, Any]:
 
     accepted = 0
     for pin in ("0000", "1234", "111111", "123456", "987654", "12345"):
-        data = yaml.safe_load(referee_config(folder, 8080).read_text())
+        data = load_yaml(referee_config(folder, 8080), "the config file")
         data["web"]["pin"] = pin
         try:
             config_from_mapping(data, "probe", folder)

@@ -16,9 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from controller.errors import RefereeError, os_words, sentence
+from controller.files import load_yaml
 from controller.language import DEFAULT, _, choose, said
 
 #: Subcommand modules, in the order `referee --help` lists them.
@@ -83,8 +82,8 @@ def command_language(args: argparse.Namespace) -> str:
         return chosen
     config = getattr(args, "config", None)
     if isinstance(config, str | Path):
-        with contextlib.suppress(OSError, ValueError, RecursionError, yaml.YAMLError):
-            data = yaml.safe_load(Path(config).read_text("utf-8")) if Path(config).is_file() else None
+        with contextlib.suppress(RefereeError):  # an unreadable file is the command's to say, in this language
+            data = load_yaml(config, _("the config file")) if Path(config).is_file() else None
             chosen = choose(data.get("language")) if isinstance(data, dict) else None
             if chosen is not None:
                 return chosen

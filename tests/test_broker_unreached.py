@@ -20,6 +20,7 @@ from test_web_browser import CHROMEDRIVER, CHROMIUM, start_browser
 
 from controller.club.server import BrokerAddress, ClubServer
 from controller.club.store import ClubStore
+from controller.files import load_yaml
 
 pytestmark = pytest.mark.slow  # every test here takes seconds
 
@@ -31,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
     [("127.0.0.1", "nothing answers on port"), ("no-such-club-host.invalid", "is not known on this network")],
 )
 def test_a_table_says_the_broker_cannot_be_reached(tmp_path, host, said):
-    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    config = load_yaml(ROOT / "config.yaml", "the config file")
     port = free_port()
     config.update(journal=str(tmp_path / "j.sqlite"), control_socket=str(tmp_path / "control.sock"))
     config["web"]["enabled"] = False

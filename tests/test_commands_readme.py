@@ -18,9 +18,9 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
 
 from controller.cli import main
+from controller.files import load_yaml
 from controller.service.config import default_control_socket
 from controller.service.control import ControlServer
 from simulation.world import StubRig
@@ -62,7 +62,7 @@ def test_every_readme_command_runs_as_written(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("RUNTIME_DIRECTORY", raising=False)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "runtime"))
-    config = yaml.safe_load((tmp_path / "config.yaml").read_text())
+    config = load_yaml(tmp_path / "config.yaml", "the config file")
     game_keys = {k: config[k] for k in ("game", "variant", "players", "first") if config.get(k) is not None}
     rig = StubRig(game_keys, tmp_path / config["journal"], seed=2, troubles=False, max_moves=3)
     rig.driver.run(rig.player.steps())  # a game under way in the journal config.yaml names

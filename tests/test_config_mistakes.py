@@ -7,12 +7,13 @@ from pathlib import Path
 import yaml
 
 from controller.cli import main
+from controller.files import load_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _config(tmp_path: Path, **changes) -> Path:
-    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    config = load_yaml(ROOT / "config.yaml", "the config file")
     config["control_socket"] = str(tmp_path / "control.sock")
     config["web"]["enabled"] = False
     config.update(changes)

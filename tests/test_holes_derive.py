@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from calibration.holes import derive, format_grids, observe, parse_grids, report
 from controller.errors import FormatError
+from controller.files import parse_yaml
 from controller.games.stay_alive.holes import HolePattern, pattern_of, stand_in_pattern
 from controller.language import said
 from controller.profile import load_profile
@@ -147,7 +147,7 @@ def test_the_command_prints_the_holes_key_without_out(tmp_path):
     grids.write_text(format_grids(observe(stand_in_pattern())))
     done = run_cli("--grids", str(grids))
     assert done.returncode == 0
-    holes = yaml.safe_load(done.stdout[done.stdout.index("holes:") :])["holes"]
+    holes = parse_yaml(done.stdout[done.stdout.index("holes:") :], "referee holes derive")["holes"]
     assert pattern_of(holes) == stand_in_pattern()
 
 

@@ -23,6 +23,7 @@ from web_helpers import with_client
 
 from controller import guard
 from controller.errors import ConfigError
+from controller.files import load_yaml
 from controller.service.config import config_from_mapping
 from controller.web import WebApp, WebServer
 from simulation.world import StubRig
@@ -273,7 +274,7 @@ def test_malformed_bodies_and_paths_get_a_sentence_never_a_500(tmp_path):
 )
 @pytest.mark.slow
 def test_replay_of_a_record_with_wrong_types_says_which_key(key, value, tmp_path):
-    data = yaml.safe_load((ROOT / "examples" / "colorpop-standard.yaml").read_text())
+    data = load_yaml(ROOT / "examples" / "colorpop-standard.yaml", "the game record")
     data[key] = value
     record = tmp_path / "record.yaml"
     record.write_text(yaml.safe_dump(data))

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import cv2
 import pytest
-import yaml
 
 from calibration.holes import PAIRS, derive, observe, parse_grids
 from controller.cli import main
+from controller.files import load_yaml
 from controller.games.stay_alive.holes import pattern_of
 from controller.profile import default_profile, load_profile
 from controller.snapshot import Snapshot
@@ -53,7 +53,7 @@ def test_nine_pictures_give_the_copys_hole_pattern(tmp_path, capsys):
     # what matters to the rules: every slide setting opens the same points
     assert observe(derived) == observe(truth)
     assert parse_grids((tmp_path / "grids.txt").read_text()) == observe(truth)
-    assert yaml.safe_load(out.read_text())["game"] == "stay-alive"
+    assert load_yaml(out, "the profile")["game"] == "stay-alive"
 
 
 @pytest.mark.slow

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from controller.files import load_yaml
+
 ROOT = Path(__file__).resolve().parent.parent
 
 HELD_LOCK = textwrap.dedent(
@@ -42,7 +44,7 @@ def test_a_signal_arriving_while_the_stop_event_is_locked_still_stops():
 
 
 def _config(tmp_path: Path) -> Path:
-    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    config = load_yaml(ROOT / "config.yaml", "the config file")
     config["journal"] = str(tmp_path / "journal.sqlite")
     config["control_socket"] = str(tmp_path / "control.sock")
     config["web"]["enabled"] = False

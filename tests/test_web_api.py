@@ -8,10 +8,10 @@ from contextlib import contextmanager
 
 import numpy as np
 import pytest
-import yaml
 from colorpop_helpers import take_a_lone_token_off
 from web_helpers import with_client
 
+from controller.files import parse_yaml
 from controller.record import parse_record
 from controller.snapshot import format_snapshot
 from controller.web import WebApp
@@ -128,7 +128,7 @@ def test_record_games_and_steps_come_from_the_journal(tmp_path):
         assert record.status == 200
         parsed = parse_record(await record.text())
         assert parsed.setup.game == "flipop"
-        assert yaml.safe_load(await record.text())["game"] == "flipop"
+        assert parse_yaml(await record.text(), "the exported record")["game"] == "flipop"
         games = (await (await client.get("/api/games")).json())["games"]
         assert [g["id"] for g in games] == [rig.loop.session.game_id]
         steps = (await (await client.get(f"/api/games/{games[0]['id']}")).json())["steps"]
