@@ -128,6 +128,13 @@ class ProfileSection(Section):
     empty_is_defaults: ClassVar[bool] = False
 
 
+class LearnedSection(ProfileSection):
+    """A section of a profile that `referee calibrate` writes (what it learned of a copy): rarely
+    written by hand, so an unknown key is said shortly."""
+
+    unknown_key: ClassVar[str] = N_("unknown key; known: {known}")
+
+
 S = TypeVar("S", bound=BaseModel)
 
 

@@ -31,7 +31,7 @@ from pydantic import Field, ValidationInfo
 
 from controller.errors import ConfigError
 from controller.language import N_, _, literal
-from controller.schema import ProfileSection, checked, sentence, validate
+from controller.schema import LearnedSection, checked, sentence, validate
 
 #: A covariance floor for the games' 3 colour features: no class is trusted to be tighter than
 #: this (feature units squared).
@@ -339,10 +339,9 @@ def _covariance(value: Any, info: ValidationInfo) -> list:
     return value
 
 
-class ClassReference(ProfileSection):
+class ClassReference(LearnedSection):
     """One look: the letter it stands for, its mean and covariance in feature space."""
 
-    unknown_key: ClassVar[str] = N_("unknown key; known: {known}")
     not_a_mapping: ClassVar[str] = N_("expected a mapping with letter, mean and cov")
 
     letter: Annotated[str, checked(_letter)] = Field(default=None, validate_default=True)
@@ -377,10 +376,9 @@ def _pair_margins(value: Any) -> list:
     return value
 
 
-class Sureness(ProfileSection):
+class Sureness(LearnedSection):
     """How sure a reading must be (see the module's docstring)."""
 
-    unknown_key: ClassVar[str] = N_("unknown key; known: {known}")
     not_a_mapping: ClassVar[str] = N_("expected a mapping with max_distance and min_margin")
 
     #: None: the open-set distance of the features' dimension.
@@ -397,7 +395,7 @@ def _some_references(value: Any) -> Any:
     return value
 
 
-class References(ProfileSection):
+class References(LearnedSection):
     """A model's stored references: its looks by key, and how sure a reading must be."""
 
     classes: Annotated[dict[Any, ClassReference], checked(_some_references)] = Field(

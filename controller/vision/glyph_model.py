@@ -23,7 +23,7 @@ from pydantic import Field
 from pydantic_core import PydanticCustomError
 
 from controller.language import N_, _, literal
-from controller.schema import ProfileSection, checked, sentence, validate
+from controller.schema import LearnedSection, checked, sentence, validate
 from controller.vision.glyph_ink import _DISC, _SUPPORT_SUM, PATCH, PPG, SUPPORT, ink_centre
 
 GLYPHS = "123456789ABCDEFGHIabcdefghi*"
@@ -182,10 +182,9 @@ def _sureness(value: Any) -> Any:
     return value
 
 
-class GlyphSettings(ProfileSection):
+class GlyphSettings(LearnedSection):
     """A profile's `vision.glyphs`: the glyph images learned from this copy, and how sure a reading must be."""
 
-    unknown_key: ClassVar[str] = N_("unknown key; known: {known}")
     not_a_mapping: ClassVar[str] = N_("expected a mapping with size and templates")
 
     size: Annotated[Any, checked(_patch_size)] = Field(default=None, validate_default=True)
