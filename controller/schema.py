@@ -8,9 +8,10 @@ says its sentence itself (`sentence`), and `validate` turns the first problem in
 naming the key path (``gpio.pins.red``, ``mqtt.tls.ca_file``, ``seats[2]``).
 
 A key's check is a validator run before pydantic's (`checked`; `whole`, `number`, `text`, `one_of`,
-`items`, `a_mapping`, `capital_letter` for the common ones), so a list's items and a mapping's
-values are checked by pydantic itself and their errors carry their place (``geometry.markers.ids[3]``).
-Board profiles' sections (`ProfileSection`) say their unknown keys in their own words.
+`items`, `a_mapping` and the types `Letter` and `Place` for the common ones), so a list's items and a
+mapping's values are checked by pydantic itself and their errors carry their place
+(``geometry.markers.ids[3]``). Board profiles' sections (`ProfileSection`) and what calibration
+learned (`LearnedSection`) say their unknown keys in their own words.
 """
 
 from __future__ import annotations
