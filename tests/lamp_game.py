@@ -7,7 +7,8 @@ game may add, all declared in its `SPEC` and nowhere else:
   table, which the rules keep in their state (a change of light alone is no move);
 - its own event, `three:R,C` ("C3 completes three in a row"), on the move that wins;
 - a reader add-on (`LineReader`) that reads the `light:` line from the picture: the paper's white
-  around the markers, bright or dim.
+  around the markers, bright or dim;
+- how the live page shows its line (`LineShown`): a labelled value under the board.
 
 `tests/test_lamp_game.py` drives it through the commands, the service, its journal and the page.
 """
@@ -23,7 +24,7 @@ import numpy as np
 from controller.errors import FormatError
 from controller.games.base import Judgement
 from controller.games.events import EventType
-from controller.games.spec import ExtraLine, LineReader, VisionSpec
+from controller.games.spec import AS_VALUE, ExtraLine, LineReader, LineShown, VisionSpec
 from controller.snapshot import Snapshot
 
 NAME = "noughts-lit"
@@ -40,7 +41,9 @@ def _parse_light(rest: str, rows: int, cols: int, where: str) -> tuple[str, ...]
     return tokens
 
 
-LIGHT_LINE = ExtraLine("light", _parse_light, unknown=UNREAD, default=lambda rows, cols: (BRIGHT,))
+#: The page shows it under the board, in words: "Lamp: lit brightly".
+LIGHT_SHOWN = LineShown(AS_VALUE, label="lamp", words={BRIGHT: "lit brightly", DIM: "dimmed"})
+LIGHT_LINE = ExtraLine("light", _parse_light, unknown=UNREAD, default=lambda rows, cols: (BRIGHT,), shown=LIGHT_SHOWN)
 #: The move that makes three in a row, on its place.
 THREE = EventType("three", "cell", "{place} completes three in a row")
 

@@ -119,6 +119,10 @@ def test_the_service_its_journal_and_the_page_carry_its_line_and_event(tmp_path:
     rig.loop.bus.drain()
     page = view.state()
     assert page["board"]["light"] == ["bright"]
+    # how to draw it, as the game declares it, in the page's words
+    light = {"key": "light", "kind": "value", "label": "lamp", "unknown": "?"}
+    assert page["lines"] == [{**light, "words": {"bright": "lit brightly", "dim": "dimmed", "?": "not read"}}]
+    assert view.state("fr")["lines"][0]["words"]["?"] == "non lu"
     assert page["board"]["text"].endswith("light: bright\n")
     won = [v for v in verdicts if "events" in v]
     assert len(won) == 1 and won[0]["events"][0].startswith("three:")

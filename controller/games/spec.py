@@ -140,6 +140,29 @@ class CellFormat:
         return legal == seen or (self.knows_less is not None and self.knows_less(seen, legal))
 
 
+#: How the live page draws a snapshot line (`LineShown.kind`): its tokens as a labelled value under
+#: the board ("Light: bright"); one token per post between four places (row-major), each drawn as a
+#: post with an arm towards every compass letter N E S W the token holds (Flipop's doors).
+AS_VALUE, ON_POSTS = "value", "posts"
+
+
+@dataclass(frozen=True)
+class LineShown:
+    """How the live page draws one of the game's snapshot lines (`ExtraLine.shown`).
+
+    Why a declaration: the page knows how to draw a few kinds of line (`AS_VALUE`, `ON_POSTS`), not
+    which game has which line; a game picks a kind for its line and gives its words, so a new game's
+    line is drawn with no edit to the page.
+    """
+
+    kind: str
+    #: What the line is called, for `AS_VALUE` (a catalogue message, marked `N_`): "light".
+    label: str = ""
+    #: Per token, its words (catalogue messages, marked `N_`); a token not listed is shown as
+    #: written, and the line's `unknown` token, unless listed, as "not read".
+    words: Mapping[str, str] = field(default_factory=dict)
+
+
 @dataclass(frozen=True)
 class ExtraLine:
     """A snapshot line besides the grid, `key: tokens` (Flipop's `doors:`, Stay Alive's `orange:`).
@@ -165,6 +188,8 @@ class ExtraLine:
     correction: str = "line"
     #: The slide switches report this line, not the camera (Stay Alive's slide positions).
     from_switches: bool = False
+    #: How the live page draws it (`LineShown`); None: the page does not draw it.
+    shown: LineShown | None = None
 
     def text(self, tokens: Sequence[str]) -> str:
         return f"{self.key}:{self.pad}" + " ".join(tokens)

@@ -78,6 +78,7 @@ from controller.web.view import (
     board_json,
     judged_again,
     keys_shown,
+    lines_shown,
     palette,
     picture_url,
     place_names,
@@ -354,6 +355,7 @@ class WebApp:
                 "palette": palette(setup.game, setup.profile, lang),
                 "place_names": place_names(engine, setup.profile.rows, setup.profile.cols, lang),
                 "axes": axes(engine, setup.profile.rows, setup.profile.cols),
+                "lines": lines_shown(setup.game, lang),
                 "steps": out,
             }
 

@@ -18,7 +18,7 @@ from controller.ai.table import move_cells
 from controller.errors import RefereeError
 from controller.games import registry
 from controller.games.registry import find_rule
-from controller.language import DEFAULT, Colour, Text, language, said
+from controller.language import DEFAULT, Colour, Text, _, language, said
 from controller.record import HINT
 from controller.referee import VerdictKind, same_verdict
 from controller.service.events import BoardRead, Event, EventBus, GameOpened, Scene, SlidesSeen, Table, VerdictGiven
@@ -46,6 +46,23 @@ def board_json(snapshot: Snapshot | None) -> dict[str, Any] | None:
         # `white`), None where not read
         **{line.key: _listed(snapshot.line(line.key)) for line in registry.get(snapshot.game).extra_lines},
     }
+
+
+def lines_shown(game: str, lang: str = DEFAULT) -> list[dict[str, Any]]:
+    """How the page draws the game's lines besides the grid, as the game declares them (`ExtraLine.shown`):
+    per line its key, its kind (`spec.AS_VALUE`, `spec.ON_POSTS`), its label and its tokens' words in
+    `lang`, and its unknown token. A line the game does not declare shown is left out."""
+    out = []
+    for line in registry.get(game).extra_lines if registry.known(game) else ():
+        shown = line.shown
+        if shown is None:
+            continue
+        words = {token: said(Text(text), lang) for token, text in shown.words.items()}
+        if line.unknown is not None and line.unknown not in words:
+            words[line.unknown] = said(_("not read"), lang)
+        label = said(Text(shown.label), lang) if shown.label else ""
+        out.append({"key": line.key, "kind": shown.kind, "label": label, "words": words, "unknown": line.unknown})
+    return out
 
 
 def keys_shown(keys: dict[str, Any], over: bool) -> dict[str, Any]:
@@ -250,6 +267,7 @@ class LiveView:
             "palette": palette(setup.game, setup.profile, lang),
             "place_names": place_names(engine, setup.profile.rows, setup.profile.cols, lang),
             "axes": axes(engine, setup.profile.rows, setup.profile.cols),
+            "lines": lines_shown(setup.game, lang),
             "reading": self._reading(engine, lang),
             "slides": self._slides(),
             "version": version,

@@ -21,7 +21,7 @@ from controller.games.events import EventType, GameEvent
 from controller.games.flipop import doors as doors_model
 from controller.games.flipop.doors import OPPOSITE, POSTS, SIZE, UNKNOWN_DOOR, Cell, Problem, PushOutcome
 from controller.games.rulebook import Rule
-from controller.games.spec import EMPTY, CellFormat, ExtraLine, Snapshot, read_snapshot
+from controller.games.spec import EMPTY, ON_POSTS, CellFormat, ExtraLine, LineShown, Snapshot, read_snapshot
 from controller.language import N_, Text, _, _n, _p, listed
 from controller.schema import sentence
 
@@ -93,7 +93,12 @@ def _set_door_back(post: int, wings: str) -> Text:
 
 #: The snapshot's door line: one token per post, the wings' directions (`notation.md` §1).
 DOORS_LINE = ExtraLine(
-    "doors", doors_model.parse_doors_line, unknown=UNKNOWN_DOOR, set_back=_set_door_back, correction="door"
+    "doors",
+    doors_model.parse_doors_line,
+    unknown=UNKNOWN_DOOR,
+    set_back=_set_door_back,
+    correction="door",
+    shown=LineShown(ON_POSTS),  # the page draws each door's wings on its post
 )
 #: A ball left the board through its exit.
 EXIT = EventType("exit", "cell", N_("the ball on {place} left through its exit"))

@@ -14,11 +14,6 @@ function gameName(game) {
   const names = { "stay-alive": _("Stay Alive") };
   return names[game] || GAME_NAMES[game] || game;
 }
-// A game's name as players of the page's language know it (Stay Alive is Pièges in French).
-function gameName(game) {
-  const names = { "stay-alive": _("Stay Alive") };
-  return names[game] || GAME_NAMES[game] || game;
-}
 const SVG = "http://www.w3.org/2000/svg";
 const CAMERA_PERIOD_MS = 200;  // at most 5 pictures a second, and only while the picture is visible
 
@@ -133,6 +128,13 @@ function ink(palette, letter) {
 }
 
 // --- the board ------------------------------------------------------------------------------------
+const VALUE_LINE = 20;  // the height of a line shown as a value under the board
+
+// Writing on the board's background: dark on the light boards, light on the others.
+function boardInk(game) {
+  return game === "blockers" || game === "flipop" ? "#3b2f1e" : "#e8ecf6";
+}
+
 function drawBoard(svg, board, palette, game, names, marks) {
   while (svg.firstChild) svg.removeChild(svg.firstChild);
   if (!board) {
@@ -147,14 +149,16 @@ function drawBoard(svg, board, palette, game, names, marks) {
   const S = 32, M = game === "stay-alive" ? 40 : 8, LB = axes ? 16 : 0;
   const far = game === "stay-alive";
   const ox = M + (far ? 0 : LB), oy = M + (far ? 0 : LB);
-  const W = board.cols * S + 2 * M + LB, H = board.rows * S + 2 * M + LB;
+  // The game's lines besides the grid, drawn as it declares them (state.lines): values under the board.
+  const lines = (marks.lines || (state && state.game === game ? state.lines : null) || []).filter((l) => board[l.key]);
+  const values = lines.filter((l) => l.kind === "value");
+  const W = board.cols * S + 2 * M + LB, H = board.rows * S + 2 * M + LB + values.length * VALUE_LINE;
   svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
   svg.dataset.game = game;
   const back = { colorpop: "#28345f", blockers: "#e2d6ba", flipop: "#cea674", "stay-alive": "#2e52a2" }[game];
   el("rect", { x: 0, y: 0, width: W, height: H, fill: back, rx: 6 }, svg);
   if (axes) {
-    const ink = game === "blockers" || game === "flipop" ? "#3b2f1e" : "#e8ecf6";
-    const g = el("g", { class: "axes", fill: ink, "font-size": 11, "font-weight": 700, "text-anchor": "middle" }, svg);
+    const g = el("g", { class: "axes", fill: boardInk(game), "font-size": 11, "font-weight": 700, "text-anchor": "middle" }, svg);
     const colY = far ? oy + board.rows * S + LB - 4 : oy - 5;
     const rowX = far ? ox + board.cols * S + LB / 2 : ox - LB / 2;
     axes.cols.forEach((label, c) => el("text", { x: ox + c * S + S / 2, y: colY, class: "col-label" }, g, label));
@@ -221,20 +225,33 @@ function drawBoard(svg, board, palette, game, names, marks) {
       }
     }
   }
-  if (game === "flipop" && board.doors) {
-    board.doors.forEach((door, k) => {
-      const px = ox + (k % 4 + 1) * S, py = oy + (Math.floor(k / 4) + 1) * S;
+  lines.filter((l) => l.kind === "posts").forEach((line) => {
+    // one token per post between four places, row-major: an arm towards each compass letter it holds
+    const perRow = board.cols - 1;
+    board[line.key].forEach((door, k) => {
+      const i = Math.floor(k / perRow), j = k % perRow;
+      const px = ox + (j + 1) * S, py = oy + (i + 1) * S;
       const g = el("g", { class: "door", "data-post": k }, svg);
-      el("title", {}, g, _("post ({row},{column}): {wings}", { row: String(Math.floor(k / 4) + 1), column: String(k % 4 + 1), wings: door }));
+      el("title", {}, g, _("post ({row},{column}): {wings}", { row: String(i + 1), column: String(j + 1), wings: door }));
       const arm = { N: [0, -1], E: [1, 0], S: [0, 1], W: [-1, 0] };
       for (const w of door) {
         if (!arm[w]) continue;
         el("line", { x1: px, y1: py, x2: px + arm[w][0] * S * 0.95, y2: py + arm[w][1] * S * 0.95,
                      stroke: "#1b3b8f", "stroke-width": 4, "stroke-linecap": "round" }, g);
       }
-      el("circle", { cx: px, cy: py, r: 4, fill: door === "?" ? "#ffaa00" : "#1b3b8f" }, g);
+      el("circle", { cx: px, cy: py, r: 4, fill: door === line.unknown ? "#ffaa00" : "#1b3b8f" }, g);
     });
-  }
+  });
+  values.forEach((line, i) => {
+    // "Light: bright" under the board, each token in the game's words; an unread one as the unsure places are
+    const tokens = board[line.key];
+    const value = tokens.map((t) => line.words[t] || t).join(" ");
+    const unread = tokens.includes(line.unknown);
+    const y = board.rows * S + 2 * M + LB + i * VALUE_LINE + VALUE_LINE * 0.7;
+    const g = el("g", { class: unread ? "board-line unsure" : "board-line", "data-line": line.key }, svg);
+    el("text", { x: M, y, "font-size": 13, "font-weight": 700, fill: unread ? "#ffaa00" : boardInk(game) }, g,
+      line.label ? _("{label}: {value}", { label: capital(line.label), value }) : value);
+  });
   if (game === "stay-alive") {
     // A slide's position is drawn as three notches (A pushed in, B, C pulled out), the one it is at
     // filled: letters there read as coordinates; the name and letter are in its tooltip.
@@ -716,7 +733,8 @@ function showStep(i) {
   $("step-range").value = i;
   const step = past.steps[i];
   drawBoard($("step-board"), step ? step.board : null, past.palette, past.game, past.place_names,
-    { illegal: step && step.verdict.verdict === "illegal" ? step.verdict.cells || [] : [], axes: past.axes });
+    { illegal: step && step.verdict.verdict === "illegal" ? step.verdict.cells || [] : [], axes: past.axes,
+      lines: past.lines });
   $("step-line").textContent = step ? step.line : "";
   const picture = $("step-picture");
   picture.hidden = !(step && step.picture);

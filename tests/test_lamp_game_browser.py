@@ -1,0 +1,65 @@
+"""The live page in a real browser draws a game's lines besides the grid as the game declares them:
+the lamp game (`lamp_game.py`, defined only in the tests) shows its `light:` line under the board,
+in its words, live and in a past game, with no edit to the page for it."""
+
+from __future__ import annotations
+
+import lamp_game
+import pytest
+from test_web_browser import CHROMEDRIVER, CHROMIUM, PIN, start_browser, wait_for
+
+from controller.games import registry
+from controller.web import WebApp, WebServer
+from simulation.world import StubRig
+
+pytestmark = [
+    pytest.mark.slow,  # a real browser
+    pytest.mark.skipif(
+        CHROMIUM is None or CHROMEDRIVER is None,
+        reason="Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)",
+    ),
+]
+LINE = "return [...document.querySelectorAll('#{board} g.board-line')].map(g => [g.dataset.line, g.textContent])"
+
+
+@pytest.fixture
+def lit():
+    with registry.registered(lamp_game.SPEC):
+        yield
+
+
+@pytest.fixture
+def served(lit, tmp_path):
+    rig = StubRig({"game": lamp_game.NAME, "players": 2}, tmp_path / "j.sqlite", seed=3, troubles=False, max_moves=3)
+    rig.driver.run(rig.player.steps())
+    server = WebServer(WebApp(rig.loop, pin=PIN), "127.0.0.1", 0)
+    assert server.start(), server.error
+    yield f"http://127.0.0.1:{server.port}/"
+    server.close()
+
+
+@pytest.mark.parametrize(
+    ("accept", "shown"),
+    # the game's words (a test game's are not in the catalogue), French typography
+    [("en-GB,en", "Lamp: lit brightly"), ("fr-FR,fr", "Lamp\u00a0: lit brightly")],
+)
+def test_the_page_draws_the_light_line_the_game_declares(served, accept, shown):
+    browser = start_browser(accept_language=accept)
+    try:
+        browser.get(served)
+        assert wait_for(lambda: browser.execute_script(LINE.format(board="board"))) == [["light", shown]]
+        # drawn under the grid, inside the board's picture
+        below = browser.execute_script(
+            "const places = [...document.querySelectorAll('#board g.place')].map(g => g.getBBox());"
+            "const line = document.querySelector('#board g.board-line').getBBox();"
+            "const vb = document.getElementById('board').viewBox.baseVal;"
+            "return line.y >= Math.max(...places.map(b => b.y + b.height)) && line.y + line.height <= vb.height;"
+        )
+        assert below
+        # a past game's board shows it too
+        browser.execute_script("document.getElementById('load-games').click()")
+        wait_for(lambda: browser.execute_script("return document.querySelectorAll('#games li').length"))
+        browser.execute_script("document.querySelector('#games li').click()")
+        assert wait_for(lambda: browser.execute_script(LINE.format(board="step-board"))) == [["light", shown]]
+    finally:
+        browser.quit()
