@@ -9,11 +9,18 @@ read back, with nothing added here.
 An artwork draws in three layers, in board coordinates (lattice point (col, row) at (x, y)):
 `board` the empty board (drawn once per seed and cached by the renderer), `fittings` what is
 fixed to the board besides pieces (Flipop's doors, Stay Alive's slide points), `piece` one piece.
+
+A game defined outside the catalogue (a test's game, a game package being written) brings its
+own drawing without an edit here: its `VisionSpec.artwork` names it, and whoever renders the game
+(its tests, a bench) registers the drawing under that name while it runs (`registered`), as
+`controller.games.registry.registered` does for the game itself. Production code never imports the
+simulation, which is why a game package names its drawing instead of holding it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -188,6 +195,21 @@ ARTWORKS: dict[str, Artwork] = {
     "grooved-floor": Artwork(grooved_floor_board, doors_fittings, flipop_ball_piece),
     "slide-lattice": Artwork(slide_lattice_board, slide_points_fittings),
 }
+
+
+@contextmanager
+def registered(name: str, artwork: Artwork) -> Iterator[Artwork]:
+    """`artwork` drawn for every game whose `VisionSpec.artwork` is `name` while the block runs; the
+    artworks are as they were afterwards, even when the block fails."""
+    before = ARTWORKS.get(name)
+    ARTWORKS[name] = artwork
+    try:
+        yield artwork
+    finally:
+        if before is None:
+            ARTWORKS.pop(name, None)
+        else:
+            ARTWORKS[name] = before
 
 
 def artwork_for(game: str) -> Artwork:

@@ -28,7 +28,7 @@ from controller.vision import looks
 from controller.vision.geometry import LatticeGeometry
 from controller.vision.glyphs import GLYPHS
 from controller.vision.pose import CameraPose
-from simulation.artwork import artwork_for
+from simulation.artwork import Artwork, artwork_for
 from simulation.drawing import (
     TEX,
     Scene,
@@ -124,14 +124,20 @@ def camera_homography(
 
 @functools.lru_cache(maxsize=8)
 def _empty_board(
-    game: str, geom: LatticeGeometry, regions: tuple[tuple[str, ...], ...] | None, seed: int, grain: float
+    game: str,
+    artwork: Artwork,
+    geom: LatticeGeometry,
+    regions: tuple[tuple[str, ...], ...] | None,
+    seed: int,
+    grain: float,
 ) -> tuple[np.ndarray, dict]:
     """The board before any piece, door or slide is drawn (its artwork, grain and markers), and
-    the board's random generator's state after drawing it. Cached: it depends only on these."""
+    the board's random generator's state after drawing it. Cached: it depends only on these (the
+    artwork among them: one registered for a game's name while a test runs is drawn, not a cached other)."""
     frame = looks.FRAME[game]
     cv = _Canvas(geom, frame)
     rng = _rng("board", seed, game)
-    artwork_for(game).board(cv, looks.pieces(game), frame, regions)
+    artwork.board(cv, looks.pieces(game), frame, regions)
     _grain(cv.img, rng, grain)
     _draw_markers(cv, geom)
     cv.img.setflags(write=False)
@@ -155,7 +161,8 @@ def _draw_board(
     pal = looks.pieces(game)
     regions = profile.get("regions") if profile is not None else None
     regions_key = tuple(tuple(str(x) for x in row) for row in regions) if regions else None
-    empty, rng_state = _empty_board(game, geom, regions_key, seed, grain)
+    artwork = artwork_for(game)
+    empty, rng_state = _empty_board(game, artwork, geom, regions_key, seed, grain)
     cv = _Canvas(geom, looks.FRAME[game])
     cv.img[:] = empty
     cv.lift = view.lift if view is not None else None
@@ -163,7 +170,6 @@ def _draw_board(
     rng = np.random.default_rng()
     rng.bit_generator.state = rng_state  # go on drawing where the empty board's drawing stopped
     rows, cols = geom.rows, geom.cols
-    artwork = artwork_for(game)
     if artwork.fittings is not None:
         artwork.fittings(cv, snapshot, profile, scene, seed, door_jitter)
     for r in range(rows):

@@ -3,35 +3,50 @@
 The fifth game (`fifth_game.py`) adds nothing to what every game has; this one adds each thing a
 game may add, all declared in its `SPEC` and nowhere else:
 
-- a snapshot line besides the grid, `light: bright` (or `dim`, `?` where unread): the lamp over the
-  table, which the rules keep in their state (a change of light alone is no move);
+- a snapshot line besides the grid, `light: bright` (or `dim`, `?` where unread): the lamp on the
+  board's frame, lit or out, which the rules keep in their state (a change of light alone is no move);
 - its own event, `three:R,C` ("C3 completes three in a row"), on the move that wins;
-- a reader add-on (`LineReader`) that reads the `light:` line from the picture: the paper's white
-  around the markers, bright or dim;
-- how the live page shows its line (`LineShown`): a labelled value under the board.
+- a reader add-on (`LineReader`) that reads the `light:` line from the picture: the lamp, above
+  the middle column between the grid and the markers, lit or out against the markers' paper white;
+- how the live page shows its line (`LineShown`): a labelled value under the board;
+- its drawing for the simulated camera (`LAMP_ARTWORK`: the plain board and the lamp, lit or out
+  as the `light:` line says), which its `VisionSpec.artwork` names and the tests register with
+  `simulation.artwork.registered` (`registered()` here registers the game and its drawing).
 
-`tests/test_lamp_game.py` drives it through the commands, the service, its journal and the page.
+`tests/test_lamp_game.py` drives it through the commands, the service, its journal, the page's state and
+the club; `tests/test_lamp_game_browser.py` shows its line on the page in a real browser.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
+import cv2
 import fifth_game
 import numpy as np
 
 from controller.errors import FormatError
+from controller.games import registry
 from controller.games.base import Judgement
 from controller.games.events import EventType
 from controller.games.spec import AS_VALUE, ExtraLine, LineReader, LineShown, VisionSpec
 from controller.snapshot import Snapshot
+from simulation import artwork
 
 NAME = "noughts-lit"
 BRIGHT, DIM, UNREAD = "bright", "dim", "?"
-#: The paper's white (1: as bright as the markers' paper under the standard light) below which the
-#: lamp is said to be dim.
-DIM_BELOW = 0.45
+#: The lamp on the board's frame: its middle (board coordinates: lattice point (col, row) at (x, y);
+#: above the middle column, halfway between the grid and the markers' row) and its radius (pitches).
+LAMP, LAMP_RADIUS = (1.0, -1.0), 0.24
+#: RGB of the lamp lit and out.
+LIT, OUT = (255, 214, 96), (64, 60, 56)
+#: The lamp's brightness (its pixels against the markers' paper white, 1: as bright) above which
+#: it is lit and below which it is out; in between the reader cannot tell (glare on a lamp that is
+#: out, a shadow over a lit one).
+LIT_ABOVE, OUT_BELOW = 0.55, 0.4
 
 
 def _parse_light(rest: str, rows: int, cols: int, where: str) -> tuple[str, ...]:
@@ -82,12 +97,31 @@ def _light(snapshot: Snapshot, before: str) -> str:
 
 
 def light_reader(reader: Any) -> Any:
-    """The `light:` add-on of a board reader: the mean of the paper's white around the markers."""
+    """The `light:` add-on of a board reader: the median brightness of the lamp's middle on the frame
+    against the markers' paper white."""
+    ring = [(LAMP[0] + LAMP_RADIUS * 0.5 * np.cos(a), LAMP[1] + LAMP_RADIUS * 0.5 * np.sin(a)) for a in range(6)]
+    spot = np.array([LAMP, *ring], np.float64).reshape(-1, 1, 2)
 
     def read(frame: np.ndarray, white: np.ndarray) -> tuple[str, ...]:
-        return (DIM if float(np.mean(white)) < DIM_BELOW else BRIGHT,)
+        points = cv2.perspectiveTransform(spot, reader.h).reshape(-1, 2)
+        x = np.clip(np.round(points[:, 0]).astype(int), 0, frame.shape[1] - 1)
+        y = np.clip(np.round(points[:, 1]).astype(int), 0, frame.shape[0] - 1)
+        paper = np.mean(np.reshape(white, (-1, 3)), axis=0).sum()
+        level = float(np.median(frame[y, x].astype(np.float64).sum(axis=1) / 255 / paper))
+        return (BRIGHT if level > LIT_ABOVE else DIM if level < OUT_BELOW else UNREAD,)
 
     return read
+
+
+def _lamp(cv: Any, snapshot: Snapshot, profile: Any, scene: Any, seed: int, door_jitter: float) -> None:
+    """The lamp on the frame, lit or out as the snapshot's `light:` line says (lit where unsaid)."""
+    lit = _light(snapshot, BRIGHT) == BRIGHT
+    cv.circle(*LAMP, LAMP_RADIUS, (30, 30, 30))
+    cv.circle(*LAMP, LAMP_RADIUS * 0.85, LIT if lit else OUT)
+
+
+#: How the simulated camera draws the game (`VisionSpec.artwork` names it): the plain board and the lamp.
+LAMP_ARTWORK = artwork.Artwork(fittings=_lamp)
 
 
 SPEC = replace(
@@ -97,7 +131,14 @@ SPEC = replace(
     engine=LitEngine,
     extra_lines=(LIGHT_LINE,),
     events=(THREE,),
-    vision=VisionSpec(line_readers=(LineReader("light", light_reader),)),
+    vision=VisionSpec(line_readers=(LineReader("light", light_reader),), artwork="lamp-on-the-frame"),
     default_profile={**fifth_game.SPEC.default_profile, "game": NAME},  # type: ignore[dict-item]
     demo={"game": NAME, "players": 2},
 )
+
+
+@contextmanager
+def registered() -> Iterator[None]:
+    """The game known to the catalogue and its drawing to the simulated camera, while the block runs."""
+    with registry.registered(SPEC), artwork.registered(SPEC.vision.artwork, LAMP_ARTWORK):
+        yield

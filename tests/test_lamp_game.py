@@ -17,7 +17,6 @@ from test_club_broker import _club, _get, _seen, _table, judge_record_result
 
 from controller.cli import main
 from controller.errors import FormatError
-from controller.games import registry
 from controller.profile import default_profile, load_profile
 from controller.record import parse_record
 from controller.referee import judge_record
@@ -26,10 +25,12 @@ from controller.service.session import export_record
 from controller.snapshot import format_snapshot, parse_snapshot
 from controller.vision.reader import BoardReader
 from controller.web.view import LiveView
+from simulation import artwork
 from simulation.render import render_snapshot
 from simulation.world import StubRig, all_agree
 
 NAME = lamp_game.NAME
+BRIGHT = lamp_game.BRIGHT
 RECORD = textwrap.dedent(
     """\
     game: noughts-lit
@@ -52,7 +53,7 @@ RECORD = textwrap.dedent(
 
 @pytest.fixture(autouse=True)
 def lit():
-    with registry.registered(lamp_game.SPEC):
+    with lamp_game.registered():  # the game, and its drawing for the simulated camera
         yield
 
 
@@ -86,20 +87,39 @@ def test_referee_replay_prints_its_event_in_words_and_in_json(tmp_path: Path, ca
 
 @pytest.mark.slow
 def test_referee_read_reads_its_line_with_its_reader_add_on(tmp_path: Path, capsys):
-    """`render` draws the board; `read` prints the grid and the `light:` line its add-on read."""
-    position = tmp_path / "position.txt"
-    position.write_text("X . O\n. X .\nO . X\nlight: bright\n")
-    picture = tmp_path / "position.png"
-    args = ["render", "--game", NAME, "--snapshot", str(position), "--out", str(picture), "--seed", "2"]
-    assert main(args) == 0
-    capsys.readouterr()
-    assert main(["read", "--game", NAME, "--image", str(picture)]) == 0
-    assert capsys.readouterr().out == "X . O\n. X .\nO . X\nlight: bright\n"
-    # the same board under a dim lamp: the add-on reads it so, the reader still reads the board
-    dim = np.clip(cv2.imread(str(picture)).astype(np.float64) * 0.35, 0, 255).astype(np.uint8)
-    reading = BoardReader(default_profile(NAME)).read(dim)
-    assert reading.lines == {"light": ("dim",)}
-    assert reading.snapshot == parse_snapshot(NAME, "X . O\n. X .\nO . X\nlight: dim\n")
+    """`render` draws the board and its lamp; `read` prints the grid and the `light:` line its add-on read."""
+    for light in ("bright", "dim"):
+        position = tmp_path / f"{light}.txt"
+        position.write_text(f"X . O\n. X .\nO . X\nlight: {light}\n")
+        picture = tmp_path / f"{light}.png"
+        args = ["render", "--game", NAME, "--snapshot", str(position), "--out", str(picture), "--seed", "2"]
+        assert main(args) == 0
+        capsys.readouterr()
+        assert main(["read", "--game", NAME, "--image", str(picture)]) == 0
+        assert capsys.readouterr().out == f"X . O\n. X .\nO . X\nlight: {light}\n"
+    # a darker picture of the lit lamp: the add-on reads the lamp against the paper, still lit
+    darker = np.clip(cv2.imread(str(tmp_path / "bright.png")).astype(np.float64) * 0.35, 0, 255).astype(np.uint8)
+    reading = BoardReader(default_profile(NAME)).read(darker)
+    assert reading.snapshot == parse_snapshot(NAME, "X . O\n. X .\nO . X\nlight: bright\n")
+
+
+def test_its_drawing_comes_from_the_tests_through_the_artwork_hook():
+    """The renderer draws the lamp the game's `VisionSpec.artwork` names, registered by the tests
+    (`simulation.artwork.registered`), lit or out as the snapshot says; a registration lasts its block."""
+    profile = default_profile(NAME)
+    dim = parse_snapshot(NAME, "X . .\n. O .\n. . .\nlight: dim\n")
+    drawn = render_snapshot(dim, profile, seed=1)
+    lit = render_snapshot(dim.with_line("light", (BRIGHT,)), profile, seed=1)
+    changed = np.argwhere(np.any(drawn != lit, axis=2))
+    assert len(changed) > 50  # the lamp: lit in one, out in the other
+    with artwork.registered(lamp_game.SPEC.vision.artwork, artwork.PLAIN):
+        plain = render_snapshot(dim, profile, seed=1)
+    assert np.any(plain != drawn) and artwork.artwork_for(NAME) is lamp_game.LAMP_ARTWORK
+    # the lamp is all that differs: a small patch of the picture, above the middle column
+    reader = BoardReader(profile)
+    assert reader.read(drawn).snapshot == dim
+    lamp = cv2.perspectiveTransform(np.array([[lamp_game.LAMP]], np.float64), reader.h)[0, 0]
+    assert np.all(np.hypot(*(changed[:, ::-1] - lamp).T) < 40)
 
 
 def test_a_rendered_board_is_read_with_its_line():

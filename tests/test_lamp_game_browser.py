@@ -8,7 +8,6 @@ import lamp_game
 import pytest
 from test_web_browser import CHROMEDRIVER, CHROMIUM, PIN, start_browser, wait_for
 
-from controller.games import registry
 from controller.web import WebApp, WebServer
 from simulation.world import StubRig
 
@@ -24,7 +23,7 @@ LINE = "return [...document.querySelectorAll('#{board} g.board-line')].map(g => 
 
 @pytest.fixture
 def lit():
-    with registry.registered(lamp_game.SPEC):
+    with lamp_game.registered():
         yield
 
 
