@@ -31,7 +31,7 @@ from controller.errors import RefereeError, sentence
 from controller.games import registry
 from controller.language import _, _n, listed, literal, said
 from controller.snapshot import EMPTY
-from controller.vision.doors import post_of
+from controller.vision.doors import post_of, unknown_door
 from controller.vision.reader import MIN_USED, BoardReader, model_for
 
 #: Most of a calibration picture's places that may be unsure before the picture is refused: a
@@ -421,8 +421,7 @@ def _check_doors(profile: Any, pic: Expected, doors: tuple[str, ...]) -> None:
     line's unknown token) is not a contradiction."""
     if pic.doors is None:  # no doors to check
         return
-    line = registry.get(profile.game).extra_line("doors")
-    unknown = line.unknown if line is not None else None
+    unknown = unknown_door(profile.game)
     wrong = [k for k, (g, w) in enumerate(zip(doors, pic.doors)) if g != unknown and set(g) != set(w)]
     posts = [post_of(k, profile.cols) for k in wrong[:NAMED]]
     if wrong:

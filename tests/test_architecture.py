@@ -283,12 +283,11 @@ def test_the_projects_own_modules_are_imported_at_the_top_unless_a_comment_says_
 
 
 #: The game-neutral modules that still import a game package's own modules, each for a workflow of
-#: that game alone: the door reader add-on (Flipop's unread door), Stay Alive's hole patterns
-#: (`referee holes`, its guided steps, its simulated person and drawing) and the simulated world's
-#: marble drop. A game's line, event or reader add-on goes through its `SPEC`, not here; the door
-#: calibration names posts by the lattice and reads the unknown door from the `doors` line's declaration.
+#: that game alone: Stay Alive's hole patterns (`referee holes`, its guided steps, its simulated
+#: person and drawing) and the simulated world's marble drop. A game's line, event or reader add-on
+#: goes through its `SPEC`, not here: the door reader and its calibration name posts by the lattice
+#: and take the unread door from the `doors` line's declaration.
 GAME_IMPORTS_ALLOWED = {
-    "controller/vision/doors.py",
     "calibration/holes.py",
     "calibration/holes_guide.py",
     "simulation/world.py",

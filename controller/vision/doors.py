@@ -36,7 +36,6 @@ import numpy as np
 
 from controller.errors import ConfigError
 from controller.games import registry
-from controller.games.flipop.doors import UNKNOWN_DOOR
 from controller.games.spec import DOORS_ADDON, LineReader
 from controller.language import _
 from controller.snapshot import EMPTY, parse_snapshot
@@ -129,11 +128,17 @@ def turns(door: str) -> frozenset[str]:
     return frozenset(out)
 
 
+def unknown_door(game: str) -> str | None:
+    """The token of a door not read: the one the game's `doors` line declares (`ExtraLine.unknown`)."""
+    line = registry.get(game).extra_line("doors")
+    return line.unknown if line is not None else None
+
+
 def shapes_from_profile(profile) -> list[frozenset[str]]:
     """Per post, the door orientations its shape allows (from the profile's start doors)."""
     start = profile.get("start")
     doors = parse_snapshot(profile.game, start).line("doors") if start else None
-    if not doors or UNKNOWN_DOOR in doors:
+    if not doors or unknown_door(profile.game) in doors:
         raise ConfigError("start", _("door reading needs the start position's doors line"))
     return [turns(d) for d in doors]
 
@@ -265,9 +270,11 @@ def read_doors(
     frame: np.ndarray,
     h: np.ndarray,
     white: np.ndarray | None = None,
+    *,
+    unknown: str,
 ) -> DoorReading:
-    """Every post's door, or `?` where a half-edge is unsure or the wings make no door the
-    post can have."""
+    """Every post's door, or `unknown` (the game's unread door, `unknown_door`) where a half-edge is
+    unsure or the wings make no door the post can have."""
     feats, used = door_features(sampler, frame, h, white)
     dec = model.decide(feats.reshape(-1, 3))
     present = (np.array(dec.letters) == PRESENT).reshape(sampler.n, 4)
@@ -276,15 +283,15 @@ def read_doors(
     doors = []
     for k in range(sampler.n):
         if k >= len(shapes):
-            doors.append(UNKNOWN_DOOR)
+            doors.append(unknown)
             continue
         token = "".join(w for w, on in zip(WINGS, present[k]) if on)
         by_colour = token if sure[k].all() and token in shapes[k] else None
         by_shape = door_from_lines(shapes[k], wing[k], bare[k])
         if by_colour and by_shape and by_colour != by_shape:
-            doors.append(UNKNOWN_DOOR)  # the cues disagree: neither is trusted
+            doors.append(unknown)  # the cues disagree: neither is trusted
         else:
-            doors.append(by_colour or by_shape or UNKNOWN_DOOR)
+            doors.append(by_colour or by_shape or unknown)
     return DoorReading(tuple(doors), feats, present, sure)
 
 
@@ -353,10 +360,11 @@ def door_line(reader) -> Callable[[np.ndarray, np.ndarray], tuple[str, ...]]:
     shapes = shapes_from_profile(reader.profile)
     sampler = DoorSampler(reader.geom.rows, reader.geom.cols)
     weights = reader.light.weights(sampler.posts)
+    unknown = unknown_door(reader.game) or "?"
 
     def read(frame: np.ndarray, white: np.ndarray) -> tuple[str, ...]:
         h = reader.doors_homography(frame)
-        return read_doors(model, shapes, sampler, frame, h, local_white(white, weights)).doors
+        return read_doors(model, shapes, sampler, frame, h, local_white(white, weights), unknown=unknown).doors
 
     return read
 
