@@ -11,6 +11,7 @@ from controller.games import registry
 from controller.games.spec import EMPTY_BOARD, FULL_SETUP, ONE_OF_EACH, START_POSITION
 from controller.profile import default_profile
 from controller.snapshot import EMPTY, parse_snapshot, with_required_lines
+from controller.web.view import lines_shown
 from simulation.artwork import ARTWORKS
 from simulation.drawing import stay_alive_points
 from simulation.render import random_snapshot
@@ -85,3 +86,20 @@ def test_calibrate_names_the_games_a_picture_is_for(args, sentence, tmp_path, ca
     monkeypatch.setattr("controller.commands.calibrate.load_image", lambda path: np.zeros((8, 8, 3), np.uint8))
     assert main(["calibrate", *args, "--out", str(tmp_path / "p.yaml")]) == 2
     assert sentence in capsys.readouterr().err
+
+
+def test_every_line_besides_the_grid_declares_how_the_page_draws_it():
+    """The page draws a game's lines from the game's declaration (`ExtraLine.shown`), said in the
+    page's language: Flipop's doors on their posts, Stay Alive's slides as sliders beside the rows
+    and above the columns, each named."""
+    for game in BUILT_IN:
+        assert all(line.shown is not None for line in registry.get(game).extra_lines), game
+    slides = lines_shown("stay-alive", 7, 7, "fr")
+    assert [(line["key"], line["kind"], line["notches"]) for line in slides] == [
+        ("orange", "rows", "ABC"),
+        ("white", "columns", "ABC"),
+    ]
+    assert slides[0]["names"][2] == "glissière orange 3" and len(slides[1]["names"]) == 7
+    assert [(line["key"], line["kind"], line["unknown"]) for line in lines_shown("flipop", 5, 5)] == [
+        ("doors", "posts", "?")
+    ]

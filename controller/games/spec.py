@@ -142,25 +142,32 @@ class CellFormat:
 
 #: How the live page draws a snapshot line (`LineShown.kind`): its tokens as a labelled value under
 #: the board ("Light: bright"); one token per post between four places (row-major), each drawn as a
-#: post with an arm towards every compass letter N E S W the token holds (Flipop's doors).
-AS_VALUE, ON_POSTS = "value", "posts"
+#: post with an arm towards every compass letter N E S W the token holds (Flipop's doors); one token
+#: per row, drawn as a slider in the margin left of it, or per column, above it, showing its
+#: `notches` with the one it is at filled (Stay Alive's slides; the row and column labels then go to
+#: the far sides).
+AS_VALUE, ON_POSTS, BESIDE_ROWS, ABOVE_COLUMNS = "value", "posts", "rows", "columns"
 
 
 @dataclass(frozen=True)
 class LineShown:
     """How the live page draws one of the game's snapshot lines (`ExtraLine.shown`).
 
-    Why a declaration: the page knows how to draw a few kinds of line (`AS_VALUE`, `ON_POSTS`), not
-    which game has which line; a game picks a kind for its line and gives its words, so a new game's
-    line is drawn with no edit to the page.
+    Why a declaration: the page knows how to draw a few kinds of line (`AS_VALUE`, `ON_POSTS`,
+    `BESIDE_ROWS`, `ABOVE_COLUMNS`), not which game has which line; a game picks a kind for its line
+    and gives its words, so a new game's line is drawn with no edit to the page.
     """
 
     kind: str
-    #: What the line is called, for `AS_VALUE` (a catalogue message, marked `N_`): "light".
+    #: What the line is called (a catalogue message, marked `N_`): for `AS_VALUE` the line ("light");
+    #: for a slider one of them, `{number}` counted from 1 ("orange slide {number}").
     label: str = ""
     #: Per token, its words (catalogue messages, marked `N_`); a token not listed is shown as
     #: written, and the line's `unknown` token, unless listed, as "not read".
     words: Mapping[str, str] = field(default_factory=dict)
+    #: A slider's colour on the page (CSS) and its notches, the one nearest the grid first.
+    colour: str = ""
+    notches: str = ""
 
 
 @dataclass(frozen=True)

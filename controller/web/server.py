@@ -355,7 +355,7 @@ class WebApp:
                 "palette": palette(setup.game, setup.profile, lang),
                 "place_names": place_names(engine, setup.profile.rows, setup.profile.cols, lang),
                 "axes": axes(engine, setup.profile.rows, setup.profile.cols),
-                "lines": lines_shown(setup.game, lang),
+                "lines": lines_shown(setup.game, setup.profile.rows, setup.profile.cols, lang),
                 "steps": out,
             }
 

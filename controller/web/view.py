@@ -18,6 +18,7 @@ from controller.ai.table import move_cells
 from controller.errors import RefereeError
 from controller.games import registry
 from controller.games.registry import find_rule
+from controller.games.spec import ABOVE_COLUMNS, BESIDE_ROWS
 from controller.language import DEFAULT, Colour, Text, _, language, said
 from controller.record import HINT
 from controller.referee import VerdictKind, same_verdict
@@ -48,10 +49,12 @@ def board_json(snapshot: Snapshot | None) -> dict[str, Any] | None:
     }
 
 
-def lines_shown(game: str, lang: str = DEFAULT) -> list[dict[str, Any]]:
+def lines_shown(game: str, rows: int, cols: int, lang: str = DEFAULT) -> list[dict[str, Any]]:
     """How the page draws the game's lines besides the grid, as the game declares them (`ExtraLine.shown`):
-    per line its key, its kind (`spec.AS_VALUE`, `spec.ON_POSTS`), its label and its tokens' words in
-    `lang`, and its unknown token. A line the game does not declare shown is left out."""
+    per line its key, its kind (`spec.AS_VALUE`, `spec.ON_POSTS`, `spec.BESIDE_ROWS`,
+    `spec.ABOVE_COLUMNS`), its label and its tokens' words in `lang`, its unknown token, and for a
+    slider its colour, notches and the name of each (one per row or column of a `rows` x `cols` board).
+    A line the game does not declare shown is left out."""
     out = []
     for line in registry.get(game).extra_lines if registry.known(game) else ():
         shown = line.shown
@@ -60,8 +63,15 @@ def lines_shown(game: str, lang: str = DEFAULT) -> list[dict[str, Any]]:
         words = {token: said(Text(text), lang) for token, text in shown.words.items()}
         if line.unknown is not None and line.unknown not in words:
             words[line.unknown] = said(_("not read"), lang)
-        label = said(Text(shown.label), lang) if shown.label else ""
-        out.append({"key": line.key, "kind": shown.kind, "label": label, "words": words, "unknown": line.unknown})
+        sliders = shown.kind in (BESIDE_ROWS, ABOVE_COLUMNS)  # a slider's label names one: see names
+        label = said(Text(shown.label), lang) if shown.label and not sliders else ""
+        item: dict[str, Any] = {"key": line.key, "kind": shown.kind, "label": label, "words": words}
+        item["unknown"] = line.unknown
+        if sliders:
+            count = rows if shown.kind == BESIDE_ROWS else cols
+            item["names"] = [said(Text(shown.label, {"number": str(i + 1)}), lang) for i in range(count)]
+            item.update(colour=shown.colour, notches=shown.notches)
+        out.append(item)
     return out
 
 
@@ -267,7 +277,7 @@ class LiveView:
             "palette": palette(setup.game, setup.profile, lang),
             "place_names": place_names(engine, setup.profile.rows, setup.profile.cols, lang),
             "axes": axes(engine, setup.profile.rows, setup.profile.cols),
-            "lines": lines_shown(setup.game, lang),
+            "lines": lines_shown(setup.game, setup.profile.rows, setup.profile.cols, lang),
             "reading": self._reading(engine, lang),
             "slides": self._slides(),
             "version": version,

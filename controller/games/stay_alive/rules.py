@@ -26,7 +26,7 @@ from controller.errors import ConfigError
 from controller.games.base import Engine, GameSetup, Judgement, Result, SetupCheck
 from controller.games.events import EventType, GameEvent
 from controller.games.rulebook import Rule
-from controller.games.spec import EMPTY, ExtraLine, Snapshot
+from controller.games.spec import ABOVE_COLUMNS, BESIDE_ROWS, EMPTY, ExtraLine, LineShown, Snapshot
 from controller.games.stay_alive.holes import POSITIONS, SIZE, bit, pattern_of, slides_line
 from controller.language import N_, Text, _, _n, listed
 
@@ -71,6 +71,7 @@ ORANGE = ExtraLine(
     set_back=lambda i, position: _("put orange slide {number} back to {position}", number=i + 1, position=position),
     correction="slide",
     from_switches=True,
+    shown=LineShown(BESIDE_ROWS, N_("orange slide {number}"), colour="#ec7a24", notches=POSITIONS),
 )
 WHITE = ExtraLine(
     "white",
@@ -82,6 +83,7 @@ WHITE = ExtraLine(
     set_back=lambda i, position: _("put white slide {number} back to {position}", number=i + 1, position=position),
     correction="slide",
     from_switches=True,
+    shown=LineShown(ABOVE_COLUMNS, N_("white slide {number}"), colour="#e4e4dc", notches=POSITIONS),
 )
 #: A marble fell through an open point; one that should have fallen is still seen.
 FELL = EventType("fell", "cell", N_("the marble on {place} fell"))

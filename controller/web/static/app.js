@@ -129,6 +129,7 @@ function ink(palette, letter) {
 
 // --- the board ------------------------------------------------------------------------------------
 const VALUE_LINE = 20;  // the height of a line shown as a value under the board
+const SLIDERS = ["rows", "columns"];  // the kinds of line drawn as a slider per row or per column
 
 // Writing on the board's background: dark on the light boards, light on the others.
 function boardInk(game) {
@@ -144,13 +145,15 @@ function drawBoard(svg, board, palette, game, names, marks) {
   }
   marks = marks || {};
   // The rows and columns as players count them (docs/rules.md §6), along the board's edges: top and
-  // left, or (Stay Alive, whose slides are there) bottom and right.
+  // left, or (a game with sliders there: Stay Alive's slides) bottom and right.
   const axes = marks.axes || (state && state.game === game ? state.axes : null);
-  const S = 32, M = game === "stay-alive" ? 40 : 8, LB = axes ? 16 : 0;
-  const far = game === "stay-alive";
+  // The game's lines besides the grid, drawn as it declares them (state.lines): sliders in the near
+  // margins (the row and column labels then go to the far sides), marks on the posts, values under the board.
+  const declared = marks.lines || (state && state.game === game ? state.lines : null) || [];
+  const lines = declared.filter((l) => board[l.key]);
+  const far = declared.some((l) => SLIDERS.includes(l.kind));
+  const S = 32, M = far ? 40 : 8, LB = axes ? 16 : 0;
   const ox = M + (far ? 0 : LB), oy = M + (far ? 0 : LB);
-  // The game's lines besides the grid, drawn as it declares them (state.lines): values under the board.
-  const lines = (marks.lines || (state && state.game === game ? state.lines : null) || []).filter((l) => board[l.key]);
   const values = lines.filter((l) => l.kind === "value");
   const W = board.cols * S + 2 * M + LB, H = board.rows * S + 2 * M + LB + values.length * VALUE_LINE;
   svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
@@ -252,28 +255,28 @@ function drawBoard(svg, board, palette, game, names, marks) {
     el("text", { x: M, y, "font-size": 13, "font-weight": 700, fill: unread ? "#ffaa00" : boardInk(game) }, g,
       line.label ? _("{label}: {value}", { label: capital(line.label), value }) : value);
   });
-  if (game === "stay-alive") {
-    // A slide's position is drawn as three notches (A pushed in, B, C pulled out), the one it is at
-    // filled: letters there read as coordinates; the name and letter are in its tooltip.
-    const slide = (pos, x, y, colour, key, across, label) => {
-      const g = el("g", { class: "slide", "data-position": pos || "?", "data-slide": key }, svg);
-      el("title", {}, g, `${label}: ${pos || "?"}`);
-      const moved = marks.moved && marks.moved.has(key);
-      if (moved) g.classList.add("moved");
-      el("rect", { x: x - 13, y: y - 10, width: 26, height: 20, rx: 4, fill: colour,
-                   stroke: moved ? "#e02020" : "#222", "stroke-width": moved ? 3 : 1 }, g);
-      ["A", "B", "C"].forEach((notch, k) => {
-        const d = (1 - k) * 7;  // A nearest the grid
-        const at = across ? { cx: x + d, cy: y } : { cx: x, cy: y + d };
-        el("circle", Object.assign(at, { r: 2.6, fill: notch === pos ? "#111" : "none", stroke: "#111" }), g);
-      });
-      if (!pos) el("text", { x, y: y + 4, "text-anchor": "middle", "font-size": 11, "font-weight": 700 }, g, "?");
-    };
-    (board.orange || []).forEach((p, i) =>
-      slide(p, M / 2 - 4, oy + i * S + S / 2, "#ec7a24", `orange ${i + 1}`, true, _("orange slide {number}", { number: String(i + 1) })));
-    (board.white || []).forEach((p, i) =>
-      slide(p, ox + i * S + S / 2, M / 2 - 4, "#e4e4dc", `white ${i + 1}`, false, _("white slide {number}", { number: String(i + 1) })));
-  }
+  // A slider per row (in the margin left of it) or per column (above it), Stay Alive's slides: its
+  // position drawn as the line's notches (the first nearest the grid), the one it is at filled: letters
+  // there would read as coordinates; its name and position are in its tooltip.
+  const slide = (pos, x, y, line, key, across, label) => {
+    const g = el("g", { class: "slide", "data-position": pos || "?", "data-slide": key }, svg);
+    el("title", {}, g, `${label}: ${pos || "?"}`);
+    const moved = marks.moved && marks.moved.has(key);
+    if (moved) g.classList.add("moved");
+    el("rect", { x: x - 13, y: y - 10, width: 26, height: 20, rx: 4, fill: line.colour,
+                 stroke: moved ? "#e02020" : "#222", "stroke-width": moved ? 3 : 1 }, g);
+    [...line.notches].forEach((notch, k) => {
+      const d = ((line.notches.length - 1) / 2 - k) * 7;
+      const at = across ? { cx: x + d, cy: y } : { cx: x, cy: y + d };
+      el("circle", Object.assign(at, { r: 2.6, fill: notch === pos ? "#111" : "none", stroke: "#111" }), g);
+    });
+    if (!pos) el("text", { x, y: y + 4, "text-anchor": "middle", "font-size": 11, "font-weight": 700 }, g, "?");
+  };
+  lines.filter((l) => SLIDERS.includes(l.kind)).forEach((line) => {
+    const across = line.kind === "rows";
+    board[line.key].forEach((p, i) => slide(p, across ? M / 2 - 4 : ox + i * S + S / 2, across ? oy + i * S + S / 2 : M / 2 - 4,
+      line, `${line.key} ${i + 1}`, across, line.names[i] || `${line.key} ${i + 1}`));
+  });
 }
 
 // --- the state ------------------------------------------------------------------------------------
