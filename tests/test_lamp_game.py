@@ -138,7 +138,7 @@ def test_the_service_its_journal_and_the_page_carry_its_line_and_event(tmp_path:
     # the page heard it all: the board with its line, the event in words
     rig.loop.bus.drain()
     page = view.state()
-    assert page["board"]["light"] == ["bright"]
+    assert page["board"]["light"] == ["bright"] and page["title"] == "Noughts and crosses by lamplight"
     # how to draw it, as the game declares it, in the page's words
     light = {"key": "light", "kind": "value", "label": "lamp", "unknown": "?"}
     assert page["lines"] == [{**light, "words": {"bright": "lit brightly", "dim": "dimmed", "?": "not read"}}]

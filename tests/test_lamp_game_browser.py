@@ -1,6 +1,6 @@
 """The live page in a real browser draws a game's lines besides the grid as the game declares them:
 the lamp game (`lamp_game.py`, defined only in the tests) shows its `light:` line under the board,
-in its words, live and in a past game, with no edit to the page for it."""
+in its words, live and in a past game, and its title, with no edit to the page for it."""
 
 from __future__ import annotations
 
@@ -55,9 +55,14 @@ def test_the_page_draws_the_light_line_the_game_declares(served, accept, shown):
             "return line.y >= Math.max(...places.map(b => b.y + b.height)) && line.y + line.height <= vb.height;"
         )
         assert below
+        # the game's title as it declares it (a test game's is not in the catalogue: English)
+        title = browser.execute_script("return document.getElementById('title').textContent")
+        assert title.startswith("Noughts and crosses by lamplight, ") and title.endswith("1")
         # a past game's board shows it too
         browser.execute_script("document.getElementById('load-games').click()")
         wait_for(lambda: browser.execute_script("return document.querySelectorAll('#games li').length"))
+        listed = browser.execute_script("return document.querySelector('#games li').textContent")
+        assert "Noughts and crosses by lamplight" in listed
         browser.execute_script("document.querySelector('#games li').click()")
         assert wait_for(lambda: browser.execute_script(LINE.format(board="step-board"))) == [["light", shown]]
     finally:

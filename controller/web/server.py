@@ -291,12 +291,14 @@ class WebApp:
         """The journal's games, newest first, at most `GAMES_LISTED` (`?before=ID`: older ones): one
         summary query, whatever the journal's size."""
         before = self._game_id(request.query.get("before"))
+        lang = self.language_of(request)
 
         def listing(journal: Journal) -> list[dict[str, Any]]:
             return [
                 {
                     "id": row.id,
                     "game": row.setup.get("game"),
+                    "title": said(words.game_name(str(row.setup.get("game"))), lang),
                     "keys": keys_shown(row.setup, row.closed_at is not None),
                     "started_at": row.started_at,
                     "closed_at": row.closed_at,

@@ -254,6 +254,7 @@ class LiveView:
         seats = [{"seat": s, "name": named(engine.seat_name(s))} for s in range(setup.players)]
         out: dict[str, Any] = {
             "game": setup.game,
+            "title": say(words.game_name(setup.game)),
             "game_id": table.game_id,
             "variant": setup.variant,
             "players": setup.players,

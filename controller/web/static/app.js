@@ -282,7 +282,7 @@ function drawBoard(svg, board, palette, game, names, marks) {
 // --- the state ------------------------------------------------------------------------------------
 function render(s) {
   state = s;
-  const game = gameName(s.game);
+  const game = s.title || gameName(s.game);
   document.title = _("{game}: referee", { game });
   $("title").textContent = _("{game}, game {number}", { game, number: String(s.game_id) });
   let turn;
@@ -712,7 +712,7 @@ async function loadGames() {
   $("games").replaceChildren(...data.games.map((g) => {
     const li = document.createElement("li");
     const when = new Date(g.started_at * 1000).toLocaleString(I18N.language);
-    const args = { number: String(g.id), game: gameName(g.game), when };
+    const args = { number: String(g.id), game: g.title || gameName(g.game), when };
     li.textContent = g.closed_at
       ? _n("game {number}: {game}, {n} entry, {when}", "game {number}: {game}, {n} entries, {when}", g.entries, args)
       : _n("game {number}: {game}, {n} entry, {when} (being played)", "game {number}: {game}, {n} entries, {when} (being played)", g.entries, args);
