@@ -4,10 +4,13 @@ in its words, live and in a past game, and its title, with no edit to the page f
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import lamp_game
 import pytest
 from test_web_browser import CHROMEDRIVER, CHROMIUM, PIN, start_browser, wait_for
 
+from controller.games import registry
 from controller.web import WebApp, WebServer
 from simulation.world import StubRig
 
@@ -67,3 +70,25 @@ def test_the_page_draws_the_light_line_the_game_declares(served, accept, shown):
         assert wait_for(lambda: browser.execute_script(LINE.format(board="step-board"))) == [["light", shown]]
     finally:
         browser.quit()
+
+
+def test_the_page_offers_what_the_game_declares(tmp_path):
+    """A new game's variants, and the end by agreement when it declares one, with no edit to the page."""
+    spec = replace(lamp_game.SPEC, variants=("standard", "by-candle"), ends_by_agreement=True)
+    with lamp_game.registered(), registry.registered(spec):
+        rig = StubRig(
+            {"game": lamp_game.NAME, "players": 2}, tmp_path / "j.sqlite", seed=3, troubles=False, max_moves=1
+        )
+        rig.driver.run(rig.player.steps())
+        server = WebServer(WebApp(rig.loop, pin=PIN), "127.0.0.1", 0)
+        assert server.start(), server.error
+        browser = start_browser()
+        try:
+            browser.get(f"http://127.0.0.1:{server.port}/")
+            variants = "return [...document.querySelectorAll('#ng-variant option')].map(o => o.value)"
+            assert wait_for(lambda: browser.execute_script(variants)) == ["standard", "by-candle"]
+            hidden = "return ['end-box', 'reveal-box'].map(id => document.getElementById(id).hidden)"
+            assert browser.execute_script(hidden) == [False, True]
+        finally:
+            browser.quit()
+            server.close()

@@ -225,6 +225,7 @@ class LiveView:
             raise RuntimeError("the live page has heard nothing from the referee yet")
         engine = scene.engine
         setup = scene.setup
+        spec = registry.get(setup.game)
         game_state = scene.state
         expected = engine.expected(game_state) if game_state is not None else None
         result = engine.result(game_state).to_json() if game_state is not None else None
@@ -255,6 +256,11 @@ class LiveView:
         out: dict[str, Any] = {
             "game": setup.game,
             "title": say(words.game_name(setup.game)),
+            # what the game declares the page offers: its variants for a new game, the secrets'
+            # reveal (Colorpop), the end by agreement (Flipop)
+            "variants": list(spec.variants),
+            "can_reveal": bool(spec.secret_colours),
+            "ends_by_agreement": spec.ends_by_agreement,
             "game_id": table.game_id,
             "variant": setup.variant,
             "players": setup.players,

@@ -2,18 +2,9 @@
 // Everything comes from the Pi itself (no CDN), so it works on a network without internet.
 "use strict";
 
-const VARIANTS = {
-  colorpop: ["standard", "solo", "two-colours", "teams"],
-  blockers: ["standard", "two-player"],
-  flipop: ["standard"],
-  "stay-alive": ["standard"],
-};
+// The built-in games, for the page's calibration panel (setup.js); the live view takes a game's title
+// and variants from the state, as the game declares them.
 const GAME_NAMES = { colorpop: "Colorpop", blockers: "Blockers!", flipop: "Flipop", "stay-alive": "Stay Alive" };
-// A game's name as players of the page's language know it (Stay Alive is Pièges in French).
-function gameName(game) {
-  const names = { "stay-alive": _("Stay Alive") };
-  return names[game] || GAME_NAMES[game] || game;
-}
 const SVG = "http://www.w3.org/2000/svg";
 const CAMERA_PERIOD_MS = 200;  // at most 5 pictures a second, and only while the picture is visible
 
@@ -282,7 +273,7 @@ function drawBoard(svg, board, palette, game, names, marks) {
 // --- the state ------------------------------------------------------------------------------------
 function render(s) {
   state = s;
-  const game = s.title || gameName(s.game);
+  const game = s.title;  // as players of the page's language know it (Stay Alive is Pièges in French)
   document.title = _("{game}: referee", { game });
   $("title").textContent = _("{game}, game {number}", { game, number: String(s.game_id) });
   let turn;
@@ -400,8 +391,8 @@ function render(s) {
   if (reading.unsure.length) text += " " + _("Unsure of {places}.", { places: reading.unsure.join(", ") });
   $("reading").textContent = text;
 
-  $("reveal-box").hidden = s.game !== "colorpop";
-  $("end-box").hidden = s.game !== "flipop";
+  $("reveal-box").hidden = !s.can_reveal;
+  $("end-box").hidden = !s.ends_by_agreement;
   $("switch-box").hidden = !s.slides;
   $("record").href = `/api/record?game=${s.game_id}`;
   if (formGame !== `${s.game}:${s.game_id}:${I18N.language}`) fillForm(s);
@@ -476,7 +467,7 @@ function pointAt(event) {
 function fillForm(s) {
   formGame = `${s.game}:${s.game_id}:${I18N.language}`;
   const select = $("ng-variant");
-  select.replaceChildren(...(VARIANTS[s.game] || ["standard"]).map((v) => {
+  select.replaceChildren(...s.variants.map((v) => {
     const o = document.createElement("option"); o.value = v; o.textContent = variantName(v); return o;
   }));
   select.value = s.variant;
@@ -712,7 +703,7 @@ async function loadGames() {
   $("games").replaceChildren(...data.games.map((g) => {
     const li = document.createElement("li");
     const when = new Date(g.started_at * 1000).toLocaleString(I18N.language);
-    const args = { number: String(g.id), game: g.title || gameName(g.game), when };
+    const args = { number: String(g.id), game: g.title, when };
     li.textContent = g.closed_at
       ? _n("game {number}: {game}, {n} entry, {when}", "game {number}: {game}, {n} entries, {when}", g.entries, args)
       : _n("game {number}: {game}, {n} entry, {when} (being played)", "game {number}: {game}, {n} entries, {when} (being played)", g.entries, args);
