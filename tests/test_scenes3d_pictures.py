@@ -7,6 +7,9 @@ tests/data/scenes3d, named after their game, room and picture): what the flat re
 - A desk lamp's pool of light on the board's frame is not an arm (`hands.lamp_pool`): room 0's
   Flipop boards under the lamp were all taken for a hand.
 - The arm over the board is still seen.
+- Colorpop room 1: the lamp's sheen on the backs of empty slots (top right of board 1) makes them
+  a pale grey that a joker in a shadow could show too: the colour alone leaves them unsure. No
+  token's edge is there (`outline.py`): they are empty.
 - Under room 0's low lamp each post's shadow lies along the half-edge away from the lamp and has a
   wing's colour there: the colour reading left 11 of board 1's 16 doors `?`. The wings' thin
   neutral lines (steel on a coloured floor; a shadow is broad) tell them (`doors.bar_cues`).
@@ -78,6 +81,37 @@ def test_doors_under_a_low_lamp_are_read_by_their_wings_thin_neutral_lines(tmp_p
     want = FLIPOP_ROOM0_BOARD1_DOORS.split()
     assert all(got in ("?", door) for got, door in zip(reading.doors, want)), reading.doors
     assert sum(got == door for got, door in zip(reading.doors, want)) >= 15, reading.doors
+
+
+#: Colorpop room 1, board 1 (from the scene's description): rows from the top.
+COLORPOP_ROOM1_BOARD1 = """
+. . . O . . . . . .
+Y . . P G . . . . .
+B . . Y G . . . . .
+P . . J P . . . . .
+Y . . P O . . . . .
+O . Y B O . G . O .
+G B G J P . Y . J .
+G Y J P B J B . G .
+J P B O B B J G J .
+Y O O B Y J J G Y J
+"""
+
+
+def test_empty_slots_under_the_lamps_sheen_are_empty_as_no_tokens_edge_is_there(tmp_path):
+    steps = ["--empty", "calibration-empty", "--bottom-row", "calibration-bottom-row", "--setup", "calibration-setup"]
+    flags = [f"colorpop-room1-{f}.jpg" if not f.startswith("--") else f for f in steps]
+    code, said = _calibrate(tmp_path, "colorpop", *flags)
+    assert code == 0, said
+    profile = load_profile(tmp_path / "profile.yaml")
+    reading = BoardReader(profile).read(cv2.imread(str(PICTURES / "colorpop-room1-board-1.jpg")))
+    want = [row.split() for row in COLORPOP_ROOM1_BOARD1.strip().splitlines()]
+    assert reading.cells is not None, reading.problem
+    got = [[c[:1] for c in row] for row in reading.cells]
+    assert all(g in ("?", w) for gr, wr in zip(got, want) for g, w in zip(gr, wr)), got
+    # The slots the lamp's sheen lights (top right): a joker's grey or an empty slot's by colour.
+    assert [got[0][6], got[0][7], got[0][8], got[1][7]] == [".", ".", ".", "."], got
+    assert reading.unsure == [], reading.problem
 
 
 #: Blockers! room 1, board 1 (from the scene's description): colours only, rows from the top.

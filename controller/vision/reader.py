@@ -41,6 +41,7 @@ from controller.vision.glyphs import GlyphMemory, GlyphModel, read_glyphs
 from controller.vision.hands import HAND, HandCheck
 from controller.vision.light import LightDoubt, PaperLight, channel_bounds, local_white, normalise, unclipped_white
 from controller.vision.localise import Localiser
+from controller.vision.outline import Outlines
 from controller.vision.reflections import ReflectionCheck
 from controller.vision.settings import DEFAULT_SIGMA, default_model, model_for, vision_settings
 from controller.vision.sheen import reread
@@ -126,6 +127,7 @@ class BoardReader:
             class_heights(self.vision, self.model),
             self.paper_weights,
         )
+        self.outlines = Outlines(self.vision, self.model, g.points(), self.tops)
         self.reflections = ReflectionCheck(self.rect.to_px(g.points()), PPP, self.rect.size[::-1])
         self.hands = HandCheck(g, self.rect, PPP, self.light)
         self._last: tuple[np.ndarray, list[str], np.ndarray] | None = None
@@ -175,7 +177,11 @@ class BoardReader:
         white, paper_bound, looks = self._unclipped(white, looks)
         dec = self.model.decide_distances(looks.distances(self.model))  # classify
         # A place like no learned look may be one under a sheen of the room's light (sheen.py).
-        dec, shone = reread(self.model, dec, [looks.of(r.key)[0] for r in self.model.refs])
+        per_class = [looks.of(r.key)[0] for r in self.model.refs]
+        dec, shone = reread(self.model, dec, per_class)
+        # Still between empty and a piece, with no piece's outline there: empty (outline.py).
+        dec, outlined = self.outlines.settle(frame, self._placed(), dec, per_class)
+        shone |= outlined
         feats, used = looks.chosen(dec.keys)
         rel = normalise(looks.chosen_medians(dec.keys), white, self.paper_weights)
         # A patch more than a third covered by glare is not trusted, whatever it looks like.

@@ -103,5 +103,11 @@ def reread(model: ClassModel, dec: Decision, per_class: list[np.ndarray]) -> tup
     open_[won] = np.array([model.refs[b].open for b in best[ok]], bool)
     by_sheen = np.zeros(len(dec.sure), bool)
     by_sheen[won] = True
-    decision = Decision(keys=keys, letters=letters, sure=sure, confidence=conf, distance=dist, open=open_, best=looks)
+    possible = dec.possible.copy()
+    if possible.size:  # a place read under a sheen may be only its look
+        possible[won] = False
+        possible[won, best[ok]] = True
+    decision = Decision(
+        keys=keys, letters=letters, sure=sure, confidence=conf, distance=dist, open=open_, best=looks, possible=possible
+    )
     return decision, by_sheen

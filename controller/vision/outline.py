@@ -1,0 +1,99 @@
+"""Stage *outline*: a place its colour leaves between empty and a piece is empty when no piece's
+outline is there.
+
+Two looks can differ only in brightness (Colorpop's empty slot, a dark grey, and its joker, a pale
+grey): a lamp's sheen on the empty slot's back or a shadow on the joker makes them alike, and the
+colour stays unsure (`sheen.py`). A piece, though, is a body with an edge: where the piece's face
+is seen (a quarter of its width off its middle), and just beyond its edge on the same line across
+the place (half its width up and down, between it and its neighbours in the place's row), two
+different surfaces show, at different depths, and differ in colour or brightness. An empty place
+shows one surface at both (the slot's back, the board's floor), its light changing only slowly.
+So a place still unsure between one empty look and pieces with bodies (`VisionSpec.solids`),
+whose colour across every such piece's edge changes less than `NO_OUTLINE`, is read empty.
+A place where an edge shows stays unsure: the edge is not a sure sign of which piece.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from controller.snapshot import EMPTY
+from controller.vision.classify import ClassModel, Decision
+from controller.vision.features import SATURATED
+from controller.vision.sheen import sheen_distances
+
+#: Change in every colour channel (natural log) across a piece's edge below which no piece is
+#: there. On 3D renders, one sample per point: Colorpop's tokens against their slot's back 0.28-1.67
+#: (jokers 0.67 or more), empty slots 0.01-0.38 (0.12 at the 95th percentile), 0.07 at most under
+#: the lamp's sheen.
+NO_OUTLINE = 0.1
+#: Small patches (pitches) around each point, whose median brightness is taken.
+SPREAD = np.array([-0.03, 0.0, 0.03])
+
+
+class Outlines:
+    """Reads empty the places left between one empty look and pieces with no outline there."""
+
+    def __init__(self, vision, model: ClassModel, points: np.ndarray, tops) -> None:
+        self.model = model
+        self.points = points
+        self.tops = tops
+        self.empty = [k for k, ref in enumerate(model.refs) if ref.letter == EMPTY]
+        #: Per class index with a body: (height its face is seen at, its width).
+        self.bodies: dict[int, tuple[float, float]] = {}
+        for k, ref in enumerate(model.refs):
+            solid = vision.solids.get(ref.letter)
+            if ref.letter != EMPTY and solid is not None:
+                self.bodies[k] = (float(solid.seen_at), float(solid.size))
+
+    def settle(
+        self, frame: np.ndarray, h: np.ndarray, dec: Decision, per_class: list[np.ndarray]
+    ) -> tuple[Decision, np.ndarray]:
+        """The decision with every place that is unsure between exactly one empty look (as it is,
+        or under a sheen: `sheen.py`) and pieces with bodies, and shows no such piece's outline,
+        read as that empty look; and which places. `per_class[k]` holds the places' features
+        (N, 3) where a body of class k appears."""
+        settled = np.zeros(len(dec.sure), bool)
+        unsure = np.flatnonzero(~dec.sure)
+        if dec.possible.size == 0 or not self.bodies or not self.empty or len(unsure) == 0:
+            return dec, settled
+        shone = sheen_distances(self.model, [f[unsure] for f in per_class])
+        size = (frame.shape[1], frame.shape[0])
+        for n, i in enumerate(unsure):
+            kinds = np.flatnonzero(dec.possible[i])
+            empties = [k for k in self.empty if dec.possible[i, k] or shone[n, k] <= self.model.max_distance]
+            pieces = [k for k in kinds if k not in self.empty]
+            if len(empties) != 1 or not pieces or any(int(k) not in self.bodies for k in pieces):
+                continue
+            edges = [self._edge(frame, h, size, self.points[i], *self.bodies[int(k)]) for k in pieces]
+            if all(e is not None and e < NO_OUTLINE for e in edges):
+                settled[i] = True
+                self._read_as(dec, int(i), int(empties[0]))
+        return dec, settled
+
+    def _edge(self, frame, h, size, at: np.ndarray, height: float, width: float) -> float | None:
+        """The largest change in any colour channel (log) across a body's edge at the place `at`
+        (board x, y), on both sides of its middle (a tile may differ from the floor in colour more
+        than in brightness); None where a clipped channel or the picture's border hides a point."""
+        inside = [(-width / 4, 0.0), (width / 4, 0.0)]
+        looked = []
+        for dy in (0.0, -width / 2, width / 2):
+            for dx, _ in inside:
+                looked.append((at[0] + dx, at[1] + dy))
+        pts = np.array(looked)[:, None, :] + np.stack(np.meshgrid(SPREAD, SPREAD), -1).reshape(1, -1, 2)
+        raised = self.tops.raised(h, size, height)
+        hom = np.c_[pts.reshape(-1, 2), np.ones(pts.shape[0] * pts.shape[1])] @ raised.T
+        xy = hom[:, :2] / hom[:, 2:]
+        ix, iy = np.round(xy[:, 0]).astype(int), np.round(xy[:, 1]).astype(int)
+        if ix.min() < 0 or iy.min() < 0 or ix.max() >= size[0] or iy.max() >= size[1]:
+            return None
+        px = frame[iy, ix].astype(np.float64).reshape(len(looked), -1, 3)
+        if (px.max(axis=-1) >= SATURATED).any():
+            return None
+        lum = np.median(np.log(px + 1.0), axis=1).reshape(3, 2, 3)  # (middle, up, down) x sides x channels
+        return float(np.abs(lum[0] - (lum[1] + lum[2]) / 2).max())
+
+    def _read_as(self, dec: Decision, i: int, k: int) -> None:
+        ref = self.model.refs[k]
+        dec.keys[i], dec.letters[i], dec.best[i] = ref.key, ref.letter, k
+        dec.sure[i], dec.open[i] = True, ref.open
