@@ -5,9 +5,13 @@ family of lamps, read with what was learned under neutral light (issue 32, item 
                           [--no-photos] [--no-renders] [--show]
 
 A lamp is a gain per colour channel in linear light (`LAMPS`: a camera's sensor sees the light the
-board sends back, the lamp's spectrum times the surfaces' colours, which a narrow lamp makes
-nearly a gain per channel). The picture is taken back to linear light (sRGB's curve, about 2.2),
-multiplied by the lamp's gains, and the camera's automatic exposure brings its mean brightness
+board sends back, the lamp's spectrum times the surfaces' colours, which a lamp whose spectrum
+follows the camera's channels makes nearly a gain per channel), or a mixing of the channels
+(`SPECTRA`: a lamp of a few narrow lines or bands, seen through the camera's overlapping
+sensitivities, makes each channel a blend of what the others saw under white light; no gain per
+channel, and so no white paper, undoes it; see `mixing`). The picture is taken back to linear
+light (sRGB's curve, about 2.2), multiplied by the lamp's gains or matrix, and the camera's
+automatic exposure brings its mean brightness
 back to the neutral picture's (at most four times brighter; none for `dim`, a lamp too weak for
 the camera to make up), which clips the lamp's strong channel on bright surfaces; then the curve
 again, sensor noise (`--noise` grey levels), 8-bit rounding and JPEG (`--jpeg` quality). A diagonal
@@ -68,6 +72,59 @@ LAMPS: dict[str, tuple[tuple[float, float, float], bool]] = {
     "violet": ((0.6, 0.18, 1.0), True),
     "pink": ((1.0, 0.3, 0.7), True),
 }
+#: Wavelengths (nm) at which the spectra below are sampled.
+WAVELENGTHS = np.arange(380.0, 731.0, 1.0)
+
+
+def _band(peak: float, width: float) -> np.ndarray:
+    """A Gaussian band of the spectrum: its peak and standard deviation (nm)."""
+    return np.exp(-0.5 * ((WAVELENGTHS - peak) / width) ** 2)
+
+
+#: A camera's red, green and blue sensitivities: broad overlapping bands (red with the small
+#: blue lobe most sensors have), as the curves published for phone and webcam sensors look.
+SENSITIVITIES = np.stack([_band(600, 35) + 0.1 * _band(445, 20), _band(540, 40), _band(460, 30)])
+#: The surfaces' reflectances as smooth spectra: sums of the first three cosines over the visible
+#: range (natural and printed surfaces are well described by three such terms, Maloney 1986).
+REFLECTANCES = np.stack([np.cos(k * np.pi * (WAVELENGTHS - 380) / 350) for k in range(3)])
+
+#: Lamps that mix the channels, by their spectra (relative power per wavelength).
+SPECTRA: dict[str, np.ndarray] = {
+    # an amber LED (590 nm): a decorative or party lamp of one narrow band, which the red and green
+    # channels both see (a low-pressure sodium street lamp is narrower still)
+    "amber": _band(592, 8),
+    # a cheap white LED: a blue diode's line and its yellow phosphor's broad band
+    "ledwhite": 0.55 * _band(452, 10) + _band(565, 50),
+    # a red, green and blue party LED set to a pale white
+    "rgbled": _band(630, 9) + 0.6 * _band(525, 15) + 0.9 * _band(465, 10),
+    # a purple party LED: red and blue diodes
+    "magenta": _band(630, 9) + 0.9 * _band(455, 10),
+    # a fluorescent tube: three narrow phosphor lines over a weak continuum
+    "tube": 0.15 + _band(611, 4) + 0.8 * _band(544, 4) + 0.6 * _band(436, 4),
+}
+
+
+def mixing(spectrum: np.ndarray) -> np.ndarray:
+    """(3, 3) what the camera sees under `spectrum` (R, G, B in linear light) from what it sees
+    under a white light of equal power per wavelength: a surface's reflectance is the smooth
+    spectrum (`REFLECTANCES`) that gives its colour under the white light, and each channel sums
+    the lamp's light it sends back through its sensitivity."""
+    seen = lambda light: (SENSITIVITIES * light) @ REFLECTANCES.T  # noqa: E731
+    return seen(spectrum) @ np.linalg.inv(seen(np.ones_like(WAVELENGTHS)))
+
+
+def lamp_matrix(lamp: str) -> np.ndarray:
+    """(3, 3) the lamp's effect on linear R, G, B: its gains on the diagonal, or its mixing."""
+    if lamp in SPECTRA:
+        return mixing(SPECTRA[lamp])
+    return np.diag(LAMPS[lamp][0])
+
+
+def lamp_names() -> list[str]:
+    """Every lamp: the gains per channel, then the mixing ones."""
+    return [*LAMPS, *SPECTRA]
+
+
 GAMES = ["colorpop", "blockers", "flipop", "stay-alive"]
 MAX_EXPOSURE = 4.0
 GAMMA = 2.2
@@ -75,11 +132,11 @@ GAMMA = 2.2
 
 def relight(image: np.ndarray, lamp: str, seed: int, noise: float = 2.0, jpeg: int = 85) -> np.ndarray:
     """`image` (BGR, 8-bit) as a camera would see it under `lamp` (see the module's docstring)."""
-    gains_rgb, exposure = LAMPS[lamp]
+    exposure = LAMPS[lamp][1] if lamp in LAMPS else True
     rng = np.random.default_rng(seed)
     lin = (image.astype(np.float32) / 255) ** GAMMA
-    gains = np.array(gains_rgb[::-1], np.float32)  # as B, G, R
-    lit = lin * gains
+    bgr = lamp_matrix(lamp)[::-1, ::-1].astype(np.float32)  # as B, G, R
+    lit = np.maximum(lin @ bgr.T, 0.0)  # a smooth reflectance's fit may ask for less than no light
     if exposure:
         luma = np.array([0.0722, 0.7152, 0.2126], np.float32)  # B, G, R weights of brightness
         scale = float((lin @ luma).mean() / max((lit @ luma).mean(), 1e-6))
@@ -176,7 +233,7 @@ def _short(problem: str) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--lamps", default=",".join(LAMPS))
+    ap.add_argument("--lamps", default=",".join(lamp_names()))
     ap.add_argument("--boards", type=int, default=10, help="clean and hard renders per game")
     ap.add_argument("--games", default=",".join(GAMES))
     ap.add_argument("--photos", help="the photographs' folder (default ../shared/photos)")
@@ -186,21 +243,21 @@ def main() -> int:
     args = ap.parse_args()
     cv2.setNumThreads(1)
     lamps = args.lamps.split(",")
-    unknown = [lamp for lamp in lamps if lamp not in LAMPS]
+    unknown = [lamp for lamp in lamps if lamp not in LAMPS and lamp not in SPECTRA]
     if unknown:
-        print(f"unknown lamp {unknown[0]!r}; known: {', '.join(LAMPS)}", file=sys.stderr)
+        print(f"unknown lamp {unknown[0]!r}; known: {', '.join(lamp_names())}", file=sys.stderr)
         return 2
     root = None if args.no_photos else (Path(args.photos) if args.photos else photos_dir())
     if not args.no_photos and (root is None or not root.is_dir()):
         print("no photographs: ../shared/photos (or /work/shared/photos) is missing; --no-photos", file=sys.stderr)
         return 2
     head = f"{'places':>6s} {'right%':>8s} {'unsure':>6s} {'wrong':>5s}"
-    print(f"{'lamp':7s} | photographs  {head} | renders  {head}")
+    print(f"{'lamp':8s} | photographs  {head} | renders  {head}")
     models: dict[str, lattice.LatticeModel] = {}
     for lamp in lamps:
         shot = photos(root, lamp, models) if root is not None else Tally()
         drawn = Tally() if args.no_renders else renders(args.games.split(","), args.boards, lamp)
-        print(f"{lamp:7s} | photographs  {shot.cell()} | renders  {drawn.cell()}", flush=True)
+        print(f"{lamp:8s} | photographs  {shot.cell()} | renders  {drawn.cell()}", flush=True)
         if args.show:
             for name, tally in (("photographs", shot), ("renders", drawn)):
                 if tally.why:

@@ -63,6 +63,18 @@ def with_model(profile, model: ClassModel):
     return profile.with_overrides({"vision": vision}, source=profile.source)
 
 
+def with_frame(profile, image: np.ndarray, corners=None):
+    """The profile with the board frame's colour relative to the paper (`vision.frame`) as `image`
+    shows it: the reader's meter of a lamp that mixes the channels (`controller.vision.light`).
+    Unchanged for a copy without markers or a frame it cannot measure."""
+    colour = BoardReader(profile, corners).frame_colour(image)
+    if colour is None or not all(0 < v <= 2 for v in colour):
+        return profile
+    vision = dict(profile.get("vision") or {})
+    vision["frame"] = colour
+    return profile.with_overrides({"vision": vision}, source=profile.source)
+
+
 def _looks(profile, image: np.ndarray, corners) -> PlaceLooks:
     """What every place of `image` shows where each class's body would appear: each class is
     learned where the reader will compare it (a piece's top, a slot's floor: `tops.py`)."""

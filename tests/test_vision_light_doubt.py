@@ -141,3 +141,62 @@ def test_a_light_unlike_the_calibration_is_said_in_words() -> None:
     reading = BoardReader(p).read(_narrow_lamp(image))
     assert reading.snapshot is None and reading.problem is not None
     assert "unlike those the copy was calibrated under" in reading.problem
+
+
+@pytest.mark.parametrize(
+    ("game", "lamp", "seed"), [("colorpop", "magenta", 0), ("blockers", "magenta", 0), ("stay-alive", "amber", 0)]
+)
+def test_a_lamp_that_mixes_the_channels_is_never_read_sure_and_wrong(game, lamp, seed) -> None:
+    """A lamp of narrow lines (`bench/relit.py`'s `SPECTRA`: a purple party LED, an amber LED) seen
+    through the camera's overlapping channels mixes them: the paper stays white, but every colour
+    moves, and orange tokens were read yellow, red ones yellow, violet tiles empty, surely (7, 24
+    and 23 places on these boards). The frame band, a known colour always in view, shows the light
+    is not the calibration's: every place is unsure, and the referee says why."""
+    p = default_profile(game)
+    snap = random_snapshot(game, p, seed=7000 + seed)
+    image = relight(render_snapshot(snap, p, seed=seed, preset="clean"), lamp, seed=seed)
+    reading = BoardReader(p).read(image)
+    assert reading.cells is not None and reading.snapshot is None
+    wrong, unsure = _wrong_and_unsure(reading.cells, snap.cells)
+    assert wrong == 0 and unsure > 0
+    assert "unlike those the copy was calibrated under" in reading.problem
+
+
+def test_the_frame_meter_holds_under_white_and_gain_lamps_and_follows_a_calibrated_frame() -> None:
+    """The frame is measured against the copy's own: a lamp that only scales the channels leaves it
+    as calibrated (the paper undoes it), and a profile's `vision.frame` replaces the standard one."""
+    p = default_profile("stay-alive")
+    snap = random_snapshot("stay-alive", p, seed=7002)
+    image = render_snapshot(snap, p, seed=2, preset="clean")
+    for lamp in ("white", "warm", "green"):
+        reader = BoardReader(p)
+        assert reader.read(relight(image, lamp, seed=2)).snapshot is not None, lamp
+    other = p.with_overrides({"vision": {"frame": [0.3, 0.6, 0.3]}}, source=p.source)
+    reading = BoardReader(other).read(image)
+    assert reading.snapshot is None and "unlike those the copy was calibrated under" in reading.problem
+
+
+def test_calibration_measures_the_frame_and_the_calibrated_copy_knows_a_mixing_lamp(tmp_path, capsys) -> None:
+    """`referee calibrate` stores the frame's colour relative to the paper (`vision.frame`): a
+    calibrated copy has learned looks, so the standard frame no longer speaks for it. Without it, a
+    purple party lamp was read with the learned looks only (flipop: some empty posts read white)."""
+    import cv2
+
+    from controller.cli import main
+    from controller.profile import load_profile
+    from controller.snapshot import parse_snapshot
+
+    p = default_profile("flipop")
+    start = parse_snapshot("flipop", p.get("start"))
+    pic = tmp_path / "start.png"
+    cv2.imwrite(str(pic), render_snapshot(start, p, seed=1))
+    out = tmp_path / "mine.yaml"
+    assert main(["calibrate", "--game", "flipop", "--setup", str(pic), "--out", str(out)]) == 0, capsys.readouterr()
+    learned = load_profile(out)
+    frame = learned.get("vision")["frame"]
+    assert len(frame) == 3 and all(0 < v <= 2 for v in frame)
+    snap = random_snapshot("flipop", p, seed=7001)
+    image = render_snapshot(snap, p, seed=1, preset="clean")
+    assert BoardReader(learned).read(image).snapshot is not None
+    reading = BoardReader(learned).read(relight(image, "magenta", seed=1))
+    assert reading.snapshot is None and "unlike those the copy was calibrated under" in reading.problem

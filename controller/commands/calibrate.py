@@ -179,6 +179,8 @@ def run(args: argparse.Namespace) -> int:
             raise RefereeError(f"--glyphs is for {_names_of(lambda s: s.reads(GLYPHS_ADDON))}")
         profile = shapes.learn_glyphs(profile, [load_image(g) for g in args.glyphs], corners)
     if pictures:
+        # The frame's colour under the light the copy is calibrated in (the reader's second light meter).
+        profile = cal.with_frame(profile, pictures[0].image, corners)
         quality = checks.check_pictures(profile, pictures, corners, checks.learned_keys(before, profile))
         print(quality.text())
     if camera is not None:

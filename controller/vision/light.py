@@ -12,6 +12,13 @@ drives its strong channel to full scale on the paper and on bright pieces alike,
 then only known to lie on one side of what was seen. A place is read surely only where no look of
 another meaning is within reach of what the clipped channels allow (`bounds.reachable`), and the
 reader says which colours the lamp makes alike.
+
+Nor does the paper undo a lamp that *mixes* the channels (`FrameLight`): a lamp of a few narrow
+lines or bands (an amber or party LED, a fluorescent tube), seen through the camera's overlapping
+channel sensitivities, blends what each channel sees; white stays white, so the paper sees no
+change, but every coloured surface moves, and a piece may come to look like a learned look of
+another colour. The board's frame band, a coloured surface always in view, is the second meter:
+seen relative to the paper, it must look as it did when the copy was calibrated.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from controller.vision import bounds, looks
-from controller.vision.classify import ClassModel
+from controller.vision.classify import MIN_VAR, ClassModel, open_set_distance
 from controller.vision.features import SATURATED, PatchSampler, Rectifier, bilinear_weights, colour_features
 from controller.vision.geometry import LatticeGeometry
 
@@ -170,6 +177,58 @@ class LightDoubt:
         open_to = reach[np.arange(len(todo)), near] <= limit
         out[todo[open_to]] = near[open_to]
         return out
+
+
+class FrameLight:
+    """The board's frame band, seen relative to the paper, as a meter of a light the paper does
+    not undo (see the module's docstring).
+
+    `expected` is the frame's colour relative to the paper white (B, G, R) under the light the copy
+    was calibrated in (`vision.frame`, which calibration measures; the standard edition's declared
+    frame colour for a copy read with the standard edition's looks), None where it is not known
+    (nothing is then measured). `spread` is a look's standard spread in the features (log
+    brightness, two chromaticities); the frame, the median of many band patches, is far more
+    precise than one place, so a light that moves it beyond the open-set distance of such a look
+    (the distance within which a look's own samples fall) is not the calibration's."""
+
+    def __init__(self, expected, ring: PatchSampler, weights: np.ndarray, spread) -> None:
+        self.expected = None if expected is None else colour_features(np.asarray(expected, np.float64)[None])[0]
+        self.ring = ring
+        self.weights = weights
+        self.inv = np.linalg.inv(np.diag(np.asarray(spread, np.float64) ** 2 + MIN_VAR))
+        self.limit = open_set_distance(3)
+
+    def colour(self, rect: np.ndarray, white: np.ndarray) -> np.ndarray | None:
+        """The frame's colour relative to the paper (B, G, R): the median over the band's patches
+        free of clipped pixels (a hand or a reflection on a few of them does not move it), None
+        when fewer than half of them are."""
+        med, used = self.ring.medians(rect)
+        clean = (used > 0.5) & (med < SATURATED).all(axis=1)
+        if 2 * clean.sum() < len(clean):
+            return None
+        return np.median(normalise(med[clean], white, self.weights[clean]), axis=0)
+
+    def distance(self, rect: np.ndarray, white: np.ndarray, paper_bound: np.ndarray) -> float:
+        """How far (Mahalanobis, in a look's spread) the frame is seen from its calibrated colour;
+        0 where that is not known or not measured."""
+        if self.expected is None:
+            return 0.0
+        seen = self.colour(rect, white)
+        if seen is None:
+            return 0.0
+        # Where the paper is only a bound in a channel, its true white there may be up to the
+        # largest of `CLIPPED_GAINS` brighter: the frame is as calibrated if any such light makes it so.
+        bound = np.asarray(paper_bound).reshape(-1, 3).any(axis=0)
+        gains = np.ones((1, 3))
+        for c in np.flatnonzero(bound):
+            gains = np.repeat(gains, len(CLIPPED_GAINS), axis=0)
+            gains[:, c] = np.tile(CLIPPED_GAINS, len(gains) // len(CLIPPED_GAINS))
+        d = colour_features(seen[None] / gains) - self.expected
+        return float(np.sqrt(np.einsum("ni,ij,nj->n", d, self.inv, d).min()))
+
+    def unlike(self, rect: np.ndarray, white: np.ndarray, paper_bound: np.ndarray) -> bool:
+        """Whether the light is one the paper does not undo: every colour read in it is unsure."""
+        return self.distance(rect, white, paper_bound) > self.limit
 
 
 def colours_of(feats: np.ndarray) -> np.ndarray:

@@ -39,11 +39,19 @@ from controller.vision.frames import MIN_FRAME_SIDE, as_bgr, frame_problem
 from controller.vision.geometry import MARKERS_HIDDEN, LatticeGeometry
 from controller.vision.glyphs import GlyphMemory, GlyphModel, read_glyphs
 from controller.vision.hands import HAND, HandCheck
-from controller.vision.light import LightDoubt, PaperLight, channel_bounds, local_white, normalise, unclipped_white
+from controller.vision.light import (
+    FrameLight,
+    LightDoubt,
+    PaperLight,
+    channel_bounds,
+    local_white,
+    normalise,
+    unclipped_white,
+)
 from controller.vision.localise import Localiser
 from controller.vision.outline import Outlines
 from controller.vision.reflections import ReflectionCheck
-from controller.vision.settings import DEFAULT_SIGMA, default_model, model_for, vision_settings
+from controller.vision.settings import DEFAULT_SIGMA, default_model, frame_colour, model_for, vision_settings
 from controller.vision.sheen import reread
 from controller.vision.tops import PieceTops, PlaceLooks, class_heights
 
@@ -130,6 +138,9 @@ class BoardReader:
         self.outlines = Outlines(self.vision, self.model, g.points(), self.tops)
         self.reflections = ReflectionCheck(self.rect.to_px(g.points()), PPP, self.rect.size[::-1])
         self.hands = HandCheck(g, self.rect, PPP, self.light)
+        # The frame band as a second meter of the light, for a lamp that mixes the channels (light.py).
+        expected = None if self.localiser.fixed else frame_colour(profile)
+        self.frame_light = FrameLight(expected, self.hands.ring, self.hands.weights, DEFAULT_SIGMA)
         self._last: tuple[np.ndarray, list[str], np.ndarray] | None = None
         # Shapes: glyphs per tile (Blockers!), doors per post (Flipop); see glyphs.py, doors.py.
         self.glyph_model = GlyphModel.from_profile(self.settings) if self.reads_glyphs else None
@@ -175,6 +186,8 @@ class BoardReader:
         looks = self._describe(rect, white, frame)  # describe places, where each class appears
         # A lamp that clips the paper in a channel: that channel's light measured on the places.
         white, paper_bound, looks = self._unclipped(white, looks)
+        # A light the paper does not undo (a lamp that mixes the channels) moves the frame's colour.
+        unlike = self.frame_light.unlike(rect, white, paper_bound)
         dec = self.model.decide_distances(looks.distances(self.model))  # classify
         # A place like no learned look may be one under a sheen of the room's light (sheen.py).
         per_class = [looks.of(r.key)[0] for r in self.model.refs]
@@ -191,6 +204,11 @@ class BoardReader:
         med = looks.chosen_medians(dec.keys)
         rival = self.light_doubt.rivals(rel, channel_bounds(med, paper_bound, self.paper_weights), dec.best, sure)
         sure &= rival < 0
+        # Many places beyond every learned look, of several meanings, say the same of the light
+        # where the frame cannot (a frame too dark to show a colour's change, or not known).
+        unlike = unlike or self._unlike_calibration(dec, sure)
+        if unlike:  # every colour is read in a light unlike the calibration's
+            sure[:] = False
         conf = np.where(used >= MIN_USED, dec.confidence, 0.0).reshape(rows, cols)
         self._last = (feats, dec.keys, sure & ~shone)  # a sheen's look is not followed
         if problem is None and self.hand_check and self.hands.arm_seen(rect, white):  # hand check
@@ -215,15 +233,16 @@ class BoardReader:
                 len(unsure),
                 places=where,
             )
-            if (rival >= 0).any():
+            if (rival >= 0).any() and not unlike:
                 problem = _("{unsure}; {why}", unsure=problem, why=self._light_words(dec.best, rival, paper_bound))
-            elif self._unlike_calibration(dec, sure):
+            elif unlike:
                 problem = _(
                     "{unsure}; the colours look unlike those the copy was calibrated under: "
                     "use a white light, or calibrate again under this one",
                     unsure=problem,
                 )
-            candidates = self._candidates(unsure, dec.possible, used)
+            # In a light unlike the calibration's, what a look rules out says nothing: any letter.
+            candidates = self._candidates(unsure, dec.possible, np.zeros_like(used) if unlike else used)
         else:
             snapshot = Snapshot(self.game, tuple(tuple(r) for r in cells), lines)
         return Reading(snapshot, unsure, conf, open_points, problem, cells, moved, lines, candidates)
@@ -391,6 +410,14 @@ class BoardReader:
         learns each class where the reader will compare it); raises when markers are not found."""
         rect, white, frame = self._located(frame)
         return self._describe(rect, white, frame, at_points=True)
+
+    def frame_colour(self, frame: np.ndarray) -> list[float] | None:
+        """The board frame's colour relative to the paper white (B, G, R) in this frame, as
+        calibration stores it (`vision.frame`); None for a copy without markers or a frame too
+        covered or glared to measure. Raises when the markers are not found."""
+        rect, white, _frame = self._located(frame)
+        seen = None if self.fixed else self.frame_light.colour(rect, white)
+        return None if seen is None else [round(float(v), 4) for v in seen]
 
     def _located(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The rectified board, its paper white and the frame as BGR; raises when the markers are

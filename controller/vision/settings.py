@@ -53,6 +53,16 @@ def _white(value: Any) -> list:
     return value
 
 
+def _frame(value: Any) -> list:
+    if not (
+        isinstance(value, list)
+        and len(value) == 3
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 2 for v in value)
+    ):
+        raise sentence(_("expected three numbers above 0 and at most 2 (B, G, R of the frame, paper white 1)"))
+    return value
+
+
 class VisionSettings(ProfileSection):
     """A profile's `vision:` (what `referee calibrate` learned of this copy); the colour classes and
     the doors are checked where they are read (`model_for`, `controller.vision.doors`)."""
@@ -69,6 +79,8 @@ class VisionSettings(ProfileSection):
     version: Any = None
     #: B, G, R of white paper under this copy's light.
     white: Annotated[list[float] | None, checked(_white)] = None
+    #: B, G, R of the board's frame relative to the paper under the light the copy was calibrated in.
+    frame: Annotated[list[float] | None, checked(_frame)] = None
 
 
 def vision_settings(profile) -> dict:
@@ -76,6 +88,18 @@ def vision_settings(profile) -> dict:
     data = profile.get("vision") or {}
     validate(VisionSettings, data, prefix="vision")
     return data
+
+
+def frame_colour(profile) -> np.ndarray | None:
+    """The board frame's colour relative to the paper white (B, G, R) under the light the copy was
+    calibrated in: the profile's `vision.frame` (calibration measures it), else the standard
+    edition's for a copy read with the standard edition's looks, else None (not known)."""
+    data = vision_settings(profile)
+    if data.get("frame") is not None:
+        return np.array(data["frame"], np.float64)
+    if "classes" in data:
+        return None
+    return _white_norm(looks.FRAME[profile.game])
 
 
 def model_for(profile) -> ClassModel:
