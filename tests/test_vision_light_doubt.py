@@ -102,6 +102,23 @@ def test_a_lamp_that_clips_the_print_leaves_blockers_glyphs_unsure_not_wrong(lam
 
 
 @needs_photos
+@pytest.mark.parametrize("name", ["move_12", "move_21"])
+def test_a_picture_rule_does_not_make_sure_what_the_clipping_leaves_open(name) -> None:
+    """The webcam's Go game relit violet: white stones clip in red and blue with the board, and the
+    looks leave them unsure; the picture's rules then read them as empty points, surely, by what
+    the same clipped pixels show (a clipped disc is flat: rule flatness; its colour the board's:
+    rules parity and own board), one to three places of these photographs."""
+    pics = folder_photos(PHOTOS / "go-tengen-13x13-webcam")
+    model = learn_from(teacher(pics))
+    photo = next(p for p in pics if p.name == name)
+    image = relight(photo.image(), "violet", seed=zlib.crc32(f"go-tengen-13x13-webcam/{name}".encode()))
+    seen = lattice.describe(image, photo.size, parse_corners(photo.corners))
+    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds)
+    truth = [c for row in photo.grid for c in row]
+    assert [i for i, (g, t, w) in enumerate(zip(letters, truth, why)) if w == "" and g != t] == []
+
+
+@needs_photos
 def test_photographed_white_stones_clipped_in_blue_are_not_read_as_the_board() -> None:
     """A Go board photographed under a blue lamp (relit): the white stones clip in blue where the
     yellow board between them does not, and in green and red they differ from the board less than

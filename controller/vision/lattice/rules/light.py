@@ -5,7 +5,11 @@ light is measured on alike; what was seen there is a bound, not a colour (`contr
 A place read surely (by the looks or by any rule before this one) stays sure only where no learned
 look of another label is brought within the open-set distance, from beyond it as seen, by a colour
 its bounds allow; a shadow the light fit missed is allowed as the looks allow it
-(`LatticeModel._shaded`).
+(`LatticeModel._shaded`). A place that a rule read where the looks could not stays sure only where
+its bounds allow no look of another label within that distance and nearer than its own label's
+looks: the rules read the same
+clipped pixels (clipping flattens a stone's disc and gives it the board's colour in that channel),
+so the picture never makes sure what the clipping leaves open.
 
 Nor is an empty place sure where it is clipped in a channel in which the board around it (the
 between points the light is measured on) is not, when its empty look is no brighter than that
@@ -38,8 +42,12 @@ def rule(picture: Picture, reading: Reading) -> Reading:
     reach, seen = open_to(picture, todo)  # (n, looks)
     other = np.array(reading.letters, object)[todo][:, None] != np.array([r.letter for r in classes.refs])[None]
     limit = classes.max_distance**2
-    # Looks of another label brought within the open-set distance by the clipping alone.
-    near = np.where(other & (seen > limit), reach, np.inf).min(axis=1)
+    # Looks of another label brought within the open-set distance by the clipping alone; and, for
+    # a place a rule read (not the looks), any look of another label the bounds allow: the rules
+    # measure the same clipped pixels (a clipped disc is flat, its colour the board's there).
+    by_rule = (np.array(reading.source, object)[todo] != "looks")[:, None]
+    own = np.where(other, np.inf, reach).min(axis=1, keepdims=True)
+    near = np.where(other & ((seen > limit) | (by_rule & (reach < own))), reach, np.inf).min(axis=1)
     why[todo[near <= limit]] = "light"
     why[brighter_than_board(picture, reading) & (why == "")] = "light"
     return reading.but(NAME, why=why)
