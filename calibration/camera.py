@@ -5,6 +5,7 @@ sees the colours calibration learned (`rig.md`: locked after calibration)."""
 from __future__ import annotations
 
 from controller.errors import RefereeError
+from controller.language import _, _n
 from controller.vision.sources import SETTLE_FRAMES
 
 
@@ -12,7 +13,7 @@ def learn_camera_settings(profile, source, frames: int = SETTLE_FRAMES + 1):
     """The profile with the values `source` locked after `frames` frames (a source opened with
     `lock: true` and no stored values locks them itself once its automatic loops settled)."""
     got = 0
-    for _ in range(frames * 3):  # a camera may drop a few frames while it starts
+    for _frame in range(frames * 3):  # a camera may drop a few frames while it starts
         if source.read() is not None:
             got += 1
             if got >= frames:
@@ -21,11 +22,17 @@ def learn_camera_settings(profile, source, frames: int = SETTLE_FRAMES + 1):
     if settings is None:
         if got < frames:
             raise RefereeError(
-                f"the camera gave {got} picture(s) of the {frames} needed to settle its "
-                "exposure and white balance: check its cable"
+                _n(
+                    "the camera gave {n} picture of the {frames} needed to settle its exposure and white balance: "
+                    "check its cable",
+                    "the camera gave {n} pictures of the {frames} needed to settle its exposure and white balance: "
+                    "check its cable",
+                    got,
+                    frames=frames,
+                )
             )
         raise RefereeError(
-            "this camera source has no exposure or white balance to lock (only picamera and usb cameras have)"
+            _("this camera source has no exposure or white balance to lock (only picamera and usb cameras have)")
         )
     return with_settings(profile, settings)
 

@@ -25,18 +25,21 @@ Which of these a game takes is its own declaration (`GameSpec.vision.calibration
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from calibration.checks import PlacesRefused, empty_board_outliers, place_names
 from controller.errors import RefereeError
 from controller.games import registry
-from controller.games.base import join_and
 from controller.games.spec import FULL_SETUP, ONE_OF_EACH, START_POSITION, GameSpec
+from controller.language import _, listed
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
 from controller.vision.classify import ClassModel, ClassRef
 from controller.vision.reader import DEFAULT_SIGMA, MIN_USED, BoardReader, model_for
 from controller.vision.sheen import sheen_distances
 from controller.vision.tops import PlaceLooks
+from controller.words import game_name
 
 SHADING = np.diag(np.array(DEFAULT_SIGMA) ** 2)
 #: Most rounds of moving the empty looks to their places' middle (`_empty_keys`); two or three suffice.
@@ -47,12 +50,13 @@ def _spec(profile) -> GameSpec:
     return registry.get(profile.game)
 
 
-def games_that(test) -> str:
-    """The titles of the games for which `test(spec)` holds, for a sentence ("Blockers! and Stay Alive")."""
-    return join_and([spec.title for spec in registry.with_capability(test)])
+def games_that(test) -> Any:
+    """The titles of the games for which `test(spec)` holds, for a sentence ("Blockers! and Stay Alive"),
+    each as people know it in their language (Stay Alive is *Pièges* in French)."""
+    return listed([game_name(spec.name) for spec in registry.with_capability(test)])
 
 
-def _games_taking(picture: str) -> str:
+def _games_taking(picture: str) -> Any:
     return games_that(lambda spec: spec.calibrates(picture))
 
 
@@ -86,7 +90,7 @@ def _empty_keys(model: ClassModel, looks: PlaceLooks) -> list[str]:
     compared where it appears."""
     empties = [r for r in model.refs if r.letter == EMPTY]
     if not empties:
-        raise RefereeError("the profile's vision references have no class for an empty place")
+        raise RefereeError(_("the profile's vision references have no class for an empty place"))
     # A lamp's or a ceiling light's reflection adds white light: it pales a slide's colour towards
     # another look's (a paler orange between the standard orange and white looks, which went to
     # either), so each look is compared allowing a sheen (`sheen.py`): a paled orange is orange
@@ -100,7 +104,7 @@ def _empty_keys(model: ClassModel, looks: PlaceLooks) -> list[str]:
     # groups, as in k-means seeded with the standard looks).
     per_class = [looks.of(r.key)[0] for r in empties]
     keys = sheen_distances(ClassModel(empties), per_class).argmin(axis=1)
-    for _ in range(EMPTY_LOOK_ROUNDS):
+    for _round in range(EMPTY_LOOK_ROUNDS):
         moved = [
             ClassRef(r.key, r.letter, np.median(per_class[k][keys == k], axis=0), r.cov, r.open)
             if np.any(keys == k)
@@ -138,7 +142,7 @@ def _groups(model: ClassModel, looks: PlaceLooks, snapshot: Snapshot) -> dict[st
         elif letter in keys:
             key = letter
         else:
-            raise RefereeError(f"the snapshot holds {letter!r}, which this profile does not know")
+            raise RefereeError(_("the snapshot holds {letter}, which this profile does not know", letter=repr(letter)))
         groups.setdefault(key, []).append(looks.of(key)[0][i])
     return groups
 
@@ -150,8 +154,13 @@ def learn_labelled(profile, pairs: list[tuple[np.ndarray, Snapshot]], corners=No
     for image, snap in pairs:
         if snap.game != profile.game or (snap.rows, snap.cols) != (profile.rows, profile.cols):
             raise RefereeError(
-                f"a {snap.game} snapshot of {snap.rows}x{snap.cols} cannot label a {profile.game} "
-                f"board of {profile.rows}x{profile.cols}"
+                _(
+                    "a {game} snapshot of {size} cannot label a {board_game} board of {board_size}",
+                    game=snap.game,
+                    size=f"{snap.rows}x{snap.cols}",
+                    board_game=profile.game,
+                    board_size=f"{profile.rows}x{profile.cols}",
+                )
             )
         for k, v in _groups(model, _looks(profile, image, corners), snap).items():
             groups.setdefault(k, []).extend(v)
@@ -163,7 +172,10 @@ def learn_start(profile, image: np.ndarray, corners=None):
     start = profile.get("start")
     if not _spec(profile).calibrates(START_POSITION) or not start:
         raise RefereeError(
-            f"the start-position calibration is for {_games_taking(START_POSITION)}, whose profile has a start"
+            _(
+                "the start-position calibration is for {games}, whose profile has a start",
+                games=_games_taking(START_POSITION),
+            )
         )
     return learn_labelled(profile, [(image, parse_snapshot(profile.game, start))], corners)
 
@@ -190,20 +202,27 @@ def setup_counts(profile) -> dict[str, int]:
     return dict(profile.get("tokens") or {"G": 19, "Y": 19, "O": 19, "B": 19, "P": 19, "J": 5})
 
 
-def learn_full_setup(profile, image: np.ndarray, corners=None, name: str = "the setup picture"):
+def learn_full_setup(profile, image: np.ndarray, corners=None, name: Any = None):
     """References from the full setup: 19 of each colour and 5 jokers (the profile's counts).
 
     Places that already read surely as empty (the empty class: learned from the empty board,
     else the standard edition's) show the picture is no setup: refused before anything is learned
     from it, since clustering would otherwise fold the empty slots into some colour."""
+    name = name if name is not None else _("the setup picture")
     if not _spec(profile).calibrates(FULL_SETUP):
-        raise RefereeError(f"the setup calibration with known token counts is for {_games_taking(FULL_SETUP)}")
+        raise RefereeError(
+            _("the setup calibration with known token counts is for {games}", games=_games_taking(FULL_SETUP))
+        )
     tokens = setup_counts(profile)
     total = sum(tokens.values())
     places = profile.rows * profile.cols
     if total != places:
         raise RefereeError(
-            f"the setup calibration needs a full board: the profile counts {total} tokens for {places} places"
+            _(
+                "the setup calibration needs a full board: the profile counts {total} tokens for {places} places",
+                total=total,
+                places=places,
+            )
         )
     model = model_for(profile)
     looks = _looks(profile, image, corners)
@@ -211,13 +230,19 @@ def learn_full_setup(profile, image: np.ndarray, corners=None, name: str = "the 
     by_key = {r.key: r for r in model.refs}
     missing = [k for k in keys if k not in by_key]
     if missing:
-        raise RefereeError(f"no starting reference for the token class(es) {', '.join(missing)}")
+        raise RefereeError(_("no starting reference for the token class(es) {classes}", classes=", ".join(missing)))
     dec = model.decide_distances(looks.distances(model))
     empty = [divmod(int(i), profile.cols) for i in np.flatnonzero(dec.sure & (np.array(dec.letters) == EMPTY))]
     if empty:
-        raise RefereeError(f"{name} is not a full setup: the places {place_names(profile.game, empty)} are empty")
+        raise RefereeError(
+            _(
+                "{name} is not a full setup: the places {places} are empty",
+                name=name,
+                places=place_names(profile.game, empty),
+            )
+        )
     current = ClassModel([by_key[k] for k in keys])
-    for _ in range(6):
+    for _round in range(6):
         assign = _capacity_assign(looks.distances(current), [tokens[k] for k in keys])
         refs = [
             ClassModel.fit_ref(k, by_key[k].letter, looks.of(k)[0][assign == j], SHADING) for j, k in enumerate(keys)
@@ -236,7 +261,7 @@ def bottom_row_cells(profile) -> list[list[str]]:
     place empty."""
     letters = list(profile.letters)
     if len(letters) > profile.cols:
-        raise RefereeError("there are more piece colours than places on the bottom row")
+        raise RefereeError(_("there are more piece colours than places on the bottom row"))
     cells = [[EMPTY] * profile.cols for _ in range(profile.rows)]
     cells[-1] = letters + [EMPTY] * (profile.cols - len(letters))
     return cells
@@ -250,12 +275,14 @@ def learn_bottom_row(profile, image: np.ndarray, corners=None):
     ones, and equal counts cannot catch that. Learned first, this picture gives the references the
     setup is then clustered from."""
     if not _spec(profile).calibrates(FULL_SETUP):
-        raise RefereeError(f"the bottom-row picture goes with the full setup, for {_games_taking(FULL_SETUP)}")
+        raise RefereeError(
+            _("the bottom-row picture goes with the full setup, for {games}", games=_games_taking(FULL_SETUP))
+        )
     cells = bottom_row_cells(profile)
     return learn_labelled(profile, [(image, Snapshot(profile.game, tuple(tuple(row) for row in cells)))], corners)
 
 
-def learn_empty(profile, empty: np.ndarray, corners=None, name: str = "the empty-board picture"):
+def learn_empty(profile, empty: np.ndarray, corners=None, name: Any = None):
     """The empty class (each empty look, for Stay Alive) from a picture of the empty board.
 
     Checked first (`checks.empty_board_outliers`): a place that does not look like the board's
@@ -264,6 +291,7 @@ def learn_empty(profile, empty: np.ndarray, corners=None, name: str = "the empty
     is learned as empty. Places under glare, and places only brightened and paled as a lamp's
     reflection does (or a white piece), are not learned from: the picture read back with what was
     learned judges them (`checks.check_pictures`)."""
+    name = name if name is not None else _("the empty-board picture")
 
     model = model_for(profile)
     seen = _looks(profile, empty, corners)
@@ -275,11 +303,14 @@ def learn_empty(profile, empty: np.ndarray, corners=None, name: str = "the empty
     if found.pieces:
         cells = [divmod(i, profile.cols) for i in found.pieces]
         raise PlacesRefused(
-            f"{name} is not an empty board: at {place_names(profile.game, cells)} it does not "
-            "look like the board's other empty places; is a piece left there? Take every piece "
-            "off and take the picture again",
+            _(
+                "{name} is not an empty board: at {places} it does not look like the board's other empty places; "
+                "is a piece left there? Take every piece off and take the picture again",
+                name=name,
+                places=place_names(profile.game, cells),
+            ),
             cells,
-            "does not look like the other empty places (a piece left there?)",
+            _("does not look like the other empty places (a piece left there?)"),
         )
     # A place only brightened and paled, as a lamp's reflection does, is not learned from: were a
     # white piece left there, reading the picture back finds it (`checks.check_pictures`).
@@ -295,18 +326,21 @@ def pieces_row(profile) -> list[str]:
     """The top row of the pieces picture: one piece of each colour from the left, then empty."""
     letters = profile.letters
     if len(letters) > profile.cols:
-        raise RefereeError("there are more piece colours than places on the top row")
+        raise RefereeError(_("there are more piece colours than places on the top row"))
     return list(letters) + [EMPTY] * (profile.cols - len(letters))
 
 
-def learn_pieces(profile, pieces: np.ndarray, corners=None, name: str = "the pieces picture"):
+def learn_pieces(profile, pieces: np.ndarray, corners=None, name: Any = None):
     """The piece classes from one piece of each colour on the top row from the left.
 
     One sample per class cannot contradict itself, so the pieces are checked against the
     references known before: a piece read surely as another colour means the row is not in the
     profile's order (a copy whose colours differ is read unsure, and is not refused)."""
+    name = name if name is not None else _("the pieces picture")
     if not _spec(profile).calibrates(ONE_OF_EACH):
-        raise RefereeError(f"the one-piece-of-each-colour calibration is for {_games_taking(ONE_OF_EACH)}")
+        raise RefereeError(
+            _("the one-piece-of-each-colour calibration is for {games}", games=_games_taking(ONE_OF_EACH))
+        )
     row = pieces_row(profile)
     model = model_for(profile)
     looks = _looks(profile, pieces, corners)
@@ -314,12 +348,28 @@ def learn_pieces(profile, pieces: np.ndarray, corners=None, name: str = "the pie
     wrong = [c for c, want in enumerate(row) if dec.sure[c] and dec.letters[c] != want]
     if wrong:
         c = wrong[0]
+        shows = _("no piece") if dec.letters[c] == EMPTY else dec.letters[c]
+        values = {
+            "name": name,
+            "letters": " ".join(profile.letters),
+            "places": place_names(profile.game, [(0, k) for k in wrong]),
+            "shows": shows,
+            "want": row[c],
+        }
+        if len(wrong) > 1:
+            raise RefereeError(
+                _(
+                    "{name} does not show one piece of each colour in the profile's order ({letters} from the left "
+                    "of the top row): at {places} it shows {shows} where {want} belongs (first place)",
+                    **values,
+                )
+            )
         raise RefereeError(
-            f"{name} does not show one piece of each colour in the profile's order "
-            f"({' '.join(profile.letters)} from the left of the top row): at "
-            f"{place_names(profile.game, [(0, k) for k in wrong])} it shows "
-            f"{'no piece' if dec.letters[c] == EMPTY else dec.letters[c]} where {row[c]} belongs"
-            f"{' (first place)' if len(wrong) > 1 else ''}"
+            _(
+                "{name} does not show one piece of each colour in the profile's order ({letters} from the left of "
+                "the top row): at {places} it shows {shows} where {want} belongs",
+                **values,
+            )
         )
     return with_model(
         profile, _fit(model, {letter: [looks.of(letter)[0][i]] for i, letter in enumerate(row) if letter != EMPTY})
@@ -329,5 +379,5 @@ def learn_pieces(profile, pieces: np.ndarray, corners=None, name: str = "the pie
 def learn_empty_and_pieces(profile, empty: np.ndarray, pieces: np.ndarray, corners=None):
     """The empty board, then one piece of each colour on the top row from the left."""
     if not _spec(profile).calibrates(ONE_OF_EACH):
-        raise RefereeError(f"the empty-board calibration is for {_games_taking(ONE_OF_EACH)}")
+        raise RefereeError(_("the empty-board calibration is for {games}", games=_games_taking(ONE_OF_EACH)))
     return learn_pieces(learn_empty(profile, empty, corners), pieces, corners)

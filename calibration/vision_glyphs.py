@@ -22,6 +22,8 @@ the two references are stored in `vision.doors` like the colour references.
 
 from __future__ import annotations
 
+from typing import Any
+
 import cv2
 import numpy as np
 
@@ -29,6 +31,7 @@ from calibration.vision import games_that
 from controller.errors import RefereeError
 from controller.games import registry
 from controller.games.spec import DOORS_ADDON, GLYPHS_ADDON
+from controller.language import _, listed
 from controller.snapshot import EMPTY, parse_snapshot
 from controller.vision import glyphs as gl
 from controller.vision.classify import ClassModel
@@ -55,7 +58,7 @@ ARRANGEMENT: dict[str, tuple[int, int]] = {
 MAX_LIKENESS = 0.995
 
 
-def _games_reading(addon: str) -> str:
+def _games_reading(addon: str) -> Any:
 
     return games_that(lambda spec: spec.reads(addon))
 
@@ -92,9 +95,9 @@ def tile_angle(frame: np.ndarray, h: np.ndarray, centres: np.ndarray) -> np.ndar
 def learn_glyphs(profile, images: list[np.ndarray], corners=None):
     """The profile with `vision.glyphs` learned from pictures of the calibration arrangement."""
     if not registry.get(profile.game).reads(GLYPHS_ADDON):
-        raise RefereeError(f"the glyph calibration is for {_games_reading(GLYPHS_ADDON)}")
+        raise RefereeError(_("the glyph calibration is for {games}", games=_games_reading(GLYPHS_ADDON)))
     if not images:
-        raise RefereeError("the glyph calibration needs at least one picture")
+        raise RefereeError(_("the glyph calibration needs at least one picture"))
     cells = {pos: g for g, pos in ARRANGEMENT.items()}
     sums = {g: np.zeros((gl.PATCH, gl.PATCH), np.float64) for g in gl.GLYPHS}
     counts = dict.fromkeys(gl.GLYPHS, 0)
@@ -102,21 +105,34 @@ def learn_glyphs(profile, images: list[np.ndarray], corners=None):
         reader = BoardReader(profile, corners=corners)
         reading = reader.read(image)
         if reading.cells is None:
-            raise RefereeError(f"the calibration picture cannot be read: {reading.problem}")
+            raise RefereeError(_("the calibration picture cannot be read: {problem}", problem=reading.problem))
         for r in range(profile.rows):
             for c in range(profile.cols):
                 got = reading.cells[r][c]
                 if (r, c) in cells and got[:1] in (EMPTY, "?"):
                     raise RefereeError(
-                        f"no tile was seen at row {r}, column {c}, where the glyph {cells[(r, c)]!r} "
-                        "belongs (rows A-C: 1-9, A-I, the nine symbols; the wild tile at D1)"
+                        _(
+                            "no tile was seen at row {row}, column {column}, where the glyph {glyph} belongs (rows "
+                            "A-C: 1-9, A-I, the nine symbols; the wild tile at D1)",
+                            row=str(r),
+                            column=str(c),
+                            glyph=repr(cells[(r, c)]),
+                        )
                     )
                 if (r, c) not in cells and got != EMPTY:
-                    raise RefereeError(f"row {r}, column {c} should be empty in the glyph calibration")
+                    raise RefereeError(
+                        _(
+                            "row {row}, column {column} should be empty in the glyph calibration",
+                            row=str(r),
+                            column=str(c),
+                        )
+                    )
         colours = {reading.cells[r][c][0] for r, c in cells}
         assert reader.h is not None  # the picture was read: the board was found
         if len(colours) != 1:
-            raise RefereeError("lay out the tiles of one colour only: seen " + " ".join(sorted(colours)))
+            raise RefereeError(
+                _("lay out the tiles of one colour only: seen {colours}", colours=" ".join(sorted(colours)))
+            )
         white = reader.paper_white(image)
         order = list(gl.GLYPHS)
         centres = np.array([[ARRANGEMENT[g][1], ARRANGEMENT[g][0]] for g in order], np.float64)
@@ -136,8 +152,11 @@ def learn_glyphs(profile, images: list[np.ndarray], corners=None):
     unseen = [g for g in gl.GLYPHS if not counts[g]]
     if unseen:
         raise RefereeError(
-            f"the glyph {unseen[0]!r} is not clearly visible in any picture (glare or "
-            "a faint print): take another picture with the light from elsewhere"
+            _(
+                "the glyph {glyph} is not clearly visible in any picture (glare or a faint print): take another "
+                "picture with the light from elsewhere",
+                glyph=repr(unseen[0]),
+            )
         )
     learned = {
         g: np.clip(v / counts[g] / max(float(np.percentile(v / counts[g], 99)), 1e-3), 0, 1) for g, v in sums.items()
@@ -163,28 +182,35 @@ def _check_distinct(learned: dict[str, np.ndarray]) -> None:
     i, j = np.unravel_index(int(sim.argmax()), sim.shape)
     if sim[i, j] > MAX_LIKENESS:
         raise RefereeError(
-            f"the glyphs {gl.GLYPHS[i]!r} and {gl.GLYPHS[j]!r} look the same: are the tiles laid "
-            "out as documented (rows A-C: 1-9, A-I, the symbols in profile order; wild at D1)?"
+            _(
+                "the glyphs {first} and {second} look the same: are the tiles laid out as documented (rows A-C: "
+                "1-9, A-I, the symbols in profile order; wild at D1)?",
+                first=repr(gl.GLYPHS[i]),
+                second=repr(gl.GLYPHS[j]),
+            )
         )
 
 
-def learn_doors(profile, image: np.ndarray, corners=None, name: str = "the start picture"):
+def learn_doors(profile, image: np.ndarray, corners=None, name: Any = None):
     """The profile with `vision.doors` learned from a picture of its start position.
 
     A half-edge glare hides is neither learned from nor checked (glare moves with the light, the
     reader leaves such a door `?`); a half-edge seen clearly and read against the start's doors
     refuses the picture, naming the posts."""
+    name = name if name is not None else _("the start picture")
 
     start = profile.get("start")
     if not registry.get(profile.game).reads(DOORS_ADDON) or not start:
-        raise RefereeError(f"the door calibration is for {_games_reading(DOORS_ADDON)}, whose profile has a start")
+        raise RefereeError(
+            _("the door calibration is for {games}, whose profile has a start", games=_games_reading(DOORS_ADDON))
+        )
     doors = parse_snapshot(profile.game, start).line("doors")
     if doors is None:
-        raise RefereeError("the door calibration needs a profile whose start says where the doors are")
+        raise RefereeError(_("the door calibration needs a profile whose start says where the doors are"))
     reader = BoardReader(profile, corners=corners)
     white = reader.paper_white(image)
     if reader.h is None:
-        raise RefereeError(f"the board was not found in {name}: are its four markers in view?")
+        raise RefereeError(_("the board was not found in {name}: are its four markers in view?", name=name))
     sampler = DoorSampler(reader.geom.rows, reader.geom.cols)
     weights = reader.light.weights(sampler.posts)
     local = (np.tile(white, (len(weights), 1)) if white.ndim == 1 else weights @ white) * 255
@@ -196,8 +222,11 @@ def learn_doors(profile, image: np.ndarray, corners=None, name: str = "the start
                 groups[PRESENT if wing in door else ABSENT].append(feats[k, w])
     if len(groups[PRESENT]) < 3 or len(groups[ABSENT]) < 3:
         raise RefereeError(
-            f"too few door edges were clearly visible in {name} to learn the doors: "
-            "glare? take the picture with the light from elsewhere"
+            _(
+                "too few door edges were clearly visible in {name} to learn the doors: glare? take the picture with "
+                "the light from elsewhere",
+                name=name,
+            )
         )
     shading = np.diag(np.array(DEFAULT_SIGMA) ** 2) * 0.5
     refs = [
@@ -211,6 +240,14 @@ def learn_doors(profile, image: np.ndarray, corners=None, name: str = "the start
     wrong = sorted({int(i) // 4 for i in np.flatnonzero(seen & ((np.array(dec.letters) == PRESENT) != want))})
     if wrong:
         posts = {k: post_of(k, reader.geom.cols) for k in wrong[:6]}
-        what = ", ".join(f"post {posts[k][0]},{posts[k][1]} (start: {doors[k]})" for k in wrong[:6])
-        raise RefereeError(f"the doors in {name} do not match the profile's start doors at {what}")
+        what = listed(
+            [
+                _("post {post} (start: {doors})", post=f"{posts[k][0]},{posts[k][1]}", doors=doors[k])
+                for k in wrong[:6]
+            ],
+            None,
+        )
+        raise RefereeError(
+            _("the doors in {name} do not match the profile's start doors at {posts}", name=name, posts=what)
+        )
     return _with_vision(profile, "doors", model.to_yaml())

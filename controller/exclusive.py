@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.errors import RefereeError
+from controller.language import Text, _, listed, literal
 from controller.words import journal_folder_missing
 
 #: Where the lock files of devices go (Debian's /run/lock is for everyone, sticky; else the temp folder).
@@ -61,29 +62,46 @@ def _command_of(pid: int) -> str:
     return " ".join(words)[:200]
 
 
-def describe_holder(path: Path) -> str:
-    """Who holds the lock at `path`, in words: `process 1234 (referee run --config ...), since 19:42`."""
+def describe_holder(path: Path) -> Text:
+    """Who holds the lock at `path`, in words: `process 1234 (referee run --config ...) of user pi,
+    running since 2026-05-01 19:42`."""
     try:
         info = json.loads(path.read_text("utf-8"))
     except (OSError, ValueError):
-        return "another process"
+        return _("another process")
     if not isinstance(info, dict) or not isinstance(info.get("pid"), int):
-        return "another process"
+        return _("another process")
     pid = info["pid"]
     command = _command_of(pid) or str(info.get("command") or "")
     since = info.get("since")
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(since)) if isinstance(since, (int, float)) else None
-    text = f"process {pid}"
-    if command:
-        text += f" ({command})"
+    text = _process(pid, command)
     if info.get("user"):
-        text += f" of user {info['user']}"
+        text = _("{process} of user {user}", process=text, user=str(info["user"]))
     if when:
-        text += f", running since {when}"
+        text = _("{process}, running since {when}", process=text, when=when)
     return text
 
 
-def hold(path: Path, what: str, advice: str) -> Held:
+def _process(pid: int, command: str) -> Text:
+    """`process 1234 (referee run ...)`, or `process 1234` when its command line is unknown."""
+    if command:
+        return _("process {pid} ({command})", pid=str(pid), command=literal(command))
+    return _("process {pid}", pid=str(pid))
+
+
+def _cannot(verb: str, what: Any, where: Path, exc: OSError) -> Text:
+    why = exc.strerror or str(exc)
+    if verb == "open":
+        return _("cannot open {what} ({path}: {why})", what=what, path=str(where), why=why)
+    return _("cannot lock {what} ({path}: {why})", what=what, path=str(where), why=why)
+
+
+def _in_use(what: Any, who: Any, advice: Any) -> Text:
+    return _("{what} is already in use by {who}; {advice}", what=what, who=who, advice=advice)
+
+
+def hold(path: Path, what: Any, advice: Any) -> Held:
     """Take the exclusive lock at `path` (created if missing) or raise a RefereeError naming its holder.
 
     `what` is what the lock guards (`the journal /var/lib/referee/journal.sqlite`), `advice` what
@@ -95,17 +113,17 @@ def hold(path: Path, what: str, advice: str) -> Held:
         try:
             fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
         except OSError as exc:
-            raise RefereeError(f"cannot lock {what} ({path}: {exc.strerror or exc})") from None
+            raise RefereeError(_cannot("lock", what, path, exc)) from None
     except OSError as exc:
-        raise RefereeError(f"cannot lock {what} ({path}: {exc.strerror or exc})") from None
+        raise RefereeError(_cannot("lock", what, path, exc)) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         os.close(fd)
-        raise RefereeError(f"{what} is already in use by {describe_holder(path)}; {advice}") from None
+        raise RefereeError(_in_use(what, describe_holder(path), advice)) from None
     except OSError as exc:
         os.close(fd)
-        raise RefereeError(f"cannot lock {what} ({path}: {exc.strerror or exc})") from None
+        raise RefereeError(_cannot("lock", what, path, exc)) from None
     info: dict[str, Any] = {"pid": os.getpid(), "command": " ".join(sys.argv)[:200], "since": round(time.time())}
     with contextlib.suppress(KeyError, ImportError):
         import pwd
@@ -124,9 +142,11 @@ def lock_journal(journal: Path) -> Held:
         raise RefereeError(journal_folder_missing(journal))
     return hold(
         journal.with_name(journal.name + ".lock"),
-        f"the journal {journal}",
-        "one referee per journal: stop that one first (`sudo systemctl stop referee` if it is the service), "
-        "or give this one another journal in its config file",
+        _("the journal {path}", path=str(journal)),
+        _(
+            "one referee per journal: stop that one first (`sudo systemctl stop referee` if it is the service), "
+            "or give this one another journal in its config file"
+        ),
     )
 
 
@@ -145,23 +165,23 @@ def processes_using(path: Path) -> list[int]:
     return found
 
 
-def lock_device(device: Path, what: str, advice: str) -> Held:
+def lock_device(device: Path, what: Any, advice: Any) -> Held:
     """An exclusive `flock` on a device node itself (a USB camera's /dev/videoN): every program that
     opens the camera sees the same node, whatever its folders or sandbox."""
     try:
         fd = os.open(device, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
-        raise RefereeError(f"cannot open {what} ({device}: {exc.strerror or exc})") from None
+        raise RefereeError(_cannot("open", what, device, exc)) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         os.close(fd)  # first: this very process's own earlier hold is then the only one it finds
         pids = processes_using(device)
-        who = ", ".join(f"process {pid} ({_command_of(pid) or 'unknown'})" for pid in pids) or "another process"
-        raise RefereeError(f"{what} is already in use by {who}; {advice}") from None
+        who = listed([_process(pid, _command_of(pid)) for pid in pids], conjunction=None) or _("another process")
+        raise RefereeError(_in_use(what, who, advice)) from None
     except OSError as exc:
         os.close(fd)
-        raise RefereeError(f"cannot lock {what} ({device}: {exc.strerror or exc})") from None
+        raise RefereeError(_cannot("lock", what, device, exc)) from None
     return Held(device, fd)
 
 
@@ -183,20 +203,20 @@ def lock_camera(
     (/dev/media*: libcamera picks among them, so all of them; `media` in tests), or a lock file in
     /run/lock (or `folder`) where there are none; None for a simulated camera, a video file or pictures."""
     source = camera.get("source")
-    advice = "one program per camera: stop that one first, or set camera.device to another camera"
+    advice = _("one program per camera: stop that one first, or set camera.device to another camera")
     if source == "usb":
         device = camera.get("device", 0)
         node = Path(device) if isinstance(device, str) else Path(f"/dev/video{device}")
         if not node.exists():
             return None  # the camera's own opening says it is missing, in its words
-        return lock_device(node, f"the camera {node}", advice)
+        return lock_device(node, _("the camera {device}", device=str(node)), advice)
     if source == "picamera":
         nodes = sorted(Path("/dev").glob("media*")) if media is None else media
         if nodes:
             taken: list[Held] = []
             try:
                 for node in nodes:
-                    taken.append(lock_device(node, f"the Pi camera ({node})", advice))
+                    taken.append(lock_device(node, _("the Pi camera ({device})", device=str(node)), advice))
             except RefereeError:
                 HeldAll(taken).release()
                 raise
@@ -204,7 +224,7 @@ def lock_camera(
         index = camera.get("device", 0) if isinstance(camera.get("device"), int) else 0
         where = folder or (DEVICE_LOCKS if DEVICE_LOCKS.is_dir() and os.access(DEVICE_LOCKS, os.W_OK) else None)
         where = where or Path(tempfile.gettempdir())
-        return hold(where / f"referee-picamera{index}.lock", f"the Pi camera {index}", advice)
+        return hold(where / f"referee-picamera{index}.lock", _("the Pi camera {index}", index=str(index)), advice)
     return None
 
 

@@ -700,12 +700,12 @@ class SimPlayer:
         ("that is not the computer's move"), put back before the right one."""
         shown = self.shown_move()
         if shown is None:
-            yield Step("waiting for the computer's move", 0.1, None)
+            yield Step(_("waiting for the computer's move"), 0.1, None)
             return
         self._act(COMPUTER_MOVE, shown)
         move = self.engine.parse_move(self.state, shown)
         before = self.current
-        after_state, _ = self.engine.apply(self.state, move)
+        after_state, _events = self.engine.apply(self.state, move)
         after = self.engine.expected(after_state)
         if self.rng.random() < self.computer_mistakes:
             others = [m for m in self.engine.legal_moves(self.state) if self.engine.describe(self.state, m) != shown]
@@ -716,11 +716,11 @@ class SimPlayer:
                     continue
                 if self.shadow.engine.judge(self.shadow.state, self.world.visible(wrong)).kind != "legal":
                     continue
-                label = "another move than the computer's, by mistake"
+                label = _("another move than the computer's, by mistake")
                 yield from self._show(wrong, label, self._hand_for(before, wrong), self.illegal_hold, red_ok=True)
-                yield from self._show(before, "the board put back", self._hand_for(wrong, before), red_ok=True)
+                yield from self._show(before, _("the board put back"), self._hand_for(wrong, before), red_ok=True)
                 break
-        label = f"the computer's move made for it: {shown}"
+        label = _("the computer's move made for it: {move}", move=shown)
         yield from self._show(after, label, self._hand_for(self.current, after), move=move)
         self.state = after_state
         self.moves += 1

@@ -49,6 +49,23 @@ SPEAKING = (
     "controller/commands/render.py",
     "controller/commands/aim.py",
     "controller/commands/holes.py",
+    "controller/commands/export.py",
+    "controller/commands/read.py",
+    "controller/commands/lights_test.py",
+    "controller/commands/demo.py",
+    "controller/commands/calibrate.py",
+    "controller/commands/setup.py",
+    "controller/commands/setup_calibrate.py",
+    "controller/commands/markers.py",
+    "controller/commands/lattice.py",
+    "controller/exclusive.py",
+    "controller/hardware/lights_test.py",
+    "controller/vision/geometry.py",
+    "controller/vision/lattice/inputs.py",
+    "controller/vision/lattice/model.py",
+    "calibration/camera.py",
+    "calibration/vision.py",
+    "calibration/vision_glyphs.py",
     "controller/web/*.py",
     "controller/vision/aim.py",
     "controller/vision/glyph_model.py",
@@ -70,6 +87,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("controller/profile.py", "default {} profile"): "a profile's source, compared as its name (the messages name it)",
     ("controller/record.py", "tag:yaml.org,2002:str"): "a YAML tag",
     ("controller/web/view.py", "the live page has heard nothing"): "a RuntimeError for the log (the page says a 500)",
+    ("controller/commands/setup_calibrate.py", "take the pictures from files in DIR"): "its --images option's help",
 }
 
 #: Calls whose string arguments are sentences for the catalogue, or never for people.
@@ -77,7 +95,7 @@ WRAPPED = {"_", "_n", "_p", "N_", "N_n", "literal", "Text"}
 LOGGING = {"debug", "info", "warning", "error", "exception", "critical", "log"}
 ARGPARSE = {"add_argument", "add_parser", "ArgumentParser", "add_argument_group", "add_mutually_exclusive_group"}
 #: Calls that show their string arguments to people.
-SHOWN = {"print", "write", "BadRequest", "sentence", "_refusal", "_fail", "_bad", "_Disagree", "CaptureTimeout"}
+SHOWN = {"print", "write", "say", "BadRequest", "sentence", "_refusal", "_fail", "_bad", "_Disagree", "CaptureTimeout"}
 #: The keys of a JSON answer whose values a page shows.
 SHOWN_KEYS = {"error", "message", "problem", "why", "why_not", "instruction", "title", "sentence", "advice", "report"}
 WORDS = re.compile(r"[A-Za-z]{2,}[ ,;:'’]+[A-Za-z]{2,}")
@@ -188,3 +206,42 @@ def test_every_module_listed_exists_and_every_allowance_is_still_needed():
     for (file, start), why in ALLOWED.items():
         assert why, f"{file}: say why {start!r} is allowed"
         assert any(text.startswith(start) for _line, text in leaks(ROOT / file)), f"{file}: {start!r} is gone"
+
+
+def _binds_underscore(function: ast.AST) -> list[int]:
+    """The lines where a function (not the functions and comprehensions inside it) binds the name `_`."""
+    lines = []
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(
+                child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef | ast.comprehension
+            ):
+                continue
+            if isinstance(child, ast.Name) and child.id == "_" and isinstance(child.ctx, ast.Store):
+                lines.append(child.lineno)
+            visit(child)
+
+    visit(function)
+    return lines
+
+
+def _calls_underscore(function: ast.AST) -> bool:
+    return any(
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_"
+        for node in ast.walk(function)
+    )
+
+
+def test_no_function_that_says_a_sentence_takes_the_name_of_the_catalogue_for_a_throwaway_value():
+    """`for _ in range(n)` or `a, _ = pair` makes `_` a local of the whole function: its `_("...")`
+    then calls an int or fails as unbound, a traceback instead of the sentence (`referee aim` with a
+    camera that gave no picture did)."""
+    found = []
+    modules = [*ROOT.glob("controller/**/*.py"), *ROOT.glob("calibration/*.py"), *ROOT.glob("simulation/*.py")]
+    for path in sorted(set(modules)):
+        tree = ast.parse(path.read_text("utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _calls_underscore(node):
+                found += [f"{path.relative_to(ROOT)}:{line}" for line in _binds_underscore(node)]
+    assert not found, "name the throwaway value otherwise (_frame, _round, ...): " + ", ".join(found)

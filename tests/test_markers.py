@@ -81,3 +81,47 @@ def test_bad_outputs_are_said_in_a_sentence(tmp_path, capsys):
     assert "write a .pdf or a .png file" in capsys.readouterr().err
     assert main(["markers", "--game", "colorpop", "--out", str(tmp_path / "no" / "m.pdf")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def _pdf_lines(data: bytes) -> list[str]:
+    """The text lines a PDF reader shows, from the content stream's `(...) Tj` strings, decoded as the
+    font's `/Encoding /WinAnsiEncoding` says (Windows-1252)."""
+    assert b"/BaseFont /Helvetica /Encoding /WinAnsiEncoding" in data
+    strings = re.findall(rb"\(((?:[^()\\]|\\.)*)\) Tj", data)
+    return [re.sub(rb"\\(.)", rb"\1", s).decode("cp1252") for s in strings]
+
+
+def test_the_pdf_carries_french_accents_in_an_encoding_its_font_prints(tmp_path, monkeypatch):
+    """Helvetica without an encoding takes StandardEncoding, which has no é: the French sheet printed
+    `coin supérieur` wrong. The font now says WinAnsiEncoding, whose bytes are the letters French writes."""
+    for variable in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("LANG", "fr_FR.UTF-8")
+    out = tmp_path / "reperes.pdf"
+    assert main(["markers", "--game", "stay-alive", "--out", str(out)]) == 0
+    lines = _pdf_lines(out.read_bytes())
+    assert "id 0\u00a0: le coin supérieur gauche du plateau" in lines  # a no-break space before the colon
+    lines = [line.replace("\u00a0", " ") for line in lines]
+    assert any(line.startswith("Pièges : quatre repères ArUco (4X4_50), de 24 mm") for line in lines), lines
+    assert any("à l'extérieur de la case du coin" in line and "1,5 pas" in line for line in lines), lines
+    assert "cette barre mesure 50 mm une fois imprimée à la taille réelle" in lines
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    assert main(["markers", "--game", "stay-alive", "--out", str(out)]) == 0
+    assert "id 0: the top-left corner of the board" in _pdf_lines(out.read_bytes())
+
+
+def test_the_png_draws_the_accents_french_needs():
+    """OpenCV's font has ASCII only: `é` is drawn as `e` with its acute accent over it, `ç` with its cedilla."""
+    from controller.commands.markers import put_words
+
+    def drawn(text: str) -> np.ndarray:
+        image = np.full((60, 60), 255, np.uint8)
+        put_words(image, text, (10, 40), 1.0, 2)
+        return image < 128
+
+    bare, acute, grave, cedilla = drawn("e"), drawn("é"), drawn("è"), drawn("ç")
+    assert (bare & ~acute).sum() == 0 and (acute & ~bare)[:22].sum() > 10  # the same e, ink added above it
+    assert (acute ^ grave)[:22].sum() > 10  # the two accents lean each their way
+    c = drawn("c")
+    assert (cedilla & ~c)[41:].sum() > 3  # the cedilla under the baseline
+    assert not (drawn("Pièges") == drawn("Pieges")).all()

@@ -66,12 +66,12 @@ def _from_camera(path: str):
         # (imported here: a real camera never loads the simulation)
         from simulation.setup_person import simulated_setup
 
-        source, _ = simulated_setup(config)
+        source, _person = simulated_setup(config)
     else:
         source = open_frame_source(config.camera, getattr(profile, "camera", None))
     frame = None
     try:
-        for _ in range(WARM_UP_FRAMES):
+        for _frame in range(WARM_UP_FRAMES):
             newer = source.read()
             if newer is None:  # a recording at its end, or a camera that gave up
                 break

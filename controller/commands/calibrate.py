@@ -24,6 +24,7 @@ Ways to calibrate (any game: `--image` with `--snapshot`, as often as wanted):
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from calibration import checks
 from calibration import vision as cal
@@ -33,7 +34,6 @@ from controller.commands.render import profile_for
 from controller.errors import RefereeError
 from controller.files import load_yaml, read_text
 from controller.games import registry
-from controller.games.base import join_and
 from controller.games.spec import (
     DOORS_ADDON,
     EMPTY_BOARD,
@@ -43,7 +43,7 @@ from controller.games.spec import (
     START_POSITION,
     GameSpec,
 )
-from controller.language import _
+from controller.language import Text, _, listed, literal, said
 from controller.profile import save_profile
 from controller.service.config import validate_camera_section
 from controller.snapshot import EMPTY, parse_snapshot, with_required_lines
@@ -94,16 +94,16 @@ def _camera_section(path: str) -> dict:
 
     data = load_yaml(path, _("the config file"))
     if not isinstance(data, dict):
-        raise RefereeError(f"the config {path} should be a set of 'name: value' settings")
+        raise RefereeError(_("the config {path} should be a set of 'name: value' settings", path=str(path)))
     section = data.get("camera") or {}
     if not isinstance(section, dict):
-        raise RefereeError(f"the config {path}: camera should be a mapping (source, device, ...)")
+        raise RefereeError(_("the config {path}: camera should be a mapping (source, device, ...)", path=str(path)))
     return validate_camera_section(section, path)
 
 
 def _names_of(test) -> str:
     """The games (as `--game` names them) for which `test(spec)` holds: "blockers and stay-alive"."""
-    return join_and([spec.name for spec in registry.with_capability(test)])
+    return listed([spec.name for spec in registry.with_capability(test)])
 
 
 def _names_taking(*pictures: str) -> str:
@@ -116,13 +116,16 @@ def _takes_setup(spec: GameSpec) -> bool:
 
 def run(args: argparse.Namespace) -> int:
 
+    language = getattr(args, "command_language", None)
     profile = profile_for(args.game, args.profile)
     before = profile
     corners = parse_corners(args.corners) if args.corners else None
     if len(args.image) != len(args.snapshot):
-        raise RefereeError("give one --snapshot per --image")
+        raise RefereeError(_("give one --snapshot per --image"))
     if not (args.image or args.setup or args.empty or args.bottom_row or args.pieces or args.glyphs or args.camera):
-        raise RefereeError("nothing to learn from: give --image/--snapshot, --setup, --empty and --pieces, or --camera")
+        raise RefereeError(
+            _("nothing to learn from: give --image/--snapshot, --setup, --empty and --pieces, or --camera")
+        )
     spec = registry.get(args.game)
     camera = _camera_section(args.camera) if args.camera else None
     if camera is not None and camera["lock"] and camera["source"] not in ("picamera", "usb"):
@@ -133,10 +136,14 @@ def run(args: argparse.Namespace) -> int:
     _check_full_setup_pictures(args, spec, profile)
     if args.empty:
         if not spec.calibrates(EMPTY_BOARD):
-            other = f" ({spec.title}: --setup)" if _takes_setup(spec) else ""
-            raise RefereeError(f"--empty is for {_names_taking(EMPTY_BOARD)}{other}")
+            games = _names_taking(EMPTY_BOARD)
+            if _takes_setup(spec):
+                raise RefereeError(_("--empty is for {games} ({title}: --setup)", games=games, title=spec.title))
+            raise RefereeError(_("--empty is for {games}", games=games))
         image = load_image(args.empty)
-        profile = cal.learn_empty(profile, image, corners, name=f"the empty-board picture {args.empty}")
+        profile = cal.learn_empty(
+            profile, image, corners, name=_("the empty-board picture {file}", file=str(args.empty))
+        )
         pictures.append(checks.Expected(args.empty, image, [[EMPTY] * cols for _ in range(rows)]))
     if args.setup:
         if spec.calibrates(FULL_SETUP):
@@ -145,7 +152,9 @@ def run(args: argparse.Namespace) -> int:
             pictures.append(checks.Expected(args.bottom_row, image, cal.bottom_row_cells(profile)))
         image = load_image(args.setup)
         if spec.calibrates(FULL_SETUP):
-            profile = cal.learn_full_setup(profile, image, corners, name=f"the setup picture {args.setup}")
+            profile = cal.learn_full_setup(
+                profile, image, corners, name=_("the setup picture {file}", file=str(args.setup))
+            )
             pictures.append(checks.Expected(args.setup, image, counts=cal.setup_counts(profile)))
         elif spec.calibrates(START_POSITION):
             profile = cal.learn_start(profile, image, corners)
@@ -156,16 +165,18 @@ def run(args: argparse.Namespace) -> int:
                 checks.Expected(args.setup, image, [list(r) for r in start.cells], doors=start.line("doors"))
             )
         else:
-            raise RefereeError(f"--setup is for {_names_taking(FULL_SETUP, START_POSITION)}; use --empty and --pieces")
+            raise RefereeError(
+                _("--setup is for {games}; use --empty and --pieces", games=_names_taking(FULL_SETUP, START_POSITION))
+            )
     if args.pieces:
         if not spec.calibrates(ONE_OF_EACH) or not args.empty:
-            raise RefereeError(f"--pieces is for {_names_taking(ONE_OF_EACH)}, and goes with --empty")
+            raise RefereeError(_("--pieces is for {games}, and goes with --empty", games=_names_taking(ONE_OF_EACH)))
         image = load_image(args.pieces)
-        profile = cal.learn_pieces(profile, image, corners, name=f"the pieces picture {args.pieces}")
+        profile = cal.learn_pieces(profile, image, corners, name=_("the pieces picture {file}", file=str(args.pieces)))
         cells = [cal.pieces_row(profile)] + [[EMPTY] * cols for _ in range(rows - 1)]
         pictures.append(checks.Expected(args.pieces, image, cells))
     elif args.empty and spec.calibrates(ONE_OF_EACH):
-        raise RefereeError("--empty and --pieces go together")
+        raise RefereeError(_("--empty and --pieces go together"))
     if args.image:
         pairs = []
         for img, snap in zip(args.image, args.snapshot):
@@ -176,17 +187,17 @@ def run(args: argparse.Namespace) -> int:
             pictures.append(checks.Expected(name, image, [[c[:1] for c in r] for r in snapshot.cells]))
     if args.glyphs:
         if not spec.reads(GLYPHS_ADDON):
-            raise RefereeError(f"--glyphs is for {_names_of(lambda s: s.reads(GLYPHS_ADDON))}")
+            raise RefereeError(_("--glyphs is for {games}", games=_names_of(lambda s: s.reads(GLYPHS_ADDON))))
         profile = shapes.learn_glyphs(profile, [load_image(g) for g in args.glyphs], corners)
     if pictures:
         # The frame's colour under the light the copy is calibrated in (the reader's second light meter).
         profile = cal.with_frame(profile, pictures[0].image, corners)
         quality = checks.check_pictures(profile, pictures, corners, checks.learned_keys(before, profile))
-        print(quality.text())
+        print(quality.text(language))
     if camera is not None:
-        profile = _store_camera(profile, camera)
+        profile = _store_camera(profile, camera, language)
     save_profile(profile, args.out)
-    print(f"wrote {args.out}")
+    print(said(_("wrote {file}", file=str(args.out)), language))
     return 0
 
 
@@ -194,42 +205,52 @@ def _check_full_setup_pictures(args: argparse.Namespace, spec: GameSpec, profile
     """A full setup (Colorpop) goes with the empty board and the bottom row, and the bottom row with it:
     said before anything is learned."""
     if args.bottom_row and not (spec.calibrates(FULL_SETUP) and args.setup):
-        raise RefereeError(f"--bottom-row is for {_names_taking(FULL_SETUP)}, and goes with --setup")
+        raise RefereeError(_("--bottom-row is for {games}, and goes with --setup", games=_names_taking(FULL_SETUP)))
     if not (args.setup and spec.calibrates(FULL_SETUP)):
         return
     why = {
-        "--empty": "a picture of the empty board, so that the look of an empty slot is learned and checked as well",
-        "--bottom-row": f"one token of each colour on the bottom row from the left ({' '.join(profile.letters)}), "
-        "so that the setup's colours are named from your copy rather than guessed from the standard "
-        "edition's",
+        "--empty": _("a picture of the empty board, so that the look of an empty slot is learned and checked as well"),
+        "--bottom-row": _(
+            "one token of each colour on the bottom row from the left ({letters}), so that the setup's colours "
+            "are named from your copy rather than guessed from the standard edition's",
+            letters=" ".join(profile.letters),
+        ),
     }
     missing = [flag for flag in why if not getattr(args, flag[2:].replace("-", "_"))]
     if missing:
         raise RefereeError(
-            f"--setup needs {' and '.join(f'{flag} IMAGE' for flag in missing)} too: "
-            + "; ".join(why[flag] for flag in missing)
+            _(
+                "--setup needs {flags} too: {why}",
+                flags=listed([f"{flag} IMAGE" for flag in missing]),
+                why=listed([why[flag] for flag in missing], separator=";"),
+            )
         )
 
 
-def _no_lock(config: str, source: str) -> str:
-    kind = "the simulated camera (source: renderer)" if source == "renderer" else f"a {source} (source: {source})"
-    return (
-        f"--camera {config}: its camera is {kind}, which has no exposure or white balance to lock (only a Pi "
-        "camera or a USB camera has); leave out --camera, or give the config of the camera you will play with"
+def _no_lock(config: Any, source: str) -> Text:
+    if source == "renderer":
+        kind = _("the simulated camera (source: renderer)")
+    else:
+        kind = _("a {source} (source: {source})", source=str(source))
+    return _(
+        "--camera {config}: its camera is {kind}, which has no exposure or white balance to lock (only a Pi "
+        "camera or a USB camera has); leave out --camera, or give the config of the camera you will play with",
+        config=config,
+        kind=kind,
     )
 
 
-def _store_camera(profile, camera: dict):
+def _store_camera(profile, camera: dict, language: str | None = None):
 
     if not camera["lock"]:
-        print("camera.lock is false: exposure and white balance stay automatic; nothing stored")
+        print(said(_("camera.lock is false: exposure and white balance stay automatic; nothing stored"), language))
         return profile
     if camera["source"] not in ("picamera", "usb"):
-        raise RefereeError(_no_lock("the config", camera["source"]))
+        raise RefereeError(_no_lock(_("the config"), camera["source"]))
     source = open_frame_source(camera)
     try:
         profile = learn_camera_settings(profile, source)
     finally:
         source.close()
-    print(f"camera locked: {profile.get('camera')}")
+    print(said(_("camera locked: {settings}", settings=literal(str(profile.get("camera")))), language))
     return profile

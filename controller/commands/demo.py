@@ -28,7 +28,7 @@ from controller.ai.levels import DEFAULT_LEVEL, level_names
 from controller.assembly import assemble
 from controller.errors import RefereeError
 from controller.games import registry
-from controller.language import LANGUAGES, Text, _, listed, said
+from controller.language import LANGUAGES, N_n, Text, _, _n, listed, literal, said
 from controller.record import setup_from_mapping
 from controller.service.app import Service
 from controller.service.config import config_from_mapping
@@ -313,7 +313,13 @@ def play_game(
         )
         if web is not None:
             if service.web is None:
-                raise RefereeError(f"the live page could not be served on {web['host']}:{web['port']} (port in use?)")
+                raise RefereeError(
+                    _(
+                        "the live page could not be served on {host}:{port} (port in use?)",
+                        host=str(web["host"]),
+                        port=str(web["port"]),
+                    )
+                )
             say(
                 _(
                     "[{game}] live page on {url} (PIN {pin} for its controls)",
@@ -391,8 +397,40 @@ def _wait_for_switches(service: Service, driver: SimDriver) -> None:
     if service.switches is not None:
         state = service.switches.wait_for(lambda s: s.link_ok, timeout=5.0)
         if state is None:
-            raise RefereeError("the simulated slide switch board did not start")
-        driver.do(Step("the switch board is plugged in", 0.1))
+            raise RefereeError(_("the simulated slide switch board did not start"))
+        driver.do(Step(_("the switch board is plugged in"), 0.1))
+
+
+#: The verdicts' kinds (notation.md section 3) as the demo's summary counts them, in words.
+KIND_WORDS = {
+    "setup-ok": N_n("{n} valid setup", "{n} valid setups"),
+    "setup-invalid": N_n("{n} invalid setup", "{n} invalid setups"),
+    "legal": N_n("{n} legal", "{n} legal"),
+    "illegal": N_n("{n} illegal", "{n} illegal"),
+    "pending": N_n("{n} pending", "{n} pending"),
+    "restored": N_n("{n} restored", "{n} restored"),
+    "unchanged": N_n("{n} unchanged", "{n} unchanged"),
+    "action": N_n("{n} action", "{n} actions"),
+}
+
+
+def summary_line(game: str, verdicts: list[dict], frames: int) -> Text:
+    """`=== colorpop: 52 verdicts (1 valid setup, 40 legal, 3 illegal, ...) in 2100 frames`."""
+    kinds: dict[str, int] = {}
+    for v in verdicts:
+        kinds[v["verdict"]] = kinds.get(v["verdict"], 0) + 1
+    parts = [
+        Text(KIND_WORDS[k][0], plural=KIND_WORDS[k][1], n=n) if k in KIND_WORDS else literal(f"{n} {k}")
+        for k, n in kinds.items()
+    ]
+    return _n(
+        "=== {game}: {n} verdict ({summary}) in {frames} frames",
+        "=== {game}: {n} verdicts ({summary}) in {frames} frames",
+        len(verdicts),
+        game=game,
+        summary=listed(parts, conjunction=None),
+        frames=str(frames),
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -403,14 +441,14 @@ def run(args: argparse.Namespace) -> int:
     web = None
     if args.web:
         if not 0 <= args.port <= 65535:
-            raise RefereeError(f"--port: expected 0 to 65535, got {args.port}")
+            raise RefereeError(_("--port: expected 0 to 65535, got {port}", port=str(args.port)))
         if not 0.1 <= args.speed <= 100:
-            raise RefereeError(f"--speed: expected 0.1 to 100 times real time, got {args.speed:g}")
+            raise RefereeError(_("--speed: expected 0.1 to 100 times real time, got {speed}", speed=float(args.speed)))
         pin = args.pin or random_pin()
         web = {"enabled": True, "host": args.host, "port": args.port, "pin": pin}
     with tempfile.TemporaryDirectory(prefix="referee-demo-") as tmp:
         for i, game in enumerate(games):
-            print(f"=== {game} (seed {args.seed + i}) ===")
+            print(said(_("=== {game} (seed {seed}) ===", game=game, seed=str(args.seed + i)), args.language))
             outcome = play_game(
                 game,
                 args.seed + i,
@@ -423,19 +461,18 @@ def run(args: argparse.Namespace) -> int:
                 voice={"enabled": True} if args.voice else None,
                 computer=args.computer,
             )
-            kinds: dict[str, int] = {}
-            for v in outcome.verdicts:
-                kinds[v["verdict"]] = kinds.get(v["verdict"], 0) + 1
-            summary = ", ".join(f"{n} {k}" for k, n in kinds.items())
-            print(f"=== {game}: {len(outcome.verdicts)} verdicts ({summary}) in {outcome.ticks} frames")
+            print(said(summary_line(game, outcome.verdicts, outcome.ticks), args.language))
             if not outcome.faithful:
                 failures.append(game)
                 why = first_difference(outcome.verdicts, outcome.intended)
-                print(
-                    f"!!! {game}: the referee's verdicts differ from what the simulated player did: {why}",
-                    file=sys.stderr,
+                differ = _(
+                    "!!! {game}: the referee's verdicts differ from what the simulated player did: {why}",
+                    game=game,
+                    why=why,
                 )
+                print(said(differ, args.language), file=sys.stderr)
     if failures:
-        print(f"referee demo: verdicts differed in {', '.join(failures)}", file=sys.stderr)
+        differed = _("referee demo: verdicts differed in {games}", games=", ".join(failures))
+        print(said(differed, args.language), file=sys.stderr)
         return 1
     return 0

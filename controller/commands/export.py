@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from controller.errors import RefereeError, os_words
-from controller.language import _, _n, said
+from controller.language import N_, Text, _, _n, literal, said
 from controller.service.journal import Journal
 from controller.service.pictures import write_pictures
 from controller.service.session import export_record
@@ -42,11 +42,21 @@ def run(args: argparse.Namespace) -> int:
     journal = Journal(path, read_only=True)  # never creates tables in a file that is not a journal
     try:
         if args.list:
-            print(journal_line(journal))
+            language = getattr(args, "command_language", None)
+            print(said(journal_line(journal), language))
             for game in journal.games():
                 count = len(journal.entries(game.id))
-                state = "open" if game.open else f"closed ({game.closed_why})"
-                print(f"game {game.id}: {game.setup.get('game')}, {count} entries, {state}")
+                why = Text(game.closed_why) if game.closed_why in CLOSED_WHY else literal(str(game.closed_why))
+                state = _("open") if game.open else _("closed ({why})", why=why)
+                line = _n(
+                    "game {number}: {game}, {n} entry, {state}",
+                    "game {number}: {game}, {n} entries, {state}",
+                    count,
+                    number=str(game.id),
+                    game=str(game.setup.get("game")),
+                    state=state,
+                )
+                print(said(line, language))
             return 0
         record = export_record(journal, args.game_id)
         if args.pictures is not None:
@@ -87,9 +97,21 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def journal_line(journal: Journal) -> str:
+#: Why the referee closed a game (the journal keeps these words, in English): said in the reader's language.
+CLOSED_WHY = {N_("new game"), N_("the config file now asks for a different game")}
+
+
+def journal_line(journal: Journal) -> Text:
     """Which journal this is, as a club's log names it (`docs/mqtt.md` section 3: the journal's id)."""
     if journal.id is None:
-        return "journal without an id (written before journal ids; the referee gives it one when it opens it)"
-    since = f"; games before {journal.id_from_game} were published without it" if journal.id_from_game > 1 else ""
-    return f"journal {journal.id} (a club names it by its first 8 digits, {journal.id[:8]}){since}"
+        return _("journal without an id (written before journal ids; the referee gives it one when it opens it)")
+    short = journal.id[:8]
+    if journal.id_from_game > 1:
+        return _(
+            "journal {id} (a club names it by its first 8 digits, {short}); games before {number} were "
+            "published without it",
+            id=journal.id,
+            short=short,
+            number=str(journal.id_from_game),
+        )
+    return _("journal {id} (a club names it by its first 8 digits, {short})", id=journal.id, short=short)

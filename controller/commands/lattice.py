@@ -12,9 +12,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from controller.errors import RefereeError
+from controller.errors import RefereeError, os_words
 from controller.files import read_text
-from controller.language import _
+from controller.language import _, said
 from controller.vision import lattice
 from controller.vision.geometry import parse_corners
 
@@ -61,14 +61,19 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
 
+    language = getattr(args, "command_language", None)
     size = lattice.parse_size(args.size)
     if args.lattice_command == "learn":
         if len(args.image) != len(args.labels):
             raise RefereeError(
-                f"give one --labels file per --image: {len(args.image)} image(s), {len(args.labels)} labels file(s)"
+                _(
+                    "give one --labels file per --image: {images} image(s), {labels} labels file(s)",
+                    images=len(args.image),
+                    labels=len(args.labels),
+                )
             )
         if len(args.corners) not in (1, len(args.image)):
-            raise RefereeError("give --corners once for all images, or once per --image")
+            raise RefereeError(_("give --corners once for all images, or once per --image"))
         corners = [parse_corners(c) for c in args.corners]
         if len(corners) == 1:
             corners = corners * len(args.image)
@@ -80,17 +85,25 @@ def run(args: argparse.Namespace) -> int:
         try:
             Path(args.out).write_text(model.to_json(), "utf-8")
         except OSError as exc:
-            raise RefereeError(f"cannot write the model {args.out}: {exc.strerror}") from None
+            raise RefereeError(
+                _("cannot write the model {file}: {why}", file=str(args.out), why=os_words(exc))
+            ) from None
         return 0
     model = lattice.LatticeModel.load(args.model)
     if tuple(model.size) != size:
         raise RefereeError(
-            f"the model {args.model} was learned for a {model.size[0]}x{model.size[1]} lattice, not {size[0]}x{size[1]}"
+            _(
+                "the model {file} was learned for a {learned} lattice, not {given}",
+                file=str(args.model),
+                learned=f"{model.size[0]}x{model.size[1]}",
+                given=f"{size[0]}x{size[1]}",
+            )
         )
     grid, sure, _scores = lattice.read(model, lattice.load_image(args.image), parse_corners(args.corners))
     for row in grid:
         print(" ".join(row))
     doubtful = [(r, c) for r in range(size[0]) for c in range(size[1]) if not sure[r, c]]
     if doubtful:
-        print("referee: doubtful places (row,col): " + " ".join(f"{r},{c}" for r, c in doubtful), file=sys.stderr)
+        places = " ".join(f"{r},{c}" for r, c in doubtful)
+        print(said(_("referee: doubtful places (row,col): {places}", places=places), language), file=sys.stderr)
     return 0

@@ -15,7 +15,7 @@ from controller.errors import ConfigError
 from controller.hardware.config import GpioConfig, validate_gpio
 from controller.hardware.feedback import Feedback
 from controller.hardware.lights_test import check_button, lights_test_steps
-from controller.language import _
+from controller.language import _, said
 from controller.service.config import load_config
 
 
@@ -53,21 +53,23 @@ def load_gpio_config(path: str, simulate: bool) -> GpioConfig:
 
 def run(args: argparse.Namespace) -> int:
     config = load_gpio_config(args.config, args.simulate)
+    language = getattr(args, "command_language", None)
     if config.backend == "mock" and not args.simulate:
         # the shipped config: nothing lights up and nobody can press a simulated button
-        print(
-            f"The pins of {args.config} are simulated (gpio: backend: mock): nothing lights up here, so each "
-            "step is printed and the button's press and hold are simulated. On the Raspberry Pi set "
-            "gpio: backend: real with your pins and run this again.",
-            flush=True,
+        notice = _(
+            "The pins of {config} are simulated (gpio: backend: mock): nothing lights up here, so each step is "
+            "printed and the button's press and hold are simulated. On the Raspberry Pi set gpio: backend: real "
+            "with your pins and run this again.",
+            config=str(args.config),
         )
+        print(said(notice, language), flush=True)
         args.simulate = True
 
     def say(text: str) -> None:
-        print(text, flush=True)
+        print(said(text, language), flush=True)
 
     def show_change(text: str) -> None:
-        say(f"    ({text})")
+        print(f"    ({said(text, language)})", flush=True)
 
     listener = show_change if args.simulate else None
     feedback = Feedback.from_config(config, listener=listener)

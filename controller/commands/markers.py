@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import argparse
 import struct
+import unicodedata
 import zlib
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -24,6 +26,8 @@ import numpy as np
 from controller.commands.render import profile_for
 from controller.errors import RefereeError
 from controller.games import registry
+from controller.language import N_, Text, _, _n, listed, said
+from controller.words import game_name
 
 #: The page (A4, in millimetres) and its margin.
 PAGE_MM = (210.0, 297.0)
@@ -56,7 +60,9 @@ def marker_cells(dictionary: str, marker_id: int) -> np.ndarray:
     """The marker's cells, black border included, as a boolean array (True: black)."""
     name = f"DICT_{dictionary.upper()}"
     if not hasattr(cv2.aruco, name):
-        raise RefereeError(f"unknown ArUco dictionary {dictionary!r} in the profile's geometry.markers")
+        raise RefereeError(
+            _("unknown ArUco dictionary {name} in the profile's geometry.markers", name=repr(dictionary))
+        )
     aruco = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, name))
     cells = aruco.markerSize + 2
     image = cv2.aruco.generateImageMarker(aruco, marker_id, cells, borderBits=1)
@@ -78,7 +84,9 @@ class Sheet:
         box = self.size_mm + 2 * QUIET_CELLS * cell_mm + 14.0  # the marker, its quiet zone, its label
         width = PAGE_MM[0] - 2 * MARGIN_MM
         if 2 * box > width:
-            raise RefereeError(f"markers of {self.size_mm:g} mm do not fit two to an A4 page; print them one by one")
+            raise RefereeError(
+                _("markers of {size} mm do not fit two to an A4 page; print them one by one", size=self.size_mm)
+            )
         self.places = []
         for k in range(4):  # laid out as on the board: 0 top left, 1 top right, 2 bottom right, 3 bottom left
             col, row = ((0, 0), (1, 0), (1, 1), (0, 1))[k]
@@ -87,31 +95,72 @@ class Sheet:
             self.places.append((x, y))
         self.bar_y = MARGIN_MM + 30.0 + 2 * (box + 10.0)
 
-    def label(self, k: int) -> str:
-        return f"id {self.ids[k]}: the {CORNERS[k]} corner of the board"
+    def label(self, k: int) -> Text:
+        return Text(CORNER_LABELS[k], {"id": str(self.ids[k])})
 
-    def instructions(self, game_title: str) -> list[str]:
-        away = f"{self.offset:g} pitches ({self.offset * self.pitch_mm:g} mm)"
+    def instructions(self, game_title: Any) -> list[Text]:
+        away = _n("{n} pitch ({mm} mm)", "{n} pitches ({mm} mm)", int(self.offset), mm=_mm(self.offset * self.pitch_mm))
+        if self.offset != int(self.offset):  # a fraction of a pitch is plural in both languages
+            away = _("{pitches} pitches ({mm} mm)", pitches=_mm(self.offset), mm=_mm(self.offset * self.pitch_mm))
         return [
-            f"{game_title}: four ArUco markers ({self.dictionary}), each {self.size_mm:g} mm wide. "
-            "Print at 100 % (actual size).",
-            f"Stick each at its corner, upright, its centre {away} outside the corner place along both edges.",
+            _(
+                "{game}: four ArUco markers ({dictionary}), each {size} mm wide. Print at 100 % (actual size).",
+                game=game_title,
+                dictionary=self.dictionary,
+                size=_mm(self.size_mm),
+            ),
+            _(
+                "Stick each at its corner, upright, its centre {away} outside the corner place along both edges.",
+                away=away,
+            ),
         ]
 
 
-def write_pdf(sheet: Sheet, path: Path, title: str) -> None:
-    """A one-page A4 PDF drawn with vectors (PDF 1.4, Helvetica, no image): exact at any resolution."""
+def _mm(value: float) -> Any:
+    """A length as `:g` wrote it (20, 1.5), in the language's way of writing numbers (1,5 in French)."""
+    return int(value) if float(value).is_integer() else round(float(value), 3)
+
+
+#: Each marker's label on the sheet, by its corner (0 top left, then clockwise, as `CORNERS`).
+CORNER_LABELS = (
+    N_("id {id}: the top-left corner of the board"),
+    N_("id {id}: the top-right corner of the board"),
+    N_("id {id}: the bottom-right corner of the board"),
+    N_("id {id}: the bottom-left corner of the board"),
+)
+#: The corners' words in the command's last line (`ids 0 top-left, 1 top-right, ...`).
+CORNER_WORDS = (N_("top-left"), N_("top-right"), N_("bottom-right"), N_("bottom-left"))
+
+
+def check_bar_words() -> Text:
+    return _("this bar is {mm} mm long when printed at size", mm=_mm(CHECK_BAR_MM))
+
+
+def pdf_text(words: str) -> bytes:
+    """A line for the PDF's standard font in WinAnsiEncoding (Windows-1252, which the PDF's standard
+    fonts cover: every letter French writes, é è à ç ô œ « »): a narrow no-break space becomes a
+    no-break space, anything else the encoding lacks a `?`; PDF's string delimiters escaped."""
+    words = words.replace("\u202f", "\u00a0")
+    data = words.encode("cp1252", "replace")
+    return data.replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)")
+
+
+def write_pdf(sheet: Sheet, path: Path, title: Any, language: str | None = None) -> None:
+    """A one-page A4 PDF drawn with vectors (PDF 1.4, Helvetica, no image): exact at any resolution.
+
+    Helvetica is one of the PDF's standard fonts, which every reader and printer provides with the
+    Latin letters of Windows-1252 when the font says `/Encoding /WinAnsiEncoding` (without it a
+    reader takes Adobe's StandardEncoding, which has no accented letter: French printed wrong)."""
     page_w, page_h = (v * POINTS_PER_MM for v in PAGE_MM)
 
     def pt(x_mm: float, y_mm: float) -> tuple[float, float]:  # PDF's origin is the bottom left
         return x_mm * POINTS_PER_MM, page_h - y_mm * POINTS_PER_MM
 
-    def text(x_mm: float, y_mm: float, size: float, words: str) -> str:
+    def text(x_mm: float, y_mm: float, size: float, words: Any) -> bytes:
         x, y = pt(x_mm, y_mm)
-        safe = words.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
-        return f"BT /F1 {size:g} Tf {x:.2f} {y:.2f} Td ({safe}) Tj ET"
+        return b"BT /F1 %s Tf %.2f %.2f Td (%s) Tj ET" % (f"{size:g}".encode(), x, y, pdf_text(said(words, language)))
 
-    ops = ["0 g"]
+    ops: list[bytes | str] = ["0 g"]
     for i, line in enumerate(sheet.instructions(title)):
         ops.append(text(MARGIN_MM, MARGIN_MM + 6 + 6 * i, 9, line))
     for k, (x0, y0) in enumerate(sheet.places):
@@ -123,15 +172,15 @@ def write_pdf(sheet: Sheet, path: Path, title: str) -> None:
         ops.append(text(x0, y0 + sheet.size_mm + QUIET_CELLS * cell + 6, 9, sheet.label(k)))
     bx, by = pt(MARGIN_MM, sheet.bar_y)
     ops.append(f"{bx:.3f} {by:.3f} {CHECK_BAR_MM * POINTS_PER_MM:.3f} {2 * POINTS_PER_MM:.3f} re f")
-    ops.append(text(MARGIN_MM, sheet.bar_y + 7, 9, f"this bar is {CHECK_BAR_MM:g} mm long when printed at size"))
-    content = "\n".join(ops).encode("latin-1", "replace")
+    ops.append(text(MARGIN_MM, sheet.bar_y + 7, 9, check_bar_words()))
+    content = b"\n".join(op if isinstance(op, bytes) else op.encode("ascii") for op in ops)
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
         f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {page_w:.2f} {page_h:.2f}] "
         "/Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>".encode(),
         b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
     ]
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
@@ -145,14 +194,14 @@ def write_pdf(sheet: Sheet, path: Path, title: str) -> None:
     path.write_bytes(bytes(out))
 
 
-def sheet_image(sheet: Sheet, dpi: int, title: str) -> np.ndarray:
+def sheet_image(sheet: Sheet, dpi: int, title: Any, language: str | None = None) -> np.ndarray:
     """The page as a grey image at `dpi` (white paper, black cells, labels)."""
     px = dpi / 25.4
     image = np.full((round(PAGE_MM[1] * px), round(PAGE_MM[0] * px)), 255, np.uint8)
     scale = dpi / 300.0
     for i, line in enumerate(sheet.instructions(title)):
         org = (round(MARGIN_MM * px), round((MARGIN_MM + 6 + 6 * i) * px))
-        cv2.putText(image, line, org, cv2.FONT_HERSHEY_SIMPLEX, 0.75 * scale, 0, max(1, round(scale)), cv2.LINE_AA)
+        put_words(image, said(line, language), org, 0.75 * scale, max(1, round(scale)))
     for k, (x0, y0) in enumerate(sheet.places):
         cells = sheet.cells[k]
         cell = sheet.size_mm / cells.shape[0]
@@ -161,20 +210,65 @@ def sheet_image(sheet: Sheet, dpi: int, title: str) -> np.ndarray:
             x2, y2 = round((x0 + (c + 1) * cell) * px), round((y0 + (r + 1) * cell) * px)
             image[y1:y2, x1:x2] = 0
         org = (round(x0 * px), round((y0 + sheet.size_mm + QUIET_CELLS * cell + 6) * px))
-        cv2.putText(image, sheet.label(k), org, cv2.FONT_HERSHEY_SIMPLEX, 0.75 * scale, 0, max(1, round(scale)))
+        put_words(image, said(sheet.label(k), language), org, 0.75 * scale, max(1, round(scale)))
     y = round(sheet.bar_y * px)
     image[y : y + round(2 * px), round(MARGIN_MM * px) : round((MARGIN_MM + CHECK_BAR_MM) * px)] = 0
     org = (round(MARGIN_MM * px), round((sheet.bar_y + 7) * px))
-    said = f"this bar is {CHECK_BAR_MM:g} mm long when printed at size"
-    cv2.putText(image, said, org, cv2.FONT_HERSHEY_SIMPLEX, 0.75 * scale, 0, max(1, round(scale)), cv2.LINE_AA)
+    put_words(image, said(check_bar_words(), language), org, 0.75 * scale, max(1, round(scale)))
     return image
+
+
+#: Letters OpenCV's Hershey font lacks, written with the ones it has.
+_SPELLED = {"œ": "oe", "Œ": "OE", "æ": "ae", "Æ": "AE", "«": "<<", "»": ">>", "’": "'", "‘": "'", "–": "-", "—": "-"}
+_SPACES = {"\u00a0", "\u202f", "\u2009"}
+
+
+def put_words(image: np.ndarray, text: str, org: tuple[int, int], font_scale: float, thickness: int) -> None:
+    """`cv2.putText` with the accents French needs: OpenCV's Hershey font has ASCII only, so each
+    letter is drawn bare and its accent (acute, grave, circumflex, diaeresis, cedilla) drawn over or
+    under it with lines."""
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    x, baseline = org
+    for char in text:
+        char = " " if char in _SPACES else _SPELLED.get(char, char)
+        parts = unicodedata.normalize("NFD", char)
+        bare = "".join(c for c in parts if not unicodedata.combining(c))
+        bare = bare if bare.isascii() else "?"
+        (width, height), _below = cv2.getTextSize(bare, font, font_scale, thickness)
+        cv2.putText(image, bare, (x, baseline), font, font_scale, 0, thickness, cv2.LINE_AA)
+        for mark in (c for c in parts if unicodedata.combining(c)):
+            _accent(image, mark, x, baseline, width, height, thickness)
+        x += width
+
+
+def _accent(image: np.ndarray, mark: str, x: int, baseline: int, width: int, height: int, thickness: int) -> None:
+    """One combining mark over (or, a cedilla, under) the letter drawn at `x` whose box is `width` x `height`."""
+    middle, size = x + width / 2, max(2.0, width * 0.28)
+    top = baseline - height - max(2.0, height * 0.18)
+
+    def line(x1: float, y1: float, x2: float, y2: float) -> None:
+        cv2.line(image, (round(x1), round(y1)), (round(x2), round(y2)), 0, thickness, cv2.LINE_AA)
+
+    if mark == "\u0301":  # acute: é
+        line(middle - size * 0.5, top, middle + size * 0.5, top - size)
+    elif mark == "\u0300":  # grave: è à ù
+        line(middle - size * 0.5, top - size, middle + size * 0.5, top)
+    elif mark == "\u0302":  # circumflex: ê ô î
+        line(middle - size * 0.6, top, middle, top - size * 0.8)
+        line(middle, top - size * 0.8, middle + size * 0.6, top)
+    elif mark == "\u0308":  # diaeresis: ë ï
+        for dx in (-size * 0.5, size * 0.5):
+            cv2.circle(image, (round(middle + dx), round(top - size * 0.3)), max(1, thickness), 0, -1, cv2.LINE_AA)
+    elif mark == "\u0327":  # cedilla: ç
+        line(middle, baseline, middle, baseline + size * 0.6)
+        line(middle, baseline + size * 0.6, middle - size * 0.5, baseline + size * 1.1)
 
 
 def write_png(image: np.ndarray, dpi: int, path: Path) -> None:
     """A PNG whose pHYs chunk states `dpi`, so it prints at size."""
     ok, data = cv2.imencode(".png", image)
     if not ok:
-        raise RefereeError("the markers could not be drawn as PNG")
+        raise RefereeError(_("the markers could not be drawn as PNG"))
     png = data.tobytes()
     per_metre = round(dpi / 0.0254)
     body = b"pHYs" + struct.pack(">IIB", per_metre, per_metre, 1)
@@ -185,23 +279,42 @@ def write_png(image: np.ndarray, dpi: int, path: Path) -> None:
 
 def run(args: argparse.Namespace) -> int:
 
+    language = getattr(args, "command_language", None)
     out = Path(args.out)
     kind = out.suffix.lower()
     if kind not in (".pdf", ".png"):
-        raise RefereeError(f"--out: write a .pdf or a .png file, not {out.name!r}")
+        raise RefereeError(_("--out: write a .pdf or a .png file, not {name}", name=repr(out.name)))
     if not out.parent.is_dir():
-        raise RefereeError(f"--out: the folder {out.parent} does not exist")
+        raise RefereeError(_("--out: the folder {folder} does not exist", folder=str(out.parent)))
     if not 72 <= args.dpi <= 2400:
-        raise RefereeError(f"--dpi: expected 72 to 2400 dots per inch, got {args.dpi}")
+        raise RefereeError(_("--dpi: expected 72 to 2400 dots per inch, got {dpi}", dpi=str(args.dpi)))
     profile = profile_for(args.game, args.profile)
     sheet = Sheet(profile)
-    title = registry.get(args.game).title
+    title = game_name(args.game)
     if kind == ".pdf":
-        write_pdf(sheet, out, title)
+        write_pdf(sheet, out, title, language)
     else:
-        write_png(sheet_image(sheet, args.dpi, title), args.dpi, out)
-    ids = ", ".join(f"{i} {corner}" for i, corner in zip(sheet.ids, CORNERS))
-    at = f" at {args.dpi} dpi" if kind == ".png" else ""
-    print(f"Wrote {out}{at}: four {sheet.dictionary} markers of {sheet.size_mm:g} mm (ids {ids}).")
-    print("Print at 100 % (actual size) and check the 50 mm bar with a ruler.")
+        write_png(sheet_image(sheet, args.dpi, title, language), args.dpi, out)
+    ids = listed(
+        [_("{id} {corner}", id=str(i), corner=Text(corner)) for i, corner in zip(sheet.ids, CORNER_WORDS)], None
+    )
+    if kind == ".png":
+        wrote = _(
+            "Wrote {file} at {dpi} dpi: four {dictionary} markers of {size} mm (ids {ids}).",
+            file=str(out),
+            dpi=str(args.dpi),
+            dictionary=sheet.dictionary,
+            size=_mm(sheet.size_mm),
+            ids=ids,
+        )
+    else:
+        wrote = _(
+            "Wrote {file}: four {dictionary} markers of {size} mm (ids {ids}).",
+            file=str(out),
+            dictionary=sheet.dictionary,
+            size=_mm(sheet.size_mm),
+            ids=ids,
+        )
+    print(said(wrote, language))
+    print(said(_("Print at 100 % (actual size) and check the 50 mm bar with a ruler."), language))
     return 0

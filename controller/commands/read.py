@@ -17,7 +17,7 @@ from controller import words
 from controller.commands.render import profile_for
 from controller.errors import RefereeError
 from controller.games import registry
-from controller.language import _n, said
+from controller.language import _, _n, said
 from controller.profile import default_profile
 from controller.snapshot import EMPTY
 from controller.vision.geometry import check_corners, parse_corners
@@ -69,9 +69,11 @@ def run(args: argparse.Namespace) -> int:
     if (reading.cells is None or reading.unsure) and corners is None and not args.profile:
         other = _other_game(image, args.game)  # a picture of another game's board?
         if other is not None:
-            raise RefereeError(f"{args.image}: {words.another_games_board(args.game, other)}")
+            raise RefereeError(
+                _("{file}: {why}", file=str(args.image), why=words.another_games_board(args.game, other))
+            )
     if reading.cells is None:
-        raise RefereeError(f"{args.image}: {reading.problem}")
+        raise RefereeError(_("{file}: {why}", file=str(args.image), why=reading.problem))
     spec = registry.get(args.game)
     empty = spec.cells.empty_text  # as the game's snapshots print an empty place (Blockers!: `..`)
     unsure = "?" * len(empty)
@@ -84,9 +86,13 @@ def run(args: argparse.Namespace) -> int:
     for line, tokens in read_lines:
         if tokens is not None and not line.before_grid:
             print(line.text(tokens))
+    language = getattr(args, "command_language", None)
     if spec.uses_switches:  # the lines the switches report are not printed: the open points are
+        # a comment line (notation.md section 1: a reader skips `#` lines), so its words are the reader's
+        # language; the points keep the notation's `row,col`
         pts = " ".join(f"{r},{c}" for r, c in sorted(reading.open_points))
-        print(f"# open points: {pts}" if pts else "# open points: none")
+        line = _("# open points: {points}", points=pts) if pts else _("# open points: none")
+        print(said(line, language))
     if reading.unsure:
         where = ", ".join(spec.place_name((r, c)) for r, c in reading.unsure)
         unsure = _n(
@@ -95,6 +101,6 @@ def run(args: argparse.Namespace) -> int:
             len(reading.unsure),
             places=where,
         )
-        print(said(unsure, getattr(args, "command_language", None)), file=sys.stderr)
+        print(said(unsure, language), file=sys.stderr)
         return UNSURE_EXIT
     return 0

@@ -23,6 +23,7 @@ from controller.commands.holes import holes_game, write_holes_into_profile
 from controller.commands.render import profile_for
 from controller.errors import RefereeError
 from controller.games import registry
+from controller.language import _, _n, said
 from controller.service.config import load_config
 from controller.vision.lattice import load_image
 from controller.vision.reader import BoardReader
@@ -72,10 +73,18 @@ def _picture_file(folder: Path, p: str, q: str) -> Path:
         path = folder / f"orange-{p}-white-{q}.{ext}"
         if path.exists():
             return path
-    raise RefereeError(f"{folder}: no picture orange-{p}-white-{q}.png (or .jpg) for the pair orange {p}, white {q}")
+    raise RefereeError(
+        _(
+            "{folder}: no picture orange-{orange}-white-{white}.png (or .jpg) for the pair orange {orange}, "
+            "white {white}",
+            folder=str(folder),
+            orange=p,
+            white=q,
+        )
+    )
 
 
-def _camera_pictures(config: Any, profile: Any):
+def _camera_pictures(config: Any, profile: Any, language: str | None = None):
     """A function (step 1 to 9) -> picture that asks the person, then reads the camera. With the
     simulated camera (`source: renderer`) a simulated person sets the simulated copy's slides."""
 
@@ -91,21 +100,22 @@ def _camera_pictures(config: Any, profile: Any):
 
     def take(step: int):
         text = instruction(step)
-        print(f"{text[0].upper()}{text[1:]}, keep hands off the board, then press Enter.", flush=True)
+        ask = said(_("{instruction}, keep hands off the board, then press Enter.", instruction=text), language)
+        print(ask[:1].upper() + ask[1:], flush=True)
         try:
             input()
         except EOFError:
-            raise RefereeError("stopped: no answer on the standard input") from None
+            raise RefereeError(_("stopped: no answer on the standard input")) from None
         if person is not None:
             person.follow(text)
         frame = None
-        for _ in range(WARM_UP_FRAMES):
+        for _frame in range(WARM_UP_FRAMES):
             newer = source.read()
             if newer is None:
                 break
             frame = newer
         if frame is None:
-            raise RefereeError("the camera gave no picture")
+            raise RefereeError(_("the camera gave no picture"))
         return frame
 
     return take, source.close
@@ -113,50 +123,63 @@ def _camera_pictures(config: Any, profile: Any):
 
 def run(args: argparse.Namespace) -> int:
 
+    language = getattr(args, "command_language", None)
     if bool(args.config) == bool(args.images):
-        raise RefereeError("give either --config FILE (pictures from its camera) or --images DIR")
+        raise RefereeError(_("give either --config FILE (pictures from its camera) or --images DIR"))
     config = load_config(args.config) if args.config else None
     game = registry.get(holes_game())
     if config is not None and config.setup.game != game.name and not args.profile:
         raise RefereeError(
-            f"{args.config} is a {config.setup.game} config; the holes are {game.title}'s. Give the config of "
-            f"the {game.title} referee (a copy of config.yaml with game: {game.name}, players and seats), or take "
-            "the nine pictures yourself and use --images DIR"
+            _(
+                "{config} is a {game} config; the holes are {title}'s. Give the config of the {title} referee (a "
+                "copy of config.yaml with game: {name}, players and seats), or take the nine pictures yourself and "
+                "use --images DIR",
+                config=str(args.config),
+                game=config.setup.game,
+                title=game.title,
+                name=game.name,
+            )
         )
     profile = profile_for(game.name, args.profile) if args.profile or config is None else config.setup.profile
     close = None
     if args.images:
         folder = Path(args.images)
         if not folder.is_dir():
-            raise RefereeError(f"{folder} is not a folder")
+            raise RefereeError(_("{folder} is not a folder", folder=str(folder)))
 
         def take(step: int):
             return load_image(_picture_file(folder, *PAIRS[step - 1]))
     else:
-        take, close = _camera_pictures(config, profile)
+        take, close = _camera_pictures(config, profile, language)
     reader = BoardReader(profile)
     guide = GuidedHoles()
     try:
         for step in range(1, STEPS + 1):
             grid = guide.record(step, reader.read(take(step)))
-            print(f"{step_name(step)}: {sum(map(sum, grid))} open points", flush=True)
+            seen = _n(
+                "{step}: {n} open point",
+                "{step}: {n} open points",
+                sum(map(sum, grid)),
+                step=step_name(step),
+            )
+            print(said(seen, language), flush=True)
     finally:
         if close is not None:
             close()
     if args.grids_out:
         Path(args.grids_out).write_text(format_grids(guide.grids), "utf-8")
     derivation = guide.derivation()
-    print(report(derivation))
+    print(said(report(derivation), language))
     if not derivation.ok:
-        print(
+        refused = _(
             "No profile written: check that every slide was fully at its position in the pictures the report "
-            "names, and run again.",
-            file=sys.stderr,
+            "names, and run again."
         )
+        print(said(refused, language), file=sys.stderr)
         return 1
     if args.out:
         write_holes_into_profile(Path(args.out), holes_yaml(derivation.pattern), derivation.pattern.to_mapping())
-        print(f"Wrote the holes: key to {args.out}")
+        print(said(_("Wrote the holes: key to {file}", file=str(args.out)), language))
     else:
         print()
         print(holes_yaml(derivation.pattern), end="")

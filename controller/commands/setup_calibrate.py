@@ -18,8 +18,9 @@ from typing import Any
 
 from calibration import guided
 from calibration.guided import picture_keys
-from controller.errors import RefereeError
+from controller.errors import RefereeError, sentence
 from controller.games import registry
+from controller.language import _, literal, said
 from controller.service.config import load_config
 from controller.vision.lattice import load_image
 from controller.vision.sources import open_frame_source
@@ -76,7 +77,15 @@ def _picture_file(folder: Path, step: Any) -> Path:
         path = folder / f"{stem}.{ext}"
         if path.exists():
             return path
-    raise RefereeError(f"{folder}: no picture {step.file} (or .jpg) for step {step.number}, {step.title}")
+    raise RefereeError(
+        _(
+            "{folder}: no picture {file} (or .jpg) for step {number}, {title}",
+            folder=str(folder),
+            file=step.file,
+            number=str(step.number),
+            title=step.title,
+        )
+    )
 
 
 def _camera(config: Any, profile: Any):
@@ -92,31 +101,42 @@ def _camera(config: Any, profile: Any):
     return open_frame_source(config.camera, getattr(profile, "camera", None)), None
 
 
-def _ask(step: Any, total: int) -> None:
-    print(f"\nPicture {step.number} of {total}: {step.title}.\n{step.sentence}", flush=True)
+def _ask(step: Any, total: int, language: str | None = None) -> None:
+    picture = _("Picture {number} of {total}: {title}.", number=str(step.number), total=str(total), title=step.title)
+    print("\n" + said(picture, language) + "\n" + said(step.sentence, language), flush=True)
     text = step.drawing_text()
     if text:
-        print("Where to put what:\n" + text.rstrip("\n"))
-    print("Press Enter when the board is ready.", flush=True)
+        print(said(_("Where to put what:"), language) + "\n" + text.rstrip("\n"))
+    print(said(_("Press Enter when the board is ready."), language), flush=True)
     try:
         input()
     except EOFError:
-        raise RefereeError("stopped: no answer on the standard input") from None
+        raise RefereeError(_("stopped: no answer on the standard input")) from None
 
 
 def run(args: argparse.Namespace) -> int:
 
+    language = getattr(args, "command_language", None)
     spec = registry.get(args.game)
     config = load_config(args.config)
     if config.setup.game != spec.name:
         raise RefereeError(
-            f"{args.config} is a {config.setup.game} config; to calibrate {spec.title}, give a "
-            f"config whose game: is {spec.name}"
+            _(
+                "{config} is a {game} config; to calibrate {title}, give a config whose game: is {name}",
+                config=str(args.config),
+                game=config.setup.game,
+                title=spec.title,
+                name=spec.name,
+            )
         )
     path = guided.profile_path(Path(args.config), args.name)
     if path.exists() and not args.overwrite:
         raise RefereeError(
-            f"a profile named {args.name!r} exists already ({path}): choose another name, or give --overwrite"
+            _(
+                "a profile named {name} exists already ({path}): choose another name, or give --overwrite",
+                name=repr(args.name),
+                path=str(path),
+            )
         )
     profile = config.setup.profile
     session = guided.GuidedCalibration(profile)
@@ -125,17 +145,24 @@ def run(args: argparse.Namespace) -> int:
     if args.images:
         folder = Path(args.images)
         if not folder.is_dir():
-            raise RefereeError(f"{folder} is not a folder")
+            raise RefereeError(_("{folder} is not a folder", folder=str(folder)))
         for step in session.steps:
             file = _picture_file(folder, step)
             session.take(step.number, load_image(file))
-            print(f"picture {step.number} of {total} ({step.title}): {file}", flush=True)
+            taken = _(
+                "picture {number} of {total} ({title}): {file}",
+                number=str(step.number),
+                total=str(total),
+                title=step.title,
+                file=str(file),
+            )
+            print(said(taken, language), flush=True)
     else:
         camera, get_ready = _camera(config, profile)
         try:
             for step in session.steps:
                 for attempt in range(1, TRIES + 1):
-                    session.take(step.number, _capture(step, total, camera.read, get_ready, profile))
+                    session.take(step.number, _capture(step, total, camera.read, get_ready, profile, language))
                     try:  # checked now, so a wrong picture is said at once, under its own name
                         session.check(step.number)
                         break
@@ -143,31 +170,49 @@ def run(args: argparse.Namespace) -> int:
                         session.forget(step.number)
                         if attempt == TRIES:
                             raise
-                        print(f"Not taken: {exc}.", flush=True)
-                print(f"picture {step.number} of {total} ({step.title}) taken", flush=True)
+                        print(said(_("Not taken: {why}.", why=sentence(exc)), language), flush=True)
+                taken = _(
+                    "picture {number} of {total} ({title}) taken",
+                    number=str(step.number),
+                    total=str(total),
+                    title=step.title,
+                )
+                print(said(taken, language), flush=True)
         finally:
             camera.close()
     outcome = session.finish()
     for line in outcome.report:
-        print(line)
+        print(said(line, language))
     for doubt in outcome.doubts:
-        print(f"doubted: picture {doubt.step}, {doubt.place}: {doubt.why}")
+        doubted = _(
+            "doubted: picture {number}, {place}: {why}", number=str(doubt.step), place=doubt.place, why=doubt.why
+        )
+        print(said(doubted, language))
     if not outcome.ok:
-        print(f"Calibration refused: {outcome.problem}. Nothing written; take the pictures again.", file=sys.stderr)
+        refused = _(
+            "Calibration refused: {why}. Nothing written; take the pictures again.",
+            why=outcome.problem,
+        )
+        print(said(refused, language), file=sys.stderr)
         return 1
     learned = guided.with_camera_settings(outcome.profile, camera)
     if learned.get("camera") != outcome.profile.get("camera"):
-        print(f"camera locked: {learned.get('camera')}")
+        print(said(_("camera locked: {settings}", settings=literal(str(learned.get("camera")))), language))
     saved = guided.save_and_switch(learned, args.name, Path(args.config), overwrite=args.overwrite)
-    print(f"Wrote {saved}; {args.config} now uses it (restart the referee to read with it).")
+    wrote = _(
+        "Wrote {file}; {config} now uses it (restart the referee to read with it).",
+        file=str(saved),
+        config=str(args.config),
+    )
+    print(said(wrote, language))
     return 0
 
 
-def _capture(step: Any, total: int, read, get_ready, profile) -> Any:
+def _capture(step: Any, total: int, read, get_ready, profile, language: str | None = None) -> Any:
 
     attempt = 1
     while True:
-        _ask(step, total)
+        _ask(step, total, language)
         if get_ready is not None:
             get_ready(step)
         try:
@@ -176,4 +221,4 @@ def _capture(step: Any, total: int, read, get_ready, profile) -> Any:
             if attempt >= TRIES:
                 raise
             attempt += 1
-            print(f"Not taken: {exc}.", flush=True)
+            print(said(_("Not taken: {why}.", why=sentence(exc)), language), flush=True)

@@ -67,16 +67,16 @@ def check_button(config: GpioConfig, simulate: bool, say: Callable[[str], None])
     pressed, held = threading.Event(), threading.Event()
     button = Button.from_config(config, on_press=pressed.set, on_hold=held.set)
     try:
-        say(f"button: press it briefly (GPIO {config.pins.button})")
+        say(_("button: press it briefly (GPIO {pin})", pin=str(config.pins.button)))
         if simulate:
             button.simulate_press()
         ok_press = pressed.wait(0.5 if simulate else BUTTON_WAIT)
-        say("button: press seen" if ok_press else "button: NO press seen - check its wiring")
-        say(f"button: hold it for {config.hold_time:g} s")
+        say(_("button: press seen") if ok_press else _("button: NO press seen - check its wiring"))
+        say(_("button: hold it for {seconds} s", seconds=float(config.hold_time)))
         if simulate:
             button.simulate_hold()
         ok_hold = held.wait(0.5 if simulate else BUTTON_WAIT + config.hold_time)
-        say("button: hold seen" if ok_hold else "button: NO hold seen - check its wiring")
+        say(_("button: hold seen") if ok_hold else _("button: NO hold seen - check its wiring"))
         return ok_press and ok_hold
     finally:
         button.close()

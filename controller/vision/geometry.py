@@ -102,8 +102,12 @@ def parse_corners(text: str) -> np.ndarray:
     parts = text.replace(";", " ").split()
     if len(parts) != 4:
         raise CornersError(
-            f"--corners needs four points 'x,y x,y x,y x,y' (top-left, top-right, bottom-right, "
-            f"bottom-left); got {len(parts)} in {text!r}"
+            _(
+                "--corners needs four points 'x,y x,y x,y x,y' (top-left, top-right, bottom-right, bottom-left); "
+                "got {count} in {text}",
+                count=len(parts),
+                text=repr(text),
+            )
         )
     pts = []
     for p in parts:
@@ -113,7 +117,7 @@ def parse_corners(text: str) -> np.ndarray:
                 raise ValueError
             pts.append((float(xy[0]), float(xy[1])))
         except ValueError:
-            raise CornersError(f"--corners: {p!r} is not a point 'x,y' of two numbers") from None
+            raise CornersError(_("--corners: {point} is not a point 'x,y' of two numbers", point=repr(p))) from None
     arr = np.array(pts, np.float64)
     check_corners(arr)
     return arr
@@ -128,23 +132,25 @@ def check_corners(arr: np.ndarray, image_size: tuple[int, int] | None = None) ->
         cross.append(ab[0] * bc[1] - ab[1] * bc[0])
     if not all(x > 0 for x in cross):
         raise CornersError(
-            "the four corners must be given in the order top-left, top-right, bottom-right, "
-            "bottom-left and form a convex quadrilateral"
+            _(
+                "the four corners must be given in the order top-left, top-right, bottom-right, bottom-left and "
+                "form a convex quadrilateral"
+            )
         )
     sides = [np.linalg.norm(arr[(i + 1) % 4] - arr[i]) for i in range(4)]
     if min(sides) < 8:
-        raise CornersError("the corners are too close together to hold a lattice")
+        raise CornersError(_("the corners are too close together to hold a lattice"))
     if image_size is not None:
         w, h = image_size
         if (arr[:, 0] < -0.5).any() or (arr[:, 1] < -0.5).any() or (arr[:, 0] > w).any() or (arr[:, 1] > h).any():
-            raise CornersError(f"a corner lies outside the {w}x{h} image")
+            raise CornersError(_("a corner lies outside the {size} image", size=f"{w}x{h}"))
 
 
 def homography_from_corners(geom: LatticeGeometry, corners: np.ndarray) -> np.ndarray:
     """Board-to-image homography from the lattice's four corner points in pixels."""
     src = geom.corner_points().astype(np.float32)
     if geom.rows == 1 or geom.cols == 1:
-        raise CornersError("a lattice needs at least 2 rows and 2 columns")
+        raise CornersError(_("a lattice needs at least 2 rows and 2 columns"))
     return cv2.getPerspectiveTransform(src, np.asarray(corners, np.float32)).astype(np.float64)
 
 

@@ -4,6 +4,7 @@ writes them (`referee lattice learn --size 9x9 --labels FILE`)."""
 from __future__ import annotations
 
 from controller.errors import FormatError, RefereeError
+from controller.language import _
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -14,9 +15,9 @@ def parse_size(text: str) -> tuple[int, int]:
             raise ValueError
         r, c = int(parts[0]), int(parts[1])
     except ValueError:
-        raise RefereeError(f"--size must look like 9x9 (rows x columns); got {text!r}") from None
+        raise RefereeError(_("--size must look like 9x9 (rows x columns); got {text}", text=repr(text))) from None
     if not (2 <= r <= 100 and 2 <= c <= 100):
-        raise RefereeError(f"--size: a lattice has 2 to 100 rows and columns; got {text!r}")
+        raise RefereeError(_("--size: a lattice has 2 to 100 rows and columns; got {text}", text=repr(text)))
     return r, c
 
 
@@ -31,8 +32,19 @@ def parse_labels(text: str, size: tuple[int, int], where: str = "labels") -> lis
         tokens = line.split()
         cells = tokens if all(len(t) == 1 for t in tokens) else [ch for ch in line if ch != " "]
         if len(cells) != cols:
-            raise FormatError(f"expected {cols} labels, found {len(cells)} in {line!r}", f"{where}, line {number}")
+            raise FormatError(
+                _("expected {cols} labels, found {found} in {line}", cols=cols, found=len(cells), line=repr(line)),
+                _("{file}, line {number}", file=str(where), number=str(number)),
+            )
         grid.append(cells)
     if len(grid) != rows:
-        raise FormatError(f"expected {rows} lines of labels for a {rows}x{cols} lattice, found {len(grid)}", where)
+        raise FormatError(
+            _(
+                "expected {rows} lines of labels for a {size} lattice, found {found}",
+                rows=rows,
+                size=f"{rows}x{cols}",
+                found=len(grid),
+            ),
+            where,
+        )
     return grid

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from controller.errors import ConfigError, RefereeError
+from controller.errors import ConfigError, RefereeError, os_words, sentence
+from controller.language import _
 from controller.vision.classify import ClassModel, Decision, open_set_distance
 from controller.vision.lattice.light import FLOOR
 from controller.vision.lattice.places import FOLLOW_ROUNDS, MIN_EXPLAINED, N_FEATURES, N_FLAT, SHIFTS
@@ -63,11 +64,11 @@ class LatticeModel:
 
     @classmethod
     def load(cls, path: str | Path) -> LatticeModel:
-        not_model = f"{path} is not a lattice model written by 'referee lattice learn'"
+        not_model = _("{file} is not a lattice model written by 'referee lattice learn'", file=str(path))
         try:
             data = json.loads(Path(path).read_text("utf-8"))
         except OSError as exc:
-            raise RefereeError(f"cannot read the model {path}: {exc.strerror}") from None
+            raise RefereeError(_("cannot read the model {file}: {why}", file=str(path), why=os_words(exc))) from None
         except (ValueError, UnicodeDecodeError):
             raise RefereeError(not_model) from None
         if not isinstance(data, dict) or data.get("kind") != "referee-lattice-model":
@@ -75,9 +76,14 @@ class LatticeModel:
         version = data.get("version")
         if version != MODEL_VERSION:
             raise RefereeError(
-                f"{path} is a lattice model of version {version}, but this referee reads version "
-                f"{MODEL_VERSION} (a place's flatness compared with the corners of its cell that show the "
-                f"board); learn it again with 'referee lattice learn'"
+                _(
+                    "{file} is a lattice model of version {version}, but this referee reads version {ours} (a "
+                    "place's flatness compared with the corners of its cell that show the board); learn it again "
+                    "with 'referee lattice learn'",
+                    file=str(path),
+                    version=str(version),
+                    ours=str(MODEL_VERSION),
+                )
             )
         try:
             size = (int(data["size"][0]), int(data["size"][1]))
@@ -87,9 +93,11 @@ class LatticeModel:
             classes = ClassModel.from_yaml(data, path="model", dims=N_FEATURES)
             flat = ClassModel.from_yaml(data["flat"], path="model.flat", dims=N_FLAT) if "flat" in data else None
         except ConfigError as exc:
-            raise RefereeError(f"{path}: the lattice model is damaged ({exc}); learn it again") from None
+            raise RefereeError(
+                _("{file}: the lattice model is damaged ({why}); learn it again", file=str(path), why=sentence(exc))
+            ) from None
         except (KeyError, TypeError, ValueError, IndexError):
-            raise RefereeError(f"{path}: the lattice model is damaged; learn it again") from None
+            raise RefereeError(_("{file}: the lattice model is damaged; learn it again", file=str(path))) from None
         classes = ClassModel(classes.refs, classes.max_distance, classes.min_margin, floor, classes.pair_margins)
         if flat is not None:
             flat = ClassModel(
@@ -297,7 +305,7 @@ class LatticeModel:
         n = np.arange(feats.shape[1])
         sure, best = dec.sure, dist.argmin(axis=1)
         dist, pos = self._distances_to(feats, means)
-        for _ in range(FOLLOW_ROUNDS):
+        for _round in range(FOLLOW_ROUNDS):
             new = learned.copy()
             for k in range(len(learned)):
                 mine = sure & (best == k)
