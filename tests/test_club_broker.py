@@ -13,6 +13,7 @@ import pytest
 from mqtt_helpers import wait_for
 
 from controller.club.config import MqttConfig
+from controller.club.payloads import verdict_words
 from controller.club.server import BrokerAddress, ClubServer
 from controller.club.store import ClubStore
 from controller.commands.replay import judge_record
@@ -72,6 +73,14 @@ def test_a_game_is_seen_at_the_club_as_it_is_played(broker, tmp_path):
         wait_for(lambda: _seen(club, table), what="the club to see the last verdict")
         game_id = table.loop.session.game_id
         assert club.store.verdicts_of("t1", game_id) == list(range(len(wanted)))  # every verdict once
+        # the illegal move's reason came with its catalogue sentence: the club says it in French too
+        with club.store._lock:
+            bodies = [json.loads(row[0]) for row in club.store.db.execute("SELECT body FROM verdicts")]
+        illegal = next(body for body in bodies if body["verdict"] == "illegal")
+        english = illegal["reason"]
+        assert illegal["said"]["reason"]["m"] and english in verdict_words(illegal, list(NAMES), "en")
+        french = verdict_words(illegal, list(NAMES), "fr")
+        assert english not in french and "jeton" in french, french
         result = judge_record_result(table)
         standings = wait_for(lambda: _get(club, "/api/standings")["standings"], what="the standings")
         winner = NAMES[result["winners"][0]]

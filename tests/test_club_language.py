@@ -113,3 +113,86 @@ def test_an_unknown_club_language_is_refused_with_a_sentence(tmp_path):
     )
     with pytest.raises(RefereeError, match="--language: expected one of en, fr, got 'klingon'"):
         args._run(args)
+
+
+def _illegal_verdict():
+    """A real illegal verdict, judged from an example record: (its JSON as the journal keeps it, the same
+    verdict as the rules gave it, its reason a catalogue sentence)."""
+    from pathlib import Path
+
+    from controller.games.registry import engine_for
+    from controller.record import load_record
+    from controller.referee import Referee, VerdictKind
+
+    for path in sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.yaml")):
+        record = load_record(path)
+        referee = Referee(engine_for(record.setup))
+        referee.observe(record.board, 0)
+        for index, board in enumerate(record.observations, start=1):
+            if not hasattr(board, "cells"):
+                break
+            verdict = referee.observe(board, index)
+            if verdict.verdict == VerdictKind.ILLEGAL and verdict.reason:
+                judged = verdict.to_json()
+                return json.loads(json.dumps(judged)), judged
+    raise AssertionError("no example record has an illegal move")
+
+
+def test_a_tables_illegal_reason_is_said_in_the_readers_language():
+    from controller.club.payloads import encode, parse_message, verdict_payload
+
+    journalled, judged = _illegal_verdict()
+    body = verdict_payload("t1", 3, 5, journalled, 0.0, judged=judged)
+    message = parse_message("referee/t1/verdict", encode(body))  # the club accepts what tables send
+    english, french = verdict_words(message.body, [], "en"), verdict_words(message.body, [], "fr")
+    assert judged["reason"] in english
+    assert judged["reason"] not in french and judged["reason"].said("fr") in french
+    # an older table sends the English alone: still shown, as it was sent
+    old = parse_message("referee/t1/verdict", encode(verdict_payload("t1", 3, 5, journalled, 0.0)))
+    assert "said" not in old.body and journalled["reason"] in verdict_words(old.body, [], "fr")
+
+
+def test_a_tables_faults_and_unreadable_board_are_said_in_the_readers_language(tmp_path):
+    from controller import words
+    from controller.club.payloads import encode, parse_message, state_payload
+    from controller.language import _, said
+    from controller.service.events import Table
+
+    fault = words.broker_refused("club.local", 1883, "t1", "not authorised")
+    unreadable = _("the board cannot be read: {why}", why=_("the board could not be read"))
+    table = Table("stay-alive", 3, started=True, to_move=1, unreadable=unreadable, faults=(fault,))
+    body = state_payload("t1", {}, [], table, None, None, None, 0.0)
+    store = ClubStore(tmp_path / "club.sqlite")
+    store.apply([parse_message("referee/t1/state", encode(body))])
+    assert store.table_view("t1", "en")["faults"] == [str(fault)]
+    view = store.table_view("t1", "fr")
+    assert view["faults"] == [said(fault, "fr")] and view["faults"] != [str(fault)]
+    assert view["unreadable"] == said(unreadable, "fr") != str(unreadable)
+    # an older table's state, its English alone: shown as sent
+    del body["said"]
+    store.apply([parse_message("referee/t2/state", encode({**body, "table": "t2"}))])
+    assert store.table_view("t2", "fr")["faults"] == [str(fault)]
+
+
+def test_a_sentence_from_a_table_is_never_a_template_of_its_own():
+    """What a table sends is said only through this club's catalogue: an unknown message, a format
+    of its own, a nesting too deep or a malformed part is not taken, and the English sent is shown."""
+    from controller.language import _, from_json, literal, said, to_json
+
+    sentence = _("fault: {fault}", fault=literal("C3"))
+    assert said(from_json(json.loads(json.dumps(to_json(sentence))), "x"), "fr") == said(sentence, "fr")
+    nested: dict = {"m": "fault: {fault}", "a": {"fault": "x"}}
+    for _depth in range(20):
+        nested = {"m": "fault: {fault}", "a": {"fault": nested}}
+    for bad in (
+        {"m": "a message no catalogue holds {x}", "a": {"x": "1"}},
+        {"m": "{x:>999999999}", "c": "\x00literal", "a": {"x": "1"}},
+        {"m": "{x.__class__}", "c": "\x00literal", "a": {"x": "1"}},
+        {"m": "fault: {fault}", "a": {"fault": [1, 2]}},
+        {"m": "fault: {fault}", "a": {"not a name": "x"}},
+        {"colour": 3},
+        nested,
+        "plain",
+        None,
+    ):
+        assert from_json(bad, "as sent") == ("plain" if bad == "plain" else "as sent"), bad

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from controller.club.config import NAME
-from controller.language import DEFAULT, Colour, _, listed, said
+from controller.language import DEFAULT, Colour, Text, _, from_json, listed, said, to_json
 from controller.referee import Verdict, VerdictKind
 from controller.service.events import Table
 from controller.service.journal import JOURNAL_ID
@@ -70,10 +70,21 @@ def _journal_key(journal: str | None) -> dict[str, str]:
 
 
 def verdict_payload(
-    table: str, game_id: int, seq: int, verdict: dict[str, Any], sent: float, journal: str | None = None
+    table: str,
+    game_id: int,
+    seq: int,
+    verdict: dict[str, Any],
+    sent: float,
+    journal: str | None = None,
+    judged: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A journal entry's verdict (`notation.md` §3 keys, or a reveal) with where it is: which journal
-    (its id), which game of it, which entry of the game."""
+    (its id), which game of it, which entry of the game. `judged`: the same verdict as the rules gave
+    it again (the journal keeps its English), whose reason and advice go as their catalogue messages
+    too (`"said"`), so that the club says them in its readers' language."""
+    said_too = {}
+    if judged is not None:
+        said_too = {k: to_json(judged[k]) for k in ("reason", "advice") if isinstance(judged.get(k), Text)}
     return {
         "v": SCHEMA,
         "table": table,
@@ -81,6 +92,7 @@ def verdict_payload(
         "game_id": game_id,
         "seq": seq,
         **verdict,
+        **({"said": said_too} if said_too else {}),
         "sent": round(sent, 3),
     }
 
@@ -139,6 +151,8 @@ def state_payload(
         "pending": table.pending,
         "unreadable": table.unreadable,
         "faults": list(table.faults),
+        # the same sentences as their catalogue messages, so the club says them in its readers' language
+        "said": {"unreadable": to_json(table.unreadable), "faults": [to_json(f) for f in table.faults]},
         "snapshot": snapshot,
         "scores": scores,
         "last_seq": last_seq,
@@ -335,6 +349,25 @@ def parse_ack(topic: str, payload: bytes, expected_topic: str) -> tuple[str | No
 
 
 # --- words for people -------------------------------------------------------------------------
+def _said(body: dict[str, Any], key: str, english: Any) -> Any:
+    """A sentence of a table's message, sayable in any language when the table sent its catalogue
+    message beside the English (`"said": {key: ...}`); else the English as sent (an older table)."""
+    said_too = body.get("said")
+    return from_json(said_too.get(key), english) if isinstance(said_too, dict) and key in said_too else english
+
+
+def state_sentences(state: dict[str, Any]) -> tuple[Any, list[Any]]:
+    """A table's state's unreadable board and faults, each sayable in any language when the table sent
+    their catalogue messages (`"said"`), else as the table wrote them."""
+    faults = [f for f in state.get("faults") or [] if isinstance(f, str)]
+    said_too = state.get("said")
+    said_faults = said_too.get("faults") if isinstance(said_too, dict) else None
+    if isinstance(said_faults, list) and len(said_faults) == len(faults):
+        faults = [from_json(data, english) for data, english in zip(said_faults, faults)]
+    unreadable = state.get("unreadable")
+    return (_said(state, "unreadable", unreadable) if isinstance(unreadable, str) else unreadable), faults
+
+
 def verdict_words(body: dict[str, Any], names: list[str] | None = None, lang: str = DEFAULT) -> str:
     """The verdict in the referee's own words (`controller.words.verdict_line`) in `lang`, with player
     names when known."""
@@ -353,9 +386,9 @@ def verdict_words(body: dict[str, Any], names: list[str] | None = None, lang: st
                 move=str(body.get("move", "")),
                 # The events as the table wrote them: verdict_line reads their text (GameEvent.parse).
                 events=cast("tuple[GameEvent, ...]", tuple(str(e) for e in body.get("events", []))),
-                reason=str(body.get("reason", "")),
+                reason=_said(body, "reason", str(body.get("reason", ""))),
                 cells=tuple(tuple(c) for c in body.get("cells", []) if isinstance(c, list) and len(c) == 2),
-                advice=body.get("advice"),
+                advice=_said(body, "advice", body.get("advice")),
                 action=body.get("action"),
                 doubtful=bool(body.get("doubtful", False)),
             )

@@ -61,6 +61,8 @@ class GameFollower:
         self.keys = keys
         self.session = GameSession(None, game_id, keys, setup_from_mapping(keys, f"journal game {game_id}"))  # type: ignore[arg-type]
         self.seq = -1
+        #: The verdict of the last entry applied, as the rules gave it (its reason a catalogue sentence).
+        self.judged: dict[str, Any] | None = None
 
     @classmethod
     def load(cls, feed: JournalFeed, game_id: int, upto: int) -> GameFollower:
@@ -77,6 +79,7 @@ class GameFollower:
         if not same_verdict(entry.verdict, got):
             raise RefereeError(f"game {self.game_id} entry {entry.seq} replays differently (rules code changed?)")
         self.seq = entry.seq
+        self.judged = got
 
     @property
     def over(self) -> bool:
@@ -372,7 +375,11 @@ class TablePublisher:
             names = self.feed.names_of(entry.game_id, self.names)
             journal = self.feed.journal_for(entry.game_id)
             result = self._follow(entry)
-            verdict = verdict_payload(self.config.table, entry.game_id, entry.seq, entry.verdict, now, journal)
+            follower = self._follower
+            judged = follower.judged if follower is not None and (follower.game_id, follower.seq) == point else None
+            verdict = verdict_payload(
+                self.config.table, entry.game_id, entry.seq, entry.verdict, now, journal, judged=judged
+            )
             if entry.seq == 0:  # the game's first entry says whose game it is
                 verdict |= {"players": len(names), "names": names}
             if result is not None:  # the entry that ended the game (or changed its result) carries it

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.club.payloads import Message, verdict_words
+from controller.club.payloads import Message, state_sentences, verdict_words
 from controller.errors import RefereeError
 from controller.files import load_yaml
 from controller.language import DEFAULT, _, listed, literal, said
@@ -628,6 +628,7 @@ class ClubStore:
         names = state.get("names") or []
         turn = state.get("turn")
         winners = state.get("winners") or []
+        unreadable, faults = state_sentences(state)
         view: dict[str, Any] = {
             "table": name,
             "online": online,
@@ -642,10 +643,10 @@ class ClubStore:
             "over": bool(state.get("over")),
             "winners_words": said(listed([_seat_words(w, names, lang) for w in winners]), lang) if winners else None,
             "scores": state.get("scores"),
-            "faults": state.get("faults") or [],
+            "faults": [said(f, lang) for f in faults],
             "illegal": bool(state.get("illegal")),
             "pending": bool(state.get("pending")),
-            "unreadable": state.get("unreadable"),
+            "unreadable": said(unreadable, lang) if isinstance(unreadable, str) else unreadable,
             "snapshot": state.get("snapshot"),
             "last_verdict": verdict_words(last, names, lang) if last else None,
             "last_verdict_seq": [last["game_id"], last["seq"]] if last else None,

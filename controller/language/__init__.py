@@ -408,3 +408,102 @@ def sayer(lang: str | Language | None) -> Callable[[Any], str]:
     """A function that says anything in `lang` (for code that shows many sentences)."""
     target = as_language(lang)
     return lambda value: said(value, target)
+
+
+# --- sentences sent to another program ------------------------------------------------------------------------
+#: How deep and how big a sentence read from another program (`from_json`) may be.
+MAX_DEPTH, MAX_PARTS = 8, 400
+_PLAIN_TEMPLATE = re.compile(r"(?:[^{}]|\{\{|\}\}|\{\w+\})*")
+
+
+def to_json(value: Any) -> Any:
+    """A sentence as JSON another program (the club, from a table's MQTT messages) can say in any
+    language with `from_json`: a `Text` as its catalogue message and arguments (`{"m": msgid, "a":
+    {...}}`, with `"p"` and `"n"` for a plural, `"c"` for a context), its arguments likewise (a
+    colour, a profile's name, a list); a plain string or number as itself."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, Text):
+        out: dict[str, Any] = {"m": value.msgid, "a": {k: to_json(v) for k, v in value.args.items()}}
+        if value.plural is not None:
+            out["p"], out["n"] = value.plural, value.n
+        if value.context is not None:
+            out["c"] = value.context
+        return out
+    if isinstance(value, str | int | float):
+        return value if not isinstance(value, float) or value == value else None
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, Colour):
+        return {"colour": value.name, "noun": value.noun, "count": value.count}
+    if isinstance(value, Named):
+        return {"named": value.name, "context": value.context}
+    if isinstance(value, Listed):
+        return {
+            "listed": [to_json(item) for item in value.items],
+            "conjunction": value.conjunction,
+            "separator": value.separator,
+        }
+    return str(value)
+
+
+def from_json(data: Any, fallback: Any = None) -> Any:
+    """A sentence `to_json` wrote, sayable in every language again; `fallback` (the English another
+    program sent beside it, or None) when `data` is not one: missing, malformed, too deep or too big,
+    or naming a message this catalogue does not hold (a newer program's), so that nothing it sends is
+    ever used as a template of ours."""
+    parts = [0]
+
+    def read(item: Any, depth: int) -> Any:
+        parts[0] += 1
+        if depth > MAX_DEPTH or parts[0] > MAX_PARTS:
+            raise ValueError("too deep or too big")
+        if item is None or isinstance(item, bool | int | float | str):
+            return item
+        if isinstance(item, list | tuple):
+            raise ValueError("a list where a sentence's part was expected")
+        if not isinstance(item, dict):
+            raise ValueError("not a sentence")
+        if "m" in item:
+            msgid, context, plural = item["m"], item.get("c"), item.get("p")
+            args = item.get("a") or {}
+            if not isinstance(msgid, str) or not isinstance(args, dict):
+                raise ValueError("not a sentence")
+            if context is not None and not isinstance(context, str):
+                raise ValueError("not a context")
+            if plural is not None and (not isinstance(plural, str) or not isinstance(item.get("n"), int)):
+                raise ValueError("not a plural")
+            if context == _LITERAL:  # no catalogue message: its fields only, no format of its own
+                if plural is not None or not _PLAIN_TEMPLATE.fullmatch(msgid):
+                    raise ValueError("not a plain template")
+            elif not language(DEFAULT).has(msgid, context):
+                raise ValueError("not a message of this catalogue")
+            if not all(isinstance(k, str) and k.isidentifier() for k in args):
+                raise ValueError("not an argument's name")
+            values = {k: read(v, depth + 1) for k, v in args.items()}
+            return Text(msgid, values, plural=plural, n=item.get("n") if plural is not None else None, context=context)
+        if "colour" in item:
+            name, noun, count = item["colour"], item.get("noun"), item.get("count", 1)
+            if not isinstance(name, str) or not (noun is None or isinstance(noun, str)) or not isinstance(count, int):
+                raise ValueError("not a colour")
+            return Colour(name, noun, count)
+        if "named" in item:
+            if not isinstance(item["named"], str) or not isinstance(item.get("context"), str):
+                raise ValueError("not a name")
+            return Named(item["named"], item["context"])
+        if "listed" in item:
+            items, conjunction, separator = item["listed"], item.get("conjunction"), item.get("separator", ",")
+            if not isinstance(items, list) or not (conjunction is None or isinstance(conjunction, str)):
+                raise ValueError("not a list")
+            if separator not in (",", ";"):
+                raise ValueError("not a separator")
+            return Listed([read(i, depth + 1) for i in items], conjunction, separator)
+        raise ValueError("not a sentence")
+
+    try:
+        value = read(data, 0)
+        for lang in LANGUAGES:  # said once in each language here, so a bad one fails now, not on a page
+            said(value, lang)
+    except (ValueError, TypeError, KeyError, IndexError, RecursionError):
+        return fallback
+    return fallback if value is None else value
