@@ -196,3 +196,12 @@ def test_a_sentence_from_a_table_is_never_a_template_of_its_own():
         None,
     ):
         assert from_json(bad, "as sent") == ("plain" if bad == "plain" else "as sent"), bad
+
+
+def test_the_pages_standings_link_gives_the_file_in_its_language(club):
+    french_page, _headers = _get(club.url + "/?lang=fr")
+    assert 'href="/standings.csv?lang=fr"' in french_page
+    french, _headers = _get(club.url + "/standings.csv?lang=fr")
+    data, _headers = _get(club.url + "/standings.csv", **{"Accept-Language": "fr"})
+    assert french.splitlines()[0].startswith("Rang;Joueur;")
+    assert data.splitlines()[0].startswith("rank,name,played")  # the data file, whatever the browser's language

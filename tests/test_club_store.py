@@ -216,3 +216,18 @@ def test_referee_club_refuses_bad_options_with_a_sentence(args, capsys, tmp_path
     assert main(["club", "--db", str(tmp_path / "c.sqlite"), *args]) == 2
     err = capsys.readouterr().err
     assert err.startswith("referee: --") and "Traceback" not in err
+
+
+def test_the_standings_file_is_data_by_default_and_a_file_for_people_in_their_language(tmp_path):
+    """`standings.csv` stays a data file (fixed English column names, commas, decimal points) for scripts;
+    the club page's link asks for its reader's language: French column names, `;` and a decimal comma,
+    as a French spreadsheet reads a CSV."""
+    store = ClubStore(tmp_path / "c.sqlite", Points.parse("win=1,draw=0.5,loss=0"))
+    store.apply(_game("t1", 1, ["Ann", "Bob"], [0, 1]))  # a draw: half a point each
+    data = store.standings_csv().splitlines()
+    assert data[0] == "rank,name,played,wins,draws,losses,points,tables" and data[1] == "1,Ann,1,0,1,0,0.5,t1"
+    french = store.standings_csv("fr").splitlines()
+    assert french[0] == "Rang;Joueur;Parties;Victoires;Nuls;Défaites;Points;Tables"
+    assert french[1] == "1;Ann;1;0;1;0;0,5;t1"
+    english = store.standings_csv("en").splitlines()
+    assert english[0] == "Rank,Player,Played,Wins,Draws,Losses,Points,Tables" and english[1] == data[1]

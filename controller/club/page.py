@@ -36,7 +36,7 @@ td.n{text-align:right}
 <h1>@@title@@</h1>
 <p id="broker" class="fault" role="alert" hidden></p>
 <div id="tables"></div>
-<h2>@@standings@@ <a class="muted" href="/standings.csv">CSV</a></h2>
+<h2>@@standings@@ <a class="muted" href="/standings.csv?lang=@@lang@@">CSV</a></h2>
 <table><thead><tr><th>#</th><th>@@player@@</th><th>@@played@@</th><th title="@@wins@@">@@w@@</th>\
 <th title="@@draws@@">@@d@@</th><th title="@@losses@@">@@l@@</th><th>@@points@@</th></tr></thead>
 <tbody id="standings"></tbody></table>

@@ -320,8 +320,10 @@ class ClubWeb:
         return web.json_response(self.store.stats())
 
     async def standings_csv(self, request: web.Request) -> web.Response:
+        """The data file; with `lang=` (the page's link), the file for people in that language."""
+        lang = language_of(request) if "lang" in request.query else None
         return web.Response(
-            text=self.store.standings_csv(),
+            text=self.store.standings_csv(lang),
             content_type="text/csv",
             headers={"Content-Disposition": 'attachment; filename="standings.csv"'},
         )

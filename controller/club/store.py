@@ -44,7 +44,7 @@ from typing import Any
 from controller.club.payloads import Message, state_sentences, verdict_words
 from controller.errors import RefereeError
 from controller.files import load_yaml
-from controller.language import DEFAULT, _, listed, literal, said
+from controller.language import DEFAULT, _, _p, listed, literal, said
 from controller.words import game_name, seat_words
 
 #: The club database's version (`PRAGMA user_version`): 0, games keyed by (table, game_id); 1,
@@ -599,10 +599,16 @@ class ClubStore:
         ranked = sorted(players.values(), key=lambda s: (-s.points, -s.wins, s.played, s.name))
         return [{"rank": i + 1, **s.to_json()} for i, s in enumerate(ranked)]
 
-    def standings_csv(self) -> str:
+    def standings_csv(self, lang: str | None = None) -> str:
+        """The standings as CSV. Without `lang`, the data file (`docs/mqtt.md`): the same fixed English
+        column names, commas and decimal points in every language, for scripts and imports. With `lang`
+        (the club page's CSV link gives its reader's), a file for people: column names in that language,
+        and a French spreadsheet's own conventions (`;` between cells, a decimal comma)."""
         out = io.StringIO()
-        writer = csv.writer(out)
-        writer.writerow(["rank", "name", "played", "wins", "draws", "losses", "points", "tables"])
+        people = lang is not None
+        writer = csv.writer(out, delimiter=";" if lang == "fr" else ",")
+        header = [said(word, lang) for word in STANDINGS_COLUMNS] if people else list(DATA_COLUMNS)
+        writer.writerow(header)
         for s in self.standings():
             writer.writerow(
                 [
@@ -612,7 +618,7 @@ class ClubStore:
                     s["wins"],
                     s["draws"],
                     s["losses"],
-                    f"{s['points']:g}",
+                    said(s["points"], lang) if people else f"{s['points']:g}",
                     spreadsheet_text(" ".join(s["tables"])),
                 ]
             )
@@ -691,6 +697,19 @@ class ClubStore:
             "club_latency_ms": {"p50": ms(club, 0.5), "p99": ms(club, 0.99), "n": len(club)},
         }
 
+
+#: The standings file's columns as data (`standings.csv`), and as people read them (`standings.csv?lang=`).
+DATA_COLUMNS = ("rank", "name", "played", "wins", "draws", "losses", "points", "tables")
+STANDINGS_COLUMNS = (
+    _p("standings", "Rank"),
+    _p("standings", "Player"),
+    _p("standings", "Played"),
+    _p("standings", "Wins"),
+    _p("standings", "Draws"),
+    _p("standings", "Losses"),
+    _p("standings", "Points"),
+    _p("standings", "Tables"),
+)
 
 #: What a spreadsheet takes for the start of a formula in a cell.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
