@@ -278,7 +278,7 @@ class Referee:
             verdict = Verdict(VerdictKind.ACTION, index, action=name)
         else:
             if self.state is None:
-                raise ActionNotAllowed(f"{name} needs a game in progress")
+                raise ActionNotAllowed(_("{action} needs a game in progress", action=name))
             self.state, events = self.engine.action(self.state, name)
             self.at_setup = False
             self.awaited = None
@@ -290,14 +290,14 @@ class Referee:
         """A computer seat's chosen move (awaited on the board from now on) or a coach's hint
         (recorded only): either is a legal move of the seat to move, in the game's notation."""
         if self.state is None or self.engine.is_over(self.state):
-            raise ActionNotAllowed(f"{name} needs a game in progress")
+            raise ActionNotAllowed(_("{action} needs a game in progress", action=name))
         seat = self.engine.to_move(self.state)
         if seat is None:
-            raise ActionNotAllowed(f"{name} needs a seat to move")
+            raise ActionNotAllowed(_("{action} needs a seat to move", action=name))
         try:
             move = self.engine.parse_move(self.state, text)
         except FormatError:
-            raise ActionNotAllowed(f"{text!r} is not a legal move of the seat to move") from None
+            raise ActionNotAllowed(_("{move} is not a legal move of the seat to move", move=repr(text))) from None
         text = self.engine.describe(self.state, move)
         if name == COMPUTER_MOVE:
             after = self.engine.apply(self.state, move)[0]
@@ -326,7 +326,7 @@ class Referee:
 
     def result(self) -> Result:
         if self.state is None:
-            return Result(finished=False, reason="the game has not started")
+            return Result(finished=False, reason=_("the game has not started"))
         return self.engine.result(self.state)
 
     def record_result(self) -> Result:

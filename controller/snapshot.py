@@ -11,6 +11,7 @@ from __future__ import annotations
 from controller.errors import FormatError
 from controller.games import registry
 from controller.games.spec import EMPTY, Snapshot
+from controller.language import _
 
 __all__ = [
     "EMPTY",
@@ -37,7 +38,9 @@ def parse_snapshot(
     prefixes error messages so a person knows which snapshot of a record is wrong.
     """
     if not registry.known(game):
-        raise FormatError(f"unknown game {game!r}; expected one of {', '.join(registry.names())}", where)
+        raise FormatError(
+            _("unknown game {game}; expected one of {games}", game=repr(game), games=", ".join(registry.names())), where
+        )
     return registry.get(game).parse_snapshot(text, letters=letters, shape=shape, where=where)
 
 

@@ -157,3 +157,18 @@ def test_markers_speak_the_locales_language(tmp_path, capsys, french_locale):
     assert "Imprimez à 100 % (taille réelle)" in out
     refusal = _refusal(capsys, "markers", "--game", "colorpop", "--out", str(tmp_path / "m.jpg"))
     assert _plain(refusal).startswith("referee: --out : écrivez un fichier .pdf ou .png")
+
+
+def test_a_journals_refusals_and_faults_are_said_in_french(tmp_path, capsys, french_locale):
+    from controller.language import said
+    from controller.service.journal import Journal
+
+    refusal = _plain(_refusal(capsys, "export", "--list", str(tmp_path / "nowhere.sqlite")))
+    assert refusal == f"referee: il n'y a pas de journal à {tmp_path / 'nowhere.sqlite'}\n"
+    (tmp_path / "empty.sqlite").write_bytes(b"")
+    refusal = _plain(_refusal(capsys, "export", str(tmp_path / "empty.sqlite")))
+    assert "ne peut pas être utilisé : le fichier est vide (0 octet)" in refusal
+    journal = Journal(tmp_path / "j.sqlite")
+    journal._failed(OSError(28, "No space left on device"))  # a write that failed: the fault the lights show
+    assert _plain(said(journal.problem, "fr")) == "le journal ne peut pas être écrit : le disque est plein"
+    journal.close()

@@ -178,7 +178,7 @@ class Engine(ABC, Generic[S, M]):
         for move in self.legal_moves(state):
             if self.describe(state, move) == wanted:
                 return move
-        raise FormatError(f"{text!r} is not a legal move here", "move")
+        raise FormatError(_("{move} is not a legal move here", move=repr(text)), _("move"))
 
     def position_text(self, state: S) -> str:
         """The state as text (`controller.games.position`), as FEN writes a chess position."""
@@ -187,7 +187,7 @@ class Engine(ABC, Generic[S, M]):
     def parse_position(self, text: str) -> S:
         """The state a position text describes (tests build positions this way)."""
         if self.state_type is None:
-            raise FormatError(f"{self.setup.game} has no position notation", "position")
+            raise FormatError(_("{game} has no position notation", game=self.setup.game), _("position"))
         return parse_position(self.setup.game, self.state_type, text)
 
     @abstractmethod
@@ -244,7 +244,7 @@ class Engine(ABC, Generic[S, M]):
 
     def action(self, state: S, name: str) -> tuple[S, tuple[GameEvent, ...]]:
         """Apply a player's action other than a move (e.g. Flipop's end by agreement)."""
-        raise ActionNotAllowed(f"{name} is not an action of {self.setup.game}")
+        raise ActionNotAllowed(_("{action} is not an action of {game}", action=name, game=self.setup.game))
 
     def adopt(self, state: S, snapshot: Snapshot) -> S:
         """The game going on from `snapshot`, which a person declared right ("this board is right,
@@ -252,13 +252,13 @@ class Engine(ABC, Generic[S, M]):
         kept. A game whose state is a dataclass with a `board` of snapshot cells needs nothing more."""
         if dataclasses.is_dataclass(state) and any(f.name == "board" for f in dataclasses.fields(state)):
             return dataclasses.replace(state, board=snapshot.cells)  # type: ignore[type-var]
-        raise ActionNotAllowed(f"{self.setup.game} cannot go on from a board set by hand")
+        raise ActionNotAllowed(_("{game} cannot go on from a board set by hand", game=self.setup.game))
 
     def check_reveal(self, state: S, seat: int, colours: tuple[str, ...]) -> str | None:
         """Why telling this secret now is refused (a sentence), or None. Checked when a person
         tells it, not when a journal is replayed (what was accepted then stays accepted)."""
-        return f"{self.setup.game} has no secret colours to reveal"
+        return _("{game} has no secret colours to reveal", game=self.setup.game)
 
     def reveal(self, state: S, seat: int, colours: tuple[str, ...]) -> S:
         """Tell the engine a seat's secret (Colorpop); other games have none."""
-        raise ActionNotAllowed(f"{self.setup.game} has no secret colours to reveal")
+        raise ActionNotAllowed(_("{game} has no secret colours to reveal", game=self.setup.game))

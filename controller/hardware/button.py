@@ -18,6 +18,7 @@ from gpiozero.pins.mock import MockPin
 from controller.errors import HardwareError
 from controller.hardware.config import GpioConfig
 from controller.hardware.pins import create_device, make_pin_factory
+from controller.language import _
 
 #: Contact bounce of a real push button is ignored for this long.
 REAL_BOUNCE_TIME = 0.03
@@ -53,7 +54,7 @@ class Button:
         pin = gpio_config.pins.button
         bounce = REAL_BOUNCE_TIME if gpio_config.backend == "real" else None
         device = create_device(
-            "button",
+            _("button"),
             pin,
             lambda: gpiozero.Button(
                 pin,
@@ -80,7 +81,7 @@ class Button:
     def _mock_pin(self) -> MockPin:
         pin = self.device.pin
         if not isinstance(pin, MockPin):
-            raise HardwareError("the button can only be pressed in software on simulated pins")
+            raise HardwareError(_("the button can only be pressed in software on simulated pins"))
         return pin
 
     def simulate_press(self) -> None:
@@ -97,7 +98,7 @@ class Button:
         try:
             limit = timeout if timeout is not None else self.device.hold_time + 2.0
             if not self._held_event.wait(limit):
-                raise HardwareError(f"the button was not reported held within {limit:.1f} s")
+                raise HardwareError(_("the button was not reported held within {seconds} s", seconds=round(limit, 1)))
             time.sleep(0.01)  # let gpiozero's hold thread finish calling on_hold
         finally:
             pin.drive_high()

@@ -37,6 +37,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 from gpiozero import LED, Buzzer, TonalBuzzer
 from gpiozero.pins import Factory
@@ -170,7 +171,7 @@ class Feedback:
             factory.pin(pins.buzzer, pin_class=RecordingPWMPin)  # mock only: record the tones
         made: list[object] = []
 
-        def make(what: str, pin: int, build: Callable[[], object]) -> object:
+        def make(what: Any, pin: int, build: Callable[[], object]) -> object:
             try:
                 device = create_device(what, pin, build, backend)
             except Exception:
@@ -181,12 +182,12 @@ class Feedback:
             return device
 
         seats = [
-            make(f"seat {i + 1} LED", pin, partial(LED, pin, pin_factory=factory))
+            make(_("{led} LED", led=led_words(f"seat {i + 1}")), pin, partial(LED, pin, pin_factory=factory))
             for i, pin in enumerate(pins.seat_leds)
         ]
-        green = make("green LED", pins.green, lambda: LED(pins.green, pin_factory=factory))
-        red = make("red LED", pins.red, lambda: LED(pins.red, pin_factory=factory))
-        amber = make("amber LED", pins.amber, lambda: LED(pins.amber, pin_factory=factory))
+        green = make(_("{led} LED", led=led_words("green")), pins.green, lambda: LED(pins.green, pin_factory=factory))
+        red = make(_("{led} LED", led=led_words("red")), pins.red, lambda: LED(pins.red, pin_factory=factory))
+        amber = make(_("{led} LED", led=led_words("amber")), pins.amber, lambda: LED(pins.amber, pin_factory=factory))
         if gpio_config.buzzer_tonal:
             buzzer = make(
                 "tonal buzzer",
@@ -194,7 +195,7 @@ class Feedback:
                 lambda: TonalBuzzer(pins.buzzer, mid_tone=MID_TONE, octaves=OCTAVES, pin_factory=factory),
             )
         else:
-            buzzer = make("buzzer", pins.buzzer, lambda: Buzzer(pins.buzzer, pin_factory=factory))
+            buzzer = make(_("buzzer"), pins.buzzer, lambda: Buzzer(pins.buzzer, pin_factory=factory))
         return cls(
             seats,
             green,

@@ -11,6 +11,7 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from controller.errors import HardwareError
 from controller.hardware.config import GpioConfig
+from controller.language import _
 
 
 class ToneChange(NamedTuple):
@@ -40,10 +41,12 @@ def make_pin_factory(config: GpioConfig) -> Factory | None:
     return None
 
 
-def create_device(what: str, pin: int, make: Callable[[], Any], backend: str) -> Any:
+def create_device(what: Any, pin: int, make: Callable[[], Any], backend: str) -> Any:
     """Build one gpiozero device, turning gpiozero's complaints into a sentence for a person."""
     try:
         return make()
     except Exception as exc:  # gpiozero raises many kinds: no pin factory, pin busy, no PWM...
-        hint = " On a computer that is not a Raspberry Pi, set gpio.backend: mock." if backend == "real" else ""
-        raise HardwareError(f"cannot use GPIO {pin} for the {what}: {exc}.{hint}") from exc
+        cannot = _("cannot use GPIO {pin} for the {what}: {why}.", pin=str(pin), what=what, why=str(exc))
+        if backend == "real":
+            cannot = _("{cannot} On a computer that is not a Raspberry Pi, set gpio.backend: mock.", cannot=cannot)
+        raise HardwareError(cannot) from exc

@@ -48,7 +48,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from controller.errors import RefereeError
+from controller.errors import RefereeError, os_words, sentence
+from controller.language import _, _n, listed
 from controller.words import journal_folder_missing
 
 log = logging.getLogger("referee.journal")
@@ -123,6 +124,10 @@ def new_journal_id() -> str:
     return secrets.token_hex(16)
 
 
+#: A journal id that is not one (raised as SQLite's own DatabaseError: the journal is damaged).
+ID_GARBLED = _("the journal's id is garbled")
+
+
 def read_journal_id(db: sqlite3.Connection) -> tuple[str, int] | None:
     """(id, first game published with it) of the journal open on `db`, or None when it has none
     (written before journal ids existed, or not a journal). A garbled id raises sqlite3.DatabaseError."""
@@ -131,11 +136,11 @@ def read_journal_id(db: sqlite3.Connection) -> tuple[str, int] | None:
     try:
         row = db.execute("SELECT id, first_game FROM journal_id ORDER BY rowid LIMIT 1").fetchone()
     except sqlite3.OperationalError:  # its columns are not a journal id's
-        raise sqlite3.DatabaseError("the journal's id is garbled") from None
+        raise sqlite3.DatabaseError(ID_GARBLED) from None
     if row is None:
         return None
     if not isinstance(row[0], str) or not JOURNAL_ID.fullmatch(row[0]) or not isinstance(row[1], int):
-        raise sqlite3.DatabaseError("the journal's id is garbled")
+        raise sqlite3.DatabaseError(ID_GARBLED)
     return row[0], row[1]
 
 
@@ -155,8 +160,8 @@ INSERT_PICTURE = "INSERT OR REPLACE INTO pictures (game_id, verdict, jpeg, at) V
 class JournalDamaged(RefereeError):
     """The file cannot be used as a referee journal; `why` says what is wrong with it."""
 
-    def __init__(self, path: Path, why: str) -> None:
-        super().__init__(f"the journal {path} cannot be used: {why}")
+    def __init__(self, path: Path, why: Any) -> None:
+        super().__init__(_("the journal {path} cannot be used: {why}", path=str(path), why=why))
         self.path = path
         self.why = why
 
@@ -201,19 +206,30 @@ class _Game:
     pictures: list[tuple[int, bytes, float]] = field(default_factory=list)  # verdict index, jpeg, at
 
 
-def why_not_written(exc: BaseException) -> str:
+def why_not_written(exc: BaseException) -> Any:
     """A failed write in words a player or owner understands."""
     name = getattr(exc, "sqlite_errorname", "") or ""
     text = str(exc)
     if name.startswith("SQLITE_FULL") or "disk is full" in text or getattr(exc, "errno", None) == 28:
-        return "the disk is full"
+        return _("the disk is full")
     if name.startswith("SQLITE_READONLY") or "readonly" in text or isinstance(exc, PermissionError):
-        return "the file is read-only (check its permissions and the disk)"
+        return READ_ONLY
     if name.startswith("SQLITE_BUSY") or "locked" in text:
-        return "another program holds it locked"
+        return _("another program holds it locked")
     if name.startswith("SQLITE_IOERR") or "I/O" in text or isinstance(exc, OSError):
-        return "the disk reports an error"
+        return _("the disk reports an error")
     return text
+
+
+READ_ONLY = _("the file is read-only (check its permissions and the disk)")
+
+
+def _damaged(exc: BaseException) -> Any:
+    return _("it is damaged (SQLite says: {why})", why=sentence(exc))
+
+
+def _garbled(seq: int, game_id: int) -> Any:
+    return _("entry {seq} of game {number} is garbled", seq=str(seq), number=str(game_id))
 
 
 def _damaged_name(path: Path, label: str, wall_clock=time.time) -> Path:
@@ -283,16 +299,16 @@ class Journal:
         self.has_pictures = True
         existed = self.path.exists()
         if read_only and not existed:
-            raise RefereeError(f"there is no journal at {self.path}")
+            raise RefereeError(_("there is no journal at {path}", path=str(self.path)))
         if existed and not self.path.is_file():
-            raise RefereeError(f"the journal {self.path} is not a file")
+            raise RefereeError(_("the journal {path} is not a file", path=str(self.path)))
         if not read_only and not existed and not self.path.parent.is_dir():
             # A typo in `journal:` must not quietly start game 1 in a new folder, the old games unseen.
 
             raise RefereeError(journal_folder_missing(self.path))
         try:
             if existed and self.path.stat().st_size == 0:
-                raise JournalDamaged(self.path, "the file is empty (0 bytes)")
+                raise JournalDamaged(self.path, _("the file is empty (0 bytes)"))
             # A file is checked before the WAL mode is set: a file that is not a journal stays untouched.
             self.db = self._connect(wal=not existed)
             if existed:
@@ -310,13 +326,15 @@ class Journal:
         except sqlite3.DatabaseError as exc:
             self._close_quietly()
             if "not a database" in str(exc):
-                raise JournalDamaged(self.path, "it is not a referee journal (not an SQLite database)") from None
+                raise JournalDamaged(self.path, _("it is not a referee journal (not an SQLite database)")) from None
             if _is_damage(exc):
-                raise JournalDamaged(self.path, f"it is damaged (SQLite says: {exc})") from None
-            raise RefereeError(f"cannot open the journal {self.path}: {exc}") from None
+                raise JournalDamaged(self.path, _damaged(exc)) from None
+            raise RefereeError(_("cannot open the journal {path}: {why}", path=str(self.path), why=str(exc))) from None
         except OSError as exc:
             self._close_quietly()
-            raise RefereeError(f"cannot open the journal {self.path}: {exc.strerror or exc}") from None
+            raise RefereeError(
+                _("cannot open the journal {path}: {why}", path=str(self.path), why=os_words(exc))
+            ) from None
         except RefereeError:
             self._close_quietly()
             raise
@@ -391,23 +409,27 @@ class Journal:
         result = [r[0] for r in self.db.execute("PRAGMA quick_check").fetchall()] if self.checked else ["ok"]
         if result != ["ok"]:
             first = str(result[0]).replace("\n", " ").removeprefix("*** in database main *** ")
-            raise JournalDamaged(self.path, f"it is damaged ({first})")
+            raise JournalDamaged(self.path, _("it is damaged ({why})", why=first))
         version = int(self.db.execute("PRAGMA user_version").fetchone()[0])
         tables = {
             name: [c[1] for c in self.db.execute(f"PRAGMA table_info({name})")]
             for (name,) in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
         }
         if not tables:
-            raise JournalDamaged(self.path, "it is an empty database, not a referee journal")
+            raise JournalDamaged(self.path, _("it is an empty database, not a referee journal"))
         if version > SCHEMA_VERSION:
-            raise JournalDamaged(self.path, f"it was written by a newer referee (journal version {version})")
+            raise JournalDamaged(
+                self.path, _("it was written by a newer referee (journal version {version})", version=str(version))
+            )
         wrong = [
             name
             for name, columns in TABLES.items()
             if tables.get(name) != columns and not (name in ADDED_LATER and name not in tables)
         ]
         if wrong or version not in (0, 1, SCHEMA_VERSION):
-            raise JournalDamaged(self.path, f"it is not a referee journal (its tables are {', '.join(sorted(tables))})")
+            raise JournalDamaged(
+                self.path, _("it is not a referee journal (its tables are {tables})", tables=", ".join(sorted(tables)))
+            )
         self.has_pictures = "pictures" in tables
         if version < SCHEMA_VERSION and not self.read_only:
             with contextlib.suppress(sqlite3.Error):  # a read-only journal of an older referee: still readable
@@ -449,18 +471,18 @@ class Journal:
             return self.db.execute(sql, params).fetchall()
         except sqlite3.DatabaseError as exc:
             if "decode" in str(exc):  # bytes that are not text where the journal wrote text
-                raise JournalDamaged(self.path, "a row is garbled (its text is not text)") from None
-            raise JournalDamaged(self.path, f"it is damaged (SQLite says: {exc})") from None
+                raise JournalDamaged(self.path, _("a row is garbled (its text is not text)")) from None
+            raise JournalDamaged(self.path, _damaged(exc)) from None
 
     def game(self, game_id: int) -> GameRow:
         rows = self._read("SELECT id, setup, started_at, closed_at, closed_why FROM games WHERE id = ?", (game_id,))
         if not rows:
-            raise RefereeError(f"the journal {self.path} has no game {game_id}")
+            raise RefereeError(_("the journal {path} has no game {number}", path=str(self.path), number=str(game_id)))
         row = rows[0]
         try:
             setup = json.loads(row[1])
         except (TypeError, ValueError):
-            raise JournalDamaged(self.path, f"the setup of game {game_id} is garbled") from None
+            raise JournalDamaged(self.path, _("the setup of game {number} is garbled", number=str(game_id))) from None
         return GameRow(row[0], setup, row[2], row[3], row[4])
 
     def latest_game(self) -> GameRow | None:
@@ -489,12 +511,12 @@ class Journal:
             try:
                 verdict = json.loads(r[4])
             except (TypeError, ValueError):
-                raise JournalDamaged(self.path, f"entry {r[1]} of game {game_id} is garbled") from None
+                raise JournalDamaged(self.path, _garbled(r[1], game_id)) from None
             if not isinstance(verdict, dict) or not isinstance(r[3], str):
-                raise JournalDamaged(self.path, f"entry {r[1]} of game {game_id} is garbled")
+                raise JournalDamaged(self.path, _garbled(r[1], game_id))
             out.append(Entry(r[0], r[1], r[2], r[3], verdict, r[5]))
         if [e.seq for e in out] != list(range(len(out))):
-            raise JournalDamaged(self.path, f"game {game_id} has entries missing")
+            raise JournalDamaged(self.path, _("game {number} has entries missing", number=str(game_id)))
         return out
 
     def resume(self, game_id: int) -> list[Entry]:
@@ -632,7 +654,7 @@ class Journal:
     def _write_all(self, statements: list[tuple[str, tuple]]) -> None:
         """Statements committed together (or kept together until they can be)."""
         if self.read_only:
-            raise RefereeError(f"the journal {self.path} was opened read-only")
+            raise RefereeError(_("the journal {path} was opened read-only", path=str(self.path)))
         self._pending.extend(statements)
         if self.problem is not None and any(sql.startswith("INSERT INTO events") for sql, _ in statements):
             self._drop_old_events()
@@ -682,9 +704,9 @@ class Journal:
             except sqlite3.Error:
                 pass  # the write failed already; the failure below is what is reported
         why = why_not_written(exc)
-        if "read-only" in why:
+        if why is READ_ONLY:
             self._close_quietly()  # a connection opened read-only stays so: open it again next time
-        problem = f"the journal cannot be written: {why}"
+        problem = _("the journal cannot be written: {why}", why=why)
         if problem != self.problem:
             log.warning(
                 "%s (%s: %s); the verdicts are kept in memory and written once it works again",
@@ -708,7 +730,7 @@ class Journal:
         if now == self._identity:
             return
         if now is None:
-            what = "was deleted"
+            what = _("the journal {path} was deleted while running", path=str(self.path))
         else:
             # The write-ahead log at the path is ours (SQLite leaves it when the file under it is
             # replaced) and would be applied to the other file: drop it, memory has its rows.
@@ -719,12 +741,16 @@ class Journal:
             except OSError as exc:
                 log.error("the journal %s was replaced and could not be moved aside: %s", self.path, exc)
                 self._identity = None  # leave that file alone; writes wait in memory
-                self.problem = "the journal cannot be written: the file was replaced by another one"
+                self.problem = _("the journal cannot be written: {why}", why=_("the file was replaced by another one"))
                 return
-            what = f"was replaced by another file (now kept as {aside})"
+            what = _(
+                "the journal {path} was replaced by another file while running (the other file is now kept as {aside})",
+                path=str(self.path),
+                aside=str(aside),
+            )
         self._rewrite(what)
 
-    def _rewrite(self, what: str) -> None:
+    def _rewrite(self, what: Any) -> None:
         """Write a new file from memory: every remembered game and its entries, then what waits."""
         self._close_quietly()
         self._remove_wal()  # left over from the old file: not for the new one
@@ -756,10 +782,13 @@ class Journal:
             self._failed(exc)
         self._identity = self._stat()
         entries = sum(len(g.entries) for g in self._games.values())
-        games = ", ".join(str(g) for g in sorted(self._games))
-        notice = (
-            f"the journal {self.path} {what} while running; it was written again from memory "
-            f"(game {games or 'none'}, {entries} entries)"
+        games = [str(g) for g in sorted(self._games)]
+        notice = _n(
+            "{what}; it was written again from memory (games: {games}, {n} entry)",
+            "{what}; it was written again from memory (games: {games}, {n} entries)",
+            entries,
+            what=what,
+            games=listed(games, None) if games else _("none"),
         )
         self.notices.append(notice)  # the loop shows it as a fault and logs it
 

@@ -964,7 +964,12 @@ class RefereeLoop:
             )
             self._emit(Revealed, seat=seat, colours=tuple(str(c) for c in colours), result=result)
             return {"ok": True, "result": result.to_json()}
-        raise RefereeError(f"unknown command {name!r}; the commands are status, new-game, reveal, end, accept, hint")
+        raise RefereeError(
+            _(
+                "unknown command {name}; the commands are status, new-game, reveal, end, accept, hint",
+                name=repr(name),
+            )
+        )
 
     def _accept(self, produced: list[Verdict] | None) -> dict[str, Any]:
         """ "This board is right, go on from it": the board the camera sees now (or, while a hand is

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from controller.ai.table import COACH_KEY, computer_levels, table_seed
-from controller.errors import RefereeError
+from controller.errors import RefereeError, os_words, sentence
 from controller.games.base import GameSetup, Result
 from controller.games.registry import engine_for
-from controller.language import _
+from controller.language import _, literal
 from controller.record import ACCEPT_BOARD, WITH_MOVE, Action, dump_record, parse_record, setup_from_mapping
 from controller.referee import Referee, Verdict, judge_record, same_verdict
 from controller.service.journal import Entry, Journal, JournalDamaged, quarantine
@@ -140,12 +140,27 @@ class GameSession:
             try:
                 got = session._apply(entry)
             except (RefereeError, ValueError, KeyError, TypeError) as exc:
-                raise JournalDamaged(journal.path, f"entry {entry.seq} of game {game_id} is garbled ({exc})") from None
+                raise JournalDamaged(
+                    journal.path,
+                    _(
+                        "entry {seq} of game {number} is garbled ({why})",
+                        seq=str(entry.seq),
+                        number=str(game_id),
+                        why=sentence(exc),
+                    ),
+                ) from None
             if not same_verdict(entry.verdict, got):
                 raise JournalMismatch(
-                    f"replaying game {game_id} of the journal {journal.path} gave {got} at entry {entry.seq} "
-                    f"where the journal says {entry.verdict}; the rules code may have changed since. "
-                    "Export the game with `referee export` and start a new game."
+                    _(
+                        "replaying game {number} of the journal {path} gave {got} at entry {seq} where the journal "
+                        "says {journalled}; the rules code may have changed since. Export the game with `referee "
+                        "export` and start a new game.",
+                        number=str(game_id),
+                        path=str(journal.path),
+                        got=literal(str(got)),
+                        seq=str(entry.seq),
+                        journalled=literal(str(entry.verdict)),
+                    )
                 )
         return session
 
@@ -283,15 +298,19 @@ def open_journal(path: str | Path, keys: dict[str, Any], setup: GameSetup, wall_
         damaged = isinstance(exc, JournalDamaged)
         if not damaged and not isinstance(exc, JournalMismatch):
             raise
-        why = exc.why if isinstance(exc, JournalDamaged) else f"it cannot be replayed: {exc}"
+        why = exc.why if isinstance(exc, JournalDamaged) else _("it cannot be replayed: {why}", why=sentence(exc))
         if journal is not None:
             journal._close_quietly()
     try:
         aside = quarantine(path, "damaged", wall_clock)
     except OSError as err:
         raise RefereeError(
-            f"the journal {path} cannot be used ({why}) and cannot be moved aside ({err.strerror or err}); "
-            "move it away by hand"
+            _(
+                "the journal {path} cannot be used ({why}) and cannot be moved aside ({error}); move it away by hand",
+                path=str(path),
+                why=why,
+                error=os_words(err),
+            )
         ) from None
     journal = Journal(path, wall_clock)
     session, how = GameSession.open(journal, keys, setup)
@@ -319,14 +338,16 @@ def export_record(journal: Journal, game_id: int | None = None, withhold_secrets
     if game_id is None:
         latest = journal.latest_game()
         if latest is None:
-            raise RefereeError(f"the journal {journal.path} holds no game yet")
+            raise RefereeError(_("the journal {path} holds no game yet", path=str(journal.path)))
         game_id = latest.id
     row = journal.game(game_id)
     setup = setup_from_mapping(row.setup, source=f"journal game {game_id}")
     entries = journal.entries(game_id)
     judged = [e for e in entries if e.kind != "reveal"]
     if not judged or judged[0].kind != "snapshot":
-        raise RefereeError(f"game {game_id} of the journal has no board yet: there is nothing to export")
+        raise RefereeError(
+            _("game {number} of the journal has no board yet: there is nothing to export", number=str(game_id))
+        )
     letters = setup.profile.letters
     board = parse_snapshot(setup.game, judged[0].payload, letters=letters)
 
@@ -373,7 +394,10 @@ def export_record(journal: Journal, game_id: int | None = None, withhold_secrets
             )
         )
     raise JournalMismatch(
-        f"game {game_id} of the journal does not replay as it was judged; the rules code may have changed since"
+        _(
+            "game {number} of the journal does not replay as it was judged; the rules code may have changed since",
+            number=str(game_id),
+        )
     )
 
 
