@@ -91,8 +91,8 @@ def run(args: argparse.Namespace) -> int:
         # a comment line (notation.md section 1: a reader skips `#` lines), so its words are the reader's
         # language; the points keep the notation's `row,col`
         pts = " ".join(f"{r},{c}" for r, c in sorted(reading.open_points))
-        line = _("# open points: {points}", points=pts) if pts else _("# open points: none")
-        print(said(line, language))
+        comment = _("# open points: {points}", points=pts) if pts else _("# open points: none")
+        print(said(comment, language))
     if reading.unsure:
         where = ", ".join(spec.place_name((r, c)) for r, c in reading.unsure)
         unsure = _n(
