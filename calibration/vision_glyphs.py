@@ -241,10 +241,7 @@ def learn_doors(profile, image: np.ndarray, corners=None, name: Any = None):
     if wrong:
         posts = {k: post_of(k, reader.geom.cols) for k in wrong[:6]}
         what = listed(
-            [
-                _("post {post} (start: {doors})", post=f"{posts[k][0]},{posts[k][1]}", doors=doors[k])
-                for k in wrong[:6]
-            ],
+            [_("post {post} (start: {doors})", post=f"{posts[k][0]},{posts[k][1]}", doors=doors[k]) for k in wrong[:6]],
             None,
         )
         raise RefereeError(

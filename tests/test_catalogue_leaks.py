@@ -80,6 +80,13 @@ SPEAKING = (
     "controller/hardware/pins.py",
     "controller/hardware/button.py",
     "controller/hardware/feedback.py",
+    "controller/games/flipop/rules.py",
+    "controller/games/flipop/doors.py",
+    "controller/games/blockers/rules.py",
+    "controller/games/blockers/board.py",
+    "controller/games/stay_alive/holes.py",
+    "controller/games/events.py",
+    "controller/ai/table.py",
     "controller/web/*.py",
     "controller/vision/aim.py",
     "controller/vision/glyph_model.py",
@@ -103,8 +110,13 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("controller/web/view.py", "the live page has heard nothing"): "a RuntimeError for the log (the page says a 500)",
     ("controller/commands/setup_calibrate.py", "take the pictures from files in DIR"): "its --images option's help",
     ("controller/service/journal.py", "SELECT "): "SQL",
+    ("controller/service/session.py", "# the secret colours are left out"): "a comment in a record (notation.md)",
     ("controller/games/colorpop/rules.py", "no valid Colorpop setup found"): "the simulated shuffle's RuntimeError",
     ("controller/hardware/feedback.py", "unknown LED mode"): "a ValueError: a mode the code itself never asks for",
+    ("controller/games/blockers/rules.py", "the game is over"): "a ValueError: the engine asked to move after the end",
+    ("controller/games/blockers/rules.py", "no unread tile at"): "a ValueError: the engine's own bookkeeping",
+    ("controller/games/blockers/board.py", "no region covers"): "a ValueError: a place off the board, never asked",
+    ("controller/games/stay_alive/holes.py", "expected a hole pattern"): "a ValueError: a caller's programming error",
 }
 
 #: Calls whose string arguments are sentences for the catalogue, or never for people.

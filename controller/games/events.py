@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from controller.errors import FormatError
-from controller.language import N_
+from controller.language import N_, _
 
 Cell = tuple[int, int]
 #: What follows the colon in an event's text: a place `r,c`, a seat from 0, a colour letter, nothing.
@@ -83,11 +83,13 @@ class GameEvent(str):
     @classmethod
     def parse(cls, text: str, types: Iterable[EventType]) -> GameEvent:
         """The event a notation text names (`fell:3,4`), among `types`; FormatError for anything else."""
-        name, _, detail = str(text).partition(":")
+        name, _colon, detail = str(text).partition(":")
         known = {t.kind: t for t in types}
         kind = known.get(name)
         if kind is None:
-            raise FormatError(f"unknown event {text!r}; events are {', '.join(known)}", "event")
+            raise FormatError(
+                _("unknown event {event}; events are {events}", event=repr(text), events=", ".join(known)), _("event")
+            )
         try:
             if kind.detail == "cell":
                 r, c = (int(v) for v in detail.split(","))
@@ -95,7 +97,9 @@ class GameEvent(str):
             if kind.detail == "seat":
                 return cls(kind.kind, seat=int(detail))
         except ValueError:
-            raise FormatError(f"bad event {text!r}: expected {kind.kind}:DETAIL", "event") from None
+            raise FormatError(
+                _("bad event {event}: expected {kind}:DETAIL", event=repr(text), kind=kind.kind), _("event")
+            ) from None
         return cls(kind.kind, colour=detail or None)
 
 

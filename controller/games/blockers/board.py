@@ -170,7 +170,14 @@ def parse_row(line: str, cols: int, colours: str, at: str) -> list[str]:
     """One snapshot row of two-character cells (`R5`, `..`) separated by single spaces."""
     tokens = line.split()
     if len(tokens) != cols:
-        raise FormatError(f"expected {cols} cells of two characters separated by spaces, found {len(tokens)}", at)
+        raise FormatError(
+            _(
+                "expected {cols} cells of two characters separated by spaces, found {found}",
+                cols=str(cols),
+                found=str(len(tokens)),
+            ),
+            at,
+        )
     cells = []
     for tok in tokens:
         if tok == "..":
@@ -178,8 +185,12 @@ def parse_row(line: str, cols: int, colours: str, at: str) -> list[str]:
             continue
         if len(tok) != 2 or tok[0] not in colours or tok[1] not in GLYPHS:
             raise FormatError(
-                f"bad cell {tok!r}: expected '..' or a colour ({' '.join(colours)}) followed by "
-                "a glyph (1-9, A-I, a-i, * or ?)",
+                _(
+                    "bad cell {cell}: expected '..' or a colour ({colours}) followed by a glyph (1-9, A-I, a-i, * "
+                    "or ?)",
+                    cell=repr(tok),
+                    colours=" ".join(colours),
+                ),
                 at,
             )
         cells.append(tok)

@@ -365,12 +365,14 @@ def parse_doors_line(rest: str, rows: int, cols: int, at: str) -> tuple[str, ...
     """The 16 door tokens after `doors:`."""
     tokens = rest.split()
     if len(tokens) != POST_COUNT:
-        raise FormatError(f"'doors:' needs {POST_COUNT} door tokens, found {len(tokens)}", at)
+        raise FormatError(
+            _("'doors:' needs {count} door tokens, found {found}", count=str(POST_COUNT), found=str(len(tokens))), at
+        )
     out = []
     for tok in tokens:
         if not _DOOR_TOKEN.match(tok) or len(set(tok)) != len(tok):
             raise FormatError(
-                f"bad door {tok!r}: expected wing letters from N E S W (each at most once) or '?'",
+                _("bad door {door}: expected wing letters from N E S W (each at most once) or '?'", door=repr(tok)),
                 at,
             )
         out.append(canonical_door(tok))

@@ -316,9 +316,9 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         """
         doors = snapshot.line("doors")
         if doors is None or UNKNOWN_DOOR in doors:
-            raise FormatError("a Flipop position needs every door read on its 'doors:' line")
+            raise FormatError(_("a Flipop position needs every door read on its 'doors:' line"))
         line = Line(snapshot.cells, doors, to_move, frozenset(banned))
-        line, _ = self._settle(line, pass_was_free=False)
+        line, _free = self._settle(line, pass_was_free=False)
         return FlipopState((line,))
 
     def adopt(self, state: FlipopState, snapshot: Snapshot) -> FlipopState:
@@ -789,7 +789,7 @@ def start_position(text: str) -> Snapshot:
         letters="WB",
         cells=CellFormat(),
         extra_lines=(DOORS_LINE,),
-        where="profile start",
+        where=_("profile start"),
     )
 
 

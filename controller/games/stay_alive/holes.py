@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from controller.errors import FormatError
+from controller.language import _
 
 SIZE = 7
 POSITIONS = "ABC"
@@ -174,7 +175,15 @@ def slides_line(name: str, along_rows: bool):
         positions = tuple(ch for ch in rest if not ch.isspace())
         size = rows if along_rows else cols
         if len(positions) != size or any(p not in POSITIONS for p in positions):
-            raise FormatError(f"'{name}:' needs {size} slide positions, each A, B or C; got {rest.strip()!r}", at)
+            raise FormatError(
+                _(
+                    "'{name}:' needs {size} slide positions, each A, B or C; got {got}",
+                    name=name,
+                    size=str(size),
+                    got=repr(rest.strip()),
+                ),
+                at,
+            )
         return positions
 
     return parse
