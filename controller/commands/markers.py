@@ -236,15 +236,27 @@ def put_words(image: np.ndarray, text: str, org: tuple[int, int], font_scale: fl
         bare = bare if bare.isascii() else "?"
         (width, height), _below = cv2.getTextSize(bare, font, font_scale, thickness)
         cv2.putText(image, bare, (x, baseline), font, font_scale, 0, thickness, cv2.LINE_AA)
-        for mark in (c for c in parts if unicodedata.combining(c)):
-            _accent(image, mark, x, baseline, width, height, thickness)
+        marks = [c for c in parts if unicodedata.combining(c)]
+        if marks:
+            inked = _ink_height(bare, font, font_scale, thickness, height)
+            for mark in marks:
+                _accent(image, mark, x, baseline, width, inked, thickness)
         x += width
+
+
+def _ink_height(letter: str, font: int, font_scale: float, thickness: int, height: int) -> int:
+    """How far above the baseline the letter's ink reaches (an `e` is lower than an `E`): where its accent goes."""
+    scratch = np.zeros((3 * height + 4, 3 * height + 4), np.uint8)
+    baseline = 2 * height + 2
+    cv2.putText(scratch, letter, (1, baseline), font, font_scale, 255, thickness, cv2.LINE_AA)
+    rows = np.flatnonzero(scratch[:baseline].max(axis=1) > 127)
+    return int(baseline - rows[0]) if len(rows) else height
 
 
 def _accent(image: np.ndarray, mark: str, x: int, baseline: int, width: int, height: int, thickness: int) -> None:
     """One combining mark over (or, a cedilla, under) the letter drawn at `x` whose box is `width` x `height`."""
-    middle, size = x + width / 2, max(2.0, width * 0.28)
-    top = baseline - height - max(2.0, height * 0.18)
+    middle, size = x + width / 2, max(2.0, width * 0.3)
+    top = baseline - height - max(2.0, thickness * 1.5)
 
     def line(x1: float, y1: float, x2: float, y2: float) -> None:
         cv2.line(image, (round(x1), round(y1)), (round(x2), round(y2)), 0, thickness, cv2.LINE_AA)
