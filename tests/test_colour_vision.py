@@ -21,19 +21,13 @@ import itertools
 import cv2
 import numpy as np
 import pytest
-from test_web_browser import CHROMEDRIVER, CHROMIUM, PIN, start_browser, wait_for
+from test_web_browser import IN_A_BROWSER, PIN, start_browser, wait_for
 
 from controller.games import registry
 from controller.web import WebApp, WebServer
 from simulation.world import StubRig
 
-pytestmark = [
-    pytest.mark.slow,  # a real browser
-    pytest.mark.skipif(
-        CHROMIUM is None or CHROMEDRIVER is None,
-        reason="Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)",
-    ),
-]
+pytestmark = IN_A_BROWSER
 
 #: Machado et al. 2009, Table 1, severity 1.0: linear RGB in, linear RGB out.
 MACHADO = {

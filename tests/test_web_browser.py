@@ -14,13 +14,15 @@ from simulation.world import StubRig
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
-pytestmark = [
+#: The marks of a test module that drives the page in a real browser (one place, imported by the others).
+IN_A_BROWSER = [
     pytest.mark.slow,  # a real browser
     pytest.mark.skipif(
         CHROMIUM is None or CHROMEDRIVER is None,
         reason="Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)",
     ),
 ]
+pytestmark = IN_A_BROWSER
 PIN = "135790"
 COLORPOP = {"game": "colorpop", "players": 2}
 

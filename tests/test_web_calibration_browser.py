@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from test_web_browser import CHROMEDRIVER, CHROMIUM, start_browser, wait_for
+from test_web_browser import IN_A_BROWSER, start_browser, wait_for
 
 from calibration.guided import steps_for
 from controller.games import registry
@@ -19,13 +19,7 @@ from simulation.render import camera_homography
 from simulation.setup_person import LiveCamera, SetupPerson, setup_world, simulated_camera
 from simulation.world import StubRig
 
-pytestmark = [
-    pytest.mark.slow,  # a real browser
-    pytest.mark.skipif(
-        CHROMIUM is None or CHROMEDRIVER is None,
-        reason="Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)",
-    ),
-]
+pytestmark = IN_A_BROWSER
 PIN = "975310"
 
 

@@ -4,7 +4,7 @@ on a copy without markers, and Stay Alive's holes taken step by step from the si
 from __future__ import annotations
 
 import pytest
-from test_web_browser import CHROMEDRIVER, CHROMIUM, start_browser, wait_for
+from test_web_browser import IN_A_BROWSER, start_browser, wait_for
 from web_helpers import PictureSensor
 
 from calibration.holes import PAIRS, derive, observe
@@ -17,13 +17,7 @@ from simulation.render import Scene, random_snapshot, render_scene
 from simulation.unmarked import render_unmarked
 from simulation.world import StubRig
 
-pytestmark = [
-    pytest.mark.slow,  # a real browser
-    pytest.mark.skipif(
-        CHROMIUM is None or CHROMEDRIVER is None,
-        reason="Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)",
-    ),
-]
+pytestmark = IN_A_BROWSER
 PIN = "135790"
 
 

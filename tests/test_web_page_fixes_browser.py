@@ -7,19 +7,13 @@ from __future__ import annotations
 
 import pytest
 from test_accept_board import _stuck_colorpop
-from test_web_browser import CHROMEDRIVER, CHROMIUM, history, start_browser, wait_for
+from test_web_browser import IN_A_BROWSER, history, start_browser, wait_for
 
 from controller.service.journal import Journal
 from controller.web import WebApp, WebServer
 from simulation.world import StubRig
 
-pytestmark = [
-    pytest.mark.slow,  # a real browser
-    pytest.mark.skipif(
-        CHROMIUM is None or CHROMEDRIVER is None,
-        reason="Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)",
-    ),
-]
+pytestmark = IN_A_BROWSER
 PIN = "246802"
 
 

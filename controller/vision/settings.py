@@ -43,24 +43,23 @@ def _flag(value: Any) -> bool:
     return value
 
 
-def _white(value: Any) -> list:
+def _three(value: Any, top: float, wrong: Any) -> list:
+    """Three numbers above 0 and at most `top` (a colour B, G, R), else the sentence `wrong`."""
     if not (
         isinstance(value, list)
         and len(value) == 3
-        and all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 255 for v in value)
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= top for v in value)
     ):
-        raise sentence(_("expected three numbers 1-255 (B, G, R of white paper)"))
+        raise sentence(wrong)
     return value
+
+
+def _white(value: Any) -> list:
+    return _three(value, 255, _("expected three numbers 1-255 (B, G, R of white paper)"))
 
 
 def _frame(value: Any) -> list:
-    if not (
-        isinstance(value, list)
-        and len(value) == 3
-        and all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 2 for v in value)
-    ):
-        raise sentence(_("expected three numbers above 0 and at most 2 (B, G, R of the frame, paper white 1)"))
-    return value
+    return _three(value, 2, _("expected three numbers above 0 and at most 2 (B, G, R of the frame, paper white 1)"))
 
 
 class VisionSettings(ProfileSection):
