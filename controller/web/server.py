@@ -270,8 +270,11 @@ class WebApp:
         def export(journal: Journal) -> tuple[int | None, str]:
             latest = journal.latest_game()
             game_id = asked if asked is not None else (latest.id if latest is not None else None)
-            # the page is open to anyone on the network: a game in play is given without its secrets
-            hidden = game_id is not None and self.view.in_play(game_id)
+            if game_id is None:
+                return None, export_record(journal)  # refused in words: the journal holds no game yet
+            # the page is open to anyone on the network: a game not over is given without its secrets
+            # (also before the page has heard from the referee, just after a restart)
+            hidden = journal.game(game_id).open and not self.view.finished(game_id)
             return game_id, export_record(journal, game_id, withhold_secrets=hidden)
 
         try:

@@ -209,11 +209,12 @@ class LiveView:
             raise RuntimeError("the live page has heard nothing from the referee yet")
         return table.game_id
 
-    def in_play(self, game_id: int) -> bool:
-        """Whether `game_id` is the game being refereed and not over yet: its secret colours stay hidden."""
+    def finished(self, game_id: int) -> bool:
+        """Whether `game_id` is the game being refereed and is over, as last heard (its secret colours
+        may be shown although the journal keeps it open until the next game)."""
         with self._lock:
             table = self._table
-        return table is not None and table.game_id == game_id and not table.over
+        return table is not None and table.game_id == game_id and bool(table.over)
 
     # --- what the page is sent ------------------------------------------------------------------
     def state(self, lang: str = DEFAULT) -> dict[str, Any]:
