@@ -4,8 +4,7 @@ coach (every legal move, a hint with the PIN, journalled) to the person to move.
 
 from __future__ import annotations
 
-import pytest
-from test_web_browser import CHROMEDRIVER, CHROMIUM, PIN, history, marked_cells, start_browser, wait_for
+from test_web_browser import PIN, history, in_a_browser, marked_cells, start_browser, wait_for
 from web_helpers import with_client
 
 from controller.ai.table import legal_moves, move_cells
@@ -21,7 +20,7 @@ def _cells(cells) -> list[str]:
     return sorted(f"{r},{c}" for r, c in cells)
 
 
-@pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None, reason="Chromium and chromedriver are not installed")
+@in_a_browser
 def test_a_game_against_the_computer_through_the_page(tmp_path):
     from selenium.webdriver.common.by import By
 

@@ -210,6 +210,7 @@ def test_journal_entries_of_a_computer_seat_resume_exactly(tmp_path):
     assert resumed.computer == {1: "beginner"}
 
 
+@pytest.mark.slow  # the demo run whole
 def test_the_demo_plays_against_a_computer_seat_end_to_end(tmp_path):
     """`referee demo --computer`: the whole service on the simulated rig (rendered camera), the
     simulated person making the computer's moves as the referee shows them, wrongly first at times."""

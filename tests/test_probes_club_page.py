@@ -12,7 +12,7 @@ import urllib.request
 
 import pytest
 from mqtt_helpers import free_port
-from test_web_browser import CHROMEDRIVER, CHROMIUM, start_browser
+from test_web_browser import in_a_browser, start_browser
 
 from controller.club.payloads import Message
 from controller.club.server import SECURITY_HEADERS, BrokerAddress, ClubServer
@@ -59,7 +59,7 @@ def test_names_that_look_like_formulas_stay_text_in_the_csv():
     assert spreadsheet_text("Ann") == "Ann" and spreadsheet_text("") == ""
 
 
-@pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None, reason="Chromium and chromedriver are not installed")
+@in_a_browser
 @pytest.mark.slow
 def test_the_page_runs_under_its_policy_in_a_real_browser(club):
     from selenium.webdriver.common.by import By

@@ -9,7 +9,7 @@ import sqlite3
 import cv2
 import numpy as np
 import pytest
-from test_web_browser import CHROMEDRIVER, CHROMIUM, start_browser, wait_for
+from test_web_browser import in_a_browser, start_browser, wait_for
 from web_helpers import with_client
 
 from controller.cli import main
@@ -187,13 +187,7 @@ def test_the_loop_prunes_the_pictures_as_configured_while_the_game_goes_on(tmp_p
     assert max(kept) == max(indices) and kept == set(indices[-len(kept) :])  # the newest are the ones kept
 
 
-needs_browser = pytest.mark.skipif(
-    CHROMIUM is None or CHROMEDRIVER is None,
-    reason="Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)",
-)
-
-
-@needs_browser
+@in_a_browser
 def test_a_browser_shows_the_picture_beside_each_verdict_and_in_past_games(played, tmp_path):
     """In a real browser: each verdict of the history has its picture, loaded (the JPEG the journal
     holds, its size), a tap opens it large; a past game stepped through shows each verdict's own."""

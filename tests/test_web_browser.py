@@ -23,6 +23,15 @@ IN_A_BROWSER = [
     ),
 ]
 pytestmark = IN_A_BROWSER
+
+
+def in_a_browser(test):
+    """Marks one test that drives the page in a real browser, as `IN_A_BROWSER` marks a whole module."""
+    for mark in IN_A_BROWSER:
+        test = mark(test)
+    return test
+
+
 PIN = "135790"
 COLORPOP = {"game": "colorpop", "players": 2}
 
