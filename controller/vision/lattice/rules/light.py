@@ -9,7 +9,11 @@ its bounds allow; a shadow the light fit missed is allowed as the looks allow it
 its bounds allow no look of another label within that distance and nearer than its own label's
 looks: the rules read the same
 clipped pixels (clipping flattens a stone's disc and gives it the board's colour in that channel),
-so the picture never makes sure what the clipping leaves open.
+so the picture never makes sure what the clipping leaves open. A look of another label is not open
+to a place whose own label, at its best within the same bounds, explains it better by more than the
+open-set distance of one dimension: a likelihood-ratio test at the open set's level, the channels
+the lamp left unclipped telling the two labels apart (under a warm lamp the wooden board clips in
+red, and a bare point still differs from a white stone in blue and in the stone's shaded rim).
 
 Nor is an empty place sure where it is clipped in a channel in which the board around it (the
 between points the light is measured on) is not, when its empty look is no brighter than that
@@ -23,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from controller.vision import bounds
+from controller.vision.classify import open_set_distance
 from controller.vision.lattice.light import FLOOR
 from controller.vision.lattice.places import EMPTY, N_FEATURES
 from controller.vision.lattice.reading import Picture, Reading
@@ -47,7 +52,9 @@ def rule(picture: Picture, reading: Reading) -> Reading:
     # measure the same clipped pixels (a clipped disc is flat, its colour the board's there).
     by_rule = (np.array(reading.source, object)[todo] != "looks")[:, None]
     own = np.where(other, np.inf, reach).min(axis=1, keepdims=True)
-    near = np.where(other & ((seen > limit) | (by_rule & (reach < own))), reach, np.inf).min(axis=1)
+    # What the clipping leaves known must not already tell the place's own label from the other.
+    open_ = other & (reach - own <= open_set_distance(1) ** 2)
+    near = np.where(open_ & ((seen > limit) | (by_rule & (reach < own))), reach, np.inf).min(axis=1)
     why[todo[near <= limit]] = "light"
     why[brighter_than_board(picture, reading) & (why == "")] = "light"
     return reading.but(NAME, why=why)
