@@ -27,7 +27,11 @@ ACCEPT_BOARD = "accept-board"
 COMPUTER_MOVE = "computer-move"
 HINT = "hint"
 WITH_MOVE = (COMPUTER_MOVE, HINT)
-ACTIONS = ("end-by-agreement", "new-game", ACCEPT_BOARD, COMPUTER_MOVE, HINT)
+#: `computer-rack` carries the tiles a person drew for a computer seat and told the referee (Blockers!:
+#: `{action: computer-rack, tiles: "B3 BA Ba B*"}`, one colour's whole rack as `notation.md` §1 writes
+#: tiles): the computer plays from exactly those.
+COMPUTER_RACK = "computer-rack"
+ACTIONS = ("end-by-agreement", "new-game", ACCEPT_BOARD, COMPUTER_MOVE, HINT, COMPUTER_RACK)
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,8 @@ class Action:
     board: Snapshot | None = None
     #: `computer-move` and `hint` only: the move, in the game's notation.
     move: str | None = None
+    #: `computer-rack` only: the rack's tiles (`B3 BA Ba`).
+    tiles: str | None = None
 
 
 Entry = Snapshot | Action
@@ -73,26 +79,35 @@ def _entry(setup: GameSetup, item: Any, where: str) -> Entry:
         return _snapshot(setup, item, where)
     action = item.get("action")
     wanted = (
-        {"action", "board"} if action == ACCEPT_BOARD else {"action", "move"} if action in WITH_MOVE else {"action"}
+        {"action", "board"}
+        if action == ACCEPT_BOARD
+        else {"action", "move"}
+        if action in WITH_MOVE
+        else {"action", "tiles"}
+        if action == COMPUTER_RACK
+        else {"action"}
     )
-    if set(item) != wanted or action not in ACTIONS or ("move" in item and not isinstance(item["move"], str)):
+    texts = [item[key] for key in ("move", "tiles") if key in item]
+    if set(item) != wanted or action not in ACTIONS or not all(isinstance(t, str) for t in texts):
         raise FormatError(
             _(
                 (
                     "an entry that is not a snapshot must be {{action: NAME}} with NAME one of {value} "
                     "({ACCEPT_BOARD} with its board: {{action: {ACCEPT_BOARD}, board: |...}}; {COMPUTER_MOVE} "
-                    'and {HINT} with their move: {{action: {COMPUTER_MOVE}, move: "..."}}); got {item}'
+                    'and {HINT} with their move: {{action: {COMPUTER_MOVE}, move: "..."}}; {COMPUTER_RACK} with '
+                    'its tiles: {{action: {COMPUTER_RACK}, tiles: "..."}}); got {item}'
                 ),
                 value=", ".join(ACTIONS),
                 ACCEPT_BOARD=ACCEPT_BOARD,
                 COMPUTER_MOVE=COMPUTER_MOVE,
                 HINT=HINT,
+                COMPUTER_RACK=COMPUTER_RACK,
                 item=repr(item),
             ),
             where,
         )
     declared = _snapshot(setup, item["board"], f"{where}, board") if "board" in item else None
-    return Action(action, declared, item.get("move"))
+    return Action(action, declared, item.get("move"), item.get("tiles"))
 
 
 def _snapshot(setup: GameSetup, value: Any, where: str) -> Snapshot:
@@ -320,6 +335,8 @@ def dump_record(setup: GameSetup, board: Snapshot, entries: list[Entry], profile
             return _Literal(format_snapshot(e))
         if e.move is not None:
             return {"action": e.name, "move": e.move}
+        if e.tiles is not None:
+            return {"action": e.name, "tiles": e.tiles}
         if e.board is None:
             return {"action": e.name}
         return {"action": e.name, "board": _Literal(format_snapshot(e.board))}

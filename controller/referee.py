@@ -19,7 +19,7 @@ from controller.games.base import ActionNotAllowed, Engine, Result
 from controller.games.events import GameEvent
 from controller.games.registry import engine_for
 from controller.language import _
-from controller.record import COMPUTER_MOVE, HINT, Action
+from controller.record import COMPUTER_MOVE, COMPUTER_RACK, HINT, Action
 from controller.snapshot import EMPTY, Snapshot, tells_nothing_new
 
 if TYPE_CHECKING:
@@ -75,6 +75,8 @@ class Verdict:
     doubtful: bool = False
     #: The rule of the rule book an illegal move (or an invalid starting board) breaks.
     rule: Rule | None = None
+    #: `computer-rack` only: the tiles told for a computer seat's rack (`B3 BA Ba`).
+    tiles: str = ""
 
     def __post_init__(self) -> None:
         if not isinstance(self.verdict, VerdictKind):  # a verdict read back from its JSON word
@@ -91,6 +93,8 @@ class Verdict:
             out["seat"] = self.seat
         if self.move:
             out["move"] = self.move
+        if self.tiles:
+            out["tiles"] = self.tiles
         if self.events:
             out["events"] = list(self.events)
         if self.reason:
@@ -133,6 +137,9 @@ class Referee:
         #: The move a computer seat chose and a person is to make on the board (`computer-move`):
         #: until the board shows exactly it, any other move is refused. None: no move awaited.
         self.awaited: AwaitedMove | None = None
+        #: The racks told for computer seats (`computer-rack`: a person drew the tiles and tapped
+        #: them), colour -> glyphs as last told; the tiles placed since are off it (`Engine.rack_held`).
+        self.racks: dict[str, tuple[str, ...]] = {}
 
     @property
     def started(self) -> bool:
@@ -264,17 +271,21 @@ class Referee:
         self.at_setup = True
         return Verdict(VerdictKind.SETUP_OK, index)
 
-    def act(self, name: str, index: int | None = None, move: str | None = None) -> Verdict:
+    def act(self, name: str, index: int | None = None, move: str | None = None, tiles: str | None = None) -> Verdict:
         """A player's action on the referee: `new-game`, `end-by-agreement`; or what a computer seat
-        chose (`computer-move`) or the coach hinted (`hint`) for the seat to move, with its `move`."""
+        chose (`computer-move`) or the coach hinted (`hint`) for the seat to move, with its `move`;
+        or the `tiles` a person drew for a computer seat's rack (`computer-rack`)."""
         if name in (COMPUTER_MOVE, HINT):
             verdict = self._choice(name, move or "", index)
+        elif name == COMPUTER_RACK:
+            verdict = self._rack(tiles or "", index)
         elif name == "new-game":
             if self.state is not None:
                 self.closed_result = self.result()
             self.state = None
             self.in_illegal = self.in_pending = False
             self.awaited = None
+            self.racks = {}
             verdict = Verdict(VerdictKind.ACTION, index, action=name)
         else:
             if self.state is None:
@@ -303,6 +314,22 @@ class Referee:
             after = self.engine.apply(self.state, move)[0]
             self.awaited = AwaitedMove(seat, text, self.engine.expected(after))
         verdict = Verdict(VerdictKind.ACTION, index, seat=seat, move=text, action=name)
+        self.history.append(verdict)
+        return verdict
+
+    def _rack(self, tiles: str, index: int | None) -> Verdict:
+        """A computer seat's rack as a person drew it (one colour's whole rack, `B3 BA Ba`): checked
+        against the position (no tile placed, captured or told twice), kept; a move the seat chose
+        from its old rack is dropped: it chooses again from this one."""
+        if self.state is None or self.engine.is_over(self.state):
+            raise ActionNotAllowed(_("{action} needs a game in progress", action=COMPUTER_RACK))
+        colour, glyphs = self.engine.check_rack(self.state, tiles)
+        seat = next(s for s in range(self.engine.setup.players) if colour in self.engine.rack_colours(s))
+        self.racks[colour] = glyphs
+        if self.awaited is not None and self.awaited.seat == seat:
+            self.awaited = None
+        text = " ".join(colour + g for g in glyphs)
+        verdict = Verdict(VerdictKind.ACTION, index, seat=seat, action=COMPUTER_RACK, tiles=text)
         self.history.append(verdict)
         return verdict
 
@@ -413,6 +440,6 @@ def judge_steps(referee: Referee, record: GameRecord) -> Iterator[Verdict]:
         if isinstance(entry, Action) and entry.board is not None:
             yield referee.accept(entry.board, index=index)
         elif isinstance(entry, Action):
-            yield referee.act(entry.name, index=index, move=entry.move)
+            yield referee.act(entry.name, index=index, move=entry.move, tiles=entry.tiles)
         else:
             yield referee.observe(entry, index=index)

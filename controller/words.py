@@ -17,7 +17,7 @@ from controller.games.base import Engine, Result
 from controller.games.events import EventType, GameEvent
 from controller.games.registry import find_rule
 from controller.language import DEFAULT, N_, Named, Text, _, listed, literal, said
-from controller.record import COMPUTER_MOVE, HINT
+from controller.record import COMPUTER_MOVE, COMPUTER_RACK, HINT
 from controller.referee import NOT_THE_COMPUTERS_MOVE, Verdict, VerdictKind
 
 Cell = tuple[int, int]
@@ -147,6 +147,9 @@ def verdict_line(verdict: Verdict, engine: Engine | None = None, to_move: int | 
         if verdict.action == HINT:
             return _("hint for {player}: {move}", player=who, move=move)
         return _("the computer plays {player}: {move}; make its move on the board", player=who, move=move)
+    if kind == VerdictKind.ACTION and verdict.action == COMPUTER_RACK:
+        tiles = engine.rack_words(verdict.tiles) if engine is not None else verdict.tiles
+        return _("tiles drawn for the computer ({player}): {tiles}", player=who, tiles=tiles)
     if kind == VerdictKind.ACTION:
         action = verdict.action or ""
         text = Text(ACTION_WORDS[action]) if action in ACTION_WORDS else _("action {name}", name=action)
@@ -173,6 +176,7 @@ def verdict_from_json(data: dict[str, Any]) -> Verdict | None:
         cells=tuple(tuple(c) for c in data.get("cells", ())),
         advice=data.get("advice"),
         action=data.get("action"),
+        tiles=data.get("tiles", ""),
         doubtful=bool(data.get("doubtful", False)),
         rule=find_rule(data.get("rule")),
     )

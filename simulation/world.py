@@ -27,13 +27,14 @@ from typing import Any
 
 import numpy as np
 
+from controller.ai.table import rack_missing
 from controller.games import registry
-from controller.games.base import GameSetup
+from controller.games.base import ActionNotAllowed, GameSetup
 from controller.games.registry import engine_for
 from controller.games.stay_alive.rules import MARBLE_DROP_SECONDS
 from controller.hardware.switches import SlideState
 from controller.language import _
-from controller.record import COMPUTER_MOVE, setup_from_mapping
+from controller.record import COMPUTER_MOVE, COMPUTER_RACK, setup_from_mapping
 from controller.referee import Referee, Verdict
 from controller.service.loop import RefereeLoop, Settings, Sight
 from controller.service.session import open_journal
@@ -408,6 +409,17 @@ class Step:
     red_ok: bool = False
     #: The hand left the board part-way through a move (a mid-move pause).
     mid_move: bool = False
+    #: The command is a mistake the referee must refuse (with a sentence): `SimDriver.refusals` keeps it.
+    refused: bool = False
+
+
+def _can_be_on_rack(engine: Any, state: Any, tile: str) -> bool:
+    """Whether `tile` can still be in its pile or on its rack (not placed, not captured)."""
+    try:
+        engine.check_rack(state, tile)
+    except ActionNotAllowed:
+        return False
+    return True
 
 
 def _hand_near(cells: list[tuple[int, int]]) -> tuple[float, float]:
@@ -473,6 +485,9 @@ class SimPlayer:
         self.computer_seats: frozenset[int] = frozenset()
         self.shown_move: Callable[[], str | None] = lambda: None
         self.computer_mistakes = 0.3
+        #: Each computer colour's face-down pile (Blockers!), shuffled once: a person draws its tiles
+        #: from it and taps them on the page.
+        self.piles: dict[str, list[str]] = {}
 
     # --- the shadow referee: what a perfect observer says about each settled board -------------
     def _settle(self, board: Snapshot) -> dict | None:
@@ -487,8 +502,8 @@ class SimPlayer:
         self.intended.append(out)
         return out
 
-    def _act(self, name: str, move: str | None = None) -> dict:
-        verdict: Verdict = self.shadow.act(name, index=self.index, move=move)
+    def _act(self, name: str, move: str | None = None, tiles: str | None = None) -> dict:
+        verdict: Verdict = self.shadow.act(name, index=self.index, move=move, tiles=tiles)
         self.index += 1
         out = verdict.to_json()
         self.intended.append(out)
@@ -698,6 +713,7 @@ class SimPlayer:
         """A computer seat's turn: wait until the referee shows its move, then make exactly that move
         on the board; some of the time another legal move first, which the referee must refuse
         ("that is not the computer's move"), put back before the right one."""
+        yield from self._draw_for_computer()
         shown = self.shown_move()
         if shown is None:
             yield Step(_("waiting for the computer's move"), 0.1, None)
@@ -724,6 +740,31 @@ class SimPlayer:
         yield from self._show(after, label, self._hand_for(self.current, after), move=move)
         self.state = after_state
         self.moves += 1
+
+    def _draw_for_computer(self) -> Iterator[Step]:
+        """A computer seat's rack short of tiles (Blockers!: at the start, and after each of its
+        placements): a person draws them from its pile and taps them on the page; some of the time
+        a wrong tile first (one still in the pile), then the rack tapped again as drawn."""
+        engine, state = self.shadow.engine, self.shadow.state
+        seat = engine.to_move(state)
+        for colour, count in rack_missing(engine, state, seat, self.shadow.racks).items():
+            held = list(engine.rack_held(state, colour, self.shadow.racks.get(colour, ()))[0])
+            pile = self.piles.get(colour)
+            if pile is None:
+                pile = self.piles[colour] = self.rng.sample(engine.rack_glyphs, len(engine.rack_glyphs))
+            drawn = [g for g in pile if g not in held and _can_be_on_rack(engine, state, colour + g)][:count]
+            for glyph in drawn:
+                pile.remove(glyph)
+            played = [g for g in engine.rack_glyphs if not _can_be_on_rack(engine, state, colour + g)]
+            if drawn and played and self.rng.random() < self.computer_mistakes:
+                # a tile already played tapped by mistake: the referee refuses the rack, saying why
+                wrong = " ".join(colour + g for g in [*held, *drawn[:-1], self.rng.choice(played)])
+                label = _("tiles drawn for the computer, one tapped wrongly: {tiles}", tiles=wrong)
+                yield Step(label, self.blink, command=("rack", {"tiles": wrong}), refused=True)
+            tiles = " ".join(colour + g for g in [*held, *drawn])
+            self._act(COMPUTER_RACK, tiles=tiles)
+            label = _("tiles drawn for the computer and tapped on the page: {tiles}", tiles=tiles)
+            yield Step(label, self.blink, command=("rack", {"tiles": tiles}))
 
     def _lamp(self, before: Snapshot, after: Snapshot) -> tuple[tuple[float, float, float], ...]:
         """A lamp's reflection over one of the places the coming move changes (a small clipped core)."""
@@ -902,6 +943,8 @@ class SimDriver:
         self.submit = submit
         self.on_step = on_step
         self.ticks = 0
+        #: The mistakes the referee refused (`Step.refused`), each with the error it said.
+        self.refusals: list[tuple[Step, BaseException]] = []
 
     def run(self, steps: Iterator[Step], stop: Callable[[], bool] | None = None) -> None:
         for step in steps:
@@ -922,7 +965,13 @@ class SimDriver:
         if step.command is not None and self.submit is not None:
             future = self.submit(step.command[0], step.command[1])
             self.run_frames(1)
-            future.result(timeout=5)
+            if step.refused:
+                error = future.exception(timeout=5)
+                if error is None:
+                    raise AssertionError(f"the referee accepted a mistake: {step.label}")
+                self.refusals.append((step, error))
+            else:
+                future.result(timeout=5)
         self.run_frames(max(1, round(step.hold * self.fps)))
 
     def run_frames(self, n: int) -> None:

@@ -71,7 +71,8 @@ class GameKnowledge:
     def table_private(self, engine: Any, state: Any, seat: int, seed: str) -> Any:
         """What a computer seat at a real table privately knows in `state`, drawn by the referee
         itself and the same for the same `seed` (a journalled game resumes with it): Colorpop's
-        secret colour, Blockers!' rack. None for games of perfect information."""
+        secret colour. None for games of perfect information, and for Blockers!' racks, which a
+        person draws for the computer and taps on the page (`controller.ai.table.think`)."""
         return None
 
     def table_refusal(self, engine: Any, computer: dict[int, str]) -> Any:

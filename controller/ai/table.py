@@ -9,15 +9,18 @@ The game key, in `config.yaml` and the page's new-game form: `computer: [null, s
 entry per seat like `secrets:`, null for a person, or the level the computer plays that seat at
 (`controller.ai.levels`: beginner, club, strong).
 
-Hidden information at a real table: the computer's own secret (Colorpop's colour, Blockers!'
-rack) is drawn by the referee itself from a seed the journal fixes (`GameKnowledge.table_private`),
-so a game resumed after a restart has the same secret; the other seats' secrets are sampled
-(determinization), never read.
+Hidden information at a real table: the computer's own secret colour (Colorpop) is drawn by the
+referee itself from a seed the journal fixes (`GameKnowledge.table_private`), so a game resumed
+after a restart has the same secret. Its rack (Blockers!) is what a person drew for it from its
+pile, as for any player, and tapped on the page (`computer-rack`, journalled; `Referee.racks`):
+the computer waits for its rack, then plays from exactly those tiles. The other seats' secrets are
+sampled (determinization), never read.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -117,24 +120,44 @@ def table_seed(journal_id: str, game_id: int) -> str:
 
 
 def think(
-    engine: Any, state: Any, level: str, seed: str, rng: random.Random | None = None, computer: bool = True
+    engine: Any,
+    state: Any,
+    level: str,
+    seed: str,
+    rng: random.Random | None = None,
+    computer: bool = True,
+    racks: Mapping[str, Sequence[str]] | None = None,
 ) -> Thought | None:
     """The move of the seat to move in `state` at `level`, knowing only what that seat knows: a
-    computer seat its own secret drawn from `seed`; a person's seat (the coach's hint, `computer`
-    False) nothing hidden at all, since the referee does not know a person's secret colour or rack.
+    computer seat its own secret drawn from `seed`, or its rack as a person drew it (`racks`, the
+    referee's: colour -> tiles told); a person's seat (the coach's hint, `computer` False) nothing
+    hidden at all, since the referee does not know a person's secret colour or rack.
     None when nobody is to move."""
     seat = engine.to_move(state)
     if seat is None or engine.is_over(state):
         return None
     knowledge = knowledge_for(engine.setup.game)
     view = knowledge.observe(engine, state, seat)
-    private = knowledge.table_private(engine, state, seat, seed) if computer else None
+    private = None
+    if computer and engine.rack_colours(seat):
+        private = {c: list(engine.rack_held(state, c, (racks or {}).get(c, ()))[0]) for c in engine.rack_colours(seat)}
+    elif computer:
+        private = knowledge.table_private(engine, state, seat, seed)
     rng = rng or random.Random(f"{seed}/{engine.position_text(view)}")  # what the seat sees, nothing more
     choice: Choice = levels.player(engine.setup.game, level).choose(engine, view, seat, private, rng)
     if choice.move is None:
         return None
     why = knowledge.explain(engine, view, choice.move, seat, private)
     return Thought(seat, engine.describe(state, choice.move), choice.value, why, choice.seconds)
+
+
+def rack_missing(engine: Any, state: Any, seat: int, racks: Mapping[str, Sequence[str]]) -> dict[str, int]:
+    """The tiles a person still has to draw for computer seat `seat` and tap (colour -> how many):
+    it chooses its move only once none is missing. Empty in a game without racks."""
+    if state is None:
+        return {}
+    out = {c: engine.rack_held(state, c, racks.get(c, ()))[1] for c in engine.rack_colours(seat)}
+    return {c: n for c, n in out.items() if n}
 
 
 def legal_moves(engine: Any, state: Any) -> list[str]:

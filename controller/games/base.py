@@ -262,3 +262,30 @@ class Engine(ABC, Generic[S, M]):
     def reveal(self, state: S, seat: int, colours: tuple[str, ...]) -> S:
         """Tell the engine a seat's secret (Colorpop); other games have none."""
         raise ActionNotAllowed(_("{game} has no secret colours to reveal", game=self.setup.game))
+
+    # -- racks: tiles a person draws for a computer seat and tells the referee (Blockers!) --------
+    #: The glyphs of a colour's tiles, in the order a page offers them to tap (none: no racks).
+    rack_glyphs: str = ""
+
+    def tile_symbol(self, glyph: str) -> str | None:
+        """The name a board profile gives a symbol glyph (Blockers!: `moon`), for its picture; None."""
+        return None
+
+    def rack_colours(self, seat: int) -> tuple[str, ...]:
+        """The colours whose hidden rack `seat` holds (Blockers!: its colour or two); none elsewhere."""
+        return ()
+
+    def check_rack(self, state: S, tiles: str) -> tuple[str, tuple[str, ...]]:
+        """A rack told to the referee (`R3 RA Ra`: tiles of one colour, `notation.md` §1's cells),
+        checked against the position: (its colour, its glyphs). Raises ActionNotAllowed with the
+        sentence why when a tile cannot be on that rack (no such tile, already placed, too many)."""
+        raise ActionNotAllowed(_("{game} has no racks", game=self.setup.game))
+
+    def rack_words(self, tiles: str) -> Any:
+        """A rack told to the referee (`B3 BA`) as players say it (Blockers!: `blue tile 3, blue tile A`)."""
+        return tiles
+
+    def rack_held(self, state: S, colour: str, told: Sequence[str]) -> tuple[tuple[str, ...], int]:
+        """Of the glyphs `told` for `colour`'s rack, those still on it in `state` (not placed since),
+        and how many tiles are missing from a full rack (the tiles to draw)."""
+        return (), 0

@@ -97,6 +97,8 @@ class Scene:
     coach: bool = True
     #: The move a computer seat chose and a person is to make on the board (None: none awaited).
     awaited: AwaitedMove | None = None
+    #: The racks told for computer seats (Blockers!): colour -> tiles as last tapped (`Referee.racks`).
+    racks: dict[str, tuple[str, ...]] = field(default_factory=dict)
     #: Of the verdicts carried: the indexes with a picture kept, and the places the rules completed.
     pictured: frozenset[int] = frozenset()
     resolved: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)

@@ -47,12 +47,12 @@ from typing import Any, Protocol
 from controller import words
 from controller.ai import knowledge_for
 from controller.ai.levels import HINT_LEVEL
-from controller.ai.table import think
+from controller.ai.table import rack_missing, think
 from controller.errors import RefereeError
 from controller.games import registry
 from controller.games.base import ActionNotAllowed
 from controller.language import _, listed, said
-from controller.record import COMPUTER_MOVE, HINT
+from controller.record import COMPUTER_MOVE, COMPUTER_RACK, HINT
 from controller.referee import Outlook, Verdict, VerdictKind
 from controller.service.events import (
     HISTORY,
@@ -405,6 +405,7 @@ class RefereeLoop:
             computer=dict(session.computer),
             coach=bool(session.coach),
             awaited=referee.awaited,
+            racks=dict(referee.racks),
             pictured=frozenset(i for i in (v.get("index") for v in shown) if i in session.pictured),
             resolved={i: session.resolved[i] for i in (v.get("index") for v in shown) if i in session.resolved},
         )
@@ -822,15 +823,18 @@ class RefereeLoop:
         seat = referee.to_move()
         if seat not in seats or referee.awaited is not None or referee.in_illegal or referee.in_pending:
             return
-        work = (referee.engine, referee.state, seats[seat], session.seed)
+        if rack_missing(referee.engine, referee.state, seat, referee.racks):
+            return  # its rack is not all drawn yet: the page asks a person to draw the tiles and tap them
+        engine, state, level, seed = referee.engine, referee.state, seats[seat], session.seed
+        racks = dict(referee.racks)
         if self.think_in_background:
             if self._thinker is None:
                 self._thinker = ThreadPoolExecutor(1, thread_name_prefix="computer")
-            future = self._thinker.submit(think, *work)
+            future = self._thinker.submit(think, engine, state, level, seed, racks=racks)
         else:
             future = Future()
             try:
-                future.set_result(think(*work))
+                future.set_result(think(engine, state, level, seed, racks=racks))
             except Exception as exc:
                 future.set_exception(exc)
         self._thinking = (session.game_id, session.next_index, future)
@@ -855,6 +859,30 @@ class RefereeLoop:
         # the move's words and why as `Text`s: the page's answer says them in its own language
         move_words = session.referee.engine.move_words(verdict.move)
         return {"ok": True, "verdict": verdict.to_json(), "move": verdict.move, "words": move_words, "why": why}
+
+    def _rack(self, args: dict[str, Any], produced: list[Verdict] | None) -> dict[str, Any]:
+        """The tiles a person drew for a computer seat's rack and tapped on the page (`tiles`, one
+        colour's whole rack, `B3 BA Ba`): checked, journalled (`computer-rack`); the computer then
+        chooses its move from exactly those tiles."""
+        session = self.session
+        referee = session.referee
+        tiles = args.get("tiles")
+        if not isinstance(tiles, str):
+            raise RefereeError(_("the rack's tiles are missing: tap the tiles drawn for the computer"))
+        colour = tiles.strip()[:1]
+        seat = next((s for s in range(referee.engine.setup.players) if colour in referee.engine.rack_colours(s)), None)
+        if seat is not None and seat not in session.computer:
+            raise RefereeError(
+                _(
+                    "the {colour} tiles belong to {player}, a person: the referee is told only the computer's racks",
+                    colour=referee.engine.colour(colour, 2),
+                    player=referee.engine.seat_name(seat),
+                )
+            )
+        verdict = session.act(COMPUTER_RACK, tiles=tiles)  # ActionNotAllowed says why a tile cannot be there
+        self._give(verdict, None, produced)
+        self._emit(StateShown)
+        return {"ok": True, "verdict": verdict.to_json()}
 
     def _reveal_computer_secrets(self, session: GameSession, seats: dict[int, str]) -> None:
         """A finished game's computer seats show their secret (Colorpop's colour), once."""
@@ -949,6 +977,8 @@ class RefereeLoop:
             return {"ok": True, "message": _("judging resumed")}
         if name == "hint":
             return self._hint(args, produced)
+        if name == "rack":
+            return self._rack(args, produced)
         if name == "reveal":
             seat = args.get("seat")
             colours = args.get("colours")
@@ -966,7 +996,7 @@ class RefereeLoop:
             return {"ok": True, "result": result.to_json()}
         raise RefereeError(
             _(
-                "unknown command {name}; the commands are status, new-game, reveal, end, accept, hint",
+                "unknown command {name}; the commands are status, new-game, reveal, end, accept, hint, rack",
                 name=repr(name),
             )
         )

@@ -18,7 +18,15 @@ from controller.errors import RefereeError, os_words, sentence
 from controller.games.base import GameSetup, Result
 from controller.games.registry import engine_for
 from controller.language import _, literal
-from controller.record import ACCEPT_BOARD, WITH_MOVE, Action, dump_record, parse_record, setup_from_mapping
+from controller.record import (
+    ACCEPT_BOARD,
+    COMPUTER_RACK,
+    WITH_MOVE,
+    Action,
+    dump_record,
+    parse_record,
+    setup_from_mapping,
+)
 from controller.referee import Referee, Verdict, judge_record, same_verdict
 from controller.service.journal import Entry, Journal, JournalDamaged, quarantine
 from controller.snapshot import Snapshot, format_snapshot, parse_snapshot
@@ -177,6 +185,8 @@ class GameSession:
             name, _, rest = entry.payload.partition("\n")
             if name in WITH_MOVE:
                 return self._act(name, rest).to_json()
+            if name == COMPUTER_RACK:
+                return self._act(name, tiles=rest).to_json()
             if rest:
                 return self._accept(self._snapshot(rest)).to_json()
             return self._act(name).to_json()
@@ -191,8 +201,8 @@ class GameSession:
         self.verdicts.append(verdict.to_json())
         return verdict
 
-    def _act(self, name: str, move: str | None = None) -> Verdict:
-        verdict = self.referee.act(name, index=self.next_index, move=move)
+    def _act(self, name: str, move: str | None = None, tiles: str | None = None) -> Verdict:
+        verdict = self.referee.act(name, index=self.next_index, move=move, tiles=tiles)
         self.next_index += 1
         self.verdicts.append(verdict.to_json())
         return verdict
@@ -230,11 +240,17 @@ class GameSession:
             self.pictured.add(verdict.index)
         return verdict
 
-    def act(self, name: str, move: str | None = None) -> Verdict:
+    def act(self, name: str, move: str | None = None, tiles: str | None = None) -> Verdict:
         """A player's action (`new-game`, `end-by-agreement`), or a computer seat's choice or a coach's
-        hint with its `move` (`computer-move`, `hint`); raises ActionNotAllowed if refused."""
-        verdict = self._act(name, move)
-        payload = f"{name}\n{verdict.move}" if name in WITH_MOVE else name
+        hint with its `move` (`computer-move`, `hint`), or the `tiles` a person drew for a computer
+        seat's rack (`computer-rack`); raises ActionNotAllowed if refused."""
+        verdict = self._act(name, move, tiles)
+        if name in WITH_MOVE:
+            payload = f"{name}\n{verdict.move}"
+        elif name == COMPUTER_RACK:
+            payload = f"{name}\n{verdict.tiles}"
+        else:
+            payload = name
         self.last_seq = self.journal.append(self.game_id, "action", payload, verdict.to_json())
         return verdict
 
@@ -357,6 +373,8 @@ def export_record(journal: Journal, game_id: int | None = None, withhold_secrets
         name, _, text = e.payload.partition("\n")
         if name in WITH_MOVE:
             return Action(name, move=text)
+        if name == COMPUTER_RACK:
+            return Action(name, tiles=text)
         return Action(name, parse_snapshot(setup.game, text, letters=letters) if text else None)
 
     observations = [entry(e) for e in judged[1:]]

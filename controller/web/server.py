@@ -206,6 +206,7 @@ class WebApp:
             web.post("/api/end", self.end),
             web.post("/api/accept-board", self.accept_board),
             web.post("/api/hint", self.hint),
+            web.post("/api/rack", self.rack),
             web.get("/api/moves", self.moves),
             web.get("/api/lights-test", self.lights_patterns),
             web.post("/api/lights-test", self.lights_test),
@@ -543,6 +544,15 @@ class WebApp:
         return await self._submit(
             request, "hint", move=thought.move, why=thought.why, index=scene.next_index, game_id=scene.game_id
         )
+
+    @controls
+    async def rack(self, request: web.Request, body: dict[str, Any]) -> web.Response:
+        """The tiles a person drew for a computer seat's rack (Blockers!), tapped on the page (the PIN):
+        `{"tiles": "B3 BA Ba B* B7"}`, one colour's whole rack; journalled, and the computer plays from it."""
+        tiles = body.get("tiles")
+        if not isinstance(tiles, str) or not tiles.strip():
+            raise BadRequest(400, _("'tiles' should be the rack's tiles, e.g. \"B3 BA Ba\": tap the tiles drawn"))
+        return await self._submit(request, "rack", tiles=tiles)
 
     async def moves(self, request: web.Request) -> web.Response:
         """Every legal move of the player to move, in words, with the places each changes."""

@@ -19,7 +19,7 @@ from controller.errors import RefereeError
 from controller.games import registry
 from controller.games.registry import find_rule
 from controller.games.spec import ABOVE_COLUMNS, BESIDE_ROWS
-from controller.language import DEFAULT, Colour, Text, _, language, said
+from controller.language import DEFAULT, Colour, Named, Text, _, language, said
 from controller.record import HINT
 from controller.referee import VerdictKind, same_verdict
 from controller.service.events import BoardRead, Event, EventBus, GameOpened, Scene, SlidesSeen, Table, VerdictGiven
@@ -329,13 +329,59 @@ class LiveView:
                 "words": said(engine.move_words(last.get("move", "")), lang),
                 "cells": [list(c) for c in move_cells(engine, game_state, last.get("move", ""))],
             }
+        racks = self._racks(scene, table, lang)
+        thinking = thinking and not any(r["missing"] and r["seat"] == table.to_move for r in racks)
         return {
             "seats": [{"seat": seat, "level": level} for seat, level in sorted(seats.items())],
             "move": move,
             "thinking": thinking,
+            "racks": racks,
             "coach": scene.coach,
             "hint": hint,
         }
+
+    def _racks(self, scene: Scene, table: Table, lang: str = DEFAULT) -> list[dict[str, Any]]:
+        """The racks of the computer's seats a person draws for (Blockers!): per colour, the tiles on it
+        as tapped, how many are still to draw, and every tile of the colour for the page to tap, each with
+        its words, its symbol's name (the profile's) and whether it can still be in the pile or on the rack."""
+        engine, state = scene.engine, scene.state
+        if state is None or table.over:
+            return []
+        out = []
+        for seat in sorted(scene.computer):
+            for colour in engine.rack_colours(seat):
+                told = scene.racks.get(colour, ())
+                held, missing = engine.rack_held(state, colour, told)
+                tiles = []
+                for glyph in engine.rack_glyphs:
+                    symbol = engine.tile_symbol(glyph)
+                    try:
+                        engine.check_rack(state, colour + glyph)
+                        possible = True
+                    except RefereeError:
+                        possible = False
+                    tiles.append(
+                        {
+                            "glyph": glyph,
+                            "words": said(engine.rack_words(colour + glyph), lang),
+                            "symbol": symbol,
+                            # what the tile shows, in words under its picture: a symbol's name, else its glyph
+                            "caption": said(Named(symbol, "symbol"), lang) if symbol else glyph,
+                            "possible": possible,
+                        }
+                    )
+                out.append(
+                    {
+                        "seat": seat,
+                        "name": self._named(engine.seat_name(seat), lang),
+                        "colour": colour,
+                        "colour_name": said(engine.colour(colour, 2), lang),
+                        "held": list(held),
+                        "missing": missing,
+                        "tiles": tiles,
+                    }
+                )
+        return out
 
     def _named(self, text: Any, lang: str = DEFAULT) -> str:
         """`text` said in `lang`, with the players' names where the config gives them (`mqtt: names:`), as

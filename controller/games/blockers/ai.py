@@ -7,10 +7,9 @@ every other rack from that colour's unplayed tiles. A player places from its rac
 only when none of its rack tiles fits an empty cell (`rules.md` §2: the referee cannot enforce
 this, but the players here keep it).
 
-A computer seat's rack is drawn by the referee itself (`deal`, `after_move`): every colour's
-tiles belong to one player only, so drawing them from the computer's own box at random is what
-a person drawing for it would do, with no tile to tap in or show the camera; the page names the
-one tile to take out of the box and where to put it.
+At a real table a computer seat's rack is what a person drew for it from its pile and tapped on
+the page (`controller.ai.table.think` hands it in as the seat's private part); in simulations and
+benches `deal` and `after_move` draw at random, as a person would.
 
 Evaluation: a seat's score is its groups on the board plus its captures of its most captured
 colour, lowest wins; a seat is judged by its score against the best rival's.
@@ -24,11 +23,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from controller.ai.knowledge import GameKnowledge
-from controller.games.blockers.board import ALL_GLYPHS, EMPTY, capture_splits, cell_name, count_groups
-from controller.games.blockers.rules import PLACEMENTS_PER_COLOUR, Placement
+from controller.games.blockers.board import EMPTY, capture_splits, cell_name, count_groups
+from controller.games.blockers.rules import PLACEMENTS_PER_COLOUR, RACK, Placement
 from controller.language import _
 
-RACK = 5
 #: Score points of difference that make a position clearly won.
 SCALE = 2.0
 
@@ -58,18 +56,6 @@ class BlockersKnowledge(GameKnowledge):
         racks = _racks(hidden)
         mine = {c: list(racks[c]) for c in engine.seat_colours[seat] if c in racks}
         return mine or None
-
-    def table_private(self, engine: Any, state: Any, seat: int, seed: str) -> Any:
-        """A computer seat's rack(s): each of its colours' boxes shuffled once (the same for the
-        same `seed`), the rack being the first tiles of that order still unplayed: the tile a
-        person places for the computer leaves it and the next one in the box comes in."""
-        racks = {}
-        for colour in engine.seat_colours[seat]:
-            order = sorted(ALL_GLYPHS)
-            random.Random(f"{seed}/rack/{colour}").shuffle(order)
-            available = state.available[engine.colour_index[colour]]
-            racks[colour] = sorted([g for g in order if g in available][:RACK])
-        return racks
 
     def sample(self, engine: Any, state: Any, seat: int, private: Any, rng: random.Random) -> Racks:
         own = {

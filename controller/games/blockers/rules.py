@@ -17,7 +17,7 @@ from typing import Annotated, Any, NamedTuple
 from pydantic import AfterValidator
 
 from controller.errors import ConfigError
-from controller.games.base import Engine, GameSetup, Judgement, Result, SetupCheck
+from controller.games.base import ActionNotAllowed, Engine, GameSetup, Judgement, Result, SetupCheck
 from controller.games.blockers.board import (
     ALL_CELLS,
     ALL_GLYPHS,
@@ -129,6 +129,8 @@ RULES = (
 
 #: Placements each colour makes in a game (5 in hand + 23 draws; 4 of its 28 tiles stay unplayed).
 PLACEMENTS_PER_COLOUR = 24
+#: Tiles on a rack: 5 in hand, one drawn after each placement while the colour's pile lasts.
+RACK = 5
 STANDARD_PLAYERS = (3, 4, 5)
 
 
@@ -354,6 +356,89 @@ class BlockersEngine(Engine[BlockersState, Placement]):
     def colours_left(self, state: BlockersState, seat: int) -> list[str]:
         """The seat's colours that have placements left."""
         return [c for c in self.seat_colours[seat] if state.placed[self.colour_index[c]] < PLACEMENTS_PER_COLOUR]
+
+    # -- racks (a person draws for a computer seat and taps the tiles on the page) -------------------
+    rack_glyphs = DIGITS + ROW_LETTERS + SYMBOL_LETTERS + WILD
+
+    def tile_symbol(self, glyph: str) -> str | None:
+        return self.map.symbols[SYMBOL_LETTERS.index(glyph)] if glyph and glyph in SYMBOL_LETTERS else None
+
+    def rack_colours(self, seat: int) -> tuple[str, ...]:
+        return tuple(self.seat_colours[seat]) if 0 <= seat < len(self.seat_colours) else ()
+
+    def rack_words(self, tiles: str) -> Any:
+        return listed(self.tile_words(t) for t in tiles.split())
+
+    def rack_full(self, state: BlockersState, colour: str) -> int:
+        """How many tiles `colour`'s rack holds now: 5, or the 4 left once its 24th tile is placed."""
+        return min(RACK, len(ALL_GLYPHS) - state.placed[self.colour_index[colour]])
+
+    def rack_held(self, state: BlockersState, colour: str, told: Sequence[str]) -> tuple[tuple[str, ...], int]:
+        if colour not in self.colour_index:
+            return (), 0
+        k = self.colour_index[colour]
+        held = tuple(g for g in told if g in state.available[k])
+        if state.placed[k] >= PLACEMENTS_PER_COLOUR:
+            return held, 0  # the colour has placed its last tile: nothing more to draw
+        return held, max(0, self.rack_full(state, colour) - len(held))
+
+    def check_rack(self, state: BlockersState, tiles: str) -> tuple[str, tuple[str, ...]]:
+        """`R3 RA Ra R*`: tiles of one of the game's colours, each once, each still in that colour's
+        pile or on its rack (not on the board, not captured), no more than a rack holds."""
+        tokens = tiles.split()
+        colours = {t[:1] for t in tokens}
+        bad = [t for t in tokens if len(t) != 2 or t[1] not in ALL_GLYPHS]
+        if not tokens or bad or len(colours) != 1:
+            raise ActionNotAllowed(
+                _(
+                    "a rack is tiles of one colour, each a colour letter and its glyph (1-9, A-I, a-i, *), "
+                    "for example {example}; got {tiles}",
+                    example="R3 RA Ra R*",
+                    tiles=repr(tiles),
+                )
+            )
+        colour = tokens[0][0]
+        if colour not in self.colour_index:
+            raise ActionNotAllowed(_("{colour} tiles are not played in this game", colour=self.colour(colour, 2)))
+        glyphs = tuple(t[1] for t in tokens)
+        twice = sorted({g for g in glyphs if glyphs.count(g) > 1})
+        if twice:
+            raise ActionNotAllowed(
+                _(
+                    "the {tile} was tapped twice: each tile exists once",
+                    tile=self.tile_words(colour + twice[0]),
+                )
+            )
+        available = state.available[self.colour_index[colour]]
+        for glyph in glyphs:
+            if glyph in available:
+                continue
+            tile = colour + glyph
+            cell = next((cell for cell in ALL_CELLS if state.board[cell[0]][cell[1]] == tile), None)
+            if cell is not None:
+                why = _("it is on the board at {place}", place=cell_name(cell))
+            elif tile in state.captured_tiles:
+                why = _("it was captured")
+            else:
+                why = _("it may be the tile on the board whose glyph could not be read")
+            raise ActionNotAllowed(
+                _(
+                    "the {tile} cannot have been drawn: {why}; look again at the tile drawn and tap that one",
+                    tile=self.tile_words(tile),
+                    why=why,
+                )
+            )
+        full = self.rack_full(state, colour)
+        if len(glyphs) > full:
+            raise ActionNotAllowed(
+                _(
+                    "the rack of the {colour} tiles holds {count} now, not {tapped}",
+                    colour=self.colour(colour, 2),
+                    count=full,
+                    tapped=len(glyphs),
+                )
+            )
+        return colour, glyphs
 
     def legal_moves(self, state: BlockersState) -> list[Placement]:
         if state.to_move is None:

@@ -315,7 +315,13 @@ function render(s) {
     computerLine.textContent = _("The computer plays {player}: {move}. Make its move on the board (marked in blue).",
       { player: computer.move.name, move: computer.move.words });
   } else if (computer.thinking) computerLine.textContent = _("The computer ({player}) is thinking\u2026", { player: s.to_move_name });
-  computerLine.hidden = !(computer.move || computer.thinking);
+  const waiting = (computer.racks || []).filter((r) => r.missing && r.seat === s.to_move);
+  if (!computer.move && waiting.length) {
+    computerLine.textContent = _("The computer ({player}) waits for its tiles: draw them from its pile and tap them below.",
+      { player: waiting[0].name });
+  }
+  computerLine.hidden = !(computer.move || computer.thinking || waiting.length);
+  renderRacks(computer.racks || [], s.palette);
   const coachOpen = s.started && !s.over && computer.coach !== false &&
     !(computer.seats || []).some((c) => c.seat === s.to_move);
   $("coach-box").hidden = !coachOpen;
@@ -581,6 +587,69 @@ function newGame() {
   } else body.computer = null;
   body.coach = $("ng-coach").checked;
   control("/api/new-game", body);
+}
+
+// --- the computer's rack (Blockers!): a person draws its tiles from its pile and taps them here ---------
+// Each colour's tiles as pictures (its colour, its pattern and letters when asked for, the glyph; a symbol
+// drawn and named), the ones on its rack pressed. The person presses the tiles it holds and gives them:
+// the referee checks them (a tile already played is refused, with why) and the computer plays from them.
+const SYMBOL_PICTURES = { moon: "\u263E", sun: "\u2600", star: "\u2605", heart: "\u2665", anchor: "\u2693",
+  key: "\u26B7", crown: "\u265B", bell: "\u237E", leaf: "\u2618" };
+const rackPicks = {};  // colour -> { held: the rack the picks started from, picks: the glyphs pressed }
+
+function tilePicture(palette, colour, tile, id) {
+  const svg = el("svg", { viewBox: "0 0 32 32", id, role: "img", "aria-hidden": "true" });
+  const patterned = patternsOn() && palette;
+  if (patterned) patternDefs(svg, palette);
+  const shape = { x: 1, y: 1, width: 30, height: 30, rx: 5 };
+  el("rect", Object.assign({ fill: rgb(palette, colour), stroke: "#555" }, shape), svg);
+  if (patterned) patternOver(svg, svg, palette, colour, { tag: "rect", attrs: shape }, 7, 9, 7, colourLetters(palette));
+  const mark = tile.glyph === "*" ? "B!" : (tile.symbol && SYMBOL_PICTURES[tile.symbol]) || tile.glyph;
+  el("text", { x: 16, y: 22, "text-anchor": "middle", "font-size": tile.glyph === "*" ? 12 : 17, "font-weight": 700,
+               fill: ink(palette, colour), stroke: ink(palette, colour) === "#000" ? "#fff" : "#000",
+               "stroke-width": 0.6, "paint-order": "stroke" }, svg, mark);
+  return svg;
+}
+
+function renderRacks(racks, palette) {
+  $("rack-box").hidden = !racks.length;
+  const box = $("racks");
+  const open = new Set(Array.from(box.querySelectorAll("details[open]")).map((d) => d.dataset.colour));
+  box.replaceChildren(...racks.map((rack) => {
+    const key = rack.held.join(" ");
+    if (!rackPicks[rack.colour] || rackPicks[rack.colour].held !== key) {
+      rackPicks[rack.colour] = { held: key, picks: new Set(rack.held) };
+    }
+    const picks = rackPicks[rack.colour].picks;
+    const full = rack.held.length + rack.missing;
+    const details = html("details", { class: "rack", "data-colour": rack.colour });
+    details.open = rack.missing > 0 || open.has(rack.colour);
+    html("summary", {}, details, rack.missing
+      ? _n("{colour} tiles of {player}: draw {n} tile from its pile and tap it",
+        "{colour} tiles of {player}: draw {n} tiles from its pile and tap them", rack.missing,
+        { colour: rack.colour_name, player: rack.name })
+      : _("{colour} tiles of {player}: its rack is complete", { colour: capital(rack.colour_name), player: rack.name }));
+    const tiles = html("div", { class: "rack-tiles" }, details);
+    rack.tiles.forEach((tile) => {
+      const button = html("button", { type: "button", class: "tile" + (tile.possible ? "" : " played"),
+        "data-glyph": tile.glyph, "aria-pressed": String(picks.has(tile.glyph)), title: tile.words,
+        "aria-label": tile.words }, tiles);
+      button.appendChild(tilePicture(palette, rack.colour, tile, `rack-${rack.colour}-${rack.tiles.indexOf(tile)}`));
+      html("span", {}, button, tile.glyph === "*" ? "BLOCKERS!" : tile.caption);
+      button.addEventListener("click", () => {
+        if (picks.has(tile.glyph)) picks.delete(tile.glyph); else picks.add(tile.glyph);
+        if (state) render(state);
+      });
+    });
+    const give = html("button", { type: "button", class: "give-rack" }, details,
+      _("Give the computer these tiles ({chosen} of {full})", { chosen: String(picks.size), full: String(full) }));
+    give.disabled = picks.size === 0;
+    give.addEventListener("click", async () => {
+      const tilesText = rack.tiles.filter((t) => picks.has(t.glyph)).map((t) => rack.colour + t.glyph).join(" ");
+      await postWithPin("/api/rack", { tiles: tilesText }, $("rack-answer"));
+    });
+    return details;
+  }));
 }
 
 // --- the coach: a hint (journalled, with the PIN) or every legal move (each can be drawn) -------------
