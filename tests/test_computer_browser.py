@@ -1,16 +1,24 @@
 """A game against the computer through the live page, in a real browser (headless Chromium): the
 page shows the computer's move in words and on the board, refuses another move, and offers the
-coach (every legal move, a hint with the PIN, journalled) to the person to move."""
+coach (every legal move, a hint with the PIN, journalled) to the person to move. A whole game is
+played to its end through the page, the simulated person reading the computer's moves off the page
+(wrongly at first now and then); in Blockers! the person taps the tiles drawn for the computer."""
 
 from __future__ import annotations
+
+import time
+from concurrent.futures import Future
 
 from test_web_browser import PIN, history, in_a_browser, marked_cells, start_browser, wait_for
 from web_helpers import with_client
 
 from controller.ai.table import legal_moves, move_cells
-from controller.record import HINT
+from controller.errors import RefereeError
+from controller.language import said
+from controller.record import COMPUTER_MOVE, COMPUTER_RACK, HINT
 from controller.referee import NOT_THE_COMPUTERS_MOVE
 from controller.web import WebApp, WebServer
+from controller.words import result_line
 from simulation.world import StubRig
 
 FLIPOP = {"game": "flipop", "players": 2, "computer": [None, "beginner"]}
@@ -109,3 +117,172 @@ def test_the_coach_api_answers_in_words_and_can_be_turned_off(tmp_path):
         assert answer.status == 401  # a hint is journalled: it needs the PIN like any change
 
     with_client(app, body)
+
+
+class PageHand:
+    """The simulated person at the table, going by the page: it reads the computer's move off the page
+    (the words shown, and the move the page was sent with them) once the page has caught up with the
+    referee, and taps the tiles drawn for the computer (Blockers!) on the page, with the PIN."""
+
+    def __init__(self, rig: StubRig, browser) -> None:
+        self.rig = rig
+        self.browser = browser
+        self.read = 0  # computer moves read off the page
+        self.taps: list[str] = []  # the racks given through the page, and what the page answered
+
+    def caught_up(self) -> bool:
+        count = self.browser.execute_script("return state ? state.verdict_count : -1")
+        return count == len(self.rig.loop.session.verdicts)
+
+    def shown_move(self) -> str | None:
+        if not self.caught_up():
+            time.sleep(0.02)  # the page has not heard the last verdict yet: look again in a moment
+            return None
+        move, line = self.browser.execute_script(
+            "return [state.computer.move && state.computer.move.move, $('computer-move').textContent]"
+        )
+        if move is None:
+            return None
+        engine = self.rig.loop.session.referee.engine
+        assert said(engine.move_words(move), "en") in line  # the words a person reads say that move
+        self.read += 1
+        return move
+
+    def submit(self, name: str, args: dict) -> Future:
+        """The simulated person's commands: a rack is tapped on the page, tile by tile, and given."""
+        from selenium.webdriver.common.by import By
+
+        future: Future = Future()
+        if name != "rack":
+            return self.rig.loop.submit(name, **args)
+        tiles = args["tiles"].split()
+        colour, wanted = tiles[0][0], {t[1] for t in tiles}
+        box = f"details.rack[data-colour='{colour}']"
+        wait_for(lambda: self.browser.find_elements(By.CSS_SELECTOR, box), tick=lambda: self.rig.driver.run_frames(1))
+        self.browser.execute_script(f'document.querySelector("{box}").open = true')
+        # each tap in one go in the page (it redraws itself whenever the referee's state comes in)
+        tap = (
+            "const b = document.querySelector(arguments[0]); if ((b.ariaPressed === 'true') !== arguments[1]) b.click()"
+        )
+        for glyph in self.rig.loop.session.referee.engine.rack_glyphs:
+            self.browser.execute_script(tap, f"{box} button.tile[data-glyph='{glyph}']", glyph in wanted)
+        self.browser.execute_script(
+            "$('rack-answer').textContent = ''; document.querySelector(arguments[0]).click();",
+            f"{box} button.give-rack",
+        )
+        answer = wait_for(
+            lambda: self.browser.find_element(By.ID, "rack-answer").text, tick=lambda: self.rig.driver.run_frames(1)
+        )
+        self.taps.append(f"{args['tiles']} -> {answer}")
+        if answer.startswith("Refused"):
+            future.set_exception(RefereeError(answer))
+        else:
+            future.set_result({"ok": True})
+        return future
+
+
+def _served(rig: StubRig):
+    server = WebServer(WebApp(rig.loop, pin=PIN), "127.0.0.1", 0)
+    assert server.start(), server.error
+    browser = start_browser(1200, 1600)
+    browser.get(f"http://127.0.0.1:{server.port}/")
+    pin = wait_for(lambda: browser.find_element("id", "pin"))
+    pin.clear()
+    pin.send_keys(PIN)
+    return server, browser
+
+
+COLORPOP_AGAINST = {"game": "colorpop", "players": 2, "secrets": ["P", None], "computer": [None, "beginner"]}
+
+
+@in_a_browser
+def test_a_colorpop_game_against_the_computer_to_its_end_through_the_page(tmp_path):
+    """Colorpop: of the games a person can play against the computer, the one that ends soonest (a
+    player wins at once when the last token of their secret colour goes: about 25 moves here, where
+    Stay Alive took 55 to 180 and Flipop ran past 200 in the same simulation). The person makes
+    the computer's moves as the page shows them, half the time another move first, which the page
+    refuses and the person puts back; the game ends, the computer reveals its colour, and the page
+    shows the result."""
+    rig = StubRig(COLORPOP_AGAINST, tmp_path / "j.sqlite", seed=0, troubles=False, max_moves=200)
+    rig.player.computer_mistakes = 0.5
+    server, browser = _served(rig)
+    try:
+        hand = PageHand(rig, browser)
+        rig.player.shown_move = hand.shown_move
+        deadline = time.monotonic() + 120
+        for step in rig.player.steps():
+            rig.driver.do(step)
+            assert time.monotonic() < deadline, "the game against the computer did not end in time"
+        rig.driver.run(rig.player.finish())
+        referee = rig.loop.session.referee
+        assert referee.over
+        verdicts = rig.loop.session.verdicts
+        chosen = [v for v in verdicts if v.get("action") == COMPUTER_MOVE]
+        assert len(chosen) >= 5 and hand.read == len(chosen)
+        refused = [v for v in verdicts if v.get("reason") == NOT_THE_COMPUTERS_MOVE]
+        assert refused  # some of its moves were first made wrongly, and put back
+        # the page shows the end: the result in words, the winner's row, the refusals in the history
+        result = referee.result()
+        assert result.finished and result.winners
+        wanted = said(result_line(result), "en")
+        turn = wait_for(
+            lambda: browser.find_element("id", "turn").text.lower() == wanted.lower() and wanted,
+            tick=lambda: rig.driver.run_frames(1),
+        )
+        assert turn
+        winners = browser.execute_script("return [...document.querySelectorAll('#seats tr.winner')].length")
+        assert winners == len(result.winners)
+        assert any(x.startswith("that is not the computer's move") for x in history(browser))
+        assert any(v.get("verdict") == "reveal" and v["seat"] == 1 for v in verdicts)  # its colour, shown
+        assert browser.find_element("id", "computer-move").get_attribute("hidden") is not None
+    finally:
+        browser.quit()
+        server.close()
+
+
+BLOCKERS_AGAINST = {
+    "game": "blockers",
+    "variant": "two-player",
+    "players": 2,
+    "seats": [["R", "G"], ["B", "Y"]],
+    "computer": [None, "beginner"],
+}
+
+
+@in_a_browser
+def test_blockers_the_computers_tiles_are_tapped_on_the_page(tmp_path):
+    """Blockers!: the person draws the computer's tiles (five of each of its colours, then one after each
+    of its placements) and taps them on the page; a tile already on the board tapped by mistake is
+    refused with why, and put right; the computer plays from exactly the tiles tapped."""
+    rig = StubRig(BLOCKERS_AGAINST, tmp_path / "j.sqlite", seed=3, troubles=False, max_moves=9)
+    rig.player.computer_mistakes = 1.0
+    server, browser = _served(rig)
+    try:
+        hand = PageHand(rig, browser)
+        rig.player.shown_move = hand.shown_move
+        rig.driver.submit = hand.submit
+        deadline = time.monotonic() + 120
+        for step in rig.player.steps():
+            rig.driver.do(step)
+            assert time.monotonic() < deadline
+        verdicts = rig.loop.session.verdicts
+        if verdicts[-1].get("action") == COMPUTER_MOVE and len(verdicts) == len(rig.player.intended) + 1:
+            verdicts = verdicts[:-1]
+        assert verdicts == rig.player.intended
+        racks = [v for v in verdicts if v.get("action") == COMPUTER_RACK]
+        assert [len(v["tiles"].split()) for v in racks[:2]] == [5, 5]  # its two first racks, tapped whole
+        assert len(racks) >= 4  # then the tiles drawn after its placements
+        refusals = [t for t in hand.taps if "cannot have been drawn: it is on the board at" in t]
+        assert refusals and len(rig.driver.refusals) == len(refusals)
+        told: dict[str, list[str]] = {}
+        for v in verdicts:
+            if v.get("action") == COMPUTER_RACK:
+                told[v["tiles"][0]] = v["tiles"].split()
+            elif v.get("action") == COMPUTER_MOVE:
+                assert v["move"].split()[0] in told[v["move"][0]]
+        assert hand.read >= 3
+        lines = history(browser)
+        assert any(line.startswith("tiles drawn for the computer (player 2 (blue and yellow))") for line in lines)
+    finally:
+        browser.quit()
+        server.close()

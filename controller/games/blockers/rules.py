@@ -438,7 +438,7 @@ class BlockersEngine(Engine[BlockersState, Placement]):
                     tapped=len(glyphs),
                 )
             )
-        return colour, glyphs
+        return colour, tuple(sorted(glyphs, key=self.rack_glyphs.index))  # one way to write a rack
 
     def legal_moves(self, state: BlockersState) -> list[Placement]:
         if state.to_move is None:

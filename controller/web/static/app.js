@@ -592,7 +592,7 @@ function newGame() {
 // --- the computer's rack (Blockers!): a person draws its tiles from its pile and taps them here ---------
 // Each colour's tiles as pictures (its colour, its pattern and letters when asked for, the glyph; a symbol
 // drawn and named), the ones on its rack pressed. The person presses the tiles it holds and gives them:
-// the referee checks them (a tile already played is refused, with why) and the computer plays from them.
+// the referee checks them (a tile already played is refused, with why), writes them in one order (digits, letters, symbols, wild) and the computer plays from them.
 const SYMBOL_PICTURES = { moon: "\u263E", sun: "\u2600", star: "\u2605", heart: "\u2665", anchor: "\u2693",
   key: "\u26B7", crown: "\u265B", bell: "\u237E", leaf: "\u2618" };
 const rackPicks = {};  // colour -> { held: the rack the picks started from, picks: the glyphs pressed }
