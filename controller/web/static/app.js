@@ -594,7 +594,9 @@ function newGame() {
 // drawn and named), the ones on its rack pressed. The person presses the tiles it holds and gives them:
 // the referee checks them (a tile already played is refused, with why), writes them in one order (digits, letters, symbols, wild) and the computer plays from them.
 const SYMBOL_PICTURES = { moon: "\u263E", sun: "\u2600", star: "\u2605", heart: "\u2665", anchor: "\u2693",
-  key: "\u26B7", crown: "\u265B", bell: "\u237E", leaf: "\u2618" };
+  key: "\u26B7", crown: "\u265B", leaf: "\u2618" };
+// Symbols no common font draws (a phone's emoji would do, a Pi's DejaVu has none): as a path.
+const SYMBOL_PATHS = { bell: "M16 6c-4.5 0-6.5 3.5-6.5 8v4l-2.5 3.5h18l-2.5-3.5v-4c0-4.5-2-8-6.5-8zM13.5 23a2.5 2.5 0 0 0 5 0z" };
 const rackPicks = {};  // colour -> { held: the rack the picks started from, picks: the glyphs pressed }
 
 function tilePicture(palette, colour, tile, id) {
@@ -604,6 +606,11 @@ function tilePicture(palette, colour, tile, id) {
   const shape = { x: 1, y: 1, width: 30, height: 30, rx: 5 };
   el("rect", Object.assign({ fill: rgb(palette, colour), stroke: "#555" }, shape), svg);
   if (patterned) patternOver(svg, svg, palette, colour, { tag: "rect", attrs: shape }, 7, 9, 7, colourLetters(palette));
+  if (tile.symbol && SYMBOL_PATHS[tile.symbol]) {
+    el("path", { d: SYMBOL_PATHS[tile.symbol], fill: ink(palette, colour), stroke: ink(palette, colour) === "#000" ? "#fff" : "#000",
+                 "stroke-width": 0.6 }, svg);
+    return svg;
+  }
   const mark = tile.glyph === "*" ? "B!" : (tile.symbol && SYMBOL_PICTURES[tile.symbol]) || tile.glyph;
   el("text", { x: 16, y: 22, "text-anchor": "middle", "font-size": tile.glyph === "*" ? 12 : 17, "font-weight": 700,
                fill: ink(palette, colour), stroke: ink(palette, colour) === "#000" ? "#fff" : "#000",
@@ -628,14 +635,15 @@ function renderRacks(racks, palette) {
       ? _n("{colour} tiles of {player}: draw {n} tile from its pile and tap it",
         "{colour} tiles of {player}: draw {n} tiles from its pile and tap them", rack.missing,
         { colour: rack.colour_name, player: rack.name })
-      : _("{colour} tiles of {player}: its rack is complete", { colour: capital(rack.colour_name), player: rack.name }));
+      : _("{colour} tiles of {player}: its rack is complete", { colour: rack.colour_name, player: rack.name }));
+    details.firstChild.textContent = capital(details.firstChild.textContent);
     const tiles = html("div", { class: "rack-tiles" }, details);
     rack.tiles.forEach((tile) => {
       const button = html("button", { type: "button", class: "tile" + (tile.possible ? "" : " played"),
         "data-glyph": tile.glyph, "aria-pressed": String(picks.has(tile.glyph)), title: tile.words,
         "aria-label": tile.words }, tiles);
       button.appendChild(tilePicture(palette, rack.colour, tile, `rack-${rack.colour}-${rack.tiles.indexOf(tile)}`));
-      html("span", {}, button, tile.glyph === "*" ? "BLOCKERS!" : tile.caption);
+      html("span", {}, button, tile.glyph === "*" ? "Blockers!" : tile.caption);
       button.addEventListener("click", () => {
         if (picks.has(tile.glyph)) picks.delete(tile.glyph); else picks.add(tile.glyph);
         if (state) render(state);
