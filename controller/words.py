@@ -329,6 +329,15 @@ def computer_revealed(player: Any, colours: Sequence[Any]) -> Text:
     return _("the computer ({player}) reveals its secret colour: {colours}", player=player, colours=listed(colours))
 
 
+def computer_waits_for_tiles(player: Any, count: int) -> Text:
+    """A computer seat's rack is short (Blockers!): a person draws its tiles and taps them on the page."""
+    return _(
+        "the computer ({player}) waits for its tiles: draw {count} from its pile and tap them on the page",
+        player=player,
+        count=count,
+    )
+
+
 NO_COACH = _("this table plays without help: hints and legal moves are off for this game")
 HINT_TOO_LATE = _("the board changed while the coach was thinking: ask again")
 NO_MOVE_TO_HELP = _("there is no move to help with: the game has not started, or it is over")

@@ -21,6 +21,7 @@ from controller.games.registry import engine_for
 from controller.language import said
 from controller.record import COMPUTER_MOVE, COMPUTER_RACK, Action, dump_record, parse_record, setup_from_mapping
 from controller.referee import Referee, judge_record
+from controller.service.events import Said
 from controller.service.journal import Journal
 from controller.service.session import GameSession, export_record
 from controller.snapshot import empty_snapshot
@@ -61,8 +62,15 @@ def _until_the_computer_waits(rig: StubRig):
 
 def test_the_computer_waits_for_its_tiles_then_plays_from_exactly_them(tmp_path):
     rig = _rig(tmp_path)
+    said_lines: list[str] = []
+    rig.loop.bus.subscribe(lambda e: said_lines.append(str(e.text)) if isinstance(e, Said) else None, inline=True)
     _until_the_computer_waits(rig)
     referee = rig.loop.session.referee
+    # the log says once what the person is to do (the page shows it too)
+    asked = [x for x in said_lines if x.startswith("the computer (player 2 (blue and yellow)) waits for its tiles")]
+    assert asked == [
+        "the computer (player 2 (blue and yellow)) waits for its tiles: draw 10 from its pile and tap them on the page"
+    ]
     # before, the referee drew the computer's tiles itself and chose at once
     assert referee.awaited is None and not any(v.get("action") == COMPUTER_MOVE for v in rig.loop.session.verdicts)
     assert rack_missing(referee.engine, referee.state, 1, referee.racks) == {"B": 5, "Y": 5}
@@ -281,3 +289,32 @@ def test_the_journal_replays_the_racks_exactly(tmp_path):
     assert resumed.verdicts == rig.loop.session.verdicts
     assert resumed.referee.racks == rig.loop.session.referee.racks and resumed.referee.racks
     assert resumed.referee.awaited == rig.loop.session.referee.awaited
+
+
+@pytest.mark.slow  # the demo run whole, on rendered pictures
+def test_the_demo_plays_blockers_against_a_computer_seat_drawing_its_tiles(tmp_path):
+    """`referee demo --game blockers --computer`: the simulated person draws the computer's tiles and taps
+    them (the page's command), and makes its moves as the referee shows them."""
+    from controller.commands.demo import play_game
+
+    outcome = play_game("blockers", 2, tmp_path, print_lights=False, troubles=False, max_moves=6, computer="beginner")
+    assert outcome.faithful
+    told: dict[str, list[str]] = {}
+    chosen = 0
+    for v in outcome.verdicts:
+        if v.get("action") == COMPUTER_RACK:
+            told[v["tiles"][0]] = v["tiles"].split()
+        elif v.get("action") == COMPUTER_MOVE:
+            assert v["move"].split()[0] in told[v["move"][0]]
+            chosen += 1
+    assert chosen >= 2
+    assert any(line.startswith("[blockers] tiles drawn for the computer (player 3 (blue))") for line in outcome.lines)
+
+
+def test_the_club_words_a_rack_as_the_table_does():
+    """The club says a table's verdicts in its own words: a rack's tiles too (before, left out)."""
+    from controller.club.payloads import verdict_words
+
+    body = {"verdict": "action", "action": COMPUTER_RACK, "seat": 1, "tiles": "G1 Ga"}
+    assert verdict_words(body) == "tiles drawn for the computer (player 2): G1 Ga"
+    assert verdict_words(body, None, "fr") == "tuiles piochées pour l'ordinateur (Joueur 2)\u00a0: G1 Ga"

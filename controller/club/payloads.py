@@ -391,6 +391,7 @@ def verdict_words(body: dict[str, Any], names: list[str] | None = None, lang: st
                 advice=_said(body, "advice", body.get("advice")),
                 action=body.get("action"),
                 doubtful=bool(body.get("doubtful", False)),
+                tiles=str(body.get("tiles", "")),
             )
             line = verdict_line(verdict)
         text = said(line, lang)

@@ -351,6 +351,8 @@ class RefereeLoop:
         self._thinker: ThreadPoolExecutor | None = None
         #: The computer's search under way: (game id, verdict index it started at, its future).
         self._thinking: tuple[int, int, Future] | None = None
+        #: (game id, verdict index) at which the log last said the computer waits for its tiles (Blockers!).
+        self._tiles_asked: tuple[int, int] | None = None
         #: (game id, seat) of the computer seats whose secret was revealed at the end (or tried to be).
         self._revealed: set[tuple[int, int]] = set()
         self._emit(GameOpened, how=opened)
@@ -823,8 +825,12 @@ class RefereeLoop:
         seat = referee.to_move()
         if seat not in seats or referee.awaited is not None or referee.in_illegal or referee.in_pending:
             return
-        if rack_missing(referee.engine, referee.state, seat, referee.racks):
-            return  # its rack is not all drawn yet: the page asks a person to draw the tiles and tap them
+        missing = rack_missing(referee.engine, referee.state, seat, referee.racks)
+        if missing:  # its rack is not all drawn yet: a person draws the tiles and taps them on the page
+            if self._tiles_asked != (session.game_id, session.next_index):
+                self._tiles_asked = (session.game_id, session.next_index)
+                self._say(words.computer_waits_for_tiles(referee.engine.seat_name(seat), sum(missing.values())))
+            return
         engine, state, level, seed = referee.engine, referee.state, seats[seat], session.seed
         racks = dict(referee.racks)
         if self.think_in_background:
