@@ -269,7 +269,7 @@ def test_the_page_offers_the_computers_tiles_and_takes_a_rack_with_the_pin(tmp_p
             assert answer.status == 400
             answer = await client.post("/api/rack", json={"tiles": "B1 B2 B3 B4 B5"}, headers=headers)
             assert answer.status == 200
-            for _ in range(200):
+            for _ in range(3000):  # the computer chooses on the loop's thread (ticked in the background)
                 if rig.loop.session.referee.awaited is not None:
                     break
                 await asyncio.sleep(0.01)
