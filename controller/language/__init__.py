@@ -27,7 +27,7 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -83,6 +83,8 @@ class Language:
         with a narrow no-break space and writes a decimal comma). `digits`: decimals shown, exactly."""
         from babel.numbers import format_decimal
 
+        if digits is None and type(value) is int:
+            return _whole_number(self.code, value)
         if digits is not None:
             pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "")
             return format_decimal(value, format=pattern, locale=self.code)
@@ -93,6 +95,15 @@ class Language:
         from babel import Locale
 
         return Locale.parse(self.code).plural_form(abs(n)) == "one"
+
+
+@lru_cache(maxsize=4096)
+def _whole_number(code: str, value: int) -> str:
+    """A whole number as the language `code` writes it, remembered: rules engines name slides,
+    seats and counts in their sentences while a computer player's search tries thousands of moves."""
+    from babel.numbers import format_decimal
+
+    return format_decimal(value, locale=code)
 
 
 @cache

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 from controller.errors import ConfigError, FormatError
@@ -44,6 +44,12 @@ class Line:
     doors: Doors
     to_move: int | None
     banned: frozenset[tuple[Cell, str]] = frozenset()
+
+    @cached_property
+    def playing(self) -> bool:
+        """Whether play goes on in this line: a seat to move and both colours still on the board.
+        Worked out once per line (whose turn it is and whether the game is over are asked all the time)."""
+        return self.to_move is not None and not _a_colour_gone(self.balls)
 
     def sort_key(self) -> tuple:
         return (self.balls, self.doors, -1 if self.to_move is None else self.to_move, sorted(self.banned))
@@ -334,10 +340,7 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
     def _live(self, state: FlipopState) -> list[Line]:
         if self.is_over(state):
             return []
-        return [ln for ln in state.lines if ln.to_move is not None and not self._exits_done(ln.balls)]
-
-    def _exits_done(self, balls: Balls) -> bool:
-        return any(_count(balls, c) == 0 for c in "WB")
+        return [ln for ln in state.lines if ln.playing]
 
     def to_move(self, state: FlipopState) -> int | None:
         live = self._live(state)
@@ -383,7 +386,7 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         for cell, direction in doors_model.pushable(line.balls, line.doors, colour):
             if (cell, direction) in line.banned:
                 continue
-            result = doors_model.push(line.balls, line.doors, cell, direction, self.exits)
+            result = _strict_push(self, line.balls, line.doors, cell, direction)
             if isinstance(result, Problem):
                 continue
             after, events = self._after_move(line, seat, result)
@@ -399,7 +402,7 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         for cell, direction in doors_model.pushable(line.balls, line.doors, colour):
             if (cell, direction) in line.banned:
                 continue
-            if isinstance(doors_model.push(line.balls, line.doors, cell, direction, self.exits), PushOutcome):
+            if isinstance(_strict_push(self, line.balls, line.doors, cell, direction), PushOutcome):
                 return True
         return False
 
@@ -420,7 +423,7 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         events: list[GameEvent] = []
         for _step in range(4):
             seat = line.to_move
-            if seat is None or self._exits_done(line.balls):
+            if seat is None or not line.playing:
                 break
             if self._can_move(line):
                 break
@@ -689,7 +692,7 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
     def is_over(self, state: FlipopState) -> bool:
         if state.agreed_end:
             return True
-        return all(ln.to_move is None or self._exits_done(ln.balls) for ln in state.lines)
+        return not any(ln.playing for ln in state.lines)
 
     def action(self, state: FlipopState, name: str) -> tuple[FlipopState, tuple[GameEvent, ...]]:
         if name != "end-by-agreement":
@@ -751,6 +754,20 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
                 how=how,
             ),
         )
+
+
+@lru_cache(maxsize=65536)
+def _a_colour_gone(balls: Balls) -> bool:
+    """Whether one colour has no ball left on the board, remembered (asked for every line at every
+    turn, and a computer player's search asks it thousands of times a move)."""
+    return any(_count(balls, c) == 0 for c in "WB")
+
+
+@lru_cache(maxsize=32768)
+def _strict_push(engine: FlipopEngine, balls: Balls, doors: Doors, cell: Cell, direction: str) -> PushOutcome | Problem:
+    """A push by the rules, remembered: whether the next seat can move is worked out with the
+    same pushes that list its moves a moment later."""
+    return doors_model.push(balls, doors, cell, direction, engine.exits)
 
 
 @lru_cache(maxsize=8192)

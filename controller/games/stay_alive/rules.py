@@ -389,42 +389,41 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
 
     def _bans(self, state: StayAliveState, seat: int) -> dict[int, tuple[Text, Rule]]:
         """Slides `seat` may not move now, each with the reason a player is told and the rule."""
-        alive = self.players - len(state.out)
-        two_left = alive == 2
         reasons: dict[int, tuple[Text, Rule]] = {}
+        for slide, rule in self._banned_slides(state, seat).items():
+            if rule is NOT_PREVIOUS_SLIDE:
+                reason = _("{slide} was moved by the previous player; move another slide", slide=slide_name(slide))
+            elif self.rule == "lift_ban":
+                reason = _(
+                    "{slide} was moved on each of the last two turns; with two players left no slide may be moved "
+                    "three times in a row",
+                    slide=slide_name(slide),
+                )
+            else:
+                reason = _(
+                    "{player} moved {slide} on their last two turns; with two players left a player may move the "
+                    "same slide only twice in a row",
+                    player=self.who(seat),
+                    slide=slide_name(slide),
+                )
+            reasons[slide] = (reason, rule)
+        return reasons
+
+    def _banned_slides(self, state: StayAliveState, seat: int) -> dict[int, Rule]:
+        """Slides `seat` may not move now, each with the rule that bans it (no sentence built: the
+        legal moves are listed often, by the computer player's search above all)."""
+        two_left = self.players - len(state.out) == 2
         if two_left and self.rule == "lift_ban":
             if len(state.recent) == 2 and state.recent[0] == state.recent[1]:
-                slide = state.recent[1]
-                reasons[slide] = (
-                    _(
-                        "{slide} was moved on each of the last two turns; with two players left no slide may be moved "
-                        "three times in a row",
-                        slide=slide_name(slide),
-                    ),
-                    TWICE_ONLY,
-                )
-            return reasons
+                return {state.recent[1]: TWICE_ONLY}
+            return {}
+        rules: dict[int, Rule] = {}
         if state.recent:
-            slide = state.recent[-1]
-            reasons[slide] = (
-                _("{slide} was moved by the previous player; move another slide", slide=slide_name(slide)),
-                NOT_PREVIOUS_SLIDE,
-            )
+            rules[state.recent[-1]] = NOT_PREVIOUS_SLIDE
         own = state.own_recent[seat]
         if two_left and len(own) == 2 and own[0] == own[1]:
-            reasons.setdefault(
-                own[1],
-                (
-                    _(
-                        "{player} moved {slide} on their last two turns; with two players left a player may move the "
-                        "same slide only twice in a row",
-                        player=self.who(seat),
-                        slide=slide_name(own[1]),
-                    ),
-                    TWICE_ONLY,
-                ),
-            )
-        return reasons
+            rules.setdefault(own[1], TWICE_ONLY)
+        return rules
 
     def legal_moves(self, state: StayAliveState) -> Sequence[Move]:
         if state.to_move is None:
@@ -437,7 +436,7 @@ class StayAliveEngine(Engine[StayAliveState, Move]):
                 for c in range(SIZE)
                 if state.board[r][c] == EMPTY and not opened & bit(r, c)
             )
-        banned = self.banned(state, state.to_move)
+        banned = self._banned_slides(state, state.to_move)
         positions = self.positions(state)
         return tuple(
             SlideMove(slide, positions[slide], after)
