@@ -8,15 +8,19 @@ room's seed; `simulation/scene3d.py`), Blender's Cycles renders:
   empty board, one piece of each colour, the full setup or the start position), and
   `referee calibrate` learns the copy from them (in-process, with the same arguments);
 * `--boards` random positions, each with the desk lamp on or off, read with the learned profile;
-* `--hands` positions with an arm reaching over the board (the reader must say a hand is there).
+* `--hands` positions with an arm reaching over the board (the reader must say a hand is there);
+* `--shadows` lamp-lit positions with a hard shadow across the frame band, cast by a box taller
+  than the desk lamp standing beside the board, out of the camera's view (`scene3d.Shade`; none
+  in a room whose lamp stands over the board).
 
 Printed per game: places right / unsure / wrong-but-sure and the share read (an empty Stay Alive
 point is right only when it is also read open or closed as it is), positions with the desk lamp
-on and off, hands seen, boards taken for a hand where there was none (a lamp's hard shadow is
-never a hand), the Blockers! glyphs (on tiles read in the right colour) and Flipop doors right /
-unsure / wrong-but-sure, and every refused calibration with its sentence. Targets: at
-least 99% read and none wrong-but-sure in every game (glyphs and doors included); every hand seen
-and no hand where there is none. `--show` lists the wrong-but-sure places, `--unsure` the unsure ones.
+on and off, hands seen, boards taken for a hand where there was none, hard shadows taken for a
+hand (a lamp's hard shadow is never a hand), the Blockers! glyphs (on tiles read in the right
+colour) and Flipop doors right / unsure / wrong-but-sure, and every refused calibration with its
+sentence. Targets: at least 99% read and none wrong-but-sure in every game (glyphs and doors
+included); every hand seen and no hand where there is none. `--show` lists the wrong-but-sure
+places, `--unsure` the unsure ones.
 
 Renders are cached on disk (`--cache`, by the hash of each scene's description), so a second run
 only reads. A render takes 20-60 s of one core at the default size and samples: the first run of
@@ -24,7 +28,8 @@ the default set (4 games x 2 rooms) takes about an hour on one core. The rendere
 environment (`make render3d`, made here when missing, about 400 MB).
 
     python bench/scenes3d.py [--games colorpop,...] [--rooms N] [--first-room K] [--boards N]
-                             [--hands N] [--samples N] [--threads N] [--cache DIR] [--pictures DIR]
+                             [--hands N] [--shadows N] [--samples N] [--threads N] [--cache DIR]
+                             [--pictures DIR]
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ from controller import cli  # noqa: E402
 from controller.games.flipop.play import random_doors  # noqa: E402
 from controller.profile import default_profile, load_profile  # noqa: E402
 from controller.snapshot import EMPTY, Snapshot  # noqa: E402
+from controller.vision.geometry import LatticeGeometry  # noqa: E402
 from controller.vision.reader import HAND, BoardReader  # noqa: E402
 from simulation import scene3d as s3  # noqa: E402
 from simulation.drawing import stay_alive_points  # noqa: E402
@@ -70,6 +76,7 @@ class Picture:
     board: Snapshot
     lamp_on: bool
     hand: s3.Hand | None = None
+    shade: s3.Shade | None = None  # something out of view casting the lamp's hard shadow over the band
     step: str | None = None  # the calibration picture it is ("empty", "setup", ...), or None
     job: dict | None = None
     image: np.ndarray | None = None
@@ -98,7 +105,9 @@ def calibration_boards(game: str, seed: int) -> list[tuple[str, Snapshot]]:
     return out
 
 
-def plan_room(game: str, seed: int, boards: int, hands: int, samples: int, textures: Path) -> RoomPlan:
+def plan_room(
+    game: str, seed: int, boards: int, hands: int, samples: int, textures: Path, shadows: int = 0
+) -> RoomPlan:
     p = default_profile(game)
     copy, room = s3.Copy.make(game, seed), s3.Room.make(game, p, seed)
     plan = RoomPlan(game, seed, copy, room)
@@ -116,6 +125,14 @@ def plan_room(game: str, seed: int, boards: int, hands: int, samples: int, textu
             hand = s3.Hand(rng.uniform(0, p.rows - 1), rng.uniform(0, p.cols - 1), side, rng.uniform(10, 60))
         name = f"board-{k}" if hand is None else f"hand-{k - boards}"
         plan.pictures.append(Picture(name, board, rng.random() < 0.6, hand))
+    geom = LatticeGeometry.from_profile(p)
+    for k in range(shadows):
+        shade = s3.Shade.make(room, geom, k)
+        if shade is not None:  # none when the lamp stands over the board
+            board = random_snapshot(game, p, seed=9000 + 100 * seed + k)
+            if board.line("doors") is None and p.get("start"):
+                board = board.with_line("doors", random_doors(p, 9000 + 100 * seed + k))
+            plan.pictures.append(Picture(f"shadow-{k}", board, True, shade=shade))
     for pic in plan.pictures:
         pic.job = s3.scene(
             pic.board,
@@ -126,6 +143,7 @@ def plan_room(game: str, seed: int, boards: int, hands: int, samples: int, textu
             textures=textures,
             lamp_on=pic.lamp_on,
             hand=pic.hand,
+            shade=pic.shade,
             samples=samples,
         )
     return plan
@@ -168,6 +186,7 @@ class Tally:
     boards_dark: list[int] = field(default_factory=lambda: [0, 0])
     hands: list[int] = field(default_factory=lambda: [0, 0])  # hands seen, hand pictures
     false_hands: int = 0
+    shadows: list[int] = field(default_factory=lambda: [0, 0])  # shadows taken for a hand, shadow pictures
     refused: list[str] = field(default_factory=list)
     wrong_where: list[str] = field(default_factory=list)
     unsure_where: list[str] = field(default_factory=list)
@@ -190,6 +209,12 @@ def read_room(plan: RoomPlan, profile, tally: Tally) -> None:
             tally.hands[1] += 1
             tally.hands[0] += saw_hand
             if reading.snapshot is not None:  # read as a board although an arm is over it
+                _count(pic, reading, tally, plan, profile, only_wrong=True)
+            continue
+        if pic.shade is not None:  # only whether its hard shadow is taken for a hand, and nothing wrong
+            tally.shadows[1] += 1
+            tally.shadows[0] += saw_hand
+            if reading.snapshot is not None:
                 _count(pic, reading, tally, plan, profile, only_wrong=True)
             continue
         tally.false_hands += saw_hand
@@ -263,6 +288,9 @@ def main() -> int:
     ap.add_argument("--first-room", type=int, default=0, help="seed of the first room")
     ap.add_argument("--boards", type=int, default=8, help="random positions per room")
     ap.add_argument("--hands", type=int, default=2, help="positions with an arm over the board per room")
+    ap.add_argument(
+        "--shadows", type=int, default=1, help="lamp-lit positions per room with a hard shadow across the band"
+    )
     ap.add_argument("--samples", type=int, default=6, help="path-tracing samples per pixel (then denoised)")
     ap.add_argument("--threads", type=int, default=1, help="render threads")
     ap.add_argument("--cache", default=str(REPO / "out" / "scenes3d"), help="where renders are kept")
@@ -274,7 +302,7 @@ def main() -> int:
     games = args.games.split(",")
     renderer = s3.Renderer3D(Path(args.cache), threads=args.threads)
     plans = [
-        plan_room(g, seed, args.boards, args.hands, args.samples, renderer.textures)
+        plan_room(g, seed, args.boards, args.hands, args.samples, renderer.textures, args.shadows)
         for g in games
         for seed in range(args.first_room, args.first_room + args.rooms)
     ]
@@ -296,7 +324,8 @@ def main() -> int:
         read_room(plan, profile, tally)
     print(
         f"{'game':11} {'places':>6} {'right':>6} {'unsure':>6} {'wrong':>5} {'read%':>7}"
-        f"  {'exact lamp on':>13} {'lamp off':>8} {'hands seen':>10} {'false hands':>11} {'refused':>7}"
+        f"  {'exact lamp on':>13} {'lamp off':>8} {'hands seen':>10} {'false hands':>11} {'shadow->hand':>12}"
+        f" {'refused':>7}"
     )
     ok = True
     for g in games:
@@ -305,10 +334,12 @@ def main() -> int:
         print(
             f"{g:11} {t.places:6d} {t.right:6d} {t.unsure:6d} {t.wrong:5d} {pct:7.2f}"
             f"  {t.boards_lamp[0]:>6}/{t.boards_lamp[1]:<6} {t.boards_dark[0]:>3}/{t.boards_dark[1]:<4}"
-            f" {t.hands[0]:>5}/{t.hands[1]:<4} {t.false_hands:11d} {len(t.refused):7d}",
+            f" {t.hands[0]:>5}/{t.hands[1]:<4} {t.false_hands:11d} {t.shadows[0]:>7}/{t.shadows[1]:<4}"
+            f" {len(t.refused):7d}",
             flush=True,
         )
         ok &= pct >= 99 and t.wrong == 0 and t.false_hands == 0 and t.hands[0] == t.hands[1] and not t.refused
+        ok &= t.shadows[0] == 0
         ok &= t.shapes[2] == 0
     for g in games:
         right, unsure, wrong = tallies[g].shapes

@@ -269,6 +269,8 @@ def _box(size, bevel: float = 0.0):
 
 def _place(obj, o: dict) -> None:
     obj.location = Vector(o.get("location", (0.0, 0.0, 0.0)))
+    if o.get("out_of_view"):  # something beside the camera's view: it casts shadows, is not seen
+        obj.visible_camera = False
     rot = o.get("rotation", (0.0, 0.0, 0.0))
     obj.rotation_euler = tuple(math.radians(a) for a in rot)
     if o.get("bevel"):

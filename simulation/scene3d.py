@@ -222,6 +222,50 @@ class Room:
         return cls(game, seed, mm, camera, world, ceiling, desk, table, low)
 
 
+@dataclass(frozen=True)
+class Shade:
+    """Something standing beside the board between the desk lamp and the board, out of the camera's
+    view (a cereal box, a person by the table): a box taller than the lamp, whose hard shadow
+    crosses the board's frame band on the lamp's side. The camera does not see it (it is beside the
+    view); only its shadow is in the picture."""
+
+    location: tuple[float, float, float]
+    size: tuple[float, float, float]  # thickness (towards the lamp), width, height; pitches
+    turn: float  # degrees about the vertical
+
+    @classmethod
+    def make(cls, room: Room, geom: LatticeGeometry, seed: int) -> Shade | None:
+        """A shade for `room` (its lamp and board), or None when the lamp stands over the board (no
+        object beside the board can then shade it)."""
+        rng = _rng("shade3d", room.game, room.seed, seed)
+        mm = room.pitch_mm
+        lx, ly, lh = room.desk_lamp["location"]
+        cx, cy = (geom.cols - 1) / 2, -(geom.rows - 1) / 2
+        towards = np.array([lx - cx, ly - cy])
+        dist = float(np.linalg.norm(towards))
+        m = board_margin(geom)
+        half = np.array([(geom.cols - 1) / 2 + m, (geom.rows - 1) / 2 + m])
+        u = towards / max(dist, 1e-9)
+        thick, wide = 20 / mm, float(rng.uniform(40, 80)) / mm
+        along = np.array([-u[1], u[0]]) * float(rng.uniform(-0.3, 0.3)) * float(half.min())
+        clear = 0.5 + float(np.hypot(thick, wide)) / 2  # the box's footprint stays off the board
+        at = 0.0
+        while _off_rect(u * at + along, half) < clear:
+            at += 0.05
+        if dist < at + 0.5:
+            return None
+        x, y = np.array([cx, cy]) + u * at + along
+        height = 1.5 * lh
+        turn = math.degrees(math.atan2(u[1], u[0]))
+        return cls((float(x), float(y), height / 2 - 12 / mm), (thick, wide, height), turn)
+
+
+def _off_rect(point: np.ndarray, half: np.ndarray) -> float:
+    """How far `point` (from the board's centre) lies outside the board of half sizes `half`."""
+    dx, dy = np.maximum(np.abs(point) - half, 0.0)
+    return float(np.hypot(dx, dy))
+
+
 def _camera(geom: LatticeGeometry, mm: float, kind: str, rng: np.random.Generator) -> Camera:
     """A camera over the board: a Pi camera module (16:9, locked exposure) or a webcam (4:3, automatic
     exposure and white balance, JPEG), off the vertical by up to about 20 degrees, the board filling
@@ -378,10 +422,12 @@ def scene(
     textures: Path,
     lamp_on: bool = True,
     hand: Hand | None = None,
+    shade: Shade | None = None,
     samples: int = 24,
     threads: int = 1,
 ) -> dict:
-    """The description of one render of `snapshot` on `copy` in `room` (written to `out`)."""
+    """The description of one render of `snapshot` on `copy` in `room` (written to `out`); with
+    `shade`, something beside the board out of the camera's view stands in the desk lamp's light."""
     game = snapshot.game
     geom = LatticeGeometry.from_profile(profile)
     spec = registry.get(game).vision
@@ -408,6 +454,10 @@ def scene(
     _pieces(b, snapshot, profile, copy, geom, spec)
     if hand is not None:
         _hand(b, hand, geom, mm)
+    if shade is not None:
+        b.material("shade", colour=(0.05, 0.05, 0.05), roughness=0.7)
+        turn = (0.0, 0.0, shade.turn)
+        b.add("box", "shade", size=shade.size, rotation=turn, location=shade.location, out_of_view=True)
     lamps = _lamps(room, lamp_on)
     cam = room.camera
     return {

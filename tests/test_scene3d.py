@@ -15,8 +15,10 @@ import numpy as np
 import pytest
 
 from controller.games import registry
-from controller.games.spec import GLYPHS_ADDON, SPHERE
+from controller.games.spec import DISC, GLYPHS_ADDON, SPHERE, TILE
 from controller.profile import default_profile
+from controller.snapshot import EMPTY
+from controller.vision.geometry import LatticeGeometry
 from simulation import scene3d as s3
 from simulation.render import random_snapshot
 
@@ -117,3 +119,46 @@ def test_a_missing_renderer_is_said_in_a_sentence(tmp_path: Path):
     renderer = s3.Renderer3D(tmp_path / "cache", python=tmp_path / "no-such-python")
     with pytest.raises(s3.RendererMissing, match="make render3d"):
         renderer.render([job], log=lambda line: None)
+
+
+@pytest.mark.parametrize("game", registry.names())
+def test_every_game_declares_a_body_for_each_of_its_pieces(game: str):
+    """Issue 33: each game declares its pieces' heights and shapes (`VisionSpec.solids`), which the
+    reader uses to find where a piece's top appears and the 3D renderer to build it; a piece left out
+    would silently be read as flat, on the markers' plane."""
+    vision = registry.get(game).vision
+    pieces = {key for key in s3.looks.pieces(game) if not key.startswith(EMPTY) and key != "open"}
+    assert pieces and pieces <= set(vision.solids), sorted(pieces - set(vision.solids))
+    for solid in vision.solids.values():
+        assert solid.shape in (SPHERE, DISC, TILE) and solid.size > 0 and solid.height > 0
+
+
+def test_a_shade_stands_beside_the_board_between_the_lamp_and_the_band(tmp_path: Path):
+    """The 3D bench's hard shadow: a box taller than the desk lamp, beside the board (not on it) on
+    the lamp's side, unseen by the camera; rooms whose lamp stands over the board get none."""
+    from simulation.drawing import board_margin
+
+    made = 0
+    for game in GAMES:
+        p = default_profile(game)
+        geom = LatticeGeometry.from_profile(p)
+        m = board_margin(geom)
+        for seed in range(4):
+            room = s3.Room.make(game, p, seed)
+            shade = s3.Shade.make(room, geom, 0)
+            if shade is None:
+                continue
+            made += 1
+            x, y, _ = shade.location
+            lx, ly, lh = room.desk_lamp["location"]
+            reach = float(np.hypot(*shade.size[:2])) / 2  # the footprint's corners are this near its centre
+            off_x = max(abs(x - (geom.cols - 1) / 2) - ((geom.cols - 1) / 2 + m), 0.0)
+            off_y = max(abs(-y - (geom.rows - 1) / 2) - ((geom.rows - 1) / 2 + m), 0.0)
+            assert np.hypot(off_x, off_y) > reach, (game, seed)  # the whole box beside the board
+            centre = np.array([(geom.cols - 1) / 2, -(geom.rows - 1) / 2])
+            assert np.hypot(x - centre[0], y - centre[1]) < np.hypot(lx - centre[0], ly - centre[1])
+            assert shade.size[2] > lh
+            job, _ = _scene(game, seed, tmp_path, shade=shade)
+            boxes = [o for o in job["objects"] if o["material"] == "shade"]
+            assert len(boxes) == 1 and boxes[0]["out_of_view"]
+    assert made >= 2

@@ -443,3 +443,25 @@ def test_the_shipped_glyph_templates_are_what_the_renderer_draws():
     assert str(shipped["glyphs"]) == str(drawn["glyphs"])
     assert np.allclose(shipped["images"], drawn["images"], atol=1e-6)
     assert np.allclose(shipped["turns"], drawn["turns"], atol=1e-6)
+
+
+def test_a_tiles_colour_is_sampled_on_its_plain_part_clear_of_its_print() -> None:
+    """Issue 33: each tile colour is learned from one tile, and the print in its middle (heaviest on the
+    wild tile) pulled that tile's colour towards white, so calibration was refused. The ring the
+    colour is sampled on (`VisionSpec.sample`) lies on the tile and holds almost none of any glyph's
+    print, as the standard edition prints it (the old ring, 0.2-0.34 pitch, was a quarter print on
+    the wild tile)."""
+    from controller.games import registry
+    from simulation.drawing import glyph_mask
+
+    vision = registry.get("blockers").vision
+    inner, outer = vision.sample
+    assert outer <= min(s.size for s in vision.solids.values()) / 2  # the ring sees only the tile
+    ppp, half = 200.0, 0.5
+    for glyph in GLYPHS:
+        ink = glyph_mask(glyph, ppp, half)
+        side = ink.shape[0]
+        ys, xs = np.mgrid[0:side, 0:side]
+        radius = np.hypot(xs - (side - 1) / 2, ys - (side - 1) / 2) / ppp
+        ring = (radius >= inner) & (radius <= outer)
+        assert ink[ring].mean() < 0.05, glyph  # a median over the ring is not moved by the print
