@@ -1,8 +1,8 @@
 """Rules of the lattice reader that another Go board or camera than the learning photo's needs.
 
-* The picture read by its own groups (`LatticeModel._picture_groups`): places the learned spreads
-  leave unsure are read where the picture's groups of the same labels tell them surely, and a
-  place unlike every learned look does not become one of them.
+* The picture read by its own groups (rule `groups`): places the learned spreads leave unsure
+  are read where the picture's groups of the same labels, made of the places the looks read
+  surely, tell them surely, and a place unlike every learned look does not become one of them.
 * A place's flatness compared with the corners of its cell that show the board (`_flatness`):
   a neighbour's stone over a corner is not the board the place is flat against.
 """
@@ -62,18 +62,21 @@ def test_without_the_pictures_groups_the_most_shaded_white_stones_are_unsure() -
     assert all(a == b for a, b, s in zip(dec.letters, labels, dec.sure) if s)
 
 
-def test_an_empty_board_of_two_woods_is_read_empty_by_its_own_board_group() -> None:
+def test_an_empty_board_of_two_woods_leaves_the_paler_wood_unsure_never_white() -> None:
     """An empty board of two woods: most places as learned, 30 of a paler wood about as near the
-    learned white stones as the learned board (the learned looks leave them unsure). In the
-    picture the board's group spreads over both woods and no place is a white stone: every
-    place reads empty."""
+    learned white stones as the learned board (the learned looks leave them unsure). The
+    picture's groups are made of what the looks read surely, so they do not make the pale wood
+    sure: fitted on every place, the board's group spread over both woods and read them empty,
+    and the same spreading read half-covered points white under a violet lamp. Nor do they read
+    a place as a white stone, which no place of the picture surely is: the pale wood stays unsure."""
     model = go_model()
     levels = [np.zeros(N_FEATURES)] * 51 + [np.full(N_FEATURES, 0.12)] * 30
     feats = _features(levels)
     dec, _ = model.decide_picture(feats)
     assert not dec.sure[51:].any()
     got, why, _ = model.judge(feats)
-    assert all(w == "" and g == "." for g, w in zip(got, why))
+    assert all(w == "" and g == "." for g, w in zip(got[:51], why[:51]))
+    assert all(w != "" for w in why[51:])
 
 
 def test_a_place_unlike_every_look_does_not_pull_a_look_of_few_places() -> None:

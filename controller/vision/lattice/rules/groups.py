@@ -10,6 +10,13 @@ surely alike, and not where the flatness is sure of the other side (empty or a p
 clipped channel bounds the place's colour (`controller.vision.bounds`): what the clipping hid is not
 in the picture to group by, and a lamp that clips distorts the very places a group is fitted on
 (under a violet lamp, white stones clipped with the board joined its group, surely).
+
+The groups are made of the places the learned looks read surely: a place the looks leave unsure
+does not shape the group that then reads it. Fitted on every place, a look's group widened to take
+in the doubtful places themselves (under a violet lamp, the empty points beside white stones seen
+at an angle, half covered by them, widened the white stones' group until it read them white). And
+a place is read only as a look the learned looks read some place of surely: a group with no place
+of its own in the picture is only the learned look, and the picture says nothing of it.
 """
 
 from __future__ import annotations
@@ -37,11 +44,11 @@ def rule(picture: Picture, reading: Reading) -> Reading:
     found = picture_groups(picture)
     if found is None:
         return reading
-    groups, dist = found
+    groups, dist, anchored = found
     sure = (why == "") & visible
     if np.any(np.array(groups.letters)[sure] != np.array(reading.letters)[sure]):
         return reading
-    read = doubtful & groups.sure
+    read = doubtful & groups.sure & anchored[groups.best]
     if picture.bounds is not None:
         read &= (picture.bounds == bounds.NONE).all(axis=1)
     if picture.with_flatness:
@@ -57,9 +64,10 @@ def rule(picture: Picture, reading: Reading) -> Reading:
     return reading.but(NAME, letters, why, read, confidence, look)
 
 
-def picture_groups(picture: Picture) -> tuple[Decision, np.ndarray] | None:
-    """The decision of the picture's own groups and its (N, looks) distances, or None where the
-    learned looks do not explain the picture (`MIN_EXPLAINED`, as for following it).
+def picture_groups(picture: Picture) -> tuple[Decision, np.ndarray, np.ndarray] | None:
+    """The decision of the picture's own groups, its (N, looks) distances and (looks,) which looks
+    the learned looks read some place of surely, or None where the learned looks do not explain
+    the picture (`MIN_EXPLAINED`, as for following it).
 
     A Gaussian mixture over the visible places, one component per look, fitted by
     expectation-maximisation from the learned looks: each place belongs to each look in
@@ -70,8 +78,9 @@ def picture_groups(picture: Picture) -> tuple[Decision, np.ndarray] | None:
     N_FEATURES places (the prior weight `LatticeModel._followed` and `ClassModel.learn_looks` give them).
     Two rules keep a look from becoming another label's group:
 
-    * a place belongs only to the looks within whose learned open-set distance it lies (a
-      stone unlike every learned look does not drag the look of a label with few places);
+    * only the places the learned looks read surely move a look, and each only the looks within
+      whose learned open-set distance it lies (a stone unlike every learned look does not drag
+      the look of a label with few places; a doubtful place does not widen a look to itself);
     * a look that the learned looks read no place of surely keeps its learned mean and
       spread: nothing in the picture says what it looks like there (on an empty board, the
       squares of one colour half like a learned piece would otherwise become that piece).
@@ -83,7 +92,7 @@ def picture_groups(picture: Picture) -> tuple[Decision, np.ndarray] | None:
     place = np.flatnonzero(picture.visible)
     model = picture.model
     dist, pos = model.distances(shifted)
-    known = dist[place] <= c.max_distance
+    known = (dist[place] <= c.max_distance) & dec0.sure[place, None]
     anchored = np.isin(np.arange(len(c.refs)), dist.argmin(axis=1)[dec0.sure])
     for _ in range(FOLLOW_ROUNDS):
         logdet = np.linalg.slogdet(np.linalg.inv(model.classes.inv))[1]
@@ -111,4 +120,4 @@ def picture_groups(picture: Picture) -> tuple[Decision, np.ndarray] | None:
         dist, pos = model.distances(shifted)
         if np.array_equal(before, dist.argmin(axis=1)):
             break
-    return model.classes.decide_distances(dist), dist
+    return model.classes.decide_distances(dist), dist, anchored
