@@ -252,6 +252,7 @@ def test_the_page_offers_the_computers_tiles_and_takes_a_rack_with_the_pin(tmp_p
         assert len(tiles) == 28 and tiles["a"]["symbol"] == "moon" and tiles["a"]["caption"] == "moon"
         assert tiles["a"]["words"] == "blue moon tile" and tiles["*"]["words"] == "blue wild tile"
         assert all(t["possible"] for t in tiles.values())  # no blue tile played yet
+        assert state["symbols"]["a"] == "moon" and len(state["symbols"]) == 9  # the board draws them as pictures
         french = await (await client.get("/api/state", headers={"Accept-Language": "fr"})).json()
         assert french["computer"]["racks"][0]["tiles"][18]["caption"] == "lune"
         # the PIN guards it, like every change

@@ -284,6 +284,8 @@ class LiveView:
             "verdict_count": scene.verdict_count,
             "palette": palette(setup.game, setup.profile, lang),
             "place_names": place_names(engine, setup.profile.rows, setup.profile.cols, lang),
+            # the symbols a board profile names (Blockers!: glyph `a` is the moon), for the tiles' pictures
+            "symbols": {g: engine.tile_symbol(g) for g in engine.rack_glyphs if engine.tile_symbol(g)},
             "axes": axes(engine, setup.profile.rows, setup.profile.cols),
             "lines": lines_shown(setup.game, setup.profile.rows, setup.profile.cols, lang),
             "reading": self._reading(engine, lang),

@@ -186,8 +186,8 @@ function drawBoard(svg, board, palette, game, names, marks) {
             patternOver(svg, g, palette, v[0], { tag: "rect", attrs: { x: x + 3, y: y + 3, width: S - 6, height: S - 6, rx: 4 } },
               x + 8, y + 10, 7, letters);
           }
-          el("text", { x: cx, y: cy + 5, "text-anchor": "middle", "font-size": 14, "font-weight": 700,
-                       fill: ink(palette, v[0]) }, g, v[1] === "*" ? "★" : v[1]);
+          const symbols = marks.symbols || (state && state.game === game ? state.symbols : null) || {};
+          glyphMark(g, palette, v[0], v[1], symbols[v[1]], x, y, 14);
         }
       } else if (game === "flipop") {
         el("rect", { x: x + 1, y: y + 1, width: S - 2, height: S - 2, fill: "#c39a68", stroke: "#8a6a44" }, g);
@@ -606,16 +606,21 @@ function tilePicture(palette, colour, tile, id) {
   const shape = { x: 1, y: 1, width: 30, height: 30, rx: 5 };
   el("rect", Object.assign({ fill: rgb(palette, colour), stroke: "#555" }, shape), svg);
   if (patterned) patternOver(svg, svg, palette, colour, { tag: "rect", attrs: shape }, 7, 9, 7, colourLetters(palette));
-  if (tile.symbol && SYMBOL_PATHS[tile.symbol]) {
-    el("path", { d: SYMBOL_PATHS[tile.symbol], fill: ink(palette, colour), stroke: ink(palette, colour) === "#000" ? "#fff" : "#000",
-                 "stroke-width": 0.6 }, svg);
-    return svg;
-  }
-  const mark = tile.glyph === "*" ? "B!" : (tile.symbol && SYMBOL_PICTURES[tile.symbol]) || tile.glyph;
-  el("text", { x: 16, y: 22, "text-anchor": "middle", "font-size": tile.glyph === "*" ? 12 : 17, "font-weight": 700,
-               fill: ink(palette, colour), stroke: ink(palette, colour) === "#000" ? "#fff" : "#000",
-               "stroke-width": 0.6, "paint-order": "stroke" }, svg, mark);
+  glyphMark(svg, palette, colour, tile.glyph, tile.symbol, 0, 0, 17);
   return svg;
+}
+
+// A Blockers! tile's glyph as printed on it, in a 32-unit square at (x, y): a digit or a letter, its
+// symbol's picture (the symbol named by the board's profile), "B!" for the wild tile ("BLOCKERS!").
+function glyphMark(parent, palette, colour, glyph, symbol, x, y, size) {
+  const fill = ink(palette, colour), halo = fill === "#000" ? "#fff" : "#000";
+  if (symbol && SYMBOL_PATHS[symbol]) {
+    el("path", { d: SYMBOL_PATHS[symbol], transform: `translate(${x} ${y})`, fill, stroke: halo, "stroke-width": 0.6 }, parent);
+    return;
+  }
+  const mark = glyph === "*" ? "B!" : (symbol && SYMBOL_PICTURES[symbol]) || glyph;
+  el("text", { x: x + 16, y: y + 16 + size * 0.36, "text-anchor": "middle", "font-size": glyph === "*" ? size * 0.7 : size,
+               "font-weight": 700, fill, stroke: halo, "stroke-width": 0.6, "paint-order": "stroke" }, parent, mark);
 }
 
 function renderRacks(racks, palette) {
