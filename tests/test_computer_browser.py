@@ -272,8 +272,10 @@ def test_blockers_the_computers_tiles_are_tapped_on_the_page(tmp_path):
         racks = [v for v in verdicts if v.get("action") == COMPUTER_RACK]
         assert [len(v["tiles"].split()) for v in racks[:2]] == [5, 5]  # its two first racks, tapped whole
         assert len(racks) >= 4  # then the tiles drawn after its placements
-        refusals = [t for t in hand.taps if "cannot have been drawn: it is on the board at" in t]
+        # each tile already played tapped by mistake (on the board, or captured) refused in words on the page
+        refusals = [t for t in hand.taps if "-> Refused (409): " in t]
         assert refusals and len(rig.driver.refusals) == len(refusals)
+        assert all(" cannot have been drawn: it " in t for t in refusals)
         told: dict[str, list[str]] = {}
         for v in verdicts:
             if v.get("action") == COMPUTER_RACK:
