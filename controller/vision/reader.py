@@ -184,10 +184,12 @@ class BoardReader:
         rect = self.rect.warp(frame, self.h)  # rectify
         white = self.light.white(rect)  # light
         looks = self._describe(rect, white, frame)  # describe places, where each class appears
+        # A light the paper does not undo (a lamp that mixes the channels) moves the frame's colour;
+        # a paper channel at full scale is only a bound on its light (what the places say of it is
+        # fitted for reading them, and follows the places that clip with it: not a measurement).
+        unlike = self.frame_light.unlike(rect, white, np.asarray(white) * 255 >= SATURATED)
         # A lamp that clips the paper in a channel: that channel's light measured on the places.
         white, paper_bound, looks = self._unclipped(white, looks)
-        # A light the paper does not undo (a lamp that mixes the channels) moves the frame's colour.
-        unlike = self.frame_light.unlike(rect, white, paper_bound)
         dec = self.model.decide_distances(looks.distances(self.model))  # classify
         # A place like no learned look may be one under a sheen of the room's light (sheen.py).
         per_class = [looks.of(r.key)[0] for r in self.model.refs]
