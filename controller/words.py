@@ -58,6 +58,18 @@ def with_resolved(line: Any, cells: Sequence[Cell], engine: Engine | None) -> An
     )
 
 
+def with_reading_remark(line: Any, events: Sequence[str], engine: Engine | None, remark: Any) -> Any:
+    """A verdict's line, with why the camera left something unread (`remark`: a glyph under a
+    coloured lamp or a reflection, the reader's words) where the verdict says something was (an
+    event of its game `about_reading`); `line` as it is otherwise."""
+    if remark is None:
+        return line
+    about = {t.kind for t in _event_types(engine) if t.about_reading}
+    if not any(getattr(e, "kind", str(e).split(":")[0]) in about for e in events):
+        return line
+    return _("{said}; {why}", said=line, why=remark)
+
+
 def event_words(engine: Engine | None, event: str) -> str:
     """What happened besides the move, in the words its game declares: `fell:3,4` -> `the marble
     on point 4,5 fell` (the event counts from 0, as `notation.md` does; the words count as players

@@ -729,7 +729,10 @@ class RefereeLoop:
             confirm = getattr(self.sensor, "confirm", None)
             if confirm is not None:
                 confirm(snapshot)
-        self._verdict_given(verdict, snapshot)
+        # Why the camera left something of this board unread (a glyph under a coloured lamp), said
+        # with the verdict that says it was (the reader's remark on a board it read).
+        remark = self.reading.problem if self.reading is not None and self.reading.snapshot is not None else None
+        self._verdict_given(verdict, snapshot, remark=remark)
         return verdict
 
     def _board_picture(self) -> bytes | None:
@@ -763,20 +766,23 @@ class RefereeLoop:
             produced.append(verdict)
         self._verdict_given(verdict, snapshot, session)
 
-    def _verdict_given(self, verdict: Verdict, snapshot: Snapshot | None, session: GameSession | None = None) -> None:
+    def _verdict_given(
+        self, verdict: Verdict, snapshot: Snapshot | None, session: GameSession | None = None, remark: Any = None
+    ) -> None:
         session = session or self.session
         referee = session.referee
+        line = words.with_resolved(
+            verdict_line(verdict, referee.engine, referee.to_move()),
+            session.resolved.get(verdict.index, ()) if verdict.index is not None else (),
+            referee.engine,
+        )
         self._emit(
             VerdictGiven,
             verdict=verdict,
             game_id=session.game_id,
             seq=session.last_seq,
             snapshot=snapshot,
-            line=words.with_resolved(
-                verdict_line(verdict, referee.engine, referee.to_move()),
-                session.resolved.get(verdict.index, ()) if verdict.index is not None else (),
-                referee.engine,
-            ),
+            line=words.with_reading_remark(line, verdict.events, referee.engine, remark),
         )
         if verdict.verdict in (VerdictKind.SETUP_OK, VerdictKind.LEGAL, VerdictKind.ACTION) and referee.over:
             result = referee.result()

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from controller.language import _n, listed
 from controller.vision.glyph_ink import (
     _COARSE_SHIFTS,
     _DISC,
@@ -336,3 +337,38 @@ def lamp_lost(planes: list[np.ndarray], mask: np.ndarray, bound: np.ndarray) -> 
         if bound[:, c].any():
             clipped |= (plane >= SATURATED) & bound[:, c : c + 1]
     return (mask == 0) & (SUPPORT[None, :] > 0) & clipped
+
+
+def unread_words(lamp: list, too_bright: bool, glared: list) -> str | None:
+    """Why the light leaves glyphs unread, in a player's words (None: it does not): the places of
+    the tiles whose white print a lamp clips with the paper (`lamp_lost`; `too_bright` where it
+    clips every channel), and of those beside a lamp's reflection."""
+    said = []
+    if lamp and too_bright:
+        said.append(
+            _n(
+                "the light is too bright to read the glyph on {places}: dim the lamp or turn it away from the board",
+                "the light is too bright to read the glyphs on {places}: dim the lamp or turn it away from the board",
+                len(lamp),
+                places=listed(lamp, conjunction=None),
+            )
+        )
+    elif lamp:
+        said.append(
+            _n(
+                "the lamp is too coloured to read the glyph on {places}: use a white light",
+                "the lamp is too coloured to read the glyphs on {places}: use a white light",
+                len(lamp),
+                places=listed(lamp, conjunction=None),
+            )
+        )
+    if glared:
+        said.append(
+            _n(
+                "a lamp's reflection hides the glyph on {places}: turn the lamp away from the board",
+                "a lamp's reflection hides the glyphs on {places}: turn the lamp away from the board",
+                len(glared),
+                places=listed(glared, conjunction=None),
+            )
+        )
+    return listed(said, separator=";") if said else None

@@ -37,7 +37,7 @@ from controller.vision.doors import DOOR_READER
 from controller.vision.features import SATURATED, Rectifier, ring_offsets
 from controller.vision.frames import MIN_FRAME_SIDE, as_bgr, frame_problem
 from controller.vision.geometry import MARKERS_HIDDEN, LatticeGeometry
-from controller.vision.glyphs import GlyphMemory, GlyphModel, read_glyphs
+from controller.vision.glyphs import GlyphMemory, GlyphModel, read_glyphs, unread_words
 from controller.vision.hands import HAND, HandCheck
 from controller.vision.light import (
     FrameLight,
@@ -87,6 +87,7 @@ class Reading:
     unsure: list[tuple[int, int]]
     confidence: np.ndarray
     open_points: set[tuple[int, int]] = field(default_factory=set)
+    #: Why nothing was read; with a snapshot, what the light left unread of it (a glyph, and why).
     problem: str | None = None
     cells: list[list[str]] | None = None
     relocalised: bool = False
@@ -247,6 +248,7 @@ class BoardReader:
             candidates = self._candidates(unsure, dec.possible, np.zeros_like(used) if unlike else used)
         else:
             snapshot = Snapshot(self.game, tuple(tuple(r) for r in cells), lines)
+            problem = self._glyph_words(rect, glyph_of, white)
         return Reading(snapshot, unsure, conf, open_points, problem, cells, moved, lines, candidates)
 
     def _candidates(
@@ -344,6 +346,23 @@ class BoardReader:
         bound = clipped if clipped.any() else None
         res = read_glyphs(self.glyph_model, frame, h, self.geom.points()[tiles], local, self.glyph_memory, bound)
         return dict(zip(tiles, res.glyphs))
+
+    def _glyph_words(self, rect: np.ndarray, glyph_of: dict[int, str], white: np.ndarray) -> str | None:
+        """Why the light leaves glyphs unread, in a player's words (`glyphs.unread_words`), or None:
+        a lamp that clips the paper white (and so the white print) at the tile, or a lamp's
+        reflection (a clipped core within a pitch of it)."""
+        unread = np.array(sorted(i for i, glyph in glyph_of.items() if glyph == "?"), int)
+        if not len(unread):
+            return None
+        clipped = local_white(white, self.paper_weights[unread]) >= SATURATED
+        lamp, rest = unread[clipped.any(axis=1)], unread[~clipped.any(axis=1)]
+        glared = rest[self.reflections.cores_near(rect, rest)] if len(rest) else rest
+        name = registry.get(self.game).place_name
+        return unread_words(
+            [name(divmod(int(i), self.geom.cols)) for i in lamp],
+            bool(clipped.all(axis=1).any()),
+            [name(divmod(int(i), self.geom.cols)) for i in glared],
+        )
 
     def glyphs_homography(self, frame: np.ndarray) -> np.ndarray:
         """Where the glyphs printed on the tiles' tops are read: the plane of the tops (the pieces'
