@@ -2,7 +2,7 @@
 board is still read beside such a reflection, and how many of the renderer's hands it catches, per
 game (issue 15, item 4; issue 32, item 3).
 
-    .venv/bin/python bench/hand_check.py [--seeds N] [--preset hard]
+    .venv/bin/python bench/hand_check.py [--seeds N] [--first S] [--preset hard]
 
 Glare: one reflection (radius 0.15-0.45 pitch unless --radius says otherwise) on the board's
 frame band, 0.6-1.1 pitch outside the lattice, anywhere along a random side between the corner
@@ -76,14 +76,16 @@ def wrong_places(reading, snap) -> int:
     )
 
 
-def measure(game: str, seeds: int, preset: str, radii: tuple[float, float]) -> tuple[Counter, Counter, Counter]:
+def measure(
+    game: str, seeds: int, preset: str, radii: tuple[float, float], first: int = 0
+) -> tuple[Counter, Counter, Counter]:
     """Outcomes of pictures with an edge reflection, with a reflection just outside the outer
     places (and its wrong-but-sure places, as 'wrong'), and of pictures with a hand."""
     p = default_profile(game)
     glare: Counter = Counter()
     near: Counter = Counter()
     hand: Counter = Counter()
-    for seed in range(seeds):
+    for seed in range(first, first + seeds):
         rng = np.random.default_rng(1000 + seed)
         snap = random_snapshot(game, p, seed=seed)
         img = render_snapshot(
@@ -107,13 +109,17 @@ def measure(game: str, seeds: int, preset: str, radii: tuple[float, float]) -> t
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=40)
+    ap.add_argument("--first", type=int, default=0, help="the first picture's seed (others than the usual ones)")
     ap.add_argument("--preset", default="hard", choices=["clean", "hard"])
     ap.add_argument("--radius", default="0.15,0.45", help="smallest,largest reflection radius in pitches")
     args = ap.parse_args()
     lo, hi = (float(v) for v in args.radius.split(","))
-    print(f"{args.seeds} pictures per game, preset {args.preset}, reflection radius {lo}-{hi} pitch")
+    print(
+        f"{args.seeds} pictures per game (seeds {args.first}-{args.first + args.seeds - 1}), preset {args.preset}, "
+        f"reflection radius {lo}-{hi} pitch"
+    )
     for game in registry.names():
-        glare, near, hand = measure(game, args.seeds, args.preset, (lo, hi))
+        glare, near, hand = measure(game, args.seeds, args.preset, (lo, hi), args.first)
         print(
             f"{game:11s} edge glare taken for a hand: {glare['hand']}/{args.seeds} "
             f"(read {glare['read']}, unsure {glare['unsure']}, markers hidden {glare['markers']})   "

@@ -37,7 +37,9 @@ from controller.vision.doors import DOOR_READER
 from controller.vision.features import SATURATED, Rectifier, ring_offsets
 from controller.vision.frames import MIN_FRAME_SIDE, as_bgr, frame_problem
 from controller.vision.geometry import MARKERS_HIDDEN, LatticeGeometry
+from controller.vision.glyph_model import MIN_CONTRAST
 from controller.vision.glyphs import GlyphMemory, GlyphModel, read_glyphs, unread_words
+from controller.vision.halo import HaloCheck
 from controller.vision.hands import HAND, HandCheck
 from controller.vision.light import (
     FrameLight,
@@ -142,6 +144,8 @@ class BoardReader:
         # The frame band as a second meter of the light, for a lamp that mixes the channels (light.py).
         expected = None if self.localiser.fixed else frame_colour(profile)
         self.frame_light = FrameLight(expected, self.hands.ring, self.hands.weights, DEFAULT_SIGMA)
+        # The frame band, of a known colour, also measures a reflection's halo beside it (halo.py).
+        self.halo = None if expected is None else HaloCheck(self.hands, expected, PPP, self.rect.to_px(g.points()))
         self._last: tuple[np.ndarray, list[str], np.ndarray] | None = None
         # Shapes: glyphs per tile (Blockers!), doors per post (Flipop); see glyphs.py, doors.py.
         self.glyph_model = GlyphModel.from_profile(self.settings) if self.reads_glyphs else None
@@ -203,6 +207,7 @@ class BoardReader:
         # A patch more than a third covered by glare is not trusted, whatever it looks like.
         sure = dec.sure & (used >= MIN_USED)
         self._beside_reflections(rect, rel, used, dec, sure)
+        halos = self._beside_edge_glare(rect, white, frame, dec, sure)
         # Nor one that a clipped channel leaves open to a look of another meaning (the light).
         med = looks.chosen_medians(dec.keys)
         rival = self.light_doubt.rivals(rel, channel_bounds(med, paper_bound, self.paper_weights), dec.best, sure)
@@ -220,7 +225,7 @@ class BoardReader:
             return Reading(None, [], conf, problem=problem, relocalised=moved)
         unsure = [divmod(int(i), cols) for i in np.flatnonzero(~sure)]
         open_points = {divmod(int(i), cols) for i in np.flatnonzero(dec.open & sure)}
-        glyph_of = self._glyphs(frame, dec.letters, sure, white) if self.reads_glyphs else {}  # add-ons
+        glyph_of = self._glyphs(frame, dec.letters, sure, white, halos) if self.reads_glyphs else {}  # add-ons
         lines = {key: read_line(frame, white) for key, read_line in self.line_readers}
         cells = _cells(dec.letters, sure, glyph_of, self.reads_glyphs, cols)
         snapshot = None
@@ -295,6 +300,14 @@ class BoardReader:
                 dec.best[i], dec.letters[i], dec.keys[i] = lit.best[j], lit.letters[j], lit.keys[j]
                 dec.open[i], dec.confidence[i], sure[i] = lit.open[j], lit.confidence[j], True
 
+    def _beside_edge_glare(self, rect: np.ndarray, white: np.ndarray, frame: np.ndarray, dec, sure: np.ndarray) -> dict:
+        """Places beside a lamp's reflection outside the places, looked at again without its halo as
+        the frame band measures it (`halo.HaloCheck.settle`); the halos, by place."""
+        if self.halo is None:
+            return {}
+        samplers = self.tops.samplers(self._placed(), (frame.shape[1], frame.shape[0]))
+        return self.halo.settle(rect, white, samplers, self.tops.heights, self.model, self.paper_weights, dec, sure)
+
     def _light_words(self, best: np.ndarray, rival: np.ndarray, paper_bound: np.ndarray) -> str:
         """Why the light leaves places unsure, in a player's words: the two colours it makes
         alike most often, and what to change."""
@@ -334,8 +347,12 @@ class BoardReader:
         places' own points)."""
         return self.tops.describe(rect, white, self._placed(), (frame.shape[1], frame.shape[0]), at_points)
 
-    def _glyphs(self, frame: np.ndarray, letters: list[str], sure: np.ndarray, white: np.ndarray) -> dict[int, str]:
-        """The glyph (or '?') of every place holding a surely read tile."""
+    def _glyphs(
+        self, frame: np.ndarray, letters: list[str], sure: np.ndarray, white: np.ndarray, halos: dict
+    ) -> dict[int, str]:
+        """The glyph (or '?') of every place holding a surely read tile; '?' where the halo of a
+        reflection beside the board varies across the glyph as much as print differs from its tile
+        (`glyph_model.MIN_CONTRAST`: it may draw or hide a stroke)."""
         tiles = [i for i, letter in enumerate(letters) if sure[i] and letter != EMPTY]
         if not tiles or self.glyph_model is None or self.h is None:
             return {}
@@ -345,7 +362,9 @@ class BoardReader:
         clipped = local >= SATURATED
         bound = clipped if clipped.any() else None
         res = read_glyphs(self.glyph_model, frame, h, self.geom.points()[tiles], local, self.glyph_memory, bound)
-        return dict(zip(tiles, res.glyphs))
+        points_px = self.rect.to_px(self.geom.points())
+        varies = {i for i in halos if self.halo is not None and self.halo.varies(halos[i], points_px[i], MIN_CONTRAST)}
+        return {i: "?" if i in varies else glyph for i, glyph in zip(tiles, res.glyphs)}
 
     def _glyph_words(self, rect: np.ndarray, glyph_of: dict[int, str], white: np.ndarray) -> str | None:
         """Why the light leaves glyphs unread, in a player's words (`glyphs.unread_words`), or None:

@@ -1,0 +1,207 @@
+"""A lamp's reflection at the board's edge: its halo measured on the frame band, and taken away.
+
+A reflection of a lamp is light *added* to what the board sends back: a core that clips, in a halo
+that fades with the distance from the core, the same at one distance whatever lies beneath (white
+light, as the paper shows the lamp). Just outside the outer places it lies on the board's margin
+beside the frame band, whose colour under the copy's light is known (`vision.frame`, the second
+light meter of `light.FrameLight`): what a band pixel shows beyond that colour is the halo itself,
+at that pixel's distance from the core. Measured so at every distance the band covers, the halo
+is a profile that only falls with the distance (the largest excess seen at that distance or
+further). A place in the halo is then seen as it would be without it: each pixel of its patch
+less the halo at its own distance, leaving out the pixels clipped in any channel and those nearer the core than
+any band pixel (whose halo is not measured). A black marble drowned in the halo of a reflection
+beside it, which looks like a white one, is then seen dark; a white one whose patch the core
+mostly covers is read on the pixels it left.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from controller.vision.features import SATURATED, PatchSampler, colour_features, masked_median
+from controller.vision.glyph_ink import HALF
+from controller.vision.light import normalise
+from controller.vision.tops import PlaceLooks
+
+#: Band pixels are grouped by distance from the core in steps of this many pitches.
+STEP = 0.05
+#: A core's pixels must lie within this many pitches of a place for its halo to be measured there.
+NEAR = 1.0
+#: Band pixels further than this many pitches from the core measure no halo worth taking away.
+FAR = 2.0
+#: The halo as the band measures it, times these (its measure's uncertainty), and the least fraction
+#: of a patch that must be read once it is taken away.
+SCALES = (0.5, 1.0, 1.5)
+MIN_READ = 0.1
+#: Fewest band pixels at one distance that measure the halo there.
+MIN_PIXELS = 4
+#: Where the reflection's centre is looked for around its clipped pixels' centre (pitches, x and y).
+SEARCH = 0.3
+SHIFTS = np.stack(np.meshgrid(*[np.arange(-SEARCH, SEARCH + 1e-9, STEP)] * 2), axis=-1).reshape(-1, 2)
+
+
+class HaloCheck:
+    """The halo of each reflection's core near the board's edge, measured on the frame band, and
+    the places' colours without it."""
+
+    def __init__(self, band, frame: np.ndarray | None, ppp: float, places_px: np.ndarray) -> None:
+        """`band`: the frame band's patches (`hands.HandCheck`: `ring`, and the paper white's
+        `weights` there), `frame` its colour relative to the paper, `places_px` the places' points
+        (rectified pixels)."""
+        self.band = band.ring
+        self.places_px = places_px
+        self.box = (places_px.min(axis=0), places_px.max(axis=0))  # the outer places' centres
+        self.band_weights = band.weights
+        self.frame = None if frame is None else np.asarray(frame, np.float64)
+        self.ppp = ppp
+        width = self.band.shape[1]
+        self.band_yx = np.stack(np.divmod(self.band.index.ravel(), width), axis=1).astype(np.float64)
+
+    def cores(self, rect: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+        """The reflections' cores (every channel clipped): how many, each pixel's core (0: none)
+        and each core's centre (x, y) in rectified pixels."""
+        clipped = (rect.min(axis=2) >= SATURATED).astype(np.uint8)
+        n, labels, _stats, centres = cv2.connectedComponentsWithStats(clipped, connectivity=8)
+        return n, labels, centres
+
+    def profile(
+        self, rect: np.ndarray, white: np.ndarray, centre: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """The halo of the core whose clipped pixels centre on `centre`: where the reflection's own
+        centre is (x, y, rectified pixels), and the halo (grey levels added) at distances (pitches)
+        from it, falling with the distance, as measured on the frame band; None where the band does
+        not measure it (no known frame colour, too few band pixels near the core).
+
+        The clipped pixels' centre is not the reflection's: the core reaches further over a bright
+        surface than over a dark one. The reflection's centre is the point around which the band's
+        excess is most nearly a function of the distance alone (the halo is round): searched within
+        `SEARCH` pitches of the clipped pixels' centre."""
+        if self.frame is None:
+            return None
+        vals = self.band.values(rect).astype(np.float64)  # (P, K, 3)
+        local = (self.band_weights @ white if white.ndim == 2 else np.tile(white, (len(vals), 1))) * 255
+        excess = (vals - local[:, None, :] * self.frame[None, None, :]).mean(axis=2).ravel()
+        ok = (vals.max(axis=2) < SATURATED).ravel()
+        near = ok & (np.hypot(*(self.band_yx[:, ::-1] - centre).T) / self.ppp <= FAR)
+        if near.sum() < MIN_PIXELS:
+            return None
+        xy, excess = self.band_yx[near][:, ::-1], excess[near]
+        # Every trial centre at once: each band pixel's distance bin, and how far the excess lies
+        # from its bin's mean (the sum of squares within bins).
+        trials = centre + SHIFTS * self.ppp  # (T, 2)
+        dist = np.hypot(xy[None, :, 0] - trials[:, None, 0], xy[None, :, 1] - trials[:, None, 1]) / self.ppp
+        bins = np.floor(dist / STEP).astype(int)
+        width = int(bins.max()) + 1
+        flat = (bins + width * np.arange(len(trials))[:, None]).ravel()
+        weights = np.tile(excess, len(trials))
+        count = np.bincount(flat, minlength=width * len(trials))
+        total = np.bincount(flat, weights, minlength=width * len(trials))
+        explained = (total**2 / np.maximum(count, 1)).reshape(len(trials), width).sum(axis=1)
+        at_centre = trials[int(np.argmax(explained))]
+        bins = bins[int(np.argmax(explained))]
+        levels, at = [], []
+        for b in np.unique(bins):
+            here = excess[bins == b]
+            if len(here) >= MIN_PIXELS:
+                at.append((b + 0.5) * STEP)
+                levels.append(float(np.median(here)))
+        if not at:
+            return None
+        # The halo only falls with the distance: at each distance, the most seen there or further.
+        falling = np.maximum.accumulate(np.maximum(levels, 0.0)[::-1])[::-1]
+        return at_centre, np.array(at), falling
+
+    def halos(self, rect: np.ndarray, white: np.ndarray, places_px: np.ndarray) -> dict[int, tuple]:
+        """Per place (index into `places_px`, (N, 2) rectified pixels) within `NEAR` of a
+        reflection's core lying outside the places, that core's centre and measured halo
+        (`profile`); places with none are left out."""
+        n_cores, labels, centres = self.cores(rect)
+        if n_cores <= 1:
+            return {}
+        core_yx = np.argwhere(labels > 0)
+        core_of = labels[labels > 0]
+        found: dict[int, tuple | None] = {}
+        out: dict[int, tuple] = {}
+        for j, (x, y) in enumerate(places_px):
+            d = np.hypot(core_yx[:, 1] - x, core_yx[:, 0] - y) / self.ppp
+            if d.min() > NEAR:
+                continue
+            near = np.unique(core_of[d <= NEAR])
+            core = int(near[np.argmax([(core_of == k).sum() for k in near])])  # the largest near it
+            if ((centres[core] >= self.box[0]) & (centres[core] <= self.box[1])).all():
+                continue  # a reflection among the places: no band beside it measures its halo
+            if core not in found:
+                found[core] = self.profile(rect, white, centres[core])
+            halo = found[core]
+            if halo is not None:
+                out[j] = halo
+        return out
+
+    def varies(self, halo: tuple, point_px: np.ndarray, contrast: float, radius: float = HALF) -> bool:
+        """Whether `halo` (`halos`) varies by at least `contrast` grey levels over the disc of
+        `radius` pitches at `point_px` (rectified pixels), as far as the band measured it."""
+        centre, at, level = halo
+        d = np.hypot(*(np.asarray(point_px) - centre)) / self.ppp
+        return bool(
+            np.interp(max(d - radius, at[0]), at, level) - np.interp(d + radius, at, level, right=0.0) >= contrast
+        )
+
+    def without_halo(
+        self, rect: np.ndarray, patches: PatchSampler, halos: dict[int, tuple], scale: float = 1.0
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The patches of the places in `halos` (`halos`) less `scale` times their halo: their
+        robust colours (grey levels, (N, 3), NaN where not read) and the fraction of each patch
+        read (pixels clipped in any channel, and those nearer the core than the band measured,
+        left out)."""
+        width = rect.shape[1]
+        n = len(patches.index)
+        out = np.full((n, 3), np.nan)
+        read = np.zeros(n)
+        for j, (centre, at, level) in halos.items():
+            index = patches.index[j]
+            y, x = np.divmod(index, width)
+            vals = np.take(rect.reshape(-1, 3), index, axis=0).astype(np.float64)
+            dist = np.hypot(x - centre[0], y - centre[1]) / self.ppp
+            # A pixel clipped in any channel shows only a bound there: left out with the core.
+            known = (dist >= at[0]) & (vals.max(axis=1) < SATURATED)
+            if not known.any():
+                continue
+            less = np.clip(vals - scale * np.interp(dist, at, level, right=0.0)[:, None], 0, None)
+            med, _used = masked_median(less[known][None].astype(np.float32))
+            out[j], read[j] = med[0], known.mean()
+        return out, read
+
+    def settle(self, rect, white, samplers: dict, heights: dict, model, weights: np.ndarray, dec, sure) -> dict:
+        """The places beside a reflection outside the places (`halos`), looked at without its halo
+        at each of `SCALES` times its measure, each class at its own height (`samplers`, `heights`:
+        `tops.PieceTops`) relative to the paper white (`weights` at the places): an unsure place is
+        read where every measure reads it surely as one meaning (and leaves `MIN_READ` of its patch
+        read); a sure place is unsure where a measure makes it a look (within the open-set
+        distance) of another meaning (one that leaves a colour no look describes is not the halo's
+        measure). `dec` and `sure` updated; the halos, by place."""
+        halos = self.halos(rect, white, self.places_px)
+        if not halos:
+            return halos
+        todo = np.array(sorted(halos))
+        seen = []
+        for scale in SCALES:
+            at = {}
+            for z in sorted(set(heights.values())):
+                med, read = self.without_halo(rect, samplers[z], halos, scale)
+                rel = normalise(np.nan_to_num(med[todo], nan=255.0), white, weights[todo])
+                at[z] = (colour_features(rel), read[todo])
+            looks = PlaceLooks(heights, at)
+            lit = model.decide_distances(looks.distances(model))
+            seen.append((lit, looks.chosen(lit.keys)[1] >= MIN_READ))
+        first = seen[len(seen) // 2][0]
+        for j, i in enumerate(todo):
+            other = [lit.letters[j] != dec.letters[i] and lit.distance[j] <= model.max_distance for lit, _ in seen]
+            if sure[i] and any(o and ok[j] for o, (_lit, ok) in zip(other, seen)):
+                sure[i] = False
+                continue
+            one = len({lit.letters[j] for lit, _ in seen}) == 1 and all(lit.sure[j] and ok[j] for lit, ok in seen)
+            if not sure[i] and one:
+                dec.best[i], dec.letters[i], dec.keys[i] = first.best[j], first.letters[j], first.keys[j]
+                dec.open[i], dec.confidence[i], sure[i] = first.open[j], first.confidence[j], True
+        return halos

@@ -1,0 +1,78 @@
+"""A lamp's reflection just outside the outer places: its halo, measured on the frame band of known
+colour, taken away from the places beside it (`controller.vision.halo`; issue 32, item 3). The
+reflections are `bench/hand_check.py`'s: a clipped core in a soft halo of added white light."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bench.hand_check import NEAR_OUTSIDE, NEAR_RADII, edge_glare
+from controller.profile import default_profile
+from controller.vision.reader import PPP, BoardReader
+from simulation.render import Scene, random_snapshot, render_snapshot
+
+
+def _flipop(seed: int, glare: bool = True):
+    p = default_profile("flipop")
+    snap = random_snapshot("flipop", p, seed=seed)
+    spot = edge_glare(p, np.random.default_rng(5000 + seed), NEAR_RADII, NEAR_OUTSIDE)
+    scene = Scene(glare_at=(spot,), frame=4) if glare else Scene(frame=4)
+    return p, snap, spot, render_snapshot(snap, p, seed=seed, preset="hard", scene=scene)
+
+
+def test_a_black_marble_in_the_halo_is_never_read_white() -> None:
+    """The halo of a reflection at the corner lights a black marble to a grey nearer the white look
+    than the black one: it was read white, surely. Without the halo, as the band measures it, it is
+    nearer black: the white reading is in doubt."""
+    _p, snap, _spot, image = _flipop(1)
+    reading = BoardReader(_p).read(image)
+    assert snap.cells[0][0] == "B"
+    assert reading.cells is not None and reading.cells[0][0] in ("B", "?")
+    assert all(g == t or g == "?" for gr, tr in zip(reading.cells, snap.cells) for g, t in zip(gr, tr))
+
+
+def test_a_white_marble_mostly_under_the_core_is_read_on_what_it_left() -> None:
+    """The core covers most of a white marble's patch (unsure before: a patch more than a third
+    hidden is not trusted); the pixels it left, less the halo, are the white look's."""
+    p, snap, _spot, image = _flipop(5)
+    reading = BoardReader(p).read(image)
+    assert reading.snapshot is not None and reading.snapshot.cells == snap.cells
+
+
+def test_the_halo_measured_on_the_band_is_the_one_added() -> None:
+    """The halo the band measures, at the reflection's centre found from it, is the light the
+    renderer added (the same picture without the reflection), within a few grey levels where it
+    matters for the places (half a pitch to a pitch from the centre)."""
+    p, _snap, spot, image = _flipop(5)
+    _p, _s, _spot, clean = _flipop(5, glare=False)
+    reader = BoardReader(p)
+    reader.read(image)
+    rect, bare = reader.rect.warp(image, reader.h), reader.rect.warp(clean, reader.h).astype(float)
+    white = reader.light.white(rect)
+    n, labels, centres = reader.halo.cores(rect)
+    core = 1 + int(np.argmax([(labels == k).sum() for k in range(1, n)]))
+    centre, at, level = reader.halo.profile(rect, white, centres[core])
+    truth = reader.rect.to_px(np.array([[spot[1], spot[0]]]))[0]
+    assert np.hypot(*(centre - truth)) < 0.1 * PPP
+    ys, xs = np.mgrid[0 : rect.shape[0], 0 : rect.shape[1]]
+    dist = np.hypot(xs - truth[0], ys - truth[1]) / PPP
+    added = (rect.astype(float) - bare).mean(axis=2)
+    unclipped = rect.max(axis=2) < 250
+    for d in (0.55, 0.65, 0.75):
+        ring = unclipped & (np.abs(dist - d) < 0.05)
+        assert abs(np.interp(d, at, level) - np.median(added[ring])) < 8, d
+
+
+def test_a_glyph_in_the_halo_is_never_read_wrong() -> None:
+    """A reflection just above a Blockers! tile: its halo, brighter on the side of the core by far
+    more than print differs from its tile, drew a stroke: the tile's E was read as a g, surely. Where
+    the halo the band measures varies across a glyph that much, the glyph is unsure, and said so."""
+    p = default_profile("blockers")
+    snap = random_snapshot("blockers", p, seed=15)
+    spot = edge_glare(p, np.random.default_rng(5000 + 15), NEAR_RADII, NEAR_OUTSIDE)
+    image = render_snapshot(snap, p, seed=15, preset="hard", scene=Scene(glare_at=(spot,), frame=4))
+    reading = BoardReader(p).read(image)
+    assert snap.cells[0][2] == "Re" and reading.cells is not None
+    assert reading.cells[0][2] in ("Re", "R?")
+    assert all(g == t or "?" in g for gr, tr in zip(reading.cells, snap.cells) for g, t in zip(gr, tr))
+    assert "a lamp's reflection hides the glyph" in str(reading.problem)
