@@ -49,7 +49,7 @@ def test_the_halo_measured_on_the_band_is_the_one_added() -> None:
     reader.read(image)
     rect, bare = reader.rect.warp(image, reader.h), reader.rect.warp(clean, reader.h).astype(float)
     white = reader.light.white(rect)
-    n, labels, centres = reader.halo.cores(rect)
+    n, labels, centres, _areas = reader.halo.cores(rect)
     core = 1 + int(np.argmax([(labels == k).sum() for k in range(1, n)]))
     centre, at, level = reader.halo.profile(rect, white, centres[core])
     truth = reader.rect.to_px(np.array([[spot[1], spot[0]]]))[0]

@@ -28,6 +28,11 @@ from controller.vision.tops import PlaceLooks
 STEP = 0.05
 #: A core's pixels must lie within this many pitches of a place for its halo to be measured there.
 NEAR = 1.0
+#: The smallest reflection's core whose halo is measured: this radius (pitches).
+MIN_CORE = 0.1
+#: A reflection's core whose centre lies further than this many pitches outside the outer places is
+#: past the frame band (the band runs 0.67-1.03 pitch out; a marker's white paper lies beyond).
+BAND = 1.0
 #: Band pixels further than this many pitches from the core measure no halo worth taking away.
 FAR = 2.0
 #: The halo as the band measures it, times these (its measure's uncertainty), and the least fraction
@@ -55,15 +60,21 @@ class HaloCheck:
         self.band_weights = band.weights
         self.frame = None if frame is None else np.asarray(frame, np.float64)
         self.ppp = ppp
-        width = self.band.shape[1]
+        height, width = self.band.shape
+        ys, xs = np.mgrid[0:height, 0:width]
+        out = np.maximum(
+            np.maximum(self.box[0][0] - xs, xs - self.box[1][0]), np.maximum(self.box[0][1] - ys, ys - self.box[1][1])
+        )
+        # Where a reflection beside the band has its centre (255) and not (0).
+        self.zone = (((out > 0) & (out <= BAND * ppp)) * 255).astype(np.uint8)
         self.band_yx = np.stack(np.divmod(self.band.index.ravel(), width), axis=1).astype(np.float64)
 
-    def cores(self, rect: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
-        """The reflections' cores (every channel clipped): how many, each pixel's core (0: none)
-        and each core's centre (x, y) in rectified pixels."""
-        clipped = (rect.min(axis=2) >= SATURATED).astype(np.uint8)
-        n, labels, _stats, centres = cv2.connectedComponentsWithStats(clipped, connectivity=8)
-        return n, labels, centres
+    def cores(self, rect: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+        """The reflections' cores (every channel clipped): how many (the background counted as
+        0), each pixel's core (0: none), each core's centre (x, y) in rectified pixels and area."""
+        clipped = cv2.inRange(rect, (SATURATED,) * 3, (255,) * 3)
+        n, labels, stats, centres = cv2.connectedComponentsWithStats(clipped, connectivity=8)
+        return n, labels, centres, stats[:, cv2.CC_STAT_AREA]
 
     def profile(
         self, rect: np.ndarray, white: np.ndarray, centre: np.ndarray
@@ -113,14 +124,22 @@ class HaloCheck:
         return at_centre, np.array(at), falling
 
     def halos(self, rect: np.ndarray, white: np.ndarray, places_px: np.ndarray) -> dict[int, tuple]:
-        """Per place (index into `places_px`, (N, 2) rectified pixels) within `NEAR` of a
-        reflection's core lying outside the places, that core's centre and measured halo
-        (`profile`); places with none are left out."""
-        n_cores, labels, centres = self.cores(rect)
-        if n_cores <= 1:
+        """Per place (index into `places_px`, (N, 2) rectified pixels) within `NEAR` of the core of
+        a reflection beside the frame band (`MIN_CORE` and more across, its centre outside the
+        outer places by at most `BAND`), that core's centre and measured halo (`profile`); places
+        with none are left out."""
+        if not cv2.countNonZero(cv2.bitwise_and(cv2.inRange(rect, (SATURATED,) * 3, (255,) * 3), self.zone)):
+            return {}  # nothing clipped beside the band: no reflection there (most frames)
+        _n, labels, centres, areas = self.cores(rect)
+        beyond = np.maximum(np.maximum(self.box[0] - centres, centres - self.box[1]), 0.0).max(axis=1)
+        # A speck (a highlight, noise) has no halo the band could measure; a core among the places
+        # or past the band (a marker's paper) has no band beside it.
+        kept = (areas >= np.pi * (MIN_CORE * self.ppp) ** 2) & (beyond > 0) & (beyond <= BAND * self.ppp)
+        kept[0] = False  # the background
+        if not kept.any():
             return {}
-        core_yx = np.argwhere(labels > 0)
-        core_of = labels[labels > 0]
+        core_yx = np.argwhere(kept[labels])
+        core_of = labels[core_yx[:, 0], core_yx[:, 1]]
         found: dict[int, tuple | None] = {}
         out: dict[int, tuple] = {}
         for j, (x, y) in enumerate(places_px):
@@ -128,9 +147,7 @@ class HaloCheck:
             if d.min() > NEAR:
                 continue
             near = np.unique(core_of[d <= NEAR])
-            core = int(near[np.argmax([(core_of == k).sum() for k in near])])  # the largest near it
-            if ((centres[core] >= self.box[0]) & (centres[core] <= self.box[1])).all():
-                continue  # a reflection among the places: no band beside it measures its halo
+            core = int(near[np.argmax(areas[near])])  # the largest near it
             if core not in found:
                 found[core] = self.profile(rect, white, centres[core])
             halo = found[core]

@@ -300,13 +300,14 @@ class BoardReader:
                 dec.best[i], dec.letters[i], dec.keys[i] = lit.best[j], lit.letters[j], lit.keys[j]
                 dec.open[i], dec.confidence[i], sure[i] = lit.open[j], lit.confidence[j], True
 
-    def _beside_edge_glare(self, rect: np.ndarray, white: np.ndarray, frame: np.ndarray, dec, sure: np.ndarray) -> dict:
+    def _beside_edge_glare(self, rect: np.ndarray, white: np.ndarray, frame: np.ndarray, dec, sure) -> dict:
         """Places beside a lamp's reflection outside the places, looked at again without its halo as
         the frame band measures it (`halo.HaloCheck.settle`); the halos, by place."""
         if self.halo is None:
             return {}
         samplers = self.tops.samplers(self._placed(), (frame.shape[1], frame.shape[0]))
-        return self.halo.settle(rect, white, samplers, self.tops.heights, self.model, self.paper_weights, dec, sure)
+        heights, weights = self.tops.heights, self.paper_weights
+        return self.halo.settle(rect, white, samplers, heights, self.model, weights, dec, sure)
 
     def _light_words(self, best: np.ndarray, rival: np.ndarray, paper_bound: np.ndarray) -> str:
         """Why the light leaves places unsure, in a player's words: the two colours it makes
