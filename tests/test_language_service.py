@@ -11,8 +11,8 @@ import logging
 
 import pytest
 from colorpop_helpers import take_a_lone_token_off
-from test_web_api import PIN, ticking
-from web_helpers import with_client
+from test_web_api import PIN
+from web_helpers import ticking, with_client
 
 from controller.errors import ConfigError
 from controller.language import negotiate

@@ -308,7 +308,7 @@ def test_games_are_listed_from_a_summary_newest_first_a_page_at_a_time(tmp_path)
 
 
 def test_a_new_game_from_the_page_keeps_the_configured_players_and_secrets(tmp_path):
-    from test_web_api import ticking
+    from web_helpers import ticking
 
     rig = StubRig(COLORPOP, tmp_path / "j.sqlite", seed=1, troubles=False, max_moves=4)
     rig.play(1)
@@ -384,7 +384,7 @@ def test_the_page_shows_no_secret_colour_while_the_game_is_played(tmp_path):
 def test_the_record_of_a_game_in_play_leaves_out_the_secret_colours(tmp_path):
     """Anyone on the network may download the record: while the game is played it carries no secret
     colour, and still replays to the verdicts given; once the game is closed it carries them."""
-    from test_web_api import ticking
+    from web_helpers import ticking
 
     from controller.record import parse_record
     from controller.referee import judge_record

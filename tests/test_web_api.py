@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import threading
-from contextlib import contextmanager
 
 import numpy as np
 import pytest
 from colorpop_helpers import take_a_lone_token_off
-from web_helpers import with_client
+from web_helpers import ticking, with_client
 
 from controller.files import parse_yaml
 from controller.record import parse_record
@@ -21,25 +19,6 @@ from simulation.world import StubRig
 FLIPOP = {"game": "flipop", "players": 2}
 COLORPOP = {"game": "colorpop", "players": 2}
 PIN = "424242"
-
-
-@contextmanager
-def ticking(rig: StubRig):
-    """Tick the loop in the background so commands submitted by the page are run."""
-    stop = threading.Event()
-
-    def run() -> None:
-        while not stop.is_set():
-            rig.driver.run_frames(1)
-            stop.wait(0.005)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join(5)
 
 
 def test_state_says_game_turn_board_and_verdicts_in_words(tmp_path):

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from aiohttp.test_utils import TestClient, TestServer
 
@@ -17,6 +20,26 @@ def with_client(app: WebApp, body) -> None:
             await body(client)
 
     asyncio.run(main())
+
+
+@contextmanager
+def ticking(rig) -> Iterator[None]:
+    """Tick the stand-in rig's loop in the background, as `referee run` does, so commands the page
+    submits are run."""
+    stop = threading.Event()
+
+    def run() -> None:
+        while not stop.is_set():
+            rig.driver.run_frames(1)
+            stop.wait(0.005)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(5)
 
 
 class PictureSensor:
