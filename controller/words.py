@@ -158,7 +158,7 @@ def verdict_line(verdict: Verdict, engine: Engine | None = None, to_move: int | 
         move = engine.move_words(verdict.move) if engine is not None else verdict.move
         if verdict.action == HINT:
             return _("hint for {player}: {move}", player=who, move=move)
-        return _("the computer plays {player}: {move}; make its move on the board", player=who, move=move)
+        return computer_awaits(who, move)
     if kind == VerdictKind.ACTION and verdict.action == COMPUTER_RACK:
         tiles = engine.rack_words(verdict.tiles) if engine is not None else verdict.tiles
         return _("tiles drawn for the computer ({player}): {tiles}", player=who, tiles=tiles)
@@ -339,6 +339,16 @@ NOT_A_PERSONS_TURN = _("it is the computer's turn, not a person's: make the comp
 def computer_revealed(player: Any, colours: Sequence[Any]) -> Text:
     """A computer seat's secret colour(s), shown at the end of the game as a person reveals theirs."""
     return _("the computer ({player}) reveals its secret colour: {colours}", player=player, colours=listed(colours))
+
+
+def computer_awaits(player: Any, move: Any) -> Text:
+    """The move a computer seat chose, which a person is to make on the board (as its verdict says it)."""
+    return _("the computer plays {player}: {move}; make its move on the board", player=player, move=move)
+
+
+def computer_choosing(player: Any) -> Text:
+    """A computer seat to move whose move is not chosen yet (it thinks, off the referee's thread)."""
+    return _("the computer ({player}) is choosing its move", player=player)
 
 
 def computer_waits_for_tiles(player: Any, count: int) -> Text:

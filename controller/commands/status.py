@@ -47,6 +47,8 @@ def describe(status: dict, language: str | None = None) -> list[str]:
         lines.append(_("the board is in an illegal state: put it back"))
     if status["pending"]:
         lines.append(_("a move is under way"))
+    if status.get("computer_line"):
+        lines.append(status["computer_line"])
     if status.get("unreadable"):
         lines.append(_("the board cannot be read: {why}", why=status["unreadable"]))
     for fault in status["faults"]:

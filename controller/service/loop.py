@@ -1088,7 +1088,35 @@ class RefereeLoop:
             out["to_move_name"] = engine.seat_name(to_move)
         if last is not None:
             out["last_line"] = verdict_line(last, engine, referee.to_move())
+        out.update(self._computer_status())
         return out
+
+    def _computer_status(self) -> dict[str, Any]:
+        """What the computer's seat to move is at, for `referee status`: the move it chose that a
+        person is to make on the board, or the tiles it waits for (Blockers!), or that it is choosing
+        (`computer` as data, `computer_line` in words); nothing when no computer seat is to move."""
+        session = self.session
+        referee = session.referee
+        seat = referee.to_move()
+        if not referee.started or referee.over or seat not in session.computer:
+            return {}
+        engine = referee.engine
+        player = engine.seat_name(seat)
+        data: dict[str, Any] = {"seat": seat, "level": session.computer[seat], "move": None, "tiles_missing": 0}
+        awaited = referee.awaited
+        if awaited is not None:
+            data["move"] = awaited.move
+            line = words.computer_awaits(player, engine.move_words(awaited.move))
+        else:
+            missing = sum(rack_missing(engine, referee.state, seat, referee.racks).values())
+            data["tiles_missing"] = missing
+            if missing:
+                line = words.computer_waits_for_tiles(player, missing)
+            elif self.paused is None and not referee.in_illegal and not referee.in_pending:
+                line = words.computer_choosing(player)
+            else:  # it chooses once the board is back and judging goes on (said above)
+                return {"computer": data}
+        return {"computer": data, "computer_line": line}
 
 
 def run_realtime(
