@@ -68,7 +68,7 @@ def test_standings_add_up_a_players_results_across_tables_with_the_clubs_points(
     store.close()
     again = ClubStore(tmp_path / "c.sqlite", Points.parse("win=3,draw=1,loss=0"))  # kept across restarts
     assert again.standings() == store.standings()
-    assert again.standings_csv().splitlines()[1] == "1,Ann,2,1,1,0,4,t1 t2"
+    assert again.standings_csv().splitlines()[1] == "1,Ann,2,1,1,0,4,t1 t2,0,0"
 
 
 def test_a_later_result_of_the_same_game_replaces_the_earlier(tmp_path):
@@ -225,9 +225,17 @@ def test_the_standings_file_is_data_by_default_and_a_file_for_people_in_their_la
     store = ClubStore(tmp_path / "c.sqlite", Points.parse("win=1,draw=0.5,loss=0"))
     store.apply(_game("t1", 1, ["Ann", "Bob"], [0, 1]))  # a draw: half a point each
     data = store.standings_csv().splitlines()
-    assert data[0] == "rank,name,played,wins,draws,losses,points,tables" and data[1] == "1,Ann,1,0,1,0,0.5,t1"
+    assert data[0] == "rank,name,played,wins,draws,losses,points,tables,helped,against_computer"
+    assert data[1] == "1,Ann,1,0,1,0,0.5,t1,0,0"
     french = store.standings_csv("fr").splitlines()
-    assert french[0] == "Rang;Joueur;Parties;Victoires;Nuls;Défaites;Points;Tables"
-    assert french[1] == "1;Ann;1;0;1;0;0,5;t1"
+    assert french[0] == (
+        "Rang;Joueur;Parties;Victoires;Nuls;Défaites;Points;Tables;"
+        "Parties avec conseils (non comptées);Parties contre l'ordinateur (non comptées)"
+    )
+    assert french[1] == "1;Ann;1;0;1;0;0,5;t1;0;0"
     english = store.standings_csv("en").splitlines()
-    assert english[0] == "Rank,Player,Played,Wins,Draws,Losses,Points,Tables" and english[1] == data[1]
+    assert english[0] == (
+        "Rank,Player,Played,Wins,Draws,Losses,Points,Tables,"
+        "Games with hints (not counted),Games against the computer (not counted)"
+    )
+    assert english[1] == data[1]

@@ -30,7 +30,7 @@ h1{font-size:1.2rem;margin:.3rem 0} h2{font-size:1rem;margin:1rem 0 .3rem}
 nav{float:right;font-size:.9rem} nav a{margin-left:.4rem}
 table{border-collapse:collapse;width:100%;background:#fff}
 th,td{padding:.25rem .4rem;text-align:left;border-bottom:1px solid #ddd;font-size:.95rem}
-td.n{text-align:right}
+td.n{text-align:right} .help{color:#8a4b00} tr.apart td{background:#fff7e6}
 </style></head><body>
 <nav aria-label="@@language@@">@@languages@@</nav>
 <h1>@@title@@</h1>
@@ -38,8 +38,13 @@ td.n{text-align:right}
 <div id="tables"></div>
 <h2>@@standings@@ <a class="muted" href="/standings.csv?lang=@@lang@@">CSV</a></h2>
 <table><thead><tr><th>#</th><th>@@player@@</th><th>@@played@@</th><th title="@@wins@@">@@w@@</th>\
-<th title="@@draws@@">@@d@@</th><th title="@@losses@@">@@l@@</th><th>@@points@@</th></tr></thead>
+<th title="@@draws@@">@@d@@</th><th title="@@losses@@">@@l@@</th><th>@@points@@</th>\
+<th title="@@helped_title@@">@@helped@@</th><th title="@@computer_title@@">@@computer@@</th></tr></thead>
 <tbody id="standings"></tbody></table>
+<p class="muted">@@apart@@</p>
+<h2>@@games@@</h2>
+<table><thead><tr><th>@@table@@</th><th>@@game@@</th><th>@@players@@</th><th>@@result@@</th><th>@@help@@</th></tr></thead>
+<tbody id="games"></tbody></table>
 <script type="application/json" id="words">@@script_words@@</script>
 <script>
 const W = JSON.parse(document.getElementById("words").textContent);
@@ -54,7 +59,9 @@ function card(t){
   h.append(el("span", t.online===false?"off":"on", t.online===false?W.offline:(t.online?W.online:"")));
   c.append(h);
   if(t.game) c.append(el("div","", t.game_words||t.game));
-  if(t.names&&t.names.length) c.append(el("div","muted", t.names.join(", ")));
+  const who=t.players_words&&t.players_words.length?t.players_words:t.names;
+  if(who&&who.length) c.append(el("div","muted", who.join(", ")));
+  if(t.help_words) c.append(el("div","help", t.help_words));
   if(t.over) c.append(el("div","", t.winners_words?say(W.won,{winners:t.winners_words}):W.over));
   else if(t.turn_words) c.append(el("div","", say(W.turn,{player:t.turn_words})));
   if(t.scores) c.append(el("div","muted",say(W.scores,{scores:t.scores.map(s=>s===null?"?":s).join(" / ")})));
@@ -68,7 +75,12 @@ function showTable(t){tables[t.table]=t; const old=document.getElementById("t-"+
     [...box.children].sort((a,b)=>a.id.localeCompare(b.id)).forEach(x=>box.append(x));}}
 function showStandings(rows){const body=document.getElementById("standings"); body.textContent="";
   for(const s of rows){const tr=el("tr"); tr.append(el("td","n",s.rank), el("td","",s.name), el("td","n",s.played),
-    el("td","n",s.wins), el("td","n",s.draws), el("td","n",s.losses), el("td","n",s.points)); body.append(tr);}}
+    el("td","n",s.wins), el("td","n",s.draws), el("td","n",s.losses), el("td","n",s.points),
+    el("td","n",s.helped), el("td","n",s.against_computer)); body.append(tr);}}
+function showGames(rows){const body=document.getElementById("games"); body.textContent="";
+  for(const g of rows){const tr=el("tr", g.help_words?"apart":""); tr.dataset.game=g.table+"/"+g.game_id;
+    tr.append(el("td","",g.table), el("td","",g.game_words), el("td","",g.players_words),
+    el("td","",g.result_words), el("td","help",g.help_words||"")); body.append(tr);}}
 async function broker(){try{const b=await (await fetch("/api/broker?lang="+LANG)).json();
   const p=document.getElementById("broker"); p.hidden=!b.problem;
   p.textContent=b.problem?say(W.fault,{fault:b.problem}):"";}
@@ -77,6 +89,7 @@ broker();
 const live=new EventSource("/events?lang="+LANG);
 live.addEventListener("table", e=>showTable(JSON.parse(e.data)));
 live.addEventListener("standings", e=>showStandings(JSON.parse(e.data)));
+live.addEventListener("games", e=>showGames(JSON.parse(e.data)));
 </script></body></html>
 """
 
@@ -99,6 +112,23 @@ def _html_words(code: str) -> dict[str, str]:
         "draws": said(_p("standings", "draws"), code),
         "losses": said(_p("standings", "losses"), code),
         "points": said(_p("standings", "Points"), code),
+        "helped": said(_p("standings: games with hints, set apart", "Hints"), code),
+        "helped_title": said(_p("standings", "Games with hints: not counted"), code),
+        "computer": said(_p("standings: games against the computer, set apart", "Computer"), code),
+        "computer_title": said(_p("standings", "Games against the computer: not counted"), code),
+        "apart": said(
+            _(
+                "A game against the computer, or in which a player took hints from the coach, is listed "
+                "below and set apart: it counts in nobody's points."
+            ),
+            code,
+        ),
+        "games": said(_("Latest games"), code),
+        "table": said(_p("games", "Table"), code),
+        "game": said(_p("games", "Game"), code),
+        "players": said(_p("games", "Players"), code),
+        "result": said(_p("games", "Result"), code),
+        "help": said(_p("games", "Help"), code),
     }
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from controller.club.config import NAME
 from controller.language import DEFAULT, Colour, Text, _, from_json, listed, said, to_json
+from controller.record import COMPUTER_MOVE, HINT
 from controller.referee import Verdict, VerdictKind
 from controller.service.events import Table
 from controller.service.journal import JOURNAL_ID
@@ -31,6 +32,8 @@ MAX_BYTES = 64 * 1024
 #: Seats a game may name, at most (every game has fewer), and the longest name (as config.yaml allows).
 MAX_SEATS = 16
 MAX_NAME = 60
+#: The longest computer level a first entry may name (the referee's are short words).
+MAX_LEVEL = 30
 #: Entries one acknowledgement names, at most (a batch of the club's; the rest go in the next one).
 MAX_ACKED = 500
 LEAVES = ("state", "verdict", "result", "online")
@@ -142,6 +145,7 @@ def state_payload(
         "players": len(names),
         "seats": game_keys.get("seats"),
         "names": names,
+        "computer": computer_seats(game_keys, len(names)),
         "game_id": table.game_id,
         "started": table.started,
         "over": table.over,
@@ -247,6 +251,9 @@ def _check_state(body: dict) -> None:
     _seats(body, "winners")
     _strings(body, "faults")
     _strings(body, "names", optional=True)
+    if body.get("computer") is not None:
+        players = _need(body, "players", int)
+        _computer({"computer": body["computer"], "players": players})
     _need(body, "snapshot", str, optional=True)
     _need(body, "scores", list, optional=True)
     for key in ("started", "over", "illegal", "pending"):
@@ -264,6 +271,12 @@ def _check_verdict(body: dict) -> None:
     _need(body, "sent", (int, float), optional=True)
     if seq == 0 or "names" in body or "players" in body:  # a game's first entry names its players
         _names(body)
+    if "computer" in body:
+        _computer(body)
+    _need(body, "game", str, optional=True)
+    _need(body, "variant", str, optional=True)
+    if body.get("action") in (HINT, COMPUTER_MOVE) and not isinstance(body.get("seat"), int):
+        raise BadPayload(f"'{body['action']}' names no seat")
     if body.get("result") is not None:
         _result(body["result"])
 
@@ -275,6 +288,36 @@ def _names(body: dict) -> None:
         raise BadPayload(f"'names' should name each of the 'players' (1 to {MAX_SEATS}) once")
     if not all(isinstance(n, str) and 0 < len(n) <= MAX_NAME for n in names):
         raise BadPayload(f"'names' should be texts of 1 to {MAX_NAME} characters")
+
+
+def _computer(body: dict) -> None:
+    """`computer` (a game's first entry): per seat, null for a person, else the computer's level."""
+    value = _need(body, "computer", list, optional=True)
+    if value is None:
+        return
+    players = body.get("players")
+    if not isinstance(players, int) or len(value) != players:
+        raise BadPayload("'computer' should have one entry per seat, with 'players'")
+    if not all(v is None or (isinstance(v, str) and 0 < len(v) <= MAX_LEVEL) for v in value):
+        raise BadPayload(f"'computer' should be null (a person) or a level of 1 to {MAX_LEVEL} characters per seat")
+
+
+def help_mark(body: dict[str, Any]) -> tuple[str, int] | None:
+    """(`hint` or `computer-move`, the seat) for a verdict that shows help or the computer at play, else None."""
+    action, seat = body.get("action"), body.get("seat")
+    if body.get("verdict") == "action" and action in (HINT, COMPUTER_MOVE) and isinstance(seat, int):
+        return str(action), seat
+    return None
+
+
+def computer_seats(keys: dict[str, Any], players: int) -> list[str | None] | None:
+    """A game's `computer` key as its first entry sends it (`docs/mqtt.md`): one entry per seat, null
+    for a person, else the computer's level; None for a game of people only."""
+    value = keys.get("computer")
+    if not isinstance(value, list) or len(value) != players:
+        return None
+    seats = [str(v) if v is not None and v is not False else None for v in value]
+    return seats if any(seats) else None
 
 
 def _result(result: Any) -> None:

@@ -32,7 +32,15 @@ import paho.mqtt.client as mqtt
 from controller import words
 from controller.club.config import MqttConfig
 from controller.club.journal_feed import JournalFeed, Point
-from controller.club.payloads import BadPayload, encode, parse_ack, result_payload, state_payload, verdict_payload
+from controller.club.payloads import (
+    BadPayload,
+    computer_seats,
+    encode,
+    parse_ack,
+    result_payload,
+    state_payload,
+    verdict_payload,
+)
 from controller.club.reach import why_unreachable
 from controller.errors import RefereeError
 from controller.record import setup_from_mapping
@@ -380,8 +388,8 @@ class TablePublisher:
             verdict = verdict_payload(
                 self.config.table, entry.game_id, entry.seq, entry.verdict, now, journal, judged=judged
             )
-            if entry.seq == 0:  # the game's first entry says whose game it is
-                verdict |= {"players": len(names), "names": names}
+            if entry.seq == 0:  # the game's first entry says whose game it is, and which seats the computer plays
+                verdict |= self._first_entry_keys(entry.game_id, names)
             if result is not None:  # the entry that ended the game (or changed its result) carries it
                 verdict["result"] = result
             infos = [self.client.publish(self.config.topic("verdict"), encode(verdict), qos=1)]
@@ -396,6 +404,21 @@ class TablePublisher:
                     self._last_ack = time.monotonic()  # the club's time to answer starts now
                 self._unacked[point] = False
             self._sent = point
+
+    def _first_entry_keys(self, game_id: int, names: list[str]) -> dict[str, Any]:
+        """What a game's first entry adds (`docs/mqtt.md` 3.2): its players, its game, and the seats
+        the computer plays (from the game's journalled keys: a club tells a game against the computer)."""
+        follower = self._follower
+        keys = follower.keys if follower is not None and follower.game_id == game_id else None
+        if keys is None and self.feed is not None:
+            keys = self.feed.setup(game_id)
+        keys = keys or self.game_keys
+        out: dict[str, Any] = {"players": len(names), "names": names, "game": keys.get("game")}
+        out["variant"] = keys.get("variant") or "standard"
+        computer = computer_seats(keys, len(names))
+        if computer is not None:
+            out["computer"] = computer
+        return out
 
     def _follow(self, entry: Entry) -> dict[str, Any] | None:
         """Advance the replayed game by this entry; its result (`notation.md` §3) when it ended (or
@@ -438,8 +461,10 @@ class TablePublisher:
             scores = result.get("scores") if result else None
             last_seq = follower.seq
         journal = self.feed.journal_for(table.game_id) if self.feed is not None else None
+        # the game's own keys (its journal's) when known: a game started from the page may differ from the config
+        keys = follower.keys if follower is not None and follower.game_id == table.game_id else self.game_keys
         return state_payload(
-            self.config.table, self.game_keys, self.names, table, snapshot, scores, last_seq, self.wall(), journal
+            self.config.table, keys, self.names, table, snapshot, scores, last_seq, self.wall(), journal
         )
 
 

@@ -275,6 +275,7 @@ class ClubWeb:
                 web.get("/", self.page),
                 web.get("/api/tables", self.api_tables),
                 web.get("/api/standings", self.api_standings),
+                web.get("/api/games", self.api_games),
                 web.get("/api/stats", self.api_stats),
                 web.get("/api/broker", self.api_broker),
                 web.get("/standings.csv", self.standings_csv),
@@ -308,6 +309,10 @@ class ClubWeb:
 
     async def api_standings(self, request: web.Request) -> web.Response:
         return web.json_response({"points": vars(self.store.points), "standings": self.store.standings()})
+
+    async def api_games(self, request: web.Request) -> web.Response:
+        """The latest games the club counted, newest first, marked when helped or against the computer."""
+        return web.json_response(self.store.games(language_of(request)))
 
     async def api_broker(self, request: web.Request) -> web.Response:
         """Whether the club hears the broker: `problem` says why not, in words (null when it does)."""
@@ -346,6 +351,7 @@ class ClubWeb:
                     await _send(response, "table", self.store.table_view(name, page.language))
                 if standings:
                     await _send(response, "standings", self.store.standings())
+                    await _send(response, "games", self.store.games(page.language))
                 await asyncio.sleep(PUSH_INTERVAL)
         except (ConnectionResetError, asyncio.CancelledError):
             pass  # the page was closed: nothing to tell it any more

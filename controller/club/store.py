@@ -41,10 +41,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.club.payloads import Message, state_sentences, verdict_words
+from controller.club.payloads import Message, help_mark, state_sentences, verdict_words
 from controller.errors import RefereeError
 from controller.files import load_yaml
-from controller.language import DEFAULT, _, _p, listed, literal, said
+from controller.language import DEFAULT, _, _n, _p, listed, literal, said
+from controller.record import COMPUTER_MOVE
 from controller.words import game_name, seat_words
 
 #: The club database's version (`PRAGMA user_version`): 0, games keyed by (table, game_id); 1,
@@ -150,6 +151,9 @@ class Standing:
     losses: int = 0
     points: float = 0.0
     tables: set[str] = field(default_factory=set)
+    #: Finished games set apart, not counted above: someone took hints; a seat was the computer's.
+    helped: int = 0
+    against_computer: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -160,6 +164,8 @@ class Standing:
             "losses": self.losses,
             "points": self.points,
             "tables": sorted(self.tables),
+            "helped": self.helped,
+            "against_computer": self.against_computer,
         }
 
 
@@ -228,6 +234,10 @@ class ClubStore:
         #: Per game: its players' names, from its first verdict.
         self._names: dict[GameKey, list[str]] = {}
         self._disputed: set[GameKey] = set()
+        #: Per game: what its first verdict says beside its players (game, variant, the computer's seats).
+        self._first: dict[GameKey, dict[str, Any]] = {}
+        #: Per game: its hint and computer-move verdicts the club holds, seq -> (action, seat).
+        self._help: dict[GameKey, dict[int, tuple[str, int]]] = {}
         #: Per table and journal: its newest game the club holds.
         self._newest: dict[tuple[str, str], int] = {}
         #: Tables heard from since the club last connected (the others are asked to send again).
@@ -305,6 +315,12 @@ class ClubStore:
             self._held(key, seq)
             self._last_seq[key] = seq
             self._newest[(table, journal)] = max(self._newest.get((table, journal), game_id), game_id)
+        helps = self.db.execute(
+            "SELECT table_name, journal, game_id, seq, body FROM verdicts "
+            "WHERE seq = 0 OR body LIKE '%hint%' OR body LIKE '%computer-move%'"
+        ).fetchall()
+        for table, journal, game_id, seq, body in helps:
+            self._note_help((table, journal, game_id), seq, json.loads(body))
         claims = self.db.execute(
             "SELECT table_name, journal, game_id, seq, body FROM verdicts WHERE body LIKE '%\"result\":{%'"
         ).fetchall()
@@ -314,6 +330,31 @@ class ClubStore:
             result = json.loads(body).get("result")
             if isinstance(result, dict) and (counted is None or counted["seq"] < seq):
                 self._claims.setdefault(key, {})[seq] = result
+
+    def _note_help(self, key: GameKey, seq: int, body: dict[str, Any]) -> None:
+        """Remember what a held verdict says of help: the first one's game and computer seats, a hint, a
+        computer's move (the verdicts were checked by `parse_message` when they came)."""
+        if seq == 0:
+            self._first[key] = {k: body[k] for k in ("game", "variant", "computer") if body.get(k) is not None}
+        mark = help_mark(body)
+        if mark is not None:
+            self._help.setdefault(key, {})[seq] = mark
+
+    def game_help(self, key: GameKey, upto: int | None = None) -> tuple[dict[int, str | None], dict[int, int]]:
+        """Game `key`'s computer seats (seat -> level, None when only its moves tell it) and hints
+        taken (seat -> how many) in its verdicts up to entry `upto` (all: None). A seat is the
+        computer's when the game's first verdict says so or a verdict shows the computer choosing for it."""
+        declared = self._first.get(key, {}).get("computer") or []
+        computer = {seat: level for seat, level in enumerate(declared) if level}
+        hints: dict[int, int] = {}
+        for seq, (action, seat) in sorted(self._help.get(key, {}).items()):
+            if upto is not None and seq > upto:
+                continue
+            if action == COMPUTER_MOVE:
+                computer.setdefault(seat, None)
+            else:
+                hints[seat] = hints.get(seat, 0) + 1
+        return computer, hints
 
     def _held(self, key: GameKey, seq: int) -> None:
         """The club now holds entry `seq` of game `key`: extend its gapless prefix."""
@@ -445,6 +486,7 @@ class ClubStore:
         self._newest[(table, journal)] = max(newest if newest is not None else game_id, game_id)
         self._held(key, seq)
         changes.games.add(key)
+        self._note_help(key, seq, body)
         if seq == 0:
             self._names[key] = list(body["names"])
             self.db.execute(
@@ -527,7 +569,8 @@ class ClubStore:
             return
         if self.roster is not None:
             allowed = self.roster.get(table)
-            strangers = [n for n in names if allowed is None or n not in allowed]
+            computer = self.game_help(key, seq)[0]  # the computer's seats are no club member's
+            strangers = [n for i, n in enumerate(names) if i not in computer and (allowed is None or n not in allowed)]
             if strangers:
                 self._refuse(table, "the result of %s: %s not on the roster for this table", game, ", ".join(strangers))
                 return
@@ -578,15 +621,24 @@ class ClubStore:
     def _compute_standings(self) -> list[dict[str, Any]]:
         players: dict[str, Standing] = {}
         p = self.points
-        for (table, _journal, _game_id), body in sorted(self.results.items()):
+        for key, body in sorted(self.results.items()):
             result = body["result"]
             if not result.get("finished"):
                 continue
+            table = key[0]
             winners = set(result.get("winners") or [])
+            # a game against the computer, or with hints, is set apart: shown, counted for nobody
+            computer, hints = self.game_help(key, body["seq"])
             for seat, name in enumerate(body["names"]):
+                if seat in computer:
+                    continue  # the computer is no club member
                 s = players.setdefault(name, Standing(name))
-                s.played += 1
                 s.tables.add(table)
+                if computer or hints:
+                    s.against_computer += bool(computer)
+                    s.helped += bool(hints)
+                    continue
+                s.played += 1
                 if seat in winners and len(winners) == 1:
                     s.wins += 1
                     s.points += p.win
@@ -620,6 +672,8 @@ class ClubStore:
                     s["losses"],
                     said(s["points"], lang) if people else f"{s['points']:g}",
                     spreadsheet_text(" ".join(s["tables"])),
+                    s.get("helped", 0),
+                    s.get("against_computer", 0),
                 ]
             )
         return out.getvalue()
@@ -635,6 +689,15 @@ class ClubStore:
         turn = state.get("turn")
         winners = state.get("winners") or []
         unreadable, faults = state_sentences(state)
+        game_id = state.get("game_id")
+        computer: dict[int, str | None] = {}
+        hints: dict[int, int] = {}
+        if isinstance(game_id, int):
+            with self._lock:
+                computer, hints = self.game_help((name, state.get("journal") or "", game_id))
+        declared = state.get("computer")
+        if isinstance(declared, list):
+            computer |= {seat: level for seat, level in enumerate(declared) if isinstance(level, str) and level}
         view: dict[str, Any] = {
             "table": name,
             "online": online,
@@ -656,8 +719,62 @@ class ClubStore:
             "snapshot": state.get("snapshot"),
             "last_verdict": verdict_words(last, names, lang) if last else None,
             "last_verdict_seq": [last["game_id"], last["seq"]] if last else None,
+            "computer": {str(seat): level for seat, level in sorted(computer.items())},
+            "hints": {str(seat): n for seat, n in sorted(hints.items())},
+            "players_words": [said(_player_words(n, computer, i), lang) for i, n in enumerate(names)],
+            "help_words": said(_help_words(names, computer, hints), lang) if computer or hints else None,
         }
         return view
+
+    def games(self, lang: str = DEFAULT, limit: int = 50) -> list[dict[str, Any]]:
+        """The latest games the club counted a result for, newest first, as the page lists them: a game
+        against the computer or with hints is marked so, and says it is not counted in the standings."""
+        with self._lock:
+            rows = self.db.execute(
+                "SELECT table_name, journal, game_id FROM results ORDER BY received DESC, rowid DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
+            found = [(tuple(row), self.results.get(tuple(row))) for row in rows]
+            out = []
+            for key, body in found:
+                if body is None:
+                    continue
+                computer, hints = self.game_help(key, body["seq"])
+                first = self._first.get(key, {})
+                names = body["names"]
+                result = body["result"]
+                winners = [w for w in result.get("winners") or [] if isinstance(w, int)]
+                if not result.get("finished"):
+                    outcome: Any = _("not finished")
+                elif winners:
+                    outcome = _(
+                        "won by {winners}", winners=listed([_player_words(names[w], computer, w) for w in winners])
+                    )
+                else:
+                    outcome = _("nobody won")
+                apart = bool(computer or hints) and bool(result.get("finished"))
+                out.append(
+                    {
+                        "table": key[0],
+                        "journal": key[1] or None,
+                        "game_id": key[2],
+                        "game": first.get("game"),
+                        "names": names,
+                        "computer": {str(seat): level for seat, level in sorted(computer.items())},
+                        "hints": {str(seat): n for seat, n in sorted(hints.items())},
+                        "counted": bool(result.get("finished")) and not apart,
+                        "game_words": _game_title(first.get("game"), first.get("variant"), key[2], lang)
+                        or said(_("game {number}", number=literal(str(key[2]))), lang),
+                        "players_words": said(
+                            listed([_player_words(n, computer, i) for i, n in enumerate(names)]), lang
+                        ),
+                        "result_words": said(outcome, lang),
+                        "help_words": said(_help_words(names, computer, hints, apart), lang)
+                        if computer or hints
+                        else None,
+                    }
+                )
+        return out
 
     def table_names(self) -> list[str]:
         with self._lock:
@@ -699,7 +816,7 @@ class ClubStore:
 
 
 #: The standings file's columns as data (`standings.csv`), and as people read them (`standings.csv?lang=`).
-DATA_COLUMNS = ("rank", "name", "played", "wins", "draws", "losses", "points", "tables")
+DATA_COLUMNS = ("rank", "name", "played", "wins", "draws", "losses", "points", "tables", "helped", "against_computer")
 STANDINGS_COLUMNS = (
     _p("standings", "Rank"),
     _p("standings", "Player"),
@@ -709,6 +826,8 @@ STANDINGS_COLUMNS = (
     _p("standings", "Losses"),
     _p("standings", "Points"),
     _p("standings", "Tables"),
+    _p("standings", "Games with hints (not counted)"),
+    _p("standings", "Games against the computer (not counted)"),
 )
 
 #: What a spreadsheet takes for the start of a formula in a cell.
@@ -750,6 +869,37 @@ def _seat_words(seat: Any, names: list[str], lang: str) -> str:
     if isinstance(seat, int) and 0 <= seat < len(names):
         return names[seat]
     return said(seat_words(None, int(seat)), lang) if isinstance(seat, int) else str(seat)
+
+
+#: The computer's levels in words (`controller.ai.levels`); another level is shown as the table sent it.
+LEVEL_WORDS = {
+    "beginner": _p("computer level", "beginner"),
+    "club": _p("computer level", "club"),
+    "strong": _p("computer level", "strong"),
+}
+
+
+def _player_words(name: str, computer: dict[int, str | None], seat: int) -> Any:
+    """A seat's player as the club shows it: the name, marked when the computer played the seat."""
+    if seat not in computer:
+        return literal(name)
+    level = computer[seat]
+    if level is None:
+        return _("{name} (the computer)", name=literal(name))
+    return _("{name} (the computer, {level})", name=literal(name), level=LEVEL_WORDS.get(level) or literal(level))
+
+
+def _help_words(names: list[str], computer: dict[int, str | None], hints: dict[int, int], apart: bool = False) -> Any:
+    """What marks a game: who took hints and how many, and that the computer played; with `apart`,
+    that the game is not counted in the standings for it."""
+    parts: list[Any] = []
+    if computer:
+        parts.append(_("against the computer"))
+    for seat, n in sorted(hints.items()):
+        who = literal(names[seat]) if 0 <= seat < len(names) else seat_words(None, seat)
+        parts.append(_n("{player} took {n} hint", "{player} took {n} hints", n, player=who))
+    text = listed(parts, conjunction=None, separator=";")
+    return _("{marks}: not counted in the standings", marks=text) if apart else text
 
 
 def _game_title(game: Any, variant: Any, game_id: Any, lang: str) -> str | None:
