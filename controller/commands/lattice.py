@@ -3,7 +3,8 @@
 `read` prints R lines of C labels separated by single spaces: the nearest learned label of
 every place. Places the classifier is not sure of (a look like none learned, or two labels
 nearly as near) are listed on stderr as doubtful (the output still gives the best label there,
-because the output format has no "unknown" label).
+because the output format has no "unknown" label). When a lamp that mixes the colours leaves
+places in doubt (rule `lamp` of the lattice reader), a sentence says so and what to do.
 """
 
 from __future__ import annotations
@@ -99,11 +100,17 @@ def run(args: argparse.Namespace) -> int:
                 given=f"{size[0]}x{size[1]}",
             )
         )
-    grid, sure, _scores = lattice.read(model, lattice.load_image(args.image), parse_corners(args.corners))
+    grid, why, _scores = lattice.read_why(model, lattice.load_image(args.image), parse_corners(args.corners))
     for row in grid:
         print(" ".join(row))
-    doubtful = [(r, c) for r in range(size[0]) for c in range(size[1]) if not sure[r, c]]
+    doubtful = [(r, c) for r in range(size[0]) for c in range(size[1]) if why[r, c]]
     if doubtful:
         places = " ".join(f"{r},{c}" for r, c in doubtful)
         print(said(_("referee: doubtful places (row,col): {places}", places=places), language), file=sys.stderr)
+    if (why == "lamp").any():
+        lamp = _(
+            "referee: the lamp mixes the colours (the board's light and dark squares are not the colours "
+            "learned, whatever the light's strength): use a white light, or learn the model again under this one"
+        )
+        print(said(lamp, language), file=sys.stderr)
     return 0

@@ -45,11 +45,21 @@ from controller.vision.lattice.places import (
 def read(model: LatticeModel, image: np.ndarray, corners: np.ndarray) -> tuple[list[list[str]], np.ndarray, np.ndarray]:
     """The label of every place of a picture (row lists), whether it is sure and a confidence
     ((rows, cols) arrays)."""
+    grid, why, conf = read_why(model, image, corners)
+    return grid, why == "", conf
+
+
+def read_why(
+    model: LatticeModel, image: np.ndarray, corners: np.ndarray
+) -> tuple[list[list[str]], np.ndarray, np.ndarray]:
+    """As `read`, with why each place is unsure ((rows, cols) strings, "" where sure; see
+    `reading`) instead of whether it is sure."""
     rows, cols = model.size
     seen = describe(image, model.size, corners)
-    labels, sure, conf = model.read(seen.feats, seen.hidden, seen.flat, seen.bounds)
+    labels, why, conf = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds)
     grid = [labels[r * cols : (r + 1) * cols] for r in range(rows)]
-    return grid, sure.reshape(rows, cols), conf.reshape(rows, cols)
+    why_grid = np.array(why, object).reshape(rows, cols)
+    return grid, why_grid, np.where(why_grid == "", conf.reshape(rows, cols), 0.0)
 
 
 __all__ = [
@@ -73,4 +83,5 @@ __all__ = [
     "parse_size",
     "place_features",
     "read",
+    "read_why",
 ]

@@ -12,7 +12,9 @@ unsure ("" where it is sure):
 * "between": its piece stands between it and the next place;
 * "flat": the looks and the flatness are sure of opposite things;
 * "picture": the model does not explain the picture (`MIN_EXPLAINED`);
-* "light": a clipped channel leaves it open to a look of another label (rule `light`).
+* "light": a clipped channel leaves it open to a look of another label (rule `light`);
+* "lamp": with the colours turned back as the board's own two surfaces ask (a lamp that mixes the
+  channels), the looks read it surely as the empty square it stands on (rule `lamp`).
 """
 
 from __future__ import annotations

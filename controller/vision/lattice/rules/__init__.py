@@ -23,6 +23,7 @@ from controller.vision.lattice.rules import (
     flatness,
     groups,
     hidden,
+    lamp,
     light,
     lightness,
     own_board,
@@ -47,6 +48,7 @@ RULES: tuple[ModuleType, ...] = (
     flatness,
     own_board,
     light,
+    lamp,
     hidden,
     explained,
 )

@@ -1,0 +1,88 @@
+"""A lamp that mixes the camera's channels, measured on a chequered board's own two surfaces (rule
+`lamp` of the lattice reader, issue 32): the places whose reading depends on it are unsure, and
+`referee lattice read` says why. The lamps are `bench/relit.py`'s, each photo relit as the bench
+relights it."""
+
+from __future__ import annotations
+
+import zlib
+
+import cv2
+import numpy as np
+import pytest
+from shared_photos import PHOTOS, needs_photos
+
+from bench.photo_accuracy import folder_photos, learn_from, teacher
+from bench.relit import relight
+from controller.vision import lattice
+from controller.vision.geometry import parse_corners
+from controller.vision.lattice.reading import Picture
+from controller.vision.lattice.rules import lamp
+
+FOLDER = "chess-pcwawc-misc"
+
+
+def _relit(name: str, light: str):
+    photos = folder_photos(PHOTOS / FOLDER)
+    photo = next(p for p in photos if p.name == name)
+    image = relight(photo.image(), light, seed=zlib.crc32(f"{FOLDER}/{name}".encode()))
+    return learn_from(teacher(photos)), photo, image
+
+
+def test_the_least_turn_takes_one_direction_to_the_other() -> None:
+    a, b = np.array([1.6, 1.1, 0.6]), np.array([1.2, 0.6, 0.4])
+    turn = lamp.rotation(a, b)
+    assert np.allclose(turn @ turn.T, np.eye(3))
+    assert np.allclose(turn @ a / np.linalg.norm(a), b / np.linalg.norm(b))
+    assert np.allclose(turn @ np.cross(a, b), np.cross(a, b))  # nothing turns about the axis
+
+
+@needs_photos
+def test_a_purple_lamp_leaves_dark_squares_unsure_not_white_pieces() -> None:
+    """An empty chessboard under a red-and-blue party LED: the green channel sees only what red and
+    blue let through, and three dark squares looked like the learned white pieces, surely."""
+    model, photo, image = _relit("chessBoard010", "magenta")
+    grid, why, _ = lattice.read_why(model, image, parse_corners(photo.corners))
+    wrong = [(r, c) for r, row in enumerate(photo.grid) for c, t in enumerate(row) if not why[r, c] and grid[r][c] != t]
+    assert wrong == []
+    for r, c in [(5, 0), (5, 6), (7, 6)]:
+        assert why[r, c] == "lamp" and grid[r][c] == "W"
+
+
+@needs_photos
+@pytest.mark.parametrize("light", ["white", "warm"])
+def test_a_lamp_that_keeps_the_channels_apart_turns_nothing(light) -> None:
+    """Under a gain per channel the contrast between the squares keeps its direction: the board's
+    turn is the photo's own (its camera), and it leaves every place as it was read."""
+    model, photo, image = _relit("chessBoard010", light)
+    seen = lattice.describe(image, photo.size, parse_corners(photo.corners))
+    turn, squares = lamp.board_turn(Picture.of(model, seen.feats, seen.hidden, seen.flat, seen.bounds))
+    assert np.degrees(np.arccos((np.trace(turn) - 1) / 2)) < 5 and squares[0] != squares[1]
+    _, why, _ = lattice.read_why(model, image, parse_corners(photo.corners))
+    assert not (why == "lamp").any()
+
+
+@needs_photos
+def test_a_go_board_shows_one_surface_and_is_not_measured() -> None:
+    photos = folder_photos(PHOTOS / "go-tengen-9x9-webcam")
+    model, photo = learn_from(teacher(photos)), photos[-1]
+    seen = lattice.describe(photo.image(), photo.size, parse_corners(photo.corners))
+    assert lamp.board_turn(Picture.of(model, seen.feats, seen.hidden, seen.flat, seen.bounds)) is None
+
+
+@needs_photos
+def test_lattice_read_says_the_lamp_mixes_the_colours(tmp_path, capsys) -> None:
+    from controller.cli import main
+
+    model, photo, image = _relit("chessBoard010", "magenta")
+    (tmp_path / "model.json").write_text(model.to_json())
+    cv2.imwrite(str(tmp_path / "board.png"), image)
+    args = ["lattice", "read", "--size", "8x8", "--corners", photo.corners, "--model", str(tmp_path / "model.json")]
+    assert main([*args, "--image", str(tmp_path / "board.png")]) == 0
+    err = capsys.readouterr().err
+    assert "5,0" in err and "the lamp mixes the colours" in err and "use a white light" in err
+    # Under white light the sentence is not said.
+    _, _, white = _relit("chessBoard010", "white")
+    cv2.imwrite(str(tmp_path / "board.png"), white)
+    assert main([*args, "--image", str(tmp_path / "board.png")]) == 0
+    assert "the lamp mixes" not in capsys.readouterr().err
