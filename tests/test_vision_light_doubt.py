@@ -177,6 +177,26 @@ def test_the_pictures_groups_are_made_of_what_the_looks_read_surely(lamp) -> Non
     assert [i for i in by_groups if reading.letters[i] != truth[i]] == []
 
 
+@needs_photos
+@pytest.mark.parametrize("lamp", ["violet", "blue"])
+def test_a_point_half_covered_by_a_stone_seen_off_its_own_is_not_read_by_its_lightness(lamp) -> None:
+    """The Go game photographed at an angle, relit: a white stone seen displaced towards the empty
+    point beside it (row 2, column 18) half covers that point, whose colour the looks find far
+    from every look under the lamp. Its lightness alone, matched best at the sample moved towards
+    the stone, read it white, surely, while the stone's own lightness matches best at the sample
+    moved back towards the point: one stone seen between two places, as rule `between` says of
+    the places the looks read. It stays unsure."""
+    pics = folder_photos(PHOTOS / "go-seegoban-19x19")
+    model = learn_from(teacher(pics))
+    photo = next(p for p in pics if p.name == "board-2")
+    image = relight(photo.image(), lamp, seed=zlib.crc32(b"go-seegoban-19x19/board-2"))
+    seen = lattice.describe(image, photo.size, parse_corners(photo.corners))
+    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds)
+    truth = [c for row in photo.grid for c in row]
+    assert [i for i, (g, t, w) in enumerate(zip(letters, truth, why)) if w == "" and g != t] == []
+    assert why[2 * 19 + 18] == "between"
+
+
 def _narrow_lamp(image):
     """A lamp of a narrow spectrum: each channel the camera sees mixes two of the board's colours,
     which no gain per channel (and so no paper white) undoes."""

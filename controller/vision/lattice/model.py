@@ -173,6 +173,12 @@ class LatticeModel:
         c = self.classes
         if shifted is None:
             _, _, shifted = self._decide_offset(feats)
+        lightness = ClassModel(c.refs, open_set_distance(4), c.min_margin, c.floor, c.pair_margins)
+        return lightness.decide_distances(self.lightness_distances(shifted).min(axis=0))
+
+    def lightness_distances(self, shifted: np.ndarray) -> np.ndarray:
+        """(shifts, N, looks) the distances `_lightness_decision` decides on, per sample position."""
+        c = self.classes
         proj = np.zeros((4, N_FEATURES))
         proj[0, 0:3] = proj[1, 3:6] = 1 / 3
         proj[2, 6] = proj[3, 7] = 1
@@ -182,8 +188,7 @@ class LatticeModel:
         for f in shifted:
             y = (f @ proj.T)[:, None, :] - means[None]
             dist.append(np.sqrt(np.einsum("nki,kij,nkj->nk", y, inv, y)))
-        lightness = ClassModel(c.refs, open_set_distance(4), c.min_margin, c.floor, c.pair_margins)
-        return lightness.decide_distances(np.min(dist, axis=0))
+        return np.stack(dist)
 
     def decide(self, feats: np.ndarray) -> tuple[Decision, np.ndarray]:
         """The classifier's decision for every place and the (N, looks) distances it was made on.

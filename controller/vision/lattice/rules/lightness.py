@@ -6,33 +6,66 @@ learning photo's were grey): its full look is then far from every learned one, b
 against the board's light still sits where its label's did, since a camera's colour response and a
 piece's tint change the balance of the channels, not the order of light and dark. The lightness
 looks (`LatticeModel._lightness_decision`) and the board-independent flatness share no colour.
+
+Not where one piece stands between the place and a neighbour read the same ("between", as rule
+`between` says it of places the looks read): the place's lightness matches its piece best at the
+sample moved towards that neighbour, and the neighbour's at the sample moved back towards it. The
+lightness of a point half covered by a stone seen off its own point, at an angle, is in part the
+stone's; the looks, which would have told the bare point by its colour, are far, so nothing else
+says which of the two the piece stands on.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from controller.vision.lattice.places import EMPTY
+from controller.vision.lattice.places import EMPTY, SHIFT, SHIFTS
 from controller.vision.lattice.reading import Picture, Reading
 
 NAME = "lightness"
 
 
 def rule(picture: Picture, reading: Reading) -> Reading:
-    """The "far" places whose lightness and flatness agree on a piece, so read."""
+    """The "far" places whose lightness and flatness agree on a piece, so read (or unsure
+    "between" where that piece is seen between them and a neighbour read the same)."""
     if not picture.with_flatness:
         return reading
     why = reading.why_array()
     far = np.flatnonzero(why == "far")
     if not len(far):
         return reading
-    light = picture.model._lightness_decision(picture.feats, picture.shifted)
+    model = picture.model
+    dist = model.lightness_distances(picture.shifted)  # (shifts, N, looks)
+    light = model._lightness_decision(picture.feats, picture.shifted)
     flat_letters = picture.flat_decision.letters
     out = list(reading.letters)
     made = np.zeros(len(out), bool)
     for i in far:
         if light.sure[i] and light.letters[i] != EMPTY and flat_letters[i] == light.letters[i]:
-            why[i] = ""
             out[i] = light.letters[i]
             made[i] = True
+    for i in np.flatnonzero(made):
+        why[i] = "between" if _between(model, dist, out, i) else ""
     return reading.but(NAME, out, why, made)
+
+
+def _between(model, dist: np.ndarray, letters: list[str], i: int) -> bool:
+    """Whether place `i`'s lightness matches its label best towards a neighbour read the same
+    label (sure or not), whose own lightness matches that label best towards `i`."""
+    rows, cols = model.size
+    if dist.shape[0] != len(SHIFTS) or dist.shape[1] != rows * cols:
+        return False
+    labels = np.array([r.letter for r in model.classes.refs], object)
+
+    def towards(place: int) -> int:
+        """The neighbour the place's best sample of its label lies towards (itself if none)."""
+        mine = labels == letters[place]
+        if not mine.any():
+            return place
+        dx, dy = np.rint(SHIFTS[dist[:, place, mine].min(axis=1).argmin()] / SHIFT).astype(int)
+        r, c = divmod(place, cols)
+        inside = 0 <= r + dy < rows and 0 <= c + dx < cols
+        return (r + dy) * cols + c + dx if inside else place
+
+    other = towards(i)
+    return other != i and letters[other] == letters[i] and towards(other) == i
