@@ -21,8 +21,9 @@ it does: each picture is read with every rule and with that rule left out, and t
 the places whose reading (label or sureness) the rule changes, and the places read right and
 wrong-but-sure without it (beside the figures with every rule): per folder of the shared
 photographs (each with the model learned in it, as `bench/photo_accuracy.py` reads them), over
-them all, across folders (every folder read with the other folders' models, as `--cross`), and on
-the synthetic scenarios above. A rule that does not help across folders has no place in the
+them all, across folders (every folder read with the other folders' models, as `--cross`: of its
+lattice size, then the folders of pieces with the models of another size), and on the synthetic
+scenarios above. A rule that does not help across folders has no place in the
 reader.
 
     python bench/lattice_accuracy.py --rules [--photos DIR]
@@ -281,7 +282,7 @@ class RuleTally:
 
 def rule_table(photos: str | None, boards: int, n_learn: int, n_read: int) -> int:
     """The per-rule table (`--rules`)."""
-    from bench.photo_accuracy import EMPTY_FOLDER, folder_photos, learn_from, photos_dir, teacher
+    from bench.photo_accuracy import EMPTY_FOLDER, folder_photos, learn_from, on_lattice, photos_dir, teacher
     from controller.vision.geometry import parse_corners
 
     root = Path(photos) if photos else photos_dir()
@@ -297,7 +298,7 @@ def rule_table(photos: str | None, boards: int, n_learn: int, n_read: int) -> in
 
     if root is not None and root.is_dir():
         folders = sorted(p.name for p in root.iterdir() if p.is_dir() and p.name != EMPTY_FOLDER)
-        every, across = RuleTally(), RuleTally()
+        every, across, sizes = RuleTally(), RuleTally(), RuleTally()
         models = {}
         for name in folders:
             photos_here = folder_photos(root / name)
@@ -314,10 +315,17 @@ def rule_table(photos: str | None, boards: int, n_learn: int, n_read: int) -> in
             for target in [*folders, EMPTY_FOLDER]:
                 if target == source:
                     continue
-                for p in folder_photos(root / target):
-                    if p.size == model.size and {c for row in p.grid for c in row} <= set(model.labels):
+                photos_there = folder_photos(root / target)
+                same_pieces = {c for p in photos_there for row in p.grid for c in row} <= set(model.labels)
+                for p in photos_there:
+                    if not {c for row in p.grid for c in row} <= set(model.labels):
+                        continue
+                    if p.size == model.size:
                         across.add(model, seen(p), flat(p.grid))
+                    elif target != EMPTY_FOLDER and same_pieces:
+                        sizes.add(on_lattice(model, p.size), seen(p), flat(p.grid))
         across.print("across folders (the other folders' models)")
+        sizes.print("across lattice sizes (the models of the folders of another size, on pieces)")
     else:
         print("no photographs: ../shared/photos (or /work/shared/photos) is missing", file=sys.stderr)
     synthetic = RuleTally()

@@ -17,7 +17,10 @@ unexplained by the model (see `LatticeModel.judge`).
 
 `--cross` then reads every folder with the models learned in the *other* folders of the same
 lattice size whose labels cover it (boards, pieces and cameras the model never saw: a check that
-nothing was tuned to a folder); only wrong-but-sure matters there, and it should stay 0.
+nothing was tuned to a folder); only wrong-but-sure matters there, and it should stay 0. Then it
+reads every folder of pieces with the models of the folders of another lattice size (a place's
+looks know nothing of the lattice's size): the one 19x19 folder with stones has no other 19x19
+folder to be read with, so only this shows what a rule does for it across folders.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ import re
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -171,21 +174,36 @@ def run_folder(root: Path, name: str, models: dict[str, lattice.LatticeModel]) -
     return total
 
 
-def run_cross(root: Path, names: list[str], models: dict[str, lattice.LatticeModel]) -> Score:
+def on_lattice(model: lattice.LatticeModel, size: tuple[int, int]) -> lattice.LatticeModel:
+    """The model reading a lattice of `size`: a place's looks are measured against the light at
+    that place and know nothing of the lattice's size; only the rules that compare a place with
+    its neighbours need the picture's rows and columns."""
+    return model if size == model.size else replace(model, size=size)
+
+
+def run_cross(
+    root: Path, names: list[str], models: dict[str, lattice.LatticeModel], other_sizes: bool = False
+) -> Score:
     """Every folder read with the models of the other folders of its lattice size (`--cross`):
-    one line per (model's folder -> photos' folder) pair, then the total."""
+    one line per (model's folder -> photos' folder) pair, then the total. `other_sizes`: instead,
+    the folders of another lattice size whose labels the model knows, empty boards left out (a
+    19x19 Go board's model on the 13x13 and 9x9 games and back: the only way to read the one
+    19x19 folder with stones with another folder's model)."""
     total = Score()
     for source in names:
         if source == EMPTY_FOLDER:
             continue
         model = models.get(source) or learn_from(teacher(folder_photos(root / source)))
         for target in names:
-            if target == source:
+            if target == source or (other_sizes and target == EMPTY_FOLDER):
                 continue
             pair = Score()
-            for p in folder_photos(root / target):
-                if p.size == model.size and {c for row in p.grid for c in row} <= set(model.labels):
-                    s = score(model, p)
+            photos = folder_photos(root / target)
+            if other_sizes and not {c for p in photos for row in p.grid for c in row} <= set(model.labels):
+                continue  # another game's pieces (a chess photo of white pieces only is no Go game)
+            for p in photos:
+                if (p.size != model.size) == other_sizes and {c for row in p.grid for c in row} <= set(model.labels):
+                    s = score(on_lattice(model, p.size), p)
                     pair.add(s)
                     pair.mistakes += s.mistakes
             if pair.places:
@@ -201,7 +219,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--show", action="store_true", help="list every wrong-but-sure place")
     ap.add_argument("--why", action="store_true", help="why places were unsure, by true label")
     ap.add_argument(
-        "--cross", action="store_true", help="also read every folder with the other folders' models of its lattice size"
+        "--cross",
+        action="store_true",
+        help="also read every folder with the other folders' models (its lattice size's, then another's)",
     )
     args = ap.parse_args(argv)
     root = Path(args.photos) if args.photos else photos_dir()
@@ -230,6 +250,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.cross:
         print("models read on the other folders of their lattice size:")
         print(run_cross(root, names, models).line("total across folders"))
+        print("models read on the folders of pieces of another lattice size:")
+        print(run_cross(root, names, models, other_sizes=True).line("total across lattice sizes"))
     return 0
 
 
