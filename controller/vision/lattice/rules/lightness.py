@@ -17,10 +17,15 @@ says which of the two the piece stands on.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from controller.vision.lattice.places import EMPTY, SHIFT, SHIFTS
 from controller.vision.lattice.reading import Picture, Reading
+
+if TYPE_CHECKING:
+    from controller.vision.lattice.model import LatticeModel
 
 NAME = "lightness"
 
@@ -45,11 +50,11 @@ def rule(picture: Picture, reading: Reading) -> Reading:
             out[i] = light.letters[i]
             made[i] = True
     for i in np.flatnonzero(made):
-        why[i] = "between" if _between(model, dist, out, i) else ""
+        why[i] = "between" if _between(model, dist, out, int(i)) else ""
     return reading.but(NAME, out, why, made)
 
 
-def _between(model, dist: np.ndarray, letters: list[str], i: int) -> bool:
+def _between(model: LatticeModel, dist: np.ndarray, letters: list[str], i: int) -> bool:
     """Whether place `i`'s lightness matches its label best towards a neighbour read the same
     label (sure or not), whose own lightness matches that label best towards `i`."""
     rows, cols = model.size
