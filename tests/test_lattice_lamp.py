@@ -1,7 +1,8 @@
-"""A lamp that mixes the camera's channels, measured on a chequered board's own two surfaces (rule
-`lamp` of the lattice reader, issue 32): the places whose reading depends on it are unsure, and
-`referee lattice read` says why. The lamps are `bench/relit.py`'s, each photo relit as the bench
-relights it."""
+"""Lamps on the lattice reader (issue 32). A lamp that mixes the camera's channels, measured on a
+chequered board's own two surfaces (rule `lamp`): the places whose reading depends on it are unsure,
+and `referee lattice read` says why. A white stone clipped where the board around it is not is not
+the board (rule `light`). The lamps are `bench/relit.py`'s, each photo relit as the bench relights
+it."""
 
 from __future__ import annotations
 
@@ -86,3 +87,19 @@ def test_lattice_read_says_the_lamp_mixes_the_colours(tmp_path, capsys) -> None:
     cv2.imwrite(str(tmp_path / "board.png"), white)
     assert main([*args, "--image", str(tmp_path / "board.png")]) == 0
     assert "the lamp mixes" not in capsys.readouterr().err
+
+
+@needs_photos
+def test_a_white_stone_clipped_in_red_where_the_board_is_not_is_not_read_as_the_board() -> None:
+    """The webcam's Go game relit violet: a white stone clips in red where none of the board around
+    it does, and was read as an empty point, surely (row 9, column 12). The learned empty points are
+    0.15% brighter than the board in red, well within what the light fit itself misses (FLOOR): an
+    empty point is the board, and cannot be brighter than all of it (rule light)."""
+    pics = folder_photos(PHOTOS / "go-tengen-13x13-webcam")
+    model = learn_from(teacher(pics))
+    photo = next(p for p in pics if p.name == "move_11")
+    image = relight(photo.image(), "violet", seed=zlib.crc32(b"go-tengen-13x13-webcam/move_11"))
+    grid, why, _ = lattice.read_why(model, image, parse_corners(photo.corners))
+    wrong = [(r, c) for r, row in enumerate(photo.grid) for c, t in enumerate(row) if not why[r, c] and grid[r][c] != t]
+    assert wrong == []
+    assert why[9, 12] == "light"
