@@ -3,6 +3,7 @@ hidden information respected (the search's move depends only on what its seat ma
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import replace
 
@@ -14,7 +15,7 @@ from controller.ai.knowledge import GameKnowledge
 from controller.ai.players import GreedyPlayer, RandomPlayer, search_player
 from controller.ai.search import Search, SearchSettings, rewards_of
 from controller.games import registry
-from controller.games.blockers.board import EMPTY
+from controller.games.blockers.board import EMPTY, capture_splits, cut_cells
 from controller.record import setup_from_mapping
 from controller.snapshot import Snapshot, parse_snapshot
 
@@ -90,6 +91,36 @@ def test_the_same_seed_gives_the_same_choice():
     player = levels.player("stay-alive", "beginner")
     first = player.choose(engine, state, 0, None, random.Random(9)).move
     assert player.choose(engine, state, 0, None, random.Random(9)).move == first
+
+
+class _Costly(GameKnowledge):
+    """A game's knowledge that declares what one iteration may cost."""
+
+    work_per_iteration = 12.0
+
+
+def test_a_search_stops_once_its_iterations_have_cost_what_the_game_allows_the_same_way_every_time():
+    """The strongest level thought 3 s on Blockers!' and 1.6 s on Colorpop's first moves (many moves
+    each), against 1 s wanted: a position whose iterations list many moves gets fewer of them, the
+    same on any machine (work is counted, no clock)."""
+    engine, start = match.start(setup_from_mapping(TWO_PLAYER[fifth_game.NAME]), random.Random(0))
+    settings = SearchSettings(iterations=200, seconds=math.inf)
+    free = Search(knowledge_for(fifth_game.NAME), settings).choose(engine, start, 0, None, random.Random(1))
+    assert free.iterations == 200
+    assert free.work > 200 * 12  # an empty board's iterations list and make more than 12 moves each
+    first = Search(_Costly(), settings).choose(engine, start, 0, None, random.Random(1))
+    assert first.iterations < 200
+    assert 200 * 12 <= first.work < 200 * 12 + free.work / free.iterations * 3
+    again = Search(_Costly(), settings).choose(engine, start, 0, None, random.Random(1))
+    assert (again.move, again.iterations, again.work) == (first.move, first.iterations, first.work)
+    # late in a game an iteration costs less than allowed: every iteration is played
+    late = engine.start(parse_snapshot(fifth_game.NAME, "X O X\nO X .\nO . .", letters="XO"))
+    assert Search(_Costly(), settings).choose(engine, late, 0, None, random.Random(1)).iterations == 200
+
+
+def test_the_games_declare_what_a_search_iteration_may_cost():
+    for game in ("colorpop", "blockers", "flipop", "stay-alive"):
+        assert knowledge_for(game).work_per_iteration
 
 
 def test_levels_are_named_weakest_first_and_the_strongest_thinks_most():
@@ -182,6 +213,25 @@ def test_blockers_a_placed_tile_leaves_the_rack_and_one_is_drawn_from_the_colour
     assert move.glyph not in rack and len(rack) == 5
     assert set(rack) <= new_state.available[engine.colour_index[move.colour]]
     assert after[[c for c in private if c != move.colour][0]] == private[[c for c in private if c != move.colour][0]]
+
+
+def test_blockers_the_tiles_whose_capture_splits_a_group_are_found_in_one_walk_as_the_rules_find_them():
+    """The computer's moves list captures with `cut_cells` (one walk of the board instead of one
+    per tile: an end-game move took 2 s); it must agree with the rules' `capture_splits`."""
+    rng = random.Random(5)
+    checked = 0
+    for _ in range(300):
+        fill = rng.random()
+        board = tuple(
+            tuple(rng.choice("RGBY") + "1" if rng.random() < fill else EMPTY for _c in range(9)) for _r in range(9)
+        )
+        cuts = cut_cells(board)
+        for r in range(9):
+            for c in range(9):
+                if board[r][c] != EMPTY:
+                    assert ((r, c) in cuts) == capture_splits(board, (r, c)), (board, r, c)
+                    checked += 1
+    assert checked > 5000
 
 
 def test_blockers_the_computer_never_peeks_at_the_other_racks():

@@ -111,6 +111,7 @@ def test_random_games_are_judged_legal_throughout_and_score_as_counted(seed, nam
     fewest = min(sum(caught[s].values()) for s in range(eng.players) if scores[s] == best)
     winners = tuple(s for s in range(eng.players) if scores[s] == best and sum(caught[s].values()) == fewest)
     assert result.winners == winners
+    assert eng.winners(state) == winners  # as the computer's search asks it, without the sentence
 
 
 def corruptions(eng: BlockersEngine, state: BlockersState, rng: random.Random):

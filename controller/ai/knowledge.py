@@ -30,6 +30,13 @@ class GameKnowledge:
     #: How many search iterations this game's moves afford, relative to a cheap game (1.0): a game
     #: whose legal moves are costly to list searches fewer, so every level keeps its time.
     effort: float = 1.0
+    #: The work one search iteration may cost on average (None: no bound but the iterations). A
+    #: unit of work is one move listed or one move made, what a search's time goes to; a search
+    #: stops once its iterations have cost this much each on average. A position of many moves
+    #: (a game's first moves, a full rack) costs more per iteration, so it gets fewer: the longest
+    #: think stays near a typical move's, without a clock (the same choice on any machine,
+    #: however loaded). Set a little above what a mid-game iteration of the game costs.
+    work_per_iteration: float | None = None
     #: Plies a playout runs before the evaluation judges where it stopped (None: to the end).
     playout_depth: int | None = None
     #: Whether positions can come back (Flipop's doors): then a line of the search that returns to

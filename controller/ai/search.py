@@ -13,7 +13,9 @@ node, plays a random playout (cut after `playout_depth` plies where the game has
 and backs the result up: every node holds the total reward of the seat that made its move, so the
 same search plays two, three or five seats. Where positions can come back (`GameKnowledge.repeats`),
 a line that returns to a position it passed through ends there, judged as the players would end it
-(`GameKnowledge.repeated`). For games of perfect information the determinization
+(`GameKnowledge.repeated`). A search stops after its iterations, or sooner where the game declares
+what an iteration may cost (`GameKnowledge.work_per_iteration`, counted in moves listed and made):
+its longest think is bounded without a clock. For games of perfect information the determinization
 is the position itself and this is plain UCT.
 
 Pure: no I/O; randomness only from the `random.Random` handed in.
@@ -25,7 +27,7 @@ import math
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from controller.ai.knowledge import GameKnowledge
@@ -56,6 +58,8 @@ class Choice:
     seconds: float
     #: (move, visits, mean reward for the seat) of every root move tried, most visited first.
     stats: tuple[tuple[Any, int, float], ...] = ()
+    #: Work units the search did (`GameKnowledge.work_per_iteration`).
+    work: int = 0
 
     @property
     def value(self) -> float:
@@ -83,7 +87,7 @@ def rewards_of(engine: Any, state: Any, knowledge: GameKnowledge, players: int) 
     end is already fixed (`GameKnowledge.settled`); the game's evaluation (or an even share) where
     it is not."""
     if engine.is_over(state):
-        winners = engine.result(state).winners
+        winners = engine.winners(state)
         if winners:
             share = 1.0 / len(winners)
             return tuple(share if s in winners else 0.0 for s in range(players))
@@ -116,11 +120,13 @@ class Search:
         players = players_of(engine)
         depth = settings.playout_depth if settings.playout_depth is not None else knowledge.playout_depth
         budget = max(1, round(settings.iterations * knowledge.effort))
+        per_iteration = knowledge.work_per_iteration
+        work_budget = math.inf if per_iteration is None else budget * per_iteration
         deadline = started + settings.seconds
         root = _Node(seat)
         c = settings.exploration
-        done = 0
-        while done < budget:
+        done = work = 0
+        while done < budget and work < work_budget:
             if done and time.perf_counter() > deadline:
                 break
             done += 1
@@ -135,6 +141,7 @@ class Search:
                 if mover is None or engine.is_over(state):
                     break
                 moves = knowledge.moves(engine, state, knowledge.private(engine, hidden, mover))
+                work += len(moves) + 1
                 if not moves:
                     break
                 children = node.children
@@ -170,29 +177,35 @@ class Search:
                         ended = knowledge.repeated(engine, state)
                         break
                     seen.add(state)
-            rewards = ended if ended is not None else self._playout(engine, state, hidden, depth, players, rng)
+            if ended is not None:
+                rewards = ended
+            else:
+                rewards, spent = self._playout(engine, state, hidden, depth, players, rng)
+                work += spent
             for visited in path:
                 visited.visits += 1
                 visited.total += rewards[visited.mover]
-        return self._pick(root, legal, done, time.perf_counter() - started, rng)
+        return replace(self._pick(root, legal, done, time.perf_counter() - started, rng), work=work)
 
     def _playout(
         self, engine: Any, state: Any, hidden: Any, depth: int | None, players: int, rng: random.Random
-    ) -> tuple[float, ...]:
+    ) -> tuple[tuple[float, ...], int]:
+        """Random moves from `state` to the end or `depth` plies: the rewards, and the work done."""
         knowledge = self.knowledge
-        plies = 0
+        plies = work = 0
         while not engine.is_over(state) and (depth is None or plies < depth):
             mover = engine.to_move(state)
             if mover is None:
                 break
             moves = knowledge.moves(engine, state, knowledge.private(engine, hidden, mover))
+            work += len(moves) + 1
             if not moves:
                 break
             move = moves[rng.randrange(len(moves))]
             hidden = knowledge.after_move(engine, state, move, hidden, rng)
             state = engine.apply(state, move)[0]
             plies += 1
-        return rewards_of(engine, state, knowledge, players)
+        return rewards_of(engine, state, knowledge, players), work
 
     def _pick(self, root: _Node, legal: Sequence[Any], done: int, seconds: float, rng: random.Random) -> Choice:
         tried = [(m, n) for m, n in root.children.items() if n.visits]

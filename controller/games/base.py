@@ -242,6 +242,12 @@ class Engine(ABC, Generic[S, M]):
     @abstractmethod
     def result(self, state: S) -> Result: ...
 
+    def winners(self, state: S) -> tuple[int, ...] | None:
+        """The seats that won a finished game (None while it goes on), without the sentence that
+        `result` words: a computer player's search asks it thousands of times a move. A game whose
+        sentence is costly to build gives its winners directly."""
+        return self.result(state).winners
+
     def action(self, state: S, name: str) -> tuple[S, tuple[GameEvent, ...]]:
         """Apply a player's action other than a move (e.g. Flipop's end by agreement)."""
         raise ActionNotAllowed(_("{action} is not an action of {game}", action=name, game=self.setup.game))

@@ -148,6 +148,55 @@ def capture_splits(board: Sequence[Sequence[str]], cell: Cell) -> bool:
     return bool(targets)
 
 
+#: Each place's orthogonal neighbours, places numbered row by row (r * SIZE + c).
+_AROUND = tuple(
+    tuple((r + dr) * SIZE + c + dc for dr, dc in _STEPS if 0 <= r + dr < SIZE and 0 <= c + dc < SIZE)
+    for r in range(SIZE)
+    for c in range(SIZE)
+)
+
+
+def cut_cells(board: Sequence[Sequence[str]]) -> frozenset[Cell]:
+    """Every tile whose capture would split its group (`capture_splits` true), found for the whole
+    board in one walk (the cut vertices of each colour's groups, Hopcroft and Tarjan): a computer's
+    search asks it of every tile of a glyph in its rack, on boards it has never seen."""
+    colour = [v[0] if v != EMPTY else "" for row in board for v in row]
+    order = [-1] * (SIZE * SIZE)
+    low = [0] * (SIZE * SIZE)
+    cuts: set[Cell] = set()
+    count = 0
+    for root in range(SIZE * SIZE):
+        if not colour[root] or order[root] >= 0:
+            continue
+        order[root] = low[root] = count
+        count += 1
+        root_children = 0
+        stack = [(root, root, iter(_AROUND[root]))]
+        while stack:
+            node, parent, todo = stack[-1]
+            for nb in todo:
+                if colour[nb] != colour[node]:
+                    continue
+                if order[nb] < 0:
+                    order[nb] = low[nb] = count
+                    count += 1
+                    root_children += node == root
+                    stack.append((nb, node, iter(_AROUND[nb])))
+                    break
+                if nb != parent and order[nb] < low[node]:
+                    low[node] = order[nb]
+            else:
+                stack.pop()
+                if node != root:
+                    if low[node] < low[parent]:
+                        low[parent] = low[node]
+                    if parent != root and low[node] >= order[parent]:
+                        cuts.add(divmod(parent, SIZE))
+        if root_children > 1:
+            cuts.add(divmod(root, SIZE))
+    return frozenset(cuts)
+
+
 def count_groups(board: Sequence[Sequence[str]], colour: str) -> int:
     """How many groups (lone tiles included) of `colour` lie on the board."""
     seen: set[Cell] = set()

@@ -910,6 +910,19 @@ class BlockersEngine(Engine[BlockersState, Placement]):
         caught = state.captures[seat]
         return groups, max(caught), sum(caught)
 
+    def _ranking(self, parts: list[tuple[int, int, int]]) -> tuple[tuple[int, ...], list[int], int, int]:
+        """(winners, seats on the lowest score, that score, the fewest captures among them)."""
+        scores = [g + m for g, m, _c in parts]
+        best = min(scores)
+        lowest = [s for s in range(self.players) if scores[s] == best]
+        fewest = min(parts[s][2] for s in lowest)
+        return tuple(s for s in lowest if parts[s][2] == fewest), lowest, best, fewest
+
+    def winners(self, state: BlockersState) -> tuple[int, ...] | None:
+        if not self.is_over(state):
+            return None
+        return self._ranking([self.score_parts(state, s) for s in range(self.players)])[0]
+
     def result(self, state: BlockersState) -> Result:
         parts = [self.score_parts(state, s) for s in range(self.players)]
         scores = tuple(g + m for g, m, _c in parts)
@@ -938,10 +951,7 @@ class BlockersEngine(Engine[BlockersState, Placement]):
                     detail=detail,
                 ),
             )
-        best = min(scores)
-        lowest = [s for s in range(self.players) if scores[s] == best]
-        fewest = min(parts[s][2] for s in lowest)
-        winners = tuple(s for s in lowest if parts[s][2] == fewest)
+        winners, lowest, best, fewest = self._ranking(parts)
         if len(lowest) == 1:
             others = listed(
                 _("{score} for {player}", score=scores[s], player=self.seat_name(s))

@@ -41,6 +41,8 @@ def _units(engine: Any) -> list[tuple[int, ...]]:
 class ColorpopKnowledge(GameKnowledge):
     # Listing Colorpop's groups (jokers optional) costs about a millisecond: fewer iterations.
     effort = 0.3
+    # An iteration lists about 110 moves in mid-game, 180 on the first moves (34 groups).
+    work_per_iteration = 140.0
     playout_depth = 6
 
     # -- hidden information -----------------------------------------------------------------

@@ -32,6 +32,8 @@ LOCK_PLIES = 16
 
 class FlipopKnowledge(GameKnowledge):
     effort = 0.6
+    # An iteration lists and makes about 30 moves (one to five moves a position).
+    work_per_iteration = 40.0
     playout_depth = 4
     repeats = True
 
@@ -82,11 +84,11 @@ class FlipopKnowledge(GameKnowledge):
         """Going round in a circle is worth what ending by agreement would give: fewer balls on the
         board wins, equal is a draw. So the search leaves a circle its evaluation likes (balls
         near their exit that never get out) unless it is ahead in balls."""
-        if engine.is_over(state):
-            winners = engine.result(state).winners or (0, 1)
-        else:
-            winners = engine.result(engine.action(state, "end-by-agreement")[0]).winners or (0, 1)
-        return tuple(1.0 / len(winners) if seat in winners else 0.0 for seat in range(2))
+        balls = state.lines[0].balls
+        first, second = (sum(row.count(colour) for row in balls) for colour in engine.colours)
+        if first == second:
+            return (0.5, 0.5)
+        return (1.0, 0.0) if first < second else (0.0, 1.0)
 
     def evaluate(self, engine: Any, state: Any) -> tuple[float, ...]:
         mine, theirs = self.progress(engine, state)

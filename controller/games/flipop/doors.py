@@ -94,6 +94,7 @@ def edge_between(a: Cell, b: Cell) -> Edge:
     return (a, b) if a < b else (b, a)
 
 
+@lru_cache(maxsize=256)
 def wing_edge(post: Cell, wing: str) -> Edge:
     """The cell edge a wing pointing `wing` from `post` lies on (`rules.md` §3)."""
     i, j = post
@@ -335,16 +336,22 @@ def push(
 def pushable(balls: tuple[tuple[str, ...], ...], doors: tuple[str, ...], colour: str) -> list[tuple[Cell, str]]:
     """Every (cell, direction) where a ball of `colour` has a wing in front of it to push."""
     wings = wing_map(doors)
-    out = []
+    out: list[tuple[Cell, str]] = []
     for r, row in enumerate(balls):
         for c, here in enumerate(row):
-            if here != colour:
-                continue
-            for d in DIRECTIONS:
-                target = step((r, c), d)
-                if on_board(target) and edge_between((r, c), target) in wings:
-                    out.append(((r, c), d))
+            if here == colour:
+                out.extend(((r, c), d) for d, edge in _EDGES_OUT[r][c] if edge in wings)
     return out
+
+
+#: Per cell, (direction, edge) for every neighbour on the board: `pushable` asks them all the time.
+_EDGES_OUT = tuple(
+    tuple(
+        tuple((d, edge_between((r, c), step((r, c), d))) for d in DIRECTIONS if on_board(step((r, c), d)))
+        for c in range(SIZE)
+    )
+    for r in range(SIZE)
+)
 
 
 # --- the doors line of a snapshot (`notation.md` §1) ------------------------------------------------
