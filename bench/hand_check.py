@@ -13,6 +13,12 @@ fingertips over a random place, the arm from a random side. Prints, per game, pi
 hand' out of those with glare only, boards read beside a reflection at the edge (and places read
 wrong-but-sure there), and hands caught out of hands shown; a hand that hides the corner markers is
 not read either (counted apart, as 'markers hidden'), and none may ever be read as a board.
+
+A desk lamp's hard shadow (issue 33): cast from beside the board across a random side's frame band
+(`Scene.hard_shadow`: 0.8-3 pitches wide, up to 40 degrees off the band's normal, the lamp's share
+of the light and its colour against the room's from the seed), printed as pictures taken for a hand
+(a lamp's hard shadow is never a hand); and an arm in a dark sleeve (grey to black), as dark over
+the band as such a shadow: every one must be caught.
 """
 
 from __future__ import annotations
@@ -65,6 +71,18 @@ NEAR_OUTSIDE = (0.35, 0.6)
 NEAR_RADII = (0.25, 0.5)
 
 
+def hard_shadow(profile, rng: np.random.Generator) -> tuple[float, float, float, float]:
+    """A lamp's hard shadow (row, col, width, angle) across the frame band of a random side."""
+    row, col, _ = edge_glare(profile, rng, (0.0, 0.0), (0.85, 0.85))
+    return (row, col, float(rng.uniform(0.8, 3.0)), float(rng.uniform(-40.0, 40.0)))
+
+
+def dark_sleeve(rng: np.random.Generator) -> tuple[int, int, int]:
+    """A grey to black sleeve (RGB)."""
+    grey = float(rng.uniform(15, 80))
+    return tuple(int(round(grey + rng.uniform(-6, 6))) for _ in range(3))  # type: ignore[return-value]
+
+
 def wrong_places(reading, snap) -> int:
     """Places read surely and wrong (a `?` is not sure)."""
     if reading.cells is None:
@@ -78,13 +96,16 @@ def wrong_places(reading, snap) -> int:
 
 def measure(
     game: str, seeds: int, preset: str, radii: tuple[float, float], first: int = 0
-) -> tuple[Counter, Counter, Counter]:
+) -> tuple[Counter, Counter, Counter, Counter, Counter]:
     """Outcomes of pictures with an edge reflection, with a reflection just outside the outer
-    places (and its wrong-but-sure places, as 'wrong'), and of pictures with a hand."""
+    places (and its wrong-but-sure places, as 'wrong'), with a hand, with a lamp's hard shadow
+    across the band (and its wrong-but-sure places), and with an arm in a dark sleeve."""
     p = default_profile(game)
     glare: Counter = Counter()
     near: Counter = Counter()
     hand: Counter = Counter()
+    shadow: Counter = Counter()
+    sleeve: Counter = Counter()
     for seed in range(first, first + seeds):
         rng = np.random.default_rng(1000 + seed)
         snap = random_snapshot(game, p, seed=seed)
@@ -103,7 +124,20 @@ def measure(
         reader = BoardReader(p)  # it saw the board before the hand came, as in play
         reader.read(render_snapshot(snap, p, seed=seed, preset=preset, scene=Scene(frame=3)))
         hand[outcome(reader.read(img))] += 1
-    return glare, near, hand
+        other = np.random.default_rng(7000 + seed)  # the pictures above stay as they were
+        img = render_snapshot(
+            snap, p, seed=seed, preset=preset, scene=Scene(hard_shadow=hard_shadow(p, other), frame=5)
+        )
+        reading = BoardReader(p).read(img)
+        shadow[outcome(reading)] += 1
+        shadow["wrong"] += wrong_places(reading, snap)
+        side = str(other.choice(["bottom", "top", "left", "right"]))
+        place = (float(other.integers(p.rows)), float(other.integers(p.cols)))
+        dressed = Scene(hand=place, hand_side=side, sleeve=dark_sleeve(other), frame=6)
+        reader = BoardReader(p)
+        reader.read(render_snapshot(snap, p, seed=seed, preset=preset, scene=Scene(frame=3)))
+        sleeve[outcome(reader.read(render_snapshot(snap, p, seed=seed, preset=preset, scene=dressed)))] += 1
+    return glare, near, hand, shadow, sleeve
 
 
 def main() -> None:
@@ -119,14 +153,18 @@ def main() -> None:
         f"reflection radius {lo}-{hi} pitch"
     )
     for game in registry.names():
-        glare, near, hand = measure(game, args.seeds, args.preset, (lo, hi), args.first)
+        glare, near, hand, shadow, sleeve = measure(game, args.seeds, args.preset, (lo, hi), args.first)
         print(
             f"{game:11s} edge glare taken for a hand: {glare['hand']}/{args.seeds} "
             f"(read {glare['read']}, unsure {glare['unsure']}, markers hidden {glare['markers']})   "
             f"glare at the edge, board read: {near['read']}/{args.seeds} (unsure {near['unsure']}, "
             f"hand {near['hand']}, markers hidden {near['markers']}; places wrong but sure {near['wrong']})   "
             f"hands caught: {hand['hand']}/{args.seeds} (markers hidden {hand['markers']}, "
-            f"unsure {hand['unsure']}, read as a board {hand['read']})"
+            f"unsure {hand['unsure']}, read as a board {hand['read']})   "
+            f"hard shadow taken for a hand: {shadow['hand']}/{args.seeds} (read {shadow['read']}, "
+            f"unsure {shadow['unsure']}; places wrong but sure {shadow['wrong']})   "
+            f"dark sleeves caught: {sleeve['hand']}/{args.seeds} (markers hidden {sleeve['markers']}, "
+            f"unsure {sleeve['unsure']}, read as a board {sleeve['read']})"
         )
 
 

@@ -9,13 +9,15 @@ room's seed; `simulation/scene3d.py`), Blender's Cycles renders:
   `referee calibrate` learns the copy from them (in-process, with the same arguments);
 * `--boards` random positions, each with the desk lamp on or off, read with the learned profile;
 * `--hands` positions with an arm reaching over the board (the reader must say a hand is there);
+* `--sleeves` positions with an arm in a dark sleeve (grey to black, the lamp on): as dark over the
+  frame band as a lamp's hard shadow, and a hand all the same;
 * `--shadows` lamp-lit positions with a hard shadow across the frame band, cast by a box taller
-  than the desk lamp standing beside the board, out of the camera's view (`scene3d.Shade`; none
-  in a room whose lamp stands over the board).
+  than the desk lamp standing beside the board, out of the camera's view (`scene3d.Shade`, its place
+  along the side and its width from the seed; none in a room whose lamp stands over the board).
 
 Printed per game: places right / unsure / wrong-but-sure and the share read (an empty Stay Alive
 point is right only when it is also read open or closed as it is), positions with the desk lamp
-on and off, hands seen, boards taken for a hand where there was none, hard shadows taken for a
+on and off, hands seen (dark sleeves apart), boards taken for a hand where there was none, hard shadows taken for a
 hand (a lamp's hard shadow is never a hand), the Blockers! glyphs (on tiles read in the right
 colour) and Flipop doors right / unsure / wrong-but-sure, and every refused calibration with its
 sentence. Targets: at least 99% read and none wrong-but-sure in every game (glyphs and doors
@@ -28,7 +30,7 @@ the default set (4 games x 2 rooms) takes about an hour on one core. The rendere
 environment (`make render3d`, made here when missing, about 400 MB).
 
     python bench/scenes3d.py [--games colorpop,...] [--rooms N] [--first-room K] [--boards N]
-                             [--hands N] [--shadows N] [--samples N] [--threads N] [--cache DIR]
+                             [--hands N] [--sleeves N] [--shadows N] [--samples N] [--threads N] [--cache DIR]
                              [--pictures DIR]
 """
 
@@ -106,7 +108,7 @@ def calibration_boards(game: str, seed: int) -> list[tuple[str, Snapshot]]:
 
 
 def plan_room(
-    game: str, seed: int, boards: int, hands: int, samples: int, textures: Path, shadows: int = 0
+    game: str, seed: int, boards: int, hands: int, samples: int, textures: Path, shadows: int = 0, sleeves: int = 0
 ) -> RoomPlan:
     p = default_profile(game)
     copy, room = s3.Copy.make(game, seed), s3.Room.make(game, p, seed)
@@ -133,6 +135,21 @@ def plan_room(
             if board.line("doors") is None and p.get("start"):
                 board = board.with_line("doors", random_doors(p, 9000 + 100 * seed + k))
             plan.pictures.append(Picture(f"shadow-{k}", board, True, shade=shade))
+    dark = random.Random(f"sleeves/{game}/{seed}")  # its own draws: the other pictures stay as they were
+    for k in range(sleeves):
+        board = random_snapshot(game, p, seed=9500 + 100 * seed + k)
+        if board.line("doors") is None and p.get("start"):
+            board = board.with_line("doors", random_doors(p, 9500 + 100 * seed + k))
+        grey = dark.uniform(15, 80)
+        sleeve = tuple(int(round(grey + dark.uniform(-6, 6))) for _ in range(3))
+        side = dark.choice(["bottom", "top", "left", "right"])
+        # Reaching far across the board, so that the sleeve, not the hand, crosses the near band.
+        far = {"bottom": (0.0, 0.3), "top": (0.7, 1.0), "left": (0.7, 1.0), "right": (0.0, 0.3)}[side]
+        across = dark.uniform(*far)
+        row = across * (p.rows - 1) if side in ("bottom", "top") else dark.uniform(0, p.rows - 1)
+        col = across * (p.cols - 1) if side in ("left", "right") else dark.uniform(0, p.cols - 1)
+        hand = s3.Hand(row, col, side, dark.uniform(10, 60), sleeve=sleeve)
+        plan.pictures.append(Picture(f"sleeve-{k}", board, True, hand))
     for pic in plan.pictures:
         pic.job = s3.scene(
             pic.board,
@@ -185,6 +202,7 @@ class Tally:
     boards_lamp: list[int] = field(default_factory=lambda: [0, 0])  # boards read exactly, of those with the lamp on
     boards_dark: list[int] = field(default_factory=lambda: [0, 0])
     hands: list[int] = field(default_factory=lambda: [0, 0])  # hands seen, hand pictures
+    sleeves: list[int] = field(default_factory=lambda: [0, 0])  # of those, arms in a dark sleeve
     false_hands: int = 0
     shadows: list[int] = field(default_factory=lambda: [0, 0])  # shadows taken for a hand, shadow pictures
     refused: list[str] = field(default_factory=list)
@@ -203,11 +221,17 @@ def read_room(plan: RoomPlan, profile, tally: Tally) -> None:
                 tally.places += rows * cols
                 tally.unsure += rows * cols
             continue
-        reading = BoardReader(profile).read(pic.image)
+        reader = BoardReader(profile)
+        if pic.hand is not None:  # it saw the board before the arm came, as in play (the camera stays)
+            reader.read(next(p.image for p in plan.pictures if p.step is None and p.hand is None))
+        reading = reader.read(pic.image)
         saw_hand = reading.problem is not None and reading.problem.startswith(HAND)
         if pic.hand is not None:
             tally.hands[1] += 1
             tally.hands[0] += saw_hand
+            if pic.hand.sleeve is not None:
+                tally.sleeves[1] += 1
+                tally.sleeves[0] += saw_hand
             if reading.snapshot is not None:  # read as a board although an arm is over it
                 _count(pic, reading, tally, plan, profile, only_wrong=True)
             continue
@@ -288,8 +312,9 @@ def main() -> int:
     ap.add_argument("--first-room", type=int, default=0, help="seed of the first room")
     ap.add_argument("--boards", type=int, default=8, help="random positions per room")
     ap.add_argument("--hands", type=int, default=2, help="positions with an arm over the board per room")
+    ap.add_argument("--sleeves", type=int, default=1, help="positions per room with an arm in a dark sleeve")
     ap.add_argument(
-        "--shadows", type=int, default=1, help="lamp-lit positions per room with a hard shadow across the band"
+        "--shadows", type=int, default=3, help="lamp-lit positions per room with a hard shadow across the band"
     )
     ap.add_argument("--samples", type=int, default=6, help="path-tracing samples per pixel (then denoised)")
     ap.add_argument("--threads", type=int, default=1, help="render threads")
@@ -302,7 +327,7 @@ def main() -> int:
     games = args.games.split(",")
     renderer = s3.Renderer3D(Path(args.cache), threads=args.threads)
     plans = [
-        plan_room(g, seed, args.boards, args.hands, args.samples, renderer.textures, args.shadows)
+        plan_room(g, seed, args.boards, args.hands, args.samples, renderer.textures, args.shadows, args.sleeves)
         for g in games
         for seed in range(args.first_room, args.first_room + args.rooms)
     ]
@@ -324,8 +349,8 @@ def main() -> int:
         read_room(plan, profile, tally)
     print(
         f"{'game':11} {'places':>6} {'right':>6} {'unsure':>6} {'wrong':>5} {'read%':>7}"
-        f"  {'exact lamp on':>13} {'lamp off':>8} {'hands seen':>10} {'false hands':>11} {'shadow->hand':>12}"
-        f" {'refused':>7}"
+        f"  {'exact lamp on':>13} {'lamp off':>8} {'hands seen':>10} {'sleeves':>7} {'false hands':>11}"
+        f" {'shadow->hand':>12} {'refused':>7}"
     )
     ok = True
     for g in games:
@@ -334,7 +359,8 @@ def main() -> int:
         print(
             f"{g:11} {t.places:6d} {t.right:6d} {t.unsure:6d} {t.wrong:5d} {pct:7.2f}"
             f"  {t.boards_lamp[0]:>6}/{t.boards_lamp[1]:<6} {t.boards_dark[0]:>3}/{t.boards_dark[1]:<4}"
-            f" {t.hands[0]:>5}/{t.hands[1]:<4} {t.false_hands:11d} {t.shadows[0]:>7}/{t.shadows[1]:<4}"
+            f" {t.hands[0]:>5}/{t.hands[1]:<4} {t.sleeves[0]:>3}/{t.sleeves[1]:<3} {t.false_hands:11d}"
+            f" {t.shadows[0]:>7}/{t.shadows[1]:<4}"
             f" {len(t.refused):7d}",
             flush=True,
         )

@@ -38,7 +38,11 @@ class Scene:
     smear of grime over their middle; `covered` places are half hidden under a sheet of paper
     (both to test that the reader abstains on a glyph it cannot see well). `glare_at` adds a
     lamp's reflection (row, col, radius), in lattice coordinates and pitches, anywhere on the
-    board (near its edge too), besides the preset's own glare.
+    board (near its edge too), besides the preset's own glare. `sleeve` dresses the arm's forearm in
+    cloth of that colour (RGB). `hard_shadow` is a desk lamp's hard shadow cast from beside the
+    board, across its frame band: (row, col) the band point it crosses, its width there and its
+    angle off the band's normal (pitches, degrees); it darkens the table, the band and what lies
+    beyond by the lamp's share of the light, one factor per channel.
     """
 
     hand: tuple[float, float] | None = None
@@ -53,6 +57,8 @@ class Scene:
     smudged: frozenset[tuple[int, int]] = frozenset()
     covered: frozenset[tuple[int, int]] = frozenset()
     glare_at: tuple[tuple[float, float, float], ...] = ()
+    sleeve: tuple[int, int, int] | None = None
+    hard_shadow: tuple[float, float, float, float] | None = None
 
 
 def _bgr(rgb: tuple[int, int, int]) -> tuple[int, int, int]:

@@ -235,6 +235,9 @@ def _hand(img: np.ndarray, hom: np.ndarray, geom: LatticeGeometry, scene: Scene,
         return (int(round(p[0] * f)), int(round(p[1] * f)))
 
     cv2.line(mask, ip(palm), ip(elbow), 255, max(2, int(pitch * 2.0)), cv2.LINE_AA, 4)
+    if scene.sleeve is not None:
+        forearm = np.zeros((ht, wd), np.uint8)
+        cv2.line(forearm, ip(palm), ip(elbow), 255, max(2, int(pitch * 2.0)), cv2.LINE_AA, 4)
     ang = float(np.degrees(np.arctan2(d[1], d[0])))
     cv2.ellipse(mask, ip(palm), (int(pitch * 1.3 * f), int(pitch * 1.05 * f)), ang, 0, 360, 255, -1, cv2.LINE_AA, 4)
     perp = np.array([-d[1], d[0]])
@@ -268,6 +271,49 @@ def _hand(img: np.ndarray, hom: np.ndarray, geom: LatticeGeometry, scene: Scene,
     shade = cv2.GaussianBlur(mask, (0, 0), pitch * 0.3).astype(np.float32)[..., None] / 255
     skin = tone * (0.75 + 0.25 * shade)
     part[:] = (part * (1 - alpha) + skin * alpha).astype(np.uint8)
+    if scene.sleeve is not None:  # cloth over the forearm, from the wrist, over the hand's base
+        cv2.circle(forearm, ip(palm), int(pitch * 1.3 * f), 0, -1, cv2.LINE_AA, 4)
+        cloth = forearm[y0:y1, x0:x1]
+        alpha = cv2.GaussianBlur(cloth, (0, 0), 1.0).astype(np.float32)[..., None] / 255
+        shade = cv2.GaussianBlur(cloth, (0, 0), pitch * 0.3).astype(np.float32)[..., None] / 255
+        weave = 1 + 0.06 * rng.standard_normal(cloth.shape).astype(np.float32)[..., None]
+        dress = np.array(_bgr(scene.sleeve), np.float32) * (0.8 + 0.2 * shade) * weave
+        part[:] = np.clip(part * (1 - alpha) + dress * alpha, 0, 255).astype(np.uint8)
+
+
+def _hard_shadow(img: np.ndarray, hom: np.ndarray, geom: LatticeGeometry, shade, rng: np.random.Generator) -> None:
+    """A desk lamp's hard shadow cast by something beside the board (`Scene.hard_shadow`): a band
+    of the picture from the table across the frame, widening away from the lamp, where only the
+    room's light is left: the lamp's share of the light is taken away, one factor per channel
+    (the lamp and the room differ in colour), with an edge as sharp as a small lamp's."""
+    row, col, width, angle = shade
+    ht, wd = img.shape[:2]
+    at = np.array([col, row], np.float64)
+    normal = np.array(
+        [(col > geom.cols - 1) - (col < 0), (row > geom.rows - 1) - (row < 0)], np.float64
+    )  # outwards, from the side the point lies on
+    normal /= max(float(np.linalg.norm(normal)), 1e-9)
+    turn = np.radians(angle)
+    inward = -(normal * np.cos(turn) + np.array([-normal[1], normal[0]]) * np.sin(turn))
+    across = np.array([-inward[1], inward[0]])
+    ends = ((-6.0, 0.6), (4.0, 1.4))  # (pitches along the light from the band point, width factor)
+    poly = [at + inward * t + across * s * k * width / 2 for t, k in ends for s in (-1, 1)]
+    poly = [poly[0], poly[1], poly[3], poly[2]]
+    ph = np.hstack([np.array(poly), np.ones((4, 1))]) @ hom.T
+    px = ph[:, :2] / ph[:, 2:3]
+    pitch = float(np.sqrt(abs(np.linalg.det(hom[:2, :2])))) / float(hom[2, 2])
+    f = 16
+    mask = np.zeros((ht, wd), np.uint8)
+    cv2.fillPoly(mask, [np.rint(px * f).astype(np.int32)], 255, cv2.LINE_AA, 4)
+    soft = cv2.GaussianBlur(mask, (0, 0), max(0.6, pitch * float(rng.uniform(0.02, 0.08)))).astype(np.float32) / 255
+    share = float(rng.uniform(0.5, 2.0))  # the lamp's light against the room's, on the board
+    # The lamp's colour against the room's (BGR): two white lights of different colour temperature
+    # differ mostly along blue-red (a 2700 K bulb against daylight: about e^0.6 redder, e^-0.6 less blue).
+    warm = float(rng.uniform(-0.6, 0.6))
+    tint = np.exp(np.array([-warm, 0.0, warm]))
+    keep = (1 / (1 + share * tint)) ** (1 / 2.2)  # in the picture's (gamma-encoded) levels
+    factor = 1 - soft[..., None] * (1 - keep.astype(np.float32))
+    img[:] = np.clip(img * factor, 0, 255).astype(np.uint8)
 
 
 @dataclass(frozen=True)
@@ -365,6 +411,8 @@ def render_scene(
         borderMode=cv2.BORDER_TRANSPARENT,
     )
 
+    if scene.hard_shadow is not None:
+        _hard_shadow(img, hom, geom, scene.hard_shadow, _rng("hard shadow", seed, scene.hard_shadow))
     if scene.hand is not None:
         _hand(img, hom, geom, scene, _rng("hand", seed, scene.hand, scene.hand_side))
 

@@ -410,6 +410,9 @@ class Hand:
     side: str = "bottom"
     height_mm: float = 25.0
     tone: tuple[int, int, int] = (198, 140, 104)
+    #: The colour (sRGB) of a sleeve over the forearm, or None for a bare arm. A dark sleeve over a
+    #: dark board is what the hand check must still tell from a lamp's hard shadow.
+    sleeve: tuple[int, int, int] | None = None
 
 
 def scene(
@@ -747,7 +750,17 @@ def _hand(b: _Build, hand: Hand, geom: LatticeGeometry, mm: float) -> None:
     def p(xy, z):
         return _w(xy[0], xy[1], z)
 
-    b.add("capsule", "skin", **{"from": p(wrist, z_wrist), "to": p(elbow, z_elbow)}, radius=27 * u, radius_to=38 * u)
+    forearm = "skin"
+    if hand.sleeve is not None:  # cloth: matte, a little wider than the arm, from the wrist
+        forearm = b.material("sleeve", colour=linear(hand.sleeve), roughness=0.9)
+    grow = 4 * u if hand.sleeve is not None else 0.0
+    b.add(
+        "capsule",
+        forearm,
+        **{"from": p(wrist, z_wrist), "to": p(elbow, z_elbow)},
+        radius=27 * u + grow,
+        radius_to=38 * u + grow,
+    )
     ang = math.degrees(math.atan2(-d[1], d[0]))
     b.add("ellipsoid", "skin", radii=(52 * u, 44 * u, 16 * u), location=p(palm, z_palm), rotation=(0, 12, ang))
     for k, length in zip((-1.5, -0.5, 0.5, 1.5), (62, 74, 70, 56)):

@@ -113,3 +113,44 @@ def test_a_lamps_smooth_pool_of_light_is_not_an_arm_but_a_step_is():
     shade = vals.copy()
     shade[16:25] *= 0.5  # darker: not light added
     assert not hands.lamp_pool(list(range(16, 25)), shade, white)
+
+
+#: A desk lamp's hard shadow cast from beside the board across its frame band (issue 33): the band
+#: point it crosses (row, col), its width there and its angle off the band's normal (pitches,
+#: degrees), on the hard look's boards; each was taken for an arm before the hand check looked
+#: beyond the band (`shadows.py`).
+HARD_SHADOWS = [
+    ("colorpop", 15, (2.2, 9.85, 2.19, -10.7)),
+    ("blockers", 39, (-0.85, 5.66, 2.68, -25.0)),
+    ("flipop", 17, (2.29, 4.85, 1.4, -0.3)),
+    ("stay-alive", 19, (6.85, 4.42, 2.0, -21.0)),
+]
+
+#: Arms in a dark sleeve (fingertips over (row, col), the side the arm comes from, the sleeve's
+#: RGB), as dark over the band as such a shadow: still arms.
+DARK_SLEEVES = [
+    ("colorpop", 2, (7.0, 6.0), "bottom", (25, 19, 22)),
+    ("flipop", 8, (0.0, 2.0), "left", (21, 26, 26)),
+    ("stay-alive", 9, (6.0, 4.0), "left", (32, 25, 26)),
+    ("blockers", 3, (4.0, 8.0), "right", (40, 40, 44)),
+    ("colorpop", 7, (1.0, 5.0), "right", (42, 35, 44)),
+]
+
+
+@pytest.mark.parametrize(("game", "seed", "shade"), HARD_SHADOWS)
+def test_a_lamps_hard_shadow_across_the_band_is_not_a_hand(game: str, seed: int, shade) -> None:
+    p = default_profile(game)
+    snap = random_snapshot(game, p, seed=seed)
+    img = render_snapshot(snap, p, seed=seed, preset="hard", scene=Scene(hard_shadow=shade, frame=1), size=SIZE)
+    reading = BoardReader(p).read(img)
+    assert not is_hand(reading), reading.problem
+
+
+@pytest.mark.parametrize(("game", "seed", "place", "side", "sleeve"), DARK_SLEEVES)
+def test_an_arm_in_a_dark_sleeve_is_a_hand(game: str, seed: int, place, side: str, sleeve) -> None:
+    p = default_profile(game)
+    snap = random_snapshot(game, p, seed=seed)
+    reader = BoardReader(p)  # it saw the board before the arm came, as in play
+    reader.read(render_snapshot(snap, p, seed=seed, preset="hard", scene=Scene(frame=3), size=SIZE))
+    dressed = Scene(hand=place, hand_side=side, sleeve=sleeve, frame=2)
+    assert not_read(reader.read(render_snapshot(snap, p, seed=seed, preset="hard", scene=dressed, size=SIZE)))

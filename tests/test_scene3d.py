@@ -98,6 +98,17 @@ def test_a_hand_and_the_lamp_change_the_description(tmp_path: Path):
     assert s3.job_key(plain) == s3.job_key({**plain, "output": "elsewhere.npy"})
 
 
+def test_a_sleeve_dresses_the_forearm_and_only_it(tmp_path: Path):
+    bare, _ = _scene("colorpop", 0, tmp_path, hand=s3.Hand(1, 4, "bottom"))
+    dressed, _ = _scene("colorpop", 0, tmp_path, hand=s3.Hand(1, 4, "bottom", sleeve=(30, 30, 34)))
+    assert "sleeve" not in bare["materials"]
+    assert dressed["materials"]["sleeve"]["colour"] == s3.linear((30, 30, 34))
+    sleeves = [o for o in dressed["objects"] if o["material"] == "sleeve"]
+    assert len(sleeves) == 1 and sleeves[0]["shape"] == "capsule"  # the forearm; the hand stays skin
+    skin = sum(o["material"] == "skin" for o in bare["objects"])
+    assert sum(o["material"] == "skin" for o in dressed["objects"]) == skin - 1
+
+
 def test_the_camera_develops_light_into_its_picture():
     p = default_profile("flipop")
     rng = np.random.default_rng(0)

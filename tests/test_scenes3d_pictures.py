@@ -162,3 +162,21 @@ def test_open_points_under_a_low_lamp_are_read_open(tmp_path):
     # before: (3, 4), (5, 3) and (6, 0) read closed, sure; (0, 4) and (2, 3) unsure
     assert empty >= STAY_ALIVE_ROOM1_BOARD1_OPEN
     assert reading.open_points == STAY_ALIVE_ROOM1_BOARD1_OPEN
+
+
+def test_a_lamps_hard_shadow_across_the_band_is_not_a_hand_and_a_dark_sleeve_is(tmp_path):
+    """Colorpop room 0: a box beside the board, out of view, casts the desk lamp's hard shadow
+    across the bottom band (a run of band patches darker in every channel, its colour moved just
+    past the hand check's limit): it was taken for an arm. The board's edge and the table beyond it
+    are darkened alike there (`shadows.py`), which no arm does; an arm in a dark grey sleeve over
+    the same band is still one."""
+    pictures = ["--empty", "colorpop-room0-calibration-empty.jpg", "--setup", "colorpop-room0-calibration-setup.jpg"]
+    code, said = _calibrate(
+        tmp_path, "colorpop", *pictures, "--bottom-row", "colorpop-room0-calibration-bottom-row.jpg"
+    )
+    assert code == 0, said
+    profile = load_profile(tmp_path / "profile.yaml")
+    shade = BoardReader(profile).read(cv2.imread(str(PICTURES / "colorpop-room0-shadow-0.jpg")))
+    assert shade.problem is None or not shade.problem.startswith(HAND), shade.problem
+    arm = BoardReader(profile).read(cv2.imread(str(PICTURES / "colorpop-room0-sleeve-0.jpg")))
+    assert arm.problem is not None and arm.problem.startswith(HAND)

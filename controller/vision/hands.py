@@ -20,7 +20,11 @@ over a distance d. With patches half a pitch apart, `SMOOTH_STEP` allows a lamp 
 4 pitches (8-16 cm) over the board. An arm replaces the band's material: its edges are steps
 (0.75 or more in some channel's log on the 3D renders' arms, 0.15 at most on their lamps' pools).
 
-So a run of odd patches is a hand unless it is a lamp's pool, or, once the reflection's patches
+A lamp's hard shadow cast across the band from beside the board is told from an arm by what lies
+beyond the band (`shadows.CastShadows`): a shadow multiplies the band and the board's edge alike,
+an arm hides the edge.
+
+So a run of odd patches is a hand unless it is a lamp's pool or a cast shadow, or, once the reflection's patches
 are left out (only when the run has a core), fewer than `MIN_ARM` odd patches in a row remain. Motion is not used: a
 hand held still over the board must still be caught (the motion gate waits for stillness).
 """
@@ -33,6 +37,7 @@ from controller.language import _
 from controller.vision.features import PatchSampler, Rectifier, colour_features, ring_offsets
 from controller.vision.geometry import LatticeGeometry
 from controller.vision.light import PaperLight, local_white, normalise
+from controller.vision.shadows import CastShadows
 
 HAND = _("a hand or an object is over the board")
 
@@ -133,14 +138,17 @@ def _longest(indices: list[int], run: list[int]) -> int:
     return best
 
 
-def arm_seen(feats: np.ndarray, used: np.ndarray, vals: np.ndarray, white: np.ndarray) -> bool:
-    """Whether an arm crosses the band (see the module's docstring)."""
+def arm_seen(feats: np.ndarray, used: np.ndarray, vals: np.ndarray, white: np.ndarray, shadow=None) -> bool:
+    """Whether an arm crosses the band (see the module's docstring). `shadow(run, odd)`, when
+    given, says whether a run of odd patches is a lamp's cast shadow."""
     odd = odd_patches(feats, used)
     if not odd.any():
         return False
     lit, core = reflection_patches(vals, white)
     for run in _runs(odd):
         if len(run) < MIN_ARM or lamp_pool(run, vals, white):
+            continue
+        if shadow is not None and shadow(run, odd):
             continue
         if len(run) > MAX_SPOT:
             return True
@@ -156,15 +164,37 @@ class HandCheck:
 
     def __init__(self, geom: LatticeGeometry, rect: Rectifier, ppp: float, light: PaperLight) -> None:
         self.points = ring_points(geom)
+        self.shadows = CastShadows(self.points, *ring_sides(geom, self.points))
         self.ring = PatchSampler(rect.to_px(self.points), ring_offsets(0, 0.18 * ppp), rect.size[::-1])
         self.weights = light.weights(self.points)
 
-    def arm_seen(self, rect: np.ndarray, white: np.ndarray) -> bool:
+    def arm_seen(
+        self, rect: np.ndarray, white: np.ndarray, frame: np.ndarray | None = None, h: np.ndarray | None = None
+    ) -> bool:
         """An arm must cross the frame band around the lattice: a run of band patches whose
-        colour differs from the band's own, unless it is only a lamp's reflection."""
+        colour differs from the band's own, unless it is only a lamp's reflection, its pool of
+        light, or (given the picture `frame` and the board-to-image homography `h`) its shadow."""
         med, used = self.ring.medians(rect)
         feats = colour_features(normalise(med, white, self.weights))
-        return arm_seen(feats, used, self.ring.values(rect), local_white(white, self.weights))
+        shadow = None
+        if frame is not None and h is not None:
+            band = np.log(np.maximum(med, 1.0))
+            measured: list = []
+
+            def shadow(run: list[int], odd: np.ndarray) -> bool:
+                if not measured:  # what lies beyond the band: looked at only for a run that may be an arm
+                    measured.extend(self.shadows.beyond(frame, h))
+                return self.shadows.explains(run, odd, band, *measured)
+
+        return arm_seen(feats, used, self.ring.values(rect), local_white(white, self.weights), shadow)
+
+
+def ring_sides(g: LatticeGeometry, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each band point's outward direction (N, 2) and side (N,: 0 top, 1 right, 2 bottom, 3 left)."""
+    outward = np.array([(0.0, -1.0), (1.0, 0.0), (0.0, 1.0), (-1.0, 0.0)])
+    x, y = points[:, 0], points[:, 1]
+    sides = np.select([y < 0, x > g.cols - 1, y > g.rows - 1], [0, 1, 2], 3)
+    return outward[sides], sides
 
 
 def ring_points(g: LatticeGeometry, step: float = 0.5, out: float = 0.85) -> np.ndarray:

@@ -219,7 +219,7 @@ class BoardReader:
             sure[:] = False
         conf = np.where(used >= MIN_USED, dec.confidence, 0.0).reshape(rows, cols)
         self._last = (feats, dec.keys, sure & ~shone)  # a sheen's look is not followed
-        if problem is None and self.hand_check and self.hands.arm_seen(rect, white):  # hand check
+        if problem is None and self.hand_check and self.hands.arm_seen(rect, white, frame, self.h):  # hand check
             problem = HAND
         if problem is not None:
             return Reading(None, [], conf, problem=problem, relocalised=moved)
