@@ -197,6 +197,25 @@ def test_a_point_half_covered_by_a_stone_seen_off_its_own_is_not_read_by_its_lig
     assert why[2 * 19 + 18] == "between"
 
 
+@needs_photos
+def test_a_point_half_covered_by_a_stone_is_between_by_the_lightness_under_a_mixing_lamp() -> None:
+    """The same photograph under a magenta lamp (red and blue lines, mixing the channels): the point
+    (row 2, column 18) shows a white stone only at its sample moved towards (row 2, column 17), and
+    the looks read it white, surely; the stone's own colour at its point the lamp made near a black
+    stone's, so rule `between` did not see one piece between the two. Their lightness, which the
+    lamp leaves in its order, matches the stone best at the samples moved towards each other: the
+    point is unsure."""
+    pics = folder_photos(PHOTOS / "go-seegoban-19x19")
+    model = learn_from(teacher(pics))
+    photo = next(p for p in pics if p.name == "board-2")
+    image = relight(photo.image(), "magenta", seed=zlib.crc32(b"go-seegoban-19x19/board-2"))
+    seen = lattice.describe(image, photo.size, parse_corners(photo.corners))
+    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds)
+    truth = [c for row in photo.grid for c in row]
+    assert [i for i, (g, t, w) in enumerate(zip(letters, truth, why)) if w == "" and g != t] == []
+    assert why[2 * 19 + 18] == "between"
+
+
 def _narrow_lamp(image):
     """A lamp of a narrow spectrum: each channel the camera sees mixes two of the board's colours,
     which no gain per channel (and so no paper white) undoes."""

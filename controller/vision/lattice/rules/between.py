@@ -5,9 +5,17 @@ point the look is beyond the open-set distance), and both read it: one piece sta
 and which of them it stands on is not known. The moved samples otherwise absorb a piece a little
 off its point, or seen displaced at an angle (then it is seen from its place only, towards the
 far side).
+
+Or the place shows its label only in its sample moved towards a neighbour read the same, and the
+lightness of both (the mean over the channels, which a coloured lamp leaves in its order where it
+moves the colours) matches that label best at the samples moved towards each other: the one piece
+between them, whose colour at the neighbour's own point the lamp may have made another look's
+(an empty point half covered by a stone seen off its own point, under a magenta lamp).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -49,4 +57,26 @@ def between_places(picture: Picture, reading: Reading) -> np.ndarray:
     other = np.where(inside, rr * cols + cc, n)
     label = np.array(letters, object)
     towards = off_point & (other != n)
-    return towards & towards[other] & (other[other] == n) & (label[other] == label)
+    same = label[other] == label
+    light = lightness_towards(picture, letters)
+    by_lightness = (light == other) & (light[other] == n)
+    return towards & same & ((towards[other] & (other[other] == n)) | by_lightness)
+
+
+def lightness_towards(picture: Picture, letters: Sequence[str]) -> np.ndarray:
+    """(N,) the neighbour towards which each place's lightness (`LatticeModel.lightness_distances`)
+    matches its label `letters` best, the place itself where that is at its own point (or no look
+    has the label)."""
+    model = picture.model
+    rows, cols = model.size
+    n = np.arange(len(letters))
+    if len(picture.shifted) != len(SHIFTS) or len(letters) != rows * cols:
+        return n
+    labels = np.array([r.letter for r in model.classes.refs], object)
+    mine = labels[None, :] == np.array(letters, object)[:, None]  # (N, looks)
+    dist = np.where(mine[None], model.lightness_distances(picture.shifted), np.inf).min(axis=2)  # (shifts, N)
+    step = np.where(mine.any(axis=1)[:, None], np.rint(SHIFTS[dist.argmin(axis=0)] / SHIFT).astype(int), 0)
+    r, c = np.divmod(n, cols)
+    rr, cc = r + step[:, 1], c + step[:, 0]
+    inside = (rr >= 0) & (rr < rows) & (cc >= 0) & (cc < cols)
+    return np.where(inside, rr * cols + cc, n)

@@ -17,15 +17,11 @@ says which of the two the piece stands on.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-from controller.vision.lattice.places import EMPTY, SHIFT, SHIFTS
+from controller.vision.lattice.places import EMPTY
 from controller.vision.lattice.reading import Picture, Reading
-
-if TYPE_CHECKING:
-    from controller.vision.lattice.model import LatticeModel
+from controller.vision.lattice.rules.between import lightness_towards
 
 NAME = "lightness"
 
@@ -39,9 +35,7 @@ def rule(picture: Picture, reading: Reading) -> Reading:
     far = np.flatnonzero(why == "far")
     if not len(far):
         return reading
-    model = picture.model
-    dist = model.lightness_distances(picture.shifted)  # (shifts, N, looks)
-    light = model._lightness_decision(picture.feats, picture.shifted)
+    light = picture.model._lightness_decision(picture.feats, picture.shifted)
     flat_letters = picture.flat_decision.letters
     out = list(reading.letters)
     made = np.zeros(len(out), bool)
@@ -49,28 +43,10 @@ def rule(picture: Picture, reading: Reading) -> Reading:
         if light.sure[i] and light.letters[i] != EMPTY and flat_letters[i] == light.letters[i]:
             out[i] = light.letters[i]
             made[i] = True
-    for i in np.flatnonzero(made):
-        why[i] = "between" if _between(model, dist, out, int(i)) else ""
+    # One piece seen between the place and a neighbour read the same: each one's lightness
+    # matches it best at the sample moved towards the other.
+    towards = lightness_towards(picture, out)
+    mutual = (towards != np.arange(len(out))) & (towards[towards] == np.arange(len(out)))
+    same = np.array(out, object)[towards] == np.array(out, object)
+    why[made] = np.where(mutual[made] & same[made], "between", "")
     return reading.but(NAME, out, why, made)
-
-
-def _between(model: LatticeModel, dist: np.ndarray, letters: list[str], i: int) -> bool:
-    """Whether place `i`'s lightness matches its label best towards a neighbour read the same
-    label (sure or not), whose own lightness matches that label best towards `i`."""
-    rows, cols = model.size
-    if dist.shape[0] != len(SHIFTS) or dist.shape[1] != rows * cols:
-        return False
-    labels = np.array([r.letter for r in model.classes.refs], object)
-
-    def towards(place: int) -> int:
-        """The neighbour the place's best sample of its label lies towards (itself if none)."""
-        mine = labels == letters[place]
-        if not mine.any():
-            return place
-        dx, dy = np.rint(SHIFTS[dist[:, place, mine].min(axis=1).argmin()] / SHIFT).astype(int)
-        r, c = divmod(place, cols)
-        inside = 0 <= r + dy < rows and 0 <= c + dx < cols
-        return (r + dy) * cols + c + dx if inside else place
-
-    other = towards(i)
-    return other != i and letters[other] == letters[i] and towards(other) == i
