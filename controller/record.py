@@ -41,7 +41,8 @@ class Action:
     board: Snapshot | None = None
     #: `computer-move` and `hint` only: the move, in the game's notation.
     move: str | None = None
-    #: `computer-rack` only: the rack's tiles (`B3 BA Ba`).
+    #: `computer-rack`: the rack's tiles (`B3 BA Ba`); `hint`, optionally: the tiles a hint named for
+    #: its place when the person's rack was not told (`R7 RA Ra`, the move's tile one of them).
     tiles: str | None = None
 
 
@@ -81,7 +82,7 @@ def _entry(setup: GameSetup, item: Any, where: str) -> Entry:
     wanted = (
         {"action", "board"}
         if action == ACCEPT_BOARD
-        else {"action", "move"}
+        else ({"action", "move", "tiles"} if action == HINT and "tiles" in item else {"action", "move"})
         if action in WITH_MOVE
         else {"action", "tiles"}
         if action == COMPUTER_RACK
@@ -334,7 +335,7 @@ def dump_record(setup: GameSetup, board: Snapshot, entries: list[Entry], profile
         if not isinstance(e, Action):
             return _Literal(format_snapshot(e))
         if e.move is not None:
-            return {"action": e.name, "move": e.move}
+            return {"action": e.name, "move": e.move, **({"tiles": e.tiles} if e.tiles else {})}
         if e.tiles is not None:
             return {"action": e.name, "tiles": e.tiles}
         if e.board is None:

@@ -276,7 +276,7 @@ class Referee:
         chose (`computer-move`) or the coach hinted (`hint`) for the seat to move, with its `move`;
         or the `tiles` a person drew for a computer seat's rack (`computer-rack`)."""
         if name in (COMPUTER_MOVE, HINT):
-            verdict = self._choice(name, move or "", index)
+            verdict = self._choice(name, move or "", index, tiles if name == HINT else None)
         elif name == COMPUTER_RACK:
             verdict = self._rack(tiles or "", index)
         elif name == "new-game":
@@ -297,9 +297,11 @@ class Referee:
         self.history.append(verdict)
         return verdict
 
-    def _choice(self, name: str, text: str, index: int | None) -> Verdict:
+    def _choice(self, name: str, text: str, index: int | None, tiles: str | None = None) -> Verdict:
         """A computer seat's chosen move (awaited on the board from now on) or a coach's hint
-        (recorded only): either is a legal move of the seat to move, in the game's notation."""
+        (recorded only): either is a legal move of the seat to move, in the game's notation. A hint
+        for a person whose rack the referee does not know names its place and the `tiles` that could
+        go there (`Engine.tiles_for_place`; the move is one of them): each must be one of those."""
         if self.state is None or self.engine.is_over(self.state):
             raise ActionNotAllowed(_("{action} needs a game in progress", action=name))
         seat = self.engine.to_move(self.state)
@@ -310,10 +312,18 @@ class Referee:
         except FormatError:
             raise ActionNotAllowed(_("{move} is not a legal move of the seat to move", move=repr(text))) from None
         text = self.engine.describe(self.state, move)
+        named = tuple((tiles or "").split())
+        if named:
+            fits = self.engine.tiles_for_place(self.state, text)
+            wrong = [t for t in named if t not in fits]
+            if wrong or len(set(named)) != len(named):
+                raise ActionNotAllowed(
+                    _("{tiles} cannot all go where {move} puts its tile", tiles=repr(tiles), move=repr(text))
+                )
         if name == COMPUTER_MOVE:
             after = self.engine.apply(self.state, move)[0]
             self.awaited = AwaitedMove(seat, text, self.engine.expected(after))
-        verdict = Verdict(VerdictKind.ACTION, index, seat=seat, move=text, action=name)
+        verdict = Verdict(VerdictKind.ACTION, index, seat=seat, move=text, action=name, tiles=" ".join(named))
         self.history.append(verdict)
         return verdict
 

@@ -155,7 +155,7 @@ def verdict_line(verdict: Verdict, engine: Engine | None = None, to_move: int | 
             text = _("starting board not valid: {reason}", reason=verdict.reason)
         return _("{said}; {advice}", said=text, advice=verdict.advice) if verdict.advice else text
     if kind == VerdictKind.ACTION and verdict.action in (COMPUTER_MOVE, HINT):
-        move = engine.move_words(verdict.move) if engine is not None else verdict.move
+        move = hint_move_words(engine, verdict.move, verdict.tiles) if engine is not None else verdict.move
         if verdict.action == HINT:
             return _("hint for {player}: {move}", player=who, move=move)
         return computer_awaits(who, move)
@@ -326,8 +326,15 @@ def journal_folder_missing(path: Any) -> str:
     )
 
 
-def coach_hint(player: Any, move: str, why: Any) -> Text:
-    """The coach's hint as `referee hint` prints it: the move in the game's notation, and why."""
+def hint_move_words(engine: Engine, move: str, tiles: str = "") -> Any:
+    """A hint's (or a computer's) move as players say it; a hint that names a place and the `tiles`
+    that could go there (a person's rack unknown, Blockers!) says them, whichever the person holds."""
+    return engine.hint_words(move, tiles) if tiles else engine.move_words(move)
+
+
+def coach_hint(player: Any, move: Any, why: Any) -> Text:
+    """The coach's hint as `referee hint` prints it: the move in the game's notation (or, naming a
+    place and the tiles that could go there, in words), and why."""
     if why:
         return _("hint for {player}: {move} ({why})", player=player, move=move, why=why)
     return _("hint for {player}: {move}", player=player, move=move)

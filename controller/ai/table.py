@@ -29,7 +29,8 @@ from pydantic import ValidationInfo
 from controller.ai import knowledge_for, levels
 from controller.ai.search import Choice
 from controller.errors import ConfigError
-from controller.language import _, literal
+from controller.games.base import ActionNotAllowed
+from controller.language import _, listed, literal
 from controller.schema import Section, checked, sentence, validate
 
 #: The game key that marks computer seats.
@@ -112,6 +113,10 @@ class Thought:
     #: Why the move is good, in a sentence (a catalogue `Text`; may be empty).
     why: Any
     seconds: float
+    #: A hint for a person whose rack the referee does not know (Blockers!): the tiles that could
+    #: make the move in its place (`R7 RA Rb`, the move's one of them), whichever the person holds;
+    #: empty when the move is the seat's for sure (no racks, or the person told their tiles).
+    tiles: str = ""
 
 
 def table_seed(journal_id: str, game_id: int) -> str:
@@ -130,8 +135,10 @@ def think(
 ) -> Thought | None:
     """The move of the seat to move in `state` at `level`, knowing only what that seat knows: a
     computer seat its own secret drawn from `seed`, or its rack as a person drew it (`racks`, the
-    referee's: colour -> tiles told); a person's seat (the coach's hint, `computer` False) nothing
-    hidden at all, since the referee does not know a person's secret colour or rack.
+    referee's: colour -> tiles told); a person's seat (the coach's hint, `computer` False) only what
+    the person told for the hint (`racks`: their own tiles, Blockers!), since the referee does not
+    know a person's secret colour or rack: without their tiles, the hint names the move's place and
+    every tile of theirs that could go there (`Thought.tiles`), never a tile they may not hold.
     None when nobody is to move."""
     seat = engine.to_move(state)
     if seat is None or engine.is_over(state):
@@ -143,12 +150,45 @@ def think(
         private = {c: list(engine.rack_held(state, c, (racks or {}).get(c, ()))[0]) for c in engine.rack_colours(seat)}
     elif computer:
         private = knowledge.table_private(engine, state, seat, seed)
+    elif racks and engine.rack_colours(seat):  # a person who told their own tiles for the hint
+        told = {c: list(engine.rack_held(state, c, racks[c])[0]) for c in engine.rack_colours(seat) if c in racks}
+        private = {c: tiles for c, tiles in told.items() if tiles} or None
     rng = rng or random.Random(f"{seed}/{engine.position_text(view)}")  # what the seat sees, nothing more
     choice: Choice = levels.player(engine.setup.game, level).choose(engine, view, seat, private, rng)
     if choice.move is None:
         return None
     why = knowledge.explain(engine, view, choice.move, seat, private)
-    return Thought(seat, engine.describe(state, choice.move), choice.value, why, choice.seconds)
+    move = engine.describe(state, choice.move)
+    tiles: tuple[str, ...] = ()
+    if not computer and engine.rack_colours(seat):
+        tiles = engine.tiles_for_place(state, move)
+        if tiles and tiles[0][:1] in (private or {}):  # a tile of the rack the person told: theirs for sure
+            tiles = ()
+    return Thought(seat, move, choice.value, why, choice.seconds, " ".join(tiles))
+
+
+def told_tiles(engine: Any, state: Any, seat: int, tiles: str) -> dict[str, tuple[str, ...]]:
+    """The tiles a person tells the coach they hold (`R3 RA G1`, Blockers!), for a hint from their own
+    rack: colour -> glyphs, each colour one of the seat's and each tile still unplayed (`check_rack`).
+    Never journalled: a person's rack is theirs. Raises ActionNotAllowed with the sentence why."""
+    groups: dict[str, list[str]] = {}
+    for token in tiles.split():
+        groups.setdefault(token[:1], []).append(token)
+    mine = engine.rack_colours(seat)
+    out = {}
+    for colour, group in groups.items():
+        if colour not in mine and colour in getattr(engine, "colour_index", {}):
+            raise ActionNotAllowed(
+                _(
+                    "the {colour} tiles are not yours: {player} plays {colours}",
+                    colour=engine.colour(colour, 2),
+                    player=engine.seat_name(seat),
+                    colours=listed([engine.colour(c, 2) for c in mine]),
+                )
+            )
+        told, glyphs = engine.check_rack(state, " ".join(group))
+        out[told] = glyphs
+    return out
 
 
 def rack_missing(engine: Any, state: Any, seat: int, racks: Mapping[str, Sequence[str]]) -> dict[str, int]:

@@ -5,7 +5,9 @@ Without RECORD it asks the running referee (`referee run`), which journals the h
 hint is (a club can tell a helped game) and says it on the page and by voice. With RECORD (a game
 record, or a journal whose latest game is taken, only read) it gives the hint for the position at
 the record's end and changes nothing. Either way the coach knows only what the table shows: never
-a person's secret colour or rack.
+a person's secret colour or rack. In Blockers!, `--tiles "R3 RA G1"` tells the coach the tiles the
+person holds, for a hint from them (never journalled); without it, the hint names a place and every
+tile of theirs that could go there, whichever they hold.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import json
 
 from controller import words
 from controller.ai.levels import HINT_LEVEL
-from controller.ai.table import think
+from controller.ai.table import think, told_tiles
 from controller.commands.replay import record_of
 from controller.errors import RefereeError
 from controller.language import DEFAULT, LANGUAGES, said
@@ -42,6 +44,11 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         choices=LANGUAGES,
         help="the language of the hint (default: the language: of --config, else the locale's, else en)",
     )
+    parser.add_argument(
+        "--tiles",
+        help='Blockers!: the tiles the player to move holds, e.g. "R3 RA G1", for a hint from them (only '
+        "used for this hint, never journalled); without it the hint names a place and the tiles that fit there",
+    )
     parser.add_argument("--json", action="store_true", help="print the answer as JSON")
     add_socket_arguments(parser)
     return parser
@@ -49,7 +56,10 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     if args.record is None:
-        answer = request(socket_path(args), "hint", **({"language": args.language} if args.language else {}))
+        asked = {"language": args.language} if args.language else {}
+        if args.tiles:
+            asked["tiles"] = args.tiles
+        answer = request(socket_path(args), "hint", **asked)
         print(json.dumps(answer) if args.json else answer["line"])
         return 0
     language = args.language or DEFAULT
@@ -57,14 +67,18 @@ def run(args: argparse.Namespace) -> int:
     referee = referee_at_end(record)
     engine, state = referee.engine, referee.state
     thought = None
-    if state is not None and not referee.over and referee.to_move() is not None:
-        thought = think(engine, state, HINT_LEVEL, f"hint/{args.record}", computer=False)
+    seat = referee.to_move()
+    if state is not None and not referee.over and seat is not None:
+        told = told_tiles(engine, state, seat, args.tiles or "")  # a tile that cannot be theirs: a sentence
+        thought = think(engine, state, HINT_LEVEL, f"hint/{args.record}", computer=False, racks=told)
     if thought is None:
         raise RefereeError(said(words.NO_MOVE_TO_HELP, language))
-    line = said(words.coach_hint(engine.seat_name(thought.seat), thought.move, thought.why), language)
+    said_move = words.hint_move_words(engine, thought.move, thought.tiles) if thought.tiles else thought.move
+    line = said(words.coach_hint(engine.seat_name(thought.seat), said_move, thought.why), language)
     if args.json:
         why = said(thought.why, language)
-        print(json.dumps({"seat": thought.seat, "move": thought.move, "why": why, "line": line}))
+        answer = {"seat": thought.seat, "move": thought.move, "why": why, "line": line}
+        print(json.dumps(answer | ({"tiles": thought.tiles} if thought.tiles else {})))
     else:
         print(line)
     return 0

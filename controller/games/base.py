@@ -295,3 +295,14 @@ class Engine(ABC, Generic[S, M]):
         """Of the glyphs `told` for `colour`'s rack, those still on it in `state` (not placed since),
         and how many tiles are missing from a full rack (the tiles to draw)."""
         return (), 0
+
+    def tiles_for_place(self, state: S, move: str) -> tuple[str, ...]:
+        """The tiles (`R7 RA`) the seat to move may have on its rack that could make `move` (in its
+        notation) in its place: the same colour, put on the same place, each still unplayed. The coach
+        names them when it does not know a person's rack (Blockers!); none in a game without racks."""
+        return ()
+
+    def hint_words(self, move: str, tiles: str) -> Any:
+        """A hint that names `move`'s place and the `tiles` (`R7 RA`) that could go there, whichever
+        the player holds, as players say it; the move's own words in a game without racks."""
+        return self.move_words(move)

@@ -53,7 +53,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "reveal": ("seat", "colours"),
     "end": (),
     "accept": (),  # "this board is right, go on from it"
-    "hint": ("language",),  # the coach's move for the person to move (journalled as a hint)
+    "hint": ("language", "tiles"),  # the coach's move for the person to move (journalled as a hint); their tiles
 }
 ANSWER_TIMEOUT = 10.0  # seconds the loop has to run a command
 REQUEST_TIMEOUT = 5.0  # seconds a client has to send its request line
@@ -302,6 +302,9 @@ def parse_request(line: bytes) -> tuple[str, dict[str, Any], str | None]:
         raise BadRequest(
             _("the hint command's language is one of {languages}", languages=literal(", ".join(LANGUAGES)))
         )
+    tiles = args.get("tiles")
+    if command == "hint" and tiles is not None and (not isinstance(tiles, str) or len(tiles) > 200):
+        raise BadRequest(_("the hint command's tiles are a text such as {example}", example=literal("R3 RA G1")))
     return command, args, request_id
 
 

@@ -47,7 +47,7 @@ from typing import Any, Protocol
 from controller import words
 from controller.ai import knowledge_for
 from controller.ai.levels import HINT_LEVEL
-from controller.ai.table import rack_missing, think
+from controller.ai.table import rack_missing, think, told_tiles
 from controller.errors import RefereeError
 from controller.games import registry
 from controller.games.base import ActionNotAllowed
@@ -441,15 +441,21 @@ class RefereeLoop:
                 raise RefereeError(str(words.NO_MOVE_TO_HELP))
             if seat in session.computer:
                 raise RefereeError(str(words.NOT_A_PERSONS_TURN))
-            thought = think(referee.engine, state, HINT_LEVEL, session.seed, computer=False)
+            # the person's own tiles, told for this hint only (Blockers!): never journalled
+            told = told_tiles(referee.engine, state, seat, str(args.get("tiles") or ""))
+            thought = think(referee.engine, state, HINT_LEVEL, session.seed, computer=False, racks=told)
             if thought is None:
                 raise RefereeError(str(words.NO_MOVE_TO_HELP))
         except RefereeError as exc:
             future.set_exception(exc)
             return future
         language = args.get("language") or self.language
-        line = words.coach_hint(referee.engine.seat_name(thought.seat), thought.move, thought.why)
-        asked = self.submit("hint", move=thought.move, why=thought.why, index=index, game_id=game_id)
+        engine = referee.engine
+        said_move = words.hint_move_words(engine, thought.move, thought.tiles) if thought.tiles else thought.move
+        line = words.coach_hint(engine.seat_name(thought.seat), said_move, thought.why)
+        asked = self.submit(
+            "hint", move=thought.move, why=thought.why, index=index, game_id=game_id, tiles=thought.tiles
+        )
 
         def answered(done: Future) -> None:
             if done.exception() is not None:
@@ -860,7 +866,7 @@ class RefereeLoop:
         if args.get("index") != session.next_index or args.get("game_id") != session.game_id:
             raise RefereeError(str(words.HINT_TOO_LATE))
         try:
-            verdict = session.act(HINT, str(args.get("move") or ""))
+            verdict = session.act(HINT, str(args.get("move") or ""), tiles=str(args.get("tiles") or "") or None)
         except ActionNotAllowed as exc:
             raise RefereeError(str(exc)) from None
         self._give(verdict, None, produced)
@@ -869,7 +875,7 @@ class RefereeLoop:
             self._say(why)
         self._emit(StateShown)
         # the move's words and why as `Text`s: the page's answer says them in its own language
-        move_words = session.referee.engine.move_words(verdict.move)
+        move_words = words.hint_move_words(session.referee.engine, verdict.move, verdict.tiles)
         return {"ok": True, "verdict": verdict.to_json(), "move": verdict.move, "words": move_words, "why": why}
 
     def _rack(self, args: dict[str, Any], produced: list[Verdict] | None) -> dict[str, Any]:

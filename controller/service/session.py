@@ -183,8 +183,9 @@ class GameSession:
             return verdict.to_json()
         if entry.kind == "action":
             name, _, rest = entry.payload.partition("\n")
-            if name in WITH_MOVE:
-                return self._act(name, rest).to_json()
+            if name in WITH_MOVE:  # a hint naming a place may name its tiles on a second line
+                move, _, tiles = rest.partition("\n")
+                return self._act(name, move, tiles or None).to_json()
             if name == COMPUTER_RACK:
                 return self._act(name, tiles=rest).to_json()
             if rest:
@@ -246,7 +247,7 @@ class GameSession:
         seat's rack (`computer-rack`); raises ActionNotAllowed if refused."""
         verdict = self._act(name, move, tiles)
         if name in WITH_MOVE:
-            payload = f"{name}\n{verdict.move}"
+            payload = f"{name}\n{verdict.move}" + (f"\n{verdict.tiles}" if verdict.tiles else "")
         elif name == COMPUTER_RACK:
             payload = f"{name}\n{verdict.tiles}"
         else:
@@ -372,7 +373,8 @@ def export_record(journal: Journal, game_id: int | None = None, withhold_secrets
             return parse_snapshot(setup.game, e.payload, letters=letters)
         name, _, text = e.payload.partition("\n")
         if name in WITH_MOVE:
-            return Action(name, move=text)
+            move, _, tiles = text.partition("\n")
+            return Action(name, move=move, tiles=tiles or None)
         if name == COMPUTER_RACK:
             return Action(name, tiles=text)
         return Action(name, parse_snapshot(setup.game, text, letters=letters) if text else None)

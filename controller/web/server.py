@@ -37,9 +37,9 @@ from aiohttp import WSMsgType, web
 
 from controller import words
 from controller.ai.levels import HINT_LEVEL
-from controller.ai.table import check_coach, computer_levels, legal_moves, move_cells, think
+from controller.ai.table import check_coach, computer_levels, legal_moves, move_cells, think, told_tiles
 from controller.errors import RefereeError
-from controller.games.base import no_such_seat
+from controller.games.base import ActionNotAllowed, no_such_seat
 from controller.games.registry import engine_for
 from controller.guard import (
     TABLE_LANGUAGE,
@@ -533,16 +533,33 @@ class WebApp:
 
     @controls
     async def hint(self, request: web.Request, body: dict[str, Any]) -> web.Response:
-        """The strong level's move for the player to move, with why; journalled as a hint (the PIN)."""
+        """The strong level's move for the player to move, with why; journalled as a hint (the PIN).
+        Blockers!: `{"tiles": "R3 RA G1"}`, the tiles the person holds, tapped on the page for a hint from
+        them (used for this hint only, never journalled); without them the hint names a place and every
+        tile of theirs that could go there."""
         scene, state = self._coached()
         engine, seed = scene.engine, scene.seed
+        tiles = body.get("tiles") or ""
+        if not isinstance(tiles, str) or len(tiles) > 200:
+            raise BadRequest(400, _("'tiles' should be your tiles, e.g. \"R3 RA G1\": tap the tiles you hold"))
+        seat = engine.to_move(state)
+        try:
+            told = told_tiles(engine, state, seat, tiles) if seat is not None else {}
+        except ActionNotAllowed as exc:
+            raise BadRequest(400, exc.args[0] if exc.args else str(exc)) from None
         thought = await asyncio.get_running_loop().run_in_executor(
-            None, lambda: think(engine, state, HINT_LEVEL, seed, computer=False)
+            None, lambda: think(engine, state, HINT_LEVEL, seed, computer=False, racks=told)
         )
         if thought is None:
             raise BadRequest(409, words.NO_MOVE_TO_HELP)
         return await self._submit(
-            request, "hint", move=thought.move, why=thought.why, index=scene.next_index, game_id=scene.game_id
+            request,
+            "hint",
+            move=thought.move,
+            why=thought.why,
+            index=scene.next_index,
+            game_id=scene.game_id,
+            tiles=thought.tiles,
         )
 
     @controls

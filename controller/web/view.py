@@ -328,7 +328,8 @@ class LiveView:
         if last.get("action") == HINT and game_state is not None:
             hint = {
                 "move": last.get("move", ""),
-                "words": said(engine.move_words(last.get("move", "")), lang),
+                "tiles": last.get("tiles", ""),
+                "words": said(words.hint_move_words(engine, last.get("move", ""), last.get("tiles", "")), lang),
                 "cells": [list(c) for c in move_cells(engine, game_state, last.get("move", ""))],
             }
         racks = self._racks(scene, table, lang)
@@ -340,7 +341,50 @@ class LiveView:
             "racks": racks,
             "coach": scene.coach,
             "hint": hint,
+            "own_tiles": self._own_tiles(scene, table, lang),
         }
+
+    def _own_tiles(self, scene: Scene, table: Table, lang: str = DEFAULT) -> list[dict[str, Any]]:
+        """The person to move's tiles the page offers to tap for the coach (Blockers!): per colour of
+        theirs, every tile, each said whether it may still be on their rack; tapped, they go with the
+        hint asked (`POST /api/hint {"tiles": ...}`), never to the journal."""
+        engine, state, seat = scene.engine, scene.state, table.to_move
+        if state is None or table.over or not scene.coach or seat is None or seat in scene.computer:
+            return []
+        return [
+            {
+                "seat": seat,
+                "name": self._named(engine.seat_name(seat), lang),
+                "colour": colour,
+                "colour_name": said(engine.colour(colour, 2), lang),
+                "tiles": self._tile_choices(scene, colour, lang),
+            }
+            for colour in engine.rack_colours(seat)
+        ]
+
+    def _tile_choices(self, scene: Scene, colour: str, lang: str = DEFAULT) -> list[dict[str, Any]]:
+        """Every tile of `colour` for the page to tap: its words, its symbol's name (the profile's), and
+        whether it can still be in the pile or on a rack (not placed, not captured)."""
+        engine, state = scene.engine, scene.state
+        tiles = []
+        for glyph in engine.rack_glyphs:
+            symbol = engine.tile_symbol(glyph)
+            try:
+                engine.check_rack(state, colour + glyph)
+                possible = True
+            except RefereeError:
+                possible = False
+            tiles.append(
+                {
+                    "glyph": glyph,
+                    "words": said(engine.rack_words(colour + glyph), lang),
+                    "symbol": symbol,
+                    # what the tile shows, in words under its picture: a symbol's name, else its glyph
+                    "caption": said(Named(symbol, "symbol"), lang) if symbol else glyph,
+                    "possible": possible,
+                }
+            )
+        return tiles
 
     def _racks(self, scene: Scene, table: Table, lang: str = DEFAULT) -> list[dict[str, Any]]:
         """The racks of the computer's seats a person draws for (Blockers!): per colour, the tiles on it
@@ -354,24 +398,7 @@ class LiveView:
             for colour in engine.rack_colours(seat):
                 told = scene.racks.get(colour, ())
                 held, missing = engine.rack_held(state, colour, told)
-                tiles = []
-                for glyph in engine.rack_glyphs:
-                    symbol = engine.tile_symbol(glyph)
-                    try:
-                        engine.check_rack(state, colour + glyph)
-                        possible = True
-                    except RefereeError:
-                        possible = False
-                    tiles.append(
-                        {
-                            "glyph": glyph,
-                            "words": said(engine.rack_words(colour + glyph), lang),
-                            "symbol": symbol,
-                            # what the tile shows, in words under its picture: a symbol's name, else its glyph
-                            "caption": said(Named(symbol, "symbol"), lang) if symbol else glyph,
-                            "possible": possible,
-                        }
-                    )
+                tiles = self._tile_choices(scene, colour, lang)
                 out.append(
                     {
                         "seat": seat,

@@ -16,7 +16,7 @@ from typing import Annotated, Any, NamedTuple
 
 from pydantic import AfterValidator
 
-from controller.errors import ConfigError
+from controller.errors import ConfigError, FormatError
 from controller.games.base import ActionNotAllowed, Engine, GameSetup, Judgement, Result, SetupCheck
 from controller.games.blockers.board import (
     ALL_CELLS,
@@ -381,6 +381,39 @@ class BlockersEngine(Engine[BlockersState, Placement]):
         if state.placed[k] >= PLACEMENTS_PER_COLOUR:
             return held, 0  # the colour has placed its last tile: nothing more to draw
         return held, max(0, self.rack_full(state, colour) - len(held))
+
+    def tiles_for_place(self, state: BlockersState, move: str) -> tuple[str, ...]:
+        try:
+            chosen = self.parse_move(state, move)
+        except FormatError:
+            return ()
+        fits = {m.glyph for m in self.legal_moves(state) if m.cell == chosen.cell and m.colour == chosen.colour}
+        return tuple(chosen.colour + g for g in sorted(fits, key=self.rack_glyphs.index))
+
+    def hint_words(self, move: str, tiles: str) -> Any:
+        """`R7 on C7` with `R7 RA Rb`: `red tile 7, red tile A or red moon tile on C7, whichever you hold`."""
+        parts, named = move.split(), tiles.split()
+        if not named or len(parts) not in (3, 5) or parts[1] != "on":
+            return self.move_words(move)
+        choice = listed([self.tile_words(t) for t in named], conjunction="or")
+        if len(parts) == 5:
+            captured = self.tile_words(parts[4])
+            if len(named) == 1:
+                return _(
+                    "{tile} on {place}, capturing {captured}, if you hold it",
+                    tile=choice,
+                    place=parts[2],
+                    captured=captured,
+                )
+            return _(
+                "{tiles} on {place}, capturing {captured}, whichever you hold",
+                tiles=choice,
+                place=parts[2],
+                captured=captured,
+            )
+        if len(named) == 1:
+            return _("{tile} on {place}, if you hold it", tile=choice, place=parts[2])
+        return _("{tiles} on {place}, whichever you hold", tiles=choice, place=parts[2])
 
     def check_rack(self, state: BlockersState, tiles: str) -> tuple[str, tuple[str, ...]]:
         """`R3 RA Ra R*`: tiles of one of the game's colours, each once, each still in that colour's

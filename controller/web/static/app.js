@@ -325,6 +325,7 @@ function render(s) {
   const coachOpen = s.started && !s.over && computer.coach !== false &&
     !(computer.seats || []).some((c) => c.seat === s.to_move);
   $("coach-box").hidden = !coachOpen;
+  renderOwnTiles(coachOpen ? computer.own_tiles || [] : [], s.palette, s.to_move);
   if (movesFor !== null && (!coachOpen || movesFor !== s.verdict_count)) {
     $("legal-moves").replaceChildren(); picked = null; movesFor = null; $("coach-answer").textContent = "";
   }
@@ -670,11 +671,37 @@ let picked = null;    // the places of the legal move picked in the list, drawn 
 let movesFor = null;  // the verdict count the list was made for: a new verdict clears it
 let hintShown = false;  // the hint's words stay shown while the board has not changed since
 
+// The person to move may tap their own tiles (Blockers!) for a hint from them: kept for their turn only.
+let ownPicks = { seat: null, picks: new Set() };  // the tiles (`R3`) pressed, for the seat to move
+
+function renderOwnTiles(own, palette, seat) {
+  $("own-tiles-box").hidden = !own.length;
+  if (ownPicks.seat !== seat) ownPicks = { seat, picks: new Set() };
+  const picks = ownPicks.picks;
+  $("own-tiles").replaceChildren(...own.map((rack) => {
+    const group = html("div", { class: "rack-tiles", "data-colour": rack.colour });
+    group.setAttribute("aria-label", rack.colour_name);
+    rack.tiles.filter((tile) => tile.possible).forEach((tile) => {
+      const code = rack.colour + tile.glyph;
+      const button = html("button", { type: "button", class: "tile", "data-tile": code,
+        "aria-pressed": String(picks.has(code)), title: tile.words, "aria-label": tile.words }, group);
+      button.appendChild(tilePicture(palette, rack.colour, tile, `own-${code}`));
+      html("span", {}, button, tile.glyph === "*" ? "Blockers!" : tile.caption);
+      button.addEventListener("click", () => {
+        if (picks.has(code)) picks.delete(code); else picks.add(code);
+        if (state) render(state);
+      });
+    });
+    return group;
+  }));
+}
+
 async function askHint() {
   const answer = $("coach-answer");
   $("legal-moves").replaceChildren(); picked = null; movesFor = null;  // the hint replaces the list
   answer.textContent = _("The coach is thinking\u2026");
-  const data = await postWithPin(withLang("/api/hint"), {}, answer);
+  const tiles = Array.from(ownPicks.picks).join(" ");
+  const data = await postWithPin(withLang("/api/hint"), tiles ? { tiles } : {}, answer);
   if (data) {
     answer.textContent = data.why
       ? _("Hint: {move} ({why})", { move: data.words || data.move, why: data.why })
