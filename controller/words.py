@@ -155,7 +155,12 @@ def verdict_line(verdict: Verdict, engine: Engine | None = None, to_move: int | 
             text = _("starting board not valid: {reason}", reason=verdict.reason)
         return _("{said}; {advice}", said=text, advice=verdict.advice) if verdict.advice else text
     if kind == VerdictKind.ACTION and verdict.action in (COMPUTER_MOVE, HINT):
-        move = hint_move_words(engine, verdict.move, verdict.tiles) if engine is not None else verdict.move
+        if engine is not None:
+            move = hint_move_words(engine, verdict.move, verdict.tiles)
+        elif verdict.tiles:  # the club (no engine): the tiles named, in notation, as the choice they were
+            move = _("{tiles} where {move} puts its tile, whichever they hold", tiles=verdict.tiles, move=verdict.move)
+        else:
+            move = verdict.move
         if verdict.action == HINT:
             return _("hint for {player}: {move}", player=who, move=move)
         return computer_awaits(who, move)

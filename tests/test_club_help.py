@@ -13,7 +13,7 @@ from test_web_browser import in_a_browser, start_browser
 
 from controller.club.config import MqttConfig
 from controller.club.journal_feed import JournalFeed
-from controller.club.payloads import BadPayload, encode, parse_message, verdict_payload
+from controller.club.payloads import BadPayload, encode, parse_message, verdict_payload, verdict_words
 from controller.club.publisher import TablePublisher
 from controller.club.server import BrokerAddress, ClubServer
 from controller.club.store import ClubStore
@@ -136,6 +136,12 @@ def test_a_first_verdict_with_a_bad_computer_key_is_refused(change, why):
     hint = verdict_payload("t1", 1, 3, {"index": 3, "verdict": "action", "action": "hint", "move": "x"}, 1.0)
     with pytest.raises(BadPayload, match="names no seat"):
         parse_message("referee/t1/verdict", encode(hint))
+
+
+def test_a_hint_that_named_a_place_and_its_tiles_is_worded_so_at_the_club():
+    body = {"verdict": "action", "action": "hint", "seat": 0, "move": "R7 on C7", "tiles": "R7 RA Rb"}
+    assert verdict_words(body, NAMES) == "hint for player 1: R7 RA Rb where R7 on C7 puts its tile, whichever they hold"
+    assert verdict_words({**body, "tiles": ""}, NAMES) == "hint for player 1: R7 on C7"
 
 
 def test_the_tables_first_entry_names_the_computers_seats_from_the_journal(tmp_path):
