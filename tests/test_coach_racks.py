@@ -13,6 +13,7 @@ from test_web_browser import PIN, history, in_a_browser, start_browser, wait_for
 from web_helpers import ticking, with_client
 
 from controller import cli
+from controller.ai import levels
 from controller.ai.levels import HINT_LEVEL
 from controller.ai.table import think, told_tiles
 from controller.games.base import ActionNotAllowed
@@ -102,7 +103,9 @@ def test_tiles_the_person_cannot_hold_are_refused_in_words(tmp_path, tiles, word
     assert not [v for v in rig.loop.session.verdicts if v.get("action") == HINT]
 
 
-def test_a_played_tile_is_refused_and_the_computers_rack_is_never_read(tmp_path):
+def test_a_played_tile_is_refused_and_the_computers_rack_is_never_read(tmp_path, monkeypatch):
+    # every iteration played: a wall-clock cut on a loaded machine would change a move for that alone
+    monkeypatch.setitem(levels.LEVELS, HINT_LEVEL, replace(levels.LEVELS[HINT_LEVEL], seconds=1e6))
     keys = {**TWO, "computer": [None, "beginner"]}
     rig = StubRig(keys, tmp_path / "j.sqlite", seed=1, troubles=False, max_moves=12)
     steps = rig.player.steps()
