@@ -167,6 +167,25 @@ def test_colorpop_samples_keep_the_own_colour_and_follow_what_the_others_removed
     assert blue > 150  # e^(0.25 x 12) = 20 times likelier than each other colour
 
 
+def test_colorpop_equal_tokens_left_favour_whoever_removed_fewer_of_their_own_as_the_tie_break_does():
+    """A strong game against random play was lost 2 tokens to 2 on the rules' tie-break (fewest of
+    one's own colour removed by oneself), which the evaluation did not know: equal counts were even."""
+    engine, state = _colorpop_game(4)
+    knowledge = knowledge_for("colorpop")
+    state = replace(state, secrets=(("G",), ("B",)))
+
+    def removed_own(green: int, blue: int):
+        tallies = [tuple((ch, green if ch == "G" else 0) for ch, _ in state.removed[0])]
+        tallies.append(tuple((ch, blue if ch == "B" else 0) for ch, _ in state.removed[1]))
+        return replace(state, removed=tuple(tallies))
+
+    even = knowledge.evaluate(engine, removed_own(3, 3))
+    more_mine = knowledge.evaluate(engine, removed_own(8, 3))
+    fewer_mine = knowledge.evaluate(engine, removed_own(0, 3))
+    assert more_mine[0] < even[0] < fewer_mine[0]
+    assert more_mine[1] > even[1] > fewer_mine[1]
+
+
 def test_colorpop_samples_never_give_another_seat_a_colour_already_cleared():
     engine, state = _colorpop_game(4)
     knowledge = knowledge_for("colorpop")
