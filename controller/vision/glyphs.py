@@ -37,6 +37,7 @@ from controller.vision.glyph_ink import (
     SHIFT_RADIUS,
     SUPPORT,
     WIDE,
+    _dilate_rows,
     _ink,
     _normalise_planes,
     _sample_planes,
@@ -66,6 +67,11 @@ PRINT_OVER_WHITE = 1.1  # at most how much brighter than paper white that percen
 #: reading keeps that reading (`GlyphMemory`).
 UNCHANGED_LEVEL = 40.0
 UNCHANGED_PIXELS = 0.02
+#: The light across a tile is measured on its plain parts (ink at most `PLAIN_INK`) in `CELLS` x
+#: `CELLS` cells of its patch, each with at least `MIN_PLAIN` such pixels (`light_step`).
+CELLS = 3
+PLAIN_INK = 0.1
+MIN_PLAIN = 12
 
 #: Names the glyph reading's callers (calibration, the renderer, tests) take from here.
 __all__ = [
@@ -307,8 +313,17 @@ def _read(
         reading.put(
             some, _best_shifts(model, frame, h, centred[some], None if white is None else white[some], axis[some])
         )
+    seen = None  # the re-centred patches, sampled once for the checks below
+    sure = np.flatnonzero(reading.sure)
+    if len(sure):
+        seen = _sample_planes(frame, h, centred)
+        # A hard shadow's edge across the tile (`light_step`): the print in the shadow is as near
+        # the lit tile as the lit print once the step is half the contrast between them.
+        step = light_step([p[sure] for p in seen], ink[sure], mask[sure])
+        for i in sure[step >= contrast[sure] / 2]:
+            reading.glyphs[i], reading.sure[i] = "?", False
     if bound is not None and bound.any():
-        lost = lamp_lost(_sample_planes(frame, h, centred), mask, bound)
+        lost = lamp_lost(seen if seen is not None else _sample_planes(frame, h, centred), mask, bound)
         rows = np.flatnonzero(lost.any(axis=1) & reading.sure)
         if len(rows):
             # Read again as if every pixel the lamp left unread were print: sure only if both agree.
@@ -317,6 +332,38 @@ def _read(
                 if not filled.sure[j] or filled.glyphs[j] != reading.glyphs[i]:
                     reading.glyphs[i], reading.sure[i] = "?", False
     return reading
+
+
+def light_step(planes: list[np.ndarray], ink: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """(N,) how much the light varies across each tile, in grey levels: the largest distance
+    between the median colours of its plain parts (tile, not print: ink at most `PLAIN_INK`)
+    in any two of `CELLS` x `CELLS` cells of its disc.
+
+    One tile is one colour, so under an even light its plain parts match wherever they lie; a
+    lamp's hard shadow whose edge crosses the tile darkens part of it, and the ink is then read
+    against one level of the tile for the whole patch: the shadowed print may fall to the tile's
+    level, or the lit tile rise to the print's. Once the step is half the contrast between print
+    and tile, the print in the shadow is as near the lit tile as the lit print is: a stroke may
+    be drawn or hidden, and such a tile is unsure (`_read`). Pixels beside print (lifted by the
+    blur) and beside glare (whose halo adds light) are left out: only a change of the light that
+    falls on the tile is measured."""
+    n = len(ink)
+    # Beside a stroke the blur lifts the tile towards the print: those pixels are left out too.
+    # So are those beside glare (its halo adds light: it is the ink reading's to read, by chroma).
+    near_print = _dilate_rows((ink > PLAIN_INK) | ((mask == 0) & (SUPPORT[None, :] > 0)), np.arange(n)) > 0
+    plain = ~near_print & (SUPPORT[None, :] > 0)
+    cell = (np.arange(PATCH) * CELLS) // PATCH
+    cell_of = (cell[:, None] * CELLS + cell[None, :]).ravel()  # (K,) the cell of each patch pixel
+    medians = np.full((n, CELLS * CELLS, 3), np.nan, np.float32)
+    for k in range(CELLS * CELLS):
+        in_cell = plain & (cell_of == k)[None, :]
+        enough = in_cell.sum(axis=1) >= MIN_PLAIN
+        for c, plane in enumerate(planes):
+            values = np.where(in_cell, plane, np.nan)
+            with np.errstate(all="ignore"):
+                medians[enough, k, c] = np.nanmedian(values[enough], axis=1)
+    d = np.sqrt(((medians[:, :, None, :] - medians[:, None, :, :]) ** 2).sum(axis=3))
+    return np.where(np.isnan(d), 0.0, d).max(axis=(1, 2))
 
 
 def lamp_lost(planes: list[np.ndarray], mask: np.ndarray, bound: np.ndarray) -> np.ndarray:
