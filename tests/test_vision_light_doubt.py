@@ -25,6 +25,23 @@ def _wrong_and_unsure(cells, truth) -> tuple[int, int]:
     return sum(g != t and "?" not in g for g, t in pairs), sum("?" in g for g, _ in pairs)
 
 
+def _relit_photo(folder: str, name: str, lamp: str, *, taught_by: str | None = None):
+    """One shared photograph relit by `lamp` (its noise seeded by its own name, as the bench does),
+    described, and the model learned from the teaching photo of `taught_by` (its own folder by
+    default): what the tests of the photo path under a lamp all start from."""
+    model = learn_from(teacher(folder_photos(PHOTOS / (taught_by or folder))))
+    photo = next(p for p in folder_photos(PHOTOS / folder) if p.name == name)
+    image = relight(photo.image(), lamp, seed=zlib.crc32(f"{folder}/{name}".encode()))
+    seen = lattice.describe(image, photo.size, parse_corners(photo.corners))
+    truth = [c for row in photo.grid for c in row]
+    return model, seen, truth
+
+
+def _sure_and_wrong(letters, why, truth) -> list[int]:
+    """The places read surely as something they are not."""
+    return [i for i, (g, t, w) in enumerate(zip(letters, truth, why)) if w == "" and g != t]
+
+
 @pytest.mark.parametrize("seed", [0, 4])
 def test_a_violet_lamp_leaves_flipop_places_unsure_and_says_why(seed) -> None:
     """Under a violet lamp the empty posts and the white pieces clip alike in red and blue: without
@@ -57,14 +74,9 @@ def test_photographed_go_stones_under_a_violet_lamp_are_never_read_wrong() -> No
     """A webcam's Go game relit violet, read with what was learned under its own light: the white
     stones clip with the board in red and blue, and were read as empty points, surely (four places
     of this photograph)."""
-    pics = folder_photos(PHOTOS / "go-tengen-13x13-webcam")
-    model = learn_from(teacher(pics))
-    photo = next(p for p in pics if p.name == "move_8")
-    image = relight(photo.image(), "violet", seed=zlib.crc32(b"go-tengen-13x13-webcam/move_8"))
-    seen = lattice.describe(image, photo.size, parse_corners(photo.corners))
+    model, seen, truth = _relit_photo("go-tengen-13x13-webcam", "move_8", "violet")
     letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds)
-    truth = [c for row in photo.grid for c in row]
-    wrong = [i for i, (g, t, w) in enumerate(zip(letters, truth, why)) if w == "" and g != t]
+    wrong = _sure_and_wrong(letters, why, truth)
     assert wrong == []
     # The lamp clips red and blue on the board and on most places alike: only green is measured
     # there, where the board and a white stone differ by less than their spread; what is read is
@@ -108,14 +120,9 @@ def test_a_picture_rule_does_not_make_sure_what_the_clipping_leaves_open(name) -
     looks leave them unsure; the picture's rules then read them as empty points, surely, by what
     the same clipped pixels show (a clipped disc is flat: rule flatness; its colour the board's:
     rules parity and own board), one to three places of these photographs."""
-    pics = folder_photos(PHOTOS / "go-tengen-13x13-webcam")
-    model = learn_from(teacher(pics))
-    photo = next(p for p in pics if p.name == name)
-    image = relight(photo.image(), "violet", seed=zlib.crc32(f"go-tengen-13x13-webcam/{name}".encode()))
-    seen = lattice.describe(image, photo.size, parse_corners(photo.corners))
+    model, seen, truth = _relit_photo("go-tengen-13x13-webcam", name, "violet")
     letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds)
-    truth = [c for row in photo.grid for c in row]
-    assert [i for i, (g, t, w) in enumerate(zip(letters, truth, why)) if w == "" and g != t] == []
+    assert _sure_and_wrong(letters, why, truth) == []
 
 
 @needs_photos
@@ -126,14 +133,9 @@ def test_photographed_white_stones_clipped_in_blue_are_not_read_as_the_board() -
     this photograph). An empty place brighter than all the board around it is not the board. One
     stone stays read as the board (row 5, column 7): the board around it clips in blue too, so
     nothing says it is brighter than the board (issue 32: what remains)."""
-    pics = folder_photos(PHOTOS / "go-seegoban-19x19")
-    model = learn_from(teacher(pics))
-    photo = next(p for p in pics if p.name == "board-3")
-    image = relight(photo.image(), "blue", seed=zlib.crc32(b"go-seegoban-19x19/board-3"))
-    seen = lattice.describe(image, photo.size, parse_corners(photo.corners))
+    model, seen, truth = _relit_photo("go-seegoban-19x19", "board-3", "blue")
     letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds)
-    truth = [c for row in photo.grid for c in row]
-    wrong = [i for i, (g, t, w) in enumerate(zip(letters, truth, why)) if w == "" and g != t]
+    wrong = _sure_and_wrong(letters, why, truth)
     assert len(wrong) <= 1  # 11 before
     assert sum(w == "light" and t == "W" for w, t in zip(why, truth)) >= 10
 
@@ -144,11 +146,7 @@ def test_a_warm_lamp_that_clips_the_board_in_red_leaves_the_bare_points_read() -
     third of the board, and a bare point whose red is unknown might be, in red alone, a white stone.
     In blue and in a stone's shaded rim, which the lamp left unclipped, a bare point is far from a
     white stone: it is read, not left to the light (85 of its 361 points were unsure)."""
-    pics = folder_photos(PHOTOS / "go-seegoban-19x19")
-    model = learn_from(teacher(pics))
-    photo = next(p for p in folder_photos(PHOTOS / "go-tengen-empty") if p.name == "easy_small_angle_size_19")
-    image = relight(photo.image(), "warm", seed=zlib.crc32(b"go-tengen-empty/easy_small_angle_size_19"))
-    seen = lattice.describe(image, photo.size, parse_corners(photo.corners))
+    model, seen, _ = _relit_photo("go-tengen-empty", "easy_small_angle_size_19", "warm", taught_by="go-seegoban-19x19")
     assert seen.bounds is not None and (seen.bounds[:, 2] != 0).sum() > 50  # red clipped around many points
     letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds)
     assert "light" not in why
@@ -166,13 +164,8 @@ def test_the_pictures_groups_are_made_of_what_the_looks_read_surely(lamp) -> Non
     surely, the groups leave them unsure."""
     from controller.vision.lattice import rules
 
-    pics = folder_photos(PHOTOS / "go-seegoban-19x19")
-    model = learn_from(teacher(pics))
-    photo = next(p for p in pics if p.name == "board-2")
-    image = relight(photo.image(), lamp, seed=zlib.crc32(b"go-seegoban-19x19/board-2"))
-    seen = lattice.describe(image, photo.size, parse_corners(photo.corners))
+    model, seen, truth = _relit_photo("go-seegoban-19x19", "board-2", lamp)
     reading = rules.judge(model, seen.feats, seen.hidden, seen.flat, bounds=seen.bounds)
-    truth = [c for row in photo.grid for c in row]
     by_groups = [i for i, s in enumerate(reading.source) if s == "groups" and reading.why[i] == ""]
     assert [i for i in by_groups if reading.letters[i] != truth[i]] == []
 
@@ -186,14 +179,9 @@ def test_a_point_half_covered_by_a_stone_seen_off_its_own_is_not_read_by_its_lig
     the stone, read it white, surely, while the stone's own lightness matches best at the sample
     moved back towards the point: one stone seen between two places, as rule `between` says of
     the places the looks read. It stays unsure."""
-    pics = folder_photos(PHOTOS / "go-seegoban-19x19")
-    model = learn_from(teacher(pics))
-    photo = next(p for p in pics if p.name == "board-2")
-    image = relight(photo.image(), lamp, seed=zlib.crc32(b"go-seegoban-19x19/board-2"))
-    seen = lattice.describe(image, photo.size, parse_corners(photo.corners))
+    model, seen, truth = _relit_photo("go-seegoban-19x19", "board-2", lamp)
     letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds)
-    truth = [c for row in photo.grid for c in row]
-    assert [i for i, (g, t, w) in enumerate(zip(letters, truth, why)) if w == "" and g != t] == []
+    assert _sure_and_wrong(letters, why, truth) == []
     assert why[2 * 19 + 18] == "between"
 
 
@@ -205,14 +193,9 @@ def test_a_point_half_covered_by_a_stone_is_between_by_the_lightness_under_a_mix
     stone's, so rule `between` did not see one piece between the two. Their lightness, which the
     lamp leaves in its order, matches the stone best at the samples moved towards each other: the
     point is unsure."""
-    pics = folder_photos(PHOTOS / "go-seegoban-19x19")
-    model = learn_from(teacher(pics))
-    photo = next(p for p in pics if p.name == "board-2")
-    image = relight(photo.image(), "magenta", seed=zlib.crc32(b"go-seegoban-19x19/board-2"))
-    seen = lattice.describe(image, photo.size, parse_corners(photo.corners))
+    model, seen, truth = _relit_photo("go-seegoban-19x19", "board-2", "magenta")
     letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds)
-    truth = [c for row in photo.grid for c in row]
-    assert [i for i, (g, t, w) in enumerate(zip(letters, truth, why)) if w == "" and g != t] == []
+    assert _sure_and_wrong(letters, why, truth) == []
     assert why[2 * 19 + 18] == "between"
 
 
