@@ -158,11 +158,21 @@ def processes_using(path: Path) -> list[int]:
         if not entry.name.isdigit():
             continue
         try:
-            if any(os.readlink(fd) == target for fd in (entry / "fd").iterdir()):
-                found.append(int(entry.name))
+            fds = list((entry / "fd").iterdir())
         except OSError:  # another user's process, or one that just ended
             continue
+        if any(_link(fd) == target for fd in fds):
+            found.append(int(entry.name))
     return found
+
+
+def _link(fd: Path) -> str | None:
+    """Where an open file descriptor points; None for one closed since it was listed (a busy
+    process, this one included, opens and closes files all the time: one such must not hide it)."""
+    try:
+        return os.readlink(fd)
+    except OSError:
+        return None
 
 
 def lock_device(device: Path, what: Any, advice: Any) -> Held:

@@ -126,6 +126,31 @@ def test_a_camera_in_use_is_named_with_its_process(tmp_path):
     lock_camera({"source": "picamera"}, media=nodes).release()
 
 
+def test_a_file_closed_while_the_holders_are_looked_for_does_not_hide_the_holder(tmp_path, monkeypatch):
+    """A busy process (this one, with its threads) opens and closes files while /proc is read: a
+    descriptor gone between listing and reading its link once hid the whole process, and a camera
+    in use was said to be held by "another process" (seen in full test runs)."""
+    from controller import exclusive
+
+    node = tmp_path / "video5"
+    node.write_bytes(b"")
+    held = lock_device(node, f"the camera {node}", "stop it")
+    real = os.readlink
+    gone = []
+
+    def readlink(path, *args, **kwargs):
+        if str(path).startswith(f"/proc/{os.getpid()}/fd/") and not gone:
+            gone.append(path)  # the first descriptor listed was closed meanwhile
+            raise FileNotFoundError(path)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(exclusive.os, "readlink", readlink)
+    try:
+        assert os.getpid() in exclusive.processes_using(node) and gone
+    finally:
+        held.release()
+
+
 def test_every_command_that_opens_a_camera_holds_its_lock(tmp_path, monkeypatch):
     """`open_frame_source` (referee run, aim, setup, calibrate --camera) locks the camera until closed."""
     from controller.vision import sources
