@@ -334,6 +334,11 @@ def _read(
     return reading
 
 
+_CELL = (np.arange(PATCH) * CELLS) // PATCH
+#: The patch pixels of each of the `CELLS` x `CELLS` cells (`light_step`).
+_CELL_PIXELS = [np.flatnonzero((_CELL[:, None] * CELLS + _CELL[None, :]).ravel() == k) for k in range(CELLS * CELLS)]
+
+
 def light_step(planes: list[np.ndarray], ink: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """(N,) how much the light varies across each tile, in grey levels: the largest distance
     between the median colours of its plain parts (tile, not print: ink at most `PLAIN_INK`)
@@ -352,16 +357,20 @@ def light_step(planes: list[np.ndarray], ink: np.ndarray, mask: np.ndarray) -> n
     # So are those beside glare (its halo adds light: it is the ink reading's to read, by chroma).
     near_print = _dilate_rows((ink > PLAIN_INK) | ((mask == 0) & (SUPPORT[None, :] > 0)), np.arange(n)) > 0
     plain = ~near_print & (SUPPORT[None, :] > 0)
-    cell = (np.arange(PATCH) * CELLS) // PATCH
-    cell_of = (cell[:, None] * CELLS + cell[None, :]).ravel()  # (K,) the cell of each patch pixel
     medians = np.full((n, CELLS * CELLS, 3), np.nan, np.float32)
-    for k in range(CELLS * CELLS):
-        in_cell = plain & (cell_of == k)[None, :]
-        enough = in_cell.sum(axis=1) >= MIN_PLAIN
+    for k, pixels in enumerate(_CELL_PIXELS):
+        in_cell = plain[:, pixels]
+        count = in_cell.sum(axis=1)
+        enough = np.flatnonzero(count >= MIN_PLAIN)
+        if not len(enough):
+            continue
+        in_cell, count = in_cell[enough], count[enough]
+        # The median of each row's plain pixels: sorted, the others (NaN) go last.
+        low, high = ((count - 1) // 2)[:, None], (count // 2)[:, None]
         for c, plane in enumerate(planes):
-            values = np.where(in_cell, plane, np.nan)
-            with np.errstate(all="ignore"):
-                medians[enough, k, c] = np.nanmedian(values[enough], axis=1)
+            ordered = np.sort(np.where(in_cell, plane[enough][:, pixels], np.nan), axis=1)
+            middle = np.take_along_axis(ordered, low, 1) + np.take_along_axis(ordered, high, 1)
+            medians[enough, k, c] = middle[:, 0] / 2
     d = np.sqrt(((medians[:, :, None, :] - medians[:, None, :, :]) ** 2).sum(axis=3))
     return np.where(np.isnan(d), 0.0, d).max(axis=(1, 2))
 
