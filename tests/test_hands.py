@@ -115,26 +115,6 @@ def test_a_lamps_smooth_pool_of_light_is_not_an_arm_but_a_step_is():
     assert not hands.lamp_pool(list(range(16, 25)), shade, white)
 
 
-def test_a_lamps_pool_cut_by_a_hard_shadow_is_not_an_arm_but_a_dark_sleeve_across_it_is():
-    """A hard shadow falling across a lamp's pool on the band ends the pool with a sharp step down
-    in every channel (3D bench, Flipop room 0): the pool before the step is still a pool, and the
-    few odd patches beyond it are no arm. A dark sleeve across the pool is one: many odd patches
-    beyond the step."""
-    n, k = 40, 9
-    white = np.full((n, 3), 240.0)
-    x = np.arange(n)
-    pool = 1 + 1.2 * np.exp(-(((x - 20) / 5.0) ** 2))  # a warm lamp, brightest at patch 20
-    lit = np.array([60.0, 90.0, 50.0]) * pool[:, None] * [0.9, 1.0, 1.15]
-    shade = lit.copy()
-    shade[22:30] *= [0.8, 0.75, 0.7]  # the lamp's light taken away beyond patch 21
-    vals = np.repeat(shade[:, None, :], k, axis=1).astype(np.float32)
-    assert not hands.lamp_pool([i for i in range(n) if pool[i] > 1.3], vals, white)  # the step
-    assert not check(vals, white)
-    sleeve = np.repeat(lit[:, None, :], k, axis=1).astype(np.float32)
-    sleeve[22:27] = [30.0, 30.0, 34.0]  # a dark grey sleeve over five patches
-    assert check(sleeve, white)
-
-
 #: A desk lamp's hard shadow cast from beside the board across its frame band (issue 33): the band
 #: point it crosses (row, col), its width there and its angle off the band's normal (pitches,
 #: degrees), on the hard look's boards; each was taken for an arm before the hand check looked

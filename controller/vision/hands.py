@@ -22,9 +22,7 @@ over a distance d. With patches half a pitch apart, `SMOOTH_STEP` allows a lamp 
 
 A lamp's hard shadow cast across the band from beside the board is told from an arm by what lies
 beyond the band (`shadows.CastShadows`): a shadow multiplies the band and the board's edge alike,
-an arm hides the edge. Where such a shadow falls across the lamp's pool, the pool ends in a sharp
-step down in every channel (`beyond_pool`): the smooth part before it is still a pool, and only
-what lies beyond the step is judged, as a run of its own.
+an arm hides the edge.
 
 So a run of odd patches is a hand unless it is a lamp's pool or a cast shadow, or, once the reflection's patches
 are left out (only when the run has a core), fewer than `MIN_ARM` odd patches in a row remain. Motion is not used: a
@@ -96,46 +94,19 @@ def reflection_patches(vals: np.ndarray, white: np.ndarray) -> tuple[np.ndarray,
     return lit, core
 
 
-def _band_logs(vals: np.ndarray, white: np.ndarray) -> np.ndarray:
-    """Each band patch's log colour (N, 3) relative to paper white, against the band's typical one."""
-    colour = np.median(np.asarray(vals, np.float32), axis=1) / np.maximum(np.asarray(white, np.float32), 1.0)
-    return np.log(np.maximum(colour, 1e-3) / np.maximum(np.median(colour, axis=0), 1e-3))
-
-
 def lamp_pool(run: list[int], vals: np.ndarray, white: np.ndarray) -> bool:
     """Whether the run of odd band patches is only a lamp's pool of light on the band's own material:
     brighter in every channel and changing smoothly along the band, into the run and out of it.
 
     `vals` are the band patches' pixels (N, K, 3) in grey levels, `white` the paper white at each
     patch (N, 3) in grey levels."""
-    logs = _band_logs(vals, white)
+    colour = np.median(np.asarray(vals, np.float32), axis=1) / np.maximum(np.asarray(white, np.float32), 1.0)
+    logs = np.log(np.maximum(colour, 1e-3) / np.maximum(np.median(colour, axis=0), 1e-3))
     if (logs[run] < -POOL_DIP).any():
         return False
     n = len(logs)
     path = [(run[0] - 1) % n, *run, (run[-1] + 1) % n]
     return bool((np.abs(np.diff(logs[path], axis=0)) <= SMOOTH_STEP).all())
-
-
-def beyond_pool(run: list[int], vals: np.ndarray, white: np.ndarray) -> list[int] | None:
-    """The part of the run beyond a lamp's pool of light cut short by a sharp step down in every
-    channel (a hard shadow falling across the pool), or None when the run is no such pool.
-
-    The part before the step, from one end of the run, must be a pool (`lamp_pool` without its
-    exit): it only adds light, enters smoothly and changes smoothly up to the step. What lies beyond
-    the step (maybe nothing odd) is judged as a run of its own; the pool's patches tell nothing of
-    an arm."""
-    logs = _band_logs(vals, white)
-    n = len(logs)
-    ends = ((run[0] - 1) % n, (run[-1] + 1) % n)
-    for way, (before, after) in ((run, ends), (run[::-1], ends[::-1])):
-        steps = np.diff(logs[[before, *way, after]], axis=0)
-        sharp = np.flatnonzero((np.abs(steps) > SMOOTH_STEP).any(axis=1))
-        if len(sharp) == 0 or sharp[0] < 2:
-            continue  # smooth throughout (a pool or not, `lamp_pool` says), or no pool before the step
-        cut = int(sharp[0])  # steps[cut] enters way[cut] (or leaves the run: nothing odd beyond)
-        if (steps[cut] < 0).all() and not (logs[way[:cut]] < -POOL_DIP).any():
-            return sorted(way[cut:], key=run.index)
-    return None
 
 
 def _runs(flags: np.ndarray) -> list[list[int]]:
@@ -177,11 +148,6 @@ def arm_seen(feats: np.ndarray, used: np.ndarray, vals: np.ndarray, white: np.nd
     for run in _runs(odd):
         if len(run) < MIN_ARM or lamp_pool(run, vals, white):
             continue
-        rest = beyond_pool(run, vals, white)
-        if rest is not None:  # a pool cut by a sharp step down: what lies beyond it is judged alone
-            run = rest
-            if len(run) < MIN_ARM:
-                continue
         if shadow is not None and shadow(run, odd):
             continue
         if len(run) > MAX_SPOT:
