@@ -108,6 +108,15 @@ def print_white(pix: np.ndarray, centres: np.ndarray, white: np.ndarray) -> np.n
     return _print_white(pix[..., 0] + pix[..., 1] + pix[..., 2], centres, white)
 
 
+def row_medians(values: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """(N,) the median of each row's kept values (each row keeps at least one), by one sort:
+    the others are sent to the end as infinity (np.nanmedian over rows is far slower)."""
+    ranked = np.sort(np.where(keep, values, np.array(np.inf, np.float32)), axis=1)
+    count = keep.sum(axis=1)
+    rows = np.arange(len(ranked))
+    return (ranked[rows, (count - 1) // 2] + ranked[rows, count // 2]) / 2
+
+
 def _print_white(brightness: np.ndarray, centres: np.ndarray, white: np.ndarray) -> np.ndarray:
     """`print_white` from the patches' brightness (N, K: the sum of the three channels)."""
     white = np.asarray(white, np.float32)
@@ -117,12 +126,9 @@ def _print_white(brightness: np.ndarray, centres: np.ndarray, white: np.ndarray)
     level = np.partition(disc, k, axis=1)[:, k] / PRINT_OVER_WHITE
     d = centres[:, None, :] - centres[None, :, :]
     near = d[..., 0] ** 2 + d[..., 1] ** 2 <= NEAR * NEAR
-    # The median of the near tiles' levels by one sort (np.nanmedian is far slower): the others
-    # are sent to the end as infinity, and every tile is near itself so each row has one.
-    ranked = np.sort(np.where(near, level[None, :], np.float32(np.inf)), axis=1)
+    # The median of the near tiles' levels (every tile is near itself, so each row has one).
+    lit = row_medians(np.broadcast_to(level[None, :], near.shape), near)
     count = near.sum(axis=1)
-    rows = np.arange(len(level))
-    lit = (ranked[rows, (count - 1) // 2] + ranked[rows, count // 2]) / 2
     total = white.sum(axis=1)
     raise_ = (count >= MIN_NEAR) & (lit > total)
     gain = np.where(raise_, lit / np.maximum(total, 1e-3), 1.0).astype(np.float32)
@@ -364,13 +370,8 @@ def light_step(planes: list[np.ndarray], ink: np.ndarray, mask: np.ndarray) -> n
         enough = np.flatnonzero(count >= MIN_PLAIN)
         if not len(enough):
             continue
-        in_cell, count = in_cell[enough], count[enough]
-        # The median of each row's plain pixels: sorted, the others (NaN) go last.
-        low, high = ((count - 1) // 2)[:, None], (count // 2)[:, None]
         for c, plane in enumerate(planes):
-            ordered = np.sort(np.where(in_cell, plane[enough][:, pixels], np.nan), axis=1)
-            middle = np.take_along_axis(ordered, low, 1) + np.take_along_axis(ordered, high, 1)
-            medians[enough, k, c] = middle[:, 0] / 2
+            medians[enough, k, c] = row_medians(plane[enough][:, pixels], in_cell[enough])
     d = np.sqrt(((medians[:, :, None, :] - medians[:, None, :, :]) ** 2).sum(axis=3))
     return np.where(np.isnan(d), 0.0, d).max(axis=(1, 2))
 
