@@ -11,7 +11,7 @@ import pytest
 
 from controller.profile import default_profile
 from controller.vision import hands
-from controller.vision.features import colour_features
+from controller.vision.features import colour_features, masked_median
 from controller.vision.geometry import MARKERS_HIDDEN
 from controller.vision.reader import HAND, BoardReader
 from simulation.render import Scene, random_snapshot, render_snapshot
@@ -113,6 +113,59 @@ def test_a_lamps_smooth_pool_of_light_is_not_an_arm_but_a_step_is():
     shade = vals.copy()
     shade[16:25] *= 0.5  # darker: not light added
     assert not hands.lamp_pool(list(range(16, 25)), shade, white)
+
+
+def test_a_lamps_pool_cut_by_a_hard_shadow_is_not_an_arm_but_a_dark_sleeve_across_it_is():
+    """A hard shadow falling across a lamp's pool on the band ends the pool with a sharp step down
+    in every channel (3D bench, Flipop room 0): the pool before the step is still a pool, and the
+    few odd patches beyond it are no arm. A dark sleeve across the pool is one: many odd patches
+    beyond the step."""
+    n, k = 40, 9
+    white = np.full((n, 3), 240.0)
+    x = np.arange(n)
+    pool = 1 + 1.2 * np.exp(-(((x - 20) / 5.0) ** 2))  # a warm lamp, brightest at patch 20
+    lit = np.array([60.0, 90.0, 50.0]) * pool[:, None] * [0.9, 1.0, 1.15]
+    shade = lit.copy()
+    shade[22:30] *= [0.8, 0.75, 0.7]  # the lamp's light taken away beyond patch 21
+    vals = np.repeat(shade[:, None, :], k, axis=1).astype(np.float32)
+    assert not hands.lamp_pool([i for i in range(n) if pool[i] > 1.3], vals, white)  # the step
+    assert not check(vals, white)
+    sleeve = np.repeat(lit[:, None, :], k, axis=1).astype(np.float32)
+    sleeve[22:27] = [30.0, 30.0, 34.0]  # a dark grey sleeve over five patches
+    assert check(sleeve, white)
+
+
+def test_a_bare_arm_whose_edge_lies_inside_a_band_patch_is_not_taken_for_a_cut_pool():
+    """A bare arm brighter than the band in every channel, its near edge inside the band patch
+    before its run (covering 60% of it): that patch is not odd (its colour is taken from its darker
+    part) but its median is the arm's, so beside the run the arm seems entered smoothly, and it
+    ends in a step down in every channel, as a lamp's pool cut by a hard shadow does. It is an
+    arm: from the band's own light into the run, its edge is a step (`bench/vision_accuracy.py`'s
+    gated Flipop hands were read as boards when only the patch beside the run was looked at)."""
+    n, k = 40, 30
+    white = np.full((n, 3), 235.0, np.float32)
+    vals, _ = band((58, 90, 37), n, k)  # BGR of a green frame
+    skin = np.array([150.0, 180.0, 224.0], np.float32)
+    vals[23:26] = skin
+    vals[22, : int(0.6 * k)] = skin  # the arm's edge inside patch 22
+    med, used = masked_median(vals)
+    feats = colour_features(med / white)
+    assert not hands.odd_patches(feats, used)[22] and hands.odd_patches(feats, used)[23:26].all()
+    assert hands.beyond_pool([23, 24, 25], vals, white) is None
+    assert hands.arm_seen(feats, used, vals, white)
+
+
+@pytest.mark.parametrize(("episode", "frame", "place"), [(2, 11, (2.5, 2.5)), (7, 9, (2.5, 2.5)), (4, 6, (4.0, 2.5))])
+def test_a_bare_arm_over_a_flipop_board_is_a_hand(episode: int, frame: int, place) -> None:
+    """Pictures of `bench/vision_accuracy.py`'s gated sequence (clean look): a bare arm whose near
+    edge lies inside a band patch (see the test above) was read as a board when a lamp's pool cut
+    by a hard shadow was first told apart (93d8e16)."""
+    p = default_profile("flipop")
+    snap = random_snapshot("flipop", p, seed=2000 + episode)
+    reader = BoardReader(p)  # it saw the board before the arm came, as in play
+    reader.read(render_snapshot(snap, p, seed=episode, preset="clean", scene=Scene(frame=5)))
+    img = render_snapshot(snap, p, seed=episode, preset="clean", scene=Scene(hand=place, frame=frame))
+    assert is_hand(reader.read(img))
 
 
 #: A desk lamp's hard shadow cast from beside the board across its frame band (issue 33): the band

@@ -68,6 +68,19 @@ def test_a_lamps_pool_of_light_is_not_a_hand_and_an_arm_is(tmp_path):
     assert arm.problem is not None and arm.problem.startswith(HAND)
 
 
+def test_a_hard_shadow_cutting_a_lamps_pool_on_the_band_is_not_a_hand(tmp_path):
+    """Flipop room 0: a box beside the board casts the desk lamp's hard shadow across the band
+    where the lamp's pool of light lies, so the pool ends in a sharp step down in every channel
+    (0.23-0.29 in red's log), not smoothly: it was taken for an arm. The pool before the step is
+    still a pool (`hands.beyond_pool`), and no arm lies beyond it; the arm of the same room is still
+    one (`test_a_lamps_pool_of_light_is_not_a_hand_and_an_arm_is`)."""
+    code, said = _calibrate(tmp_path, "flipop", "--setup", "flipop-room0-calibration-start.jpg")
+    assert code == 0, said
+    profile = load_profile(tmp_path / "profile.yaml")
+    shade = BoardReader(profile).read(cv2.imread(str(PICTURES / "flipop-room0-shadow-2.jpg")))
+    assert shade.problem is None or not shade.problem.startswith(HAND), shade.problem
+
+
 #: Flipop room 0, board 1 (from the scene's description): the doors on the 16 posts, row by row.
 FLIPOP_ROOM0_BOARD1_DOORS = "W W S S W NS EW S W EW NS E N W E E"
 

@@ -19,10 +19,15 @@ board lights a matte surface as H / (H^2 + x^2)^(3/2), whose log changes by at m
 over a distance d. With patches half a pitch apart, `SMOOTH_STEP` allows a lamp as low as about
 4 pitches (8-16 cm) over the board. An arm replaces the band's material: its edges are steps
 (0.75 or more in some channel's log on the 3D renders' arms, 0.15 at most on their lamps' pools).
+The smooth way in is looked at from the band's own light up to the run, not only from the patch
+beside the run: an arm's edge may lie inside that patch, which then is not odd (a patch's colour
+is taken from its darker part) while its median is the arm's, and the step would be missed.
 
 A lamp's hard shadow cast across the band from beside the board is told from an arm by what lies
 beyond the band (`shadows.CastShadows`): a shadow multiplies the band and the board's edge alike,
-an arm hides the edge.
+an arm hides the edge. Where such a shadow falls across the lamp's pool, the pool ends in a sharp
+step down in every channel (`beyond_pool`): the smooth part before it is still a pool, and only
+what lies beyond the step is judged, as a run of its own.
 
 So a run of odd patches is a hand unless it is a lamp's pool or a cast shadow, or, once the reflection's patches
 are left out (only when the run has a core), fewer than `MIN_ARM` odd patches in a row remain. Motion is not used: a
@@ -94,19 +99,76 @@ def reflection_patches(vals: np.ndarray, white: np.ndarray) -> tuple[np.ndarray,
     return lit, core
 
 
+def _band_logs(vals: np.ndarray, white: np.ndarray) -> np.ndarray:
+    """Each band patch's log colour (N, 3) relative to paper white, against the band's typical one."""
+    colour = np.median(np.asarray(vals, np.float32), axis=1) / np.maximum(np.asarray(white, np.float32), 1.0)
+    return np.log(np.maximum(colour, 1e-3) / np.maximum(np.median(colour, axis=0), 1e-3))
+
+
+def _to_band(logs: np.ndarray, start: int, way: int) -> list[int] | None:
+    """The band patches from `start` going `way` (-1 or +1) round the ring up to the first one in
+    the band's own light (within `SMOOTH_STEP` of its typical colour in every channel), or None."""
+    n = len(logs)
+    path: list[int] = []
+    for k in range(n):
+        i = (start + way * k) % n
+        path.append(i)
+        if (np.abs(logs[i]) <= SMOOTH_STEP).all():
+            return path
+    return None
+
+
 def lamp_pool(run: list[int], vals: np.ndarray, white: np.ndarray) -> bool:
     """Whether the run of odd band patches is only a lamp's pool of light on the band's own material:
-    brighter in every channel and changing smoothly along the band, into the run and out of it.
+    brighter in every channel and changing smoothly along the band, from the band's own light into
+    the run and out of it back to the band's own light.
+
+    The patches beside the run are not enough: an arm's edge may lie inside one of them (covering
+    more than half of it: the run's odd patches are measured on each patch's darker part, the steps
+    on its median), so its step would fall outside the path looked at. From the band's own light
+    to the run's, an arm's edge is a step somewhere.
 
     `vals` are the band patches' pixels (N, K, 3) in grey levels, `white` the paper white at each
     patch (N, 3) in grey levels."""
-    colour = np.median(np.asarray(vals, np.float32), axis=1) / np.maximum(np.asarray(white, np.float32), 1.0)
-    logs = np.log(np.maximum(colour, 1e-3) / np.maximum(np.median(colour, axis=0), 1e-3))
+    logs = _band_logs(vals, white)
     if (logs[run] < -POOL_DIP).any():
         return False
     n = len(logs)
-    path = [(run[0] - 1) % n, *run, (run[-1] + 1) % n]
+    before = _to_band(logs, (run[0] - 1) % n, -1)
+    after = _to_band(logs, (run[-1] + 1) % n, +1)
+    if before is None or after is None:
+        return False
+    path = [*before[::-1], *run, *after]
     return bool((np.abs(np.diff(logs[path], axis=0)) <= SMOOTH_STEP).all())
+
+
+def beyond_pool(run: list[int], vals: np.ndarray, white: np.ndarray) -> list[int] | None:
+    """The part of the run beyond a lamp's pool of light cut short by a sharp step down in every
+    channel (a hard shadow falling across the pool), or None when the run is no such pool.
+
+    From one end of the run, the pool must be entered smoothly from the band's own light (as in
+    `lamp_pool`: an arm's edge is a step somewhere on that way), only add light, and change
+    smoothly for at least 2 patches up to the step, which may lie in the run or just beyond it.
+    What lies beyond the step (maybe nothing odd) is judged as a run of its own; the pool's patches
+    tell nothing of an arm."""
+    logs = _band_logs(vals, white)
+    n = len(logs)
+    for way, back in ((run, -1), (run[::-1], +1)):
+        entry = _to_band(logs, (way[0] + back) % n, back)
+        if entry is None:
+            continue
+        beyond = _to_band(logs, (way[-1] - back) % n, -back) or [(way[-1] - back) % n]
+        path = [*entry[::-1], *way, *beyond]
+        steps = np.diff(logs[path], axis=0)  # steps[k]: from path[k] to path[k + 1]
+        sharp = np.flatnonzero((np.abs(steps) > SMOOTH_STEP).any(axis=1))
+        first = len(entry)  # path[first] is way[0]
+        if len(sharp) == 0 or sharp[0] < first + 1:
+            continue  # smooth throughout (`lamp_pool` judges it), a step on the way in, or no pool before the step
+        cut = int(sharp[0])
+        pool = path[first : cut + 1]
+        if (steps[cut] < 0).all() and not (logs[pool] < -POOL_DIP).any():
+            return [i for i in run if i not in pool]
+    return None
 
 
 def _runs(flags: np.ndarray) -> list[list[int]]:
@@ -148,6 +210,11 @@ def arm_seen(feats: np.ndarray, used: np.ndarray, vals: np.ndarray, white: np.nd
     for run in _runs(odd):
         if len(run) < MIN_ARM or lamp_pool(run, vals, white):
             continue
+        rest = beyond_pool(run, vals, white)
+        if rest is not None:  # a pool cut by a sharp step down: what lies beyond it is judged alone
+            run = rest
+            if len(run) < MIN_ARM:
+                continue
         if shadow is not None and shadow(run, odd):
             continue
         if len(run) > MAX_SPOT:
