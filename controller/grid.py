@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 
 Cell = tuple[int, int]
 
@@ -66,23 +67,33 @@ def groups_by_value(grid: Sequence[Sequence[str]], key: Callable[[str], str | No
     rows, cols = len(grid), len(grid[0]) if grid else 0
     keys = [key(v) for row in grid for v in row]
     seen = [k is None for k in keys]
+    around, cells = _flat_grid(rows, cols)
     out: list[tuple[str, set[Cell]]] = []
     for start, k in enumerate(keys):
         if seen[start] or k is None:  # a key of None is never grouped (seen from the start)
             continue
         seen[start] = True
         group = [start]
-        todo = [start]
-        while todo:
-            i = todo.pop()
-            r, c = divmod(i, cols)
-            for j, ok in ((i - cols, r > 0), (i + cols, r < rows - 1), (i - 1, c > 0), (i + 1, c < cols - 1)):
-                if ok and not seen[j] and keys[j] == k:
+        for i in group:  # grows while it is walked
+            for j in around[i]:
+                if not seen[j] and keys[j] == k:
                     seen[j] = True
                     group.append(j)
-                    todo.append(j)
-        out.append((k, {divmod(i, cols) for i in group}))
+        out.append((k, {cells[i] for i in group}))
     return out
+
+
+@lru_cache(maxsize=16)
+def _flat_grid(rows: int, cols: int) -> tuple[tuple[tuple[int, ...], ...], tuple[Cell, ...]]:
+    """Per flat index (r * cols + c): its orthogonal neighbours' indices, and its cell."""
+    size = rows * cols
+
+    def next_to(i: int) -> tuple[int, ...]:
+        steps = ((i - cols, i >= cols), (i + cols, i + cols < size), (i - 1, i % cols), (i + 1, (i + 1) % cols))
+        return tuple(j for j, ok in steps if ok)
+
+    around = tuple(next_to(i) for i in range(size))
+    return around, tuple(divmod(i, cols) for i in range(size))
 
 
 def splits_group(group: set[Cell], removed: Cell) -> bool:

@@ -39,6 +39,9 @@ class GameKnowledge:
     work_per_iteration: float | None = None
     #: Plies a playout runs before the evaluation judges where it stopped (None: to the end).
     playout_depth: int | None = None
+    #: Whether a seat's moves depend on its private part (Blockers!: its rack). When they do not,
+    #: a search lists a position's moves once, however often its iterations pass through it.
+    private_moves: bool = False
     #: Whether positions can come back (Flipop's doors): then a line of the search that returns to
     #: a position it passed through ends there, judged by `repeated`.
     repeats: bool = False
@@ -108,6 +111,14 @@ class GameKnowledge:
     def moves(self, engine: Any, state: Any, private: Any) -> Sequence[Any]:
         """The moves the seat to move may make, knowing its `private` part (Blockers!: its rack)."""
         return engine.legal_moves(state)
+
+    def playout_move(self, engine: Any, state: Any, private: Any, rng: random.Random) -> tuple[Any, int]:
+        """A move for a search's random playout from `state` (None: the playout stops there), and
+        the work it cost (units of `work_per_iteration`). By default one of `moves` at random, each
+        as likely. A game whose moves are costly to list may draw one more cheaply, with other odds
+        (Colorpop: a random token's group), as long as every move it draws is legal."""
+        moves = self.moves(engine, state, private)
+        return (moves[rng.randrange(len(moves))] if moves else None), len(moves) + 1
 
     def after_move(self, engine: Any, before: Any, move: Any, hidden: Any, rng: random.Random) -> Any:
         """`hidden` once `move` was made from `before` (Blockers!: the tile leaves the rack, one is

@@ -49,6 +49,10 @@ def play(setup: GameSetup, players: Sequence[Player], rng: random.Random, max_pl
     engine, state = start(setup, rng)
     hidden = knowledge.deal(engine, state, rng)
     state = knowledge.resolve(engine, state, hidden)
+    for seat, player in enumerate(players):  # as a computer seat is prepared while the board is set up
+        warm = getattr(player, "warm", None)
+        if warm is not None:
+            warm(engine, knowledge.observe(engine, state, seat), seat, knowledge.private(engine, hidden, seat))
     think: list[list[float]] = [[] for _ in players]
     plies = 0
     cut = settled = False

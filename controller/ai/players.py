@@ -81,6 +81,10 @@ class SearchPlayer:
     def choose(self, engine: Any, view: Any, seat: int, private: Any, rng: random.Random) -> Choice:
         return self.search.choose(engine, view, seat, private, rng)
 
+    def warm(self, engine: Any, view: Any, seat: int, private: Any) -> None:
+        """Before the game's clock starts: fill the engine's caches (`Search.warm`)."""
+        self.search.warm(engine, view, seat, private)
+
 
 def baseline(game: str, name: str) -> Player:
     """The yardsticks of the benchmark: "random" or "greedy"."""

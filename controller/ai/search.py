@@ -126,6 +126,11 @@ class Search:
         root = _Node(seat)
         c = settings.exploration
         done = work = 0
+        # Within one search the tree's positions come back on every iteration through them: their
+        # moves (where they do not hang on a seat's private part) and the positions they lead to are
+        # worked out once. A position already listed costs one unit of work, not its moves again.
+        listed: dict[Any, Sequence[Any]] | None = None if knowledge.private_moves else {}
+        applied: dict[tuple[Any, Any], Any] = {}
         while done < budget and work < work_budget:
             if done and time.perf_counter() > deadline:
                 break
@@ -140,8 +145,14 @@ class Search:
                 mover = engine.to_move(state)
                 if mover is None or engine.is_over(state):
                     break
-                moves = knowledge.moves(engine, state, knowledge.private(engine, hidden, mover))
-                work += len(moves) + 1
+                moves = listed.get(state) if listed is not None else None
+                if moves is None:
+                    moves = knowledge.moves(engine, state, knowledge.private(engine, hidden, mover))
+                    work += len(moves) + 1
+                    if listed is not None:
+                        listed[state] = moves
+                else:
+                    work += 1
                 if not moves:
                     break
                 children = node.children
@@ -155,7 +166,7 @@ class Search:
                     child.available = 1
                     children[move] = child
                     hidden = knowledge.after_move(engine, state, move, hidden, rng)
-                    state = engine.apply(state, move)[0]
+                    state = self._apply(engine, state, move, applied)
                     path.append(child)
                     if seen is not None and state in seen:
                         ended = knowledge.repeated(engine, state)
@@ -170,7 +181,7 @@ class Search:
                         best, best_score = m, score
                 node = children[best]
                 hidden = knowledge.after_move(engine, state, best, hidden, rng)
-                state = engine.apply(state, best)[0]
+                state = self._apply(engine, state, best, applied)
                 path.append(node)
                 if seen is not None:
                     if state in seen:  # round in a circle: judged as the players would end it
@@ -187,6 +198,26 @@ class Search:
                 visited.total += rewards[visited.mover]
         return replace(self._pick(root, legal, done, time.perf_counter() - started, rng), work=work)
 
+    @staticmethod
+    def _apply(engine: Any, state: Any, move: Any, applied: dict[tuple[Any, Any], Any]) -> Any:
+        """The position `move` leads to from a position of the tree, worked out once per search."""
+        key = (state, move)
+        after = applied.get(key)
+        if after is None:
+            after = applied[key] = engine.apply(state, move)[0]
+        return after
+
+    def warm(self, engine: Any, view: Any, seat: int, private: Any) -> None:
+        """Search `view` once and forget the choice, before a game's clock starts (a computer seat is
+        prepared so when its game is set up): the engine's own caches of the positions near the start
+        are then filled, so the game's first moves cost what later ones do (a cold Flipop first move
+        took twice as long). Choices never change: the caches only remember what the rules compute."""
+        mover = engine.to_move(view)
+        if mover is None or engine.is_over(view):
+            return
+        # as the seat to move sees it (a seat that moves later warms with what it would not know)
+        self.choose(engine, view, mover, private if mover == seat else None, random.Random(0))
+
     def _playout(
         self, engine: Any, state: Any, hidden: Any, depth: int | None, players: int, rng: random.Random
     ) -> tuple[tuple[float, ...], int]:
@@ -197,11 +228,10 @@ class Search:
             mover = engine.to_move(state)
             if mover is None:
                 break
-            moves = knowledge.moves(engine, state, knowledge.private(engine, hidden, mover))
-            work += len(moves) + 1
-            if not moves:
+            move, spent = knowledge.playout_move(engine, state, knowledge.private(engine, hidden, mover), rng)
+            work += spent
+            if move is None:
                 break
-            move = moves[rng.randrange(len(moves))]
             hidden = knowledge.after_move(engine, state, move, hidden, rng)
             state = engine.apply(state, move)[0]
             plies += 1

@@ -29,9 +29,11 @@ from pydantic import ValidationInfo
 from controller.ai import knowledge_for, levels
 from controller.ai.search import Choice
 from controller.errors import ConfigError
+from controller.games import registry
 from controller.games.base import ActionNotAllowed
 from controller.language import _, listed, literal
 from controller.schema import Section, checked, sentence, validate
+from controller.snapshot import empty_snapshot
 
 #: The game key that marks computer seats.
 COMPUTER_KEY = "computer"
@@ -165,6 +167,27 @@ def think(
         if tiles and tiles[0][:1] in (private or {}):  # a tile of the rack the person told: theirs for sure
             tiles = ()
     return Thought(seat, move, choice.value, why, choice.seconds, " ".join(tiles))
+
+
+def warm(engine: Any, seats: Mapping[int, str], seed: str) -> bool:
+    """Prepare the computer's seats of a new game while the board is set up (`Search.warm`), so
+    that its first move costs what later ones do (a cold Flipop first move took twice as long):
+    each seat's level searches the game's start position once and forgets the choice. Only for a
+    start the rules fix (Flipop's, an empty Blockers! board); a shuffled start (Colorpop's tokens)
+    is not known before the camera sees it. Whether it warmed anything."""
+    spec = registry.get(engine.setup.game)
+    if spec.play.setup_board is None:
+        board = empty_snapshot(engine.setup.game)
+    else:
+        board = spec.play.setup_board(engine, random.Random(f"{seed}/warm"))
+        if spec.play.setup_board(engine, random.Random(f"{seed}/warm again")) != board:
+            return False
+    state = engine.start(board)
+    knowledge = knowledge_for(engine.setup.game)
+    for seat, level in sorted(seats.items()):
+        view = knowledge.observe(engine, state, seat)
+        levels.player(engine.setup.game, level).search.warm(engine, view, seat, None)
+    return bool(seats)
 
 
 def told_tiles(engine: Any, state: Any, seat: int, tiles: str) -> dict[str, tuple[str, ...]]:

@@ -47,7 +47,7 @@ from typing import Any, Protocol
 from controller import words
 from controller.ai import knowledge_for
 from controller.ai.levels import HINT_LEVEL
-from controller.ai.table import rack_missing, think, told_tiles
+from controller.ai.table import rack_missing, think, told_tiles, warm
 from controller.errors import RefereeError
 from controller.games import registry
 from controller.games.base import ActionNotAllowed
@@ -351,6 +351,8 @@ class RefereeLoop:
         self._thinker: ThreadPoolExecutor | None = None
         #: The computer's search under way: (game id, verdict index it started at, its future).
         self._thinking: tuple[int, int, Future] | None = None
+        #: The game whose computer seats were prepared (`controller.ai.table.warm`).
+        self._warmed: int | None = None
         #: (game id, verdict index) at which the log last said the computer waits for its tiles (Blockers!).
         self._tiles_asked: tuple[int, int] | None = None
         #: (game id, seat) of the computer seats whose secret was revealed at the end (or tried to be).
@@ -804,6 +806,10 @@ class RefereeLoop:
         seats = session.computer
         if not seats:
             return
+        if self.think_in_background and self._warmed != session.game_id:
+            self._warmed = session.game_id
+            if not session.referee.started:  # the board is being set up: the computer gets ready meanwhile
+                self._thinker_pool().submit(warm, session.referee.engine, dict(seats), session.seed)
         if self._thinking is None:
             self._start_thinking(session, seats)
         if self._thinking is None or not self._thinking[2].done():
@@ -846,9 +852,7 @@ class RefereeLoop:
         engine, state, level, seed = referee.engine, referee.state, seats[seat], session.seed
         racks = dict(referee.racks)
         if self.think_in_background:
-            if self._thinker is None:
-                self._thinker = ThreadPoolExecutor(1, thread_name_prefix="computer")
-            future = self._thinker.submit(think, engine, state, level, seed, racks=racks)
+            future = self._thinker_pool().submit(think, engine, state, level, seed, racks=racks)
         else:
             future = Future()
             try:
@@ -856,6 +860,12 @@ class RefereeLoop:
             except Exception as exc:
                 future.set_exception(exc)
         self._thinking = (session.game_id, session.next_index, future)
+
+    def _thinker_pool(self) -> ThreadPoolExecutor:
+        """The computer's one thread: its preparation, then its moves, in turn."""
+        if self._thinker is None:
+            self._thinker = ThreadPoolExecutor(1, thread_name_prefix="computer")
+        return self._thinker
 
     def _hint(self, args: dict[str, Any], produced: list[Verdict] | None) -> dict[str, Any]:
         """The coach's hint, chosen off this thread (`controller.ai.table.think`) for the position at

@@ -24,12 +24,20 @@ from functools import lru_cache
 from typing import Any
 
 from controller.ai.knowledge import GameKnowledge
-from controller.games.blockers.board import EMPTY, cell_name, count_groups, cut_cells
+from controller.games.blockers.board import EMPTY, SIZE, cell_name, count_groups, cut_cells
 from controller.games.blockers.rules import PLACEMENTS_PER_COLOUR, RACK, Placement
 from controller.language import _
 
 #: Score points of difference that make a position clearly won.
 SCALE = 2.0
+
+#: Each place's neighbours to the left and above, places numbered row by row: a scan in that
+#: order meets every place after them.
+_BEFORE = tuple(
+    tuple(i for i, ok in ((r * SIZE + c - 1, c > 0), ((r - 1) * SIZE + c, r > 0)) if ok)
+    for r in range(SIZE)
+    for c in range(SIZE)
+)
 
 Racks = tuple[tuple[str, tuple[str, ...]], ...]
 
@@ -50,6 +58,7 @@ class BlockersKnowledge(GameKnowledge):
     # An iteration lists about 150-300 moves in mid-game, 500 on the first moves (full racks, empty board).
     work_per_iteration = 300.0
     playout_depth = 4
+    private_moves = True  # a seat places from its own rack
 
     # -- hidden information -----------------------------------------------------------------
     def deal(self, engine: Any, state: Any, rng: random.Random) -> Racks:
@@ -137,11 +146,13 @@ class BlockersKnowledge(GameKnowledge):
 
     # -- positions --------------------------------------------------------------------------
     def scores(self, engine: Any, state: Any) -> list[float]:
+        """Per seat, its groups on the board plus its captures of its most captured colour (and a
+        hundredth of all its captures, to break ties): the rules' score, lowest wins."""
+        groups = groups_by_colour(state.board)
         out = []
         for seat in range(engine.players):
-            groups = sum(count_groups(state.board, c) for c in engine.seat_colours[seat])
             caught = state.captures[seat]
-            out.append(groups + max(caught) + 0.01 * sum(caught))
+            out.append(sum(groups.get(c, 0) for c in engine.seat_colours[seat]) + max(caught) + 0.01 * sum(caught))
         return out
 
     def evaluate(self, engine: Any, state: Any) -> tuple[float, ...]:
@@ -180,6 +191,33 @@ class BlockersKnowledge(GameKnowledge):
             colour=name,
             place=where,
         )
+
+
+def groups_by_colour(board: Sequence[Sequence[str]]) -> dict[str, int]:
+    """How many groups (lone tiles included) each colour has on the board, in one scan of it
+    (union-find over each place's left and upper neighbour): what `count_groups` says colour by
+    colour, at a quarter of the cost, for the search's evaluation of every playout's end."""
+    colour = [v[0] if v != EMPTY else "" for row in board for v in row]
+    parent = list(range(len(colour)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    counts: dict[str, int] = {}
+    for i, here in enumerate(colour):
+        if not here:
+            continue
+        counts[here] = counts.get(here, 0) + 1
+        for j in _BEFORE[i]:
+            if colour[j] == here:
+                a, b = root(i), root(j)
+                if a != b:
+                    parent[a] = b
+                    counts[here] -= 1
+    return counts
 
 
 KNOWLEDGE = BlockersKnowledge()

@@ -13,7 +13,6 @@ alone of its colour in its slide neighbourhood as harder to ever remove.
 
 from __future__ import annotations
 
-import itertools
 import math
 import random
 from collections.abc import Sequence
@@ -21,6 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from controller.ai.knowledge import GameKnowledge
+from controller.games.colorpop.rules import JOKER, Move
 from controller.language import _, _n
 from controller.snapshot import EMPTY
 
@@ -31,6 +31,8 @@ SCALE = 4.0
 #: What each token of its own colour a unit removed itself counts, against a token left: the rules'
 #: tie-break (fewest of one's own removed wins equal scores), never worth a token left.
 TIE_BREAK = 0.02
+#: Random tokens a playout tries (the group of one, if it holds two or more) before it lists every move.
+PLAYOUT_TRIES = 8
 
 
 def _needed(engine: Any) -> int:
@@ -42,10 +44,14 @@ def _units(engine: Any) -> list[tuple[int, ...]]:
 
 
 class ColorpopKnowledge(GameKnowledge):
-    # Listing Colorpop's groups (jokers optional) costs about a millisecond: fewer iterations.
-    effort = 0.3
-    # An iteration lists about 110 moves in mid-game, 180 on the first moves (34 groups).
-    work_per_iteration = 120.0
+    # Playouts take a random token's group (`playout_move`) rather than list every group with its
+    # choices of jokers, and the tree lists a position's moves once: an iteration costs a third of
+    # what it did, so the strong level plays all its 800 (240 before: the hidden colour and too few
+    # iterations were what it lost to a random player by).
+    effort = 1.0
+    # An iteration costs about 40-50 units (a new tree position's moves listed, a playout's draws): a
+    # position dearer than that (late, with many scattered tokens) gets fewer iterations.
+    work_per_iteration = 45.0
     playout_depth = 6
 
     # -- hidden information -----------------------------------------------------------------
@@ -164,11 +170,11 @@ class ColorpopKnowledge(GameKnowledge):
         rules' tie-break: equal scores are won by whoever removed fewer of their own), against the
         best other unit's; a logistic of the lead."""
         board = state.board
-        weight = _token_weights(board)
+        weight = _weighted_counts(board)
         units = _units(engine)
         if engine.variant == "solo":
             targets = engine.targets()
-            targets_left = sum(w for (r, c), w in weight.items() if board[r][c] in targets)
+            targets_left = sum(weight.get(ch, 0.0) for ch in set(targets))
             return (1.0 / (1.0 + math.exp((targets_left - 3.0) / SCALE)),)
         lefts: list[float | None] = []
         for unit in units:
@@ -177,7 +183,7 @@ class ColorpopKnowledge(GameKnowledge):
                 lefts.append(None)
                 continue
             own_removed = sum(dict(state.removed[s]).get(ch, 0) for s in unit for ch in colours)
-            lefts.append(sum(w for (r, c), w in weight.items() if board[r][c] in colours) + TIE_BREAK * own_removed)
+            lefts.append(sum(weight.get(ch, 0.0) for ch in set(colours)) + TIE_BREAK * own_removed)
         values = [0.5] * engine.players
         for i, (unit, left) in enumerate(zip(units, lefts)):
             if left is None:
@@ -188,6 +194,24 @@ class ColorpopKnowledge(GameKnowledge):
             for s in unit:
                 values[s] = value
         return tuple(values)
+
+    def playout_move(self, engine: Any, state: Any, private: Any, rng: random.Random) -> tuple[Any, int]:
+        """The group of a random token, if it holds two or more, without listing every move (the
+        groups with every choice of jokers they may take: most of a search's time): a bigger group is
+        likelier, as a token of it is. Where a few tokens find none (a board of scattered tokens and
+        jokers), every move is listed as `moves` does."""
+        board = state.board
+        rows, cols = len(board), len(board[0])
+        for tries in range(1, PLAYOUT_TRIES + 1):
+            r, c = rng.randrange(rows), rng.randrange(cols)
+            colour = board[r][c]
+            if colour in (EMPTY, JOKER):
+                continue
+            group = _group_at(board, r, c, colour)
+            if len(group) >= 2:
+                return Move(colour, frozenset(group), ((colour, len(group)),)), tries + 1
+        move, work = super().playout_move(engine, state, private, rng)
+        return move, work + PLAYOUT_TRIES
 
     def explain(self, engine: Any, state: Any, move: Any, seat: int, private: Any = None) -> Any:
         own = tuple(private or state.secrets[seat] or ())
@@ -222,21 +246,38 @@ class ColorpopKnowledge(GameKnowledge):
         )
 
 
-def _token_weights(board: Sequence[Sequence[str]]) -> dict[tuple[int, int], float]:
-    """1 per token; 1.5 for a token with no neighbour of its colour (harder to remove)."""
+def _group_at(board: Sequence[Sequence[str]], r: int, c: int, colour: str) -> list[tuple[int, int]]:
+    """The tokens of `colour` connected to (r, c) through tokens of that colour (jokers left out)."""
     rows, cols = len(board), len(board[0])
-    out: dict[tuple[int, int], float] = {}
-    for r, c in itertools.product(range(rows), range(cols)):
-        v = board[r][c]
-        if v == EMPTY:
-            continue
-        alone = True
-        for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-            rr, cc = r + dr, c + dc
-            if 0 <= rr < rows and 0 <= cc < cols and board[rr][cc] == v:
-                alone = False
-                break
-        out[(r, c)] = 1.5 if alone else 1.0
+    group = [(r, c)]
+    seen = {(r, c)}
+    for cell in group:
+        i, j = cell
+        for nb in ((i - 1, j), (i + 1, j), (i, j - 1), (i, j + 1)):
+            if nb not in seen and 0 <= nb[0] < rows and 0 <= nb[1] < cols and board[nb[0]][nb[1]] == colour:
+                seen.add(nb)
+                group.append(nb)
+    return group
+
+
+def _weighted_counts(board: Sequence[Sequence[str]]) -> dict[str, float]:
+    """Per letter, its tokens on the board: 1 each, 1.5 for a token with no neighbour of its colour
+    (harder to remove); in one pass over the rows (the search judges every playout's end with it)."""
+    rows, cols = len(board), len(board[0])
+    out: dict[str, float] = {}
+    for r, row in enumerate(board):
+        up = board[r - 1] if r else None
+        down = board[r + 1] if r + 1 < rows else None
+        for c, v in enumerate(row):
+            if v == EMPTY:
+                continue
+            together = (
+                (c and row[c - 1] == v)
+                or (c + 1 < cols and row[c + 1] == v)
+                or (up is not None and up[c] == v)
+                or (down is not None and down[c] == v)
+            )
+            out[v] = out.get(v, 0.0) + (1.0 if together else 1.5)
     return out
 
 

@@ -140,13 +140,16 @@ def settle(board: Sequence[Sequence[str]]) -> Board:
     rows = len(board)
     cols = len(board[0])
     columns = []
-    for c in range(cols):
-        tokens = [board[r][c] for r in range(rows) if board[r][c] != EMPTY]
+    for column in zip(*board):  # a computer's search settles boards thousands of times a move
+        tokens = [v for v in column if v != EMPTY]
         if tokens:
-            columns.append([EMPTY] * (rows - len(tokens)) + tokens)
-    while len(columns) < cols:
-        columns.append([EMPTY] * rows)
-    return tuple(tuple(columns[c][r] for c in range(cols)) for r in range(rows))
+            columns.append((EMPTY,) * (rows - len(tokens)) + tuple(tokens))
+    columns += [(EMPTY,) * rows] * (cols - len(columns))
+    return tuple(zip(*columns))
+
+
+def _count(board: Board, letter: str) -> int:
+    return sum(row.count(letter) for row in board)
 
 
 def remove_cells(board: Board, cells: frozenset[Cell]) -> Board:
@@ -484,9 +487,9 @@ class ColorpopEngine(Engine[ColorpopState, Move]):
         gained = dict(move.counts)
         removed = list(state.removed)
         removed[seat] = tuple((ch, n + gained.get(ch, 0)) for ch, n in removed[seat])
-        before = Counter(v for row in state.board for v in row)
-        after = Counter(v for row in board for v in row)
-        newly = [ch for ch in self.colours if before[ch] > 0 and after[ch] == 0]
+        # A colour is cleared when the move took every token of it left (the move's counts are its
+        # tokens by letter): counted on the board for the move's colours only, not the whole board.
+        newly = [ch for ch in self.colours if gained.get(ch) and _count(state.board, ch) == gained[ch]]
         moves_made = state.moves_made + 1
         cleared = state.cleared + tuple((ch, moves_made, tuple(removed)) for ch in newly)
         events = tuple(CLEARED(ch) for ch in newly)
