@@ -222,7 +222,14 @@ class LatticeModel:
         return dec, dist, feats
 
     def decide_picture(self, feats: np.ndarray) -> tuple[Decision, np.ndarray]:
-        """`decide` for the places of one picture, with the looks following that picture.
+        """`decide` for the places of one picture, with the looks following that picture
+        (`follow_picture`)."""
+        dec, dist, _ = self.follow_picture(feats)
+        return dec, dist
+
+    def follow_picture(self, feats: np.ndarray) -> tuple[Decision, np.ndarray, np.ndarray]:
+        """`decide` for the places of one picture, with the looks following that picture; also
+        (looks, F) the looks' means in it (the learned ones where it is not followed).
 
         One learning photo cannot show how every board, set of pieces and camera renders a
         label: white stones brighter under another camera, a board's squares of more or less
@@ -246,7 +253,7 @@ class LatticeModel:
         """
         dec0, dist0, feats = self._decide_offset(feats)
         if dec0.sure.sum() < MIN_EXPLAINED * len(dec0.sure):
-            return dec0, dist0
+            return dec0, dist0, self.classes.means
         means, dist, pos = self._followed(feats, dec0, dist0)
         dec = self.classes.decide_distances(dist)
         best = dist.argmin(axis=1)
@@ -269,7 +276,7 @@ class LatticeModel:
                 dec.sure[i] = False
         far = ~known & ~dec.sure
         dec.distance = np.where(far, learned, dec.distance)  # so `judge` names a far place far
-        return dec, dist
+        return dec, dist, means
 
     def _towards_same(self, letters: list[str], shift: np.ndarray) -> np.ndarray:
         """(N,) whether each place's chosen sample position (index into SHIFTS) lies towards a

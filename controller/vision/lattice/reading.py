@@ -96,9 +96,19 @@ class Picture:
         return self.offset[2]
 
     @cached_property
+    def follow(self) -> tuple[Decision, np.ndarray, np.ndarray]:
+        """`LatticeModel.follow_picture` of this picture's features."""
+        return self.model.follow_picture(self.feats)
+
+    @property
     def followed(self) -> tuple[Decision, np.ndarray]:
         """The decision with the looks following the picture and its (N, looks) distances."""
-        return self.model.decide_picture(self.feats)
+        return self.follow[0], self.follow[1]
+
+    @property
+    def means(self) -> np.ndarray:
+        """(looks, F) the looks' means as they follow this picture."""
+        return self.follow[2]
 
     @property
     def dist(self) -> np.ndarray:

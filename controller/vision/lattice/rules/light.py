@@ -34,6 +34,7 @@ from controller.vision.lattice.places import EMPTY, N_FEATURES
 from controller.vision.lattice.reading import Picture, Reading
 
 NAME = "light"
+RAY_STEPS = 9  # colours sampled along each clipped channel's range (`reads_otherwise`)
 
 
 def rule(picture: Picture, reading: Reading) -> Reading:
@@ -58,7 +59,65 @@ def rule(picture: Picture, reading: Reading) -> Reading:
     near = np.where(open_ & ((seen > limit) | (by_rule & (reach < own))), reach, np.inf).min(axis=1)
     why[todo[near <= limit]] = "light"
     why[brighter_than_board(picture, reading) & (why == "")] = "light"
+    why[reads_otherwise(picture, reading, why == "")] = "light"
+    why[flat_piece(picture, reading) & (why == "")] = "light"
     return reading.but(NAME, why=why)
+
+
+def reads_otherwise(picture: Picture, reading: Reading, sure: np.ndarray) -> np.ndarray:
+    """(N,) the `sure` places clipped in a channel in which the board around them is not
+    (`bounds.UP`) that some colour the clipping allows reads as another label: each such channel
+    anywhere from what was seen up to the brightest learned look's (sampled in RAY_STEPS steps),
+    the colour one some look could give (within its open-set distance) and nearer a look of another
+    label than any of its own, with the looks as they follow this picture. The open-set test
+    above asks only whether the clipping brings another label's look within reach; a look of
+    another label already within reach may still be the nearer one once the clipped channel
+    rises (a white piece on a light square clipped in red reads as the bare square only because
+    its red was cut)."""
+    assert picture.bounds is not None
+    out = np.zeros(picture.n, bool)
+    up = picture.bounds == bounds.UP
+    classes = picture.model.classes
+    labels = np.array([r.letter for r in classes.refs], object)
+    top = np.maximum(classes.means[:, 0:3], classes.means[:, 3:6]).max(axis=0)
+    feats = picture.shifted
+    for i in np.flatnonzero(sure & up.any(axis=1)):
+        own = labels == reading.letters[i]
+        if own.all() or not own.any():
+            continue
+        seen_level = np.maximum(feats[0, i, 0:3], feats[0, i, 3:6])
+        rise = np.where(up[i], np.maximum(top - seen_level, 0.0), 0.0)
+        steps = [np.linspace(0.0, r, RAY_STEPS) if r > 0 else np.zeros(1) for r in rise]
+        t = np.stack(np.meshgrid(*steps, indexing="ij"), axis=-1).reshape(-1, 3)
+        # a unit rise of one channel moves its disc and core medians and a third of both
+        # lightness percentiles (the mean over the channels)
+        delta = np.concatenate([t, t, np.repeat(t.mean(axis=1, keepdims=True), 2, axis=1)], axis=1)
+        dist, _ = picture.model._distances_to(feats[:, i][:, None, :] + delta[None], picture.means)
+        known = dist.min(axis=1) <= classes.max_distance
+        out[i] = bool((known & (dist[:, ~own].min(axis=1) < dist[:, own].min(axis=1))).any())
+    return out
+
+
+def flat_piece(picture: Picture, reading: Reading) -> np.ndarray:
+    """(N,) the places read empty that are clipped in a channel (`bounds.UP` or `bounds.FREE`:
+    what the place sent back there is hidden) whose flatness reads a piece by the flatness looks'
+    margin. The flatness compares the place with the corners of its own cell, so the light
+    cancels; where the clipping may have hidden a piece's colour (a white stone under a blue lamp,
+    clipped in blue like the yellow board around it), a flatness that leans clearly to a piece,
+    even short of the margin its learning asked of that pair, sees something standing there."""
+    assert picture.bounds is not None
+    out = np.zeros(picture.n, bool)
+    if not picture.with_flatness:
+        return out
+    hidden = ((picture.bounds == bounds.UP) | (picture.bounds == bounds.FREE)).any(axis=1)
+    looks = picture.model.flat_looks
+    dec = picture.flat_decision
+    dist = looks.distances(picture.flat_known)
+    rival = np.where(looks.same[dec.best], np.inf, dist).min(axis=1)
+    finite = np.isfinite(rival)
+    margin = np.where(finite, (rival - dec.distance) / np.maximum(np.where(finite, rival, 1.0), 1e-9), 1.0)
+    piece = (np.array(dec.letters, object) != EMPTY) & (margin >= looks.min_margin)
+    return hidden & piece & (np.array(reading.letters, object) == EMPTY)
 
 
 def brighter_than_board(picture: Picture, reading: Reading) -> np.ndarray:
