@@ -16,9 +16,12 @@ The squares are found without their colours: the places the flatness surely read
 the learned one is the least correction the lamp asks for, and every place is read again by the
 looks with its colours turned so. The turn is measured on the squares, so it is known to hold for
 them alone (for a piece's colours it is a guess): a place read surely as a piece that the turned
-colours surely read as the empty square of its own parity depends on the light, and is unsure. A
-board with one surface (a Go board's wood: it is the light's own reference) shows nothing of a
-mixing, and is left as it is.
+colours surely read as the empty square of its own parity depends on the light, and is unsure. The
+turn is a lamp's only for a parity whose bare squares it gives back their learned look (most of them
+read surely as it, turned): a turn that leaves them another look measured another board (a model
+learned on another chessboard, whose squares differ in more than the contrast's direction), not a
+lamp, and says nothing of the pieces on them. A board with one surface (a Go board's wood: it is
+the light's own reference) shows nothing of a mixing, and is left as it is.
 """
 
 from __future__ import annotations
@@ -43,6 +46,10 @@ def rule(picture: Picture, reading: Reading) -> Reading:
     corrected, dist = Picture.of(picture.model, turned(picture.feats, turn), None, picture.flat, None).followed
     # Read surely as its own square's surface, as measured: the empty look of its parity.
     own_square = corrected.sure & (dist.argmin(axis=1) == np.array(squares)[picture.parity])
+    # The turn is a lamp's only where it gives a parity's bare squares back their learned look.
+    known = picture.flat_empty & picture.visible
+    relit = np.array([np.mean(own_square[known & (picture.parity == p)]) > 0.5 for p in (0, 1)])
+    own_square &= relit[picture.parity]
     why = reading.why_array()
     piece = np.array(reading.letters, object) != EMPTY
     why[(why == "") & own_square & piece & picture.visible] = NAME
