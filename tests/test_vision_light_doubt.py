@@ -213,6 +213,22 @@ def test_a_point_half_covered_by_a_stone_is_between_by_the_lightness_under_a_mix
     assert why[2 * 19 + 18] == "between"
 
 
+@needs_photos
+def test_a_stone_beside_a_stone_of_its_colour_is_not_between_them() -> None:
+    """The same photograph under its own light: a black stone (row 2, column 12) beside another
+    (row 1, column 12). Their looks are far at their own points and their lightness matches best at
+    the samples moved towards each other (the shade where two stones touch), as for one stone seen
+    between two points; but this stone's own point shows a black stone's lightness, which a bare
+    point half covered does not: the stone is on it, and it is read, surely."""
+    photos = folder_photos(PHOTOS / "go-seegoban-19x19")
+    model = learn_from(teacher(photos))
+    photo = next(p for p in photos if p.name == "board-2")
+    seen = lattice.describe(photo.image(), photo.size, parse_corners(photo.corners))
+    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds)
+    assert _sure_and_wrong(letters, why, [c for row in photo.grid for c in row]) == []
+    assert letters[2 * 19 + 12] == "B" and why[2 * 19 + 12] == ""
+
+
 def _narrow_lamp(image):
     """A lamp of a narrow spectrum: each channel the camera sees mixes two of the board's colours,
     which no gain per channel (and so no paper white) undoes."""

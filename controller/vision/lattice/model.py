@@ -24,7 +24,7 @@ from controller.errors import ConfigError, RefereeError, os_words, sentence
 from controller.language import _
 from controller.vision.classify import ClassModel, Decision, open_set_distance
 from controller.vision.lattice.light import FLOOR
-from controller.vision.lattice.places import FOLLOW_ROUNDS, MIN_EXPLAINED, N_FEATURES, N_FLAT, SHIFTS
+from controller.vision.lattice.places import FOLLOW_ROUNDS, MIN_EXPLAINED, N_FEATURES, N_FLAT, N_LIGHTNESS, SHIFTS
 from controller.vision.lattice.rules import judge
 
 MODEL_VERSION = 5
@@ -173,13 +173,13 @@ class LatticeModel:
         c = self.classes
         if shifted is None:
             _, _, shifted = self._decide_offset(feats)
-        lightness = ClassModel(c.refs, open_set_distance(4), c.min_margin, c.floor, c.pair_margins)
+        lightness = ClassModel(c.refs, open_set_distance(N_LIGHTNESS), c.min_margin, c.floor, c.pair_margins)
         return lightness.decide_distances(self.lightness_distances(shifted).min(axis=0))
 
     def lightness_distances(self, shifted: np.ndarray) -> np.ndarray:
         """(shifts, N, looks) the distances `_lightness_decision` decides on, per sample position."""
         c = self.classes
-        proj = np.zeros((4, N_FEATURES))
+        proj = np.zeros((N_LIGHTNESS, N_FEATURES))
         proj[0, 0:3] = proj[1, 3:6] = 1 / 3
         proj[2, 6] = proj[3, 7] = 1
         inv = np.linalg.inv(np.stack([proj @ (np.asarray(r.cov) + np.diag(c.floor)) @ proj.T for r in c.refs]))

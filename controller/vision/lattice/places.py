@@ -54,6 +54,7 @@ N_FEATURES = 8
 #: colour a flat place's disc shares; a piece or stone standing on the point leaves them free
 FLAT_RIM = (0.3, 0.44)
 N_FLAT = 4  # flatness features (`flatness`)
+N_LIGHTNESS = 4  # lightness features (`LatticeModel.lightness_distances`)
 
 
 @dataclass

@@ -10,7 +10,10 @@ Or the place shows its label only in its sample moved towards a neighbour read t
 lightness of both (the mean over the channels, which a coloured lamp leaves in its order where it
 moves the colours) matches that label best at the samples moved towards each other: the one piece
 between them, whose colour at the neighbour's own point the lamp may have made another look's
-(an empty point half covered by a stone seen off its own point, under a magenta lamp).
+(an empty point half covered by a stone seen off its own point, under a magenta lamp). Not where
+the place's lightness at its own point is its label's (within the lightness looks' open-set
+distance): a point half covered shows the bare board's lightness there, a piece on its point its
+own (two stones of one colour side by side, whose lightness matches best where they touch).
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from controller.vision.lattice.places import SHIFT, SHIFTS
+from controller.vision.classify import open_set_distance
+from controller.vision.lattice.places import N_LIGHTNESS, SHIFT, SHIFTS
 from controller.vision.lattice.reading import Picture, Reading
 
 NAME = "between"
@@ -58,8 +62,9 @@ def between_places(picture: Picture, reading: Reading) -> np.ndarray:
     label = np.array(letters, object)
     towards = off_point & (other != n)
     same = label[other] == label
-    light = lightness_towards(picture, letters)
-    by_lightness = (light == other) & (light[other] == n)
+    light, own_point = lightness_seen(picture, letters)
+    # Not where the place's own point shows its label's lightness: its piece covers it.
+    by_lightness = (light == other) & (light[other] == n) & (own_point > open_set_distance(N_LIGHTNESS))
     return towards & same & ((towards[other] & (other[other] == n)) | by_lightness)
 
 
@@ -67,11 +72,17 @@ def lightness_towards(picture: Picture, letters: Sequence[str]) -> np.ndarray:
     """(N,) the neighbour towards which each place's lightness (`LatticeModel.lightness_distances`)
     matches its label `letters` best, the place itself where that is at its own point (or no look
     has the label)."""
+    return lightness_seen(picture, letters)[0]
+
+
+def lightness_seen(picture: Picture, letters: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """As `lightness_towards`, and (N,) the distance of each place's lightness at its own point to
+    its label's nearest look (0 where the samples are not known)."""
     model = picture.model
     rows, cols = model.size
     n = np.arange(len(letters))
     if len(picture.shifted) != len(SHIFTS) or len(letters) != rows * cols:
-        return n
+        return n, np.zeros(len(n))
     labels = np.array([r.letter for r in model.classes.refs], object)
     mine = labels[None, :] == np.array(letters, object)[:, None]  # (N, looks)
     dist = np.where(mine[None], model.lightness_distances(picture.shifted), np.inf).min(axis=2)  # (shifts, N)
@@ -79,4 +90,4 @@ def lightness_towards(picture: Picture, letters: Sequence[str]) -> np.ndarray:
     r, c = np.divmod(n, cols)
     rr, cc = r + step[:, 1], c + step[:, 0]
     inside = (rr >= 0) & (rr < rows) & (cc >= 0) & (cc < cols)
-    return np.where(inside, rr * cols + cc, n)
+    return np.where(inside, rr * cols + cc, n), dist[0]
