@@ -308,3 +308,16 @@ def test_calibration_measures_the_frame_and_the_calibrated_copy_knows_a_mixing_l
     assert BoardReader(learned).read(image).snapshot is not None
     reading = BoardReader(learned).read(relight(image, "magenta", seed=1))
     assert reading.snapshot is None and "unlike those the copy was calibrated under" in reading.problem
+
+
+@needs_photos
+def test_the_flatness_makes_empty_only_what_looks_and_flatness_read_empty_together() -> None:
+    """A chess game photographed under a cheap white LED (relit): a white piece on a light square
+    (row 0, column 1) is as near the bare square as a white piece by its looks (2.06 against 2.12),
+    and its flatness, even and of its cell's colour, read it empty by just the margin (under white
+    light by a little less, and it stays unsure). The two are two measurements of one place: taken
+    together they do not read it empty by the margin, and it stays unsure, not empty."""
+    model, seen, truth = _relit_photo("chess-pcwawc-folding", "chessBoard006", "ledwhite")
+    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds)
+    assert _sure_and_wrong(letters, why, truth) == []
+    assert why[0 * 8 + 1] != ""

@@ -4,8 +4,10 @@ An empty place is the flat board (even over its disc, of its cell corners' colou
 printed or Go board alike; a piece is a solid that is not. Where the flatness is sure of an empty
 place and the looks are not (leaning to empty, or knowing nothing of the place: "far"), the place
 reads empty; where the two are sure of opposite things it is unsure ("flat"), but for a piece whose
-top covers its cell ("not_board", rule parity). Places read empty with the flatness nearest empty
-too, or surely as the piece the flatness surely reads, are marked "agrees".
+top covers its cell ("not_board", rule parity). Where the looks only lean to empty, the two are two
+measurements of one place, and the place reads empty only where both together read it so by the
+classifier's margin (`together_empty`). Places read empty with the flatness nearest empty too, or
+surely as the piece the flatness surely reads, are marked "agrees".
 """
 
 from __future__ import annotations
@@ -30,13 +32,18 @@ def rule(picture: Picture, reading: Reading) -> Reading:
         return reading
     why = reading.why_array()
     letters, made, agrees = with_flatness(
-        picture.model, list(reading.letters), why, picture.flat_known, reading.marked("not_board")
+        picture.model, list(reading.letters), why, picture.flat_known, reading.marked("not_board"), picture.dist
     )
     return reading.but(NAME, letters, why, made, marks={"by_picture": made, "agrees": agrees})
 
 
 def with_flatness(
-    model: LatticeModel, letters: list[str], why: np.ndarray, flat: np.ndarray, not_board: np.ndarray | None = None
+    model: LatticeModel,
+    letters: list[str],
+    why: np.ndarray,
+    flat: np.ndarray,
+    not_board: np.ndarray | None = None,
+    dist: np.ndarray | None = None,
 ) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Join the flatness reading (`_flatness`, which does not depend on the board) to the
     looks' reading; say which places only the flatness made sure (as empty) and which the two
@@ -46,10 +53,12 @@ def with_flatness(
     Where the flatness surely reads a place empty and the looks surely a piece, or the other
     way round, the place is unsure ("flat"). Where only the flatness is sure, and of an empty
     place, the place reads empty: the board shows flat there, whatever its colours, when the
-    looks lean to empty too or know nothing of the place (beyond the open-set distance of
-    every look: another board). Where the looks lean to a piece, even unsurely, the two
+    looks lean to empty too (and both together read it empty, `together_empty`, given `dist`
+    (N, looks), the looks' distances) or know nothing of the place (beyond the open-set distance
+    of every look: another board). Where the looks lean to a piece, even unsurely, the two
     disagree and the place stays unsure."""
     fdec = model.flat_looks.decide(flat)
+    together = np.ones(len(letters), bool) if dist is None else together_empty(model, dist, flat)
     flat_empty = fdec.sure & (np.array(fdec.letters) == EMPTY)
     out = list(letters)
     only_flat = np.zeros(len(out), bool)
@@ -59,7 +68,7 @@ def with_flatness(
         if why[i] == "":
             if flat_empty[i] != (out[i] == EMPTY) and not (not_board is not None and not_board[i]):
                 why[i] = "flat"
-        elif flat_empty[i] and (out[i] == EMPTY or why[i] == "far"):
+        elif flat_empty[i] and ((out[i] == EMPTY and together[i]) or why[i] == "far"):
             why[i] = ""
             out[i] = EMPTY
             only_flat[i] = True
@@ -67,3 +76,31 @@ def with_flatness(
     nearest_empty = (flat_letters == EMPTY) & (read == EMPTY)
     same_piece = fdec.sure & (flat_letters != EMPTY) & (flat_letters == read) & (why == "")
     return out, only_flat, nearest_empty | same_piece
+
+
+def together_empty(model: LatticeModel, dist: np.ndarray, flat: np.ndarray) -> np.ndarray:
+    """(N,) whether the looks and the flatness together read each place empty by the classifier's
+    margin. They are two measurements of one place (its colour against the light, and its disc
+    against its own cell's corners), so a label's distance from both is the root of the sum of
+    their squares, each the label's nearest look; the place is empty together where the nearest
+    other label is farther by the margin (`ClassModel.decide_distances`). A white piece on a light
+    square that the looks cannot tell from the square is not made empty by a flatness that reads
+    it so by just its own margin."""
+    looks, flats = model.classes, model.flat_looks
+    labels = sorted({r.letter for r in looks.refs} & {r.letter for r in flats.refs})
+    fdist = flats.distances(flat)
+    joint = np.stack(
+        [
+            np.hypot(
+                dist[:, [r.letter == label for r in looks.refs]].min(axis=1),
+                fdist[:, [r.letter == label for r in flats.refs]].min(axis=1),
+            )
+            for label in labels
+        ],
+        axis=1,
+    )
+    if EMPTY not in labels or len(labels) < 2:
+        return np.ones(len(flat), bool)
+    empty = joint[:, labels.index(EMPTY)]
+    other = np.delete(joint, labels.index(EMPTY), axis=1).min(axis=1)
+    return (other - empty) >= looks.min_margin * other
