@@ -321,3 +321,17 @@ def test_the_flatness_makes_empty_only_what_looks_and_flatness_read_empty_togeth
     letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds)
     assert _sure_and_wrong(letters, why, truth) == []
     assert why[0 * 8 + 1] != ""
+
+
+@needs_photos
+def test_the_lightness_reads_a_far_place_only_where_lightness_and_flatness_read_it_together() -> None:
+    """A chess game photographed under a pink lamp (relit): a white piece on a dark square (row 7,
+    column 6) is far from every learned look; its lightness alone read it black, surely, by just the
+    margin (3.75 against 5.40 for a white piece), its flatness nearest a black piece too (4.36
+    against 5.60). Together the two measurements read it black by less than the margin (5.75
+    against 7.78): it stays unsure, not black."""
+    model, seen, truth = _relit_photo("chess-pcwawc-misc", "chessBoard013", "pink")
+    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds)
+    i = 7 * 8 + 6
+    assert truth[i] == "W"
+    assert why[i] != "" or letters[i] == "W"

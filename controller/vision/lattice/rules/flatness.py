@@ -6,7 +6,7 @@ place and the looks are not (leaning to empty, or knowing nothing of the place: 
 reads empty; where the two are sure of opposite things it is unsure ("flat"), but for a piece whose
 top covers its cell ("not_board", rule parity). Where the looks only lean to empty, the two are two
 measurements of one place, and the place reads empty only where both together read it so by the
-classifier's margin (`together_empty`). Places read empty with the flatness nearest empty too, or
+classifier's margin (`together_reads`). Places read empty with the flatness nearest empty too, or
 surely as the piece the flatness surely reads, are marked "agrees".
 """
 
@@ -53,12 +53,13 @@ def with_flatness(
     Where the flatness surely reads a place empty and the looks surely a piece, or the other
     way round, the place is unsure ("flat"). Where only the flatness is sure, and of an empty
     place, the place reads empty: the board shows flat there, whatever its colours, when the
-    looks lean to empty too (and both together read it empty, `together_empty`, given `dist`
+    looks lean to empty too (and both together read it empty, `together_reads`, given `dist`
     (N, looks), the looks' distances) or know nothing of the place (beyond the open-set distance
     of every look: another board). Where the looks lean to a piece, even unsurely, the two
     disagree and the place stays unsure."""
     fdec = model.flat_looks.decide(flat)
-    together = np.ones(len(letters), bool) if dist is None else together_empty(model, dist, flat)
+    empty = [EMPTY] * len(letters)
+    together = np.ones(len(letters), bool) if dist is None else together_reads(model, dist, flat, empty)
     flat_empty = fdec.sure & (np.array(fdec.letters) == EMPTY)
     out = list(letters)
     only_flat = np.zeros(len(out), bool)
@@ -78,16 +79,20 @@ def with_flatness(
     return out, only_flat, nearest_empty | same_piece
 
 
-def together_empty(model: LatticeModel, dist: np.ndarray, flat: np.ndarray) -> np.ndarray:
-    """(N,) whether the looks and the flatness together read each place empty by the classifier's
-    margin. They are two measurements of one place (its colour against the light, and its disc
-    against its own cell's corners), so a label's distance from both is the root of the sum of
-    their squares, each the label's nearest look; the place is empty together where the nearest
-    other label is farther by the margin (`ClassModel.decide_distances`). A white piece on a light
-    square that the looks cannot tell from the square is not made empty by a flatness that reads
-    it so by just its own margin."""
+def together_reads(model: LatticeModel, dist: np.ndarray, flat: np.ndarray, letters: list[str]) -> np.ndarray:
+    """(N,) whether a reading of the colours (`dist` (N, looks): the learned looks' distances, or
+    the lightness looks') and the flatness together read each place as `letters` by the
+    classifier's margin. They are two measurements of one place (its colour against the light, and
+    its disc against its own cell's corners), so a label's distance from both is the root of the
+    sum of their squares, each the label's nearest look; the place reads so together where the
+    nearest other label is farther by the margin (`ClassModel.decide_distances`). A white piece on
+    a light square that the looks cannot tell from the square is not made empty by a flatness that
+    reads it so by just its own margin."""
     looks, flats = model.classes, model.flat_looks
     labels = sorted({r.letter for r in looks.refs} & {r.letter for r in flats.refs})
+    out = np.ones(len(flat), bool)
+    if len(labels) < 2:
+        return out
     fdist = flats.distances(flat)
     joint = np.stack(
         [
@@ -99,8 +104,9 @@ def together_empty(model: LatticeModel, dist: np.ndarray, flat: np.ndarray) -> n
         ],
         axis=1,
     )
-    if EMPTY not in labels or len(labels) < 2:
-        return np.ones(len(flat), bool)
-    empty = joint[:, labels.index(EMPTY)]
-    other = np.delete(joint, labels.index(EMPTY), axis=1).min(axis=1)
-    return (other - empty) >= looks.min_margin * other
+    for i, letter in enumerate(letters):
+        if letter in labels:
+            k = labels.index(letter)
+            other = np.delete(joint[i], k).min()
+            out[i] = other - joint[i, k] >= looks.min_margin * other
+    return out

@@ -1,5 +1,6 @@
 """Rule *lightness*: a place far from every learned look reads as the piece its lightness alone
-surely matches, where the flatness is nearest that same piece.
+surely matches, where the flatness is nearest that same piece and the two together read it so by
+the classifier's margin (`flatness.together_reads`: two measurements of one place).
 
 Another camera or set renders a piece's colour otherwise (black stones with a blue cast where the
 learning photo's were grey): its full look is then far from every learned one, but its lightness
@@ -22,6 +23,7 @@ import numpy as np
 from controller.vision.lattice.places import EMPTY
 from controller.vision.lattice.reading import Picture, Reading
 from controller.vision.lattice.rules.between import lightness_towards
+from controller.vision.lattice.rules.flatness import together_reads
 
 NAME = "lightness"
 
@@ -37,10 +39,12 @@ def rule(picture: Picture, reading: Reading) -> Reading:
         return reading
     light = picture.model._lightness_decision(picture.feats, picture.shifted)
     flat_letters = picture.flat_decision.letters
+    dist = picture.model.lightness_distances(picture.shifted).min(axis=0)
+    together = together_reads(picture.model, dist, picture.flat_known, light.letters)
     out = list(reading.letters)
     made = np.zeros(len(out), bool)
     for i in far:
-        if light.sure[i] and light.letters[i] != EMPTY and flat_letters[i] == light.letters[i]:
+        if light.sure[i] and light.letters[i] != EMPTY and flat_letters[i] == light.letters[i] and together[i]:
             out[i] = light.letters[i]
             made[i] = True
     # One piece seen between the place and a neighbour read the same: each one's lightness
