@@ -235,9 +235,9 @@ def test_a_match_prepares_its_computer_players_before_the_first_move_and_they_ch
 
 def test_warming_a_flipop_seat_fills_the_rules_caches_and_a_shuffled_start_is_not_warmed():
     engine = engine_for(setup_from_mapping(GAMES["flipop"]))
-    before = flipop_rules._options_cached.cache_info().currsize
+    flipop_rules._options_cached.cache_clear()  # earlier tests may have filled it to its limit
     assert warm(engine, {1: "beginner"}, "seed")
-    assert flipop_rules._options_cached.cache_info().currsize > before
+    assert flipop_rules._options_cached.cache_info().currsize > 0
     colorpop = engine_for(setup_from_mapping(GAMES["colorpop"]))
     assert not warm(colorpop, {1: "beginner"}, "seed")  # the tokens are shuffled: the start is not known
 
