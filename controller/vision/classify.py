@@ -98,6 +98,9 @@ class Decision:
     #: margin rule could not set aside (all of them when the look is like none learned). What an
     #: unsure place may be; the reader gives their letters (vision knows no rules).
     possible: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), bool))
+    #: (N,) how much nearer the nearest look is than the nearest of another label, as a part of the
+    #: latter's distance (1 where there is no other label): what `min_margin` is asked of
+    margin: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 class ClassModel:
@@ -174,6 +177,7 @@ class ClassModel:
             open=np.array([self.refs[b].open for b in best]),
             best=best,
             possible=possible,
+            margin=margin,
         )
 
     def follow(self, key_samples: dict[str, np.ndarray], rate: float = 0.05) -> None:

@@ -170,11 +170,16 @@ class LatticeModel:
         disc's and of the core's log colour and the two lightness percentiles, each look's spread
         projected alike, the open-set distance of four features, the looks' margins. `shifted`:
         the features with the global offset already removed (of some places only), if known."""
-        c = self.classes
         if shifted is None:
             _, _, shifted = self._decide_offset(feats)
+        return self.lightness_decide(self.lightness_distances(shifted).min(axis=0))
+
+    def lightness_decide(self, dist: np.ndarray) -> Decision:
+        """`_lightness_decision` from (N, looks) lightness distances already measured (the least
+        over the sample positions of `lightness_distances`)."""
+        c = self.classes
         lightness = ClassModel(c.refs, open_set_distance(N_LIGHTNESS), c.min_margin, c.floor, c.pair_margins)
-        return lightness.decide_distances(self.lightness_distances(shifted).min(axis=0))
+        return lightness.decide_distances(dist)
 
     def lightness_distances(self, shifted: np.ndarray) -> np.ndarray:
         """(shifts, N, looks) the distances `_lightness_decision` decides on, per sample position."""

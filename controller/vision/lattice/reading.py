@@ -116,6 +116,12 @@ class Picture:
         return self.followed[1]
 
     @cached_property
+    def lightness_distances(self) -> np.ndarray:
+        """(shifts, N, looks) `LatticeModel.lightness_distances` of this picture's samples, measured
+        once for the rules that ask (lightness, between)."""
+        return self.model.lightness_distances(self.shifted)
+
+    @cached_property
     def flat_decision(self) -> Decision:
         """The learned flatness looks' decision (only when `with_flatness`)."""
         return self.model.flat_looks.decide(self.flat_known)

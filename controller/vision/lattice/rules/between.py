@@ -85,7 +85,7 @@ def lightness_seen(picture: Picture, letters: Sequence[str]) -> tuple[np.ndarray
         return n, np.zeros(len(n))
     labels = np.array([r.letter for r in model.classes.refs], object)
     mine = labels[None, :] == np.array(letters, object)[:, None]  # (N, looks)
-    dist = np.where(mine[None], model.lightness_distances(picture.shifted), np.inf).min(axis=2)  # (shifts, N)
+    dist = np.where(mine[None], picture.lightness_distances, np.inf).min(axis=2)  # (shifts, N)
     step = np.where(mine.any(axis=1)[:, None], np.rint(SHIFTS[dist.argmin(axis=0)] / SHIFT).astype(int), 0)
     r, c = np.divmod(n, cols)
     rr, cc = r + step[:, 1], c + step[:, 0]

@@ -110,13 +110,8 @@ def flat_piece(picture: Picture, reading: Reading) -> np.ndarray:
     if not picture.with_flatness:
         return out
     hidden = ((picture.bounds == bounds.UP) | (picture.bounds == bounds.FREE)).any(axis=1)
-    looks = picture.model.flat_looks
     dec = picture.flat_decision
-    dist = looks.distances(picture.flat_known)
-    rival = np.where(looks.same[dec.best], np.inf, dist).min(axis=1)
-    finite = np.isfinite(rival)
-    margin = np.where(finite, (rival - dec.distance) / np.maximum(np.where(finite, rival, 1.0), 1e-9), 1.0)
-    piece = (np.array(dec.letters, object) != EMPTY) & (margin >= looks.min_margin)
+    piece = (np.array(dec.letters, object) != EMPTY) & (dec.margin >= picture.model.flat_looks.min_margin)
     return hidden & piece & (np.array(reading.letters, object) == EMPTY)
 
 

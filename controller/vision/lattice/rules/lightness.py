@@ -37,9 +37,9 @@ def rule(picture: Picture, reading: Reading) -> Reading:
     far = np.flatnonzero(why == "far")
     if not len(far):
         return reading
-    light = picture.model._lightness_decision(picture.feats, picture.shifted)
+    dist = picture.lightness_distances.min(axis=0)
+    light = picture.model.lightness_decide(dist)
     flat_letters = picture.flat_decision.letters
-    dist = picture.model.lightness_distances(picture.shifted).min(axis=0)
     together = together_reads(picture.model, dist, picture.flat_known, light.letters)
     out = list(reading.letters)
     made = np.zeros(len(out), bool)
