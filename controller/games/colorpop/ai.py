@@ -17,10 +17,12 @@ import math
 import random
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from controller.ai.knowledge import GameKnowledge
 from controller.games.colorpop.rules import JOKER, Move
+from controller.grid import Cell, flood
 from controller.language import _, _n
 from controller.snapshot import EMPTY
 
@@ -207,7 +209,7 @@ class ColorpopKnowledge(GameKnowledge):
             colour = board[r][c]
             if colour in (EMPTY, JOKER):
                 continue
-            group = _group_at(board, r, c, colour)
+            group = flood((r, c), partial(_holds, board, colour), rows, cols)
             if len(group) >= 2:
                 return Move(colour, frozenset(group), ((colour, len(group)),)), tries + 1
         move, work = super().playout_move(engine, state, private, rng)
@@ -246,18 +248,9 @@ class ColorpopKnowledge(GameKnowledge):
         )
 
 
-def _group_at(board: Sequence[Sequence[str]], r: int, c: int, colour: str) -> list[tuple[int, int]]:
-    """The tokens of `colour` connected to (r, c) through tokens of that colour (jokers left out)."""
-    rows, cols = len(board), len(board[0])
-    group = [(r, c)]
-    seen = {(r, c)}
-    for cell in group:
-        i, j = cell
-        for nb in ((i - 1, j), (i + 1, j), (i, j - 1), (i, j + 1)):
-            if nb not in seen and 0 <= nb[0] < rows and 0 <= nb[1] < cols and board[nb[0]][nb[1]] == colour:
-                seen.add(nb)
-                group.append(nb)
-    return group
+def _holds(board: Sequence[Sequence[str]], letter: str, cell: Cell) -> bool:
+    """Whether `cell` of the board holds `letter` (a group's member, for `grid.flood`)."""
+    return board[cell[0]][cell[1]] == letter
 
 
 def _weighted_counts(board: Sequence[Sequence[str]]) -> dict[str, float]:
