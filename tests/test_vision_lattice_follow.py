@@ -11,7 +11,10 @@ from lattice_models import go_model
 from shared_photos import PHOTOS, needs_photos
 
 from bench.photo_accuracy import folder_photos, learn_from, score, teacher
+from controller.vision import lattice
+from controller.vision.geometry import parse_corners
 from controller.vision.lattice import N_FEATURES
+from controller.vision.lattice.model import half_covered
 
 
 def _picture(white: np.ndarray, board: float = 0.0, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
@@ -47,6 +50,35 @@ def test_a_picture_the_learned_looks_do_not_explain_is_not_followed() -> None:
     got, why, _ = model.judge(feats)
     assert set(why) <= {"far", "picture", "margin", "pair"}
     assert "" not in why
+
+
+def test_a_place_half_covered_spans_both_surfaces_and_lies_between_them() -> None:
+    """A disc half over a white stone and half over the bare board: its median colours half-way,
+    its darker lightness percentile the board's, its brighter one the stone's. A place brighter than
+    the stone's look in every colour is no such mix."""
+    stone = np.array([0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.4, 0.6])
+    board = np.array([[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -0.1, 0.1]])
+    (blend,) = half_covered(stone, board, np.full(N_FEATURES, 0.3))
+    assert np.allclose(blend[:6], 0.25) and blend[6] == pytest.approx(0.0) and blend[7] == pytest.approx(0.5)
+    assert half_covered(stone, board, np.full(N_FEATURES, 0.7)).shape == (0, N_FEATURES)
+
+
+@needs_photos
+def test_white_stones_among_white_stones_are_read_where_the_board_between_them_is_bright() -> None:
+    """Seegoban board-2: white stones inside a group of white stones, whose edges brighten the
+    between points where the light is measured, show a little less above the light than the
+    picture's other white stones: half-way towards the bare board in colour, but evenly lit, not a
+    disc spanning a stone and the board (read unsure, "pair", when the half-way blend averaged the
+    looks' lightness percentiles too)."""
+    photos = folder_photos(PHOTOS / "go-seegoban-19x19")
+    model = learn_from(teacher(photos))
+    photo = next(p for p in photos if p.name == "board-2")
+    seen = lattice.describe(photo.image(), photo.size, parse_corners(photo.corners))
+    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds)
+    truth = [c for row in photo.grid for c in row]
+    assert [i for i, (g, t, w) in enumerate(zip(letters, truth, why)) if w == "" and g != t] == []
+    for r, c in ((7, 9), (9, 8), (9, 12)):
+        assert (letters[r * 19 + c], why[r * 19 + c]) == ("W", "")
 
 
 @needs_photos

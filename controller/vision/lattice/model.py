@@ -248,8 +248,8 @@ class LatticeModel:
         * only places read surely move a look (`_followed`), so two labels whose looks overlap
           never pull each other's places;
         * a place that only the following made sure must be nearer its look than the half-way
-          blend of that look and a look of another label (in its look's metric): a place half
-          covered by a neighbouring piece lies between the two and stays unsure;
+          blend of that look and a look of another label (in its look's metric, `half_covered`):
+          a place half covered by a neighbouring piece lies between the two and stays unsure;
         * the open-set rule stays with the learned looks, but for a place whose look only the
           following brought near (a white stone brighter than any learned) when it reads so at
           its point, or sampled away from its neighbours of the same reading: one that matches
@@ -275,7 +275,7 @@ class LatticeModel:
             k = best[i]
             x = feats[pos[i, k], i]
             own = (x - means[k]) @ inv[k] @ (x - means[k])
-            halfway = (means[k][None] + means[~self.classes.same[k]]) / 2 - x
+            halfway = half_covered(means[k], means[~self.classes.same[k]], x) - x
             blend = np.any(np.einsum("ki,ij,kj->k", halfway, inv[k], halfway) <= own)
             if blend or (towards_same[i] and not known[i]):
                 dec.sure[i] = False
@@ -336,3 +336,22 @@ class LatticeModel:
             if all(np.array_equal(a, b) for a, b in zip(before, (sure, best, pos))):
                 break  # the same places read the same way: the means would not move again
         return means, dist, pos
+
+
+def half_covered(look: np.ndarray, others: np.ndarray, place: np.ndarray) -> np.ndarray:
+    """(M, F) what a place would show half covered by a piece of another label (or half bare): one
+    blend of `look` (F,) with each look of `others` (K, F) that `place` (F,) can be such a mix of.
+
+    Half of the disc shows one surface and half the other: its median colours lie half-way
+    between the two looks', but its lightness percentiles are not the half-way of theirs: the
+    20th falls in the darker half and the 80th in the brighter, each near that half's own
+    lightness (a white stone evenly lit is not a stone half over the board, whose disc spans
+    both). And a mix lies between its parts: a place beyond its own look in every colour, away
+    from the other (a white stone brighter than the picture's other white stones), is no blend
+    of the two."""
+    blend = (look[None] + others) / 2
+    lightness, their = look[0:3].mean(), others[:, 0:3].mean(axis=1)
+    blend[:, 6] = np.minimum(lightness, their)
+    blend[:, 7] = np.maximum(lightness, their)
+    beyond = np.all((place[None, 0:6] - look[None, 0:6]) * (others[:, 0:6] - look[None, 0:6]) < 0, axis=1)
+    return blend[~beyond]
