@@ -76,6 +76,8 @@ STEPS: dict[str, Cell] = {"N": (-1, 0), "E": (0, 1), "S": (1, 0), "W": (0, -1)}
 OPPOSITE = {"N": "S", "S": "N", "E": "W", "W": "E"}
 CLOCKWISE = {"N": "E", "E": "S", "S": "W", "W": "N"}
 ANTICLOCKWISE = {after: before for before, after in CLOCKWISE.items()}
+#: An empty cell on the board (`notation.md` §1).
+EMPTY_CELL = "."
 #: A chain this long can only be a loop; real chains on 25 cells with 10 balls are far shorter.
 MAX_BALL_MOVES = 60
 
@@ -333,25 +335,203 @@ def push(
     return chain.outcome()
 
 
-def pushable(balls: tuple[tuple[str, ...], ...], doors: tuple[str, ...], colour: str) -> list[tuple[Cell, str]]:
-    """Every (cell, direction) where a ball of `colour` has a wing in front of it to push."""
-    wings = wing_map(doors)
-    out: list[tuple[Cell, str]] = []
-    for r, row in enumerate(balls):
-        for c, here in enumerate(row):
-            if here == colour:
-                out.extend(((r, c), d) for d, edge in _EDGES_OUT[r][c] if edge in wings)
-    return out
+# --------------------------------------------------------------------------- the rules' push
+#
+# The same physics as `push` in strict mode, for the rules engine's move lists (a computer player's
+# search pushes thousands of times a move): the board as a flat list of 25 cells, the doors as a
+# list of 16 strings, each door's quarter turn planned once (its new shape, the wings that would be
+# in the way, the cells it sweeps), and no words for a push that breaks a rule. `tests/
+# test_flipop_fast_push.py` checks it against `push` on random boards of every door shape.
+
+_CELLS: tuple[Cell, ...] = tuple((r, c) for r in range(SIZE) for c in range(SIZE))
+_INDEX = {cell: i for i, cell in enumerate(_CELLS)}
+_POST_INDEX = {post: i for i, post in enumerate(POSTS)}
 
 
-#: Per cell, (direction, edge) for every neighbour on the board: `pushable` asks them all the time.
-_EDGES_OUT = tuple(
-    tuple(
-        tuple((d, edge_between((r, c), step((r, c), d))) for d in DIRECTIONS if on_board(step((r, c), d)))
-        for c in range(SIZE)
-    )
-    for r in range(SIZE)
+def _holders_of(edge: Edge) -> tuple[tuple[int, str], ...]:
+    """The (post index, wing) pairs that would lie on `edge`: one or two posts."""
+    return tuple((p, w) for p, post in enumerate(POSTS) for w in DIRECTIONS if wing_edge(post, w) == edge)
+
+
+#: Per cell index and direction: the neighbour's index (-1 off the board) and the wings that could
+#: lie on the edge between them (``()`` where none can).
+_NEIGHBOUR: tuple[dict[str, tuple[int, tuple[tuple[int, str], ...]]], ...] = tuple(
+    {
+        d: (
+            (_INDEX[step(cell, d)], _holders_of(edge_between(cell, step(cell, d))))
+            if on_board(step(cell, d))
+            else (-1, ())
+        )
+        for d in DIRECTIONS
+    }
+    for cell in _CELLS
 )
+
+
+#: Per cell index and direction, the push (cell, direction) as one shared object: moves, displaced
+#: balls and push-back bans are made of them.
+_PUSH: tuple[dict[str, tuple[Cell, str]], ...] = tuple({d: (cell, d) for d in DIRECTIONS} for cell in _CELLS)
+
+
+def shared_push(cell: Cell, direction: str) -> tuple[Cell, str]:
+    """The pair (cell, direction) as the one object every move list uses (fewer objects to keep)."""
+    return _PUSH[_INDEX[cell]][direction]
+
+
+class _Illegal(Exception):
+    """A rule is broken: the push is not a legal move."""
+
+
+class _Unsound(Exception):
+    """Two wings lie on one edge where the push looks (a layout the rules forbid, seen only on a
+    board a person declared): the full model decides, as it always did for such boards."""
+
+
+@dataclass(frozen=True)
+class _TurnPlan:
+    """A door's quarter turn, worked out once: its shape after, the other posts' wings whose edges
+    it would land on (or shares now: an unsound layout), and the cells swept with the push's direction."""
+
+    door: str
+    in_the_way: tuple[tuple[int, str], ...]
+    shared: tuple[tuple[int, str], ...]
+    sweeps: tuple[tuple[int, str], ...]
+
+
+@lru_cache(maxsize=4096)
+def _turn_plan(post_index: int, door: str, pushed: str, direction: str) -> _TurnPlan:
+    """`turn_door` of the full model, as data: the same order of wings and sweeps."""
+    post = POSTS[post_index]
+    sense = CLOCKWISE if CLOCKWISE[pushed] == direction else ANTICLOCKWISE
+    order = [pushed] + [w for w in door if w != pushed]
+    in_the_way = tuple(
+        holder for wing in order for holder in _holders_of(wing_edge(post, sense[wing])) if holder[0] != post_index
+    )
+    shared = tuple(holder for wing in door for holder in _holders_of(wing_edge(post, wing)) if holder[0] != post_index)
+    sweeps = tuple((_INDEX[swept_cell(post, wing, sense[wing])], sense[wing]) for wing in order)
+    return _TurnPlan(turned(door, sense), in_the_way, shared, sweeps)
+
+
+def legal_push(
+    balls: tuple[tuple[str, ...], ...],
+    doors: tuple[str, ...],
+    start: Cell,
+    direction: str,
+    exits: Mapping[str, frozenset[Cell]],
+) -> PushOutcome | None:
+    """The outcome `push` gives for a legal push, None for a push that breaks a rule (without
+    saying which: the rules' move lists only need to know)."""
+    index = _INDEX.get(start)
+    if index is None:
+        return None
+    flat: list[str] = []
+    for row in balls:
+        flat += row
+    if flat[index] == EMPTY_CELL:
+        return None
+    target, holders = _NEIGHBOUR[index][direction]
+    if target < 0:
+        return None
+    if not any(wing in doors[post] for post, wing in holders):
+        return None
+    now = list(doors)
+    moved: dict[int, set[str]] = {}  # cell index -> directions the ball now there moved in
+    exit_cells: list[Cell] = []
+    exit_colours: list[str] = []
+    ball_moves = 0
+
+    def move_ball(cell: int, way: str) -> None:
+        nonlocal ball_moves
+        ball_moves += 1
+        if ball_moves > MAX_BALL_MOVES:
+            raise _Illegal
+        colour = flat[cell]
+        flat[cell] = EMPTY_CELL
+        dirs = moved.pop(cell, None)
+        there, holders = _NEIGHBOUR[cell][way]
+        if there < 0:
+            raise _Illegal
+        holder = None
+        for post, wing in holders:
+            if wing in now[post]:
+                if holder is not None:
+                    raise _Unsound
+                holder = (post, wing)
+        if holder is not None:
+            turn_door(holder[0], holder[1], way)
+        if flat[there] != EMPTY_CELL:
+            raise _Illegal
+        if dirs is None:
+            dirs = {way}
+        else:
+            dirs.add(way)
+        cell_there = _CELLS[there]
+        if cell_there in exits.get(colour, ()):
+            exit_cells.append(cell_there)
+            exit_colours.append(colour)
+        else:
+            flat[there] = colour
+            moved[there] = dirs
+
+    def turn_door(post: int, pushed: str, way: str) -> None:
+        plan = _turn_plan(post, now[post], pushed, way)
+        for other, wing in plan.shared:
+            if wing in now[other]:
+                raise _Unsound
+        for other, wing in plan.in_the_way:
+            if wing in now[other]:
+                raise _Illegal
+        now[post] = plan.door
+        for cell, sweep in plan.sweeps:
+            if flat[cell] != EMPTY_CELL:
+                move_ball(cell, sweep)
+
+    try:
+        move_ball(index, direction)
+    except _Illegal:
+        return None
+    except _Unsound:
+        full = push(balls, doors, start, direction, exits)
+        return full if isinstance(full, PushOutcome) else None
+    # Rows the push left alone are the same objects as before (a search keeps thousands of boards).
+    rows = []
+    for r, row in enumerate(balls):
+        new_row = tuple(flat[r * SIZE : (r + 1) * SIZE])
+        rows.append(row if new_row == row else new_row)
+    return PushOutcome(
+        balls=tuple(rows),
+        doors=tuple(now),
+        displaced=frozenset(_PUSH[cell][d] for cell, dirs in moved.items() for d in dirs),
+        exits=tuple(exit_cells),
+        exited=tuple(exit_colours),
+        problem=None,
+    )
+
+
+#: Per cell index: (the push as a move, the wings that could lie in front of it) for each direction
+#: with a neighbour a wing can separate; one move object per push, shared by every move list.
+_PUSHES: tuple[tuple[tuple[tuple[Cell, str], tuple[tuple[int, str], ...]], ...], ...] = tuple(
+    tuple((_PUSH[i][d], holders) for d, (there, holders) in _NEIGHBOUR[i].items() if holders)
+    for i in range(SIZE * SIZE)
+)
+
+
+def pushable(balls: tuple[tuple[str, ...], ...], doors: tuple[str, ...], colour: str) -> list[tuple[Cell, str]]:
+    """Every (cell, direction) where a ball of `colour` has a wing in front of it to push, cell by
+    cell from the top left, directions in N E S W order."""
+    out: list[tuple[Cell, str]] = []
+    first = 0
+    for row in balls:
+        if colour in row:
+            for c, here in enumerate(row):
+                if here == colour:
+                    for move, holders in _PUSHES[first + c]:
+                        for post, wing in holders:
+                            if wing in doors[post]:
+                                out.append(move)
+                                break
+        first += SIZE
+    return out
 
 
 # --- the doors line of a snapshot (`notation.md` §1) ------------------------------------------------

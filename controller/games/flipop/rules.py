@@ -51,6 +51,18 @@ class Line:
         Worked out once per line (whose turn it is and whether the game is over are asked all the time)."""
         return self.to_move is not None and not _a_colour_gone(self.balls)
 
+    def __hash__(self) -> int:
+        """Worked out once per line: a computer player's search looks positions up all the time."""
+        known = self.__dict__.get("_hash")
+        if known is None:
+            known = hash((self.balls, self.doors, self.to_move, self.banned))
+            object.__setattr__(self, "_hash", known)
+        return known
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the remembered hash (another process hashes strings differently)."""
+        return {key: value for key, value in self.__dict__.items() if key != "_hash"}
+
     def sort_key(self) -> tuple:
         return (self.balls, self.doors, -1 if self.to_move is None else self.to_move, sorted(self.banned))
 
@@ -63,16 +75,42 @@ class FlipopState:
     agreed_end: bool = False
 
 
-@dataclass(frozen=True)
 class _Option:
-    """One legal move from one line, with the line it leads to and its events."""
+    """One legal move from one line. The line it leads to and its events (whether the next seat must
+    pass) are worked out when first asked: a move list is asked for far more often than its moves
+    are made (a computer player's search lists every move of a position and makes one)."""
 
-    move: FlipopMove
-    seat: int
-    text: str
-    outcome: PushOutcome
-    after: Line
-    events: tuple[GameEvent, ...]
+    __slots__ = ("move", "seat", "colour", "outcome", "before", "engine", "_settled")
+
+    def __init__(
+        self, move: FlipopMove, seat: int, colour: str, outcome: PushOutcome, before: Line, engine: FlipopEngine
+    ) -> None:
+        self.move = move
+        self.seat = seat
+        self.colour = colour
+        self.outcome = outcome
+        self.before = before
+        self.engine = engine
+        self._settled: tuple[Line, tuple[GameEvent, ...]] | None = None
+
+    @property
+    def text(self) -> str:
+        """The move in the notation (`W (4,2) N`)."""
+        (r, c), direction = self.move
+        return f"{self.colour} ({r},{c}) {direction}"
+
+    def _settle(self) -> tuple[Line, tuple[GameEvent, ...]]:
+        if self._settled is None:
+            self._settled = self.engine._after_move(self.before, self.seat, self.outcome)
+        return self._settled
+
+    @property
+    def after(self) -> Line:
+        return self._settle()[0]
+
+    @property
+    def events(self) -> tuple[GameEvent, ...]:
+        return self._settle()[1]
 
 
 def _cell_text(cell: Cell) -> Text:
@@ -337,25 +375,32 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         return FlipopState((line,), agreed_end=state.agreed_end)
 
     # -- play ----------------------------------------------------------------------------
-    def _live(self, state: FlipopState) -> list[Line]:
+    def _live(self, state: FlipopState) -> list[Line] | tuple[Line, ...]:
+        lines = state.lines
+        if len(lines) == 1 and not state.agreed_end:  # the usual case, asked all the time
+            return lines if lines[0].playing else ()
         if self.is_over(state):
             return []
-        return [ln for ln in state.lines if ln.playing]
+        return [ln for ln in lines if ln.playing]
 
     def to_move(self, state: FlipopState) -> int | None:
         live = self._live(state)
         return live[0].to_move if live else None
 
     def legal_moves(self, state: FlipopState) -> Sequence[FlipopMove]:
-        seat = self.to_move(state)
-        moves = {o.move for ln in self._live(state) if ln.to_move == seat for o in self._options(ln)}
-        return sorted(moves)
+        live = self._live(state)
+        if len(live) == 1:
+            return list(_options_cached(self, live[0])[1])
+        seat = live[0].to_move if live else None
+        return sorted({move for ln in live if ln.to_move == seat for move in _options_cached(self, ln)[1]})
 
     def apply(self, state: FlipopState, move: FlipopMove) -> tuple[FlipopState, tuple[GameEvent, ...]]:
         seat = self.to_move(state)
         chosen = [o for ln in self._live(state) if ln.to_move == seat for o in self._options(ln) if o.move == move]
         if not chosen:
             raise ActionNotAllowed(_("{move} is not a legal move now", move=self.describe(state, move)))
+        if len(chosen) == 1:
+            return FlipopState((chosen[0].after,)), chosen[0].events
         return self._state_from(chosen), chosen[0].events
 
     def describe(self, state: FlipopState, move: FlipopMove) -> str:
@@ -374,40 +419,31 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
         return FlipopState(tuple(lines))
 
     def _options(self, line: Line) -> tuple[_Option, ...]:
-        return _options_of(self, line)
+        return _options_cached(self, line)[0]
 
     def _compute_options(self, line: Line) -> tuple[_Option, ...]:
-        """Every legal move of the seat to move in `line`, with what it leads to."""
+        """Every legal move of the seat to move in `line`, with what it leads to (asked when needed)."""
         seat = line.to_move
         if seat is None:
             return ()
         colour = self.colours[seat]
+        balls, doors, banned = line.balls, line.doors, line.banned
         out = []
-        for cell, direction in doors_model.pushable(line.balls, line.doors, colour):
-            if (cell, direction) in line.banned:
+        for cell, direction in doors_model.pushable(balls, doors, colour):
+            if banned and (cell, direction) in banned:
                 continue
-            result = _strict_push(self, line.balls, line.doors, cell, direction)
-            if isinstance(result, Problem):
-                continue
-            after, events = self._after_move(line, seat, result)
-            text = f"{colour} ({cell[0]},{cell[1]}) {direction}"
-            out.append(_Option((cell, direction), seat, text, result, after, events))
+            result = doors_model.legal_push(balls, doors, cell, direction, self.exits)
+            if result is not None:
+                out.append(_Option((cell, direction), seat, colour, result, line, self))
         return tuple(out)
 
     def _can_move(self, line: Line) -> bool:
-        """Whether the seat to move has any legal push (without working out what follows)."""
-        if line.to_move is None:
-            return False
-        colour = self.colours[line.to_move]
-        for cell, direction in doors_model.pushable(line.balls, line.doors, colour):
-            if (cell, direction) in line.banned:
-                continue
-            if isinstance(_strict_push(self, line.balls, line.doors, cell, direction), PushOutcome):
-                return True
-        return False
+        """Whether the seat to move has any legal push: its move list (remembered, as the moves of
+        the position a move leads to are asked for next)."""
+        return line.to_move is not None and bool(self._options(line))
 
     def _after_move(self, line: Line, seat: int, result: PushOutcome) -> tuple[Line, tuple[GameEvent, ...]]:
-        banned = frozenset((cell, OPPOSITE[d]) for cell, d in result.displaced)
+        banned = frozenset(doors_model.shared_push(cell, OPPOSITE[d]) for cell, d in result.displaced)
         nxt = Line(result.balls, result.doors, 1 - seat, banned)
         settled, passes = self._settle(nxt, pass_was_free=False)
         events = tuple(EXIT((r, c)) for r, c in result.exits) + passes
@@ -504,16 +540,11 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
                 continue
             if (cell, direction) in line.banned:
                 continue
-            result = doors_model.push(line.balls, line.doors, cell, direction, self.exits)
-            if isinstance(result, Problem):
-                continue
-            if result.balls != balls:
-                # Not this move (perhaps a move under way: its ball not yet lifted off the exit).
-                out.append(_Option((cell, direction), seat, "", result, line, ()))
-                continue
-            after, events = self._after_move(line, seat, result)
-            text = f"{colour} ({cell[0]},{cell[1]}) {direction}"
-            out.append(_Option((cell, direction), seat, text, result, after, events))
+            result = doors_model.legal_push(line.balls, line.doors, cell, direction, self.exits)
+            if result is not None:
+                # One whose balls differ is not this move (perhaps a move under way: its ball not yet
+                # lifted off the exit); the line it leads to is never asked for.
+                out.append(_Option((cell, direction), seat, colour, result, line, self))
         return out
 
     @staticmethod
@@ -692,7 +723,10 @@ class FlipopEngine(Engine[FlipopState, FlipopMove]):
     def is_over(self, state: FlipopState) -> bool:
         if state.agreed_end:
             return True
-        return not any(ln.playing for ln in state.lines)
+        lines = state.lines
+        if len(lines) == 1:
+            return not lines[0].playing
+        return not any(ln.playing for ln in lines)
 
     def action(self, state: FlipopState, name: str) -> tuple[FlipopState, tuple[GameEvent, ...]]:
         if name != "end-by-agreement":
@@ -763,21 +797,12 @@ def _a_colour_gone(balls: Balls) -> bool:
     return any(_count(balls, c) == 0 for c in "WB")
 
 
-@lru_cache(maxsize=32768)
-def _strict_push(engine: FlipopEngine, balls: Balls, doors: Doors, cell: Cell, direction: str) -> PushOutcome | Problem:
-    """A push by the rules, remembered: whether the next seat can move is worked out with the
-    same pushes that list its moves a moment later."""
-    return doors_model.push(balls, doors, cell, direction, engine.exits)
-
-
 @lru_cache(maxsize=8192)
-def _options_cached(engine: FlipopEngine, line: Line) -> tuple[_Option, ...]:
-    return engine._compute_options(line)
-
-
-def _options_of(engine: FlipopEngine, line: Line) -> tuple[_Option, ...]:
-    """Legal moves of a line, cached: judging and replays ask for the same lines again and again."""
-    return _options_cached(engine, line)
+def _options_cached(engine: FlipopEngine, line: Line) -> tuple[tuple[_Option, ...], tuple[FlipopMove, ...]]:
+    """A line's legal moves with their outcomes, and the moves in order, remembered: judging,
+    replays and a computer player's search ask for the same lines again and again."""
+    options = engine._compute_options(line)
+    return options, tuple(sorted(option.move for option in options))
 
 
 def partial_boards(engine: FlipopEngine, state: FlipopState, before: Snapshot, after: Snapshot, move):
