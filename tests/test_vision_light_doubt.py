@@ -16,6 +16,7 @@ from bench.relit import relight
 from controller.profile import default_profile
 from controller.vision import lattice
 from controller.vision.geometry import parse_corners
+from controller.vision.lattice import rules
 from controller.vision.reader import BoardReader
 from simulation.render import random_snapshot, render_snapshot
 
@@ -335,3 +336,18 @@ def test_the_lightness_reads_a_far_place_only_where_lightness_and_flatness_read_
     i = 7 * 8 + 6
     assert truth[i] == "W"
     assert why[i] != "" or letters[i] == "W"
+
+
+@needs_photos
+def test_a_place_whose_reading_the_uncertain_offset_decides_is_not_read_surely() -> None:
+    """A chess game photographed under a pink lamp (relit): the places read surely at first are a
+    dozen black pieces, whose log colour scatters widely, so the picture's offset (their median) is
+    known only to about 0.2 log in each channel. The white piece on a light square at row 4, column 7
+    was read empty by the looks, surely, at the offset measured; with an offset within that error it
+    reads as the white piece it is. The looks leave it unsure, and only a rule that compares the
+    picture's places with each other, not with the learned looks, may read it."""
+    model, seen, truth = _relit_photo("chess-pcwawc-misc", "chessBoard013", "pink")
+    reading = rules.judge(model, seen.feats, seen.hidden, seen.flat, bounds=seen.bounds)
+    assert _sure_and_wrong(reading.letters, reading.why, truth) == []
+    place = 4 * 8 + 7
+    assert reading.marked("offset")[place] and reading.source[place] != "looks"

@@ -171,7 +171,7 @@ class LatticeModel:
         projected alike, the open-set distance of four features, the looks' margins. `shifted`:
         the features with the global offset already removed (of some places only), if known."""
         if shifted is None:
-            _, _, shifted = self._decide_offset(feats)
+            shifted = self._decide_offset(feats)[2]
         return self.lightness_decide(self.lightness_distances(shifted).min(axis=0))
 
     def lightness_decide(self, dist: np.ndarray) -> Decision:
@@ -203,11 +203,17 @@ class LatticeModel:
         answering differently from the pieces). It is the same for every place, so it is
         removed and the board read again: the classes keep their order under any light.
         """
-        dec, dist, _ = self._decide_offset(feats)
+        dec, dist = self._decide_offset(feats)[:2]
         return dec, dist
 
-    def _decide_offset(self, feats: np.ndarray) -> tuple[Decision, np.ndarray, np.ndarray]:
-        """`decide`, and the (shifts, N, F) features with the global offset removed."""
+    def _decide_offset(self, feats: np.ndarray) -> tuple[Decision, np.ndarray, np.ndarray, np.ndarray | None]:
+        """`decide`, the (shifts, N, F) features with the global offset removed, and (3,) the
+        offset's standard error per channel (None where no offset was measured).
+
+        The offset is a median over the n places read surely at first, so it is known to its
+        standard error, 1.2533 sigma / sqrt(n) for a Gaussian scatter sigma (estimated robustly,
+        1.4826 times the median absolute deviation): a few places of a noisy look (a chessboard's
+        black pieces) leave it uncertain by a tenth of a log unit or more (rule `offset`)."""
         feats = np.asarray(feats, np.float64)
         if feats.ndim == 2:
             feats = feats[None]
@@ -215,6 +221,7 @@ class LatticeModel:
         dec = self.classes.decide_distances(dist)
         n = np.arange(feats.shape[1])
         best = dist.argmin(axis=1)
+        error = None
         if dec.sure.sum() >= 4:
             chosen = feats[pos[n, best], n]
             resid = (chosen - self.classes.means[best])[dec.sure]
@@ -224,17 +231,22 @@ class LatticeModel:
             feats = feats - full
             dist, _ = self.distances(feats)
             dec = self.classes.decide_distances(dist)
-        return dec, dist, feats
+            seen = (resid[:, 0:3] + resid[:, 3:6]) / 2
+            scatter = 1.4826 * np.median(np.abs(seen - np.median(seen, axis=0)), axis=0)
+            error = 1.2533 * scatter / np.sqrt(len(seen))
+        return dec, dist, feats, error
 
     def decide_picture(self, feats: np.ndarray) -> tuple[Decision, np.ndarray]:
         """`decide` for the places of one picture, with the looks following that picture
         (`follow_picture`)."""
-        dec, dist, _ = self.follow_picture(feats)
+        dec, dist = self.follow_picture(feats)[:2]
         return dec, dist
 
-    def follow_picture(self, feats: np.ndarray) -> tuple[Decision, np.ndarray, np.ndarray]:
+    def follow_picture(self, feats: np.ndarray) -> tuple[Decision, np.ndarray, np.ndarray, np.ndarray]:
         """`decide` for the places of one picture, with the looks following that picture; also
-        (looks, F) the looks' means in it (the learned ones where it is not followed).
+        (looks, F) the looks' means in it (the learned ones where it is not followed) and (looks,)
+        the share of each followed mean the picture's places make (0 where not followed: how far
+        a look moves with the picture's global offset).
 
         One learning photo cannot show how every board, set of pieces and camera renders a
         label: white stones brighter under another camera, a board's squares of more or less
@@ -256,10 +268,10 @@ class LatticeModel:
           only when sampled towards a neighbour read the same may be seeing that neighbour's
           piece, seen off its point from an angle, and stays unsure (`_towards_same`).
         """
-        dec0, dist0, feats = self._decide_offset(feats)
+        dec0, dist0, feats, _ = self._decide_offset(feats)
         if dec0.sure.sum() < MIN_EXPLAINED * len(dec0.sure):
-            return dec0, dist0, self.classes.means
-        means, dist, pos = self._followed(feats, dec0, dist0)
+            return dec0, dist0, self.classes.means, np.zeros(len(self.classes.means))
+        means, dist, pos, share = self._followed(feats, dec0, dist0)
         dec = self.classes.decide_distances(dist)
         best = dist.argmin(axis=1)
         learned = dist0.min(axis=1)
@@ -281,7 +293,7 @@ class LatticeModel:
                 dec.sure[i] = False
         far = ~known & ~dec.sure
         dec.distance = np.where(far, learned, dec.distance)  # so `judge` names a far place far
-        return dec, dist, means
+        return dec, dist, means, share
 
     def _towards_same(self, letters: list[str], shift: np.ndarray) -> np.ndarray:
         """(N,) whether each place's chosen sample position (index into SHIFTS) lies towards a
@@ -308,9 +320,9 @@ class LatticeModel:
 
     def _followed(
         self, feats: np.ndarray, dec: Decision, dist: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The looks' means in this picture, and the (N, looks) distances and sample positions
-        of every place to them.
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The looks' means in this picture, the (N, looks) distances and sample positions of
+        every place to them, and (looks,) the share of each mean its places make.
 
         Per look: the mean of the places read surely as that look (at the sample position that
         fits it best), with the learned mean counted as N_FEATURES places more (the weight
@@ -322,10 +334,12 @@ class LatticeModel:
         n = np.arange(feats.shape[1])
         sure, best = dec.sure, dist.argmin(axis=1)
         dist, pos = self._distances_to(feats, means)
+        share = np.zeros(len(learned))
         for _round in range(FOLLOW_ROUNDS):
             new = learned.copy()
             for k in range(len(learned)):
                 mine = sure & (best == k)
+                share[k] = mine.sum() / (mine.sum() + N_FEATURES)
                 if mine.any():
                     x = feats[pos[mine, k], n[mine]]
                     new[k] = (x.sum(axis=0) + N_FEATURES * learned[k]) / (mine.sum() + N_FEATURES)
@@ -335,7 +349,7 @@ class LatticeModel:
             sure, best = self.classes.decide_distances(dist).sure, dist.argmin(axis=1)
             if all(np.array_equal(a, b) for a, b in zip(before, (sure, best, pos))):
                 break  # the same places read the same way: the means would not move again
-        return means, dist, pos
+        return means, dist, pos, share
 
 
 def half_covered(look: np.ndarray, others: np.ndarray, place: np.ndarray) -> np.ndarray:

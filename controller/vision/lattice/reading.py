@@ -6,9 +6,11 @@ unsure ("" where it is sure):
 
 * "hidden": the board hidden around it (`describe`);
 * "far": beyond the open-set distance of every learned look;
-* "margin": too near a look of another label; "pair": not past the margin that label pair needs
-  (the learning's cross-validation), or made sure only by the looks following the picture
-  while it lies towards another label's look or a neighbour's piece (`LatticeModel.decide_picture`);
+* "margin": too near a look of another label, or brought nearer one by a global offset within
+  the standard error of the picture's measured one (rule `offset`); "pair": not past the margin
+  that label pair needs (the learning's cross-validation), or made sure only by the looks
+  following the picture while it lies towards another label's look or a neighbour's piece
+  (`LatticeModel.decide_picture`);
 * "between": its piece stands between it and the next place;
 * "flat": the looks and the flatness are sure of opposite things;
 * "picture": the model does not explain the picture (`MIN_EXPLAINED`);
@@ -85,9 +87,9 @@ class Picture:
         return self.n == rows * cols
 
     @cached_property
-    def offset(self) -> tuple[Decision, np.ndarray, np.ndarray]:
-        """The learned looks' decision, distances and the features with the global offset removed
-        (`LatticeModel._decide_offset`)."""
+    def offset(self) -> tuple[Decision, np.ndarray, np.ndarray, np.ndarray | None]:
+        """The learned looks' decision, distances, the features with the global offset removed and
+        that offset's standard error per channel (`LatticeModel._decide_offset`)."""
         return self.model._decide_offset(self.feats)
 
     @property
@@ -95,8 +97,13 @@ class Picture:
         """(shifts, N, F) the features with the picture's global offset removed."""
         return self.offset[2]
 
+    @property
+    def offset_error(self) -> np.ndarray | None:
+        """(3,) the standard error of the picture's global offset per channel (None: none measured)."""
+        return self.offset[3]
+
     @cached_property
-    def follow(self) -> tuple[Decision, np.ndarray, np.ndarray]:
+    def follow(self) -> tuple[Decision, np.ndarray, np.ndarray, np.ndarray]:
         """`LatticeModel.follow_picture` of this picture's features."""
         return self.model.follow_picture(self.feats)
 
@@ -109,6 +116,12 @@ class Picture:
     def means(self) -> np.ndarray:
         """(looks, F) the looks' means as they follow this picture."""
         return self.follow[2]
+
+    @property
+    def share(self) -> np.ndarray:
+        """(looks,) the share of each look's followed mean this picture's places make (0 where the
+        looks do not follow it): how far a look moves with the picture's global offset."""
+        return self.follow[3]
 
     @property
     def dist(self) -> np.ndarray:

@@ -26,6 +26,7 @@ from controller.vision.lattice.rules import (
     lamp,
     light,
     lightness,
+    offset,
     own_board,
     own_flatness,
     parity,
@@ -39,6 +40,7 @@ Rule = Callable[[Picture, Reading], Reading]
 
 #: The rules in the order they apply.
 RULES: tuple[ModuleType, ...] = (
+    offset,
     groups,
     between,
     lightness,

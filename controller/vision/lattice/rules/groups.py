@@ -9,7 +9,10 @@ place the looks left unsure by "margin", "pair" or "far", by the very rule the l
 surely alike, and not where the flatness is sure of the other side (empty or a piece), nor where a
 clipped channel bounds the place's colour (`controller.vision.bounds`): what the clipping hid is not
 in the picture to group by, and a lamp that clips distorts the very places a group is fitted on
-(under a violet lamp, white stones clipped with the board joined its group, surely).
+(under a violet lamp, white stones clipped with the board joined its group, surely). Nor a place
+whose looks' reading the uncertainty of the picture's measured light leaves open (rule `offset`):
+the groups are fitted, as the following is, on the places with the global offset removed and the
+learned looks as their prior, and so move with that offset only as far as their places pull them.
 
 The groups are made of the places the learned looks read surely: a place the looks leave unsure
 does not shape the group that then reads it. Fitted on every place, a look's group widened to take
@@ -29,6 +32,7 @@ from controller.vision import bounds
 from controller.vision.classify import ClassModel, ClassRef, Decision
 from controller.vision.lattice.places import EMPTY, FOLLOW_ROUNDS, MIN_EXPLAINED, N_FEATURES
 from controller.vision.lattice.reading import DOUBTFUL, Picture, Reading
+from controller.vision.lattice.rules import offset
 
 NAME = "groups"
 
@@ -38,7 +42,7 @@ def rule(picture: Picture, reading: Reading) -> Reading:
     surely, so read."""
     why = reading.why_array()
     visible = picture.visible
-    doubtful = visible & np.isin(why, DOUBTFUL)
+    doubtful = visible & np.isin(why, DOUBTFUL) & ~reading.marked(offset.MARK)
     if not doubtful.any():
         return reading
     found = picture_groups(picture)
@@ -86,7 +90,7 @@ def picture_groups(picture: Picture) -> tuple[Decision, np.ndarray, np.ndarray] 
       squares of one colour half like a learned piece would otherwise become that piece).
     """
     c = picture.model.classes
-    dec0, _, shifted = picture.offset
+    dec0, _, shifted, _ = picture.offset
     if dec0.sure.sum() < MIN_EXPLAINED * len(dec0.sure):
         return None
     place = np.flatnonzero(picture.visible)
