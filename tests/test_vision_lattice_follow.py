@@ -74,7 +74,7 @@ def test_white_stones_among_white_stones_are_read_where_the_board_between_them_i
     model = learn_from(teacher(photos))
     photo = next(p for p in photos if p.name == "board-2")
     seen = lattice.describe(photo.image(), photo.size, parse_corners(photo.corners))
-    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds)
+    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds, seen.away)
     truth = [c for row in photo.grid for c in row]
     assert [i for i, (g, t, w) in enumerate(zip(letters, truth, why)) if w == "" and g != t] == []
     for r, c in ((7, 9), (9, 8), (9, 12)):

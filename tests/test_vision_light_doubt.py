@@ -76,7 +76,7 @@ def test_photographed_go_stones_under_a_violet_lamp_are_never_read_wrong() -> No
     stones clip with the board in red and blue, and were read as empty points, surely (four places
     of this photograph)."""
     model, seen, truth = _relit_photo("go-tengen-13x13-webcam", "move_8", "violet")
-    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds)
+    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds, seen.away)
     wrong = _sure_and_wrong(letters, why, truth)
     assert wrong == []
     # The lamp clips red and blue on the board and on most places alike: only green is measured
@@ -122,7 +122,7 @@ def test_a_picture_rule_does_not_make_sure_what_the_clipping_leaves_open(name) -
     the same clipped pixels show (a clipped disc is flat: rule flatness; its colour the board's:
     rules parity and own board), one to three places of these photographs."""
     model, seen, truth = _relit_photo("go-tengen-13x13-webcam", name, "violet")
-    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds)
+    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds, seen.away)
     assert _sure_and_wrong(letters, why, truth) == []
 
 
@@ -136,7 +136,7 @@ def test_photographed_white_stones_clipped_in_blue_are_not_read_as_the_board() -
     its flatness (the place against its own cell's corners, which the light cancels) leans clearly
     to a stone, and with its colour hidden by the clipping that leaves it unsure."""
     model, seen, truth = _relit_photo("go-seegoban-19x19", "board-3", "blue")
-    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds)
+    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds, seen.away)
     assert _sure_and_wrong(letters, why, truth) == []  # 11 before, then 1
     assert why[5 * 19 + 7] == "light"
     assert sum(w == "light" and t == "W" for w, t in zip(why, truth)) >= 11
@@ -150,7 +150,7 @@ def test_a_white_piece_clipped_in_red_is_not_read_as_the_light_square_it_stands_
     between what was seen and the brightest learned look's, it reads as the white piece it is. Some
     colour the clipping allows reads another label: unsure."""
     model, seen, truth = _relit_photo("chess-pcwawc-folding", "chessBoard007", "violet")
-    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds)
+    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds, seen.away)
     assert _sure_and_wrong(letters, why, truth) == []
     assert why[6 * 8 + 1] == "light"
 
@@ -163,7 +163,7 @@ def test_a_warm_lamp_that_clips_the_board_in_red_leaves_the_bare_points_read() -
     white stone: it is read, not left to the light (85 of its 361 points were unsure)."""
     model, seen, _ = _relit_photo("go-tengen-empty", "easy_small_angle_size_19", "warm", taught_by="go-seegoban-19x19")
     assert seen.bounds is not None and (seen.bounds[:, 2] != 0).sum() > 50  # red clipped around many points
-    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds)
+    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds, seen.away)
     assert "light" not in why
     assert all(g == "." for g, w in zip(letters, why) if w == "")
     assert why.count("") >= 355
@@ -180,7 +180,7 @@ def test_the_pictures_groups_are_made_of_what_the_looks_read_surely(lamp) -> Non
     from controller.vision.lattice import rules
 
     model, seen, truth = _relit_photo("go-seegoban-19x19", "board-2", lamp)
-    reading = rules.judge(model, seen.feats, seen.hidden, seen.flat, bounds=seen.bounds)
+    reading = rules.judge(model, seen.feats, seen.hidden, seen.flat, bounds=seen.bounds, away=seen.away)
     by_groups = [i for i, s in enumerate(reading.source) if s == "groups" and reading.why[i] == ""]
     assert [i for i in by_groups if reading.letters[i] != truth[i]] == []
 
@@ -195,7 +195,7 @@ def test_a_point_half_covered_by_a_stone_seen_off_its_own_is_not_read_by_its_lig
     moved back towards the point: one stone seen between two places, as rule `between` says of
     the places the looks read. It stays unsure."""
     model, seen, truth = _relit_photo("go-seegoban-19x19", "board-2", lamp)
-    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds)
+    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds, seen.away)
     assert _sure_and_wrong(letters, why, truth) == []
     assert why[2 * 19 + 18] == "between"
 
@@ -209,7 +209,7 @@ def test_a_point_half_covered_by_a_stone_is_between_by_the_lightness_under_a_mix
     lamp leaves in its order, matches the stone best at the samples moved towards each other: the
     point is unsure."""
     model, seen, truth = _relit_photo("go-seegoban-19x19", "board-2", "magenta")
-    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds)
+    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds, seen.away)
     assert _sure_and_wrong(letters, why, truth) == []
     assert why[2 * 19 + 18] == "between"
 
@@ -225,7 +225,7 @@ def test_a_stone_beside_a_stone_of_its_colour_is_not_between_them() -> None:
     model = learn_from(teacher(photos))
     photo = next(p for p in photos if p.name == "board-2")
     seen = lattice.describe(photo.image(), photo.size, parse_corners(photo.corners))
-    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds)
+    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds, seen.away)
     assert _sure_and_wrong(letters, why, [c for row in photo.grid for c in row]) == []
     assert letters[2 * 19 + 12] == "B" and why[2 * 19 + 12] == ""
 
@@ -319,7 +319,7 @@ def test_the_flatness_makes_empty_only_what_looks_and_flatness_read_empty_togeth
     light by a little less, and it stays unsure). The two are two measurements of one place: taken
     together they do not read it empty by the margin, and it stays unsure, not empty."""
     model, seen, truth = _relit_photo("chess-pcwawc-folding", "chessBoard006", "ledwhite")
-    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds)
+    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds, seen.away)
     assert _sure_and_wrong(letters, why, truth) == []
     assert why[0 * 8 + 1] != ""
 
@@ -332,7 +332,7 @@ def test_the_lightness_reads_a_far_place_only_where_lightness_and_flatness_read_
     against 5.60). Together the two measurements read it black by less than the margin (5.75
     against 7.78): it stays unsure, not black."""
     model, seen, truth = _relit_photo("chess-pcwawc-misc", "chessBoard013", "pink")
-    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds)
+    letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds, seen.away)
     i = 7 * 8 + 6
     assert truth[i] == "W"
     assert why[i] != "" or letters[i] == "W"

@@ -138,6 +138,7 @@ class LatticeModel:
         hidden: np.ndarray | None = None,
         flat: np.ndarray | None = None,
         bounds: np.ndarray | None = None,
+        away: np.ndarray | None = None,
     ) -> tuple[list[str], np.ndarray, np.ndarray]:
         """Each place's label, whether it is sure and a confidence in [0, 1], from (shifts, N, F)
         features; `hidden` places (see `describe`) are never sure.
@@ -149,7 +150,7 @@ class LatticeModel:
         learned there is not evidence here. So when fewer than `MIN_EXPLAINED` of the visible
         places are read surely, the model is taken not to explain the picture and none is sure.
         """
-        letters, why, confidence = self.judge(feats, hidden, flat, bounds)
+        letters, why, confidence = self.judge(feats, hidden, flat, bounds, away)
         sure = np.array([w == "" for w in why], bool)
         return letters, sure, np.where(sure, confidence, 0.0)
 
@@ -159,10 +160,11 @@ class LatticeModel:
         hidden: np.ndarray | None = None,
         flat: np.ndarray | None = None,
         bounds: np.ndarray | None = None,
+        away: np.ndarray | None = None,
     ) -> tuple[list[str], list[str], np.ndarray]:
         """As `read`, with why each place is unsure ("" where sure) instead of whether it is sure:
         the looks' reading, then every rule of `rules.RULES` in turn (`rules.judge`)."""
-        reading = judge(self, feats, hidden, flat, bounds=bounds)
+        reading = judge(self, feats, hidden, flat, bounds=bounds, away=away)
         return list(reading.letters), list(reading.why), np.array(reading.confidence)
 
     def _lightness_decision(self, feats: np.ndarray, shifted: np.ndarray | None = None) -> Decision:

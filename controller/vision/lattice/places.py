@@ -70,6 +70,9 @@ class Described:
     #: (N, 3) what each place's colour is known to be per channel where a channel is clipped
     #: (`controller.vision.bounds`; None: nothing clipped)
     bounds: np.ndarray | None = None
+    #: (N, 2) the direction (x, y) on the board in which what stands on each place is seen
+    #: displaced, away from the camera (`_away_from_camera`; None: not known)
+    away: np.ndarray | None = None
 
 
 def describe(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> Described:
@@ -109,6 +112,7 @@ def describe(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> D
         (around >= HIDDEN_AROUND).ravel(),
         flatness(logimg, points, light_fit.rejected),
         clipped_bounds(logimg, points, light_fit),
+        away,
     )
 
 

@@ -47,23 +47,27 @@ class Picture:
     them alike (computed once, when first asked): `feats` (shifts, N, F) relative to the light,
     `flat` (N, N_FLAT) the flatness (None: not described), `visible` (N,) where the board is not
     hidden around the place, `bounds` (N, 3) what a clipped channel leaves known of each place's
-    colour (`controller.vision.bounds`; None: nothing clipped)."""
+    colour (`controller.vision.bounds`; None: nothing clipped), `away` (N, 2) the direction (x, y)
+    on the board in which what stands on each place is seen displaced, away from the camera (None:
+    not known)."""
 
     model: LatticeModel
     feats: np.ndarray
     flat: np.ndarray | None
     visible: np.ndarray
     bounds: np.ndarray | None = None
+    away: np.ndarray | None = None
 
     @classmethod
-    def of(cls, model: LatticeModel, feats, hidden=None, flat=None, bounds=None) -> Picture:
+    def of(cls, model: LatticeModel, feats, hidden=None, flat=None, bounds=None, away=None) -> Picture:
         feats = np.asarray(feats, np.float64)
         if feats.ndim == 2:
             feats = feats[None]
         n = feats.shape[1]
         visible = np.ones(n, bool) if hidden is None else ~np.asarray(hidden, bool)
         flat = None if flat is None else np.asarray(flat, np.float64)
-        return cls(model, feats, flat, visible, None if bounds is None else np.asarray(bounds))
+        bounds = None if bounds is None else np.asarray(bounds)
+        return cls(model, feats, flat, visible, bounds, None if away is None else np.asarray(away, np.float64))
 
     @property
     def n(self) -> int:

@@ -81,11 +81,12 @@ def judge(
     flat: np.ndarray | None = None,
     rules: Sequence[ModuleType] = RULES,
     bounds: np.ndarray | None = None,
+    away: np.ndarray | None = None,
 ) -> Reading:
     """The reading of one picture's places ((shifts, N, F) features, (N,) hidden places, (N,
-    N_FLAT) flatness, (N, 3) clipped channels' bounds): the looks' reading, then each rule of
-    `rules` in turn."""
-    picture = Picture.of(model, feats, hidden, flat, bounds)
+    N_FLAT) flatness, (N, 3) clipped channels' bounds, (N, 2) the direction away from the camera):
+    the looks' reading, then each rule of `rules` in turn."""
+    picture = Picture.of(model, feats, hidden, flat, bounds, away)
     reading = classified(picture)
     for module in rules:
         reading = module.rule(picture, reading)

@@ -13,7 +13,10 @@ between them, whose colour at the neighbour's own point the lamp may have made a
 (an empty point half covered by a stone seen off its own point, under a magenta lamp). Not where
 the place's lightness at its own point is its label's (within the lightness looks' open-set
 distance): a point half covered shows the bare board's lightness there, a piece on its point its
-own (two stones of one colour side by side, whose lightness matches best where they touch).
+own (two stones of one colour side by side, whose lightness matches best where they touch). Nor
+where the place matches towards the far side, away from the camera (`Picture.away`): a tall piece
+on its place is seen so, its top displaced beyond its foot (a dark king on a dark square, whose
+own point shows the square's lightness), as the moved samples are meant to absorb.
 """
 
 from __future__ import annotations
@@ -63,8 +66,11 @@ def between_places(picture: Picture, reading: Reading) -> np.ndarray:
     towards = off_point & (other != n)
     same = label[other] == label
     light, own_point = lightness_seen(picture, letters)
-    # Not where the place's own point shows its label's lightness: its piece covers it.
+    # Not where the place's own point shows its label's lightness: its piece covers it; nor where
+    # it matches towards the far side: a tall piece on it is seen so.
     by_lightness = (light == other) & (light[other] == n) & (own_point > open_set_distance(N_LIGHTNESS))
+    if picture.away is not None:
+        by_lightness &= (cc - c) * picture.away[:, 0] + (rr - r) * picture.away[:, 1] <= 0
     return towards & same & ((towards[other] & (other[other] == n)) | by_lightness)
 
 
