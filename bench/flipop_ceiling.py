@@ -1,0 +1,248 @@
+"""Flipop's ceiling: every position play can reach from the start, and the best any player can score.
+
+    python bench/flipop_ceiling.py                    # the default profile's start, whole space
+    python bench/flipop_ceiling.py --limit 200000     # stop exploring there: bounds, not values
+
+Explores, through the rules engine's own `legal_moves` and `apply` (passes included), every position
+(balls, doors, side to move, push-back ban) reachable from the profile's start, with both colours
+moving, and keeps the move graph (a move to the same position twice counts twice). Then, on that
+graph, by backward induction over plies (`solve`):
+
+- the game's value under perfect play (both seats best);
+- the best score any player can reach against the uniformly random player of `bench/ai_bench.py`,
+  for each seat: max at the player's turns, the mean over the legal moves at random's turns.
+
+Scores are the bench's: 1 a win, 1/2 a draw, 0 a loss. A game ends when a colour has no ball left or
+neither seat can move (`rules.md` §3), and otherwise at the bench's cut (`match.MAX_PLIES`, 200 plies),
+where it ends by agreement: fewer balls on the board wins, equal is a draw. A board from which no ball
+can ever leave scores that way too, whenever it is ended: ball counts never change on it. So the
+values are those of the bench's own games, cut included (`--plies` changes the cut; the values are
+also iterated on until they stop changing, to show whether the cut matters).
+
+With `--limit`, positions not explored count as a loss for the lower bound and a win for the upper
+one: what a truncated space proves is printed as an interval.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from array import array
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from controller.ai import match  # noqa: E402
+from controller.games.registry import engine_for  # noqa: E402
+from controller.record import setup_from_mapping  # noqa: E402
+
+#: `Graph.mover` of a position whose game is over, and of one left unexplored (`--limit`).
+OVER, UNEXPLORED = -1, -2
+_BALL_CODE = {".": 0, "W": 1, "B": 2}
+
+
+@dataclass
+class Graph:
+    """Reachable positions 0..n-1 (0 the start) and their moves, as compressed rows.
+
+    The moves of position i lead to `targets[first[i]:first[i + 1]]`; `mover[i]` is the seat to move
+    (or OVER, UNEXPLORED); `score[i]` is seat 0's score were the game ended there (by its result if
+    over, else by agreement: fewer balls wins).
+    """
+
+    first: np.ndarray
+    targets: np.ndarray
+    mover: np.ndarray
+    score: np.ndarray
+    depth: int
+    complete: bool
+
+    @property
+    def size(self) -> int:
+        return len(self.mover)
+
+
+class _Keys:
+    """Compact whole-number keys for positions (a few million fit in memory)."""
+
+    def __init__(self) -> None:
+        self.doors: dict[Any, int] = {}
+        self.bans: dict[Any, int] = {}
+
+    def key(self, state: Any) -> int:
+        (line,) = state.lines
+        balls = 0
+        for row in line.balls:
+            for cell in row:
+                balls = balls * 3 + _BALL_CODE[cell]
+        doors = self.doors.setdefault(line.doors, len(self.doors))
+        ban = self.bans.setdefault(line.banned, len(self.bans))
+        seat = 2 if line.to_move is None else line.to_move
+        return (((balls << 24) | doors) << 24 | ban) << 2 | seat
+
+
+def seat0_score(engine: Any, state: Any) -> float:
+    """Seat 0's score were the game ended here: its result if over, else fewer balls wins."""
+    if engine.is_over(state):
+        winners = engine.result(state).winners or (0, 1)
+    else:
+        counts = engine.result(state).scores
+        winners = (0,) if counts[0] < counts[1] else (1,) if counts[1] < counts[0] else (0, 1)
+    return 1.0 / len(winners) if 0 in winners else 0.0
+
+
+def explore(engine: Any, start: Any, limit: int | None = None, report: Any = None) -> Graph:
+    """Every position reachable from `start` by legal moves, breadth first (so a position's number
+    is the order it is expanded in), up to `limit` positions."""
+    keys = _Keys()
+    index = {keys.key(start): 0}
+    states = [start]  # positions found but not expanded yet, from number `done` on
+    done = 0
+    first = array("q", [0])
+    targets = array("i")
+    mover = array("b")
+    score = array("d")
+    depth = 0
+    layer_end = 1
+    while done < len(index):
+        if done == layer_end:
+            depth += 1
+            layer_end = len(index)
+            if report is not None:
+                report(depth, len(index), len(targets))
+        state = states[done - (len(index) - len(states))]
+        score.append(seat0_score(engine, state))
+        seat = engine.to_move(state)
+        if engine.is_over(state) or seat is None:
+            mover.append(OVER)
+        elif limit is not None and len(index) >= limit:
+            mover.append(UNEXPLORED)
+        else:
+            mover.append(seat)
+            for move in engine.legal_moves(state):
+                after = engine.apply(state, move)[0]
+                k = keys.key(after)
+                found = index.get(k)
+                if found is None:
+                    found = index[k] = len(index)
+                    states.append(after)
+                targets.append(found)
+        first.append(len(targets))
+        done += 1
+        # drop expanded positions from the working list now and then (only keys are kept)
+        if done - (len(index) - len(states)) > 100_000:
+            cut = done - (len(index) - len(states))
+            del states[:cut]
+    complete = not any(m == UNEXPLORED for m in mover)
+    return Graph(
+        first=np.frombuffer(first, dtype=np.int64).copy(),
+        targets=np.frombuffer(targets, dtype=np.int32).copy(),
+        mover=np.frombuffer(mover, dtype=np.int8).copy(),
+        score=np.frombuffer(score, dtype=np.float64).copy(),
+        depth=depth,
+        complete=complete,
+    )
+
+
+def solve(graph: Graph, plies: int, best: tuple[str, str], unexplored: float = 0.0) -> np.ndarray:
+    """Seat 0's score from every position with `plies` plies left before the cut, when seat s picks
+    its move by `best[s]`: "max" (best for seat 0), "min" (worst for seat 0) or "mean" (uniformly at
+    random). Unexplored positions score `unexplored`."""
+    values = graph.score.copy()
+    values[graph.mover == UNEXPLORED] = unexplored
+    return solve_from(graph, values, plies, best)
+
+
+def settle(graph: Graph, best: tuple[str, str], plies: int, unexplored: float = 0.0, most: int = 5000) -> tuple:
+    """The start's value with `plies` plies to the cut, and after how many plies (up to `most`) the
+    whole table stops changing (None if it still changes), with the start's value then."""
+    values = solve(graph, plies, best, unexplored)
+    at_cut = float(values[0])
+    step = 50
+    done = plies
+    while done < most:
+        following = solve_from(graph, values, step, best)
+        done += step
+        if np.allclose(following, values, atol=1e-12, rtol=0):
+            return at_cut, done, float(following[0])
+        values = following
+    return at_cut, None, float(values[0])
+
+
+def solve_from(graph: Graph, values: np.ndarray, plies: int, best: tuple[str, str]) -> np.ndarray:
+    """`solve` continued from a table of values (the cut pushed `plies` plies further)."""
+    moving = graph.mover >= 0
+    starts = graph.first[:-1][moving]
+    counts = (graph.first[1:] - graph.first[:-1])[moving]
+    rule = {"max": 0, "min": 1, "mean": 2}
+    pick = np.array([rule[best[0]], rule[best[1]]])[graph.mover[moving]]
+    for _ply in range(plies):
+        after = values[graph.targets]
+        choices = (
+            np.maximum.reduceat(after, starts),
+            np.minimum.reduceat(after, starts),
+            np.add.reduceat(after, starts) / counts,
+        )
+        values = values.copy()
+        values[moving] = np.choose(pick, choices)
+    return values
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--limit", type=int, default=None, help="explore at most this many positions")
+    parser.add_argument("--plies", type=int, default=match.MAX_PLIES, help="the cut (default the bench's)")
+    parser.add_argument("--save", type=Path, help="keep the explored graph in this .npz file")
+    parser.add_argument("--load", type=Path, help="solve a graph kept by --save instead of exploring")
+    args = parser.parse_args()
+    engine = engine_for(setup_from_mapping({"game": "flipop", "players": 2}))
+    start = engine.start(engine.start_board)
+    began = time.process_time()
+
+    def report(depth: int, found: int, moves: int) -> None:
+        print(f"  ply {depth:3d}: {found:9d} positions, {moves:10d} moves ({time.process_time() - began:.0f} s)")
+
+    if args.load is not None:
+        with np.load(args.load) as kept:
+            graph = Graph(
+                **{name: kept[name] for name in kept.files if name not in ("depth", "complete")},
+                depth=int(kept["depth"]),
+                complete=bool(kept["complete"]),
+            )
+    else:
+        graph = explore(engine, start, args.limit, report)
+    if args.save is not None:
+        np.savez(args.save, **vars(graph))
+    over = int(np.sum(graph.mover == OVER))
+    left = int(np.sum(graph.mover == UNEXPLORED))
+    print(
+        f"positions reachable from the start: {graph.size} ({'all' if graph.complete else f'{left} not explored'}), "
+        f"{len(graph.targets)} moves, {over} with the game over, deepest ply {graph.depth}, "
+        f"{time.process_time() - began:.0f} s processor"
+    )
+    cases = (
+        ("perfect play, both seats (seat 1's score is 1 minus this)", ("max", "min"), False),
+        ("the best player as seat 1 (White) against random", ("max", "mean"), False),
+        ("the best player as seat 2 (Black) against random", ("mean", "min"), True),
+    )
+    for words, best, other in cases:
+        low = settle(graph, best, args.plies, 0.0)
+        high = settle(graph, best, args.plies, 1.0) if not graph.complete else low
+        shown = []
+        for name, a, b in (("at the cut", low[0], high[0]), ("without a cut", low[2], high[2])):
+            a, b = (1 - b, 1 - a) if other else (a, b)
+            shown.append(f"{name} {a:.4f}" if a == b else f"{name} between {a:.4f} and {b:.4f}")
+        steady = f"steady after {low[1]} plies" if low[1] is not None else "still changing"
+        print(f"{words}: {', '.join(shown)} ({steady})")
+    print(f"processor time {time.process_time() - began:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

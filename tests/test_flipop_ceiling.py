@@ -1,0 +1,84 @@
+"""The Flipop ceiling solver (`bench/flipop_ceiling.py`) on positions small enough to check otherwise."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.flipop_ceiling import OVER, UNEXPLORED, explore, seat0_score, settle, solve
+from controller.games.registry import engine_for
+from controller.games.spec import Snapshot
+from controller.record import setup_from_mapping
+
+PERFECT, WHITE_V_RANDOM, BLACK_V_RANDOM = ("max", "min"), ("max", "mean"), ("mean", "min")
+
+
+@pytest.fixture(scope="module")
+def engine():
+    return engine_for(setup_from_mapping({"game": "flipop", "players": 2}))
+
+
+def position(engine, rows: str, to_move: int, banned=(), doors=None):
+    balls = tuple(tuple(row.split()) for row in rows.strip().splitlines())
+    snapshot = Snapshot("flipop", balls, {"doors": doors or engine.start_board.line("doors")})
+    return engine.position(snapshot, to_move=to_move, banned=banned)
+
+
+def naive(engine, state, plies: int, best) -> float:
+    """Seat 0's score by plain recursion over the engine's moves: the yardstick for `solve`."""
+    if engine.is_over(state) or plies == 0:
+        return seat0_score(engine, state)
+    values = [naive(engine, engine.apply(state, move)[0], plies - 1, best) for move in engine.legal_moves(state)]
+    how = best[engine.to_move(state)]
+    return max(values) if how == "max" else min(values) if how == "min" else sum(values) / len(values)
+
+
+def test_a_last_ball_pushed_out_wins_whoever_plays(engine) -> None:
+    # White's last ball at (1,1) has one push: north through the east wing of post (0,0), which
+    # turns to point north and puts the ball on (0,1), White's exit: White wins at once.
+    state = position(engine, ". . . . .\n. W . . .\n. . . . .\n. . . . B\n. . . . .", to_move=0)
+    assert engine.legal_moves(state) == [((1, 1), "N")]
+    graph = explore(engine, state)
+    assert graph.complete and graph.size == 2 and list(graph.mover) == [0, OVER]
+    for best in (PERFECT, WHITE_V_RANDOM, BLACK_V_RANDOM):
+        assert solve(graph, 0, best)[0] == 0.5  # cut before any move: one ball each, a draw
+        assert solve(graph, 1, best)[0] == 1.0
+        assert solve(graph, 200, best)[0] == 1.0
+
+
+def test_values_match_plain_recursion_on_a_mid_game_position(engine) -> None:
+    # Ply 15 of a random game: Black to move, and the three ways of choosing give three values.
+    state = position(
+        engine,
+        "B . B B B\nW . . . .\n. . . . .\nW . . . B\n. W W . W",
+        to_move=1,
+        banned=[((4, 2), "E")],
+        doors=("E", "E", "N", "E", "N", "NS", "EW", "S", "N", "EW", "NS", "S", "N", "S", "W", "W"),
+    )
+    graph = explore(engine, state, limit=4000)
+    found = {}
+    for best in (PERFECT, WHITE_V_RANDOM, BLACK_V_RANDOM):
+        for plies in (1, 2, 4):
+            expected = naive(engine, state, plies, best)
+            assert solve(graph, plies, best)[0] == pytest.approx(expected, abs=1e-12)
+        found[best] = expected
+    assert len(set(found.values())) == 3  # perfect play, and each seat against random, differ here
+    assert 0 < found[WHITE_V_RANDOM] < 1
+
+
+def test_a_cut_short_exploration_bounds_the_exact_values(engine) -> None:
+    state = position(
+        engine,
+        "B . B B B\nW . . . .\n. . . . .\nW . . . B\n. W W . W",
+        to_move=1,
+        banned=[((4, 2), "E")],
+        doors=("E", "E", "N", "E", "N", "NS", "EW", "S", "N", "EW", "NS", "S", "N", "S", "W", "W"),
+    )
+    whole = explore(engine, state, limit=4000)
+    part = explore(engine, state, limit=300)
+    assert not part.complete and (part.mover == UNEXPLORED).any()
+    for best in (PERFECT, WHITE_V_RANDOM, BLACK_V_RANDOM):
+        exact = solve(whole, 6, best)[0]
+        assert solve(part, 6, best, unexplored=0.0)[0] <= exact + 1e-12
+        assert solve(part, 6, best, unexplored=1.0)[0] >= exact - 1e-12
+    at_cut, steady_after, _value = settle(whole, PERFECT, 6, most=400)
+    assert at_cut == solve(whole, 6, PERFECT)[0]
