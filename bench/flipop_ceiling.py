@@ -45,6 +45,7 @@ from controller.record import setup_from_mapping  # noqa: E402
 #: `Graph.mover` of a position whose game is over, and of one left unexplored (`--limit`).
 OVER, UNEXPLORED = -1, -2
 _BALL_CODE = {".": 0, "W": 1, "B": 2}
+_WORD = (1 << 64) - 1
 
 
 @dataclass
@@ -62,18 +63,27 @@ class Graph:
     score: np.ndarray
     depth: int
     complete: bool
+    #: Each position's `Keys.key`, in three 64-bit parts (low first), to find a position again.
+    keys: np.ndarray | None = None
+
+    def numbers(self) -> dict[int, int]:
+        """Position number by `Keys.key`."""
+        assert self.keys is not None
+        low, middle, high = (self.keys[:, i].tolist() for i in range(3))
+        return {(h << 128) | (m << 64) | lo: n for n, (lo, m, h) in enumerate(zip(low, middle, high))}
 
     @property
     def size(self) -> int:
         return len(self.mover)
 
 
-class _Keys:
-    """Compact whole-number keys for positions (a few million fit in memory)."""
+class Keys:
+    """A whole number per position, the same in every run (a few million fit in memory): balls
+    in base 3, each door's orientation (2 bits a post), the push-back ban (a bit per cell and
+    direction), the seat to move (2: nobody)."""
 
-    def __init__(self) -> None:
-        self.doors: dict[Any, int] = {}
-        self.bans: dict[Any, int] = {}
+    def __init__(self, engine: Any) -> None:
+        self.turns = [{door: code for code, door in enumerate(sorted(shapes))} for shapes in engine.shapes]
 
     def key(self, state: Any) -> int:
         (line,) = state.lines
@@ -81,10 +91,14 @@ class _Keys:
         for row in line.balls:
             for cell in row:
                 balls = balls * 3 + _BALL_CODE[cell]
-        doors = self.doors.setdefault(line.doors, len(self.doors))
-        ban = self.bans.setdefault(line.banned, len(self.bans))
+        doors = 0
+        for turns, door in zip(self.turns, line.doors):
+            doors = doors << 2 | turns[door]
+        ban = 0
+        for (r, c), direction in line.banned:
+            ban |= 1 << ((r * 5 + c) * 4 + "NESW".index(direction))
         seat = 2 if line.to_move is None else line.to_move
-        return (((balls << 24) | doors) << 24 | ban) << 2 | seat
+        return ((balls << 32 | doors) << 100 | ban) << 2 | seat
 
 
 def seat0_score(engine: Any, state: Any) -> float:
@@ -97,10 +111,11 @@ def seat0_score(engine: Any, state: Any) -> float:
     return 1.0 / len(winners) if 0 in winners else 0.0
 
 
-def explore(engine: Any, start: Any, limit: int | None = None, report: Any = None) -> Graph:
+def explore(engine: Any, start: Any, limit: int | None = None, report: Any = None, plies: int | None = None) -> Graph:
     """Every position reachable from `start` by legal moves, breadth first (so a position's number
-    is the order it is expanded in), up to `limit` positions."""
-    keys = _Keys()
+    is the order it is expanded in), up to `limit` positions, or only those fewer than `plies`
+    plies from the start (the others found are left unexplored)."""
+    keys = Keys(engine)
     index = {keys.key(start): 0}
     states = [start]  # positions found but not expanded yet, from number `done` on
     done = 0
@@ -121,7 +136,7 @@ def explore(engine: Any, start: Any, limit: int | None = None, report: Any = Non
         seat = engine.to_move(state)
         if engine.is_over(state) or seat is None:
             mover.append(OVER)
-        elif limit is not None and len(index) >= limit:
+        elif (limit is not None and len(index) >= limit) or (plies is not None and depth >= plies):
             mover.append(UNEXPLORED)
         else:
             mover.append(seat)
@@ -147,15 +162,17 @@ def explore(engine: Any, start: Any, limit: int | None = None, report: Any = Non
         score=np.frombuffer(score, dtype=np.float64).copy(),
         depth=depth,
         complete=complete,
+        keys=np.array([[k & _WORD, (k >> 64) & _WORD, k >> 128] for k in index], dtype=np.uint64).reshape(-1, 3),
     )
 
 
-def solve(graph: Graph, plies: int, best: tuple[str, str], unexplored: float = 0.0) -> np.ndarray:
+def solve(graph: Graph, plies: int, best: tuple[str, str], unexplored: float | None = 0.0) -> np.ndarray:
     """Seat 0's score from every position with `plies` plies left before the cut, when seat s picks
     its move by `best[s]`: "max" (best for seat 0), "min" (worst for seat 0) or "mean" (uniformly at
-    random). Unexplored positions score `unexplored`."""
+    random). Unexplored positions score `unexplored` (None: as the game ended there would)."""
     values = graph.score.copy()
-    values[graph.mover == UNEXPLORED] = unexplored
+    if unexplored is not None:
+        values[graph.mover == UNEXPLORED] = unexplored
     return solve_from(graph, values, plies, best)
 
 
@@ -200,6 +217,9 @@ def main() -> int:
     parser.add_argument("--plies", type=int, default=match.MAX_PLIES, help="the cut (default the bench's)")
     parser.add_argument("--save", type=Path, help="keep the explored graph in this .npz file")
     parser.add_argument("--load", type=Path, help="solve a graph kept by --save instead of exploring")
+    parser.add_argument(
+        "--depth", type=int, help="explore only the first DEPTH plies: exact values of the game ended there and sooner"
+    )
     args = parser.parse_args()
     engine = engine_for(setup_from_mapping({"game": "flipop", "players": 2}))
     start = engine.start(engine.start_board)
@@ -216,7 +236,7 @@ def main() -> int:
                 complete=bool(kept["complete"]),
             )
     else:
-        graph = explore(engine, start, args.limit, report)
+        graph = explore(engine, start, args.limit, report, args.depth)
     if args.save is not None:
         np.savez(args.save, **vars(graph))
     over = int(np.sum(graph.mover == OVER))
@@ -231,6 +251,21 @@ def main() -> int:
         ("the best player as seat 1 (White) against random", ("max", "mean"), False),
         ("the best player as seat 2 (Black) against random", ("mean", "min"), True),
     )
+    if args.depth is not None:
+        # every position fewer than DEPTH plies from the start was explored: the game ended by
+        # agreement at ply k (k <= DEPTH) has exact values
+        print(f"the game ended by agreement at ply k (fewer balls wins), values exact for k <= {args.depth}:")
+        print(
+            f"{'k':>4} " + " ".join(f"{short:>14}" for short in ("White, perfect", "White v random", "Black v random"))
+        )
+        for k in range(2, args.depth + 1, 2):
+            row = []
+            for _words, best, other in cases:
+                value = float(solve(graph, k, best, None)[0])
+                row.append(1 - value if other else value)
+            print(f"{k:4d} " + " ".join(f"{v:14.4f}" for v in row))
+        print(f"processor time {time.process_time() - began:.0f} s")
+        return 0
     for words, best, other in cases:
         low = settle(graph, best, args.plies, 0.0)
         high = settle(graph, best, args.plies, 1.0) if not graph.complete else low

@@ -82,3 +82,18 @@ def test_a_cut_short_exploration_bounds_the_exact_values(engine) -> None:
         assert solve(part, 6, best, unexplored=1.0)[0] >= exact - 1e-12
     at_cut, steady_after, _value = settle(whole, PERFECT, 6, most=400)
     assert at_cut == solve(whole, 6, PERFECT)[0]
+
+
+def test_the_first_plies_alone_give_the_values_of_the_game_ended_there(engine) -> None:
+    state = position(
+        engine,
+        "B . B B B\nW . . . .\n. . . . .\nW . . . B\n. W W . W",
+        to_move=1,
+        banned=[((4, 2), "E")],
+        doors=("E", "E", "N", "E", "N", "NS", "EW", "S", "N", "EW", "NS", "S", "N", "S", "W", "W"),
+    )
+    shallow = explore(engine, state, plies=3)
+    assert not shallow.complete and shallow.depth == 3
+    for best in (PERFECT, WHITE_V_RANDOM, BLACK_V_RANDOM):
+        for plies in (1, 2, 3):
+            assert solve(shallow, plies, best, unexplored=None)[0] == pytest.approx(naive(engine, state, plies, best))
