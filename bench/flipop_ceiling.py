@@ -24,8 +24,11 @@ With `--depth`, only positions fewer than DEPTH plies from the start are expande
 game ended by agreement at ply k are then exact for every k up to DEPTH (a table). With `--limit`,
 positions not explored count as a loss for the lower bound and a win for the upper one.
 
-The whole space of the default layout is out of reach here: about 2,500 positions a processor second
-through the engine, and still about 100,000 new positions a ply at ply 19 (424,660 positions in all).
+The whole space of the default layout is out of reach here: `--depth 24` found 1,034,794 positions
+(906,586 within 23 plies, 3,015,945 moves) in 795 processor seconds, still about 130,000 new ones a
+ply. What it proves (values exact for the game ended by agreement at ply k): perfect play is a draw
+for every k up to 24, and the best player against random scores 0.6166 / 0.6725 as White and
+0.6207 / 0.6545 as Black at k = 12 / 24, gaining less at each ply (White +0.0033 from 22 to 24).
 """
 
 from __future__ import annotations
