@@ -106,13 +106,13 @@ def test_a_lamps_smooth_pool_of_light_is_not_an_arm_but_a_step_is():
     pool = 1 + 0.8 * np.exp(-(((x - 20) / 4.0) ** 2))  # a warm lamp, brightest at patch 20
     vals = np.repeat((band[None, :] * pool[:, None] * [0.9, 1.0, 1.15])[:, None, :], k, axis=1)
     run = [i for i in range(n) if pool[i] > 1.3]
-    assert len(run) >= hands.MIN_ARM and hands.lamp_pool(run, vals, white)
+    assert len(run) >= hands.MIN_ARM and hands.lamp_pool(run, hands.band_logs(vals, white))
     arm = vals.copy()
     arm[16:25] = [150.0, 170.0, 210.0]  # skin crossing the band: steps in and out
-    assert not hands.lamp_pool(list(range(16, 25)), arm, white)
+    assert not hands.lamp_pool(list(range(16, 25)), hands.band_logs(arm, white))
     shade = vals.copy()
     shade[16:25] *= 0.5  # darker: not light added
-    assert not hands.lamp_pool(list(range(16, 25)), shade, white)
+    assert not hands.lamp_pool(list(range(16, 25)), hands.band_logs(shade, white))
 
 
 def test_a_lamps_pool_cut_by_a_hard_shadow_is_not_an_arm_but_a_dark_sleeve_across_it_is():
@@ -128,7 +128,7 @@ def test_a_lamps_pool_cut_by_a_hard_shadow_is_not_an_arm_but_a_dark_sleeve_acros
     shade = lit.copy()
     shade[22:30] *= [0.8, 0.75, 0.7]  # the lamp's light taken away beyond patch 21
     vals = np.repeat(shade[:, None, :], k, axis=1).astype(np.float32)
-    assert not hands.lamp_pool([i for i in range(n) if pool[i] > 1.3], vals, white)  # the step
+    assert not hands.lamp_pool([i for i in range(n) if pool[i] > 1.3], hands.band_logs(vals, white))  # the step
     assert not check(vals, white)
     sleeve = np.repeat(lit[:, None, :], k, axis=1).astype(np.float32)
     sleeve[22:27] = [30.0, 30.0, 34.0]  # a dark grey sleeve over five patches
@@ -151,7 +151,7 @@ def test_a_bare_arm_whose_edge_lies_inside_a_band_patch_is_not_taken_for_a_cut_p
     med, used = masked_median(vals)
     feats = colour_features(med / white)
     assert not hands.odd_patches(feats, used)[22] and hands.odd_patches(feats, used)[23:26].all()
-    assert hands.beyond_pool([23, 24, 25], vals, white) is None
+    assert hands.beyond_pool([23, 24, 25], hands.band_logs(vals, white)) is None
     assert hands.arm_seen(feats, used, vals, white)
 
 

@@ -99,8 +99,12 @@ def reflection_patches(vals: np.ndarray, white: np.ndarray) -> tuple[np.ndarray,
     return lit, core
 
 
-def _band_logs(vals: np.ndarray, white: np.ndarray) -> np.ndarray:
-    """Each band patch's log colour (N, 3) relative to paper white, against the band's typical one."""
+def band_logs(vals: np.ndarray, white: np.ndarray) -> np.ndarray:
+    """Each band patch's log colour (N, 3) relative to paper white, against the band's typical one:
+    what `lamp_pool` and `beyond_pool` follow along the band.
+
+    `vals` are the band patches' pixels (N, K, 3) in grey levels, `white` the paper white at each
+    patch (N, 3) in grey levels."""
     colour = np.median(np.asarray(vals, np.float32), axis=1) / np.maximum(np.asarray(white, np.float32), 1.0)
     return np.log(np.maximum(colour, 1e-3) / np.maximum(np.median(colour, axis=0), 1e-3))
 
@@ -118,7 +122,7 @@ def _to_band(logs: np.ndarray, start: int, way: int) -> list[int] | None:
     return None
 
 
-def lamp_pool(run: list[int], vals: np.ndarray, white: np.ndarray) -> bool:
+def lamp_pool(run: list[int], logs: np.ndarray) -> bool:
     """Whether the run of odd band patches is only a lamp's pool of light on the band's own material:
     brighter in every channel and changing smoothly along the band, from the band's own light into
     the run and out of it back to the band's own light.
@@ -126,11 +130,7 @@ def lamp_pool(run: list[int], vals: np.ndarray, white: np.ndarray) -> bool:
     The patches beside the run are not enough: an arm's edge may lie inside one of them (covering
     more than half of it: the run's odd patches are measured on each patch's darker part, the steps
     on its median), so its step would fall outside the path looked at. From the band's own light
-    to the run's, an arm's edge is a step somewhere.
-
-    `vals` are the band patches' pixels (N, K, 3) in grey levels, `white` the paper white at each
-    patch (N, 3) in grey levels."""
-    logs = _band_logs(vals, white)
+    to the run's, an arm's edge is a step somewhere. `logs` are the band's `band_logs`."""
     if (logs[run] < -POOL_DIP).any():
         return False
     n = len(logs)
@@ -142,7 +142,7 @@ def lamp_pool(run: list[int], vals: np.ndarray, white: np.ndarray) -> bool:
     return bool((np.abs(np.diff(logs[path], axis=0)) <= SMOOTH_STEP).all())
 
 
-def beyond_pool(run: list[int], vals: np.ndarray, white: np.ndarray) -> list[int] | None:
+def beyond_pool(run: list[int], logs: np.ndarray) -> list[int] | None:
     """The part of the run beyond a lamp's pool of light cut short by a sharp step down in every
     channel (a hard shadow falling across the pool), or None when the run is no such pool.
 
@@ -150,8 +150,7 @@ def beyond_pool(run: list[int], vals: np.ndarray, white: np.ndarray) -> list[int
     `lamp_pool`: an arm's edge is a step somewhere on that way), only add light, and change
     smoothly for at least 2 patches up to the step, which may lie in the run or just beyond it.
     What lies beyond the step (maybe nothing odd) is judged as a run of its own; the pool's patches
-    tell nothing of an arm."""
-    logs = _band_logs(vals, white)
+    tell nothing of an arm. `logs` are the band's `band_logs`."""
     n = len(logs)
     for way, back in ((run, -1), (run[::-1], +1)):
         entry = _to_band(logs, (way[0] + back) % n, back)
@@ -207,10 +206,11 @@ def arm_seen(feats: np.ndarray, used: np.ndarray, vals: np.ndarray, white: np.nd
     if not odd.any():
         return False
     lit, core = reflection_patches(vals, white)
+    logs = band_logs(vals, white)
     for run in _runs(odd):
-        if len(run) < MIN_ARM or lamp_pool(run, vals, white):
+        if len(run) < MIN_ARM or lamp_pool(run, logs):
             continue
-        rest = beyond_pool(run, vals, white)
+        rest = beyond_pool(run, logs)
         if rest is not None:  # a pool cut by a sharp step down: what lies beyond it is judged alone
             run = rest
             if len(run) < MIN_ARM:
