@@ -247,14 +247,17 @@ def test_the_person_taps_their_tiles_on_the_page_for_a_hint(tmp_path):
         )
         second = [v for v in rig.loop.session.verdicts if v.get("action") == HINT][1]
         assert second["move"].split()[0] in chosen and "tiles" not in second
-        answer = wait_for(
+        # The page shows "The coach is thinking…", then the new hint, which knows the tiles held (the
+        # first one said "whichever you hold"): wait for that one, not for any text without "whichever".
+        wait_for(
             lambda: (
-                "whichever" not in browser.find_element(By.ID, "coach-answer").text
-                and browser.find_element(By.ID, "coach-answer").text
+                browser.find_element(By.ID, "coach-answer").text.startswith("Hint: ")
+                and "whichever" not in browser.find_element(By.ID, "coach-answer").text
+                and "if you hold it" not in browser.find_element(By.ID, "coach-answer").text
             ),
+            timeout=30,
             tick=lambda: rig.driver.run_frames(1),
         )
-        assert answer.startswith("Hint: ")
     finally:
         browser.quit()
         server.close()
