@@ -23,6 +23,18 @@ def position(engine, rows: str, to_move: int, banned=(), doors=None):
     return engine.position(snapshot, to_move=to_move, banned=banned)
 
 
+def mid_game(engine):
+    """Ply 15 of a random game: Black to move, where perfect play and each seat against random
+    give three different values."""
+    return position(
+        engine,
+        "B . B B B\nW . . . .\n. . . . .\nW . . . B\n. W W . W",
+        to_move=1,
+        banned=[((4, 2), "E")],
+        doors=("E", "E", "N", "E", "N", "NS", "EW", "S", "N", "EW", "NS", "S", "N", "S", "W", "W"),
+    )
+
+
 def naive(engine, state, plies: int, best) -> float:
     """Seat 0's score by plain recursion over the engine's moves: the yardstick for `solve`."""
     if engine.is_over(state) or plies == 0:
@@ -46,14 +58,7 @@ def test_a_last_ball_pushed_out_wins_whoever_plays(engine) -> None:
 
 
 def test_values_match_plain_recursion_on_a_mid_game_position(engine) -> None:
-    # Ply 15 of a random game: Black to move, and the three ways of choosing give three values.
-    state = position(
-        engine,
-        "B . B B B\nW . . . .\n. . . . .\nW . . . B\n. W W . W",
-        to_move=1,
-        banned=[((4, 2), "E")],
-        doors=("E", "E", "N", "E", "N", "NS", "EW", "S", "N", "EW", "NS", "S", "N", "S", "W", "W"),
-    )
+    state = mid_game(engine)
     graph = explore(engine, state, limit=4000)
     found = {}
     for best in (PERFECT, WHITE_V_RANDOM, BLACK_V_RANDOM):
@@ -66,13 +71,7 @@ def test_values_match_plain_recursion_on_a_mid_game_position(engine) -> None:
 
 
 def test_a_cut_short_exploration_bounds_the_exact_values(engine) -> None:
-    state = position(
-        engine,
-        "B . B B B\nW . . . .\n. . . . .\nW . . . B\n. W W . W",
-        to_move=1,
-        banned=[((4, 2), "E")],
-        doors=("E", "E", "N", "E", "N", "NS", "EW", "S", "N", "EW", "NS", "S", "N", "S", "W", "W"),
-    )
+    state = mid_game(engine)
     whole = explore(engine, state, limit=4000)
     part = explore(engine, state, limit=300)
     assert not part.complete and (part.mover == UNEXPLORED).any()
@@ -85,13 +84,7 @@ def test_a_cut_short_exploration_bounds_the_exact_values(engine) -> None:
 
 
 def test_the_first_plies_alone_give_the_values_of_the_game_ended_there(engine) -> None:
-    state = position(
-        engine,
-        "B . B B B\nW . . . .\n. . . . .\nW . . . B\n. W W . W",
-        to_move=1,
-        banned=[((4, 2), "E")],
-        doors=("E", "E", "N", "E", "N", "NS", "EW", "S", "N", "EW", "NS", "S", "N", "S", "W", "W"),
-    )
+    state = mid_game(engine)
     shallow = explore(engine, state, plies=3)
     assert not shallow.complete and shallow.depth == 3
     for best in (PERFECT, WHITE_V_RANDOM, BLACK_V_RANDOM):
