@@ -281,7 +281,7 @@ class LatticeModel:
         inv = self.classes.inv
         # Where a place matches only off its point, towards a neighbour read the same, while
         # read at its point it is not surely that label, it may be seeing that neighbour's piece.
-        at_point = self.classes.decide_distances(self._distances_to(feats[:1], means)[0])
+        at_point = self.classes.decide_distances(self.distances_to(feats[:1], means)[0])
         towards_same = self._towards_same(dec.letters, pos[np.arange(len(best)), best]) & ~(
             at_point.sure & (np.array(at_point.letters) == np.array(dec.letters))
         )
@@ -314,7 +314,7 @@ class LatticeModel:
                 out[i] = grid[r + dy, c + dx] == letters[i]
         return out
 
-    def _distances_to(self, feats: np.ndarray, means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def distances_to(self, feats: np.ndarray, means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """As `distances` (the same shadow allowance), to looks of the learned spreads centred
         at `means` (looks, F)."""
         d = np.stack([self._shaded(f, means) for f in feats])  # (shifts, N, looks)
@@ -335,7 +335,7 @@ class LatticeModel:
         means = learned
         n = np.arange(feats.shape[1])
         sure, best = dec.sure, dist.argmin(axis=1)
-        dist, pos = self._distances_to(feats, means)
+        dist, pos = self.distances_to(feats, means)
         share = np.zeros(len(learned))
         for _round in range(FOLLOW_ROUNDS):
             new = learned.copy()
@@ -347,7 +347,7 @@ class LatticeModel:
                     new[k] = (x.sum(axis=0) + N_FEATURES * learned[k]) / (mine.sum() + N_FEATURES)
             means = new
             before = (sure, best, pos)
-            dist, pos = self._distances_to(feats, means)
+            dist, pos = self.distances_to(feats, means)
             sure, best = self.classes.decide_distances(dist).sure, dist.argmin(axis=1)
             if all(np.array_equal(a, b) for a, b in zip(before, (sure, best, pos))):
                 break  # the same places read the same way: the means would not move again

@@ -92,7 +92,7 @@ def reads_otherwise(picture: Picture, reading: Reading, sure: np.ndarray) -> np.
         # a unit rise of one channel moves its disc and core medians and a third of both
         # lightness percentiles (the mean over the channels)
         delta = np.concatenate([t, t, np.repeat(t.mean(axis=1, keepdims=True), 2, axis=1)], axis=1)
-        dist, _ = picture.model._distances_to(feats[:, i][:, None, :] + delta[None], picture.means)
+        dist, _ = picture.model.distances_to(feats[:, i][:, None, :] + delta[None], picture.means)
         known = dist.min(axis=1) <= classes.max_distance
         out[i] = bool((known & (dist[:, ~own].min(axis=1) < dist[:, own].min(axis=1))).any())
     return out

@@ -64,7 +64,7 @@ def rule(picture: Picture, reading: Reading) -> Reading:
     feats = picture.shifted[:, todo]
     open_ = np.zeros(len(todo), bool)
     for delta in deltas:
-        dist, _ = picture.model._distances_to(feats - delta, picture.means - picture.share[:, None] * delta)
+        dist, _ = picture.model.distances_to(feats - delta, picture.means - picture.share[:, None] * delta)
         other = np.where(own, np.inf, dist).min(axis=1)
         mine = np.where(own, dist, np.inf).min(axis=1)
         open_ |= (dist.min(axis=1) <= classes.max_distance) & (other < mine)
