@@ -24,7 +24,15 @@ from controller.errors import ConfigError, RefereeError, os_words, sentence
 from controller.language import _
 from controller.vision.classify import ClassModel, Decision, open_set_distance
 from controller.vision.lattice.light import FLOOR
-from controller.vision.lattice.places import FOLLOW_ROUNDS, MIN_EXPLAINED, N_FEATURES, N_FLAT, N_LIGHTNESS, SHIFTS
+from controller.vision.lattice.places import (
+    FOLLOW_ROUNDS,
+    MIN_EXPLAINED,
+    N_FEATURES,
+    N_FLAT,
+    N_LIGHTNESS,
+    SHIFTS,
+    offset_features,
+)
 from controller.vision.lattice.rules import judge
 
 MODEL_VERSION = 5
@@ -229,8 +237,7 @@ class LatticeModel:
             resid = (chosen - self.classes.means[best])[dec.sure]
             offset = np.median(resid, axis=0)
             per_channel = np.clip((offset[0:3] + offset[3:6]) / 2, -0.3, 0.3)
-            full = np.concatenate([per_channel, per_channel, [per_channel.mean()] * 2])
-            feats = feats - full
+            feats = feats - offset_features(per_channel)
             dist, _ = self.distances(feats)
             dec = self.classes.decide_distances(dist)
             seen = (resid[:, 0:3] + resid[:, 3:6]) / 2

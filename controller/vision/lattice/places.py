@@ -57,6 +57,12 @@ N_FLAT = 4  # flatness features (`flatness`)
 N_LIGHTNESS = 4  # lightness features (`LatticeModel.lightness_distances`)
 
 
+def offset_features(per_channel: np.ndarray) -> np.ndarray:
+    """(F,) how a light offset of (3,) log units per channel moves a place's features: its disc
+    and core medians by the offset, both lightness percentiles by its mean over the channels."""
+    return np.concatenate([per_channel, per_channel, [per_channel.mean()] * 2])
+
+
 @dataclass
 class Described:
     """What a picture shows at every place: `feats` (shifts, N, N_FEATURES) relative to the

@@ -26,6 +26,7 @@ import itertools
 
 import numpy as np
 
+from controller.vision.lattice.places import offset_features
 from controller.vision.lattice.reading import Picture, Reading
 
 NAME = "offset"
@@ -44,9 +45,8 @@ def rule(picture: Picture, reading: Reading) -> Reading:
     labels = np.array([r.letter for r in classes.refs], object)
     letters = np.array(reading.letters, object)
     why = reading.why_array()
-    # a unit offset in one channel moves its disc and core medians and a third of both lightness
-    # percentiles (the mean over the channels), as `_decide_offset` removes it
-    deltas = np.array([np.concatenate([c, c, [c.mean()] * 2]) for c in CORNERS * error])  # (8, F)
+    # each corner's offset as the features see it, as `_decide_offset` removes it
+    deltas = np.array([offset_features(c) for c in CORNERS * error])  # (8, F)
     # A place's distance to a look changes by at most the offset's own length in that look's
     # metric (the part the look does not follow): only a place that some look of another label
     # could then overtake is measured again.
