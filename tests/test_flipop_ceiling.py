@@ -112,8 +112,8 @@ def test_a_key_gives_back_its_board(engine) -> None:
 
 def test_the_whole_game_bounds_hold_the_value_of_every_later_cut(engine) -> None:
     state = mid_game(engine)
-    shallow = explore(engine, state, plies=3)
-    deeper = explore(engine, state, plies=8)
+    shallow = explore(engine, state, plies=5)
+    deeper = explore(engine, state, plies=9)
     fixed = frontier_scores(shallow, engine)
     waiting = shallow.mover == UNEXPLORED
     assert np.isnan(fixed[~waiting]).all()
@@ -121,10 +121,10 @@ def test_the_whole_game_bounds_hold_the_value_of_every_later_cut(engine) -> None
     narrower = False
     for best in (PERFECT, WHITE_V_RANDOM, BLACK_V_RANDOM):
         low, high = whole_game_bounds(shallow, fixed, best)
-        for cut in (3, 4, 6, 8):  # exact values of the game ended at ply `cut`
+        for cut in (5, 6, 7, 9):  # exact values of the game ended at ply `cut`
             exact = solve(deeper, cut, best, unexplored=None)[0]
             assert low - 1e-12 <= exact <= high + 1e-12
-        narrower |= high - low < solve(shallow, 3, best, 1.0)[0] - solve(shallow, 3, best, 0.0)[0] - 1e-9
+        narrower |= high - low < solve(shallow, 5, best, 1.0)[0] - solve(shallow, 5, best, 0.0)[0] - 1e-9
     assert narrower  # the dead positions' fixed scores tell more than 0 and 1
 
 
