@@ -30,9 +30,8 @@ class SimulatedDevices(RealDevices):
         self.world_factory = world_factory
         #: Frame times the simulated camera's pictures arrive late (`simulation.camera.DelayedFrames`).
         self.camera_delay = camera_delay
-        #: The SimWorld once the camera is open. Typed as the `Devices` protocol has it (Any):
-        #: `RealDevices.world = None` leaves mypy no other type a subclass may give it.
-        self.world: Any = None
+        #: The simulated world once the camera is open.
+        self.world: SimWorld | None = None
         self.pico: SimulatedPico | None = None
 
     def open_switches(self, config: Any) -> SerialSwitches | None:

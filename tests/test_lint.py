@@ -1,5 +1,5 @@
-"""The code stays `ruff` clean and `mypy` finds no type error (settings in pyproject.toml): the test
-command checks both."""
+"""The code stays `ruff` clean and `mypy` finds no type error in `controller/`, `calibration/` and
+`simulation/` (settings in pyproject.toml): the test command checks both."""
 
 from __future__ import annotations
 

@@ -32,7 +32,9 @@ class Devices(Protocol):
 class RealDevices:
     """The devices config.yaml names, on real hardware (or recordings)."""
 
-    world = None
+    #: No simulated world on real hardware (typed as the protocol has it, so the simulated devices,
+    #: a subclass, may hold one).
+    world: Any = None
 
     def open_switches(self, config: Any) -> SerialSwitches | None:
         if not config.uses_switches or config.switches.source == "none":
