@@ -21,7 +21,16 @@ from controller.games.events import EventType, GameEvent
 from controller.games.flipop import doors as doors_model
 from controller.games.flipop.doors import OPPOSITE, POSTS, SIZE, UNKNOWN_DOOR, Cell, Problem, PushOutcome
 from controller.games.rulebook import Rule
-from controller.games.spec import EMPTY, ON_POSTS, CellFormat, ExtraLine, LineShown, Snapshot, read_snapshot
+from controller.games.spec import (
+    EMPTY,
+    ON_POSTS,
+    CellFormat,
+    ExtraLine,
+    LineShown,
+    Snapshot,
+    post_words,
+    read_snapshot,
+)
 from controller.language import N_, Text, _, _n, _p, listed
 from controller.schema import sentence
 
@@ -220,13 +229,7 @@ _RULES = {rule.id: rule for rule in RULES}
 
 def _post_text(post: Cell) -> Text:
     """Post (i, j) as players name it: the corner at the bottom right of cell (i+1, j+1), counted from 1."""
-    i, j = post
-    return _(
-        "post {post} (the corner of cells {first} to {last})",
-        post=_cell_text((i, j)),
-        first=_cell_text((i, j)),
-        last=_cell_text((i + 1, j + 1)),
-    )
+    return post_words(post, _cell_text)
 
 
 DIRECTION_WORDS = {
