@@ -1,0 +1,73 @@
+"""Rule *centre*: a place the looks leave between two labels is read from the centre of the piece
+standing in its cell (the point nearest its centre).
+
+A stone a good part of a pitch off its intersection (pushed by a hand, placed hastily) leaves half
+of the place's disc on the bare board: its looks lie between the stone's and the board's, and the
+samples moved 0.1 pitch do not reach it. Where the piece the looks lean to lies is measured on the
+picture (`centres.piece_centre`): the pixels around the point nearer that label's look (its disc
+colour, as it follows the picture) than any look of another label, and the deepest point inside
+them, which must lie nearer the place's point than any other point (a piece belongs to the point
+nearest its centre, one between two points to neither), in one disc. The place described at that
+centre (`places.sampled`) is read with the looks as they follow the picture, the picture's global
+offset removed (as every place); where it reads surely as that piece, the place is that piece. It
+comes after rule `flatness`, which measures the flatness at the place's point, where half of the
+disc shows the bare board.
+
+Only places the looks leave doubtful ("margin", "pair") between a piece and another label, and not
+those left so by the picture's uncertain offset (rule `offset`: the light, not where the piece
+lies, decides them).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from controller.vision.lattice.centres import piece_centre
+from controller.vision.lattice.places import DISC, EMPTY, sampled
+from controller.vision.lattice.reading import Picture, Reading
+from controller.vision.lattice.rules.offset import MARK
+
+NAME = "centre"
+
+
+def rule(picture: Picture, reading: Reading) -> Reading:
+    """The doubtful places whose piece, described at its own centre, reads surely, so read."""
+    seen = picture.rectified
+    if seen is None or not picture.whole:
+        return reading
+    why = reading.why_array()
+    doubtful = np.isin(why, ("margin", "pair")) & picture.visible & ~reading.marked(MARK)
+    doubtful &= np.array(reading.letters, object) != EMPTY
+    if not doubtful.any():
+        return reading
+    model = picture.model
+    classes = model.classes
+    cols = model.size[1]
+    removed = picture.feats[0, 0] - picture.shifted[0, 0]  # the picture's global offset (features)
+    colour = picture.means[:, 0:3]  # every look's disc colour, following the picture
+    inv = np.linalg.inv(np.stack([np.asarray(r.cov)[0:3, 0:3] for r in classes.refs]) + np.diag(classes.floor[0:3]))
+    labels = np.array([r.letter for r in classes.refs], object)
+    letters = list(reading.letters)
+    confidence = np.array(reading.confidence)
+    made = np.zeros(len(letters), bool)
+    for i in np.flatnonzero(doubtful):
+        mine = labels == letters[i]
+
+        def is_piece(rel: np.ndarray, mine: np.ndarray = mine) -> np.ndarray:
+            x = (rel - removed[0:3])[:, None, :] - colour[None]
+            d = np.einsum("nki,kij,nkj->nk", x, inv, x)
+            return d[:, mine].min(axis=1) < d[:, ~mine].min(axis=1)
+
+        point = np.array([i % cols, i // cols], np.float64)
+        offset = piece_centre(seen.logimg, point, seen.light[i], is_piece, DISC)
+        if offset is None:
+            continue
+        x = sampled(seen.logimg, (point + offset)[None], seen.light[i : i + 1]) - removed
+        dec = classes.decide_distances(model.distances_to(x[None], picture.means)[0])
+        if dec.sure[0] and dec.letters[0] == letters[i]:
+            why[i] = ""
+            made[i] = True
+            confidence[i] = dec.confidence[0]
+    if not made.any():
+        return reading
+    return reading.but(NAME, letters, why, made, confidence=confidence)
