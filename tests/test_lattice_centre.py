@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from lattice_models import go_model
 
 from bench.lattice_accuracy import SCENARIOS, _disc, _lin, photograph, random_grid, synth_board
 from controller.vision import lattice
-from controller.vision.lattice import PPP
+from controller.vision.lattice import N_FEATURES, PPP, SHIFTS
 from controller.vision.lattice.centres import piece_centre
 from controller.vision.lattice.places import DISC
+from controller.vision.lattice.reading import Picture, Reading
+from controller.vision.lattice.rules.centre import seen_from_a_neighbour
 from tests.test_vision_lattice_robust import learned
 
 WHITE = (_lin((236, 234, 226)), 0.35, 0.4)  # the Go scenario's white stones (`synth_board`)
@@ -79,3 +82,27 @@ def test_touching_stones_each_have_their_own_centre_but_a_larger_region_is_no_st
     alone = _centre(_drawn([(4.0, 4.0)]), 4, 4)
     assert alone is not None and np.allclose(alone, 0, atol=0.05)
     assert _centre(_drawn([(4.0, 4.0)], radius=0.3), 4, 4) is None  # the place's disc does not fit on it
+
+
+def _picture_seen_towards(away_x: float, neighbour: str) -> tuple[Picture, Reading]:
+    """A 9x9 Go picture whose place (4, 4) the looks leave doubtful as W, its right-hand neighbour
+    read surely as `neighbour`, everything standing seen displaced along x by `away_x`."""
+    model = go_model()
+    letters = ["."] * 81
+    why = [""] * 81
+    letters[4 * 9 + 4], why[4 * 9 + 4] = "W", "margin"
+    letters[4 * 9 + 5] = neighbour
+    away = np.tile([away_x, 0.0], (81, 1))
+    picture = Picture.of(model, np.zeros((len(SHIFTS), 81, N_FEATURES)), away=away)
+    return picture, Reading.first(letters, why, np.zeros(81), np.zeros(81, int))
+
+
+def test_a_piece_found_towards_a_neighbour_of_its_label_seen_displaced_towards_it_is_that_neighbours() -> None:
+    """A tall piece's top is seen displaced away from the camera, into the next cell: found off
+    (4, 4)'s point towards (4, 5), which reads surely the same label and is seen displaced towards
+    (4, 4), it may be (4, 5)'s own piece."""
+    towards = np.array([0.3, 0.0])
+    assert seen_from_a_neighbour(*_picture_seen_towards(-1.0, "W"), 4 * 9 + 4, towards)
+    assert not seen_from_a_neighbour(*_picture_seen_towards(1.0, "W"), 4 * 9 + 4, towards)
+    assert not seen_from_a_neighbour(*_picture_seen_towards(-1.0, "."), 4 * 9 + 4, towards)
+    assert not seen_from_a_neighbour(*_picture_seen_towards(-1.0, "W"), 4 * 9 + 4, np.array([0.05, 0.3]))

@@ -13,6 +13,9 @@ offset removed (as every place); where it reads surely as that piece, the place 
 comes after rule `flatness`, which measures the flatness at the place's point, where half of the
 disc shows the bare board.
 
+Not where the piece may be a neighbour's seen at an angle: a tall piece's top is seen displaced
+away from the camera, out of its own cell into the next (as rule `between` says).
+
 Only places the looks leave doubtful ("margin", "pair") between a piece and another label, and not
 those left so by the picture's uncertain offset (rule `offset`: the light, not where the piece
 lies, decides them).
@@ -23,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from controller.vision.lattice.centres import piece_centre
-from controller.vision.lattice.places import DISC, EMPTY, sampled
+from controller.vision.lattice.places import DISC, EMPTY, SHIFT, sampled
 from controller.vision.lattice.reading import Picture, Reading
 from controller.vision.lattice.rules.offset import MARK
 
@@ -60,7 +63,7 @@ def rule(picture: Picture, reading: Reading) -> Reading:
 
         point = np.array([i % cols, i // cols], np.float64)
         offset = piece_centre(seen.logimg, point, seen.light[i], is_piece, DISC)
-        if offset is None:
+        if offset is None or seen_from_a_neighbour(picture, reading, int(i), offset):
             continue
         x = sampled(seen.logimg, (point + offset)[None], seen.light[i : i + 1]) - removed
         dec = classes.decide_distances(model.distances_to(x[None], picture.means)[0])
@@ -71,3 +74,26 @@ def rule(picture: Picture, reading: Reading) -> Reading:
     if not made.any():
         return reading
     return reading.but(NAME, letters, why, made, confidence=confidence)
+
+
+def seen_from_a_neighbour(picture: Picture, reading: Reading, i: int, offset: np.ndarray) -> bool:
+    """Whether the piece found off place `i`'s point, `offset` (x, y) pitches, may be the top of its
+    neighbour's piece seen displaced away from the camera (`Picture.away`): a neighbour lying in the
+    offset's direction (along an axis where the offset is more than `SHIFT`) reads surely the same
+    label, and the camera sees what stands on it displaced towards place `i`."""
+    if picture.away is None:
+        return False
+    rows, cols = picture.model.size
+    r, c = divmod(i, cols)
+    for axis in (0, 1):
+        if abs(offset[axis]) <= SHIFT:
+            continue
+        step = np.zeros(2, int)
+        step[axis] = int(np.sign(offset[axis]))
+        rr, cc = r + step[1], c + step[0]
+        if not (0 <= rr < rows and 0 <= cc < cols):
+            continue
+        n = rr * cols + cc
+        if reading.why[n] == "" and reading.letters[n] == reading.letters[i] and picture.away[n] @ -step > 0:
+            return True
+    return False
