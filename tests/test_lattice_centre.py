@@ -16,13 +16,16 @@ from controller.vision.lattice.reading import Picture, Reading
 from controller.vision.lattice.rules.centre import seen_from_a_neighbour
 from tests.test_vision_lattice_robust import learned
 
-WHITE = (_lin((236, 234, 226)), 0.35, 0.4)  # the Go scenario's white stones (`synth_board`)
+#: the Go scenario's stones (`synth_board`): colour, shading towards the rim, highlight
+STONES = {"w": (_lin((236, 234, 226)), 0.35, 0.4), "b": (_lin((28, 28, 30)), 0.3, 0.25)}
 
 
-def _board_with_a_stone_at(x: float, y: float, seed: int) -> tuple[np.ndarray, list[list[str]], np.ndarray]:
+def _board_with_a_stone_at(
+    x: float, y: float, seed: int, stone: str = "w"
+) -> tuple[np.ndarray, list[list[str]], np.ndarray]:
     """A synthetic Go board (`bench/lattice_accuracy.py`) whose places around (4, 4) are bare but
-    for one white stone centred at board point (x, y): the picture, its labels with that stone on
-    no place yet, and the lattice's corners."""
+    for one `stone` ("w" or "b") centred at board point (x, y): the picture, its labels with that
+    stone on no place yet, and the lattice's corners."""
     rng = np.random.default_rng(seed)
     rows, cols = SCENARIOS["go"][:2]
     grid = random_grid("go", rng)
@@ -30,19 +33,20 @@ def _board_with_a_stone_at(x: float, y: float, seed: int) -> tuple[np.ndarray, l
         for c in range(2, 7):
             grid[r][c] = "."
     board = synth_board("go", grid, rng)
-    _disc(board, x, y, 0.47, *WHITE)
+    _disc(board, x, y, 0.47, *STONES[stone])
     img, corners = photograph(board, rows, cols, rng)
     return img, grid, corners
 
 
+@pytest.mark.parametrize("stone", ["w", "b"])
 @pytest.mark.parametrize("seed", [11, 12, 13])
-def test_a_stone_well_off_its_point_is_read_at_the_point_nearest_its_centre(seed: int) -> None:
+def test_a_stone_well_off_its_point_is_read_at_the_point_nearest_its_centre(seed: int, stone: str) -> None:
     """Fails before the rule: the place's disc is half stone, half board, and stays unsure."""
     model = learned("go", (1,))
-    img, grid, corners = _board_with_a_stone_at(4.38, 3.85, seed)
-    grid[4][4] = "w"
+    img, grid, corners = _board_with_a_stone_at(4.38, 3.85, seed, stone)
+    grid[4][4] = stone
     got, sure, _ = lattice.read(model, img, corners)
-    assert got[4][4] == "w" and sure[4, 4]
+    assert got[4][4] == stone and sure[4, 4]
     wrong = [(r, c) for r in range(9) for c in range(9) if sure[r, c] and got[r][c] != grid[r][c]]
     assert wrong == []
 
@@ -102,7 +106,7 @@ def test_a_piece_found_towards_a_neighbour_of_its_label_seen_displaced_towards_i
     (4, 4)'s point towards (4, 5), which reads surely the same label and is seen displaced towards
     (4, 4), it may be (4, 5)'s own piece."""
     towards = np.array([0.3, 0.0])
-    assert seen_from_a_neighbour(*_picture_seen_towards(-1.0, "W"), 4 * 9 + 4, towards)
-    assert not seen_from_a_neighbour(*_picture_seen_towards(1.0, "W"), 4 * 9 + 4, towards)
-    assert not seen_from_a_neighbour(*_picture_seen_towards(-1.0, "."), 4 * 9 + 4, towards)
-    assert not seen_from_a_neighbour(*_picture_seen_towards(-1.0, "W"), 4 * 9 + 4, np.array([0.05, 0.3]))
+    assert seen_from_a_neighbour(*_picture_seen_towards(-1.0, "W"), 4 * 9 + 4, towards, "W")
+    assert not seen_from_a_neighbour(*_picture_seen_towards(1.0, "W"), 4 * 9 + 4, towards, "W")
+    assert not seen_from_a_neighbour(*_picture_seen_towards(-1.0, "."), 4 * 9 + 4, towards, "W")
+    assert not seen_from_a_neighbour(*_picture_seen_towards(-1.0, "W"), 4 * 9 + 4, np.array([0.05, 0.3]), "W")

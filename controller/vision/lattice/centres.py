@@ -7,7 +7,8 @@ its point's disc on the bare board. Where the piece's own disc lies is measured 
 
 * which pixels around the point show the piece is the caller's (`is_piece`: the rule asks the
   learned looks), each pixel's colour averaged over a between point's small disc, as the light
-  was measured;
+  was measured; of them, what that disc fits in and what they enclose (`whole_pieces`: not a grid
+  line, but a black stone's highlight);
 * the centre of the piece is the point deepest inside those pixels (the maximum of their
   distance transform): the centre of the largest disc that fits in it, which a grid line or a
   stone's rim never reaches and a disc on its point finds at its point;
@@ -56,7 +57,7 @@ def piece_centre(
     kernel = (np.hypot(xx, yy) <= radius).astype(np.float32)
     smooth = cv2.filter2D(logimg[y0:y1, x0:x1], -1, kernel / kernel.sum(), borderType=cv2.BORDER_REPLICATE)
     rel = smooth.reshape(-1, 3).astype(np.float64) - light
-    mask = is_piece(rel).reshape(y1 - y0, x1 - x0).astype(np.uint8)
+    mask = whole_pieces(is_piece(rel).reshape(y1 - y0, x1 - x0), k)
     padded = cv2.copyMakeBorder(mask, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
     depth = cv2.distanceTransform(padded, cv2.DIST_L2, 5)[1:-1, 1:-1]
     half = PPP // 2
@@ -76,3 +77,17 @@ def piece_centre(
     if (parts == parts[iy, ix]).sum() > ONE_DISC * np.pi * deepest**2:
         return None
     return np.array([dx, dy]) / PPP
+
+
+def whole_pieces(mask: np.ndarray, radius: int) -> np.ndarray:
+    """(H, W) uint8: the pixels `mask` says show a piece, with the gaps a disc of `radius` pixels
+    does not fit in closed (a highlight near a black stone's rim), then only what that disc fits
+    in (a morphological opening: not a grid line of the piece's colour, nor a rim's thin crescent),
+    then with what that encloses (a larger highlight, a reflection: the piece's own)."""
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
+    closed = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_CLOSE, disc)  # a highlight near the rim
+    opened = cv2.morphologyEx(closed, cv2.MORPH_OPEN, disc)
+    outside = cv2.copyMakeBorder(opened, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
+    flood = np.zeros((outside.shape[0] + 2, outside.shape[1] + 2), np.uint8)
+    cv2.floodFill(outside, flood, (0, 0), 2)
+    return (outside[1:-1, 1:-1] != 2).astype(np.uint8)

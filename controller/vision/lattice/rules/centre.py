@@ -39,8 +39,7 @@ def rule(picture: Picture, reading: Reading) -> Reading:
     if seen is None or not picture.whole:
         return reading
     why = reading.why_array()
-    doubtful = np.isin(why, ("margin", "pair")) & picture.visible & ~reading.marked(MARK)
-    doubtful &= np.array(reading.letters, object) != EMPTY
+    doubtful = np.isin(why, ("margin", "pair", "far")) & picture.visible & ~reading.marked(MARK)
     if not doubtful.any():
         return reading
     model = picture.model
@@ -53,8 +52,11 @@ def rule(picture: Picture, reading: Reading) -> Reading:
     letters = list(reading.letters)
     confidence = np.array(reading.confidence)
     made = np.zeros(len(letters), bool)
+    pieces = labels != EMPTY
+    nearest_piece = np.where(pieces[None], picture.dist, np.inf).argmin(axis=1)  # (N,) a look of a piece
     for i in np.flatnonzero(doubtful):
-        mine = labels == letters[i]
+        label = letters[i] if letters[i] != EMPTY else labels[nearest_piece[i]]
+        mine = labels == label
 
         def is_piece(rel: np.ndarray, mine: np.ndarray = mine) -> np.ndarray:
             x = (rel - removed[0:3])[:, None, :] - colour[None]
@@ -63,11 +65,12 @@ def rule(picture: Picture, reading: Reading) -> Reading:
 
         point = np.array([i % cols, i // cols], np.float64)
         offset = piece_centre(seen.logimg, point, seen.light[i], is_piece, DISC)
-        if offset is None or seen_from_a_neighbour(picture, reading, int(i), offset):
+        if offset is None or seen_from_a_neighbour(picture, reading, int(i), offset, label):
             continue
         x = sampled(seen.logimg, (point + offset)[None], seen.light[i : i + 1]) - removed
         dec = classes.decide_distances(model.distances_to(x[None], picture.means)[0])
-        if dec.sure[0] and dec.letters[0] == letters[i]:
+        if dec.sure[0] and dec.letters[0] == label:
+            letters[i] = label
             why[i] = ""
             made[i] = True
             confidence[i] = dec.confidence[0]
@@ -76,11 +79,11 @@ def rule(picture: Picture, reading: Reading) -> Reading:
     return reading.but(NAME, letters, why, made, confidence=confidence)
 
 
-def seen_from_a_neighbour(picture: Picture, reading: Reading, i: int, offset: np.ndarray) -> bool:
-    """Whether the piece found off place `i`'s point, `offset` (x, y) pitches, may be the top of its
-    neighbour's piece seen displaced away from the camera (`Picture.away`): a neighbour lying in the
-    offset's direction (along an axis where the offset is more than `SHIFT`) reads surely the same
-    label, and the camera sees what stands on it displaced towards place `i`."""
+def seen_from_a_neighbour(picture: Picture, reading: Reading, i: int, offset: np.ndarray, label: str) -> bool:
+    """Whether the piece of `label` found off place `i`'s point, `offset` (x, y) pitches, may be the
+    top of its neighbour's piece seen displaced away from the camera (`Picture.away`): a neighbour
+    lying in the offset's direction (along an axis where the offset is more than `SHIFT`) reads
+    surely that label, and the camera sees what stands on it displaced towards place `i`."""
     if picture.away is None:
         return False
     rows, cols = picture.model.size
@@ -94,6 +97,6 @@ def seen_from_a_neighbour(picture: Picture, reading: Reading, i: int, offset: np
         if not (0 <= rr < rows and 0 <= cc < cols):
             continue
         n = rr * cols + cc
-        if reading.why[n] == "" and reading.letters[n] == reading.letters[i] and picture.away[n] @ -step > 0:
+        if reading.why[n] == "" and reading.letters[n] == label and picture.away[n] @ -step > 0:
             return True
     return False
