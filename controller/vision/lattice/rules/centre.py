@@ -48,6 +48,7 @@ def rule(picture: Picture, reading: Reading) -> Reading:
     removed = picture.feats[0, 0] - picture.shifted[0, 0]  # the picture's global offset (features)
     colour = picture.means[:, 0:3]  # every look's disc colour, following the picture
     inv = np.linalg.inv(np.stack([np.asarray(r.cov)[0:3, 0:3] for r in classes.refs]) + np.diag(classes.floor[0:3]))
+    whiten = np.linalg.cholesky(inv)  # (looks, 3, 3): |x @ whiten[k]|^2 is x's squared distance to look k
     labels = np.array([r.letter for r in classes.refs], object)
     letters = list(reading.letters)
     confidence = np.array(reading.confidence)
@@ -59,9 +60,9 @@ def rule(picture: Picture, reading: Reading) -> Reading:
         mine = labels == label
 
         def is_piece(rel: np.ndarray, mine: np.ndarray = mine) -> np.ndarray:
-            x = (rel - removed[0:3])[:, None, :] - colour[None]
-            d = np.einsum("nki,kij,nkj->nk", x, inv, x)
-            return d[:, mine].min(axis=1) < d[:, ~mine].min(axis=1)
+            x = (rel - removed[0:3])[None] - colour[:, None, :]  # (looks, M, 3)
+            d = np.square(np.matmul(x, whiten)).sum(axis=2)
+            return d[mine].min(axis=0) < d[~mine].min(axis=0)
 
         point = np.array([i % cols, i // cols], np.float64)
         offset = piece_centre(seen.logimg, point, seen.light[i], is_piece, DISC)
