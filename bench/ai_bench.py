@@ -7,10 +7,12 @@ below, in two-player games of every game: win rates with 95% intervals and think
     python bench/ai_bench.py --report              # the table of what the results file holds so far
 
 Every finished game is appended at once as one line of the results file (`--results`, default
-`out/ai_bench.jsonl`), so a run can be stopped at any moment (Ctrl-C) and the games accumulate across
-runs: a run plays only the games of its pairings not yet in the file (a game is known by its game,
-level, opponent, number and seed, and by the version of the code that plays it, below). Pairings are
-played in turn, game 1 of each, then game 2 of each, so every pairing grows at the same pace.
+`bench/results/ai_bench.jsonl`, kept in git: 200 games per pairing take more machine-hours than one
+working session, and only what is committed outlives a machine), so a run can be stopped at any moment
+(Ctrl-C) and the games accumulate across runs and sessions: a run plays only the games of its
+pairings not yet in the file (a game is known by its game, level, opponent, number and seed, and by
+the version of the code that plays it, below). Pairings are played in turn, game 1 of each, then
+game 2 of each, so every pairing grows at the same pace.
 
 The version is a digest of the code that decides how the game is played: the search and its players
 (`controller/ai/`), the game's package (rules and knowledge), and the level's settings. Games played by
@@ -64,7 +66,7 @@ OPPONENTS = ("random", "greedy", "below")
 YARDSTICKS = ("random", "greedy")
 #: The strongest level's targets against the yardsticks; every level must beat the one below (> 50%).
 TARGETS = {"random": 0.90, "greedy": 0.65}
-DEFAULT_RESULTS = ROOT / "out" / "ai_bench.jsonl"
+DEFAULT_RESULTS = ROOT / "bench" / "results" / "ai_bench.jsonl"
 
 
 class Task(NamedTuple):
@@ -262,7 +264,7 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=1, help="processes playing at once (default 1)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
-        "--results", type=Path, default=DEFAULT_RESULTS, help="results file (default out/ai_bench.jsonl)"
+        "--results", type=Path, default=DEFAULT_RESULTS, help="results file (default bench/results/ai_bench.jsonl)"
     )
     parser.add_argument("--report", action="store_true", help="only print the table of the games the file holds")
     parser.add_argument("--any-version", action="store_true", help="count games played by other code too")

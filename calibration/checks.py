@@ -29,6 +29,7 @@ import numpy as np
 
 from controller.errors import RefereeError, sentence
 from controller.games import registry
+from controller.games.spec import post_words
 from controller.language import _, _n, listed, literal, said
 from controller.snapshot import EMPTY
 from controller.vision.doors import post_of, unknown_door
@@ -428,8 +429,8 @@ def _check_doors(profile: Any, pic: Expected, doors: tuple[str, ...]) -> None:
         names = listed(
             [
                 _(
-                    "post {post} ({got} where {want} belongs)",
-                    post=_("{row},{column}", row=str(post[0]), column=str(post[1])),
+                    "{post}: {got} where {want} belongs",
+                    post=post_words(post, registry.get(profile.game).place_name),
                     got=doors[k] or _("no wing"),
                     want=pic.doors[k],
                 )

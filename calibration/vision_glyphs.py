@@ -30,7 +30,7 @@ import numpy as np
 from calibration.vision import games_that
 from controller.errors import RefereeError
 from controller.games import registry
-from controller.games.spec import DOORS_ADDON, GLYPHS_ADDON
+from controller.games.spec import DOORS_ADDON, GLYPHS_ADDON, post_words
 from controller.language import _, listed
 from controller.snapshot import EMPTY, parse_snapshot
 from controller.vision import glyphs as gl
@@ -240,8 +240,12 @@ def learn_doors(profile, image: np.ndarray, corners=None, name: Any = None):
     wrong = sorted({int(i) // 4 for i in np.flatnonzero(seen & ((np.array(dec.letters) == PRESENT) != want))})
     if wrong:
         posts = {k: post_of(k, reader.geom.cols) for k in wrong[:6]}
+        place_name = registry.get(profile.game).place_name
         what = listed(
-            [_("post {post} (start: {doors})", post=f"{posts[k][0]},{posts[k][1]}", doors=doors[k]) for k in wrong[:6]],
+            [
+                _("{post}: {doors} at the start", post=post_words(posts[k], place_name), doors=doors[k])
+                for k in wrong[:6]
+            ],
             None,
         )
         raise RefereeError(

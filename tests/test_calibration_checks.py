@@ -188,7 +188,9 @@ def test_flipop_start_with_other_doors_is_refused_naming_the_post(tmp_path, caps
     pic = write(tmp_path / "start.png", start.with_line("doors", doors), p, seed=3)
     assert calibrate("--game", "flipop", "--setup", pic, "--out", str(tmp_path / "o.yaml")) == 2
     err = capsys.readouterr().err
-    assert "start.png" in err and "post 1,1" in err
+    # Named as the page, the rules' reasons and the corrections name posts: by the cells around it,
+    # counted from 1 (door 5 of the line, counted from 0, is the corner of cells (2,2) to (3,3)).
+    assert "start.png" in err and "post (2,2) (the corner of cells (2,2) to (3,3))" in err
 
 
 def wing_glare(profile, post: int) -> tuple[float, float, float]:
@@ -221,4 +223,5 @@ def test_flipop_start_with_a_glared_wing_is_learned(post: int, tmp_path, capsys)
     )
     assert calibrate("--game", "flipop", "--setup", pic, "--out", str(out)) == 2
     err = capsys.readouterr().err
-    assert f"post {other // 4},{other % 4}" in err and "glare?" not in err
+    row, column = other // 4 + 1, other % 4 + 1
+    assert f"post ({row},{column}) (the corner of cells ({row},{column})" in err and "glare?" not in err

@@ -3,7 +3,7 @@ tests/data/scenes3d, named after their game, room and picture): what the flat re
 
 - Flipop's door wings stand 14 mm high: a webcam off the vertical sees them away from their posts,
   so they are read halfway up (`VisionSpec.door_height`); read at the floor, room 1's start picture
-  was refused ("the doors ... do not match the profile's start doors at post 3,3").
+  was refused ("the doors ... do not match the profile's start doors at post (4,4) ...").
 - A desk lamp's pool of light on the board's frame is not an arm (`hands.lamp_pool`): room 0's
   Flipop boards under the lamp were all taken for a hand.
 - The arm over the board is still seen.

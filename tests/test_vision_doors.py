@@ -83,8 +83,9 @@ def test_door_calibration_from_the_start_position(tmp_path) -> None:
     out = tmp_path / "mine.yaml"
     assert main(["calibrate", "--game", "flipop", "--setup", str(tmp_path / "start.png"), "--out", str(out)]) == 0
     assert "doors" in load_profile(out).data["vision"]
-    # A picture whose doors differ from the start is refused.
-    with pytest.raises(RefereeError, match="start doors"):
+    # A picture whose doors differ from the start is refused, naming each post as players do (by the
+    # cells around it, counted from 1), not by its index in the door line.
+    with pytest.raises(RefereeError, match=r"start doors at post \(\d,\d\) \(the corner of cells \(\d,\d\) to"):
         vg.learn_doors(p, render_snapshot(base.with_line("doors", random_doors(p, 2)), p, seed=6))
 
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from controller.errors import FormatError
 from controller.games.events import COMMON_EVENTS, EventType
-from controller.language import _
+from controller.language import Text, _
 
 if TYPE_CHECKING:
     from controller.games.base import Engine
@@ -45,6 +45,20 @@ def default_place_name(cell: Cell) -> str:
     """Column letter, row from the top (`F3`), as `Engine.place_name` names places by default."""
     row, col = cell
     return f"{chr(ord('A') + col)}{row + 1}"
+
+
+def post_words(post: Cell, place_name: Callable[[Cell], str]) -> Text:
+    """Post (i, j), the corner shared by places (i, j) to (i + 1, j + 1), as players name it: by those
+    places in the game's own notation. Why one function: the rules' reasons, the corrections, the page
+    and calibration's sentences all name a post the same way, never by the door line's index (which
+    `notation.md` counts from 0)."""
+    i, j = post
+    return _(
+        "post {post} (the corner of cells {first} to {last})",
+        post=place_name((i, j)),
+        first=place_name((i, j)),
+        last=place_name((i + 1, j + 1)),
+    )
 
 
 @dataclass(frozen=True, init=False)
