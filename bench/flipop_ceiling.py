@@ -3,6 +3,8 @@
     python bench/flipop_ceiling.py --depth 24         # the first 24 plies: exact values of the game ended there
     python bench/flipop_ceiling.py                    # the whole space (beyond this machine: see below)
     python bench/flipop_ceiling.py --limit 200000     # stop exploring there: bounds, not values
+    python bench/flipop_ceiling.py --depth 24 --save out/g24.npz    # keep the graph (flipop_club.py reads it)
+    python bench/flipop_ceiling.py --load out/g24.npz --whole       # the whole game's bounds from it
 
 Explores, through the rules engine's own `legal_moves` and `apply` (passes included), every position
 (balls, doors, side to move, push-back ban) reachable from the profile's start, with both colours
@@ -19,6 +21,13 @@ where it ends by agreement: fewer balls on the board wins, equal is a draw. A bo
 can ever leave scores that way too, whenever it is ended: ball counts never change on it. So the
 values are those of the bench's own games, cut included (`--plies` changes the cut; the values are
 also iterated on until they stop changing, to show whether the cut matters).
+
+With `--whole` (after `--depth` or `--load`), bounds that hold for the whole game, whatever its cut:
+each position left unexplored at the last ply is tried with `flipop_reach.dead`; where no push of
+either colour, in any order, can take a ball off any more, its ball counts are fixed and so is its
+score; every other one is scored 0 (lower bound) or 1 (upper bound). So a lower bound of 1/2 for
+each seat under perfect play proves the whole game a draw, and an upper bound against random below
+0.9 proves the 90% target out of reach.
 
 With `--depth`, only positions fewer than DEPTH plies from the start are expanded: the values of the
 game ended by agreement at ply k are then exact for every k up to DEPTH (a table). With `--limit`,
@@ -92,6 +101,21 @@ class Keys:
 
     def __init__(self, engine: Any) -> None:
         self.turns = [{door: code for code, door in enumerate(sorted(shapes))} for shapes in engine.shapes]
+        self.shapes = [sorted(shapes) for shapes in engine.shapes]
+
+    def board(self, key: int) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
+        """The balls and doors of a position's key (its turn and push-back ban left out)."""
+        key >>= 102
+        doors = []
+        for shapes in reversed(self.shapes):
+            doors.append(shapes[key & 3])
+            key >>= 2
+        cells = []
+        for _cell in range(25):
+            cells.append(".WB"[key % 3])
+            key //= 3
+        cells.reverse()
+        return tuple(tuple(cells[r * 5 : r * 5 + 5]) for r in range(5)), tuple(reversed(doors))
 
     def key(self, state: Any) -> int:
         (line,) = state.lines
@@ -219,6 +243,75 @@ def solve_from(graph: Graph, values: np.ndarray, plies: int, best: tuple[str, st
     return values
 
 
+def load(path: Path) -> Graph:
+    """A graph kept by `--save`."""
+    with np.load(path) as kept:
+        return Graph(
+            **{name: kept[name] for name in kept.files if name not in ("depth", "complete")},
+            depth=int(kept["depth"]),
+            complete=bool(kept["complete"]),
+        )
+
+
+def frontier_scores(graph: Graph, engine: Any, report: Any = None) -> np.ndarray:
+    """Per position left unexplored whose balls can never leave any more (`flipop_reach.dead`: no
+    push of either colour, in any order, takes one off), seat 0's score: its ball counts are fixed,
+    so the game ends so whenever and however it is ended. NaN elsewhere (explored, or still live, or
+    not proved dead within the proof's limit)."""
+    from bench.flipop_reach import dead
+
+    keys = Keys(engine)
+    fixed = np.full(graph.size, np.nan)
+    assert graph.keys is not None
+    known: set = set()
+    live: set = set()
+    verdicts: dict[Any, bool] = {}
+    waiting = np.flatnonzero(graph.mover == UNEXPLORED)
+    for done, n in enumerate(waiting.tolist()):
+        low, middle, high = (int(v) for v in graph.keys[n])
+        board = keys.board((high << 128) | (middle << 64) | low)
+        verdict = verdicts.get(board)
+        if verdict is None:
+            verdict = verdicts[board] = bool(dead(engine, board[0], board[1], known, live=live))
+        if verdict:
+            fixed[n] = graph.score[n]
+        if report is not None and (done + 1) % 5000 == 0:
+            report(done + 1, len(waiting), int(np.sum(~np.isnan(fixed))))
+    return fixed
+
+
+def whole_game_bounds(graph: Graph, fixed: np.ndarray, best: tuple[str, str]) -> tuple[float, float]:
+    """Seat 0's score from the start, under `best`, in the whole game (any cut at or beyond the
+    graph's depth, or none): bounds, with each unexplored position scored by its fixed score
+    (`frontier_scores`) where its balls can never leave, else 0 (lower bound) or 1 (upper)."""
+    out = []
+    for unknown in (0.0, 1.0):
+        values = graph.score.copy()
+        waiting = graph.mover == UNEXPLORED
+        values[waiting] = np.where(np.isnan(fixed[waiting]), unknown, fixed[waiting])
+        out.append(float(solve_from(graph, values, graph.depth, best)[0]))
+    return out[0], out[1]
+
+
+def print_whole_game(graph: Graph, engine: Any, cases: tuple, began: float) -> None:
+    """The whole game's bounds (`whole_game_bounds`) for each case of `main`."""
+
+    def report(done: int, total: int, dead: int) -> None:
+        print(f"  {done} of {total} unexplored positions tried, {dead} dead ({time.process_time() - began:.0f} s)")
+
+    fixed = frontier_scores(graph, engine, report)
+    waiting = int(np.sum(graph.mover == UNEXPLORED))
+    print(
+        f"the whole game (any cut from ply {graph.depth} on): {int(np.sum(~np.isnan(fixed)))} of the {waiting} "
+        f"positions at ply {graph.depth} can never lose a ball any more; the others bounded by 0 and 1:"
+    )
+    for words, best, other in cases:
+        low, high = whole_game_bounds(graph, fixed, best)
+        if other:
+            low, high = 1 - high, 1 - low
+        print(f"  {words}: between {low:.4f} and {high:.4f}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--limit", type=int, default=None, help="explore at most this many positions")
@@ -227,6 +320,11 @@ def main() -> int:
     parser.add_argument("--load", type=Path, help="solve a graph kept by --save instead of exploring")
     parser.add_argument(
         "--depth", type=int, help="explore only the first DEPTH plies: exact values of the game ended there and sooner"
+    )
+    parser.add_argument(
+        "--whole",
+        action="store_true",
+        help="with --depth or --load: bound the whole game by the unexplored positions whose balls never leave",
     )
     args = parser.parse_args()
     engine = engine_for(setup_from_mapping({"game": "flipop", "players": 2}))
@@ -237,12 +335,7 @@ def main() -> int:
         print(f"  ply {depth:3d}: {found:9d} positions, {moves:10d} moves ({time.process_time() - began:.0f} s)")
 
     if args.load is not None:
-        with np.load(args.load) as kept:
-            graph = Graph(
-                **{name: kept[name] for name in kept.files if name not in ("depth", "complete")},
-                depth=int(kept["depth"]),
-                complete=bool(kept["complete"]),
-            )
+        graph = load(args.load)
     else:
         graph = explore(engine, start, args.limit, report, args.depth)
     if args.save is not None:
@@ -259,19 +352,21 @@ def main() -> int:
         ("the best player as seat 1 (White) against random", ("max", "mean"), False),
         ("the best player as seat 2 (Black) against random", ("mean", "min"), True),
     )
-    if args.depth is not None:
+    if args.depth is not None or (args.whole and not graph.complete):
         # every position fewer than DEPTH plies from the start was explored: the game ended by
         # agreement at ply k (k <= DEPTH) has exact values
-        print(f"the game ended by agreement at ply k (fewer balls wins), values exact for k <= {args.depth}:")
+        print(f"the game ended by agreement at ply k (fewer balls wins), values exact for k <= {graph.depth}:")
         print(
             f"{'k':>4} " + " ".join(f"{short:>14}" for short in ("White, perfect", "White v random", "Black v random"))
         )
-        for k in range(2, args.depth + 1, 2):
+        for k in range(2, graph.depth + 1, 2):
             row = []
             for _words, best, other in cases:
                 value = float(solve(graph, k, best, None)[0])
                 row.append(1 - value if other else value)
             print(f"{k:4d} " + " ".join(f"{v:14.4f}" for v in row))
+        if args.whole:
+            print_whole_game(graph, engine, cases, began)
         print(f"processor time {time.process_time() - began:.0f} s")
         return 0
     for words, best, other in cases:

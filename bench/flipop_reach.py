@@ -84,13 +84,17 @@ def alone(engine, balls, doors, colour: str) -> tuple[int, bool]:
     return len(seen), False
 
 
-def dead(engine, balls, doors, known: set, limit: int = PROOF_BOARDS) -> bool | None:
+def dead(engine, balls, doors, known: set, limit: int = PROOF_BOARDS, live: set | None = None) -> bool | None:
     """Whether no push of either colour, in any order, ever takes a ball off (None: not proved
     either way within `limit` boards). Turns and the push-back ban are left out, so the boards gone
     through include all that play can reach: a board called dead is dead. `known` holds boards
-    already proved dead (not gone through again) and gains every board of a new proof."""
+    already proved dead (not gone through again) and gains every board of a new proof; `live`, if
+    given, boards from which a ball can leave (a board that reaches one is live too), and gains
+    each board found live."""
     if (balls, doors) in known:
         return True
+    if live is not None and (balls, doors) in live:
+        return False
     seen = {(balls, doors)}
     frontier = [(balls, doors)]
     while frontier:
@@ -101,9 +105,11 @@ def dead(engine, balls, doors, known: set, limit: int = PROOF_BOARDS) -> bool | 
                     result = doors_model.push(here, turned, cell, direction, engine.exits)
                     if isinstance(result, doors_model.Problem):
                         continue
-                    if result.exited:
-                        return False
                     key = (result.balls, result.doors)
+                    if result.exited or (live is not None and key in live):
+                        if live is not None:
+                            live.add((balls, doors))
+                        return False
                     if key not in seen and key not in known:
                         seen.add(key)
                         if len(seen) > limit:

@@ -258,7 +258,7 @@ class RuleTally:
         variants = {"all": rules.RULES, **{m.NAME: tuple(r for r in rules.RULES if r is not m) for m in rules.RULES}}
         base = None
         for name, chosen in variants.items():
-            got = rules.judge(model, seen.feats, seen.hidden, seen.flat, chosen, seen.bounds, seen.away)
+            got = rules.judge(model, seen.feats, seen.hidden, seen.flat, chosen, seen.bounds, seen.away, seen.rectified)
             letters, sure = np.array(got.letters, object), got.sure()
             self.right[name] = self.right.get(name, 0) + int((sure & (letters == truth_arr)).sum())
             self.wrong[name] = self.wrong.get(name, 0) + int((sure & (letters != truth_arr)).sum())

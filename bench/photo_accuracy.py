@@ -133,7 +133,7 @@ def score(model: lattice.LatticeModel, photo: Photo) -> Score:
     t0 = time.perf_counter()
     seen = lattice.describe(photo.image(), photo.size, parse_corners(photo.corners))
     # as lattice.read, with the reasons
-    got, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds, seen.away)
+    got, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds, seen.away, seen.rectified)
     s.seconds = time.perf_counter() - t0
     cols = photo.size[1]
     for r, row in enumerate(photo.grid):

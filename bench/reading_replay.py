@@ -151,7 +151,9 @@ def record_lattice(boards: int) -> dict[str, list[dict]]:
 
     def keep(name: str, model, image, size, corners) -> None:
         seen = lattice.describe(image, size, corners)
-        letters, why, confidence = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds, seen.away)
+        letters, why, confidence = model.judge(
+            seen.feats, seen.hidden, seen.flat, seen.bounds, seen.away, seen.rectified
+        )
         out[name] = [{"cells": list(letters), "why": list(why), "confidence": np.asarray(confidence).copy()}]
 
     root = photos_dir()

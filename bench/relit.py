@@ -189,7 +189,7 @@ def photos(root: Path, lamp: str, models: dict[str, lattice.LatticeModel]) -> Ta
             model = models[source]
             image = relight(photo.image(), lamp, seed=zlib.crc32(f"{name}/{photo.name}".encode()))
             seen = lattice.describe(image, photo.size, parse_corners(photo.corners))
-            letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds, seen.away)
+            letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds, seen.away, seen.rectified)
             cols = photo.size[1]
             for r, row in enumerate(photo.grid):
                 for c, truth in enumerate(row):

@@ -280,8 +280,11 @@ def _place(obj, o: dict) -> None:
         mod.limit_method = "ANGLE"
 
 
-def _cylinder_mesh(radius: float, depth: float, n: int = 32):
-    verts, faces = [], []
+def _cylinder_mesh(
+    radius: float, depth: float, n: int = 32
+) -> tuple[list[tuple[float, float, float]], list[tuple[int, ...]]]:
+    verts: list[tuple[float, float, float]] = []
+    faces: list[tuple[int, ...]] = []
     for z in (-depth / 2, depth / 2):
         for k in range(n):
             a = 2 * math.pi * k / n
@@ -386,7 +389,8 @@ def _plate(scene, name: str, o: dict, mat) -> None:
     if not holes:
         return
     depth = float(o["size"][2]) * 4
-    all_v, all_f = [], []
+    all_v: list[tuple[float, float, float]] = []
+    all_f: list[tuple[int, ...]] = []
     for x, y, r in holes:
         v, f = _cylinder_mesh(float(r), depth, 32)
         base = len(all_v)

@@ -30,7 +30,9 @@ class SimulatedDevices(RealDevices):
         self.world_factory = world_factory
         #: Frame times the simulated camera's pictures arrive late (`simulation.camera.DelayedFrames`).
         self.camera_delay = camera_delay
-        self.world: SimWorld | None = None
+        #: The SimWorld once the camera is open. Typed as the `Devices` protocol has it (Any):
+        #: `RealDevices.world = None` leaves mypy no other type a subclass may give it.
+        self.world: Any = None
         self.pico: SimulatedPico | None = None
 
     def open_switches(self, config: Any) -> SerialSwitches | None:
@@ -46,10 +48,10 @@ class SimulatedDevices(RealDevices):
             return super().open_camera(config, session)
 
         camera = validate_camera(config.camera)
-        self.world = self.world_factory(self.pico)
-        resume_world(self.world, session)  # the simulated board is where the journal left it
-        renderer = RendererSource(self.world, camera["width"], camera["height"], camera["seed"], camera["preset"])
-        frames = CachedFrames(renderer, self.world)
+        world = self.world = self.world_factory(self.pico)
+        resume_world(world, session)  # the simulated board is where the journal left it
+        renderer = RendererSource(world, camera["width"], camera["height"], camera["seed"], camera["preset"])
+        frames = CachedFrames(renderer, world)
         return DelayedFrames(frames, self.camera_delay) if self.camera_delay else frames
 
 

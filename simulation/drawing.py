@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -92,7 +93,7 @@ class _Canvas:
         self.img[:] = _bgr(colour)
         #: Where the camera sees a point raised above the board: (x, y, height) -> board point
         #: (`render.CameraView.lift`); None draws everything where it stands, as seen straight down.
-        self.lift = None
+        self.lift: Callable[[float, float, float], tuple[float, float]] | None = None
         #: Added to every point drawn: what is drawn now stands `height` above the board.
         self.offset = (0.0, 0.0)
 
@@ -200,9 +201,9 @@ def _symbol(img: np.ndarray, glyph: str, g: float) -> None:
                 img, p(0.64 * np.cos(a), 0.64 * np.sin(a)), p(1.0 * np.cos(a), 1.0 * np.sin(a)), 255, t, cv2.LINE_AA
             )
     elif glyph == "c":  # star: five points
-        a = -np.pi / 2 + np.arange(10) * np.pi / 5
+        angles = -np.pi / 2 + np.arange(10) * np.pi / 5
         r = np.where(np.arange(10) % 2 == 0, 1.0, 0.4)
-        poly(np.stack([r * np.cos(a), r * np.sin(a) + 0.08], axis=1))
+        poly(np.stack([r * np.cos(angles), r * np.sin(angles) + 0.08], axis=1))
     elif glyph == "d":  # heart
         s = np.linspace(0, 2 * np.pi, 60)
         x = 16 * np.sin(s) ** 3
@@ -267,7 +268,7 @@ def glyph_mask(
     out-of-the-box glyph templates are made from it, so both always agree."""
     side = max(4, int(round(2 * half * ppp)))
     hr = side * _SUPER
-    img = np.zeros((hr, hr), np.uint8)
+    img: np.ndarray = np.zeros((hr, hr), np.uint8)
     g = size * ppp * _SUPER
     if glyph in "123456789ABCDEFGHI":
         _text(img, glyph, g)
@@ -275,7 +276,7 @@ def glyph_mask(
         _symbol(img, glyph, g)
     if angle or shift[0] or shift[1]:
         m = cv2.getRotationMatrix2D((hr / 2, hr / 2), -angle, 1.0)
-        m[:, 2] += (shift[0] * ppp * _SUPER, shift[1] * ppp * _SUPER)
+        m[:, 2] += np.array((shift[0] * ppp * _SUPER, shift[1] * ppp * _SUPER), np.float64)
         img = cv2.warpAffine(img, m, (hr, hr), flags=cv2.INTER_LINEAR)
     small = cv2.resize(img, (side, side), interpolation=cv2.INTER_AREA)
     mask = small.astype(np.float32) / 255
@@ -317,7 +318,8 @@ def _tile(
     y += float(rng.uniform(-1, 1)) * jitter[1]
     a = np.deg2rad(angle)
     rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
-    for half, colour in ((0.43, tuple(int(v * 0.75) for v in rgb)), (0.39, rgb)):
+    edge = (int(rgb[0] * 0.75), int(rgb[1] * 0.75), int(rgb[2] * 0.75))
+    for half, colour in ((0.43, edge), (0.39, rgb)):
         sq = np.array([[-half, -half], [half, -half], [half, half], [-half, half]]) @ rot.T
         pts = np.array([cv.px(x + u, y + v) for u, v in sq], np.int32)
         cv2.fillConvexPoly(cv.img, pts, _bgr(colour), cv2.LINE_AA, cv.SHIFT)

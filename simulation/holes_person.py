@@ -31,9 +31,12 @@ def rotated(pattern: HolePattern) -> HolePattern:
     def mirror(mask: int) -> int:
         return int(f"{mask:0{SIZE}b}"[::-1], 2)
 
+    def mirrored(masks: tuple[int, int, int]) -> tuple[int, int, int]:
+        return (mirror(masks[0]), mirror(masks[1]), mirror(masks[2]))
+
     return HolePattern(
-        orange=tuple(tuple(mirror(m) for m in pattern.orange[SIZE - 1 - r]) for r in range(SIZE)),
-        white=tuple(tuple(mirror(m) for m in pattern.white[SIZE - 1 - c]) for c in range(SIZE)),
+        orange=tuple(mirrored(pattern.orange[SIZE - 1 - r]) for r in range(SIZE)),
+        white=tuple(mirrored(pattern.white[SIZE - 1 - c]) for c in range(SIZE)),
     )
 
 

@@ -80,7 +80,8 @@ def main() -> int:
     if int(cv2.__version__.split(".")[0]) < 5:
         print(f"letters.npz is traced from OpenCV 5's typeface; this is OpenCV {cv2.__version__}", file=sys.stderr)
         return 2
-    np.savez_compressed(FILE, **trace(STROKE))
+    # allow_pickle named (its default): NumPy's stubs would have a stroke named so fill it
+    np.savez_compressed(FILE, allow_pickle=True, **trace(STROKE))
     print(f"wrote {FILE} ({FILE.stat().st_size} bytes)")
     return 0
 

@@ -15,7 +15,9 @@ bit-identical to drawing everything afresh (a test checks it); only the time cha
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
@@ -117,7 +119,7 @@ def camera_homography(
     dx, dy, deg = bump
     if dx or dy or deg:
         b = cv2.getRotationMatrix2D((w / 2, h / 2), deg, 1.0)
-        b[:, 2] += (dx, dy)
+        b[:, 2] += np.array((dx, dy), np.float64)
         hom = np.vstack([b, [0, 0, 1]]) @ hom
     return hom.astype(np.float64)
 
@@ -130,7 +132,7 @@ def _empty_board(
     regions: tuple[tuple[str, ...], ...] | None,
     seed: int,
     grain: float,
-) -> tuple[np.ndarray, dict]:
+) -> tuple[np.ndarray, Mapping[str, Any]]:
     """The board before any piece, door or slide is drawn (its artwork, grain and markers), and
     the board's random generator's state after drawing it. Cached: it depends only on these (the
     artwork among them: one registered for a game's name while a test runs is drawn, not a cached other)."""
@@ -213,6 +215,7 @@ def _smudge(cv: _Canvas, x: float, y: float, rng: np.random.Generator) -> None:
 def _hand(img: np.ndarray, hom: np.ndarray, geom: LatticeGeometry, scene: Scene, rng: np.random.Generator) -> None:
     """An arm reaching in from one side with its hand over `scene.hand`, and its shadow."""
     ht, wd = img.shape[:2]
+    assert scene.hand is not None  # drawn only when a hand is over the board
     row, col = scene.hand
     pts = np.array([[col, row], [col + 1, row], [col, row + 1]], np.float64)
     ph = np.hstack([pts, np.ones((3, 1))]) @ hom.T
@@ -250,8 +253,8 @@ def _hand(img: np.ndarray, hom: np.ndarray, geom: LatticeGeometry, scene: Scene,
         mask, ip(thumb), ip(thumb + (perp * 0.7 - d * 0.5) * pitch), 255, max(2, int(pitch * 0.34)), cv2.LINE_AA, 4
     )
 
-    shift = np.float32([[1, 0, pitch * 0.5], [0, 1, pitch * 0.7]])
-    shadow = cv2.warpAffine(mask, shift, (wd, ht))
+    shift = np.array([[1, 0, pitch * 0.5], [0, 1, pitch * 0.7]], np.float32)
+    shadow: np.ndarray = cv2.warpAffine(mask, shift, (wd, ht))
     # Blur and blend only around the arm and its shadow: elsewhere both are zero and the picture
     # is left as it is. The margin covers the widest blur kernel, so the result is the same as
     # blurring the whole picture (8-bit Gaussian blur is exact integer arithmetic), only faster.
@@ -323,7 +326,7 @@ class _Light:
     table: np.ndarray
     field: np.ndarray
     gains: np.ndarray
-    rng_state: dict
+    rng_state: Mapping[str, Any]
 
 
 @functools.lru_cache(maxsize=4)
@@ -333,7 +336,8 @@ def _light(seed: int, preset: str, size: tuple[int, int], n_shadows: int) -> _Li
     w, h = size
     rng = _rng("light", seed, preset)
     table = np.empty((h, w, 3), np.uint8)
-    table[:] = _bgr(tuple(int(v) for v in rng.integers(90, 140, 3)))
+    grey = rng.integers(90, 140, 3)
+    table[:] = _bgr((int(grey[0]), int(grey[1]), int(grey[2])))
     _grain(table, rng, 0.08)
     ys, xs = np.mgrid[0:h:8, 0:w:8].astype(np.float32)
     ang = rng.uniform(0, 2 * np.pi)
@@ -425,7 +429,7 @@ def render_scene(
         n_glare = 2
     if n_glare or scene.glare_at:
         pitch = float(np.sqrt(abs(np.linalg.det(hom[:2, :2])))) / float(hom[2, 2])
-        gl = np.zeros((h, w), np.float32)
+        gl: np.ndarray = np.zeros((h, w), np.float32)
         pts = geom.points()
         for _ in range(n_glare):
             bx, by = pts[int(rng.integers(len(pts)))] + rng.uniform(-0.5, 0.5, 2)
@@ -444,7 +448,7 @@ def render_scene(
         gl = cv2.GaussianBlur(gl, (0, 0), max(1.0, pitch * 0.05))
         lit += gl[..., None]
 
-    out = np.clip(lit, 0, 255, out=lit).astype(np.uint8)
+    out: np.ndarray = np.clip(lit, 0, 255, out=lit).astype(np.uint8)
     if p["blur"] > 0:
         out = cv2.GaussianBlur(out, (0, 0), p["blur"])
     noisy = out.astype(np.float32)

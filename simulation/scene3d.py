@@ -217,7 +217,8 @@ class Room:
             "colour": kelvin(warm),
             "share": float(rng.uniform(0.8, 2.5)),
         }
-        table_rgb = tuple(int(v) for v in rng.integers(70, 200, 3))
+        grey = rng.integers(70, 200, 3)
+        table_rgb = (int(grey[0]), int(grey[1]), int(grey[2]))
         table = {"colour": linear(table_rgb), "roughness": float(rng.uniform(0.3, 0.8)), "grain": 0.5}
         return cls(game, seed, mm, camera, world, ceiling, desk, table, low)
 
@@ -834,7 +835,9 @@ def develop(raw: np.ndarray, camera: Camera, frame: int, exposure: Exposure | No
     out = np.ascontiguousarray(out)
     if camera.jpeg:
         ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, camera.jpeg])
-        out = cv2.imdecode(data, cv2.IMREAD_COLOR)
+        decoded = cv2.imdecode(data, cv2.IMREAD_COLOR)
+        assert decoded is not None  # a JPEG just encoded decodes
+        out = np.asarray(decoded, np.uint8)
     return out
 
 

@@ -413,6 +413,26 @@ class Step:
     refused: bool = False
 
 
+def _bumping(bump: tuple[float, float, float]) -> Callable[[SimWorld], None]:
+    """A step's action that bumps the camera by `bump` (bound now: steps may be applied later)."""
+    return lambda world: world.set_bump(bump)
+
+
+def _lamp_on(spots: tuple[tuple[float, float, float], ...]) -> Callable[[SimWorld], None]:
+    """A step's action that lights the lamp's reflections `spots` (bound now, as `_bumping`)."""
+    return lambda world: world.set_lamp(spots)
+
+
+def _new_board(board: Snapshot) -> Callable[[SimWorld], None]:
+    """A step's action: the hand leaves and the players lay out `board`, a new game's start."""
+
+    def apply(world: SimWorld) -> None:
+        world.set_hand(None)
+        world.set_board(board)
+
+    return apply
+
+
 def _can_be_on_rack(engine: Any, state: Any, tile: str) -> bool:
     """Whether `tile` can still be in its pile or on its rack (not placed, not captured)."""
     try:
@@ -658,11 +678,13 @@ class SimPlayer:
                 yield from self._computer_move()
                 continue
             trouble = trouble_at.get(self.moves) if self.troubles else None
-            if trouble is not None and self.troubles is not True and trouble not in self.troubles:
+            if trouble is not None and isinstance(self.troubles, frozenset) and trouble not in self.troubles:
                 trouble = None  # only the troubles asked for
             if trouble == "lamp" and not self.lamp:
                 trouble = None
-            pending_wanted = self.troubles is True or (bool(self.troubles) and "pending" in self.troubles)
+            pending_wanted = self.troubles is True or (
+                isinstance(self.troubles, frozenset) and "pending" in self.troubles
+            )
             if pending_wanted and trouble is None and self.moves > 3 and not self.pending_shown:
                 trouble = "pending"  # not every position offers a half-done move: keep trying
             before = self.current  # the player's own idea: steps may be generated ahead of the world
@@ -683,7 +705,7 @@ class SimPlayer:
                 yield Step(_("glare on the board"), self.still, lambda w: w.set_glare(True))
             elif trouble == "bump":
                 bump = (self.rng.uniform(-12, 12), self.rng.uniform(-8, 8), 1.0)
-                yield Step(_("the camera is bumped"), self.still, lambda w, bump=bump: w.set_bump(bump))
+                yield Step(_("the camera is bumped"), self.still, _bumping(bump))
             elif trouble == "camera":
                 yield Step(_("camera unplugged"), 3.0, lambda w: w.set_camera(False))
                 yield Step(_("camera plugged back"), self.still, lambda w: w.set_camera(True))
@@ -692,8 +714,10 @@ class SimPlayer:
                 yield Step(_("slide switch board plugged back"), self.still, lambda w: w.pico.plug())
             elif trouble == "lamp":
                 spots = self._lamp(self.current, after)
-                yield Step(_("a lamp's reflection on the board"), self.still, lambda w, s=spots: w.set_lamp(s))
-            mover = self.engine.seat_name(self.engine.to_move(self.state))
+                yield Step(_("a lamp's reflection on the board"), self.still, _lamp_on(spots))
+            seat = self.engine.to_move(self.state)
+            assert seat is not None  # the game is not over: it has legal moves
+            mover = self.engine.seat_name(seat)
             label = _(
                 "{player} moves: {move}",
                 player=mover,
@@ -747,6 +771,7 @@ class SimPlayer:
         a wrong tile first (one still in the pile), then the rack tapped again as drawn."""
         engine, state = self.shadow.engine, self.shadow.state
         seat = engine.to_move(state)
+        assert seat is not None  # a computer seat's turn: the game is not over
         for colour, count in rack_missing(engine, state, seat, self.shadow.racks).items():
             held = list(engine.rack_held(state, colour, self.shadow.racks.get(colour, ()))[0])
             pile = self.piles.get(colour)
@@ -889,9 +914,7 @@ class SimTable:
                 game_id = self.session_of().game_id
                 board = starting_board(self.setup, self.rng)
                 self.new_boards += 1
-                yield Step(
-                    _("a new starting board"), 0.0, lambda w, board=board: (w.set_hand(None), w.set_board(board))
-                )
+                yield Step(_("a new starting board"), 0.0, _new_board(board))
                 steps = self._player(resume=False).steps()
             yield next(steps, None)
 

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from bench.flipop_ceiling import OVER, UNEXPLORED, explore, seat0_score, settle, solve
+from bench.flipop_ceiling import (
+    OVER,
+    UNEXPLORED,
+    Keys,
+    explore,
+    frontier_scores,
+    seat0_score,
+    settle,
+    solve,
+    whole_game_bounds,
+)
 from controller.games.registry import engine_for
 from controller.games.spec import Snapshot
 from controller.record import setup_from_mapping
@@ -90,3 +101,41 @@ def test_the_first_plies_alone_give_the_values_of_the_game_ended_there(engine) -
     for best in (PERFECT, WHITE_V_RANDOM, BLACK_V_RANDOM):
         for plies in (1, 2, 3):
             assert solve(shallow, plies, best, unexplored=None)[0] == pytest.approx(naive(engine, state, plies, best))
+
+
+def test_a_key_gives_back_its_board(engine) -> None:
+    keys = Keys(engine)
+    for state in (engine.start(engine.start_board), mid_game(engine)):
+        (line,) = state.lines
+        assert keys.board(keys.key(state)) == (line.balls, line.doors)
+
+
+def test_the_whole_game_bounds_hold_the_value_of_every_later_cut(engine) -> None:
+    state = mid_game(engine)
+    shallow = explore(engine, state, plies=5)
+    deeper = explore(engine, state, plies=9)
+    fixed = frontier_scores(shallow, engine)
+    waiting = shallow.mover == UNEXPLORED
+    assert np.isnan(fixed[~waiting]).all()
+    assert (~np.isnan(fixed[waiting])).any() and np.isnan(fixed[waiting]).any()  # some dead, some live
+    narrower = False
+    for best in (PERFECT, WHITE_V_RANDOM, BLACK_V_RANDOM):
+        low, high = whole_game_bounds(shallow, fixed, best)
+        for cut in (5, 6, 7, 9):  # exact values of the game ended at ply `cut`
+            exact = solve(deeper, cut, best, unexplored=None)[0]
+            assert low - 1e-12 <= exact <= high + 1e-12
+        narrower |= high - low < solve(shallow, 5, best, 1.0)[0] - solve(shallow, 5, best, 0.0)[0] - 1e-9
+    assert narrower  # the dead positions' fixed scores tell more than 0 and 1
+
+
+def test_a_board_that_reaches_a_live_board_is_live(engine) -> None:
+    from bench.flipop_reach import dead
+
+    state = mid_game(engine)
+    (line,) = state.lines
+    alone = dead(engine, line.balls, line.doors, set())
+    live: set = set()
+    assert dead(engine, line.balls, line.doors, set(), live=live) is alone
+    if alone is False:
+        assert (line.balls, line.doors) in live
+        assert dead(engine, line.balls, line.doors, set(), live=live) is False

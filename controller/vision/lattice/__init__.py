@@ -56,7 +56,7 @@ def read_why(
     `reading`) instead of whether it is sure."""
     rows, cols = model.size
     seen = describe(image, model.size, corners)
-    labels, why, conf = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds, seen.away)
+    labels, why, conf = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds, seen.away, seen.rectified)
     grid = [labels[r * cols : (r + 1) * cols] for r in range(rows)]
     why_grid = np.array(why, object).reshape(rows, cols)
     return grid, why_grid, np.where(why_grid == "", conf.reshape(rows, cols), 0.0)

@@ -31,6 +31,7 @@ from controller.vision.lattice.places import (
     N_FLAT,
     N_LIGHTNESS,
     SHIFTS,
+    Rectified,
     offset_features,
 )
 from controller.vision.lattice.rules import judge
@@ -169,10 +170,12 @@ class LatticeModel:
         flat: np.ndarray | None = None,
         bounds: np.ndarray | None = None,
         away: np.ndarray | None = None,
+        rectified: Rectified | None = None,
     ) -> tuple[list[str], list[str], np.ndarray]:
         """As `read`, with why each place is unsure ("" where sure) instead of whether it is sure:
-        the looks' reading, then every rule of `rules.RULES` in turn (`rules.judge`)."""
-        reading = judge(self, feats, hidden, flat, bounds=bounds, away=away)
+        the looks' reading, then every rule of `rules.RULES` in turn (`rules.judge`); `rectified`,
+        the picture itself, for the rules that look again (`places.Rectified`)."""
+        reading = judge(self, feats, hidden, flat, bounds=bounds, away=away, rectified=rectified)
         return list(reading.letters), list(reading.why), np.array(reading.confidence)
 
     def _lightness_decision(self, feats: np.ndarray, shifted: np.ndarray | None = None) -> Decision:

@@ -63,6 +63,15 @@ def offset_features(per_channel: np.ndarray) -> np.ndarray:
     return np.concatenate([per_channel, per_channel, [per_channel.mean()] * 2])
 
 
+@dataclass(frozen=True)
+class Rectified:
+    """The lattice as the reader sees it: `logimg` the upright log-colour image (`rectified_log`,
+    lattice point (x, y) at pixel `to_px`) and `light` (N, 3) the log light at every place."""
+
+    logimg: np.ndarray
+    light: np.ndarray
+
+
 @dataclass
 class Described:
     """What a picture shows at every place: `feats` (shifts, N, N_FEATURES) relative to the
@@ -79,6 +88,8 @@ class Described:
     #: (N, 2) the direction (x, y) on the board in which what stands on each place is seen
     #: displaced, away from the camera (`_away_from_camera`; None: not known)
     away: np.ndarray | None = None
+    #: the picture itself, for the rules that look at it again (rule `centre`)
+    rectified: Rectified | None = None
 
 
 def describe(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> Described:
@@ -119,6 +130,7 @@ def describe(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> D
         flatness(logimg, points, light_fit.rejected),
         clipped_bounds(logimg, points, light_fit),
         away,
+        Rectified(logimg, light),
     )
 
 
@@ -239,16 +251,22 @@ def place_features(image: np.ndarray, size: tuple[int, int], corners: np.ndarray
 
 
 def features(logimg: np.ndarray, points: np.ndarray, light: np.ndarray) -> np.ndarray:
+    """(shifts, N, N_FEATURES) every place's features at its point and at each of `SHIFTS`."""
+    return np.stack([sampled(logimg, points + shift, light) for shift in SHIFTS])
+
+
+def sampled(logimg: np.ndarray, at: np.ndarray, light: np.ndarray) -> np.ndarray:
+    """(N, N_FEATURES) the features of places whose disc is sampled at `at` (N, 2 board points),
+    against the light (N, 3) of each."""
     disc = ring_offsets(0, DISC * PPP)
     core_mask = np.hypot(disc[:, 0], disc[:, 1]) <= CORE * PPP
-    out = np.empty((len(SHIFTS), len(points), N_FEATURES), np.float32)
-    for k, shift in enumerate(SHIFTS):
-        vals = PatchSampler(to_px(points + shift), disc, logimg.shape[:2]).values(logimg)
-        vals = vals - light[:, None, :].astype(np.float32)
-        lightness = vals.mean(axis=2)
-        out[k, :, 0:3] = np.median(vals, axis=1)
-        out[k, :, 3:6] = np.median(vals[:, core_mask], axis=1)
-        out[k, :, 6:8] = np.percentile(lightness, [20, 80], axis=1).T
+    out = np.empty((len(at), N_FEATURES), np.float32)
+    vals = PatchSampler(to_px(at), disc, logimg.shape[:2]).values(logimg)
+    vals = vals - light[:, None, :].astype(np.float32)
+    lightness = vals.mean(axis=2)
+    out[:, 0:3] = np.median(vals, axis=1)
+    out[:, 3:6] = np.median(vals[:, core_mask], axis=1)
+    out[:, 6:8] = np.percentile(lightness, [20, 80], axis=1).T
     return out
 
 

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from controller.vision.classify import Decision
-from controller.vision.lattice.places import EMPTY
+from controller.vision.lattice.places import EMPTY, Rectified
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -49,7 +49,7 @@ class Picture:
     hidden around the place, `bounds` (N, 3) what a clipped channel leaves known of each place's
     colour (`controller.vision.bounds`; None: nothing clipped), `away` (N, 2) the direction (x, y)
     on the board in which what stands on each place is seen displaced, away from the camera (None:
-    not known)."""
+    not known), `rectified` the picture itself (`places.Rectified`; None: not given)."""
 
     model: LatticeModel
     feats: np.ndarray
@@ -57,9 +57,10 @@ class Picture:
     visible: np.ndarray
     bounds: np.ndarray | None = None
     away: np.ndarray | None = None
+    rectified: Rectified | None = None
 
     @classmethod
-    def of(cls, model: LatticeModel, feats, hidden=None, flat=None, bounds=None, away=None) -> Picture:
+    def of(cls, model: LatticeModel, feats, hidden=None, flat=None, bounds=None, away=None, rectified=None) -> Picture:
         feats = np.asarray(feats, np.float64)
         if feats.ndim == 2:
             feats = feats[None]
@@ -67,7 +68,8 @@ class Picture:
         visible = np.ones(n, bool) if hidden is None else ~np.asarray(hidden, bool)
         flat = None if flat is None else np.asarray(flat, np.float64)
         bounds = None if bounds is None else np.asarray(bounds)
-        return cls(model, feats, flat, visible, bounds, None if away is None else np.asarray(away, np.float64))
+        away = None if away is None else np.asarray(away, np.float64)
+        return cls(model, feats, flat, visible, bounds, away, rectified)
 
     @property
     def n(self) -> int:

@@ -19,6 +19,7 @@ import numpy as np
 from controller.vision.lattice.reading import Picture, Reading
 from controller.vision.lattice.rules import (
     between,
+    centre,
     explained,
     flatness,
     groups,
@@ -35,6 +36,7 @@ from controller.vision.lattice.rules import (
 
 if TYPE_CHECKING:
     from controller.vision.lattice.model import LatticeModel
+    from controller.vision.lattice.places import Rectified
 
 Rule = Callable[[Picture, Reading], Reading]
 
@@ -48,6 +50,7 @@ RULES: tuple[ModuleType, ...] = (
     parity,
     split,
     flatness,
+    centre,
     own_board,
     light,
     lamp,
@@ -82,11 +85,12 @@ def judge(
     rules: Sequence[ModuleType] = RULES,
     bounds: np.ndarray | None = None,
     away: np.ndarray | None = None,
+    rectified: Rectified | None = None,
 ) -> Reading:
     """The reading of one picture's places ((shifts, N, F) features, (N,) hidden places, (N,
-    N_FLAT) flatness, (N, 3) clipped channels' bounds, (N, 2) the direction away from the camera):
-    the looks' reading, then each rule of `rules` in turn."""
-    picture = Picture.of(model, feats, hidden, flat, bounds, away)
+    N_FLAT) flatness, (N, 3) clipped channels' bounds, (N, 2) the direction away from the camera,
+    the rectified picture itself): the looks' reading, then each rule of `rules` in turn."""
+    picture = Picture.of(model, feats, hidden, flat, bounds, away, rectified)
     reading = classified(picture)
     for module in rules:
         reading = module.rule(picture, reading)
