@@ -53,6 +53,7 @@ def start_browser(width: int = 412, height: int = 915, accept_language: str = "e
 
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
+    profile = tempfile.mkdtemp(prefix="referee-chromium-")
     for flag in (
         "--headless",
         "--no-sandbox",
@@ -63,7 +64,7 @@ def start_browser(width: int = 412, height: int = 915, accept_language: str = "e
         "--disable-component-update",
         "--disable-sync",
         "--disable-dev-shm-usage",
-        f"--user-data-dir={tempfile.mkdtemp(prefix='referee-chromium-')}",
+        f"--user-data-dir={profile}",
     ):
         options.add_argument(flag)
     options.add_argument(f"--lang={accept_language.split(',')[0]}")
@@ -76,6 +77,16 @@ def start_browser(width: int = 412, height: int = 915, accept_language: str = "e
         options.add_argument(f"--window-size={width},{height}")
     driver = webdriver.Chrome(service=DriverService(CHROMEDRIVER), options=options)
     driver.referee_phone = phone
+    quit_chromium = driver.quit
+
+    def quit_and_remove_profile() -> None:
+        """Each browser's profile is a few megabytes of /tmp: gone with the browser, not left by every run."""
+        try:
+            quit_chromium()
+        finally:
+            shutil.rmtree(profile, ignore_errors=True)
+
+    driver.quit = quit_and_remove_profile
     return driver
 
 
