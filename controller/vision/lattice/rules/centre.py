@@ -16,7 +16,7 @@ disc shows the bare board.
 Not where the piece may be a neighbour's seen at an angle: a tall piece's top is seen displaced
 away from the camera, out of its own cell into the next (as rule `between` says).
 
-Only places the looks leave doubtful ("margin", "pair") between a piece and another label, and not
+Only places the looks leave doubtful ("margin", "pair", "far") between a piece and another label, and not
 those left so by the picture's uncertain offset (rule `offset`: the light, not where the piece
 lies, decides them).
 """
