@@ -39,6 +39,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.ai_bench import wilson  # noqa: E402
 from controller.ai import knowledge_for, levels, match  # noqa: E402
 from controller.ai.players import Player, SearchPlayer, baseline  # noqa: E402
 from controller.ai.search import Choice, Search, SearchSettings  # noqa: E402
@@ -169,13 +170,11 @@ def summarise(tag: str, done: dict[tuple[int, int], dict[str, Any]], deals: rang
         print(f"{tag}: no games")
         return
     p = sum(g["score"] for g in games) / n
-    z = 1.96
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    low, high = wilson(p * n, n)
     seat0 = [g for g in games if g["a_seat"] == 0]
     seat0_wins = sum(1 for g in games if 0 in g["winners"] and len(g["winners"]) == 1) / n
     split = Counter(round(s * 2) for s in pairs)
-    print(f"{tag}: {n} games, A scores {p:.1%} (Wilson {centre - half:.1%}-{centre + half:.1%})")
+    print(f"{tag}: {n} games, A scores {p:.1%} (Wilson {low:.1%}-{high:.1%})")
     if len(pairs) > 1:
         mean = statistics.fmean(pairs)
         sd = statistics.stdev(pairs)
