@@ -253,29 +253,24 @@ def load(path: Path) -> Graph:
         )
 
 
-def frontier_scores(graph: Graph, engine: Any, report: Any = None) -> np.ndarray:
-    """Per position left unexplored whose balls can never leave any more (`flipop_reach.dead`: no
-    push of either colour, in any order, takes one off), seat 0's score: its ball counts are fixed,
-    so the game ends so whenever and however it is ended. NaN elsewhere (explored, or still live, or
-    not proved dead within the proof's limit)."""
-    from bench.flipop_reach import dead
+def frontier_scores(graph: Graph, engine: Any, report: Any = None, limit: int | None = None) -> np.ndarray:
+    """Per position left unexplored whose balls can never leave any more (`flipop_dead.DeadCheck`:
+    no push of either colour, in any order, takes one off), seat 0's score: its ball counts are
+    fixed, so the game ends so whenever and however it is ended. NaN elsewhere (explored, or still
+    live, or not proved dead within `limit` boards a search)."""
+    from bench.flipop_dead import LIMIT, DeadCheck
 
     keys = Keys(engine)
     fixed = np.full(graph.size, np.nan)
     assert graph.keys is not None
-    known: set = set()
-    live: set = set()
-    verdicts: dict[Any, bool] = {}
+    check = DeadCheck(engine, LIMIT if limit is None else limit)
     waiting = np.flatnonzero(graph.mover == UNEXPLORED)
     for done, n in enumerate(waiting.tolist()):
         low, middle, high = (int(v) for v in graph.keys[n])
-        board = keys.board((high << 128) | (middle << 64) | low)
-        verdict = verdicts.get(board)
-        if verdict is None:
-            verdict = verdicts[board] = bool(dead(engine, board[0], board[1], known, live=live))
-        if verdict:
+        balls, doors = keys.board((high << 128) | (middle << 64) | low)
+        if check.check(balls, doors):
             fixed[n] = graph.score[n]
-        if report is not None and (done + 1) % 5000 == 0:
+        if report is not None and (done + 1) % 1000 == 0:
             report(done + 1, len(waiting), int(np.sum(~np.isnan(fixed))))
     return fixed
 
@@ -293,13 +288,13 @@ def whole_game_bounds(graph: Graph, fixed: np.ndarray, best: tuple[str, str]) ->
     return out[0], out[1]
 
 
-def print_whole_game(graph: Graph, engine: Any, cases: tuple, began: float) -> None:
+def print_whole_game(graph: Graph, engine: Any, cases: tuple, began: float, limit: int | None = None) -> None:
     """The whole game's bounds (`whole_game_bounds`) for each case of `main`."""
 
     def report(done: int, total: int, dead: int) -> None:
         print(f"  {done} of {total} unexplored positions tried, {dead} dead ({time.process_time() - began:.0f} s)")
 
-    fixed = frontier_scores(graph, engine, report)
+    fixed = frontier_scores(graph, engine, report, limit)
     waiting = int(np.sum(graph.mover == UNEXPLORED))
     print(
         f"the whole game (any cut from ply {graph.depth} on): {int(np.sum(~np.isnan(fixed)))} of the {waiting} "
@@ -325,6 +320,9 @@ def main() -> int:
         "--whole",
         action="store_true",
         help="with --depth or --load: bound the whole game by the unexplored positions whose balls never leave",
+    )
+    parser.add_argument(
+        "--proof-boards", type=int, default=None, help="with --whole: boards a dead check goes through at most"
     )
     args = parser.parse_args()
     engine = engine_for(setup_from_mapping({"game": "flipop", "players": 2}))
@@ -366,7 +364,7 @@ def main() -> int:
                 row.append(1 - value if other else value)
             print(f"{k:4d} " + " ".join(f"{v:14.4f}" for v in row))
         if args.whole:
-            print_whole_game(graph, engine, cases, began)
+            print_whole_game(graph, engine, cases, began, args.proof_boards)
         print(f"processor time {time.process_time() - began:.0f} s")
         return 0
     for words, best, other in cases:
