@@ -23,9 +23,10 @@ values are those of the bench's own games, cut included (`--plies` changes the c
 also iterated on until they stop changing, to show whether the cut matters).
 
 With `--whole` (after `--depth` or `--load`), bounds that hold for the whole game, whatever its cut:
-each position left unexplored at the last ply is tried with `flipop_reach.dead`; where no push of
-either colour, in any order, can take a ball off any more, its ball counts are fixed and so is its
-score; every other one is scored 0 (lower bound) or 1 (upper bound). So a lower bound of 1/2 for
+each position left unexplored at the last ply is tried with `flipop_dead.DeadCheck` (the same boards
+as `flipop_reach.dead`, depth first, keeping every board proved dead or live; `--proof-boards` boards a
+search at most); where no push of either colour, in any order, can take a ball off any more, its ball
+counts are fixed and so is its score; every other one is scored 0 (lower bound) or 1 (upper bound). So a lower bound of 1/2 for
 each seat under perfect play proves the whole game a draw, and an upper bound against random below
 0.9 proves the 90% target out of reach.
 
