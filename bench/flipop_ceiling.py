@@ -26,9 +26,11 @@ With `--whole` (after `--depth` or `--load`), bounds that hold for the whole gam
 each position left unexplored at the last ply is tried with `flipop_dead.DeadCheck` (the same boards
 as `flipop_reach.dead`, depth first, keeping every board proved dead or live; `--proof-boards` boards a
 search at most); where no push of either colour, in any order, can take a ball off any more, its ball
-counts are fixed and so is its score; every other one is scored 0 (lower bound) or 1 (upper bound). So a lower bound of 1/2 for
-each seat under perfect play proves the whole game a draw, and an upper bound against random below
-0.9 proves the 90% target out of reach.
+counts are fixed and so is its score; every other one is scored 0 (lower bound) or 1 (upper bound).
+So a lower bound of 1/2 for each seat under perfect play proves the whole game a draw, and an upper
+bound against random below 0.9 proves the 90% target out of reach. At `--depth 12 --proof-boards
+1000` (778 processor seconds) only 1,497 of the 13,063 positions at ply 12 are proved dead, and the
+bounds stay wide (perfect play 0 to 1; against random 0.4811 to 1 as White, 0.4761 to 1 as Black).
 
 With `--depth`, only positions fewer than DEPTH plies from the start are expanded: the values of the
 game ended by agreement at ply k are then exact for every k up to DEPTH (a table). With `--limit`,
