@@ -3,6 +3,7 @@
     python bench/colorpop_levels.py paired --a strong --b club --deals 40
     python bench/colorpop_levels.py paired --a club --b club --deals 40      # a 50% sanity check
     python bench/colorpop_levels.py paired --a strong --b club --oracle      # both see every colour
+    python bench/colorpop_levels.py paired --a 'club#aim=0,playout_depth=6' --b random --deals 100
     python bench/colorpop_levels.py choices --positions 30                  # 200 vs 800 on one position
 
 `paired`: every deal (the slides' tokens and the secret colours, from the deal's own seed) is played
@@ -12,7 +13,9 @@ deal's. A deal's score for A is the mean of its two games (1: won both, 0.5: one
 the interval is the t interval of those means (the deal's luck cancels inside a pair), beside the
 Wilson interval of the games as `bench/ai_bench.py` counts them. `--oracle` hands each search the
 true secret colours instead of samples (as if it could see them): what the hidden colour costs.
-A player is a level name, or `iterations[:temperature]` (e.g. `3200`, `30:1.0`).
+A player is a level name, or `iterations[:temperature[:exploration]]` (e.g. `3200`, `30:1.0`), and
+`#knob=value,...` changes Colorpop's knowledge for that player alone (e.g. `club#aim=0,playout_depth=6`:
+session 10's playouts). Player A's processor seconds per move are printed.
 
 `choices`: positions from games of club against club (every fifth ply); at each, the 200- and the
 800-iteration searches each choose `--repeats` times with their own seeds: how often each agrees with
@@ -71,25 +74,31 @@ class Oracle:
         return Search(seeing, self.inner.settings).choose(engine, view, seat, private, rng)
 
 
-class Rescaled(colorpop_ai.ColorpopKnowledge):
-    """Colorpop's knowledge with its evaluation's SCALE set to another value (an experiment)."""
-
-    def __init__(self, scale: float) -> None:
-        self.scale = scale
-
-    def evaluate(self, engine: Any, state: Any) -> tuple[float, ...] | None:
-        kept = colorpop_ai.SCALE
-        colorpop_ai.SCALE = self.scale
-        try:
-            return super().evaluate(engine, state)
-        finally:
-            colorpop_ai.SCALE = kept
+def tuned(knobs: str) -> colorpop_ai.ColorpopKnowledge:
+    """Colorpop's knowledge with some of its settings changed for one player (an experiment):
+    `knobs` is `name=value,...` over the knowledge's numeric attributes (`aim`, `scale`,
+    `playout_depth`, `effort`, ...; `playout_depth=none` plays playouts to the end)."""
+    knowledge = colorpop_ai.ColorpopKnowledge()
+    for knob in filter(None, knobs.split(",")):
+        key, _, value = knob.partition("=")
+        if not hasattr(knowledge, key):
+            raise SystemExit(f"Colorpop's knowledge has no setting {key!r}")
+        if value == "none":
+            setattr(knowledge, key, None)
+        else:
+            setattr(knowledge, key, int(value) if key == "playout_depth" else float(value))
+    return knowledge
 
 
 def make_player(name: str, oracle: bool = False) -> Player:
     """A level, a yardstick, or `iterations[:temperature[:exploration]]`, optionally `@scale` (the
-    evaluation's SCALE for this player only); no wall-clock limit (the bench's way)."""
+    evaluation's SCALE for this player only) or `#knob=value,...` (`tuned`); no wall-clock limit
+    (the bench's way)."""
+    label = name
+    name, _, knobs = name.partition("#")
     name, _, scale = name.partition("@")
+    if scale:
+        knobs = f"scale={scale}," + knobs
     if name in ("random", "greedy"):
         return baseline("colorpop", name)
     if name in levels.LEVELS:
@@ -101,9 +110,9 @@ def make_player(name: str, oracle: bool = False) -> Player:
             temperature=float(temperature or 0.0),
             exploration=float(exploration or SearchSettings(1).exploration),
         )
-    knowledge = Rescaled(float(scale)) if scale else knowledge_for("colorpop")
+    knowledge = tuned(knobs) if knobs else knowledge_for("colorpop")
     search = Search(knowledge, replace(settings, seconds=math.inf))
-    return Oracle(search, name) if oracle else SearchPlayer(search, name)
+    return Oracle(search, label) if oracle else SearchPlayer(search, label)
 
 
 def play_deal(deal: int, players: list[Player], seeds: list[str]) -> dict[str, Any]:
@@ -118,19 +127,30 @@ def play_deal(deal: int, players: list[Player], seeds: list[str]) -> dict[str, A
         if isinstance(player, Oracle):
             player.truth = hidden
     rngs = [random.Random(seed) for seed in seeds]
+    think: list[list[float]] = [[], []]
     plies = 0
     while not engine.is_over(state) and plies < match.MAX_PLIES:
         seat = engine.to_move(state)
         if seat is None:
             break
         view = knowledge.observe(engine, state, seat)
+        began = time.process_time()
         choice = players[seat].choose(engine, view, seat, knowledge.private(engine, hidden, seat), rngs[seat])
+        think[seat].append(time.process_time() - began)
         state = engine.apply(state, choice.move)[0]
         plies += 1
     winners = engine.result(state).winners if engine.is_over(state) else None
     winners = tuple(winners) if winners else (0, 1)
     left = [sum(row.count(ch) for row in state.board for ch in hidden[s]) for s in range(2)]
-    return {"winners": list(winners), "plies": plies, "left": left, "instant": min(left) == 0}
+    return {
+        "winners": list(winners),
+        "plies": plies,
+        "left": left,
+        "instant": min(left) == 0,
+        "think": [round(sum(t), 4) for t in think],
+        "think_max": [round(max(t, default=0.0), 4) for t in think],
+        "moves": [len(t) for t in think],
+    }
 
 
 def paired(args: argparse.Namespace) -> None:
@@ -189,6 +209,13 @@ def summarise(tag: str, done: dict[tuple[int, int], dict[str, Any]], deals: rang
         f"{sum(g['score'] for g in seat0) / max(1, len(seat0)):.1%}; instant wins {sum(g['instant'] for g in games)}; "
         f"mean plies {statistics.fmean(g['plies'] for g in games):.1f}"
     )
+    timed = [g for g in games if "think" in g]
+    if timed:
+        a_seat = [g["a_seat"] for g in timed]
+        spent = sum(g["think"][s] for g, s in zip(timed, a_seat))
+        moves = sum(g["moves"][s] for g, s in zip(timed, a_seat))
+        longest = max(g["think_max"][s] for g, s in zip(timed, a_seat))
+        print(f"  A thinks {spent / max(1, moves):.3f} processor s/move, longest {longest:.3f} s")
 
 
 def choices(args: argparse.Namespace) -> None:

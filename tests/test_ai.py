@@ -194,6 +194,45 @@ def test_colorpop_samples_never_give_another_seat_a_colour_already_cleared():
     assert all(knowledge.sample(engine, state, 0, ["G"], rng)[1] != ("Y",) for _ in range(100))
 
 
+def test_colorpop_playouts_go_for_the_movers_own_colour():
+    """A playout's mover takes a group of its own colour (as it is in the determinization) most of
+    the time, as players do (the fewest of one's colour left wins). Before, it took a random token's
+    group: about one move in five of its colour, so the search judged moves by games nobody plays."""
+    knowledge = knowledge_for("colorpop")
+    engine, state = _colorpop_game(6)
+    rng = random.Random(3)
+    mine = 0
+    for colour in engine.colours:
+        for _ in range(100):
+            move, _work = knowledge.playout_move(engine, state, [colour], rng)
+            assert move in engine.legal_moves(state)
+            mine += move.colour == colour
+    assert mine > 0.5 * 100 * len(engine.colours)
+
+
+def test_colorpop_solo_playouts_stop_before_a_failure_the_search_would_score_as_a_success():
+    """A one-seat game that ends without a winner reads as an even share (1.0) to the search: a
+    solo playout that ran into a failure would judge it a success. It stops before, for the
+    evaluation to judge; a playout may still end in success."""
+    setup = setup_from_mapping({"game": "colorpop", "variant": "solo", "players": 1, "targets": ["G", "B"]})
+    knowledge = knowledge_for("colorpop")
+    rng = random.Random(8)
+    stopped = 0
+    for _game in range(4):
+        engine, state = match.start(setup, rng)
+        while not engine.is_over(state):
+            for _ in range(3):
+                move, _work = knowledge.playout_move(engine, state, None, rng)
+                if move is None:
+                    stopped += 1
+                    continue
+                after = engine.apply(state, move)[0]
+                assert not (engine.is_over(after) and not engine.winners(after)), "a playout ran into a failure"
+            moves = engine.legal_moves(state)
+            state = engine.apply(state, moves[rng.randrange(len(moves))])[0]
+    assert stopped
+
+
 def _blockers():
     setup = setup_from_mapping(TWO_PLAYER["blockers"])
     rng = random.Random(5)

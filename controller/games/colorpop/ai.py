@@ -6,9 +6,16 @@ not hold, excluding colours whose clearing would already have ended the game, an
 by what the others removed: a player removes its own colour more than others, so a colour an
 opponent removed much is likelier theirs (a weight of e^(0.25 x tokens removed)).
 
-Evaluation: the game is won by having the fewest tokens of one's colour(s) left (or none at all,
-at once). A seat's standing is its tokens left against the others', counting a token that is
-alone of its colour in its slide neighbourhood as harder to ever remove.
+Playouts: each mover goes for its own colour (as it is in the determinization) most of the time,
+as players do, and plays to the end of the game, whose result the search backs up. A random
+token's group cut after 6 plies and judged by the evaluation (before, issue 29) made a search that
+hardly told moves apart: club's 200 iterations beat a random player 72.0% of 200 paired games, and
+89.8% with these playouts (`bench/colorpop_levels.py`, figures in `docs/ai.md`).
+
+Evaluation (the greedy yardstick, and the solo variant's playouts): the game is won by having the
+fewest tokens of one's colour(s) left (or none at all, at once). A seat's standing is its tokens
+left against the others', counting a token that is alone of its colour in its slide neighbourhood
+as harder to ever remove.
 """
 
 from __future__ import annotations
@@ -51,10 +58,24 @@ class ColorpopKnowledge(GameKnowledge):
     # what it did, so the strong level plays all its 800 (240 before: the hidden colour and too few
     # iterations were what it lost to a random player by).
     effort = 1.0
-    # An iteration costs about 40-50 units (a new tree position's moves listed, a playout's draws): a
-    # position dearer than that (late, with many scattered tokens) gets fewer iterations.
+    # The work budget: 45 units an iteration (a new tree position's moves listed, a playout's draws).
+    # With playouts to the end an early iteration costs more (one game's strong searches: 200 units
+    # at ply 0, 105 at ply 8, 50 at ply 12, 14 at ply 16), so the budget, not the iterations, ends the
+    # searches of the first half of a game (strong: 180 iterations at ply 0, 345 at ply 8, 723 at
+    # ply 12, all 800 from ply 16): the longest think stays bounded.
     work_per_iteration = 45.0
-    playout_depth = 6
+    # Playouts run to the end of the game (the rules' result, not the evaluation's guess) and each
+    # mover goes for its own colour (`aim`): a search then tells moves apart. They cost more than the
+    # 6 plies of before, so the work budget cuts a search's iterations where they are dear (strong:
+    # 0.35 -> 0.46 processor s/move); the solo variant's stop before a failed end (`playout_move`).
+    playout_depth = None
+    #: How often a playout's mover takes a group of its own colour, when it has one (else a random
+    #: token's group, any colour).
+    aim = 0.7
+    #: The evaluation's scale (`SCALE`).
+    scale = SCALE
+    #: What a token with no neighbour of its colour counts in the evaluation (one with some: 1).
+    alone = 1.5
 
     # -- hidden information -----------------------------------------------------------------
     def _hidden(self, engine: Any) -> bool:
@@ -172,12 +193,12 @@ class ColorpopKnowledge(GameKnowledge):
         rules' tie-break: equal scores are won by whoever removed fewer of their own), against the
         best other unit's; a logistic of the lead."""
         board = state.board
-        weight = _weighted_counts(board)
+        weight = _weighted_counts(board, self.alone)
         units = _units(engine)
         if engine.variant == "solo":
             targets = engine.targets()
             targets_left = sum(weight.get(ch, 0.0) for ch in set(targets))
-            return (1.0 / (1.0 + math.exp((targets_left - 3.0) / SCALE)),)
+            return (1.0 / (1.0 + math.exp((targets_left - 3.0) / self.scale)),)
         lefts: list[float | None] = []
         for unit in units:
             colours = [ch for s in unit for ch in state.secrets[s] or ()]
@@ -192,18 +213,33 @@ class ColorpopKnowledge(GameKnowledge):
                 continue
             rivals = [x for j, x in enumerate(lefts) if j != i and x is not None]
             best_rival = min(rivals) if rivals else left
-            value = 1.0 / (1.0 + math.exp((left - best_rival) / SCALE))
+            value = 1.0 / (1.0 + math.exp((left - best_rival) / self.scale))
             for s in unit:
                 values[s] = value
         return tuple(values)
 
     def playout_move(self, engine: Any, state: Any, private: Any, rng: random.Random) -> tuple[Any, int]:
-        """The group of a random token, if it holds two or more, without listing every move (the
-        groups with every choice of jokers they may take: most of a search's time): a bigger group is
-        likelier, as a token of it is. Where a few tokens find none (a board of scattered tokens and
-        jokers), every move is listed as `moves` does."""
+        """Mostly (`aim`) a group of the mover's own colour, else the group of a random token, if it
+        holds two or more, without listing every move (the groups with every choice of jokers they
+        may take: most of a search's time): a bigger group is likelier, as a token of it is. Where a
+        few tokens find none (a board of scattered tokens and jokers), every move is listed as `moves`
+        does. In the solo variant a playout stops before a move that ends the game in failure, for
+        the evaluation to judge: the search scores a one-seat game that ends without a winner as an
+        even share, a failure as a success."""
+        move, work = self._playout_move(engine, state, private, rng)
+        if move is not None and not self._hidden(engine):
+            after = engine.apply(state, move)[0]
+            if engine.is_over(after) and not engine.winners(after):
+                return None, work + 1
+        return move, work
+
+    def _playout_move(self, engine: Any, state: Any, private: Any, rng: random.Random) -> tuple[Any, int]:
         board = state.board
         rows, cols = len(board), len(board[0])
+        if private and self.aim and rng.random() < self.aim:
+            aimed = _own_group(board, tuple(private), rng)
+            if aimed is not None:
+                return aimed, 2
         for tries in range(1, PLAYOUT_TRIES + 1):
             r, c = rng.randrange(rows), rng.randrange(cols)
             colour = board[r][c]
@@ -248,14 +284,32 @@ class ColorpopKnowledge(GameKnowledge):
         )
 
 
+def _own_group(board: Sequence[Sequence[str]], colours: tuple[str, ...], rng: random.Random) -> Move | None:
+    """A random group of one of `colours` (a whole component of two or more tokens of one colour, no
+    joker: a legal move), or None; a bigger group is likelier, as in `playout_move`."""
+    rows, cols = len(board), len(board[0])
+    cells = [(r, c) for r, row in enumerate(board) for c, v in enumerate(row) if v in colours]
+    rng.shuffle(cells)
+    seen: set[Cell] = set()
+    for r, c in cells:
+        if (r, c) in seen:
+            continue
+        colour = board[r][c]
+        group = flood((r, c), partial(_holds, board, colour), rows, cols)
+        if len(group) >= 2:
+            return Move(colour, frozenset(group), ((colour, len(group)),))
+        seen.update(group)
+    return None
+
+
 def _holds(board: Sequence[Sequence[str]], letter: str, cell: Cell) -> bool:
     """Whether `cell` of the board holds `letter` (a group's member, for `grid.flood`)."""
     return board[cell[0]][cell[1]] == letter
 
 
-def _weighted_counts(board: Sequence[Sequence[str]]) -> dict[str, float]:
+def _weighted_counts(board: Sequence[Sequence[str]], alone: float = 1.5) -> dict[str, float]:
     """Per letter, its tokens on the board: 1 each, 1.5 for a token with no neighbour of its colour
-    (harder to remove); in one pass over the rows (the search judges every playout's end with it)."""
+    (harder to remove); in one pass over the rows (the greedy player judges every move with it)."""
     rows, cols = len(board), len(board[0])
     out: dict[str, float] = {}
     for r, row in enumerate(board):
@@ -270,7 +324,7 @@ def _weighted_counts(board: Sequence[Sequence[str]]) -> dict[str, float]:
                 or (up is not None and up[c] == v)
                 or (down is not None and down[c] == v)
             )
-            out[v] = out.get(v, 0.0) + (1.0 if together else 1.5)
+            out[v] = out.get(v, 0.0) + (1.0 if together else alone)
     return out
 
 
