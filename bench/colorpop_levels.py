@@ -85,8 +85,11 @@ def tuned(knobs: str) -> colorpop_ai.ColorpopKnowledge:
             raise SystemExit(f"Colorpop's knowledge has no setting {key!r}")
         if value == "none":
             setattr(knowledge, key, None)
-        else:
+            continue
+        try:
             setattr(knowledge, key, int(value) if key == "playout_depth" else float(value))
+        except ValueError:
+            raise SystemExit(f"{key} takes a number (or none), not {value!r}") from None
     return knowledge
 
 
