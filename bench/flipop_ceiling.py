@@ -256,37 +256,56 @@ def load(path: Path) -> Graph:
         )
 
 
-def frontier_scores(graph: Graph, engine: Any, report: Any = None, limit: int | None = None) -> np.ndarray:
-    """Per position left unexplored whose balls can never leave any more (`flipop_dead.DeadCheck`:
-    no push of either colour, in any order, takes one off), seat 0's score: its ball counts are
-    fixed, so the game ends so whenever and however it is ended. NaN elsewhere (explored, or still
-    live, or not proved dead within `limit` boards a search)."""
+def score_of(counts: tuple[int, int]) -> float:
+    """Seat 0's score for the balls each seat has on the board at the end: fewer wins (every way a
+    Flipop game ends scores so, `seat0_score`)."""
+    return 1.0 if counts[0] < counts[1] else 0.5 if counts[0] == counts[1] else 0.0
+
+
+def frontier_bounds(
+    graph: Graph, engine: Any, report: Any = None, limit: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per position left unexplored, seat 0's lowest and highest score in any game from there.
+
+    `flipop_bound.Reach` bounds how many balls of each seat can still leave: seat 0 scores at least
+    as with all of its balls kept and all the others' that might leave gone, and at most the other
+    way round. Where no ball can leave it proves nothing else, `flipop_dead.DeadCheck` searches the
+    boards (up to `limit`, 0 for none): a board it proves dead keeps its counts, so its score is
+    fixed. Elsewhere 0 and 1; NaN for explored positions."""
     from bench.flipop_dead import LIMIT, DeadCheck
 
     keys = Keys(engine)
-    fixed = np.full(graph.size, np.nan)
+    low = np.full(graph.size, np.nan)
+    high = np.full(graph.size, np.nan)
     assert graph.keys is not None
     check = DeadCheck(engine, LIMIT if limit is None else limit)
+    reach = check.reach
+    assert reach is not None
     waiting = np.flatnonzero(graph.mover == UNEXPLORED)
     for done, n in enumerate(waiting.tolist()):
-        low, middle, high = (int(v) for v in graph.keys[n])
-        balls, doors = keys.board((high << 128) | (middle << 64) | low)
-        if check.check(balls, doors):
-            fixed[n] = graph.score[n]
+        first, middle, last = (int(v) for v in graph.keys[n])
+        balls, doors = keys.board((last << 128) | (middle << 64) | first)
+        counts = reach.counts(balls, doors)
+        fewest = [counts[colour][0] for colour in engine.colours]
+        most = [counts[colour][1] for colour in engine.colours]
+        if fewest != most and limit != 0 and check.check(balls, doors):
+            fewest = most
+        # seat 0 ends with between fewest[0] and most[0] balls, seat 1 likewise: fewer is better
+        low[n], high[n] = score_of((most[0], fewest[1])), score_of((fewest[0], most[1]))
         if report is not None and (done + 1) % 1000 == 0:
-            report(done + 1, len(waiting), int(np.sum(~np.isnan(fixed))))
-    return fixed
+            report(done + 1, len(waiting), int(np.sum(low[waiting] == high[waiting])))
+    return low, high
 
 
-def whole_game_bounds(graph: Graph, fixed: np.ndarray, best: tuple[str, str]) -> tuple[float, float]:
+def whole_game_bounds(graph: Graph, low: np.ndarray, high: np.ndarray, best: tuple[str, str]) -> tuple[float, float]:
     """Seat 0's score from the start, under `best`, in the whole game (any cut at or beyond the
-    graph's depth, or none): bounds, with each unexplored position scored by its fixed score
-    (`frontier_scores`) where its balls can never leave, else 0 (lower bound) or 1 (upper)."""
+    graph's depth, or none): bounds, with each unexplored position scored by its lowest and its
+    highest score (`frontier_bounds`)."""
     out = []
-    for unknown in (0.0, 1.0):
+    for bound in (low, high):
         values = graph.score.copy()
         waiting = graph.mover == UNEXPLORED
-        values[waiting] = np.where(np.isnan(fixed[waiting]), unknown, fixed[waiting])
+        values[waiting] = bound[waiting]
         out.append(float(solve_from(graph, values, graph.depth, best)[0]))
     return out[0], out[1]
 
@@ -295,19 +314,24 @@ def print_whole_game(graph: Graph, engine: Any, cases: tuple, began: float, limi
     """The whole game's bounds (`whole_game_bounds`) for each case of `main`."""
 
     def report(done: int, total: int, dead: int) -> None:
-        print(f"  {done} of {total} unexplored positions tried, {dead} dead ({time.process_time() - began:.0f} s)")
+        print(
+            f"  {done} of {total} unexplored positions tried, {dead} with their score fixed "
+            f"({time.process_time() - began:.0f} s)"
+        )
 
-    fixed = frontier_scores(graph, engine, report, limit)
-    waiting = int(np.sum(graph.mover == UNEXPLORED))
+    low, high = frontier_bounds(graph, engine, report, limit)
+    waiting = graph.mover == UNEXPLORED
+    fixed = int(np.sum(low[waiting] == high[waiting]))
     print(
-        f"the whole game (any cut from ply {graph.depth} on): {int(np.sum(~np.isnan(fixed)))} of the {waiting} "
-        f"positions at ply {graph.depth} can never lose a ball any more; the others bounded by 0 and 1:"
+        f"the whole game (any cut from ply {graph.depth} on): of the {int(np.sum(waiting))} positions at ply "
+        f"{graph.depth}, {fixed} have their score fixed (no ball can leave, or none that changes it), "
+        f"{int(np.sum((low[waiting] == 0) & (high[waiting] == 1)))} are bounded by 0 and 1 only:"
     )
     for words, best, other in cases:
-        low, high = whole_game_bounds(graph, fixed, best)
+        lo, hi = whole_game_bounds(graph, low, high, best)
         if other:
-            low, high = 1 - high, 1 - low
-        print(f"  {words}: between {low:.4f} and {high:.4f}")
+            lo, hi = 1 - hi, 1 - lo
+        print(f"  {words}: between {lo:.4f} and {hi:.4f}")
 
 
 def main() -> int:

@@ -16,6 +16,11 @@ against the full model by the rules' tests), depth first, and keeps more of what
 Turns and the push-back ban are left out, as in `flipop_reach.dead`, so the boards gone through
 include all that play can reach from the board: a board called dead is dead. A search that passes
 `limit` boards gives up (None: not proved either way); callers treat that as live.
+
+Before any search, `flipop_bound.Reach` tries to prove the board dead without going through its
+boards (a sound over-approximation of where each ball can go: see its docstring); only the boards
+it cannot prove dead are searched. It proves most dead boards of random games in about a
+millisecond each, where the search went through up to thousands of boards or gave up.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.flipop_bound import Reach  # noqa: E402
 from controller.games.flipop import doors as doors_model  # noqa: E402
 
 Board = tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]
@@ -38,8 +44,12 @@ LIMIT = 20_000
 class DeadCheck:
     """`check(balls, doors)`: True dead, False live (a ball can leave), None not proved within `limit`."""
 
-    def __init__(self, engine: Any, limit: int = LIMIT) -> None:
+    def __init__(self, engine: Any, limit: int = LIMIT, *, bound: bool = True) -> None:
         self.exits = engine.exits
+        #: the over-approximation tried first (None: search every board, as before it)
+        self.reach = Reach(engine) if bound else None
+        #: boards proved dead by `reach` without a search
+        self.bounded = 0
         self.colours = tuple(engine.colours)
         self.limit = limit
         self.dead: set[Board] = set()
@@ -71,6 +81,10 @@ class DeadCheck:
             return False
         if origin in self.unknown:
             return None
+        if self.reach is not None and self.reach.dead(balls, doors):
+            self.bounded += 1
+            self.dead.add(origin)
+            return True
         seen = {origin}
         path: list[Board] = [origin]
         todo: list[list[Board]] = []

@@ -10,7 +10,7 @@ from bench.flipop_ceiling import (
     UNEXPLORED,
     Keys,
     explore,
-    frontier_scores,
+    frontier_bounds,
     seat0_score,
     settle,
     solve,
@@ -114,13 +114,14 @@ def test_the_whole_game_bounds_hold_the_value_of_every_later_cut(engine) -> None
     state = mid_game(engine)
     shallow = explore(engine, state, plies=5)
     deeper = explore(engine, state, plies=9)
-    fixed = frontier_scores(shallow, engine)
+    low_at, high_at = frontier_bounds(shallow, engine)
     waiting = shallow.mover == UNEXPLORED
-    assert np.isnan(fixed[~waiting]).all()
-    assert (~np.isnan(fixed[waiting])).any() and np.isnan(fixed[waiting]).any()  # some dead, some live
+    assert np.isnan(low_at[~waiting]).all() and np.isnan(high_at[~waiting]).all()
+    fixed = low_at[waiting] == high_at[waiting]
+    assert fixed.any() and (~fixed).any()  # some scores fixed, some not
     narrower = False
     for best in (PERFECT, WHITE_V_RANDOM, BLACK_V_RANDOM):
-        low, high = whole_game_bounds(shallow, fixed, best)
+        low, high = whole_game_bounds(shallow, low_at, high_at, best)
         for cut in (5, 6, 7, 9):  # exact values of the game ended at ply `cut`
             exact = solve(deeper, cut, best, unexplored=None)[0]
             assert low - 1e-12 <= exact <= high + 1e-12

@@ -71,3 +71,14 @@ def test_a_ball_at_its_exit_door_is_live_and_a_locked_board_dead(engine) -> None
     # no ball at all but one black ball in a corner with no wing beside it: nothing can move
     balls = tuple(tuple(row.split()) for row in "B . . . .\n. . . . .\n. . . . .\n. . . . .\n. . . . .".splitlines())
     assert DeadCheck(engine).check(balls, tuple(doors)) is True
+
+
+def test_a_board_too_large_to_search_quickly_is_proved_dead_at_once(engine) -> None:
+    # a board of a random game whose reachable boards number between 300 and 1,000 (the search
+    # below gives up after 100): the over-approximation (`flipop_bound.Reach`) proves it without them
+    balls = tuple(tuple(r.split()) for r in "B . B B B\n. . . . .\n. . . . B\n. W W . W\n. . . . W".splitlines())
+    doors = ("N", "E", "N", "E", "E", "NS", "EW", "S", "N", "EW", "NS", "E", "E", "N", "S", "E")
+    assert DeadCheck(engine, 100, bound=False).check(balls, doors) is None
+    check = DeadCheck(engine, 100)
+    assert check.check(balls, doors) is True and check.bounded == 1
+    assert dead(engine, balls, doors, set(), limit=LIMIT) is True
