@@ -153,33 +153,40 @@ def report(tag: str, games: dict[tuple[int, int], Game]) -> None:
     ends = Counter(e["ended"] for _, e in explained)
     shared = sum(g["score"] > 0 for g in lost)
     print(f"  not won: {len(lost)} ({len(lost) - shared} lost, {shared} shared): {dict(ends)}")
-    gone = [e for _, e in explained if e["ended"] == "B's colour gone"]
-    if gone:
-        beliefs = [x for e in gone for x in e["beliefs"]]
+    won = [g for g in rows if g["score"] == 1]
+    print(
+        f"  A's wins: {sum(g['left'][g['a_seat']] == 0 for g in won)} its colour gone first, the rest on the count; "
+        f"A removed {_mean_took(rows, won=True):.1f} of B's 19 tokens on average in them"
+    )
+    for kind in ("B's colour gone", "count at the end"):
+        picked = [(g, e) for g, e in explained if e["ended"] == kind]
+        if not picked:
+            continue
+        beliefs = [x for _, e in picked for x in e["beliefs"]]
         print(
-            f"  B's colour gone first ({len(gone)}): A had removed "
-            f"{statistics.fmean(e['a_took_b'] for e in gone):.1f} of "
-            f"its 19 tokens on average (in A's won games: {_mean_took(rows, won=True):.1f}); A's removals of it "
-            f"{sum(e['chosen'] for e in gone)} chosen, {sum(e['forced'] for e in gone)} forced; A removed its last "
-            f"token in {sum(e['last_by_a'] for e in gone)}; A's belief in B's true colour when it chose to remove "
-            f"it: {statistics.fmean(beliefs) if beliefs else float('nan'):.2f} (uniform 0.25)"
-        )
-        print(
-            "    games (deal/A's seat: A took of B's colour, chosen/forced, A's belief at each chosen): "
-            + "; ".join(
-                f"{g['deal']}/{g['a_seat']}: {e['a_took_b']}, {e['chosen']}/{e['forced']}, "
-                + ",".join(f"{x:.2f}" for x in e["beliefs"])
-                for g, e in explained
-                if e["ended"] == "B's colour gone"
+            f"  {kind} ({len(picked)}): A had removed {statistics.fmean(e['a_took_b'] for _, e in picked):.1f} of B's "
+            f"19 tokens on average, in {sum(e['chosen'] for _, e in picked)} moves it chose and "
+            f"{sum(e['forced'] for _, e in picked)} it was forced to; A's belief in B's true colour when it chose "
+            f"them: {statistics.fmean(beliefs) if beliefs else float('nan'):.2f} (uniform 0.25)"
+            + (
+                f"; A removed B's last token in {sum(e['last_by_a'] for _, e in picked)}"
+                if kind != "count at the end"
+                else ""
             )
         )
-    counted = [(g, e) for g, e in explained if e["ended"] == "count at the end"]
-    if counted:
         print(
-            "  count at the end (A's tokens left - B's): "
-            + ", ".join(f"{g['deal']}/{g['a_seat']}: {e['left'][0]}-{e['left'][1]}" for g, e in counted)
+            "    deal/A's seat: tokens left A-B, A took of B's colour (chosen/forced moves; A's belief at each "
+            "chosen): " + "; ".join(_detail(g, e) for g, e in picked)
         )
     luck(rows)
+
+
+def _detail(game: Game, explained: dict[str, Any]) -> str:
+    beliefs = ",".join(f"{x:.2f}" for x in explained["beliefs"])
+    return (
+        f"{game['deal']}/{game['a_seat']}: {explained['left'][0]}-{explained['left'][1]}, {explained['a_took_b']} "
+        f"({explained['chosen']}/{explained['forced']}{'; ' + beliefs if beliefs else ''})"
+    )
 
 
 def _mean_took(rows: list[Game], won: bool) -> float:

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from bench.colorpop_ceiling import belief, compare, explain_game, pair_scores, replay
+from bench.colorpop_ceiling import belief, compare, explain_game, pair_scores, replay, report
 from bench.colorpop_levels import colour_shape, make_player, play_deal
 
 
@@ -88,3 +88,14 @@ def test_pair_scores_and_compare_use_deals_played_in_both_seats(capsys):
     compare("one", first, "two", second)
     text = capsys.readouterr().out
     assert "2 common deals" in text and "75.0% -> 87.5%" in text and "better 1, worse 1" in text
+
+
+def test_the_report_explains_each_game_not_won_by_how_it_ended(game, capsys):
+    lost = {**game, "score": 0.0}
+    won = {**game, "a_seat": 1 - game["a_seat"], "score": 1.0}
+    report("tag", {(3, lost["a_seat"]): lost, (3, won["a_seat"]): won})
+    text = capsys.readouterr().out
+    ended = explain_game(lost)["ended"]
+    assert "2 games, A scores 50.0%" in text
+    assert f"not won: 1 (1 lost, 0 shared): { {ended: 1} }" in text
+    assert f"3/{lost['a_seat']}: {lost['left'][lost['a_seat']]}-{lost['left'][1 - lost['a_seat']]}" in text
