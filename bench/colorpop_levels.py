@@ -47,7 +47,9 @@ from controller.ai import knowledge_for, levels, match  # noqa: E402
 from controller.ai.players import Player, SearchPlayer, baseline  # noqa: E402
 from controller.ai.search import Choice, Search, SearchSettings  # noqa: E402
 from controller.games.colorpop import ai as colorpop_ai  # noqa: E402
+from controller.grid import groups_by_value  # noqa: E402
 from controller.record import setup_from_mapping  # noqa: E402
+from controller.snapshot import EMPTY  # noqa: E402
 
 SETUP = {"game": "colorpop", "variant": "standard", "players": 2}
 
@@ -131,6 +133,8 @@ def play_deal(deal: int, players: list[Player], seeds: list[str]) -> dict[str, A
             player.truth = hidden
     rngs = [random.Random(seed) for seed in seeds]
     think: list[list[float]] = [[], []]
+    shape = [colour_shape(state.board, hidden[s]) for s in range(2)]
+    line: list[list[Any]] = []
     plies = 0
     while not engine.is_over(state) and plies < match.MAX_PLIES:
         seat = engine.to_move(state)
@@ -140,6 +144,7 @@ def play_deal(deal: int, players: list[Player], seeds: list[str]) -> dict[str, A
         began = time.process_time()
         choice = players[seat].choose(engine, view, seat, knowledge.private(engine, hidden, seat), rngs[seat])
         think[seat].append(time.process_time() - began)
+        line.append([seat, choice.move.colour, sorted(r * 100 + c for r, c in choice.move.cells)])
         state = engine.apply(state, choice.move)[0]
         plies += 1
     winners = engine.result(state).winners if engine.is_over(state) else None
@@ -153,6 +158,25 @@ def play_deal(deal: int, players: list[Player], seeds: list[str]) -> dict[str, A
         "think": [round(sum(t), 4) for t in think],
         "think_max": [round(max(t, default=0.0), 4) for t in think],
         "moves": [len(t) for t in think],
+        "secret": ["".join(hidden[s]) for s in range(2)],
+        "shape": shape,
+        # took[s][t]: tokens of seat t's secret colour(s) that seat s removed.
+        "took": [[sum(dict(state.removed[s]).get(ch, 0) for ch in hidden[t]) for t in range(2)] for s in range(2)],
+        "line": line,
+    }
+
+
+def colour_shape(board: Any, colours: Any) -> dict[str, int]:
+    """How the deal laid out `colours`: its tokens, those with no orthogonal neighbour of their colour
+    (`lone`: they leave only when others come to them), its groups of two or more and the largest."""
+    sizes = [
+        len(cells) for value, cells in groups_by_value(board, lambda v: v if v in colours and v != EMPTY else None)
+    ]
+    return {
+        "tokens": sum(sizes),
+        "lone": sum(1 for n in sizes if n == 1),
+        "groups": sum(1 for n in sizes if n >= 2),
+        "largest": max(sizes, default=0),
     }
 
 
