@@ -23,14 +23,21 @@ values are those of the bench's own games, cut included (`--plies` changes the c
 also iterated on until they stop changing, to show whether the cut matters).
 
 With `--whole` (after `--depth` or `--load`), bounds that hold for the whole game, whatever its cut:
-each position left unexplored at the last ply is tried with `flipop_dead.DeadCheck` (the same boards
-as `flipop_reach.dead`, depth first, keeping every board proved dead or live; `--proof-boards` boards a
-search at most); where no push of either colour, in any order, can take a ball off any more, its ball
-counts are fixed and so is its score; every other one is scored 0 (lower bound) or 1 (upper bound).
-So a lower bound of 1/2 for each seat under perfect play proves the whole game a draw, and an upper
-bound against random below 0.9 proves the 90% target out of reach. At `--depth 12 --proof-boards
-1000` (778 processor seconds) only 1,497 of the 13,063 positions at ply 12 are proved dead, and the
-bounds stay wide (perfect play 0 to 1; against random 0.4811 to 1 as White, 0.4761 to 1 as Black).
+each position left unexplored at the last ply is scored by the fewest and most balls each seat can
+still have at the end. `flipop_bound.Reach` (a sound over-approximation of where each ball can go,
+its argument in its docstring) tells which balls can never leave; where some might, `flipop_dead.
+DeadCheck` searches the boards (`--proof-boards` at most a position; 0 for no search) and a board
+it proves dead keeps its counts. Every way a game ends scores by the final counts (fewer wins), so a
+position's score lies between its seat 0 keeping every ball while the other loses all that might
+leave, and the other way round (0 and 1 where both seats might lose balls). A lower bound of 1/2 for
+each seat under perfect play proves the whole game a draw; an upper bound against random below 0.9
+would prove the 90% target out of reach. `--load out/g24.npz --whole --proof-boards 0` (297 processor
+seconds, the 128,206 positions at ply 24 in 280 s): 3,275 positions have their score fixed, 121,243
+are bounded by 0 and 1 only; perfect play is between 0.5000 and 0.5000, so the whole game is a draw;
+the best player against random scores between 0.6725 and 0.9893 as White, 0.6545 and 0.9450 as
+Black, so the 90% target is not proved out of reach. (Before `Reach`, `--depth 12 --whole
+--proof-boards 1000` took 778 processor seconds to prove 1,497 of the 13,063 positions at ply 12
+dead, with bounds 0 to 1 for perfect play, 0.4811 to 1 and 0.4761 to 1 against random.)
 
 With `--depth`, only positions fewer than DEPTH plies from the start are expanded: the values of the
 game ended by agreement at ply k are then exact for every k up to DEPTH (a table). With `--limit`,
@@ -269,9 +276,9 @@ def frontier_bounds(
 
     `flipop_bound.Reach` bounds how many balls of each seat can still leave: seat 0 scores at least
     as with all of its balls kept and all the others' that might leave gone, and at most the other
-    way round. Where no ball can leave it proves nothing else, `flipop_dead.DeadCheck` searches the
-    boards (up to `limit`, 0 for none): a board it proves dead keeps its counts, so its score is
-    fixed. Elsewhere 0 and 1; NaN for explored positions."""
+    way round. Where some ball might leave, `flipop_dead.DeadCheck` also searches the boards (up to
+    `limit` a position, 0 for no search): a board it proves dead keeps its counts, so its score is
+    fixed. NaN for explored positions."""
     from bench.flipop_dead import LIMIT, DeadCheck
 
     keys = Keys(engine)
