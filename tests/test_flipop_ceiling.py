@@ -140,3 +140,17 @@ def test_a_board_that_reaches_a_live_board_is_live(engine) -> None:
     if alone is False:
         assert (line.balls, line.doors) in live
         assert dead(engine, line.balls, line.doors, set(), live=live) is False
+
+
+def test_a_live_position_is_bounded_by_the_balls_that_can_still_leave(engine) -> None:
+    from bench.flipop_reach import dead
+
+    # Black's ball at (3,1) leaves through post (3,0)'s east wing; White's only ball, in the corner,
+    # can never leave, so White ends with 1 ball against 1 to 3: at least a draw, whatever happens
+    state = position(engine, "B . . . B\n. . . . .\n. . . . .\n. B . . .\n. . . . W", to_move=0)
+    (line,) = state.lines
+    assert dead(engine, line.balls, line.doors, set()) is False
+    graph = explore(engine, state, plies=0)
+    assert graph.mover[0] == UNEXPLORED
+    low, high = frontier_bounds(graph, engine, limit=0)
+    assert (low[0], high[0]) == (0.5, 1.0)
