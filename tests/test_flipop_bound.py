@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
+from flipop_helpers import random_boards
 
 from bench.flipop_bound import _INDEX, Reach
 from bench.flipop_ceiling import UNEXPLORED, Keys, explore
@@ -21,24 +20,6 @@ LIMIT = 1500
 @pytest.fixture(scope="module")
 def engine():
     return engine_for(setup_from_mapping({"game": "flipop", "players": 2}))
-
-
-def random_boards(engine, games: int, every: int, plies: int = 60) -> list:
-    """Boards of random games every `every` plies (live openings, locked endings)."""
-    out = []
-    start = engine.start(engine.start_board)
-    for seed in range(games):
-        rng = random.Random(seed)
-        state = start
-        for ply in range(plies):
-            if engine.is_over(state):
-                break
-            if ply % every == 0:
-                (line,) = state.lines
-                out.append((line.balls, line.doors))
-            moves = engine.legal_moves(state)
-            state = engine.apply(state, moves[rng.randrange(len(moves))])[0]
-    return list(dict.fromkeys(out))
 
 
 def opening_boards(engine) -> list:
@@ -91,7 +72,7 @@ def inside(reach: Reach, engine, board, limit: int = 400) -> bool:
 
 def test_every_board_reached_stays_inside_the_sets(engine) -> None:
     reach = Reach(engine)
-    boards = random_boards(engine, 4, 6) + opening_boards(engine)[:15]
+    boards = random_boards(engine, 4, 6, 60) + opening_boards(engine)[:15]
     assert len(boards) > 30
     for board in boards:
         assert inside(reach, engine, board)
@@ -100,7 +81,7 @@ def test_every_board_reached_stays_inside_the_sets(engine) -> None:
 def test_a_board_proved_dead_is_never_live_and_both_answers_occur(engine) -> None:
     reach = Reach(engine)
     verdicts = []
-    for board in random_boards(engine, 6, 5) + opening_boards(engine)[::2]:
+    for board in random_boards(engine, 6, 5, 60) + opening_boards(engine)[::2]:
         proved = reach.dead(*board)
         exhaustive = dead(engine, *board, set(), limit=LIMIT)
         assert not (proved and exhaustive is False)
@@ -113,7 +94,7 @@ def test_a_board_proved_dead_is_never_live_and_both_answers_occur(engine) -> Non
 def test_leaving_out_a_rule_breaks_the_check(engine) -> None:
     """The tests above can fail: with one colour's balls never moving, or without the sweeps, the
     sets miss boards that play reaches (and call dead boards that are live)."""
-    boards = random_boards(engine, 3, 6)
+    boards = random_boards(engine, 3, 6, 60)
     for unsound in (Reach(engine, moving=("W",)), Reach(engine, moving=("B",))):
         assert not all(inside(unsound, engine, board) for board in boards)
     # a board of a random game (seed 19, ply 22) where a ball swept by a turning door goes on across

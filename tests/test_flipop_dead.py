@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from flipop_helpers import random_boards
 
 from bench.flipop_dead import DeadCheck
 from bench.flipop_reach import dead
@@ -20,28 +21,10 @@ def engine():
     return engine_for(setup_from_mapping({"game": "flipop", "players": 2}))
 
 
-def random_boards(engine, games: int, every: int) -> list:
-    """Boards of random games, every `every` plies, up to ply 40 (live openings, dead endings)."""
-    out = []
-    start = engine.start(engine.start_board)
-    for seed in range(games):
-        rng = random.Random(seed)
-        state = start
-        for ply in range(41):
-            if engine.is_over(state):
-                break
-            if ply % every == 0:
-                (line,) = state.lines
-                out.append((line.balls, line.doors))
-            moves = engine.legal_moves(state)
-            state = engine.apply(state, moves[rng.randrange(len(moves))])[0]
-    return list(dict.fromkeys(out))
-
-
 def test_the_fast_check_never_calls_dead_a_board_the_exhaustive_one_finds_live(engine) -> None:
     check = DeadCheck(engine, LIMIT)
     verdicts = []
-    for balls, doors in random_boards(engine, 8, 4):
+    for balls, doors in random_boards(engine, 8, 4, 41):
         fast = check.check(balls, doors)
         slow = dead(engine, balls, doors, set(), limit=LIMIT)
         verdicts.append((fast, slow))
@@ -53,7 +36,7 @@ def test_the_fast_check_never_calls_dead_a_board_the_exhaustive_one_finds_live(e
 
 def test_every_board_kept_dead_or_live_is_so(engine) -> None:
     check = DeadCheck(engine, LIMIT)
-    for balls, doors in random_boards(engine, 6, 5):
+    for balls, doors in random_boards(engine, 6, 5, 41):
         check.check(balls, doors)
     assert check.dead and check.live
     rng = random.Random(0)
