@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import random
 import statistics
 import sys
 from collections import Counter, defaultdict
@@ -32,10 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.ai_bench import wilson  # noqa: E402
-from bench.colorpop_levels import SETUP  # noqa: E402
-from controller.ai import knowledge_for, match  # noqa: E402
+from bench.colorpop_levels import deal_start, pair_scores, t_interval  # noqa: E402
 from controller.games.colorpop import ai as colorpop_ai  # noqa: E402
-from controller.record import setup_from_mapping  # noqa: E402
 
 Game = dict[str, Any]
 
@@ -52,14 +49,9 @@ def load(path: Path) -> dict[str, dict[tuple[int, int], Game]]:
 
 def replay(game: Game) -> Iterator[tuple[Any, Any, int, Any]]:
     """(engine, state before the move, seat, move) for every move of a recorded game, from its deal."""
-    setup = setup_from_mapping(SETUP)
-    knowledge = knowledge_for("colorpop")
-    chance = random.Random(f"colorpop-deal/{game['deal']}")
-    engine, state = match.start(setup, chance)
-    hidden = knowledge.deal(engine, state, chance)
+    engine, state, hidden = deal_start(game["deal"])
     if ["".join(h) for h in hidden] != game["secret"]:
         raise ValueError(f"deal {game['deal']} does not deal the recorded secret colours")
-    state = knowledge.resolve(engine, state, hidden)
     for seat, _colour, cells in game["line"]:
         move = next(m for m in engine.legal_moves(state) if sorted(r * 100 + c for r, c in m.cells) == cells)
         yield engine, state, seat, move
@@ -121,20 +113,6 @@ def explain_game(game: Game) -> dict[str, Any]:
     }
 
 
-def pair_scores(games: dict[tuple[int, int], Game]) -> dict[int, float]:
-    """Per deal played in both seats, A's mean score over its two games."""
-    deals = {d for d, _ in games}
-    return {
-        d: (games[(d, 0)]["score"] + games[(d, 1)]["score"]) / 2 for d in deals if (d, 0) in games and (d, 1) in games
-    }
-
-
-def t_interval(values: list[float]) -> tuple[float, float, float]:
-    mean = statistics.fmean(values)
-    half = 1.96 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else math.inf
-    return mean, mean - half, mean + half
-
-
 def report(tag: str, games: dict[tuple[int, int], Game]) -> None:
     rows = [games[k] for k in sorted(games)]
     n = len(rows)
@@ -189,27 +167,33 @@ def _detail(game: Game, explained: dict[str, Any]) -> str:
     )
 
 
+def _mean(values: list[float]) -> float:
+    """The mean, or nan where there is nothing to average (A won every game, or none)."""
+    return statistics.fmean(values) if values else float("nan")
+
+
 def _mean_took(rows: list[Game], won: bool) -> float:
-    picked = [g["took"][g["a_seat"]][1 - g["a_seat"]] for g in rows if (g["score"] == 1) == won]
-    return statistics.fmean(picked) if picked else float("nan")
+    return _mean([g["took"][g["a_seat"]][1 - g["a_seat"]] for g in rows if (g["score"] == 1) == won])
 
 
 def luck(rows: list[Game]) -> None:
     """A's score by how the deal laid out B's colour and A's own (lone tokens of each)."""
     for whose, side in (("B's", 1), ("A's", 0)):
+
+        def lone(g: Game, side: int = side) -> int:
+            return g["shape"][g["a_seat"] if side == 0 else 1 - g["a_seat"]]["lone"]
+
         buckets: dict[str, list[float]] = defaultdict(list)
         for g in rows:
-            seat = g["a_seat"] if side == 0 else 1 - g["a_seat"]
-            lone = g["shape"][seat]["lone"]
-            buckets[_bucket(lone)].append(g["score"])
+            buckets[_bucket(lone(g))].append(g["score"])
         text = ", ".join(
             f"{key}: {statistics.fmean(v):.0%} of {len(v)}" for key, v in sorted(buckets.items(), key=lambda kv: kv[0])
         )
-        won = [g["shape"][g["a_seat"] if side == 0 else 1 - g["a_seat"]]["lone"] for g in rows if g["score"] == 1]
-        lost = [g["shape"][g["a_seat"] if side == 0 else 1 - g["a_seat"]]["lone"] for g in rows if g["score"] < 1]
+        won = _mean([lone(g) for g in rows if g["score"] == 1])
+        rest = _mean([lone(g) for g in rows if g["score"] < 1])
         print(
-            f"  {whose} colour's lone tokens at the deal: mean {statistics.fmean(won):.1f} in A's wins, "
-            f"{statistics.fmean(lost) if lost else float('nan'):.1f} in the rest; A's score by them: {text}"
+            f"  {whose} colour's lone tokens at the deal: mean {won:.1f} in A's wins, "
+            f"{rest:.1f} in the rest; A's score by them: {text}"
         )
 
 

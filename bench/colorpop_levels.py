@@ -120,14 +120,20 @@ def make_player(name: str, oracle: bool = False) -> Player:
     return Oracle(search, label) if oracle else SearchPlayer(search, label)
 
 
-def play_deal(deal: int, players: list[Player], seeds: list[str]) -> dict[str, Any]:
-    """One game on deal `deal`; `players[s]` in seat s, drawing from `random.Random(seeds[s])`."""
-    setup = setup_from_mapping(SETUP)
+def deal_start(deal: int) -> tuple[Any, Any, Any]:
+    """Deal `deal`'s engine, first state (secret colours resolved) and hidden colours, from the
+    deal's own seed: the same for every player and for a replay of its games."""
     knowledge = knowledge_for("colorpop")
     chance = random.Random(f"colorpop-deal/{deal}")
-    engine, state = match.start(setup, chance)
+    engine, state = match.start(setup_from_mapping(SETUP), chance)
     hidden = knowledge.deal(engine, state, chance)
-    state = knowledge.resolve(engine, state, hidden)
+    return engine, knowledge.resolve(engine, state, hidden), hidden
+
+
+def play_deal(deal: int, players: list[Player], seeds: list[str]) -> dict[str, Any]:
+    """One game on deal `deal`; `players[s]` in seat s, drawing from `random.Random(seeds[s])`."""
+    knowledge = knowledge_for("colorpop")
+    engine, state, hidden = deal_start(deal)
     for player in players:
         if isinstance(player, Oracle):
             player.truth = hidden
@@ -209,9 +215,24 @@ def paired(args: argparse.Namespace) -> None:
     summarise(tag, done, range(args.first, args.first + args.deals))
 
 
+def pair_scores(games: dict[tuple[int, int], dict[str, Any]]) -> dict[int, float]:
+    """Per deal played in both seats, A's mean score over its two games."""
+    deals = {d for d, _ in games}
+    return {
+        d: (games[(d, 0)]["score"] + games[(d, 1)]["score"]) / 2 for d in deals if (d, 0) in games and (d, 1) in games
+    }
+
+
+def t_interval(values: list[float]) -> tuple[float, float, float]:
+    """The mean of `values` and its 95% interval (normal approximation; unbounded for one value)."""
+    mean = statistics.fmean(values)
+    half = 1.96 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else math.inf
+    return mean, mean - half, mean + half
+
+
 def summarise(tag: str, done: dict[tuple[int, int], dict[str, Any]], deals: range) -> None:
     games = [done[k] for k in sorted(done) if k[0] in deals]
-    pairs = [(done[(d, 0)]["score"] + done[(d, 1)]["score"]) / 2 for d in deals if (d, 0) in done and (d, 1) in done]
+    pairs = [score for d, score in pair_scores(done).items() if d in deals]
     n = len(games)
     if not n:
         print(f"{tag}: no games")
@@ -223,11 +244,9 @@ def summarise(tag: str, done: dict[tuple[int, int], dict[str, Any]], deals: rang
     split = Counter(round(s * 2) for s in pairs)
     print(f"{tag}: {n} games, A scores {p:.1%} (Wilson {low:.1%}-{high:.1%})")
     if len(pairs) > 1:
-        mean = statistics.fmean(pairs)
-        sd = statistics.stdev(pairs)
-        half_t = 1.96 * sd / math.sqrt(len(pairs))
+        mean, low_t, high_t = t_interval(pairs)
         print(
-            f"  {len(pairs)} paired deals: mean {mean:.1%} ({mean - half_t:.1%}-{mean + half_t:.1%}); "
+            f"  {len(pairs)} paired deals: mean {mean:.1%} ({low_t:.1%}-{high_t:.1%}); "
             f"A won both {split[2]}, split {split[1]}, lost both {split[0]} "
             f"(a split deal: the deal, not the players, decided)"
         )

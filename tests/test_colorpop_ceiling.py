@@ -99,3 +99,13 @@ def test_the_report_explains_each_game_not_won_by_how_it_ended(game, capsys):
     assert "2 games, A scores 50.0%" in text
     assert f"not won: 1 (1 lost, 0 shared): { {ended: 1} }" in text
     assert f"3/{lost['a_seat']}: {lost['left'][lost['a_seat']]}-{lost['left'][1 - lost['a_seat']]}" in text
+
+
+def test_the_report_of_a_player_that_won_no_game_says_so_without_a_traceback(game, capsys):
+    # Before: the mean lone tokens "in A's wins" averaged an empty list (StatisticsError).
+    lost = {**game, "score": 0.0}
+    other = {**game, "a_seat": 1 - game["a_seat"], "score": 0.0}
+    report("tag", {(3, lost["a_seat"]): lost, (3, other["a_seat"]): other})
+    text = capsys.readouterr().out
+    assert "2 games, A scores 0.0%" in text
+    assert "mean nan in A's wins" in text
