@@ -62,6 +62,28 @@ def test_squares_of_the_other_parity_say_nothing_of_a_place() -> None:
     assert not made(flat)
 
 
+def test_one_other_flat_square_of_its_parity_is_a_look_to_read_a_place_by() -> None:
+    """One other flat light square is a measure of the light squares' look in this picture as
+    two are: its mean known to within the learned spread (the look widened by 1 + 1/1), not a
+    reason to stop reading. With no other flat light square, nothing in the picture says what
+    its light squares look like, and the place is not read."""
+    model = chess_model()
+    feats, flat, labels = _picture(0.21)
+    light = [i for i in range(64) if labels[i] == "." and sum(divmod(i, 8)) % 2 == 0]
+    _, dist = model.decide_picture(feats)
+    shifted = model._decide_offset(feats)[2]
+
+    def made(flatness: np.ndarray) -> bool:
+        why = np.full(64, "margin", object)
+        return bool(by_parity(model, shifted, flatness, ["W"] * 64, why, dist)[1][light[0]])
+
+    for i in light[2:]:
+        flat[i] = [0.8, 0.4, 0.4, 0.4]  # uneven: not flat
+    assert made(flat)
+    flat[light[1]] = [0.8, 0.4, 0.4, 0.4]
+    assert not made(flat)
+
+
 def _pieces_picture(dark: np.ndarray, light: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """A starting position on the learned board (squares as learned) whose dark pieces (rows 0-1)
     show at the `dark` levels and light pieces (rows 6-7) at the `light` levels, every feature

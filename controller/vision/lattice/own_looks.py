@@ -30,7 +30,7 @@ def parity_distances(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(m,) Mahalanobis distance of each of m places to its parity's look in this picture
     (`parity_looks`, the place left out where it is one of `population`), and (m,) whether
-    that look had two places or more. `samples` is (m, F), or (shifts, m, F) for the looks'
+    that look had a place of the picture. `samples` is (m, F), or (shifts, m, F) for the looks'
     features at every sample position (the nearest counts; the first is the place's own, the
     one left out)."""
     first = samples[0] if samples.ndim == 3 else samples
@@ -54,7 +54,10 @@ def parity_looks(
     shrunk towards the learned empty look nearest the population's mean as
     `ClassModel.learn_looks` shrinks a look (its own spread weighed by the places, the prior
     by F), widened by 1 + 1/places (the mean's own uncertainty) and the model's floor added.
-    Returned: (m, F) means, (m, F, F) inverses and (m,) whether two places or more were left.
+    One place is a measure as two are: its look is the learned spread about it, widened by
+    1 + 1/1 (a population's mean is known to its spread over the places, however few); only
+    with none left does the picture say nothing (the learned look alone is what the looks said).
+    Returned: (m, F) means, (m, F, F) inverses and (m,) whether a place or more was left.
     `classes`: the looks whose empty look is the prior (the flatness's, `flat`) instead of the
     learned looks of `place_features`; `pieces`: the population is pieces, and the prior the
     learned piece look nearest its mean."""
@@ -73,7 +76,7 @@ def parity_looks(
     scatters = scatter[None] - np.where(inside, n / max(n - 1, 1), 0.0)[:, None, None] * np.einsum(
         "mi,mj->mij", away, away
     )
-    enough = count >= 2
+    enough = count >= 1
     own = scatters / np.maximum(count - 1, 1)[:, None, None]
     k = count[:, None, None]
     cov = (k * own + dims * prior) / (k + dims) * (1 + 1 / np.maximum(k, 1)) + np.diag(c.floor)

@@ -63,7 +63,7 @@ def by_own_board(
     the flatness surely reads empty and the looks do not surely read as a piece, the place
     left out); for a piece, to its nearest look of that piece in each (the looks following the
     picture, `dist` from `decide_picture`, and the learned flatness looks), or to the look of
-    this picture's own pieces of that kind on that parity where it is nearer (two or more read
+    this picture's own pieces of that kind on that parity where it is nearer (one or more read
     surely, their flatness nearest that piece too: another set's pieces, unlike the learned
     ones, and the only fair rival of a look taken from this picture). The place reads empty,
     sure, when within the open-set distance of both readings' features and nearer empty than
@@ -106,7 +106,7 @@ def by_own_board(
     for q in (0, 1):
         here = np.flatnonzero(asked & (parity == q))
         population = flat_empty & ~surely_piece & visible & (parity == q)
-        if not len(here) or population.sum() < 2:
+        if not len(here) or not population.any():
             continue
         inside = population[here]
         d_looks, enough = parity_distances(model, shifted[0, population], shifted[:, here], inside)
@@ -117,7 +117,7 @@ def by_own_board(
             k_looks = dist[here][:, letter_of == k].min(axis=1)
             k_flat = fdist[here][:, flat_of == k].min(axis=1)
             seen = surely_piece & visible & (read_as == k) & (flat_read == k) & (parity == q)
-            if seen.sum() >= 2:
+            if seen.any():
                 # This picture's own pieces of this kind on this parity: the nearer rival.
                 k_looks = np.minimum(
                     k_looks, parity_distances(model, shifted[0, seen], shifted[:, here], seen[here], None, True)[0]

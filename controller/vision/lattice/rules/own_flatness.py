@@ -74,7 +74,7 @@ def own_flatness(
     for q in (0, 1):
         here = np.flatnonzero(visible & (parity == q))
         population = flat_empty & ~surely_piece & visible & (parity == q)
-        if not len(here) or population.sum() < 2:
+        if not len(here) or not population.any():
             continue
         d_empty, enough = parity_distances(model, flat[population], flat[here], population[here], f)
         rival = pieces[dist[here][:, pieces].argmin(axis=1)]
@@ -83,7 +83,7 @@ def own_flatness(
         need = np.array([f.pair_margins.get((EMPTY, f.refs[k].letter), -np.inf) for k in rival])
         own_piece[here] = enough & (d_empty > limit) & (flat_letters[here] != EMPTY)
         seen_pieces = own_piece & (parity == q)
-        if seen_pieces.sum() >= 2:
+        if seen_pieces.any():
             # The pieces of this parity in this picture: their own flatness look is the rival.
             d_piece = parity_distances(model, flat[seen_pieces], flat[here], seen_pieces[here], f, True)[0]
             margin = (d_piece - d_empty) / np.maximum(d_piece, 1e-9)

@@ -97,7 +97,7 @@ def by_parity(
     for q in (0, 1):
         here = np.flatnonzero(candidates & (parity == q))
         population = flat_empty & ~surely_piece & (parity == q)
-        if not len(here) or population.sum() < 2:
+        if not len(here) or not population.any():
             continue
         d_empty, enough = parity_distances(model, shifted[0, population], shifted[:, here], population[here])
         rival = pieces[dist[here][:, pieces].argmin(axis=1)]
@@ -123,7 +123,11 @@ def by_parity(
         not_board[here[unlike]] = True
     # A place both readings lean to a piece (the flatness nearest a piece, the looks unsure)
     # reads the piece its looks are nearest when nearer it than its parity's empty look in
-    # this picture and every look of another piece by the model's margins.
+    # this picture and every look of another piece by the model's margins. Here that look is
+    # the only rival of the piece, not the look the place is read as: it must be the bare board's,
+    # and one place that the flatness alone calls empty may be a piece it mistook (under a violet
+    # lamp, board-2's one flat place was a white stone, and a bare point read white beside it),
+    # so two places at least (the flatness mistaking both is what this rule still risks).
     leaning = (np.array(fdec.letters) != EMPTY) & np.isin(why, ["margin", "pair", "far"]) & (np.array(out) != EMPTY)
     piece_of = letter_of[pieces]
     for q in (0, 1):
