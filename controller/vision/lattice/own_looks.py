@@ -87,9 +87,10 @@ def own_pieces(
     model: LatticeModel, shifted: np.ndarray, letters: np.ndarray, seen: np.ndarray, here: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """(m,) each of the places `here` (m indices)'s distance to the nearest look of this picture's
-    own pieces (`seen`, (N,) the places the looks surely read as a piece, of one parity), kind by
-    kind (`parity_looks` with `pieces`, each place left out of its own kind's look), and (m,) that
-    kind; inf and "" where no other piece of that parity was seen. `shifted` is (shifts, N, F).
+    own pieces (`seen`, (N,) places of one parity read surely as a piece: rule parity asks the
+    looks and the flatness both), kind by kind (`parity_looks` with `pieces`, each place left out
+    of its own kind's look), and (m,) that kind; inf and "" where no other piece of that parity
+    was seen. `shifted` is (shifts, N, F).
 
     The learned piece looks come from one set: another set's pieces may lie far from them and near
     its board (a walnut pawn on a walnut square), so a place whose looks are far from every learned
