@@ -32,7 +32,8 @@ MIN_SCORE = 0.6
 #: The second-best glyph must miss the patch by this many times more than the best.
 MIN_RATIO = 1.5
 #: A partly hidden tile is sure only if its best glyph is told apart from every rival (a glyph
-#: whose mismatch is within `RIVAL_RATIO` times the best's) on the visible pixels where the two
+#: whose mismatch, times the visible share of the pixels telling it from the best, is within
+#: `RIVAL_RATIO` times the best's) on the visible pixels where the two
 #: templates differ, each weighted by the squared difference: the weights seen must add up to
 #: `MIN_DIFFER_SEEN` (pixels' worth of full difference; B and 8 differ by about 3 in all), the ink
 #: there must miss the rival by `DIFFER_MARGIN` of a perfect print's margin, and that visible
@@ -321,14 +322,21 @@ class GlyphModel:
         a = len(ANGLES)
         b = int(score.argmax())
         near = RIVAL_RATIO * max(1 - float(score[b]), RIVAL_FLOOR)
-        rivals = np.flatnonzero((1 - score) < near)
+        seen = mask > 0
+        tb = self.templates[b * a + turn[b]]
+        every = self.templates[np.arange(len(GLYPHS)) * a + turn]  # (G, K)
+        tells = (tb - every) ** 2
+        # A rival's mismatch is seen only on the visible share of the pixels that tell it from the
+        # best glyph: a 1 whose flag and foot are hidden fits an I's stroke everywhere else. So a
+        # glyph is a rival when its mismatch, scaled by that share, is near the best's (the usual
+        # rule when those pixels are all seen).
+        share = (tells * seen).sum(axis=1) / np.maximum(tells.sum(axis=1), 1e-9)
+        rivals = np.flatnonzero((1 - score) * share < near)
         rivals = rivals[rivals != b]
         if not len(rivals):
             return True
-        tb = self.templates[b * a + turn[b]]
-        tr = self.templates[rivals * a + turn[rivals]]  # (R, K)
-        seen = mask > 0
-        w = (tb - tr) ** 2  # how much each pixel tells the two apart
+        tr = every[rivals]  # (R, K)
+        w = tells[rivals]  # how much each pixel tells the two apart
         shown = w * seen
         visible = shown.sum(axis=1)
         hidden = (w * w * ~seen).sum(axis=1)  # all a rival could gain where it is not seen
