@@ -172,36 +172,72 @@ def read_results(path: Path) -> list[dict[str, Any]]:
 
 
 def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95% Wilson score interval of a proportion."""
-    return score_interval(successes, n, 0.0, z)
-
-
-def score_interval(total: float, n: int, spread: float, z: float = 1.96) -> tuple[float, float]:
-    """The 95% interval of a mean score in [0, 1] whose games may end drawn (half a point each).
-
-    Wilson's interval solves n (p - mean)^2 = z^2 Var(p) for p, with Var(p) = p (1 - p), the variance
-    of a game worth 0 or 1. A game worth s in between has variance p (1 - p) - E[s (1 - s)]: draws make
-    the score less variable than wins and losses would, so here Var(p) = p (1 - p) - spread, where
-    `spread` is the games' mean s (1 - s) (a quarter of the share of drawn games). With no draws this
-    is Wilson's interval exactly; in a drawish game it is as narrow as the games are (counting a draw
-    as a coin toss would widen the interval about threefold when nine games in ten are drawn). Every
-    game drawn leaves no doubt to measure: the interval is then the mean alone.
-    """
+    """The 95% Wilson score interval of a proportion (`successes` may count halves)."""
     if n == 0:
         return 0.0, 1.0
-    mean = total / n
-    spread = min(max(spread, 0.0), mean * (1.0 - mean))
-    z2 = z * z
-    centre = (2 * n * mean + z2) / (2 * (n + z2))
-    discriminant = z2 * (4 * n * (mean * (1 - mean) - spread) + z2 * (1 - 4 * spread))
-    half = math.sqrt(max(discriminant, 0.0)) / (2 * (n + z2))
+    p, z2 = successes / n, z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * math.sqrt(max(p * (1 - p) / n + z2 / (4 * n * n), 0.0)) / (1 + z2 / n)
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def spread_of(scores: Iterable[float]) -> float:
-    """The games' mean s (1 - s): zero when every game is won or lost, 1/4 per drawn game."""
+def score_interval(wins: int, draws: int, losses: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% interval of the mean score of games won (1), drawn (1/2) or lost (0).
+
+    Wilson's interval keeps every p whose distance to the measured mean is within z standard errors
+    *at p*: n (p - mean)^2 <= z^2 Var(p). With draws, a score p can come from many shares of wins,
+    draws and losses, and the variance depends on which: Var = w + d/4 - p^2, smaller the more games
+    are drawn. As Wilson's interval does for a proportion, and score tests do for a multinomial, the
+    variance at p is that of the shares most likely to have given these games among those whose mean
+    score is p (their constrained maximum likelihood). With no draws this is Wilson's interval exactly;
+    in a drawish game it is as narrow as the games are (counting a draw as a coin toss would widen it
+    about threefold when nine games in ten are drawn); and every game drawn still leaves a doubt, as
+    Wilson's interval for no success does: 200 draws give 49.1-50.9%, not 50% exactly.
+    """
+    n = wins + draws + losses
+    if n == 0:
+        return 0.0, 1.0
+    mean = (wins + draws / 2) / n
+    z2 = z * z
+
+    def inside(p: float) -> bool:
+        return n * (p - mean) ** 2 <= z2 * _likeliest_variance(wins, draws, losses, p)
+
+    def bound(towards: float) -> float:
+        if inside(towards):
+            return towards
+        near, far = mean, towards
+        for _ in range(60):
+            middle = (near + far) / 2
+            near, far = (middle, far) if inside(middle) else (near, middle)
+        return near
+
+    return bound(0.0), bound(1.0)
+
+
+def _likeliest_variance(wins: int, draws: int, losses: int, p: float) -> float:
+    """The variance of one game's score under the shares (w, d, l) of mean score p = w + d/2 most
+    likely to have given these counts: with l = t, w = c + t and d = 1 - c - 2t (c = 2p - 1), the
+    log-likelihood is concave in t and its derivative, times w d l, is a quadratic a t^2 + b t + k."""
+    c = 2 * p - 1
+    low, high = max(0.0, -c), (1 - c) / 2
+    n = wins + draws + losses
+    a, b = -2.0 * n, wins * (1 - c) - 2 * draws * c + losses * (1 - 3 * c)
+    k = losses * c * (1 - c)
+    # The quadratic is positive between its roots (a < 0): the likelihood climbs up to the larger.
+    discriminant = b * b - 4 * a * k
+    larger = (b + math.sqrt(discriminant)) / (4 * n) if discriminant >= 0 else low
+    t = min(max(larger, low), high)
+    w, d = c + t, 1 - c - 2 * t
+    return max(w + d / 4 - p * p, 0.0)
+
+
+def counts_of(scores: Iterable[float]) -> tuple[int, int, int]:
+    """Wins, draws (or shared wins: half a point) and losses of two-player games' scores."""
     values = list(scores)
-    return sum(s * (1 - s) for s in values) / len(values) if values else 0.0
+    wins = sum(1 for s in values if s >= 1.0)
+    losses = sum(1 for s in values if s <= 0.0)
+    return wins, len(values) - wins - losses, losses
 
 
 def pairings(args: argparse.Namespace) -> list[tuple[str, str, str]]:
@@ -245,9 +281,8 @@ def report(rows: Iterable[dict[str, Any]], wanted: list[tuple[str, str, str]], a
             print(f"{game:11} {level:9} {opponent:9} {0:5d}   (no games yet)")
             continue
         total = sum(r["score"] for r in rows_)
-        wins = sum(1 for r in rows_ if r["score"] == 1.0)
-        draws = sum(1 for r in rows_ if 0 < r["score"] < 1)
-        low, high = score_interval(total, n, spread_of(r["score"] for r in rows_))
+        wins, draws, losses = counts_of(r["score"] for r in rows_)
+        low, high = score_interval(wins, draws, losses)
         goal = target_of(level, opponent)
         if goal is None:
             verdict = "-"

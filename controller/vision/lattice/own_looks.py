@@ -83,6 +83,31 @@ def parity_looks(
     return mean, np.linalg.inv(cov), enough
 
 
+def own_pieces(
+    model: LatticeModel, shifted: np.ndarray, letters: np.ndarray, seen: np.ndarray, here: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(m,) each of the places `here` (m indices)'s distance to the nearest look of this picture's
+    own pieces (`seen`, (N,) places of one parity read surely as a piece: rule parity asks the
+    looks and the flatness both), kind by kind (`parity_looks` with `pieces`, each place left out
+    of its own kind's look), and (m,) that kind; inf and "" where no other piece of that parity
+    was seen. `shifted` is (shifts, N, F).
+
+    The learned piece looks come from one set: another set's pieces may lie far from them and near
+    its board (a walnut pawn on a walnut square), so a place whose looks are far from every learned
+    look is not shown to be the bare board by being nearer its parity's squares in this picture
+    than the learned pieces: the pieces this picture shows on that parity are the fair rival of a
+    look taken from this picture (as `rules.own_board` weighs them)."""
+    d = np.full(len(here), np.inf)
+    kind = np.full(len(here), "", object)
+    for k in sorted({str(x) for x in letters[seen]}):
+        mine = seen & (letters == k)
+        d_k, enough = parity_distances(model, shifted[0, mine], shifted[:, here], mine[here], None, True)
+        d_k = np.where(enough, d_k, np.inf)
+        nearer = d_k < d
+        d, kind = np.where(nearer, d_k, d), np.where(nearer, k, kind)
+    return d, kind
+
+
 def flat_piece(model: LatticeModel, flat: np.ndarray) -> np.ndarray:
     """(N,) places the flatness surely reads as some piece rather than empty: within the open-set
     distance of a piece look and nearer it than every empty look by the flatness model's

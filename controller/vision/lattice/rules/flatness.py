@@ -32,7 +32,13 @@ def rule(picture: Picture, reading: Reading) -> Reading:
         return reading
     why = reading.why_array()
     letters, made, agrees = with_flatness(
-        picture.model, list(reading.letters), why, picture.flat_known, reading.marked("not_board"), picture.dist
+        picture.model,
+        list(reading.letters),
+        why,
+        picture.flat_known,
+        reading.marked("not_board"),
+        picture.dist,
+        reading.marked("like_pieces"),
     )
     return reading.but(NAME, letters, why, made, marks={"by_picture": made, "agrees": agrees})
 
@@ -44,6 +50,7 @@ def with_flatness(
     flat: np.ndarray,
     not_board: np.ndarray | None = None,
     dist: np.ndarray | None = None,
+    like_pieces: np.ndarray | None = None,
 ) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Join the flatness reading (`_flatness`, which does not depend on the board) to the
     looks' reading; say which places only the flatness made sure (as empty) and which the two
@@ -56,7 +63,9 @@ def with_flatness(
     looks lean to empty too (and both together read it empty, `together_reads`, given `dist`
     (N, looks), the looks' distances) or know nothing of the place (beyond the open-set distance
     of every look: another board). Where the looks lean to a piece, even unsurely, the two
-    disagree and the place stays unsure."""
+    disagree and the place stays unsure; so it does where its looks are as near this picture's
+    own pieces of its parity as its parity's bare board (`like_pieces`, rule parity): the looks
+    then lean to a piece in the picture's own terms, and know something of the place."""
     fdec = model.flat_looks.decide(flat)
     empty = [EMPTY] * len(letters)
     together = np.ones(len(letters), bool) if dist is None else together_reads(model, dist, flat, empty)
@@ -69,7 +78,11 @@ def with_flatness(
         if why[i] == "":
             if flat_empty[i] != (out[i] == EMPTY) and not (not_board is not None and not_board[i]):
                 why[i] = "flat"
-        elif flat_empty[i] and ((out[i] == EMPTY and together[i]) or why[i] == "far"):
+        elif (
+            flat_empty[i]
+            and ((out[i] == EMPTY and together[i]) or why[i] == "far")
+            and not (like_pieces is not None and like_pieces[i])
+        ):
             why[i] = ""
             out[i] = EMPTY
             only_flat[i] = True
