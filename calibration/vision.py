@@ -108,19 +108,23 @@ def _empty_keys(model: ClassModel, looks: PlaceLooks) -> list[str]:
     # Seeding can fail whole: every open point may go to the white look at first (the open look
     # then has no place to move to), and the white look's group then holds two looks. A group that
     # falls into two parts further apart than the open-set distance of its look cannot be one look:
-    # it is split, and the missing look takes one part.
+    # it is split, and the missing look takes the part of any split group it explains best (by the
+    # standard looks as they are: a glare's paled group can split off a slide's look too).
+    standard = ClassModel(empties)
+    plain = np.stack([standard.distances(f)[:, k] for k, f in enumerate(per_class)], axis=1)
     for missing in [k for k in range(len(empties)) if not np.any(keys == k)]:
-        for k in range(len(empties)):
-            split = _two_looks(empties[k], per_class[k], keys == k)
-            if split is not None:
-                keys[split[1]] = missing
-                break
+        parts = [
+            part
+            for k in range(len(empties))
+            for part in (_two_looks(empties[k], per_class[k], keys == k) or ())
+            if k != missing
+        ]
+        if parts:
+            keys[min(parts, key=lambda part: float(plain[part, missing].mean()))] = missing
     # The groups are the board's own; which look each group is follows from the standard looks as
     # they are, with no sheen (taking white light off a white slide leaves it as dark as an
     # opening, so a sheen lets the white and open groups trade names): the naming of the groups
     # nearest the standard looks over all places.
-    standard = ClassModel(empties)
-    plain = np.stack([standard.distances(f)[:, k] for k, f in enumerate(per_class)], axis=1)
     cost = np.array([[plain[keys == g, k].sum() for k in range(len(empties))] for g in range(len(empties))])
     names = min(permutations(range(len(empties))), key=lambda p: sum(cost[g, p[g]] for g in range(len(empties))))
     keys = np.array(names)[keys]
