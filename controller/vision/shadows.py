@@ -101,12 +101,16 @@ class CastShadows:
         if (~odd).sum() < MIN_CLEAN:
             return False
         typical = np.tile(np.median(band[~odd], axis=0), (n, 1))  # each patch's side's typical band
-        for side in range(4):  # colour (the whole band's on a side with few patches left)
+        own = np.zeros(n, bool)  # colour (the whole band's on a side with few patches left)
+        for side in range(4):
             clean = (self.sides == side) & ~odd
             if clean.sum() >= MIN_CLEAN:
                 typical[self.sides == side] = np.median(band[clean], axis=0)
+                own[self.sides == side] = True
         band_tol = np.maximum(NOISE_K * self._spread(band, ~odd, along=True), NOISE_FLOOR)
         change = band - typical
+        if own[run].all() and (np.abs(change[run]) <= band_tol).all():
+            return True  # the band's own colour on its side, odd only against the paper's white
         clear = ~odd & (np.abs(change) <= band_tol).all(axis=1)
         # The whole shadow: the run and the band patches beside it that it darkens too (its colour
         # moved less there), round a corner if it reaches one; and its depth, the lamp's share.
