@@ -104,14 +104,14 @@ def _empty_keys(model: ClassModel, looks: PlaceLooks) -> list[str]:
     # places given to it, and the places given again, until nothing moves (the board's own
     # groups, as in k-means seeded with the standard looks).
     per_class = [looks.of(r.key)[0] for r in empties]
-    keys = _settle(empties, per_class, sheen_distances(ClassModel(empties), per_class).argmin(axis=1))
+    standard = ClassModel(empties)
+    keys = _settle(empties, per_class, sheen_distances(standard, per_class).argmin(axis=1))
     # Seeding can fail whole: every open point may go to the white look at first (the open look
     # then has no place to move to), and the white look's group then holds two looks. A group that
     # falls into two parts further apart than the open-set distance of its look cannot be one look:
     # it is split, and the missing look takes the part of any split group it explains best (by the
     # standard looks as they are: a glare's paled group can split off a slide's look too).
-    standard = ClassModel(empties)
-    plain = np.stack([standard.distances(f)[:, k] for k, f in enumerate(per_class)], axis=1)
+    plain = looks.distances(standard)
     for missing in [k for k in range(len(empties)) if not np.any(keys == k)]:
         parts = [
             part
