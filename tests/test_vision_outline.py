@@ -1,5 +1,6 @@
 """Stage *outline* (`controller/vision/outline.py`): a place its colour leaves between empty and a
-piece with a body is empty when no piece's edge is there, and stays unsure when one is."""
+piece with a body is empty when no piece's edge is there, and stays unsure when one is; a piece read
+surely whose colour an empty look under a sheen explains as well stays sure only where its edge shows."""
 
 from __future__ import annotations
 
@@ -26,27 +27,31 @@ def _model() -> ClassModel:
     return ClassModel([grey, empty])
 
 
-def _picture(disc: bool) -> np.ndarray:
+def _picture(disc: bool, face: int = 200, glints: bool = False) -> np.ndarray:
     """A 3x3-place slot back, dark grey growing paler to the right (a lamp's sheen across it), with
-    a pale grey disc 0.9 pitch wide in the middle place when `disc`."""
+    a pale grey disc 0.9 pitch wide in the middle place when `disc` (its face `face` grey), and
+    every seventh pixel clipped white when `glints` (a sheen's sparkle on the grain)."""
     ys, xs = np.mgrid[0 : 3 * PX, 0 : 3 * PX]
     back = 60 + 40 * xs / (3 * PX)
     img = np.repeat(back[..., None], 3, axis=2)
     if disc:
         inside = (xs - 1.5 * PX) ** 2 + (ys - 1.5 * PX) ** 2 <= (0.45 * PX) ** 2
-        img[inside] = 200
+        img[inside] = face
+    if glints:
+        img.reshape(-1, 3)[::7] = 255
     return img.astype(np.uint8)
 
 
-def _settle(disc: bool):
+def _settle(disc: bool, grey: float = -0.9, face: int = 200, glints: bool = False):
     model = _model()
     points = np.array([[x, y] for y in range(3) for x in range(3)], np.float64)
     outlines = Outlines(registry.get("colorpop").vision, model, points, _Flat())
-    feats = np.tile(np.array([-0.9, 0.0, 0.0]), (9, 1))  # a grey between the two looks
+    feats = np.tile(np.array([grey, 0.0, 0.0]), (9, 1))  # by default a grey between the two looks
     dec = model.decide(feats)
-    dec.possible[:] = True
+    if not dec.sure.all():
+        dec.possible[:] = True
     h = np.array([[PX, 0, PX / 2], [0, PX, PX / 2], [0, 0, 1]], np.float64)
-    return outlines.settle(_picture(disc), h, dec, [feats, feats])
+    return outlines.settle(_picture(disc, face, glints), h, dec, [feats, feats])
 
 
 def test_a_place_between_a_token_and_empty_with_no_edge_is_empty() -> None:
@@ -57,3 +62,29 @@ def test_a_place_between_a_token_and_empty_with_no_edge_is_empty() -> None:
 def test_a_place_with_a_tokens_edge_stays_unsure() -> None:
     dec, settled = _settle(disc=True)
     assert not settled[4] and not dec.sure[4]
+
+
+def test_a_sure_jokers_grey_with_no_edge_is_empty() -> None:
+    """The joker's own grey, read surely, on a slot's flat back: an empty slot under a lamp's sheen
+    shows that grey too (rooms 4-5 of the 3D scenes: six such slots were read J, sure)."""
+    dec, settled = _settle(disc=False, grey=-0.3)
+    assert settled[4] and dec.sure[4] and dec.letters[4] == "."
+
+
+def test_a_sure_jokers_grey_with_its_edge_stays_sure() -> None:
+    dec, settled = _settle(disc=True, grey=-0.3)
+    assert not settled[4] and dec.sure[4] and dec.letters[4] == "J"
+
+
+def test_a_tokens_clipped_face_still_shows_its_edge() -> None:
+    """A lamp's highlight clips the token's face: the change across its edge is then at least that
+    from the floor of the clipped value, which is an edge."""
+    dec, settled = _settle(disc=True, grey=-0.3, face=255)
+    assert not settled[4] and dec.sure[4] and dec.letters[4] == "J"
+
+
+def test_a_few_clipped_pixels_do_not_hide_a_flat_slot_back() -> None:
+    """A seventh of the pixels clipped (a sheen's sparkle) leaves each small patch's median exact:
+    the slot's back is still seen flat, and the place empty."""
+    dec, settled = _settle(disc=False, glints=True)
+    assert settled[4] and dec.sure[4] and dec.letters[4] == "."

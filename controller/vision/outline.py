@@ -52,13 +52,17 @@ class Outlines:
         """The decision with every place that is unsure between exactly one empty look (as it is,
         or under a sheen: `sheen.py`) and pieces with bodies, and shows no such piece's outline,
         read as that empty look; and which places. `per_class[k]` holds the places' features
-        (N, 3) where a body of class k appears."""
+        (N, 3) where a body of class k appears. A piece read surely that an empty look under a
+        sheen explains about as well is first made unsure unless its edge shows (`_doubt`)."""
         settled = np.zeros(len(dec.sure), bool)
+        if dec.possible.size == 0 or not self.bodies or not self.empty:
+            return dec, settled
+        size = (frame.shape[1], frame.shape[0])
+        self._doubt(frame, h, size, dec, per_class)
         unsure = np.flatnonzero(~dec.sure)
-        if dec.possible.size == 0 or not self.bodies or not self.empty or len(unsure) == 0:
+        if len(unsure) == 0:
             return dec, settled
         shone = sheen_distances(self.model, [f[unsure] for f in per_class])
-        size = (frame.shape[1], frame.shape[0])
         for n, i in enumerate(unsure):
             kinds = np.flatnonzero(dec.possible[i])
             empties = [k for k in self.empty if dec.possible[i, k] or shone[n, k] <= self.model.max_distance]
@@ -66,15 +70,38 @@ class Outlines:
             if len(empties) != 1 or not pieces or any(int(k) not in self.bodies for k in pieces):
                 continue
             edges = [self._edge(frame, h, size, self.points[i], *self.bodies[int(k)]) for k in pieces]
-            if all(e is not None and e < NO_OUTLINE for e in edges):
+            if all(e is not None and e[1] < NO_OUTLINE for e in edges):
                 settled[i] = True
                 self._read_as(dec, int(i), int(empties[0]))
         return dec, settled
 
-    def _edge(self, frame, h, size, at: np.ndarray, height: float, width: float) -> float | None:
+    def _doubt(self, frame: np.ndarray, h: np.ndarray, size, dec: Decision, per_class: list[np.ndarray]) -> None:
+        """Pieces with a body read surely whose colour an empty look under a sheen also explains
+        (within the open-set distance): a lamp's sheen on an empty slot's dark back can be a
+        joker's grey, and how much sheen there is no colour tells, so the colour cannot set the
+        empty look aside. Such a place stays sure only where the piece's edge is seen (its least
+        change across the edge at least `NO_OUTLINE`); elsewhere it is left unsure, with the
+        empty look possible."""
+        todo = np.flatnonzero(dec.sure & np.isin(dec.best, list(self.bodies)))
+        if len(todo) == 0:
+            return
+        empty = np.array(self.empty)
+        rival = sheen_distances(self.model, [f[todo] for f in per_class])[:, empty] <= self.model.max_distance
+        for n in np.flatnonzero(rival.any(axis=1)):
+            i = int(todo[n])
+            edge = self._edge(frame, h, size, self.points[i], *self.bodies[int(dec.best[i])])
+            if edge is not None and edge[0] >= NO_OUTLINE:
+                continue
+            dec.sure[i] = False
+            dec.possible[i, empty[rival[n]]] = True
+
+    def _edge(self, frame, h, size, at: np.ndarray, height: float, width: float) -> tuple[float, float] | None:
         """The largest change in any colour channel (log) across a body's edge at the place `at`
         (board x, y), on both sides of its middle (a tile may differ from the floor in colour more
-        than in brightness); None where a clipped channel or the picture's border hides a point."""
+        than in brightness), as bounds (least, most); None where the picture's border hides a
+        point. Each point is the median of a small patch, exact while fewer than half its pixels
+        clip (a clipped pixel ranks above every unclipped one as its true value would), and only
+        a floor (`SATURATED`) where it clips: then the change has no upper bound."""
         inside = [(-width / 4, 0.0), (width / 4, 0.0)]
         looked = []
         for dy in (0.0, -width / 2, width / 2):
@@ -88,10 +115,14 @@ class Outlines:
         if ix.min() < 0 or iy.min() < 0 or ix.max() >= size[0] or iy.max() >= size[1]:
             return None
         px = frame[iy, ix].astype(np.float64).reshape(len(looked), -1, 3)
-        if (px.max(axis=-1) >= SATURATED).any():
-            return None
-        lum = np.median(np.log(px + 1.0), axis=1).reshape(3, 2, 3)  # (middle, up, down) x sides x channels
-        return float(np.abs(lum[0] - (lum[1] + lum[2]) / 2).max())
+        med = np.median(px, axis=1)
+        low = np.log(med + 1.0).reshape(3, 2, 3)  # (middle, up, down) x sides x channels
+        high = np.where(med >= SATURATED, np.inf, np.log(med + 1.0)).reshape(3, 2, 3)
+        change_low = low[0] - (high[1] + high[2]) / 2
+        change_high = high[0] - (low[1] + low[2]) / 2
+        least = float(np.maximum(np.maximum(change_low, -change_high), 0.0).max())
+        most = float(np.maximum(np.abs(change_low), np.abs(change_high)).max())
+        return least, most
 
     def _read_as(self, dec: Decision, i: int, k: int) -> None:
         ref = self.model.refs[k]
