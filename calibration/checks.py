@@ -130,7 +130,7 @@ def check_pictures(profile, pictures: list[Expected], corners=None, learned: set
             _check_places(game, pic, got, unsure)
         except _Disagree as exc:
             feats, used = reader.place_features(pic.image)
-            advice = light_advice(feats, used, exc.places, got, pic.cells)
+            advice = light_advice(feats, used, exc.places, got, pic.cells, reader.reflected)
             raise RefereeError(
                 _("{sentence}{advice}", sentence=sentence(exc), advice=advice or exc.otherwise)
             ) from None
@@ -262,17 +262,22 @@ def light_advice(
     places: list[tuple[int, int]],
     got: list[list[str]],
     cells: Sequence[Sequence[str | None]] | None,
+    reflected: np.ndarray | None = None,
 ) -> Any:
     """What to change, as far as the light explains why `places` of a calibration picture disagree
     ("" when it does not): a clipped reflection of a lamp on them, or their colour brighter and paler
-    (a lamp's reflection adds its light) or darker (a shadow) than the places of the picture that
-    read right as what they should hold. Said as the change to make: the lamp, or the camera's angle."""
+    (a lamp's reflection adds its light: the reader found them under or beside one, `reflected`, or
+    they stand above the places of the picture that read right as what they should hold) or darker
+    (a shadow) than those. Said as the change to make: the lamp, or the camera's angle."""
     cols = len(got[0])
     glare = bright = dark = 0
     for r, c in places:
         i = r * cols + c
         if used[i] < MIN_USED:
             glare += 1
+            continue
+        if reflected is not None and reflected[i]:
+            bright += 1
             continue
         want = cells[r][c] if cells is not None else None
         if want is None or cells is None:

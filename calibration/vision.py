@@ -38,6 +38,7 @@ from controller.language import _, listed
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
 from controller.vision.classify import ClassModel, ClassRef, open_set_distance
 from controller.vision.reader import DEFAULT_SIGMA, MIN_USED, BoardReader, model_for
+from controller.vision.reflections import lit_looks
 from controller.vision.sheen import sheen_distances
 from controller.vision.tops import PlaceLooks
 from controller.words import game_name
@@ -183,21 +184,26 @@ def _fit(model: ClassModel, groups: dict[str, list[np.ndarray]]) -> ClassModel:
 
 
 def _groups(model: ClassModel, looks: PlaceLooks, snapshot: Snapshot) -> dict[str, list]:
-    """The features of every place under the class its label means, seen where that class appears."""
+    """The features of every place under the class its label means, seen where that class appears;
+    none of a place under a lamp's reflection (`reflections.lit_looks`: its colour is not its class's)."""
     groups: dict[str, list[np.ndarray]] = {}
     cols = snapshot.cols
     keys = {r.key for r in model.refs}
     empty_keys = _empty_keys(model, looks)
+    labelled = []
     for i, empty_key in enumerate(empty_keys):
         cell = snapshot.cells[i // cols][i % cols]
         letter = cell[:1]
         if letter == EMPTY:
-            key = empty_key
+            labelled.append(empty_key)
         elif letter in keys:
-            key = letter
+            labelled.append(letter)
         else:
             raise RefereeError(_("the snapshot holds {letter}, which this profile does not know", letter=repr(letter)))
-        groups.setdefault(key, []).append(looks.of(key)[0][i])
+    reflected = lit_looks(model, looks, labelled)
+    for i, key in enumerate(labelled):
+        if not reflected[i]:
+            groups.setdefault(key, []).append(looks.of(key)[0][i])
     return groups
 
 
@@ -296,8 +302,12 @@ def learn_full_setup(profile, image: np.ndarray, corners=None, name: Any = None)
             )
         )
     current = ClassModel([by_key[k] for k in keys])
+    # A token under a lamp's reflection is washed towards a joker's grey: it would take a joker's
+    # place in the counts. It is left out, and its class has one place to spare.
+    clear = ~lit_looks(model, looks, [keys[0]] * places)
     for _round in range(6):
-        assign = _capacity_assign(looks.distances(current), [tokens[k] for k in keys])
+        assign = np.full(places, -1)
+        assign[clear] = _capacity_assign(looks.distances(current)[clear], [tokens[k] for k in keys])
         refs = [
             ClassModel.fit_ref(k, by_key[k].letter, looks.of(k)[0][assign == j], SHADING) for j, k in enumerate(keys)
         ]

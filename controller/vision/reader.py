@@ -52,7 +52,7 @@ from controller.vision.light import (
 )
 from controller.vision.localise import Localiser
 from controller.vision.outline import Outlines
-from controller.vision.reflections import ReflectionCheck
+from controller.vision.reflections import ReflectionCheck, diffuse_bound, lit
 from controller.vision.settings import DEFAULT_SIGMA, default_model, frame_colour, model_for, vision_settings
 from controller.vision.sheen import reread
 from controller.vision.tops import PieceTops, PlaceLooks, class_heights
@@ -147,6 +147,8 @@ class BoardReader:
         # The frame band, of a known colour, also measures a reflection's halo beside it (halo.py).
         self.halo = None if expected is None else HaloCheck(self.hands, expected, PPP, self.rect.to_px(g.points()))
         self._last: tuple[np.ndarray, list[str], np.ndarray] | None = None
+        #: (places,) which places of the last frame read lie under or beside a lamp's reflection.
+        self.reflected = np.zeros(g.rows * g.cols, bool)
         # Shapes: glyphs per tile (Blockers!), doors per post (Flipop); see glyphs.py, doors.py.
         self.glyph_model = GlyphModel.from_profile(self.settings) if self.reads_glyphs else None
         self.glyph_memory = GlyphMemory()
@@ -206,10 +208,10 @@ class BoardReader:
         rel = normalise(looks.chosen_medians(dec.keys), white, self.paper_weights)
         # A patch more than a third covered by glare is not trusted, whatever it looks like.
         sure = dec.sure & (used >= MIN_USED)
-        self._beside_reflections(rect, rel, used, dec, sure)
+        med = looks.chosen_medians(dec.keys)
+        self._beside_reflections(rect, white, rel, med >= SATURATED, used, dec, sure)
         halos = self._beside_edge_glare(rect, white, frame, dec, sure)
         # Nor one that a clipped channel leaves open to a look of another meaning (the light).
-        med = looks.chosen_medians(dec.keys)
         rival = self.light_doubt.rivals(rel, channel_bounds(med, paper_bound, self.paper_weights), dec.best, sure)
         sure &= rival < 0
         # Many places beyond every learned look, of several meanings, say the same of the light
@@ -285,20 +287,28 @@ class BoardReader:
             return white, paper_bound, looks
         return better, paper_bound, looks.relit(better, self.paper_weights)
 
-    def _beside_reflections(self, rect: np.ndarray, rel: np.ndarray, used: np.ndarray, dec, sure: np.ndarray) -> None:
-        """Places the looks leave unsure beside a lamp's reflection, read where only one meaning's
-        look explains them with some added white light (`reflections`): `dec` and `sure` updated."""
-        todo = np.flatnonzero(~sure & (used >= MIN_USED))
+    def _beside_reflections(
+        self, rect: np.ndarray, white: np.ndarray, rel: np.ndarray, clipped: np.ndarray, used: np.ndarray, dec, sure
+    ) -> None:
+        """Places under a lamp's reflection (`reflections.lit`) unsure; places beside one (a core
+        within a pitch: clipped in every channel, or lit), read only where one meaning's look alone
+        explains them with some added white light (`reflections`): `dec` and `sure` updated."""
+        under = lit(self.model, rel, clipped)
+        sure &= ~under
+        todo = np.flatnonzero(~under & (used >= MIN_USED))
+        local = local_white(white, self.paper_weights[todo]) * diffuse_bound(self.model)
+        todo = todo[self.reflections.cores_near(rect, todo, local)]
+        self.reflected = under.copy()
+        self.reflected[todo] = True
         if not len(todo):
             return
-        todo = todo[self.reflections.cores_near(rect, todo)]
-        if not len(todo):
-            return
-        lit = self.reflections.explain(self.model, rel[todo])
+        found = self.reflections.explain(self.model, rel[todo])
         for j, i in enumerate(todo):
-            if lit.sure[j]:
-                dec.best[i], dec.letters[i], dec.keys[i] = lit.best[j], lit.letters[j], lit.keys[j]
-                dec.open[i], dec.confidence[i], sure[i] = lit.open[j], lit.confidence[j], True
+            if found.sure[j] and (not sure[i] or found.letters[j] == dec.letters[i]):
+                dec.best[i], dec.letters[i], dec.keys[i] = found.best[j], found.letters[j], found.keys[j]
+                dec.open[i], dec.confidence[i], sure[i] = found.open[j], found.confidence[j], True
+            else:
+                sure[i] = False
 
     def _beside_edge_glare(self, rect: np.ndarray, white: np.ndarray, frame: np.ndarray, dec, sure) -> dict:
         """Places beside a lamp's reflection outside the places, looked at again without its halo as

@@ -10,6 +10,16 @@ explains: every look is tried against the place's colour less `a` of white, for 
 to as much as its darkest channel allows, by the very rule the looks use (open-set distance,
 margins). Where two meanings could be under the halo (a black marble drowned in white light looks
 like a white one) it stays unsure.
+
+A lamp of a colour clips only its strong channel, so its reflection may have no core clipped in
+every channel. What gives it away is that no diffuse surface sends back more light than the
+brightest learned look in the paper's light, widened by the least spread any look is allowed
+(the classifier's floor, at the open-set distance): a place brighter than that in every channel
+carries the lamp's own light (`lit`), in an amount no colour tells, and is unsure: the added
+light is a sum only in the light itself, and the camera's tone curve (and a channel clipped, only a
+floor) folds it into the colour, so that no amount of white taken away gives the colour back (on
+3D renders a yellow, green or blue token under a lamp's reflection comes out a near-neutral pale
+grey, a joker's, by `explain`).
 """
 
 from __future__ import annotations
@@ -18,9 +28,36 @@ import numpy as np
 
 from controller.vision.classify import ClassModel, Decision
 from controller.vision.features import SATURATED, PatchSampler, colour_features, ring_offsets
+from controller.vision.sheen import colours_of
+from controller.vision.tops import PlaceLooks
 
 #: How many amounts of added light are tried between none and the most the place allows.
 STEPS = 48
+#: `features.colour_features`' brightness offset: f0 = log(mean channel + OFFSET).
+OFFSET = 0.02
+
+
+def diffuse_bound(model: ClassModel) -> float:
+    """The most light (relative to the paper white, per channel) a diffuse surface sends back: the
+    brightest learned look's mean brightness, widened by the open-set distance at the least
+    spread in brightness any look is allowed (`ClassModel.floor`)."""
+    brightest = float(np.exp(model.means[:, 0].max()) - OFFSET)
+    return brightest * float(np.exp(model.max_distance * np.sqrt(model.floor[0])))
+
+
+def lit(model: ClassModel, rel: np.ndarray, clipped: np.ndarray) -> np.ndarray:
+    """(N,) places under a lamp's reflection: every channel of `rel` ((N, 3) colours relative to the
+    paper) above `diffuse_bound`, or clipped (`clipped`, (N, 3)), and not every channel clipped
+    (glare, which the reader leaves out of a patch)."""
+    above = (rel > diffuse_bound(model)) | clipped
+    return above.all(axis=1) & ~clipped.all(axis=1)
+
+
+def lit_looks(model: ClassModel, looks: PlaceLooks, keys: list[str]) -> np.ndarray:
+    """(N,) places under a lamp's reflection (`lit`), each seen where a body of its class in `keys`
+    appears: what calibration learns nothing from (their colour is not the class's)."""
+    feats, _used = looks.chosen(keys)
+    return lit(model, colours_of(feats), looks.chosen_medians(keys) >= SATURATED)
 
 
 class ReflectionCheck:
@@ -29,11 +66,16 @@ class ReflectionCheck:
     def __init__(self, centres_px: np.ndarray, ppp: float, shape: tuple[int, int]) -> None:
         self.near = PatchSampler(centres_px, ring_offsets(0, ppp), shape)
 
-    def cores_near(self, rect: np.ndarray, places: np.ndarray) -> np.ndarray:
-        """(len(places),) whether a clipped core (every channel at full scale) lies within a pitch."""
+    def cores_near(self, rect: np.ndarray, places: np.ndarray, lit_above: np.ndarray | None = None) -> np.ndarray:
+        """(len(places),) whether a core lies within a pitch: a pixel clipped in every channel, or
+        (given `lit_above`, (len(places), 3) grey levels: `diffuse_bound` in each place's light)
+        every channel of which is clipped or above that."""
         flat = rect.reshape(-1, rect.shape[2])
         vals = np.take(flat, self.near.index[places], axis=0)
-        return (vals.min(axis=2) >= SATURATED).any(axis=1)
+        core = vals >= SATURATED
+        if lit_above is not None:
+            core |= vals > lit_above[:, None, :]
+        return core.all(axis=2).any(axis=1)
 
     def explain(self, model: ClassModel, rel: np.ndarray) -> Decision:
         """The looks' decision on `rel` ((n, 3) colours relative to the paper) with the least
