@@ -12,8 +12,8 @@ margins). Where two meanings could be under the halo (a black marble drowned in 
 like a white one) it stays unsure.
 
 A lamp of a colour clips only its strong channel, so its reflection may have no core clipped in
-every channel. What gives it away is that no diffuse surface sends back more light than the
-brightest learned look in the paper's light, widened by the least spread any look is allowed
+every channel. What gives it away is that no diffuse surface sends back more light than the white
+paper (or the brightest learned look, if brighter) in the paper's light, widened by the least spread any look is allowed
 (the classifier's floor, at the open-set distance): a place brighter than that in every channel
 carries the lamp's own light (`lit`), in an amount no colour tells, and is unsure: the added
 light is a sum only in the light itself, and the camera's tone curve (and a channel clipped, only a
@@ -39,9 +39,9 @@ OFFSET = 0.02
 
 def diffuse_bound(model: ClassModel) -> float:
     """The most light (relative to the paper white, per channel) a diffuse surface sends back: the
-    brightest learned look's mean brightness, widened by the open-set distance at the least
-    spread in brightness any look is allowed (`ClassModel.floor`)."""
-    brightest = float(np.exp(model.means[:, 0].max()) - OFFSET)
+    paper's own, or the brightest learned look's mean brightness where that is brighter, widened by
+    the open-set distance at the least spread in brightness any look is allowed (`ClassModel.floor`)."""
+    brightest = max(1.0, float(np.exp(model.means[:, 0].max()) - OFFSET))
     return brightest * float(np.exp(model.max_distance * np.sqrt(model.floor[0])))
 
 
