@@ -52,7 +52,7 @@ from controller.vision.light import (
 )
 from controller.vision.localise import Localiser
 from controller.vision.outline import Outlines
-from controller.vision.reflections import ReflectionCheck, diffuse_bound, lit
+from controller.vision.reflections import ReflectionCheck, diffuse_bound, lit, neighbours
 from controller.vision.settings import DEFAULT_SIGMA, default_model, frame_colour, model_for, vision_settings
 from controller.vision.sheen import reread
 from controller.vision.tops import PieceTops, PlaceLooks, class_heights
@@ -290,16 +290,19 @@ class BoardReader:
     def _beside_reflections(
         self, rect: np.ndarray, white: np.ndarray, rel: np.ndarray, clipped: np.ndarray, used: np.ndarray, dec, sure
     ) -> None:
-        """Places under a lamp's reflection (`reflections.lit`) unsure; places beside one (a core
-        within a pitch: clipped in every channel, or lit), read only where one meaning's look alone
-        explains them with some added white light (`reflections`): `dec` and `sure` updated."""
+        """Places under a lamp's reflection (`reflections.lit`) unsure; beside one (a core clipped in
+        every channel within a pitch, or a neighbouring place under one: its halo), read only where
+        one meaning's look alone explains them with some added white light (`reflections`): `dec`
+        and `sure` updated, and `reflected` the places under or beside a reflection."""
         under = lit(self.model, rel, clipped)
         sure &= ~under
-        todo = np.flatnonzero(~under & (used >= MIN_USED))
-        local = local_white(white, self.paper_weights[todo]) * diffuse_bound(self.model)
-        todo = todo[self.reflections.cores_near(rect, todo, local)]
-        self.reflected = under.copy()
-        self.reflected[todo] = True
+        halo = neighbours(under, self.geom.rows, self.geom.cols)
+        others = np.flatnonzero(~under)
+        local = local_white(white, self.paper_weights[others]) * diffuse_bound(self.model)
+        self.reflected = under | halo
+        self.reflected[others[self.reflections.cores_near(rect, others, local)]] = True
+        todo = np.flatnonzero(~under & (used >= MIN_USED) & (halo | ~sure))
+        todo = todo[halo[todo] | self.reflections.cores_near(rect, todo)]
         if not len(todo):
             return
         found = self.reflections.explain(self.model, rel[todo])

@@ -53,6 +53,14 @@ def lit(model: ClassModel, rel: np.ndarray, clipped: np.ndarray) -> np.ndarray:
     return above.all(axis=1) & ~clipped.all(axis=1)
 
 
+def neighbours(places: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """(rows * cols,) the places of a grid with one of `places` (bools) among them or their eight
+    neighbours: where the halo of a reflection over a whole place reaches."""
+    grid = np.pad(places.reshape(rows, cols), 1)
+    shifted = [grid[1 + dy : 1 + dy + rows, 1 + dx : 1 + dx + cols] for dy in (-1, 0, 1) for dx in (-1, 0, 1)]
+    return np.logical_or.reduce(shifted).ravel()
+
+
 def lit_looks(model: ClassModel, looks: PlaceLooks, keys: list[str]) -> np.ndarray:
     """(N,) places under a lamp's reflection (`lit`), each seen where a body of its class in `keys`
     appears: what calibration learns nothing from (their colour is not the class's)."""
