@@ -52,7 +52,7 @@ from controller.vision.light import (
 )
 from controller.vision.localise import Localiser
 from controller.vision.outline import Outlines
-from controller.vision.reflections import ReflectionCheck, diffuse_bound, lit, neighbours
+from controller.vision.reflections import ReflectionCheck, diffuse_bound, lit
 from controller.vision.settings import DEFAULT_SIGMA, default_model, frame_colour, model_for, vision_settings
 from controller.vision.sheen import reread
 from controller.vision.tops import PieceTops, PlaceLooks, class_heights
@@ -290,28 +290,25 @@ class BoardReader:
     def _beside_reflections(
         self, rect: np.ndarray, white: np.ndarray, rel: np.ndarray, clipped: np.ndarray, used: np.ndarray, dec, sure
     ) -> None:
-        """Places under a lamp's reflection (`reflections.lit`) unsure; beside one (a core clipped in
-        every channel within a pitch, or a neighbouring place under one: its halo), read only where
-        one meaning's look alone explains them with some added white light (`reflections`): `dec`
-        and `sure` updated, and `reflected` the places under or beside a reflection."""
+        """Places under a lamp's reflection (`reflections.lit`) unsure; places the looks leave unsure
+        beside a clipped one (a core clipped in every channel within a pitch), read where only one
+        meaning's look explains them with some added white light (`reflections`): `dec` and `sure`
+        updated, and `reflected` the places under or beside a reflection (clipped, or lit)."""
         under = lit(self.model, rel, clipped)
         sure &= ~under
-        halo = neighbours(under, self.geom.rows, self.geom.cols)
         others = np.flatnonzero(~under)
         local = local_white(white, self.paper_weights[others]) * diffuse_bound(self.model)
-        self.reflected = under | halo
+        self.reflected = under.copy()
         self.reflected[others[self.reflections.cores_near(rect, others, local)]] = True
-        todo = np.flatnonzero(~under & (used >= MIN_USED) & (halo | ~sure))
-        todo = todo[halo[todo] | self.reflections.cores_near(rect, todo)]
+        todo = np.flatnonzero(~sure & ~under & (used >= MIN_USED))
+        todo = todo[self.reflections.cores_near(rect, todo)]
         if not len(todo):
             return
         found = self.reflections.explain(self.model, rel[todo])
         for j, i in enumerate(todo):
-            if found.sure[j] and (not sure[i] or found.letters[j] == dec.letters[i]):
+            if found.sure[j]:
                 dec.best[i], dec.letters[i], dec.keys[i] = found.best[j], found.letters[j], found.keys[j]
                 dec.open[i], dec.confidence[i], sure[i] = found.open[j], found.confidence[j], True
-            else:
-                sure[i] = False
 
     def _beside_edge_glare(self, rect: np.ndarray, white: np.ndarray, frame: np.ndarray, dec, sure) -> dict:
         """Places beside a lamp's reflection outside the places, looked at again without its halo as

@@ -13,13 +13,14 @@ like a white one) it stays unsure.
 
 A lamp of a colour clips only its strong channel, so its reflection may have no core clipped in
 every channel. What gives it away is that no diffuse surface sends back more light than the white
-paper (or the brightest learned look, if brighter) in the paper's light, widened by the least spread any look is allowed
-(the classifier's floor, at the open-set distance): a place brighter than that in every channel
-carries the lamp's own light (`lit`), in an amount no colour tells, and is unsure: the added
-light is a sum only in the light itself, and the camera's tone curve (and a channel clipped, only a
-floor) folds it into the colour, so that no amount of white taken away gives the colour back (on
-3D renders a yellow, green or blue token under a lamp's reflection comes out a near-neutral pale
-grey, a joker's, by `explain`).
+paper (or the brightest learned look, if brighter) in the paper's light, widened by the least
+spread any look is allowed (the classifier's floor, at the open-set distance): a place brighter
+than that in every channel carries the lamp's own light (`lit`), in an amount no colour tells, and
+is unsure. The added light is a sum only in the light itself: the camera's tone curve (and a
+channel clipped, only a floor) folds it into the colour, so that no amount of white taken away gives
+the colour back (on 3D renders, yellow, green and blue tokens under a warm lamp's reflection come
+out a near-neutral pale grey, which `explain` reads as a joker). Calibration learns nothing there
+(`lit_looks`).
 """
 
 from __future__ import annotations
@@ -51,14 +52,6 @@ def lit(model: ClassModel, rel: np.ndarray, clipped: np.ndarray) -> np.ndarray:
     (glare, which the reader leaves out of a patch)."""
     above = (rel > diffuse_bound(model)) | clipped
     return above.all(axis=1) & ~clipped.all(axis=1)
-
-
-def neighbours(places: np.ndarray, rows: int, cols: int) -> np.ndarray:
-    """(rows * cols,) the places of a grid with one of `places` (bools) among them or their eight
-    neighbours: where the halo of a reflection over a whole place reaches."""
-    grid = np.pad(places.reshape(rows, cols), 1)
-    shifted = [grid[1 + dy : 1 + dy + rows, 1 + dx : 1 + dx + cols] for dy in (-1, 0, 1) for dx in (-1, 0, 1)]
-    return np.logical_or.reduce(shifted).ravel()
 
 
 def lit_looks(model: ClassModel, looks: PlaceLooks, keys: list[str]) -> np.ndarray:
