@@ -7,11 +7,13 @@ calibration picture refused for it says to move the lamp."""
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 
 from calibration.checks import light_advice
-from calibration.vision import bottom_row_cells, learn_bottom_row
+from calibration.vision import bottom_row_cells, learn_bottom_row, learn_full_setup
 from controller.profile import default_profile
 from controller.snapshot import Snapshot
 from controller.vision.reader import BoardReader, model_for
@@ -19,7 +21,7 @@ from simulation.render import render_scene
 
 #: A warm lamp's reflection, in grey levels (BGR) added to a fifth of what the surface sends back:
 #: red clips, the other channels stand above the paper (a darker exposure, 0.7 of the clean one).
-WARM = np.array([190.0, 205.0, 270.0], np.float32)
+WARM = np.array([205.0, 215.0, 280.0], np.float32)
 EXPOSURE = 0.7
 
 
@@ -27,10 +29,19 @@ def _bottom_row(profile) -> Snapshot:
     return Snapshot("colorpop", tuple(tuple(row) for row in bottom_row_cells(profile)))
 
 
-def _picture(profile, gains=(1.0, 1.0, 1.0), reflected: tuple[int, int] | None = None) -> np.ndarray:
-    """The bottom-row picture (one token of each colour on row 10), at a darker exposure, with the
-    channels' `gains` (BGR), and a warm lamp's reflection over the place `reflected` (row, column)."""
-    img, hom = render_scene(_bottom_row(profile), profile, seed=1, preset="clean")
+def _setup() -> Snapshot:
+    """A full setup: 19 tokens of each colour and 5 jokers, shuffled."""
+    letters = [letter for letter, n in {"G": 19, "Y": 19, "O": 19, "B": 19, "P": 19, "J": 5}.items() for _ in range(n)]
+    random.Random(3).shuffle(letters)
+    return Snapshot("colorpop", tuple(tuple(letters[r * 10 : r * 10 + 10]) for r in range(10)))
+
+
+def _picture(
+    profile, gains=(1.0, 1.0, 1.0), reflected: tuple[int, int] | None = None, board: Snapshot | None = None
+) -> np.ndarray:
+    """The bottom-row picture (one token of each colour on row 10), or `board`, at a darker exposure,
+    with the channels' `gains` (BGR), and a warm lamp's reflection over the place `reflected` (row, column)."""
+    img, hom = render_scene(board or _bottom_row(profile), profile, seed=1, preset="clean")
     out = img.astype(np.float32) * EXPOSURE * np.asarray(gains, np.float32)
     if reflected is not None:
         row, col = reflected
@@ -66,6 +77,16 @@ def test_calibration_learns_nothing_from_a_token_under_a_lamps_reflection() -> N
     learned = {r.key: r.mean for r in model_for(learn_bottom_row(profile, _picture(profile, reflected=(9, 1)))).refs}
     assert np.allclose(learned["Y"], before["Y"], atol=1e-4)  # as stored (five decimals)
     assert not np.allclose(learned["G"], before["G"], atol=1e-4)  # the others are learned
+
+
+def test_a_setups_token_under_a_lamps_reflection_teaches_its_colour_nothing() -> None:
+    """The setup's yellow token at A1 under the reflection: yellow's look is learned from the other
+    18 as from all 19 on a clean picture (before: the washed grey widened it ninety-fold)."""
+    profile, board = default_profile("colorpop"), _setup()
+    assert board.cells[0][0] == "Y"
+    clean = {r.key: r for r in model_for(learn_full_setup(profile, _picture(profile, board=board))).refs}
+    washed = {r.key: r for r in model_for(learn_full_setup(profile, _picture(profile, (1, 1, 1), (0, 0), board))).refs}
+    assert np.linalg.det(washed["Y"].cov) < 2 * np.linalg.det(clean["Y"].cov)
 
 
 def test_places_the_reader_found_under_a_reflection_get_the_lamps_advice() -> None:
