@@ -11,6 +11,9 @@ shows one surface at both (the slot's back, the board's floor), its light changi
 So a place still unsure between one empty look and pieces with bodies (`VisionSpec.solids`),
 whose colour across every such piece's edge changes less than `NO_OUTLINE`, is read empty.
 A place where an edge shows stays unsure: the edge is not a sure sign of which piece.
+A piece read surely whose colour an empty look under a sheen explains too (a joker's pale grey; on
+3D renders of rooms 4-5, six empty slots under a lamp's sheen were read J, sure) stays sure only
+where its edge is seen; elsewhere it is first left unsure, and then read as above.
 """
 
 from __future__ import annotations
