@@ -22,8 +22,8 @@ import numpy as np
 
 from controller.snapshot import EMPTY
 from controller.vision.classify import ClassModel, Decision
-from controller.vision.features import SATURATED
-from controller.vision.sheen import sheen_distances
+from controller.vision.features import SATURATED, colour_features
+from controller.vision.sheen import SHARES, colours_of, sheen_distances
 
 #: Change in every colour channel (natural log) across a piece's edge below which no piece is
 #: there. On 3D renders, one sample per point: Colorpop's tokens against their slot's back 0.28-1.67
@@ -42,6 +42,7 @@ class Outlines:
         self.points = points
         self.tops = tops
         self.empty = [k for k, ref in enumerate(model.refs) if ref.letter == EMPTY]
+        self._raised: dict[tuple, np.ndarray] = {}
         #: Per class index with a body: (height its face is seen at, its width).
         self.bodies: dict[int, tuple[float, float]] = {}
         for k, ref in enumerate(model.refs):
@@ -89,7 +90,9 @@ class Outlines:
         if len(todo) == 0:
             return
         empty = np.array(self.empty)
-        rival = sheen_distances(self.model, [f[todo] for f in per_class])[:, empty] <= self.model.max_distance
+        rival = (
+            np.stack([self._under_sheen(k, per_class[k][todo]) for k in self.empty], axis=1) <= self.model.max_distance
+        )
         for n in np.flatnonzero(rival.any(axis=1)):
             i = int(todo[n])
             edge = self._edge(frame, h, size, self.points[i], *self.bodies[int(dec.best[i])])
@@ -97,6 +100,16 @@ class Outlines:
                 continue
             dec.sure[i] = False
             dec.possible[i, empty[rival[n]]] = True
+
+    def _under_sheen(self, k: int, feats: np.ndarray) -> np.ndarray:
+        """(N,) the least distance of places (features (N, 3)) to look k under the sheens
+        `sheen.sheen_distances` tries, all measured at once."""
+        bgr = colours_of(feats)
+        floor = np.clip(bgr.min(axis=1), 0.0, None)
+        tried = bgr[:, None, :] - SHARES[None, :, None] * floor[:, None, None]  # (N, shares, 3)
+        d = colour_features(tried.reshape(-1, 3)) - self.model.means[k]
+        q = np.einsum("ni,ij,nj->n", d, self.model.inv[k], d).reshape(len(feats), len(SHARES))
+        return np.sqrt(np.maximum(q.min(axis=1), 0.0))
 
     def _edge(self, frame, h, size, at: np.ndarray, height: float, width: float) -> tuple[float, float] | None:
         """The largest change in any colour channel (log) across a body's edge at the place `at`
@@ -111,8 +124,11 @@ class Outlines:
             for dx, _ in inside:
                 looked.append((at[0] + dx, at[1] + dy))
         pts = np.array(looked)[:, None, :] + np.stack(np.meshgrid(SPREAD, SPREAD), -1).reshape(1, -1, 2)
-        raised = self.tops.raised(h, size, height)
-        hom = np.c_[pts.reshape(-1, 2), np.ones(pts.shape[0] * pts.shape[1])] @ raised.T
+        key = (height, np.asarray(h).tobytes(), size)
+        if key not in self._raised:  # one homography per height and frame
+            self._raised = {key: self.tops.raised(h, size, height)}
+        flat = pts.reshape(-1, 2)
+        hom = flat @ self._raised[key][:, :2].T + self._raised[key][:, 2]
         xy = hom[:, :2] / hom[:, 2:]
         ix, iy = np.round(xy[:, 0]).astype(int), np.round(xy[:, 1]).astype(int)
         if ix.min() < 0 or iy.min() < 0 or ix.max() >= size[0] or iy.max() >= size[1]:

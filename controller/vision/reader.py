@@ -147,8 +147,7 @@ class BoardReader:
         # The frame band, of a known colour, also measures a reflection's halo beside it (halo.py).
         self.halo = None if expected is None else HaloCheck(self.hands, expected, PPP, self.rect.to_px(g.points()))
         self._last: tuple[np.ndarray, list[str], np.ndarray] | None = None
-        #: (places,) which places of the last frame read lie under or beside a lamp's reflection.
-        self.reflected = np.zeros(g.rows * g.cols, bool)
+        self._reflection: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         # Shapes: glyphs per tile (Blockers!), doors per post (Flipop); see glyphs.py, doors.py.
         self.glyph_model = GlyphModel.from_profile(self.settings) if self.reads_glyphs else None
         self.glyph_memory = GlyphMemory()
@@ -296,10 +295,7 @@ class BoardReader:
         updated, and `reflected` the places under or beside a reflection (clipped, or lit)."""
         under = lit(self.model, rel, clipped)
         sure &= ~under
-        others = np.flatnonzero(~under)
-        local = local_white(white, self.paper_weights[others]) * diffuse_bound(self.model)
-        self.reflected = under.copy()
-        self.reflected[others[self.reflections.cores_near(rect, others, local)]] = True
+        self._reflection = (rect, white, under)
         todo = np.flatnonzero(~sure & ~under & (used >= MIN_USED))
         todo = todo[self.reflections.cores_near(rect, todo)]
         if not len(todo):
@@ -309,6 +305,15 @@ class BoardReader:
             if found.sure[j]:
                 dec.best[i], dec.letters[i], dec.keys[i] = found.best[j], found.letters[j], found.keys[j]
                 dec.open[i], dec.confidence[i], sure[i] = found.open[j], found.confidence[j], True
+
+    @property
+    def reflected(self) -> np.ndarray:
+        """(places,) which places of the last frame read lie under a lamp's reflection or beside one
+        (`reflections.ReflectionCheck.beside`): measured when asked (calibration's advice)."""
+        if self._reflection is None:
+            return np.zeros(self.geom.rows * self.geom.cols, bool)
+        rect, white, under = self._reflection
+        return self.reflections.beside(rect, local_white(white, self.paper_weights) * diffuse_bound(self.model), under)
 
     def _beside_edge_glare(self, rect: np.ndarray, white: np.ndarray, frame: np.ndarray, dec, sure) -> dict:
         """Places beside a lamp's reflection outside the places, looked at again without its halo as

@@ -78,6 +78,14 @@ class ReflectionCheck:
             core |= vals > lit_above[:, None, :]
         return core.all(axis=2).any(axis=1)
 
+    def beside(self, rect: np.ndarray, lit_above: np.ndarray, under: np.ndarray) -> np.ndarray:
+        """(N,) the places under a reflection (`under`) or with a core within a pitch (`cores_near`,
+        `lit_above` (N, 3) grey levels)."""
+        others = np.flatnonzero(~under)
+        out = under.copy()
+        out[others[self.cores_near(rect, others, lit_above[others])]] = True
+        return out
+
     def explain(self, model: ClassModel, rel: np.ndarray) -> Decision:
         """The looks' decision on `rel` ((n, 3) colours relative to the paper) with the least
         distance over every amount of added white light each look allows."""
