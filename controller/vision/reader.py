@@ -52,7 +52,7 @@ from controller.vision.light import (
 )
 from controller.vision.localise import Localiser
 from controller.vision.outline import Outlines
-from controller.vision.reflections import ReflectionCheck, diffuse_bound, lit
+from controller.vision.reflections import ReflectionCheck, lit
 from controller.vision.settings import DEFAULT_SIGMA, default_model, frame_colour, model_for, vision_settings
 from controller.vision.sheen import reread
 from controller.vision.tops import PieceTops, PlaceLooks, class_heights
@@ -293,7 +293,7 @@ class BoardReader:
         beside a clipped one (a core clipped in every channel within a pitch), read where only one
         meaning's look explains them with some added white light (`reflections`): `dec` and `sure`
         updated, and `reflected` the places under or beside a reflection (clipped, or lit)."""
-        under = lit(self.model, rel, clipped)
+        under = lit(self.model, rel, clipped, white)
         sure &= ~under
         self._reflection = (rect, white, under)
         todo = np.flatnonzero(~sure & ~under & (used >= MIN_USED))
@@ -310,10 +310,10 @@ class BoardReader:
     def reflected(self) -> np.ndarray:
         """(places,) which places of the last frame read lie under a lamp's reflection or beside one
         (`reflections.ReflectionCheck.beside`): measured when asked (calibration's advice)."""
-        if self._reflection is None:
+        if self._reflection is None:  # nothing read yet
             return np.zeros(self.geom.rows * self.geom.cols, bool)
         rect, white, under = self._reflection
-        return self.reflections.beside(rect, local_white(white, self.paper_weights) * diffuse_bound(self.model), under)
+        return self.reflections.beside(rect, under, self.model, white, self.paper_weights)
 
     def _beside_edge_glare(self, rect: np.ndarray, white: np.ndarray, frame: np.ndarray, dec, sure) -> dict:
         """Places beside a lamp's reflection outside the places, looked at again without its halo as

@@ -29,6 +29,7 @@ import numpy as np
 
 from controller.vision.classify import ClassModel, Decision
 from controller.vision.features import SATURATED, PatchSampler, colour_features, ring_offsets
+from controller.vision.light import local_white
 from controller.vision.sheen import colours_of
 from controller.vision.tops import PlaceLooks
 
@@ -38,19 +39,25 @@ STEPS = 48
 OFFSET = 0.02
 
 
-def diffuse_bound(model: ClassModel) -> float:
+def diffuse_bound(model: ClassModel, white: np.ndarray | None = None) -> float:
     """The most light (relative to the paper white, per channel) a diffuse surface sends back: the
     paper's own, or the brightest learned look's mean brightness where that is brighter, widened by
-    the open-set distance at the least spread in brightness any look is allowed (`ClassModel.floor`)."""
+    the open-set distance at the least spread in brightness any look is allowed (`ClassModel.floor`),
+    and by how much the markers' papers (`white`, (4, 3)) differ in brightness: the light between
+    them may depart from what they show by as much (a lens's vignetting brightens the middle)."""
     brightest = max(1.0, float(np.exp(model.means[:, 0].max()) - OFFSET))
-    return brightest * float(np.exp(model.max_distance * np.sqrt(model.floor[0])))
+    spread = 1.0
+    if white is not None and np.ndim(white) == 2:
+        total = np.asarray(white).sum(axis=1)
+        spread = float(total.max() / max(total.min(), 1e-6))
+    return brightest * spread * float(np.exp(model.max_distance * np.sqrt(model.floor[0])))
 
 
-def lit(model: ClassModel, rel: np.ndarray, clipped: np.ndarray) -> np.ndarray:
+def lit(model: ClassModel, rel: np.ndarray, clipped: np.ndarray, white: np.ndarray | None = None) -> np.ndarray:
     """(N,) places under a lamp's reflection: every channel of `rel` ((N, 3) colours relative to the
     paper) above `diffuse_bound`, or clipped (`clipped`, (N, 3)), and not every channel clipped
     (glare, which the reader leaves out of a patch)."""
-    above = (rel > diffuse_bound(model)) | clipped
+    above = (rel > diffuse_bound(model, white)) | clipped
     return above.all(axis=1) & ~clipped.all(axis=1)
 
 
@@ -78,12 +85,15 @@ class ReflectionCheck:
             core |= vals > lit_above[:, None, :]
         return core.all(axis=2).any(axis=1)
 
-    def beside(self, rect: np.ndarray, lit_above: np.ndarray, under: np.ndarray) -> np.ndarray:
+    def beside(
+        self, rect: np.ndarray, under: np.ndarray, model: ClassModel, white: np.ndarray, weights: np.ndarray
+    ) -> np.ndarray:
         """(N,) the places under a reflection (`under`) or with a core within a pitch (`cores_near`,
-        `lit_above` (N, 3) grey levels)."""
+        lit above `diffuse_bound` in the paper's light, `white` at the places' `weights`)."""
         others = np.flatnonzero(~under)
+        lit_above = local_white(white, weights[others]) * diffuse_bound(model, white)
         out = under.copy()
-        out[others[self.cores_near(rect, others, lit_above[others])]] = True
+        out[others[self.cores_near(rect, others, lit_above)]] = True
         return out
 
     def explain(self, model: ClassModel, rel: np.ndarray) -> Decision:
