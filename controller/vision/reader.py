@@ -140,7 +140,7 @@ class BoardReader:
         )
         self.outlines = Outlines(self.vision, self.model, g.points(), self.tops)
         self.reflections = ReflectionCheck(self.rect.to_px(g.points()), PPP, self.rect.size[::-1])
-        self.hands = HandCheck(g, self.rect, PPP, self.light)
+        self.hands = HandCheck(g, self.rect, PPP, self.light, self.profile.pitch_mm)
         # The frame band as a second meter of the light, for a lamp that mixes the channels (light.py).
         expected = None if self.localiser.fixed else frame_colour(profile)
         self.frame_light = FrameLight(expected, self.hands.ring, self.hands.weights, DEFAULT_SIGMA)
