@@ -55,6 +55,7 @@ from controller.vision.outline import Outlines
 from controller.vision.reflections import ReflectionCheck
 from controller.vision.settings import DEFAULT_SIGMA, default_model, frame_colour, model_for, vision_settings
 from controller.vision.sheen import reread
+from controller.vision.sheen_doubt import doubt_beside_sheen
 from controller.vision.tops import PieceTops, PlaceLooks, class_heights
 
 __all__ = [
@@ -201,6 +202,8 @@ class BoardReader:
         dec, shone = reread(self.model, dec, per_class)
         # Still between empty and a piece, with no piece's outline there: empty (outline.py).
         dec, outlined = self.outlines.settle(frame, self._placed(), dec, per_class)
+        # Beside a sheen, a colour that is also another look plus light is not sure (sheen_doubt.py).
+        doubted = doubt_beside_sheen(self.model, dec, shone, per_class, rows, cols)
         shone |= outlined
         feats, used = looks.chosen(dec.keys)
         rel = normalise(looks.chosen_medians(dec.keys), white, self.paper_weights)
@@ -215,6 +218,7 @@ class BoardReader:
         # Many places beyond every learned look, of several meanings, say the same of the light
         # where the frame cannot (a frame too dark to show a colour's change, or not known).
         unlike = unlike or self._unlike_calibration(dec, sure)
+        sure &= ~doubted  # after: a doubt beside a sheen says nothing of the light
         if unlike:  # every colour is read in a light unlike the calibration's
             sure[:] = False
         conf = np.where(used >= MIN_USED, dec.confidence, 0.0).reshape(rows, cols)
