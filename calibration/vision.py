@@ -25,6 +25,7 @@ Which of these a game takes is its own declaration (`GameSpec.vision.calibration
 
 from __future__ import annotations
 
+from itertools import permutations
 from typing import Any
 
 import numpy as np
@@ -35,7 +36,7 @@ from controller.games import registry
 from controller.games.spec import FULL_SETUP, ONE_OF_EACH, START_POSITION, GameSpec
 from controller.language import _, listed
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
-from controller.vision.classify import ClassModel, ClassRef
+from controller.vision.classify import ClassModel, ClassRef, open_set_distance
 from controller.vision.reader import DEFAULT_SIGMA, MIN_USED, BoardReader, model_for
 from controller.vision.sheen import sheen_distances
 from controller.vision.tops import PlaceLooks
@@ -103,7 +104,36 @@ def _empty_keys(model: ClassModel, looks: PlaceLooks) -> list[str]:
     # places given to it, and the places given again, until nothing moves (the board's own
     # groups, as in k-means seeded with the standard looks).
     per_class = [looks.of(r.key)[0] for r in empties]
-    keys = sheen_distances(ClassModel(empties), per_class).argmin(axis=1)
+    standard = ClassModel(empties)
+    keys = _settle(empties, per_class, sheen_distances(standard, per_class).argmin(axis=1))
+    # Seeding can fail whole: every open point may go to the white look at first (the open look
+    # then has no place to move to), and the white look's group then holds two looks. A group that
+    # falls into two parts further apart than the open-set distance of its look cannot be one look:
+    # it is split, and the missing look takes the part of any split group it explains best (by the
+    # standard looks as they are: a glare's paled group can split off a slide's look too).
+    plain = looks.distances(standard)
+    for missing in [k for k in range(len(empties)) if not np.any(keys == k)]:
+        parts = [
+            part
+            for k in range(len(empties))
+            for part in (_two_looks(empties[k], per_class[k], keys == k) or ())
+            if k != missing
+        ]
+        if parts:
+            keys[min(parts, key=lambda part: float(plain[part, missing].mean()))] = missing
+    # The groups are the board's own; which look each group is follows from the standard looks as
+    # they are, with no sheen (taking white light off a white slide leaves it as dark as an
+    # opening, so a sheen lets the white and open groups trade names): the naming of the groups
+    # nearest the standard looks over all places.
+    cost = np.array([[plain[keys == g, k].sum() for k in range(len(empties))] for g in range(len(empties))])
+    names = min(permutations(range(len(empties))), key=lambda p: sum(cost[g, p[g]] for g in range(len(empties))))
+    keys = np.array(names)[keys]
+    return [empties[int(j)].key for j in keys]
+
+
+def _settle(empties: list[ClassRef], per_class: list[np.ndarray], keys: np.ndarray) -> np.ndarray:
+    """Each look moved to the middle of the places given to it and the places given again, until
+    nothing moves (k-means from `keys`)."""
     for _round in range(EMPTY_LOOK_ROUNDS):
         moved = [
             ClassRef(r.key, r.letter, np.median(per_class[k][keys == k], axis=0), r.cov, r.open)
@@ -115,7 +145,31 @@ def _empty_keys(model: ClassModel, looks: PlaceLooks) -> list[str]:
         if np.array_equal(again, keys):
             break
         keys = again
-    return [empties[int(j)].key for j in keys]
+    return keys
+
+
+def _two_looks(ref: ClassRef, feats: np.ndarray, mine: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The places `mine` (a mask) split into two groups (their indices) when they hold two looks:
+    two-means in the look's own noise (its covariance), the groups' middles further apart than
+    the open-set distance of that look; else None."""
+    idx = np.flatnonzero(mine)
+    if len(idx) < 2:
+        return None
+    model = ClassModel([ref])
+    chol = np.linalg.cholesky(np.asarray(ref.cov, np.float64) + np.diag(model.floor))
+    z = np.linalg.solve(chol, feats[idx].T).T  # whitened: unit noise in every direction
+    far = np.linalg.norm(z[:, None] - z[None], axis=2)
+    i, j = np.unravel_index(int(far.argmax()), far.shape)
+    centres = z[[i, j]]
+    side = np.zeros(len(idx), bool)
+    for _round in range(EMPTY_LOOK_ROUNDS * 2):
+        side = np.linalg.norm(z - centres[1], axis=1) < np.linalg.norm(z - centres[0], axis=1)
+        if side.all() or not side.any():
+            return None
+        centres = np.stack([np.median(z[~side], axis=0), np.median(z[side], axis=0)])
+    if np.linalg.norm(centres[1] - centres[0]) <= open_set_distance(feats.shape[1]):
+        return None
+    return idx[~side], idx[side]
 
 
 def _fit(model: ClassModel, groups: dict[str, list[np.ndarray]]) -> ClassModel:

@@ -225,10 +225,11 @@ class Room:
 
 @dataclass(frozen=True)
 class Shade:
-    """Something standing beside the board between the desk lamp and the board, out of the camera's
-    view (a cereal box, a person by the table): a box taller than the lamp, whose hard shadow
-    crosses the board's frame band on the lamp's side. The camera does not see it (it is beside the
-    view); only its shadow is in the picture."""
+    """Something standing beside the board between the desk lamp and the board (a cereal box, a
+    person by the table): a box taller than the lamp, whose hard shadow crosses the board's frame
+    band on the lamp's side. Its footprint stays off the board, but nothing keeps it out of the
+    camera's view: the camera often sees it beside the board (rooms 2-3), as it would a real box,
+    and the reader must cope with that."""
 
     location: tuple[float, float, float]
     size: tuple[float, float, float]  # thickness (towards the lamp), width, height; pitches

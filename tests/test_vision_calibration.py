@@ -138,3 +138,22 @@ def test_lost_usb_camera_gives_none_not_an_error() -> None:
     src = open_frame_source({"source": "usb", "device": "/dev/no-such-camera"})
     assert src.read() is None
     src.close()
+
+
+def test_open_points_showing_a_lit_table_are_learned_open_not_white() -> None:
+    """Stay Alive's empty board: an open point shows what lies under the board, here a green table
+    the lamp lights through the holes: dim and greenish, nearer the standard white slide than the
+    standard dark opening. Seeded with the standard looks, every open point went to the white look
+    (a room's 3D render read 54 open points closed, sure); the white look's group then holds two
+    looks further apart than its open-set distance, and is split."""
+    from controller.vision.features import colour_features
+    from controller.vision.tops import PlaceLooks
+
+    rng = np.random.default_rng(7)
+    looks_bgr = {".o": (0.14, 0.48, 0.93), ".w": (0.86, 0.88, 0.90), "open": (0.16, 0.36, 0.30)}
+    truth = rng.permutation([".o"] * 33 + [".w"] * 8 + ["open"] * 8)
+    bgr = np.array([looks_bgr[k] for k in truth]) * rng.normal(1.0, 0.03, (len(truth), 3))
+    feats = colour_features(bgr)
+    looks = PlaceLooks(heights={}, at={0.0: (feats, np.ones(len(truth)))})
+    model = cal.model_for(default_profile("stay-alive"))
+    assert cal._empty_keys(model, looks) == list(truth)

@@ -12,6 +12,7 @@ from controller.errors import ConfigError, RefereeError
 from controller.profile import default_profile, load_profile, save_profile
 from controller.snapshot import EMPTY, Snapshot
 from controller.vision import glyph_ink as ink_module
+from controller.vision import glyph_model
 from controller.vision import glyphs as glyph_module
 from controller.vision.glyphs import (
     ANGLES,
@@ -203,6 +204,63 @@ def test_hidden_pixels_that_tell_two_glyphs_apart_make_the_tile_unsure() -> None
     mask[blank] = 0
     assert mask.sum() == SUPPORT.sum() - differ.sum()
     assert model.decide((t8 * mask)[None], mask[None], np.array([100.0])).glyphs == ["8"]
+
+
+def one_with_its_flag_and_foot_hidden() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(ink (1, K), mask (1, K), the pixels left out for clipping (K,) bool): a 1 whose print is
+    brightest at its flag's tip and its foot's ends (the 1's strongest ink where an I has none),
+    those pixels left out with the rim the ink reading grows around them, and the rest of its
+    ink exactly an I's stroke (as in scenes3d room 3, board 0: the visible ink fits I at 0.98)."""
+    model = GlyphModel()
+    up = ANGLES.index(0.0)
+    t1, ti = (model.templates[GLYPHS.index(g) * len(ANGLES) + up] for g in "1I")
+    clipped = (t1 > 0.6) & (ti < 0.05)
+    mask = SUPPORT * (1 - ink_module._dilate_rows(clipped[None], np.arange(1))[0])
+    return (ti * mask)[None], mask[None], clipped
+
+
+def test_a_one_whose_clipped_flag_and_foot_are_hidden_is_not_read_as_an_i() -> None:
+    """Where the hidden pixels may be the print itself (`print_hidden`), a 1 whose flag and foot
+    are hidden shows an I's stroke; the 1 misses the visible ink by over `RIVAL_RATIO` times the
+    I's, yet only on the third of the pixels telling them apart that are seen: it is a rival, and
+    the tile is unsure. Hidden by glare or a shadow (as likely on the tile as on the print) the
+    usual rivals stay: the same visible ink reads a sure I, as before."""
+    ink, mask, clipped = one_with_its_flag_and_foot_hidden()
+    assert 0 < clipped.sum() <= 6 and (SUPPORT - mask[0]).sum() <= 0.15 * SUPPORT.sum()
+    model, contrast = GlyphModel(), np.array([100.0])
+    scores = model.scores(ink, mask)[0]
+    miss_1, miss_i = 1 - scores[GLYPHS.index("1")], 1 - scores[GLYPHS.index("I")]
+    assert miss_1 > glyph_model.RIVAL_RATIO * max(miss_i, glyph_model.RIVAL_FLOOR)
+    assert model.decide(ink, mask, contrast, print_hidden=np.array([True])).glyphs == ["?"]
+    assert model.decide(ink, mask, contrast, print_hidden=np.array([False])).glyphs == ["I"]
+    assert model.decide(ink, mask, contrast).glyphs == ["I"]
+
+
+def test_pixels_left_out_where_only_the_print_clips_may_be_print_not_beside_glare() -> None:
+    """`print_hidden`: a red tile whose white print clips in red alone (a lamp nearer the tile
+    than the markers) at the 1's flag and foot, those pixels and their rim left out: what is
+    hidden may be print. The same pixels clipped in every channel are glare, and so is a tile
+    that hides more than the rim of its clipped print (a glare spot's halo beside it)."""
+    _, mask, clipped = one_with_its_flag_and_foot_hidden()
+    t1 = GlyphModel().templates[GLYPHS.index("1") * len(ANGLES) + ANGLES.index(0.0)]
+    tile, white = np.array([57.0, 57.0, 187.0]), np.array([180.0, 185.0, 190.0])
+    pix = tile + t1[:, None] * (white - tile)
+    warm = pix.copy()
+    warm[clipped] = (200.0, 205.0, 255.0)  # BGR: only red clips, well under the glare test
+    glare = pix.copy()
+    glare[clipped] = 255.0
+    more = mask.copy()
+    more[0, np.flatnonzero((SUPPORT > 0) & (mask[0] > 0))[:5]] = 0  # a corner of the disc
+
+    def hidden(pixels: np.ndarray, m: np.ndarray) -> bool:
+        planes = [np.ascontiguousarray(pixels[None, :, c], np.float32) for c in range(3)]
+        return bool(glyph_module.print_hidden(planes, m, white[None])[0])
+
+    assert warm.sum(axis=1).max() < ink_module.GLARE_OVER_WHITE * white.sum()
+    assert hidden(warm, mask)
+    assert not hidden(glare, mask)
+    assert not hidden(warm, more)
+    assert not hidden(pix, mask)  # nothing clips: what is hidden is not print that clipped
 
 
 def test_partly_hidden_patches_are_scored_over_their_seen_pixels_alone() -> None:

@@ -40,7 +40,9 @@ MIN_RATIO = 1.5
 #: they all showed it. A rival whose telling pixels are `FULLY_SEEN` visible is left to the usual
 #: rule, as on a whole tile. Chosen on hard boards 0-719 of the accuracy bench's scheme (34,981
 #: tiles): no wrong glyph reported as sure; on boards 720-919, looked at only afterwards, 1 of
-#: 9,775 (a C half under a clipped glare spot whose halo thickens it into the moon).
+#: 9,775 (a C half under a clipped glare spot whose halo thickens it into the moon). Where the
+#: hidden pixels may be the print itself (`decide`'s `print_hidden`), more glyphs are rivals
+#: (`_tells_apart`).
 RIVAL_RATIO = 2.5
 RIVAL_FLOOR = 0.02  # a near-perfect fit still has rivals: the best's mismatch counts as this
 MIN_DIFFER_SEEN = 2.0
@@ -283,9 +285,11 @@ class GlyphModel:
         contrast: np.ndarray,
         scores: np.ndarray | None = None,
         hidden: np.ndarray | None = None,
+        print_hidden: np.ndarray | None = None,
     ) -> GlyphReading:
         """The glyph of each patch, sure or not; `scores` are its `_scores` and `hidden` (bool) which
-        patches are partly hidden (mask not the whole disc), when already known."""
+        patches are partly hidden (mask not the whole disc), when already known; `print_hidden`
+        (bool) which patches' hidden pixels may be the print itself (`glyphs.print_hidden`)."""
         if scores is not None:
             full = scores
         elif hidden is not None and not hidden.any():  # every patch whole: its mask is the disc
@@ -307,27 +311,42 @@ class GlyphModel:
         if len(hidden):
             turn = full[hidden].argmax(axis=2)
             for j, i in enumerate(hidden):
-                sure[i] = self._tells_apart(ink[i], mask[i], s[i], turn[j])
+                widen = print_hidden is not None and bool(print_hidden[i])
+                sure[i] = self._tells_apart(ink[i], mask[i], s[i], turn[j], widen)
         glyphs = [GLYPHS[o] if ok else "?" for o, ok in zip(order[:, 0], sure)]
         return GlyphReading(glyphs, sure, best, second)
 
-    def _tells_apart(self, ink: np.ndarray, mask: np.ndarray, score: np.ndarray, turn: np.ndarray) -> bool:
+    def _tells_apart(
+        self, ink: np.ndarray, mask: np.ndarray, score: np.ndarray, turn: np.ndarray, print_hidden: bool = False
+    ) -> bool:
         """Whether a partly hidden tile's visible pixels tell its best glyph from every close
         rival. Hiding part of a glyph can leave what another glyph also shows (a 3 in an 8 with
         one side hidden), and the score over the visible pixels cannot see what was lost; so on
         the pixels where the two templates differ, enough must be visible and the ink there must
         match the best glyph clearly better than the rival, by more than the hidden pixels could
-        say for the rival."""
+        say for the rival.
+
+        With `print_hidden` the hidden pixels may be the print itself (clipped print, not glare):
+        then the print's own telling strokes are what is missing (a 1 whose flag and foot clip
+        fits an I's stroke everywhere else), so a glyph is a rival when its mismatch times the
+        visible share of the pixels telling it from the best is near the best's. Elsewhere what
+        is hidden is glare or a shadow, as likely on the tile as on the print, and the rivals are
+        the glyphs whose mismatch itself is near."""
         a = len(ANGLES)
         b = int(score.argmax())
         near = RIVAL_RATIO * max(1 - float(score[b]), RIVAL_FLOOR)
-        rivals = np.flatnonzero((1 - score) < near)
+        seen = mask > 0
+        tb = self.templates[b * a + turn[b]]
+        miss = 1 - score
+        if print_hidden:
+            every = self.templates[np.arange(len(GLYPHS)) * a + turn]  # (G, K)
+            tells = (tb - every) ** 2
+            miss = miss * (tells * seen).sum(axis=1) / np.maximum(tells.sum(axis=1), 1e-9)
+        rivals = np.flatnonzero(miss < near)
         rivals = rivals[rivals != b]
         if not len(rivals):
             return True
-        tb = self.templates[b * a + turn[b]]
         tr = self.templates[rivals * a + turn[rivals]]  # (R, K)
-        seen = mask > 0
         w = (tb - tr) ** 2  # how much each pixel tells the two apart
         shown = w * seen
         visible = shown.sum(axis=1)

@@ -15,7 +15,7 @@ hidden part, so it is also tried at every shift up to `SHIFT_RADIUS` patch pixel
 usable pixels; a glyph is sure only when its best score is high and the second-best glyph's
 mismatch (1 - score) is clearly larger than the best's (`MIN_RATIO` times). A partly hidden tile
 must also show enough of the pixels that tell its best glyph from each close rival
-(`GlyphModel._tells_apart`).
+(`GlyphModel._tells_apart`; more rivals where what it hides may be clipped print, `print_hidden`).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from controller.vision.glyph_ink import (
     _POINTS,
     _WIDE_DISC,
     _WIDE_GRID,
+    GLARE_OVER_WHITE,
     GRID,
     PATCH,
     SATURATED,
@@ -170,14 +171,21 @@ def _centred(
 
 
 def _best_shifts(
-    model: GlyphModel, frame: np.ndarray, h: np.ndarray, centres: np.ndarray, white: np.ndarray | None, axis: np.ndarray
+    model: GlyphModel,
+    frame: np.ndarray,
+    h: np.ndarray,
+    centres: np.ndarray,
+    white: np.ndarray | None,
+    axis: np.ndarray,
+    print_hidden: np.ndarray | None = None,
 ) -> GlyphReading:
     """The decision on each tile at the shift (up to `SHIFT_RADIUS` patch pixels either way of
     `centres`) where its best glyph fits best. One wider patch is sampled and read per tile (along
     its main colour `axis`, see `_ink`) and every shifted patch cut from it: the ink of a pixel
     hardly depends on which patch it is in, and sampling the same points again would cost far
     more. The shifts are searched coarse to
-    fine: every other one first, then the eight around the best of those."""
+    fine: every other one first, then the eight around the best of those. `print_hidden`: see
+    `GlyphModel.decide`."""
     n, r = len(centres), SHIFT_RADIUS
     rows = np.arange(n)
     planes = _sample_planes(frame, h, centres, grid=_WIDE_GRID)
@@ -205,7 +213,7 @@ def _best_shifts(
     at_best = np.zeros((2, n, len(SUPPORT)), np.float32)
     at_best[0][:, _DISC], at_best[1][:, _DISC] = cut_ink[best, rows], cut_mask[best, rows]
     hidden = (cut_mask[best, rows] != 1).any(axis=1)  # as decide would find it (0 outside the disc)
-    return model.decide(at_best[0], at_best[1], contrast, full[best, rows], hidden)
+    return model.decide(at_best[0], at_best[1], contrast, full[best, rows], hidden, print_hidden)
 
 
 class GlyphMemory:
@@ -315,14 +323,16 @@ def _read(
     reading = GlyphReading.blank(len(centres))
     if len(whole):
         reading.put(whole, model.decide(ink[whole], mask[whole], contrast[whole], hidden=hidden[whole]))
-    if len(some):
-        reading.put(
-            some, _best_shifts(model, frame, h, centred[some], None if white is None else white[some], axis[some])
-        )
     seen = None  # the re-centred patches, sampled once for the checks below
+    if len(some):
+        seen = _sample_planes(frame, h, centred)
+        some_white = None if white is None else white[some]
+        may_be_print = print_hidden([p[some] for p in seen], mask[some], some_white)
+        reading.put(some, _best_shifts(model, frame, h, centred[some], some_white, axis[some], may_be_print))
     sure = np.flatnonzero(reading.sure)
     if len(sure):
-        seen = _sample_planes(frame, h, centred)
+        if seen is None:
+            seen = _sample_planes(frame, h, centred)
         # A hard shadow's edge across the tile (`light_step`): the print in the shadow is as near
         # the lit tile as the lit print once the step is half the contrast between them.
         step = light_step([p[sure] for p in seen], ink[sure], mask[sure])
@@ -374,6 +384,43 @@ def light_step(planes: list[np.ndarray], ink: np.ndarray, mask: np.ndarray) -> n
             medians[enough, k, c] = row_medians(plane[enough][:, pixels], in_cell[enough])
     d = np.sqrt(((medians[:, :, None, :] - medians[:, None, :, :]) ** 2).sum(axis=3))
     return np.where(np.isnan(d), 0.0, d).max(axis=(1, 2))
+
+
+def print_lost(planes: list[np.ndarray], mask: np.ndarray, white: np.ndarray | None) -> np.ndarray:
+    """(N, K) the pixels of each tile's disc left out (`mask` 0) that may be the print itself:
+    clipped in some channel, yet away from any sign of glare (every channel clipped, or brighter
+    than paper by `GLARE_OVER_WHITE`, and the rim the ink reading grows around those).
+
+    Under a lamp brighter at the tile than at the markers, white print on a red tile clips in red
+    while its blue and green rise as glare's would: the censored model cannot tell print from
+    glare there, and leaves those pixels (and a rim) out. They are then the print's brightest
+    strokes, not a random part of the tile, and what is left may fit another glyph (`GlyphModel.
+    _tells_apart`). Pixels beside real glare are left out because of the glare, as likely on the
+    tile as on the print."""
+    b, g, r = planes
+    clip_b, clip_g, clip_r = b >= SATURATED, g >= SATURATED, r >= SATURATED
+    glare = clip_b & clip_g & clip_r
+    if white is not None:
+        glare |= (b + g + r) > GLARE_OVER_WHITE * np.asarray(white, np.float32).sum(axis=1)[:, None]
+    near = np.zeros(mask.shape, bool)
+    rows = np.flatnonzero(glare.any(axis=1))
+    if len(rows):
+        near[rows] = _dilate_rows(glare, rows) > 0
+    return (mask == 0) & (SUPPORT[None, :] > 0) & (clip_b | clip_g | clip_r) & ~near
+
+
+def print_hidden(planes: list[np.ndarray], mask: np.ndarray, white: np.ndarray | None) -> np.ndarray:
+    """(N,) whether all a tile hides may be its print: every pixel left out lies within the rim
+    the ink reading grows around pixels that may be print (`print_lost`). A tile that also hides
+    glare or a shadow is left to the usual rivals (`GlyphModel._tells_apart`)."""
+    lost = print_lost(planes, mask, white)
+    rows = np.flatnonzero(lost.any(axis=1))
+    out = np.zeros(len(mask), bool)
+    if len(rows):
+        rim = _dilate_rows(lost, rows) > 0
+        left_out = (mask[rows] == 0) & (SUPPORT[None, :] > 0)
+        out[rows] = ~(left_out & ~rim).any(axis=1)
+    return out
 
 
 def lamp_lost(planes: list[np.ndarray], mask: np.ndarray, bound: np.ndarray) -> np.ndarray:

@@ -11,7 +11,10 @@ table, can:
   edge alike, the contrast across that edge (table against band, per channel) is what it is in the
   lamp's full light beside the shadow (the edge is *kept*); where it covers the band only, the
   table keeps its light; in between, the table is darkened by a part of the band's darkening, the
-  same part in every channel (the lamp's colour against the room's);
+  same part in every channel (the lamp's colour against the room's); near the thing that casts it,
+  the table is darkened by one more factor, the same in every channel (it also hides part of the
+  room's light from the table): the edge then keeps its colour contrast, only darker (3D bench,
+  Blockers! room 3: a narrow shadow from a box beside the board);
 - an arm *replaces* what lies under it: it reaches over the board from beside it, so over the band
   and the board's edge alike, and the edge is gone (the contrast across it becomes the arm's own,
   near nothing), whatever the sleeve's colour; where it lies over the table only, the table changes
@@ -101,12 +104,16 @@ class CastShadows:
         if (~odd).sum() < MIN_CLEAN:
             return False
         typical = np.tile(np.median(band[~odd], axis=0), (n, 1))  # each patch's side's typical band
-        for side in range(4):  # colour (the whole band's on a side with few patches left)
+        own = np.zeros(n, bool)  # colour (the whole band's on a side with few patches left)
+        for side in range(4):
             clean = (self.sides == side) & ~odd
             if clean.sum() >= MIN_CLEAN:
                 typical[self.sides == side] = np.median(band[clean], axis=0)
+                own[self.sides == side] = True
         band_tol = np.maximum(NOISE_K * self._spread(band, ~odd, along=True), NOISE_FLOOR)
         change = band - typical
+        if own[run].all() and (np.abs(change[run]) <= band_tol).all():
+            return True  # the band's own colour on its side, odd only against the paper's white
         clear = ~odd & (np.abs(change) <= band_tol).all(axis=1)
         # The whole shadow: the run and the band patches beside it that it darkens too (its colour
         # moved less there), round a corner if it reaches one; and its depth, the lamp's share.
@@ -144,11 +151,13 @@ class CastShadows:
                     table = beyond[i, j] - typical[i] - ref
                     part = float(-(table @ depth) / (depth @ depth))
                     seen_edge[m] += 1
-                    unlike[m] += (np.abs(table + part * depth) > tol).any() or (np.abs(contrast) <= tol).all()
+                    shadowlike = (np.abs(table + part * depth) <= tol).all() or _colour_kept(contrast - ref, ref, tol)
+                    unlike[m] += (not shadowlike) or (np.abs(contrast) <= tol).all()
                     for k, slant in enumerate(SLANTS):  # the table that far along the side, out there
                         t = i + int(round(slant * BEYOND[j] / STEP))
                         if 0 <= t < n and self.sides[t] == side and seen[t, j]:
-                            kept[k, m] += bool((np.abs(beyond[t, j] - band[i] - ref) <= tol).all())
+                            off = beyond[t, j] - band[i] - ref
+                            kept[k, m] += bool((np.abs(off) <= tol).all() or _colour_kept(off, ref, tol))
         if not seen_edge[odd[shadow]].any():
             return False  # nothing is known of what lies beyond the run
         if (2 * unlike > seen_edge)[odd[shadow]].any():
@@ -188,6 +197,16 @@ def _widened(run: list[int], also: np.ndarray, n: int, most: int | None = None) 
         out.append(i)
         i, k = (i + 1) % n, k + 1
     return np.array(out)
+
+
+def _colour_kept(off: np.ndarray, ref: np.ndarray, tol: np.ndarray) -> bool:
+    """Whether an edge's contrast, `off` (log, per channel) from its contrast `ref` in full light,
+    is kept up to a darkening of the table by one factor in every channel: near the box that casts
+    the shadow, the box also hides part of the room's light from the table (a grey factor, whatever
+    the room light's colour), so the table is darker than the band's shadow but the edge keeps its
+    colour contrast. Only where that contrast is clear (an edge that differs in colour, not only in
+    brightness): an arm over the band and the edge leaves its own contrast, not the edge's."""
+    return bool(np.ptp(ref) > EDGE_K * tol.max() and np.ptp(off) <= 2 * tol.max() and (off <= tol).all())
 
 
 def _spread(x: np.ndarray) -> np.ndarray:

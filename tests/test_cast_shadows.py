@@ -1,0 +1,98 @@
+"""A lamp's hard shadow cast by a box beside the board (3D bench, rooms 2-3) is no arm, while an
+arm over the band there is one.
+
+The side's band in the shadow keeps its own colour from one patch to the next; only some of its
+patches are odd, against the paper white measured at markers the lamp still lights. Such a run is
+the band's own colour on its side: nothing lies over the band there. An arm replaces it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from controller.vision.shadows import CastShadows
+
+PER_SIDE = 14
+#: The band (a blue frame) and the table beyond it, log BGR, in the lamp's full light.
+BAND = np.log([200.0, 120.0, 70.0])
+TABLE = np.log([110.0, 110.0, 130.0])
+#: The lamp's share taken away by its shadow (a warm lamp: more red than blue), log.
+SHADOW = np.array([-0.05, -0.12, -0.3])
+
+
+def _ring() -> tuple[CastShadows, np.ndarray]:
+    """A square ring of band patches (4 sides of `PER_SIDE`), the shadow on the right side (1)."""
+    t = np.arange(PER_SIDE) * 0.5
+    end = (PER_SIDE - 1) * 0.5
+    sides = np.repeat(np.arange(4), PER_SIDE)
+    points = np.concatenate(
+        [
+            np.stack([t, np.full_like(t, -0.85)], 1),
+            np.stack([np.full_like(t, end + 0.85), t], 1),
+            np.stack([end - t, np.full_like(t, end + 0.85)], 1),
+            np.stack([np.full_like(t, -0.85), end - t], 1),
+        ]
+    )
+    normals = np.array([(0.0, -1.0), (1.0, 0.0), (0.0, 1.0), (-1.0, 0.0)])[sides]
+    return CastShadows(points, normals, sides), sides
+
+
+def _scene(rng: np.random.Generator, shaded: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Band (N, 3) and beyond (N, D, 3) log colours, and where beyond is seen: the `shaded` band
+    patches (the right side's first ten, its last four lit) and the table beyond them in the box's
+    shadow."""
+    shadows, sides = _ring()
+    n, d = len(sides), shadows.spots.shape[1]
+    band = BAND + rng.normal(0, 0.01, (n, 3))
+    beyond = np.repeat(band[:, None, :], d, axis=1)
+    beyond[:, 3:] += TABLE - BAND  # the board's edge at 1.5 pitches beyond the band, then the table
+    shade = np.flatnonzero(sides == 1)[:10] if shaded is None else shaded
+    band[shade] += SHADOW
+    beyond[shade] += SHADOW
+    return band, beyond, np.ones((n, d), bool)
+
+
+def test_a_shadow_over_most_of_a_side_is_not_an_arm_but_an_arm_there_is() -> None:
+    shadows, sides = _ring()
+    right = np.flatnonzero(sides == 1)
+    run = list(right[6:10])  # odd against the paper white of a lit marker, not against its side
+    odd = np.zeros(len(sides), bool)
+    odd[run] = True
+    band, beyond, seen = _scene(np.random.default_rng(3))
+    assert shadows.explains(run, odd, band, beyond, seen)
+    # A dark sleeve over those patches and the board's edge beyond them: an arm.
+    sleeve = band.copy()
+    sleeve[run] = np.log([40.0, 38.0, 36.0])
+    over = beyond.copy()
+    over[run] = np.log([40.0, 38.0, 36.0])
+    assert not shadows.explains(run, odd, sleeve, over, seen)
+    # A sleeve as bright as the shadowed band but of another colour: an arm too.
+    other = band.copy()
+    other[run] = band[run][:, ::-1]
+    over[run] = other[run][:, None, :]
+    assert not shadows.explains(run, odd, other, over, seen)
+
+
+def test_a_narrow_shadow_darker_on_the_table_near_its_box_is_not_an_arm_but_arms_there_are() -> None:
+    """A box beside the board casts a narrow shadow across the top band (3D bench, Blockers! room
+    3); nearer the box, the table in the shadow is darker still by a grey factor (the box also hides
+    part of the room's light from it), so the table's darkening is not a part of the band's. The
+    board's edge keeps its colour contrast, only darker: a shadow. Arms over the band and the edge
+    (a grey sleeve; a band-coloured sleeve; a sleeve over the band and a hand beyond) are arms."""
+    shadows, sides = _ring()
+    band, beyond, seen = _scene(np.random.default_rng(5), shaded=np.flatnonzero(sides == 0)[5:10])
+    d = beyond.shape[1]
+    run = list(np.flatnonzero(sides == 0)[5:10])
+    beyond[run, 3:] -= 0.4 * np.linspace(0.3, 1.0, d - 3)[None, :, None]  # the box hides the room's light
+    odd = np.zeros(len(sides), bool)
+    odd[run] = True
+    assert shadows.explains(run, odd, band, beyond, seen)
+    grey = np.log([40.0, 38.0, 36.0])
+    for over_band, over_table in (
+        (grey, grey),
+        (band[run] - 0.5, band[run] - 0.5),
+        (grey, np.log([90.0, 120.0, 170.0])),
+    ):
+        arm, past = band.copy(), beyond.copy()
+        arm[run] = over_band
+        past[run] = np.asarray(over_table)[..., None, :] if np.ndim(over_table) == 2 else over_table
+        assert not shadows.explains(run, odd, arm, past, seen)
