@@ -55,7 +55,7 @@ from controller.vision.outline import Outlines
 from controller.vision.reflections import ReflectionCheck
 from controller.vision.settings import DEFAULT_SIGMA, default_model, frame_colour, model_for, vision_settings
 from controller.vision.sheen import reread
-from controller.vision.sheen_doubt import doubt_beside_sheen
+from controller.vision.sheen_doubt import read_under_tint
 from controller.vision.tops import PieceTops, PlaceLooks, class_heights
 
 __all__ = [
@@ -202,15 +202,17 @@ class BoardReader:
         dec, shone = reread(self.model, dec, per_class)
         # Still between empty and a piece, with no piece's outline there: empty (outline.py).
         dec, outlined = self.outlines.settle(frame, self._placed(), dec, per_class)
-        # Beside a sheen, a colour that is also another look plus light is not sure (sheen_doubt.py).
-        doubted = doubt_beside_sheen(self.model, dec, shone, per_class, rows, cols)
-        shone |= outlined
+        # In and beside a sheen, read as a look plus its light, of the colour fitted over it (sheen_doubt.py).
+        dec, tinted = read_under_tint(self.model, dec, shone, per_class, rows, cols)
+        unsure_in_sheen = tinted & ~dec.sure
+        shone |= outlined | tinted
         feats, used = looks.chosen(dec.keys)
         rel = normalise(looks.chosen_medians(dec.keys), white, self.paper_weights)
         # A patch more than a third covered by glare is not trusted, whatever it looks like.
         sure = dec.sure & (used >= MIN_USED)
         self._beside_reflections(rect, rel, used, dec, sure)
         halos = self._beside_edge_glare(rect, white, frame, dec, sure)
+        sure &= ~unsure_in_sheen  # white light added does not settle what the sheen's colour left open
         # Nor one that a clipped channel leaves open to a look of another meaning (the light).
         med = looks.chosen_medians(dec.keys)
         rival = self.light_doubt.rivals(rel, channel_bounds(med, paper_bound, self.paper_weights), dec.best, sure)
@@ -218,7 +220,6 @@ class BoardReader:
         # Many places beyond every learned look, of several meanings, say the same of the light
         # where the frame cannot (a frame too dark to show a colour's change, or not known).
         unlike = unlike or self._unlike_calibration(dec, sure)
-        sure &= ~doubted  # after: a doubt beside a sheen says nothing of the light
         if unlike:  # every colour is read in a light unlike the calibration's
             sure[:] = False
         conf = np.where(used >= MIN_USED, dec.confidence, 0.0).reshape(rows, cols)
