@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.ndimage import binary_dilation
 
-from controller.vision.classify import ClassModel, Decision
+from controller.vision.classify import ClassModel, Decision, open_set_distance
 from controller.vision.features import colour_features
 from controller.vision.sheen import colours_of
 
@@ -87,12 +87,16 @@ def fit_tints(model: ClassModel, per_class: list[np.ndarray], places: np.ndarray
     """The colours (linear BGR, largest channel 1) of the light a sheen adds over `places`: (1, 3)
     the likeliest and (T, 3) every colour the places allow (none where no place is brighter than a
     look in every channel). The colours tried are white and those the places' excesses of light
-    over the looks show (at a look's own brightness and a learned spread brighter). The likeliest
-    leaves the least light unexplained, each place taken as the look it fits best at a brightness
-    within twice the learned spread plus a non-negative amount of that colour (least squares of
-    light: a strong sheen shows its colour best); the colours allowed let as many of the places
-    as any colour does be a look plus some of it within the open-set distance. One place, or
-    places of one look, allow many colours (each look they are brighter than gives one)."""
+    over the looks show (at a look's own brightness and a learned spread brighter).
+
+    Each colour leaves some light unexplained: each place taken as the look it fits best, at a
+    brightness within twice the learned spread, plus a non-negative amount of that colour (least
+    squares of light: a strong sheen shows its colour best). The likeliest leaves the least. Once
+    a place's brightness and amount are fitted one number of its three is left, and the colour
+    takes two of all the places': what the likeliest leaves measures the noise, and a colour is
+    allowed when it leaves no more than the open-set quantile of two dimensions of that noise
+    more. With two places or fewer nothing measures it: every colour that lets as many of them as
+    any colour does be a look plus some of it (within the open-set distance) is allowed."""
     looks = linear(colours_of(model.means))  # (K, 3)
     spread = GAMMA * np.sqrt(np.array([float(np.asarray(r.cov)[0][0]) for r in model.refs]) + model.floor[0])
     light = np.stack([linear(colours_of(f[places])) for f in per_class], axis=1)  # (G, K, 3)
@@ -104,8 +108,13 @@ def fit_tints(model: ClassModel, per_class: list[np.ndarray], places: np.ndarray
     tints = np.unique(np.round(tints / tints.max(axis=1, keepdims=True), 2), axis=0)
     scales = np.exp(np.linspace(-2, 2, 9)[:, None] * spread[None])  # (S, K)
     unexplained = _unexplained(light, looks, scales, tints).min(axis=2).sum(axis=1)
+    likeliest = tints[[int(np.argmin(unexplained))]]
+    dof = len(places) - 2
+    if dof > 0:
+        noise = unexplained.min() / dof
+        return likeliest, tints[unexplained <= unexplained.min() + noise * open_set_distance(2) ** 2]
     explained = (_least_distances(model, light, tints).min(axis=2) <= model.max_distance).sum(axis=1)
-    return tints[[int(np.argmin(unexplained))]], tints[explained == explained.max()]
+    return likeliest, tints[explained == explained.max()]
 
 
 def tinted_distances(model: ClassModel, per_class: list[np.ndarray], tints: np.ndarray) -> np.ndarray:
@@ -129,9 +138,10 @@ def read_under_tint(
 ) -> tuple[Decision, np.ndarray]:
     """The decision with every place within `REACH` of a sheen read again as a look plus some of
     the sheen's light, and (N,) the places so read. Each is read as the look the likeliest colour
-    explains best; sure only when every other meaning is clearly farther under every colour the
-    sheen allows (the classifier's margin rule) and, where those colours read the sheen's own
-    places differently (its colour unknown), beyond the open-set distance under all of them.
+    explains best; sure only when every colour the sheen allows reads it as that meaning, every
+    other meaning is clearly farther under all of them (the classifier's margin rule), and, where
+    those colours read the sheen's own places differently (its colour unknown), beyond the
+    open-set distance under all of them.
     A place some look explains so is within the open-set distance (a sheen, not a light unlike
     the calibration's)."""
     n = len(dec.sure)
@@ -146,15 +156,18 @@ def read_under_tint(
     idx = np.flatnonzero(near)
     feats = [f[idx] for f in per_class]
     dist = tinted_distances(model, feats, likeliest)
-    wide = np.minimum(dist, tinted_distances(model, feats, allowed))
+    light = np.stack([linear(colours_of(f)) for f in feats], axis=1)
+    each = _least_distances(model, light, allowed)  # (T, N, K)
+    wide = np.minimum(dist, each.min(axis=0))
     best = dist.argmin(axis=1)
+    agree = np.all(model.same[each.argmin(axis=2), best[None]], axis=0)
     d1 = dist[np.arange(len(idx)), best]
     rivals = np.where(model.same[best], np.inf, wide)
     d2 = rivals.min(axis=1)
     margin = np.where(np.isfinite(d2), (d2 - d1) / np.maximum(d2, 1e-9), 1.0)
     need = model.pair_need[best, rivals.argmin(axis=1)]
     explained = d1 <= model.max_distance
-    one = explained & (margin >= model.min_margin) & (margin > need)
+    one = explained & agree & (margin >= model.min_margin) & (margin > need)
     if not _colour_known(model, per_class, np.flatnonzero(glare), allowed):
         one &= d2 > model.max_distance
     keys, letters = list(dec.keys), list(dec.letters)
