@@ -203,8 +203,11 @@ class BoardReader:
         # Still between empty and a piece, with no piece's outline there: empty (outline.py).
         dec, outlined = self.outlines.settle(frame, self._placed(), dec, per_class)
         # In and beside a sheen, read as a look plus its light, of the colour fitted over it (sheen_doubt.py).
+        before = dec
         dec, tinted = read_under_tint(self.model, dec, shone, per_class, rows, cols)
         unsure_in_sheen = tinted & ~dec.sure
+        # Read only by allowing the sheen's colour: its light over the glyph is not trusted either.
+        won_in_sheen = tinted & dec.sure & ~(before.sure & (before.best == dec.best))
         shone |= outlined | tinted
         feats, used = looks.chosen(dec.keys)
         rel = normalise(looks.chosen_medians(dec.keys), white, self.paper_weights)
@@ -230,7 +233,7 @@ class BoardReader:
             return Reading(None, [], conf, problem=problem, relocalised=moved)
         unsure = [divmod(int(i), cols) for i in np.flatnonzero(~sure)]
         open_points = {divmod(int(i), cols) for i in np.flatnonzero(dec.open & sure)}
-        glyph_of = self._glyphs(frame, dec.letters, sure, white, halos) if self.reads_glyphs else {}  # add-ons
+        glyph_of = self._glyphs(frame, dec.letters, sure & ~won_in_sheen, white, halos) if self.reads_glyphs else {}
         lines = {key: read_line(frame, white) for key, read_line in self.line_readers}
         cells = _cells(dec.letters, sure, glyph_of, self.reads_glyphs, cols)
         snapshot = None
