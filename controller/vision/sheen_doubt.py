@@ -125,14 +125,6 @@ def tinted_distances(model: ClassModel, per_class: list[np.ndarray], tints: np.n
     return _least_distances(model, light, tints).min(axis=0)
 
 
-def _colour_known(model: ClassModel, per_class: list[np.ndarray], places: np.ndarray, tints: np.ndarray) -> bool:
-    """Whether every colour in `tints` reads each of `places` as the same meaning (the sheen's
-    colour is then known well enough to read by: what is left unknown of it changes nothing)."""
-    light = np.stack([linear(colours_of(f[places])) for f in per_class], axis=1)
-    reads = _least_distances(model, light, tints).argmin(axis=2)  # (T, G)
-    return bool(np.all(model.same[reads, reads[:1]]))
-
-
 def read_under_tint(
     model: ClassModel, dec: Decision, shone: np.ndarray, per_class: list[np.ndarray], rows: int, cols: int
 ) -> tuple[Decision, np.ndarray]:
@@ -154,13 +146,18 @@ def read_under_tint(
     size = 2 * REACH + 1
     near = binary_dilation(glare.reshape(rows, cols), structure=np.ones((size, size), bool)).ravel()
     idx = np.flatnonzero(near)
-    feats = [f[idx] for f in per_class]
-    dist = tinted_distances(model, feats, likeliest)
-    light = np.stack([linear(colours_of(f)) for f in feats], axis=1)
-    each = _least_distances(model, light, allowed)  # (T, N, K)
-    wide = np.minimum(dist, each.min(axis=0))
+    tints = np.unique(np.concatenate([likeliest, allowed]), axis=0)
+    light = np.stack([linear(colours_of(f[idx])) for f in per_class], axis=1)  # (N, K, 3)
+    each = _least_distances(model, light, tints)  # (T, N, K)
+    dist = each[int(np.flatnonzero(np.all(tints == likeliest, axis=1))[0])]
+    wide = each.min(axis=0)
     best = dist.argmin(axis=1)
-    agree = np.all(model.same[each.argmin(axis=2), best[None]], axis=0)
+    reads = each.argmin(axis=2)  # (T, N): the look each colour reads each place as
+    agree = np.all(model.same[reads, best[None]], axis=0)
+    # The sheen's colour is known well enough to read by where every colour it allows reads the
+    # places that show it alike (what is left unknown of it then changes nothing).
+    shows = glare[idx]
+    known = bool(np.all(model.same[reads[:, shows], reads[:1, shows]]))
     d1 = dist[np.arange(len(idx)), best]
     rivals = np.where(model.same[best], np.inf, wide)
     d2 = rivals.min(axis=1)
@@ -168,7 +165,7 @@ def read_under_tint(
     need = model.pair_need[best, rivals.argmin(axis=1)]
     explained = d1 <= model.max_distance
     one = explained & agree & (margin >= model.min_margin) & (margin > need)
-    if not _colour_known(model, per_class, np.flatnonzero(glare), allowed):
+    if not known:
         one &= d2 > model.max_distance
     keys, letters = list(dec.keys), list(dec.letters)
     looks, sure, conf = dec.best.copy(), dec.sure.copy(), dec.confidence.copy()
