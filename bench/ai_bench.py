@@ -43,10 +43,10 @@ import sys
 import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import replace
+from dataclasses import asdict, dataclass, replace
 from functools import cache
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -58,7 +58,7 @@ from controller.games import registry  # noqa: E402
 from controller.record import setup_from_mapping  # noqa: E402
 
 #: The two-player setup of each game.
-GAMES = {
+GAMES: dict[str, dict[str, Any]] = {
     "colorpop": {"game": "colorpop", "variant": "standard", "players": 2},
     "blockers": {"game": "blockers", "variant": "two-player", "players": 2, "seats": [["R", "G"], ["B", "Y"]]},
     "flipop": {"game": "flipop", "players": 2},
@@ -71,7 +71,8 @@ TARGETS = {"random": 0.90, "greedy": 0.65}
 DEFAULT_RESULTS = ROOT / "bench" / "results" / "ai_bench.jsonl"
 
 
-class Task(NamedTuple):
+@dataclass(frozen=True)
+class Task:
     game: str
     level: str
     against: str
@@ -138,7 +139,7 @@ def play_one(task: Task) -> dict[str, Any]:
     outcome = match.play(setup, players, rng)
     think = outcome.think[seat]
     return {
-        **task._asdict(),
+        **asdict(task),
         "version": pairing_version(task.game, task.level, task.against),
         "seat": seat,
         "score": 1.0 / len(outcome.winners) if seat in outcome.winners else 0.0,

@@ -27,10 +27,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
 
-from ai_bench import GAMES, _player  # noqa: E402
-
+from bench.ai_bench import GAMES, _player  # noqa: E402
 from controller.ai import match  # noqa: E402
 from controller.record import setup_from_mapping  # noqa: E402
 

@@ -31,7 +31,7 @@ from controller.vision.reader import BoardReader  # noqa: E402
 from controller.web.aim_api import picture_jpeg  # noqa: E402
 from simulation.render import random_snapshot, render_snapshot  # noqa: E402
 
-PLAYERS = {
+PLAYERS: dict[str, dict] = {
     "colorpop": {"players": 2},
     "blockers": {"players": 4, "seats": ["R", "G", "B", "Y"]},
     "flipop": {"players": 2},

@@ -36,6 +36,7 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -110,7 +111,8 @@ def run_tables(first: int, count: int, port: int, every: float, seconds: float, 
     """One worker process: `count` tables, each its own paho client, stepping every `every` seconds."""
     scripts = [game_script(p) for p in RECORDS]
     rng = random.Random(first)
-    clients, tables = [], []
+    clients: list[mqtt.Client] = []
+    tables: list[dict[str, Any]] = []
     for n in range(first, first + count):
         name = f"bench-{n:02d}"
         keys, steps = scripts[n % len(scripts)]

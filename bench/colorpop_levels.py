@@ -269,7 +269,7 @@ def choices(args: argparse.Namespace) -> None:
     knowledge = knowledge_for("colorpop")
     setup = setup_from_mapping(SETUP)
     small, big = make_player(args.small), make_player(args.big)
-    rows = []
+    rows: list[tuple[int, int, bool, dict[str, list[Choice]]]] = []
     deal = args.first
     while len(rows) < args.positions:
         chance = random.Random(f"colorpop-deal/{deal}")

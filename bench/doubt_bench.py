@@ -62,7 +62,7 @@ COLUMNS = ("pictures", "sure right", "sure wrong", "unsure", "completed", "false
 def position(game: str, rng: random.Random, moves_max: int):
     """A referee part-way through a random legal game, the board a legal move of the player to move
     gives from there, and the places that move changed; None when the game ended first."""
-    setup = setup_from_mapping(registry.get(game).demo, "bench")
+    setup = setup_from_mapping(dict(registry.get(game).demo), "bench")
     engine = engine_for(setup)
     referee = Referee(engine)
     referee.observe(starting_board(setup, rng))
@@ -91,7 +91,7 @@ def relit(image: np.ndarray, gains: tuple[float, float, float], ramp: float) -> 
 def read_and_resolve(referee: Referee, setup, truth: Snapshot, lighting: str, changed, seed: int) -> str:
     """What became of one picture: 'sure right', 'sure wrong', 'completed', 'false' or 'waiting'."""
     rng = random.Random(f"lamp {seed}")
-    spots = ()
+    spots: tuple[tuple[float, float, float], ...] = ()
     if "lamp" in lighting:
         r, c = rng.choice(list(changed))
         spots = ((r + rng.uniform(-0.2, 0.2), c + rng.uniform(-0.2, 0.2), rng.uniform(0.3, 0.5)),)
@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{'game':<11} {'lighting':<10} " + " ".join(f"{c:>10}" for c in COLUMNS))
     false_total = 0
     for game in args.games:
-        tallies = {lighting: Counter() for lighting in lightings}
+        tallies: dict[str, Counter[str]] = {lighting: Counter() for lighting in lightings}
         seed = args.seed
         found = 0
         while found < args.positions and seed < args.seed + 20 * args.positions:

@@ -39,6 +39,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -209,6 +210,7 @@ def main() -> int:
     ]
     totals: dict[str, Figures] = {game: Figures(game) for game in args.games}
     still: dict[str, list[tuple[float, float]]] = {game: [] for game in args.games}
+    results: Iterator[Figures]
     if args.jobs == 1:
         results = map(bench_game, jobs)
     else:

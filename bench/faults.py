@@ -271,6 +271,8 @@ def kill_run(kills: int, seed: int, folder: Path) -> Tally:
             shown_before = (int(resumed.group(1)), int(resumed.group(2)) + len(verdicts))
         elif any("started game" in line for line in lines):
             game = re.search(r"started game (\d+)", next(line for line in lines if "started game" in line))
+            if game is None:
+                raise AssertionError("the log names a started game without its number")
             shown_before = (int(game.group(1)), len(verdicts))
     tally.duplicated += journal_repeats(folder / "run.sqlite")
     journal_verdicts(folder / "run.sqlite")  # raises if any game does not replay as judged
@@ -319,7 +321,7 @@ def journal_faults(game: str, seed: int, folder: Path) -> tuple[Tally, list[str]
         with open(path, "r+b") as file:
             file.truncate(path.stat().st_size - 1000)
 
-    damage: dict[str, Callable[[Path], None]] = {
+    damage: dict[str, Callable[[Path], object]] = {
         "garbled row": garble,
         "cut inside its last page": cut,
         "0 bytes": lambda p: p.write_bytes(b""),
@@ -361,7 +363,7 @@ def journal_faults(game: str, seed: int, folder: Path) -> tuple[Tally, list[str]
             db.execute("PRAGMA query_only = 1")
             return db
 
-        Journal._connect = connect  # type: ignore[method-assign]
+        Journal._connect = connect  # type: ignore[method-assign,assignment]
         rig.loop.session.journal.db.execute("PRAGMA query_only = 1")
 
     def writable(rig: StubRig, path: Path) -> None:

@@ -66,7 +66,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from controller.ai import match  # noqa: E402
-from controller.games.registry import engine_for  # noqa: E402
+from controller.games.flipop.rules import FlipopEngine  # noqa: E402
 from controller.record import setup_from_mapping  # noqa: E402
 
 #: `Graph.mover` of a position whose game is over, and of one left unexplored (`--limit`).
@@ -359,7 +359,7 @@ def main() -> int:
         "--proof-boards", type=int, default=None, help="with --whole: boards a dead check goes through at most"
     )
     args = parser.parse_args()
-    engine = engine_for(setup_from_mapping({"game": "flipop", "players": 2}))
+    engine = FlipopEngine(setup_from_mapping({"game": "flipop", "players": 2}))
     start = engine.start(engine.start_board)
     began = time.process_time()
 

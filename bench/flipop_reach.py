@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from controller.games.flipop import doors as doors_model  # noqa: E402
-from controller.games.registry import engine_for  # noqa: E402
+from controller.games.flipop.rules import FlipopEngine  # noqa: E402
 from controller.record import setup_from_mapping  # noqa: E402
 
 #: Plies after which a game is ended, as the computer player's bench ends it.
@@ -159,7 +159,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=40, help="random games (default 40)")
     args = parser.parse_args()
-    engine = engine_for(setup_from_mapping({"game": "flipop", "players": 2}))
+    engine = FlipopEngine(setup_from_mapping({"game": "flipop", "players": 2}))
     board = engine.start_board
     doors = tuple(board.line("doors") or ())
     started = time.process_time()

@@ -39,6 +39,8 @@ from simulation.render import Scene, random_snapshot, render_snapshot  # noqa: E
 
 def load(path: Path):
     spec = importlib.util.spec_from_file_location("old_glyphs", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"{path} cannot be loaded as a Python module")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
@@ -63,8 +65,8 @@ def main() -> int:
             snap = random_snapshot("blockers", p, seed=seed)
             boards.append(render_snapshot(snap, p, seed=seed, preset=preset, scene=Scene(frame=0)))
             names.append(f"{preset} {seed}")
-    readers = {}
-    calls = {}  # the arguments of each board's read_glyphs call
+    readers: dict[str, list[BoardReader]] = {}
+    calls: dict[str, list[tuple]] = {}  # the arguments of each board's read_glyphs call
     for name, module in versions.items():
         readers[name] = []
         for _ in boards:
@@ -74,7 +76,7 @@ def main() -> int:
     for name, module in versions.items():
         calls[name] = []
         for frame, reader in zip(boards, readers[name]):
-            seen = []
+            seen: list[tuple] = []
 
             def spy(model, *rest, seen=seen, read=module.read_glyphs):
                 seen.append((model, *rest[:4]))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from functools import partial
 
 from calibration.guided import GuidedCalibration, wait_for_still
 from controller.vision.reader import BoardReader
@@ -24,7 +25,8 @@ def main() -> None:
     ap.add_argument("--preset", default="clean", choices=["clean", "hard"])
     ap.add_argument("--positions", type=int, default=5)
     args = ap.parse_args()
-    size = tuple(int(v) for v in args.size.split("x"))
+    width, height = (int(v) for v in args.size.split("x"))
+    size = (width, height)
     for game in ("colorpop", "blockers", "flipop", "stay-alive"):
         world = setup_world(game, seed=1)
         camera = LiveCamera(world, simulated_camera(world, size=size, preset=args.preset))
@@ -33,7 +35,9 @@ def main() -> None:
         started = time.perf_counter()
         for step in session.steps:
             person.follow(step)
-            session.take(step.number, wait_for_still(lambda c=camera: c.latest_frame, world.profile, timeout=60))
+            session.take(
+                step.number, wait_for_still(partial(getattr, camera, "latest_frame"), world.profile, timeout=60)
+            )
         captured = time.perf_counter()
         outcome = session.finish()
         finished = time.perf_counter()
@@ -41,7 +45,10 @@ def main() -> None:
         if outcome.ok:
             for seed in range(args.positions):
                 board = person.fresh_position(100 + seed)
-                reading = BoardReader(outcome.profile).read(camera.latest_frame)
+                frame = camera.latest_frame
+                if frame is None:
+                    break
+                reading = BoardReader(outcome.profile).read(frame)
                 seen = reading.snapshot
                 exact += seen is not None and seen.cells == board.cells and seen.line("doors") == board.line("doors")
         print(

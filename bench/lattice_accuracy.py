@@ -163,7 +163,8 @@ def photograph(
     dst = rel @ rot.T + centre + rng.uniform(-1, 1, (4, 2)) * 0.025 * pitch * span
     m = cv2.getPerspectiveTransform((tex_corners * TEXP - 0.5).astype(np.float32), dst.astype(np.float32))
     table = np.empty((h, w, 3), np.float32)
-    table[:] = _lin(tuple(int(v) for v in rng.integers(60, 120, 3)))
+    b, g, r = (int(v) for v in rng.integers(60, 120, 3))
+    table[:] = _lin((b, g, r))
     img = cv2.warpPerspective(board, m, (w, h), dst=table, flags=cv2.INTER_AREA, borderMode=cv2.BORDER_TRANSPARENT)
     # Light: exposure, colour temperature, a gradient and vignetting, all in linear light.
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
@@ -181,7 +182,10 @@ def photograph(
     out = cv2.GaussianBlur(enc * 255, (0, 0), rng.uniform(0.6, 1.4))
     out = np.clip(out + rng.normal(0, 2.5, out.shape), 0, 255).astype(np.uint8)
     ok, jpg = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(60, 90))])
-    out = cv2.imdecode(jpg, cv2.IMREAD_COLOR)
+    decoded = cv2.imdecode(jpg, cv2.IMREAD_COLOR)
+    if not ok or decoded is None:
+        raise RuntimeError("a synthetic board could not be encoded as JPEG")
+    out = decoded
     lattice_tex = np.array([[1, 1], [cols, 1], [cols, rows], [1, rows]], np.float64) * TEXP - 0.5
     pts = cv2.perspectiveTransform(lattice_tex[None].astype(np.float32), m)[0].astype(np.float64)
     return out, pts

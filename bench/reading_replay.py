@@ -59,7 +59,7 @@ class GlyphSpy:
         self.read = glyphs_module.read_glyphs
         for name, module in list(sys.modules.items()):
             if name.startswith("controller.vision") and getattr(module, "read_glyphs", None) is self.read:
-                module.read_glyphs = self
+                setattr(module, "read_glyphs", self)  # noqa: B010 (mypy: not every module defines it)
 
     def __call__(self, *args, **kwargs):
         res = self.read(*args, **kwargs)

@@ -144,7 +144,10 @@ def relight(image: np.ndarray, lamp: str, seed: int, noise: float = 2.0, jpeg: i
     enc = np.clip(lit, 0, 1) ** (1 / GAMMA) * 255
     enc = np.clip(np.rint(enc + rng.normal(0, noise, enc.shape)), 0, 255).astype(np.uint8)
     ok, data = cv2.imencode(".jpg", enc, [cv2.IMWRITE_JPEG_QUALITY, jpeg])
-    return cv2.imdecode(data, cv2.IMREAD_COLOR)
+    decoded = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    if not ok or decoded is None:
+        raise RuntimeError("a relit picture could not be encoded as JPEG")
+    return decoded
 
 
 @dataclass

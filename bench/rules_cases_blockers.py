@@ -48,7 +48,10 @@ def cases(count: int, seed: int) -> list:
             shown = engine.expected(after)
             if rng.random() < 0.05:
                 shown = _with(shown, {move.cell: move.colour + "?"})
-            state = engine.judge(state, shown).state
+            judged = engine.judge(state, shown).state
+            if judged is None:  # a reading the rules could not take as a move: this walk ends here
+                break
+            state = judged
         if engine.is_over(state):
             continue
         moves = engine.legal_moves(state)

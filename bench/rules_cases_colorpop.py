@@ -14,7 +14,7 @@ from simulation.random_play import random_position
 def cases(count: int, seed: int) -> list:
     rng = random.Random(seed)
     profile = default_profile("colorpop")
-    out = []
+    out: list = []
     while len(out) < count:
         engine = ColorpopEngine(GameSetup("colorpop", profile, players=3))
         tokens = [ch for ch in "GYOBP" for _ in range(19)] + ["J"] * 5

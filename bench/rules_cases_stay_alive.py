@@ -38,7 +38,7 @@ def _case_snapshot(engine: StayAliveEngine, state: StayAliveState, rng: random.R
             # a marble put on an open point and seen there (illegal)
             opened = engine.holes.open_points(state.orange, state.white)
             spots = [p for p in opened if state.board[p[0]][p[1]] == EMPTY]
-            if spots:
+            if spots and state.to_move is not None:
                 r, c = rng.choice(spots)
                 cells = [list(row) for row in engine.expected(state).cells]
                 cells[r][c] = engine.seats[state.to_move]
@@ -79,7 +79,7 @@ def _case_snapshot(engine: StayAliveEngine, state: StayAliveState, rng: random.R
 def cases(count: int, seed: int) -> list[tuple[StayAliveEngine, StayAliveState, Snapshot]]:
     rng = random.Random(seed)
     engines = [StayAliveEngine(GameSetup("stay-alive", default_profile("stay-alive"), players=n)) for n in (2, 3, 4)]
-    out = []
+    out: list = []
     while len(out) < count:
         engine = rng.choice(engines)
         state = engine.start(starting_board(engine.setup, rng))

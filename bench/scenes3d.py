@@ -83,6 +83,18 @@ class Picture:
     job: dict | None = None
     image: np.ndarray | None = None
 
+    def scene(self) -> dict:
+        """Its scene's description (planned before anything renders)."""
+        if self.job is None:
+            raise RuntimeError(f"{self.name} was never planned")
+        return self.job
+
+    def picture(self) -> np.ndarray:
+        """Its developed picture (there once its scene has rendered)."""
+        if self.image is None:
+            raise RuntimeError(f"{self.name} was never developed")
+        return self.image
+
 
 @dataclass
 class RoomPlan:
@@ -141,7 +153,8 @@ def plan_room(
         if board.line("doors") is None and p.get("start"):
             board = board.with_line("doors", random_doors(p, 9500 + 100 * seed + k))
         grey = dark.uniform(15, 80)
-        sleeve = tuple(int(round(grey + dark.uniform(-6, 6))) for _ in range(3))
+        b, g, r = (int(round(grey + dark.uniform(-6, 6))) for _ in range(3))
+        sleeve = (b, g, r)
         side = dark.choice(["bottom", "top", "left", "right"])
         # Reaching far across the board, so that the sleeve, not the hand, crosses the near band.
         far = {"bottom": (0.0, 0.3), "top": (0.7, 1.0), "left": (0.7, 1.0), "right": (0.0, 0.3)}[side]
@@ -181,7 +194,7 @@ def calibrate(plan: RoomPlan, folder: Path) -> tuple[object | None, str]:
     args = ["calibrate", "--game", plan.game, "--out", str(folder / "profile.yaml")]
     for pic in plan.pictures:
         path = folder / f"{pic.name}.png"
-        cv2.imwrite(str(path), pic.image)
+        cv2.imwrite(str(path), pic.picture())
         if pic.step is not None:
             args += [FLAGS[pic.step], str(path)]
     out, err = io.StringIO(), io.StringIO()
@@ -223,8 +236,8 @@ def read_room(plan: RoomPlan, profile, tally: Tally) -> None:
             continue
         reader = BoardReader(profile)
         if pic.hand is not None:  # it saw the board before the arm came, as in play (the camera stays)
-            reader.read(next(p.image for p in plan.pictures if p.step is None and p.hand is None))
-        reading = reader.read(pic.image)
+            reader.read(next(p.picture() for p in plan.pictures if p.step is None and p.hand is None))
+        reading = reader.read(pic.picture())
         saw_hand = reading.problem is not None and reading.problem.startswith(HAND)
         if pic.hand is not None:
             tally.hands[1] += 1
@@ -331,7 +344,7 @@ def main() -> int:
         for g in games
         for seed in range(args.first_room, args.first_room + args.rooms)
     ]
-    jobs = [pic.job for plan in plans for pic in plan.pictures]
+    jobs = [pic.scene() for plan in plans for pic in plan.pictures]
     if renderer.missing(jobs):
         ensure_renderer()
     raws = renderer.render(jobs)

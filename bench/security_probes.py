@@ -142,7 +142,7 @@ class Broker:
 
     def start(self) -> Broker:
         self.process = subprocess.Popen([MOSQUITTO, "-c", str(self.config)], stderr=subprocess.DEVNULL)
-        if not wait_until(lambda: socket.create_connection(("127.0.0.1", self.port), 0.2).close() or True, 10):
+        if not wait_until(lambda: _accepts(self.port), 10):
             raise RuntimeError("mosquitto did not start")
         return self
 
@@ -361,6 +361,16 @@ def standings(port: int) -> dict[str, dict[str, Any]]:
     return {s["name"]: s for s in json.loads(body)["standings"]} if status == 200 else {}
 
 
+def _sum3(a: tuple[int, int, int], b: tuple[int, int, int]) -> tuple[int, int, int]:
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
+
+
+def _accepts(port: int) -> bool:
+    """Whether something listens on `port` here (raises while nothing does, as `wait_until` expects)."""
+    socket.create_connection(("127.0.0.1", port), 0.2).close()
+    return True
+
+
 def expected_standings(journals: dict[str, tuple[Path, list[str]]]) -> dict[str, tuple[int, int, int]]:
     """(played, wins, losses+draws) per player, worked out from the tables' journals themselves."""
     from controller.commands.replay import judge_record
@@ -389,7 +399,7 @@ def expected_standings(journals: dict[str, tuple[Path, list[str]]]) -> dict[str,
                         s[2] += 1
         finally:
             journal.close()
-    return {k: tuple(v) for k, v in out.items()}
+    return {k: (v[0], v[1], v[2]) for k, v in out.items()}
 
 
 # --- the probes ----------------------------------------------------------------------------------
@@ -673,7 +683,7 @@ def probe_replaced(folder: Path) -> dict[str, Any]:
         fresh = len(journal_points(journal))
         wait_until(lambda: _stored_verdicts(port) - stored_before >= fresh, 20, 0.5)
         not_stored = fresh - (_stored_verdicts(port) - stored_before)
-        both = {n: tuple(a + b for a, b in zip(old[n], new.get(n, (0, 0, 0)))) for n in old}
+        both = {n: _sum3(old[n], new.get(n, (0, 0, 0))) for n in old}
         wait_until(lambda: _standings_differ(port, both) == 0, 20, 0.5)
         got = standings(port)
         new_games = new["Ann"][0]
@@ -894,10 +904,10 @@ def probe_malformed(folder: Path, entries: int = 34000) -> dict[str, Any]:
     for key, value in (("secrets", [1, 2, 3]), ("targets", {}), ("secrets", [{}, {}, {}]), ("targets", [[1]])):
         data = load_yaml(EXAMPLES / "colorpop-standard.yaml", "the game record")
         data[key] = value
-        path = folder / "record.yaml"
-        path.write_text(yaml.safe_dump(data))
+        record = folder / "record.yaml"
+        record.write_text(yaml.safe_dump(data))
         out = subprocess.run(
-            [sys.executable, "-m", "controller.cli", "replay", str(path)],
+            [sys.executable, "-m", "controller.cli", "replay", str(record)],
             env=env(),
             cwd=folder,  # `python -m` puts the working folder first: not this checkout's
             capture_output=True,

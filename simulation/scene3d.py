@@ -38,6 +38,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -853,9 +854,22 @@ def _worker_version() -> str:
     raise RefereeError(f"{WORKER} names no VERSION")
 
 
+def _portable(value: Any) -> Any:
+    """`value` with every texture file reduced to its name: a texture is named by the hash of its
+    pixels, so its folder (the cache's path, however it was spelled) says nothing about the scene."""
+    if isinstance(value, dict):
+        return {k: _portable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_portable(v) for v in value]
+    if isinstance(value, str | Path) and str(value).endswith(".png"):
+        return Path(value).name
+    return value
+
+
 def job_key(job: dict) -> str:
-    """A render's cache key: its description (without where it is written) and the worker's code."""
-    desc = {k: v for k, v in job.items() if k != "output"}
+    """A render's cache key: its description (without where it is written, and its textures by name
+    only, so that one cache serves whatever path it is given) and the worker's code."""
+    desc = _portable({k: v for k, v in job.items() if k != "output"})
     text = json.dumps(desc, sort_keys=True, default=str) + _worker_version()
     return hashlib.sha1(text.encode()).hexdigest()[:24]
 

@@ -1,5 +1,6 @@
-"""The code stays `ruff` clean and `mypy` finds no type error in `controller/`, `calibration/` and
-`simulation/` (settings in pyproject.toml): the test command checks both."""
+"""The code stays `ruff` clean and `mypy` finds no type error in `controller/`, `calibration/`,
+`simulation/`, `firmware_bridge/`, `bench/` and `tools/` (settings in pyproject.toml): the test command
+checks both."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ def test_ruff_format_changes_nothing():
 
 @pytest.mark.slow
 def test_mypy_finds_no_type_error():
-    """controller/ and calibration/ type-check (`mypy`, its settings in pyproject.toml): an optional
+    """The product, its benches and its tools type-check (`mypy`, its settings in pyproject.toml): an optional
     part is narrowed before it is used, a function is called with what it declares."""
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--no-color-output"], cwd=ROOT, capture_output=True, text=True, timeout=600

@@ -98,6 +98,20 @@ def test_a_hand_and_the_lamp_change_the_description(tmp_path: Path):
     assert s3.job_key(plain) == s3.job_key({**plain, "output": "elsewhere.npy"})
 
 
+def test_a_cache_serves_whatever_its_path_is_called(tmp_path: Path):
+    """The same scene planned with its textures under two spellings of one folder (here through a
+    link, as a relative and an absolute path also differ) renders once: the key names each texture
+    by its content, not by where it was written."""
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "cache")
+    near, _ = _scene("stay-alive", 2, tmp_path / "cache")
+    far, _ = _scene("stay-alive", 2, tmp_path / "link")
+    assert near != far  # the descriptions do name the folders, which the worker opens
+    assert s3.job_key(near) == s3.job_key(far)
+    other, _ = _scene("stay-alive", 3, tmp_path / "cache")
+    assert s3.job_key(other) != s3.job_key(far)
+
+
 def test_a_sleeve_dresses_the_forearm_and_only_it(tmp_path: Path):
     bare, _ = _scene("colorpop", 0, tmp_path, hand=s3.Hand(1, 4, "bottom"))
     dressed, _ = _scene("colorpop", 0, tmp_path, hand=s3.Hand(1, 4, "bottom", sleeve=(30, 30, 34)))

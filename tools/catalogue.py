@@ -33,8 +33,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{path}: {added} added, {dropped} dropped")
             args.action = "check"
         if args.action == "compile":
-            for path in catalogue.compile_all(Path(args.only).resolve() if args.only else None):
-                print(f"compiled {path.relative_to(catalogue.ROOT)}")
+            for compiled in catalogue.compile_all(Path(args.only).resolve() if args.only else None):
+                print(f"compiled {compiled.relative_to(catalogue.ROOT)}")
             return 0
         found = catalogue.problems()
         for line in found:

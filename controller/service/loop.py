@@ -1135,9 +1135,13 @@ class RefereeLoop:
         return {"computer": data, "computer_line": line}
 
 
-def run_realtime(
-    loop: RefereeLoop, fps: float, stop: threading.Event, on_tick: Callable[[], None] | None = None
-) -> None:
+class Ticking(Protocol):
+    """What `run_realtime` drives: one step per tick (a `RefereeLoop`, or a bench's timed wrapper)."""
+
+    def tick(self) -> object: ...
+
+
+def run_realtime(loop: Ticking, fps: float, stop: threading.Event, on_tick: Callable[[], None] | None = None) -> None:
     """Tick at `fps` from the wall clock until `stop` is set (frame sources that block pace it too)."""
     period = 1.0 / fps
     next_at = time.monotonic()
