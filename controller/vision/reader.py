@@ -205,7 +205,8 @@ class BoardReader:
         # In and beside a sheen, read as a look plus its light, of the colour fitted over it (sheen_doubt.py).
         before = dec
         dec, tinted = read_under_tint(self.model, dec, shone, per_class, rows, cols)
-        unsure_in_sheen = tinted & ~dec.sure
+        # What the sheen's colour made unsure is not made sure again by white light added (below).
+        unsure_in_sheen = tinted & ~dec.sure & before.sure
         # Read only by allowing the sheen's colour: its light over the glyph is not trusted either.
         won_in_sheen = tinted & dec.sure & ~(before.sure & (before.best == dec.best))
         shone |= outlined | tinted

@@ -170,12 +170,12 @@ def read_under_tint(
     keys, letters = list(dec.keys), list(dec.letters)
     looks, sure, conf = dec.best.copy(), dec.sure.copy(), dec.confidence.copy()
     dist_, open_, possible = dec.distance.copy(), dec.open.copy(), dec.possible.copy()
-    for j, i in enumerate(idx):
-        ref = model.refs[int(best[j])]
+    for j in np.flatnonzero(one):  # a place left unsure keeps its look (what later stages measure)
+        i, ref = idx[j], model.refs[int(best[j])]
         keys[i], letters[i], looks[i], open_[i] = ref.key, ref.letter, best[j], ref.open
     sure[idx] = one
     conf[idx] = np.where(one, np.clip(margin, 0, 1) * np.clip(1.5 - d1 / model.max_distance, 0, 1), 0.0)
-    dist_[idx] = d1
+    dist_[idx] = np.where(one | explained, d1, dec.distance[idx])
     if possible.size:  # what a place may be: every meaning the sheen leaves within reach
         possible[idx] = (wide <= model.max_distance) | ~explained[:, None]
         possible[idx, best] = True
