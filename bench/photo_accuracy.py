@@ -9,7 +9,8 @@ wrong-but-sure; then the totals with and without the empty boards.
 
     python bench/photo_accuracy.py [--photos DIR] [--folders a,b,...] [--show] [--why] [--cross]
 
-`--show` lists every wrong-but-sure place (photo, row, column, truth, reading); `--why` prints per
+`--show` lists every wrong-but-sure place (photo, row, column, truth, reading; across folders
+and sizes too, under the pair that read it); `--why` prints per
 folder why places were unsure, by true label: the board hidden around the place, far from every
 learned look, too near a look of another label, not past a label pair's cross-validated margin,
 the looks and the board-independent flatness sure of opposite things, or the whole picture
@@ -183,7 +184,11 @@ def on_lattice(model: lattice.LatticeModel, size: tuple[int, int]) -> lattice.La
 
 
 def run_cross(
-    root: Path, names: list[str], models: dict[str, lattice.LatticeModel], other_sizes: bool = False
+    root: Path,
+    names: list[str],
+    models: dict[str, lattice.LatticeModel],
+    other_sizes: bool = False,
+    show: bool = False,
 ) -> Score:
     """Every folder read with the models of the other folders of its lattice size (`--cross`):
     one line per (model's folder -> photos' folder) pair, then the total. `other_sizes`: instead,
@@ -210,6 +215,9 @@ def run_cross(
             if pair.places:
                 total.add(pair)
                 print(pair.line(f"{source} -> {target}"))
+                if show:
+                    for m in pair.mistakes:
+                        print("   wrong but sure:", m)
     return total
 
 
@@ -250,9 +258,9 @@ def main(argv: list[str] | None = None) -> int:
     print(total.line("total"))
     if args.cross:
         print("models read on the other folders of their lattice size:")
-        print(run_cross(root, names, models).line("total across folders"))
+        print(run_cross(root, names, models, show=args.show).line("total across folders"))
         print("models read on the folders of pieces of another lattice size:")
-        print(run_cross(root, names, models, other_sizes=True).line("total across lattice sizes"))
+        print(run_cross(root, names, models, other_sizes=True, show=args.show).line("total across lattice sizes"))
     return 0
 
 

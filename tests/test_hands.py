@@ -135,6 +135,33 @@ def test_a_lamps_pool_cut_by_a_hard_shadow_is_not_an_arm_but_a_dark_sleeve_acros
     assert check(sleeve, white)
 
 
+def test_a_soft_shadow_over_a_pools_end_is_not_an_arm_but_a_sleeve_of_a_close_colour_is():
+    """A box far from the band casts a soft shadow (a penumbra several patches wide) over the end
+    of a warm pool on the band (3D bench, Blockers! room 2): the run is darker than the band's light
+    at its end, yet it changes smoothly and every step moves all channels together, as light does.
+    A dark sleeve whose colour differs from the band's by less than a sharp step still changes the
+    channels' balance at its edge: an arm. (The first part fails before: a pool had to only add
+    light.)"""
+    n, k = 40, 9
+    white = np.full((n, 3), 240.0)
+    x = np.arange(n)
+    plain = np.array([60.0, 90.0, 50.0])  # BGR of a green frame
+    warm = np.exp(-(((x - 16) / 6.0) ** 2))  # a warm light, mostly red, brightest at patch 16
+    lit = plain * (1 + warm[:, None] * [0.1, 0.25, 0.9])
+    share = np.clip(np.minimum(x - 18, 29 - x) / 4.0, 0.0, 1.0)  # the penumbra: 4 patches each side
+    vals = np.repeat((lit * (1 - 0.3 * share)[:, None])[:, None, :], k, axis=1).astype(np.float32)
+    logs = hands.band_logs(vals, white)
+    f, used = features(vals, white)
+    run = hands._runs(hands.odd_patches(f, used))[0]
+    assert len(run) >= hands.MIN_ARM and (logs[run] < -hands.POOL_DIP).any()  # darker than the band's light
+    assert hands.lamp_pool(run, logs)
+    assert not check(vals, white)
+    sleeve = np.repeat(lit[:, None, :], k, axis=1).astype(np.float32)
+    sleeve[30:36] = plain * np.exp([0.12, -0.1, -0.15])  # bluer and darker, by less than a sharp step
+    assert (np.abs(np.diff(hands.band_logs(sleeve, white), axis=0)) <= hands.SMOOTH_STEP).all()
+    assert check(sleeve, white)
+
+
 def test_a_bare_arm_whose_edge_lies_inside_a_band_patch_is_not_taken_for_a_cut_pool():
     """A bare arm brighter than the band in every channel, its near edge inside the band patch
     before its run (covering 60% of it): that patch is not odd (its colour is taken from its darker

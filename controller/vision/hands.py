@@ -21,7 +21,10 @@ over a distance d. With patches half a pitch apart, `SMOOTH_STEP` allows a lamp 
 (0.75 or more in some channel's log on the 3D renders' arms, 0.15 at most on their lamps' pools).
 The smooth way in is looked at from the band's own light up to the run, not only from the patch
 beside the run: an arm's edge may lie inside that patch, which then is not odd (a patch's colour
-is taken from its darker part) while its median is the arm's, and the step would be missed.
+is taken from its darker part) while its median is the arm's, and the step would be missed. A soft
+shadow (a box far from the band, its penumbra several patches wide) changes as smoothly, darker:
+smooth light that takes light away is light too when each of its steps moves every channel the
+same way (an object of a colour close to the band's still tips the channels' balance at its edge).
 
 A lamp's hard shadow cast across the band from beside the board is told from an arm by what lies
 beyond the band (`shadows.CastShadows`): a shadow multiplies the band and the board's edge alike,
@@ -65,8 +68,9 @@ CLIPPED_GLARE = 0.15
 #: Largest change of any channel's log light between neighbouring band patches (half a pitch apart),
 #: entry and exit included, in a lamp's pool of light (see the module's docstring).
 SMOOTH_STEP = 0.2
-#: A pool only adds light: no patch of it darker than the band's typical colour by more than this
-#: (log; the patches' noise) in any channel.
+#: The band patches' noise (log): a pool only adds light (no patch of it darker than the band's
+#: typical colour by more than this in any channel); a step that raises one channel and lowers
+#: another by more than this is no change of light alone.
 POOL_DIP = 0.05
 #: Brighter than white paper by this factor in every channel: a specular core.
 OVER_WHITE = 1.1
@@ -123,23 +127,36 @@ def _to_band(logs: np.ndarray, start: int, way: int) -> list[int] | None:
 
 
 def lamp_pool(run: list[int], logs: np.ndarray) -> bool:
-    """Whether the run of odd band patches is only a lamp's pool of light on the band's own material:
-    brighter in every channel and changing smoothly along the band, from the band's own light into
-    the run and out of it back to the band's own light.
+    """Whether the run of odd band patches is only light on the band's own material, changing
+    smoothly along the band from the band's own light into the run and out of it back to the band's
+    own light: a lamp's pool (brighter in every channel), a soft shadow (a penumbra wider than a
+    patch: darker), or a pool dimmed by a soft shadow at its end. An arm is a solid object of its
+    own colour: its edges are steps.
+
+    Light that only adds is a pool. Where the run is darker than the band's light, each step along
+    the way must also move every channel the same way (all up or all down, up to the patches'
+    noise, `POOL_DIP`): a shadow takes a part of the lamp's light from every channel and its edge
+    gives it back, while an object whose colour differs from the band's by less than a sharp step
+    still changes the channels' balance at its edge (odd in colour, some channel rises while another
+    falls).
 
     The patches beside the run are not enough: an arm's edge may lie inside one of them (covering
     more than half of it: the run's odd patches are measured on each patch's darker part, the steps
     on its median), so its step would fall outside the path looked at. From the band's own light
     to the run's, an arm's edge is a step somewhere. `logs` are the band's `band_logs`."""
-    if (logs[run] < -POOL_DIP).any():
-        return False
     n = len(logs)
     before = _to_band(logs, (run[0] - 1) % n, -1)
     after = _to_band(logs, (run[-1] + 1) % n, +1)
     if before is None or after is None:
         return False
     path = [*before[::-1], *run, *after]
-    return bool((np.abs(np.diff(logs[path], axis=0)) <= SMOOTH_STEP).all())
+    steps = np.diff(logs[path], axis=0)
+    if (np.abs(steps) > SMOOTH_STEP).any():
+        return False
+    if not (logs[run] < -POOL_DIP).any():
+        return True  # only adds light: a pool
+    mixed = (steps.max(axis=1) > POOL_DIP) & (steps.min(axis=1) < -POOL_DIP)
+    return not mixed.any()
 
 
 def beyond_pool(run: list[int], logs: np.ndarray) -> list[int] | None:

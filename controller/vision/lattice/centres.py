@@ -24,6 +24,7 @@ its point's disc on the bare board. Where the piece's own disc lies is measured 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -45,6 +46,54 @@ def piece_centre(
     the piece standing in its cell, or None: `logimg` the rectified log image, `light` (3,) the log
     light at the place, `is_piece` which of (M, 3) log colours relative to that light show the
     piece, `disc` (pitches) the least disc that must fit on it."""
+    found = _deepest_in_cell(logimg, point, light, is_piece, disc)
+    if found is None:
+        return None
+    if max(abs(found.offset)) > REACH:
+        return None
+    return found.offset if _one_disc(found.mask, found.top, found.deepest) else None
+
+
+def piece_beyond(
+    logimg: np.ndarray, point: np.ndarray, light: np.ndarray, is_piece: Callable[[np.ndarray], np.ndarray], disc: float
+) -> np.ndarray | None:
+    """(2,) the offset (x, y) in pitches from a place's `point` to the centre of the piece showing
+    in its cell where that centre lies beyond the cell (more than `REACH` from the point on an
+    axis: a piece between two points, which belongs to neither, or a neighbour's), else None
+    (arguments as `piece_centre`). The piece is the connected part of what shows it that holds
+    the cell's deepest point, its centre that part's deepest point; not known (None) where no
+    disc fits in the cell or that part is more than one disc (touching pieces, whose outline does
+    not tell where each lies)."""
+    found = _deepest_in_cell(logimg, point, light, is_piece, disc)
+    if found is None:
+        return None
+    _, parts = cv2.connectedComponents(found.mask, connectivity=8)
+    part = parts == parts[found.top]
+    deepest = float(found.depth[part].max())
+    centre = np.argwhere(part & (found.depth >= deepest - 0.5))
+    if not _one_disc(found.mask, (int(centre[0][0]), int(centre[0][1])), deepest):
+        return None
+    dy, dx = (centre.mean(axis=0) - found.own) / PPP
+    return np.array([dx, dy]) if max(abs(dx), abs(dy)) > REACH else None
+
+
+class Deepest(NamedTuple):
+    """The deepest point inside what shows the piece within a place's cell (`_deepest_in_cell`)."""
+
+    offset: np.ndarray  # (2,) (x, y) pitches from the place's point
+    mask: np.ndarray  # (H, W) uint8: whole pieces in the window a pitch around the point
+    depth: np.ndarray  # (H, W) their distance transform (pixels)
+    top: tuple[int, int]  # (row, column) of that point in the window
+    own: np.ndarray  # (2,) (row, column) of the place's own point in the window
+    deepest: float  # its depth (pixels)
+
+
+def _deepest_in_cell(
+    logimg: np.ndarray, point: np.ndarray, light: np.ndarray, is_piece: Callable[[np.ndarray], np.ndarray], disc: float
+) -> Deepest | None:
+    """The deepest point inside what shows the piece within a place's cell (`Deepest`); None where
+    the window a pitch around the point leaves the picture or no disc of `disc` pitches fits in
+    the cell."""
     h, w = logimg.shape[:2]
     px, py = to_px(point[None])[0]
     cx, cy = int(round(px)), int(round(py))
@@ -68,15 +117,15 @@ def piece_centre(
         return None
     top = np.argwhere(cell >= deepest - 0.5)  # the deepest pixels (a plateau's middle)
     dy, dx = top.mean(axis=0) + [ys.start + y0 - py, xs.start + x0 - px]
-    if max(abs(dx), abs(dy)) > REACH * PPP:
-        return None
-    # One piece is one disc: what shows it around its centre is no larger than ONE_DISC times the
-    # largest disc that fits in it.
-    _, parts = cv2.connectedComponents(mask, connectivity=8)
     iy, ix = top[0] + [ys.start, xs.start]
-    if (parts == parts[iy, ix]).sum() > ONE_DISC * np.pi * deepest**2:
-        return None
-    return np.array([dx, dy]) / PPP
+    return Deepest(np.array([dx, dy]) / PPP, mask, depth, (int(iy), int(ix)), np.array([py - y0, px - x0]), deepest)
+
+
+def _one_disc(mask: np.ndarray, at: tuple[int, int], radius: float) -> bool:
+    """Whether what shows the piece around `at` (row, column) is one disc: no larger than
+    `ONE_DISC` times the largest disc inside it (of `radius` pixels)."""
+    _, parts = cv2.connectedComponents(mask, connectivity=8)
+    return bool((parts == parts[at]).sum() <= ONE_DISC * np.pi * radius**2)
 
 
 def whole_pieces(mask: np.ndarray, radius: int) -> np.ndarray:

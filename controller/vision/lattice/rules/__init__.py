@@ -19,6 +19,7 @@ import numpy as np
 from controller.vision.lattice.reading import Picture, Reading
 from controller.vision.lattice.rules import (
     between,
+    beyond,
     centre,
     explained,
     flatness,
@@ -52,6 +53,7 @@ RULES: tuple[ModuleType, ...] = (
     flatness,
     centre,
     own_board,
+    beyond,
     light,
     lamp,
     hidden,

@@ -23,6 +23,8 @@ lies, decides them).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from controller.vision.lattice.centres import piece_centre
@@ -46,26 +48,17 @@ def rule(picture: Picture, reading: Reading) -> Reading:
     classes = model.classes
     cols = model.size[1]
     removed = picture.feats[0, 0] - picture.shifted[0, 0]  # the picture's global offset (features)
-    colour = picture.means[:, 0:3]  # every look's disc colour, following the picture
-    inv = np.linalg.inv(np.stack([np.asarray(r.cov)[0:3, 0:3] for r in classes.refs]) + np.diag(classes.floor[0:3]))
-    whiten = np.linalg.cholesky(inv)  # (looks, 3, 3): |x @ whiten[k]|^2 is x's squared distance to look k
     labels = np.array([r.letter for r in classes.refs], object)
     letters = list(reading.letters)
     confidence = np.array(reading.confidence)
     made = np.zeros(len(letters), bool)
     pieces = labels != EMPTY
     nearest_piece = np.where(pieces[None], picture.dist, np.inf).argmin(axis=1)  # (N,) a look of a piece
+    shows = piece_pixels(picture)
     for i in np.flatnonzero(doubtful):
         label = letters[i] if letters[i] != EMPTY else labels[nearest_piece[i]]
-        mine = labels == label
-
-        def is_piece(rel: np.ndarray, mine: np.ndarray = mine) -> np.ndarray:
-            x = (rel - removed[0:3])[None] - colour[:, None, :]  # (looks, M, 3)
-            d = np.square(np.matmul(x, whiten)).sum(axis=2)
-            return d[mine].min(axis=0) < d[~mine].min(axis=0)
-
         point = np.array([i % cols, i // cols], np.float64)
-        offset = piece_centre(seen.logimg, point, seen.light[i], is_piece, DISC)
+        offset = piece_centre(seen.logimg, point, seen.light[i], shows(label), DISC)
         if offset is None or seen_from_a_neighbour(picture, reading, int(i), offset, label):
             continue
         x = sampled(seen.logimg, (point + offset)[None], seen.light[i : i + 1]) - removed
@@ -78,6 +71,30 @@ def rule(picture: Picture, reading: Reading) -> Reading:
     if not made.any():
         return reading
     return reading.but(NAME, letters, why, made, confidence=confidence)
+
+
+def piece_pixels(picture: Picture) -> Callable[[str], Callable[[np.ndarray], np.ndarray]]:
+    """For a label, which of (M, 3) log colours relative to a place's light show that label's
+    piece: nearer (the picture's global offset removed) one of its looks' disc colour, as the
+    looks follow the picture, than any look of another label."""
+    classes = picture.model.classes
+    removed = picture.feats[0, 0] - picture.shifted[0, 0]  # the picture's global offset (features)
+    colour = picture.means[:, 0:3]  # every look's disc colour, following the picture
+    inv = np.linalg.inv(np.stack([np.asarray(r.cov)[0:3, 0:3] for r in classes.refs]) + np.diag(classes.floor[0:3]))
+    whiten = np.linalg.cholesky(inv)  # (looks, 3, 3): |x @ whiten[k]|^2 is x's squared distance to look k
+    labels = np.array([r.letter for r in classes.refs], object)
+
+    def of(label: str) -> Callable[[np.ndarray], np.ndarray]:
+        mine = labels == label
+
+        def is_piece(rel: np.ndarray) -> np.ndarray:
+            x = (rel - removed[0:3])[None] - colour[:, None, :]  # (looks, M, 3)
+            d = np.square(np.matmul(x, whiten)).sum(axis=2)
+            return d[mine].min(axis=0) < d[~mine].min(axis=0)
+
+        return is_piece
+
+    return of
 
 
 def seen_from_a_neighbour(picture: Picture, reading: Reading, i: int, offset: np.ndarray, label: str) -> bool:
