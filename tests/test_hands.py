@@ -234,3 +234,22 @@ def test_an_arm_in_a_dark_sleeve_is_a_hand(game: str, seed: int, place, side: st
     reader.read(render_snapshot(snap, p, seed=seed, preset="hard", scene=Scene(frame=3), size=SIZE))
     dressed = Scene(hand=place, hand_side=side, sleeve=sleeve, frame=2)
     assert not_read(reader.read(render_snapshot(snap, p, seed=seed, preset="hard", scene=dressed, size=SIZE)))
+
+
+def test_a_wrist_on_a_coarse_board_is_an_arm_though_it_covers_two_patches() -> None:
+    """On Flipop's 40 mm pitch the band patches lie 20 mm apart and a wrist (50 mm) covers two of
+    them whole (the 3D room 9's arm was missed and its board read with six places wrong); on the
+    finer boards a wrist covers three, and two odd patches there are smaller than any arm."""
+    green = (80, 85, 56)  # BGR of a green frame
+    vals, white = band(green)
+    wrist = vals.copy()
+    wrist[22:24] = np.array([103, 110, 150], np.float32)  # skin over two patches
+    f, used = features(wrist, white)
+    coarse = hands.arm_patches(hands.RING_STEP * default_profile("flipop").pitch_mm)
+    fine = [hands.arm_patches(hands.RING_STEP * default_profile(g).pitch_mm) for g in ("colorpop", "blockers")]
+    assert (coarse, fine) == (2, [3, 3])
+    assert hands.arm_seen(f, used, np.clip(wrist, 0, 255), white, min_arm=coarse)
+    assert not hands.arm_seen(f, used, np.clip(wrist, 0, 255), white, min_arm=fine[0])
+    # The reader of each game counts with its own pitch.
+    assert BoardReader(default_profile("flipop")).hands.min_arm == 2
+    assert BoardReader(default_profile("stay-alive")).hands.min_arm == 3

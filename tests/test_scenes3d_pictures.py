@@ -6,7 +6,7 @@ tests/data/scenes3d, named after their game, room and picture): what the flat re
   was refused ("the doors ... do not match the profile's start doors at post (4,4) ...").
 - A desk lamp's pool of light on the board's frame is not an arm (`hands.lamp_pool`): room 0's
   Flipop boards under the lamp were all taken for a hand.
-- The arm over the board is still seen.
+- The arm over the board is still seen, also where only its wrist crosses Flipop's coarse band (room 9).
 - Colorpop room 1: the lamp's sheen on the backs of empty slots (top right of board 1) makes them
   a pale grey that a joker in a shadow could show too: the colour alone leaves them unsure. No
   token's edge is there (`outline.py`): they are empty.
@@ -66,6 +66,20 @@ def test_a_lamps_pool_of_light_is_not_a_hand_and_an_arm_is(tmp_path):
     assert lamp.snapshot is not None, lamp.problem
     arm = BoardReader(profile).read(cv2.imread(str(PICTURES / "flipop-room0-hand-0.jpg")))
     assert arm.problem is not None and arm.problem.startswith(HAND)
+
+
+def test_a_wrist_over_flipops_coarse_band_is_an_arm(tmp_path):
+    """Flipop room 9 (a held-out room): the arm crosses the band at its wrist, which covers two band
+    patches whole on Flipop's 40 mm pitch; counted against the three of finer boards it was missed
+    and the board under the hand read with six places wrong (`hands.arm_patches`)."""
+    code, said = _calibrate(tmp_path, "flipop", "--setup", "flipop-room9-calibration-start.jpg")
+    assert code == 0, said
+    profile = load_profile(tmp_path / "profile.yaml")
+    reader = BoardReader(profile)  # it saw the board before the arm came, as in play
+    board = reader.read(cv2.imread(str(PICTURES / "flipop-room9-board-0.jpg")))
+    assert board.snapshot is not None, board.problem
+    arm = reader.read(cv2.imread(str(PICTURES / "flipop-room9-hand-0.jpg")))
+    assert arm.problem is not None and arm.problem.startswith(HAND), arm.problem
 
 
 def test_a_hard_shadow_cutting_a_lamps_pool_on_the_band_is_not_a_hand(tmp_path):

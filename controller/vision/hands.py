@@ -33,7 +33,9 @@ step down in every channel (`beyond_pool`): the smooth part before it is still a
 what lies beyond the step is judged, as a run of its own.
 
 So a run of odd patches is a hand unless it is a lamp's pool or a cast shadow, or, once the reflection's patches
-are left out (only when the run has a core), fewer than `MIN_ARM` odd patches in a row remain. Motion is not used: a
+are left out (only when the run has a core), fewer than `min_arm` odd patches in a row remain: `MIN_ARM`, or as
+many as a wrist must cover on a board whose pitch is coarse (`arm_patches`: Flipop's 40 mm pitch sets its band
+patches 20 mm apart, and a 50 mm wrist covers only two of them whole). Motion is not used: a
 hand held still over the board must still be caught (the motion gate waits for stillness).
 """
 
@@ -49,8 +51,12 @@ from controller.vision.shadows import CastShadows
 
 HAND = _("a hand or an object is over the board")
 
-#: Odd patches in a row that make an arm (the renderer's narrowest arm covers four, 0.5 pitch apart).
+#: Odd patches in a row that make an arm (the renderer's narrowest arm covers four, 0.5 pitch apart),
+#: on boards whose band patches lie close enough for a wrist to cover that many (`arm_patches`).
 MIN_ARM = 3
+#: The narrowest width of an arm reaching over a board, its wrist (an adult's is 50-65 mm across, a
+#: child's a little less): a run of odd patches need not be longer than a wrist covers.
+WRIST_MM = 50.0
 #: Longest run of patches (0.5 pitch apart) a reflection may cover: 2.5 pitches, a lamp's
 #: reflection of 0.6 pitch radius with its halo; a forearm crossing the band covers more.
 MAX_SPOT = 5
@@ -216,28 +222,40 @@ def _longest(indices: list[int], run: list[int]) -> int:
     return best
 
 
-def arm_seen(feats: np.ndarray, used: np.ndarray, vals: np.ndarray, white: np.ndarray, shadow=None) -> bool:
+def arm_patches(spacing_mm: float | None) -> int:
+    """Odd patches in a row that make an arm when band patches lie `spacing_mm` apart: as many as
+    a wrist surely covers (an interval of `WRIST_MM` holds at least that many patch centres), at
+    most `MIN_ARM` and never fewer than two (one odd patch is a speck). Unknown spacing: `MIN_ARM`."""
+    if spacing_mm is None or spacing_mm <= 0:
+        return MIN_ARM
+    return int(np.clip(WRIST_MM // spacing_mm, 2, MIN_ARM))
+
+
+def arm_seen(
+    feats: np.ndarray, used: np.ndarray, vals: np.ndarray, white: np.ndarray, shadow=None, min_arm: int = MIN_ARM
+) -> bool:
     """Whether an arm crosses the band (see the module's docstring). `shadow(run, odd)`, when
-    given, says whether a run of odd patches is a lamp's cast shadow."""
+    given, says whether a run of odd patches is a lamp's cast shadow; `min_arm` is how many odd
+    patches in a row an arm covers at least (`arm_patches`)."""
     odd = odd_patches(feats, used)
     if not odd.any():
         return False
     lit, core = reflection_patches(vals, white)
     logs = band_logs(vals, white)
     for run in _runs(odd):
-        if len(run) < MIN_ARM or lamp_pool(run, logs):
+        if len(run) < min_arm or lamp_pool(run, logs):
             continue
         rest = beyond_pool(run, logs)
         if rest is not None:  # a pool cut by a sharp step down: what lies beyond it is judged alone
             run = rest
-            if len(run) < MIN_ARM:
+            if len(run) < min_arm:
                 continue
         if shadow is not None and shadow(run, odd):
             continue
         if len(run) > MAX_SPOT:
             return True
         rest = [i for i in run if not lit[i]] if core[run].any() else run
-        if _longest(rest, run) >= MIN_ARM:
+        if _longest(rest, run) >= min_arm:
             return True
     return False
 
@@ -246,8 +264,11 @@ class HandCheck:
     """Stage *hand check* of the game reader: the ring of band patches around the lattice of one
     board, and whether an arm crosses it in a rectified frame."""
 
-    def __init__(self, geom: LatticeGeometry, rect: Rectifier, ppp: float, light: PaperLight) -> None:
+    def __init__(
+        self, geom: LatticeGeometry, rect: Rectifier, ppp: float, light: PaperLight, pitch_mm: float | None = None
+    ) -> None:
         self.points = ring_points(geom)
+        self.min_arm = arm_patches(None if pitch_mm is None else RING_STEP * pitch_mm)
         self.shadows = CastShadows(self.points, *ring_sides(geom, self.points))
         self.ring = PatchSampler(rect.to_px(self.points), ring_offsets(0, 0.18 * ppp), rect.size[::-1])
         self.weights = light.weights(self.points)
@@ -270,7 +291,7 @@ class HandCheck:
                     measured.extend(self.shadows.beyond(frame, h))
                 return self.shadows.explains(run, odd, band, *measured)
 
-        return arm_seen(feats, used, self.ring.values(rect), local_white(white, self.weights), shadow)
+        return arm_seen(feats, used, self.ring.values(rect), local_white(white, self.weights), shadow, self.min_arm)
 
 
 def ring_sides(g: LatticeGeometry, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -281,7 +302,11 @@ def ring_sides(g: LatticeGeometry, points: np.ndarray) -> tuple[np.ndarray, np.n
     return outward[sides], sides
 
 
-def ring_points(g: LatticeGeometry, step: float = 0.5, out: float = 0.85) -> np.ndarray:
+#: The band patches' spacing, in pitches.
+RING_STEP = 0.5
+
+
+def ring_points(g: LatticeGeometry, step: float = RING_STEP, out: float = 0.85) -> np.ndarray:
     """Points on the frame band around the lattice, in order around the board."""
     xs = np.arange(-0.3, g.cols - 1 + 0.3 + 1e-9, step)
     ys = np.arange(-0.3, g.rows - 1 + 0.3 + 1e-9, step)

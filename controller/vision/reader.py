@@ -55,6 +55,7 @@ from controller.vision.outline import Outlines
 from controller.vision.reflections import ReflectionCheck, lit
 from controller.vision.settings import DEFAULT_SIGMA, default_model, frame_colour, model_for, vision_settings
 from controller.vision.sheen import reread
+from controller.vision.sheen_doubt import read_under_tint
 from controller.vision.tops import PieceTops, PlaceLooks, class_heights
 
 __all__ = [
@@ -140,7 +141,7 @@ class BoardReader:
         )
         self.outlines = Outlines(self.vision, self.model, g.points(), self.tops)
         self.reflections = ReflectionCheck(self.rect.to_px(g.points()), PPP, self.rect.size[::-1])
-        self.hands = HandCheck(g, self.rect, PPP, self.light)
+        self.hands = HandCheck(g, self.rect, PPP, self.light, self.profile.pitch_mm)
         # The frame band as a second meter of the light, for a lamp that mixes the channels (light.py).
         expected = None if self.localiser.fixed else frame_colour(profile)
         self.frame_light = FrameLight(expected, self.hands.ring, self.hands.weights, DEFAULT_SIGMA)
@@ -202,7 +203,14 @@ class BoardReader:
         dec, shone = reread(self.model, dec, per_class)
         # Still between empty and a piece, with no piece's outline there: empty (outline.py).
         dec, outlined = self.outlines.settle(frame, self._placed(), dec, per_class)
-        shone |= outlined
+        # In and beside a sheen, read as a look plus its light, of the colour fitted over it (sheen_doubt.py).
+        before = dec
+        dec, tinted = read_under_tint(self.model, dec, shone, per_class, rows, cols)
+        # What the sheen's colour made unsure is not made sure again by white light added (below).
+        unsure_in_sheen = tinted & ~dec.sure & before.sure
+        # Read only by allowing the sheen's colour: its light over the glyph is not trusted either.
+        won_in_sheen = tinted & dec.sure & ~(before.sure & (before.best == dec.best))
+        shone |= outlined | tinted
         feats, used = looks.chosen(dec.keys)
         rel = normalise(looks.chosen_medians(dec.keys), white, self.paper_weights)
         # A patch more than a third covered by glare is not trusted, whatever it looks like.
@@ -210,6 +218,7 @@ class BoardReader:
         med = looks.chosen_medians(dec.keys)
         self._beside_reflections(rect, white, rel, med >= SATURATED, used, dec, sure)
         halos = self._beside_edge_glare(rect, white, frame, dec, sure)
+        sure &= ~unsure_in_sheen  # white light added does not settle what the sheen's colour left open
         # Nor one that a clipped channel leaves open to a look of another meaning (the light).
         rival = self.light_doubt.rivals(rel, channel_bounds(med, paper_bound, self.paper_weights), dec.best, sure)
         sure &= rival < 0
@@ -226,7 +235,7 @@ class BoardReader:
             return Reading(None, [], conf, problem=problem, relocalised=moved)
         unsure = [divmod(int(i), cols) for i in np.flatnonzero(~sure)]
         open_points = {divmod(int(i), cols) for i in np.flatnonzero(dec.open & sure)}
-        glyph_of = self._glyphs(frame, dec.letters, sure, white, halos) if self.reads_glyphs else {}  # add-ons
+        glyph_of = self._glyphs(frame, dec.letters, sure & ~won_in_sheen, white, halos) if self.reads_glyphs else {}
         lines = {key: read_line(frame, white) for key, read_line in self.line_readers}
         cells = _cells(dec.letters, sure, glyph_of, self.reads_glyphs, cols)
         snapshot = None
