@@ -52,7 +52,7 @@ from controller.vision.light import (
 )
 from controller.vision.localise import Localiser
 from controller.vision.outline import Outlines
-from controller.vision.reflections import ReflectionCheck, lit
+from controller.vision.reflections import ReflectionCheck
 from controller.vision.settings import DEFAULT_SIGMA, default_model, frame_colour, model_for, vision_settings
 from controller.vision.sheen import reread
 from controller.vision.sheen_doubt import read_under_tint
@@ -298,22 +298,10 @@ class BoardReader:
     def _beside_reflections(
         self, rect: np.ndarray, white: np.ndarray, rel: np.ndarray, clipped: np.ndarray, used: np.ndarray, dec, sure
     ) -> None:
-        """Places under a lamp's reflection (`reflections.lit`) unsure; places the looks leave unsure
-        beside a clipped one (a core clipped in every channel within a pitch), read where only one
-        meaning's look explains them with some added white light (`reflections`): `dec` and `sure`
-        updated, and `reflected` the places under or beside a reflection (clipped, or lit)."""
-        under = lit(self.model, rel, clipped, white)
-        sure &= ~under
+        """Places under a lamp's reflection unsure, beside one read as added white light explains
+        them (`reflections.ReflectionCheck.settle`); kept for `reflected`."""
+        under = self.reflections.settle(self.model, rect, white, rel, clipped, used >= MIN_USED, dec, sure)
         self._reflection = (rect, white, under)
-        todo = np.flatnonzero(~sure & ~under & (used >= MIN_USED))
-        todo = todo[self.reflections.cores_near(rect, todo)]
-        if not len(todo):
-            return
-        found = self.reflections.explain(self.model, rel[todo])
-        for j, i in enumerate(todo):
-            if found.sure[j]:
-                dec.best[i], dec.letters[i], dec.keys[i] = found.best[j], found.letters[j], found.keys[j]
-                dec.open[i], dec.confidence[i], sure[i] = found.open[j], found.confidence[j], True
 
     @property
     def reflected(self) -> np.ndarray:

@@ -85,6 +85,33 @@ class ReflectionCheck:
             core |= vals > lit_above[:, None, :]
         return core.all(axis=2).any(axis=1)
 
+    def settle(
+        self,
+        model: ClassModel,
+        rect: np.ndarray,
+        white: np.ndarray,
+        rel: np.ndarray,
+        clipped: np.ndarray,
+        usable: np.ndarray,
+        dec: Decision,
+        sure: np.ndarray,
+    ) -> np.ndarray:
+        """Places under a lamp's reflection (`lit`) made unsure; places the looks leave unsure (and
+        `usable`) beside a core clipped in every channel within a pitch, read where only one
+        meaning's look explains them with some added white light (`explain`): `dec` and `sure`
+        updated. Returns the places under a reflection."""
+        under = lit(model, rel, clipped, white)
+        sure &= ~under
+        todo = np.flatnonzero(~sure & ~under & usable)
+        todo = todo[self.cores_near(rect, todo)]
+        if len(todo):
+            found = self.explain(model, rel[todo])
+            for j, i in enumerate(todo):
+                if found.sure[j]:
+                    dec.best[i], dec.letters[i], dec.keys[i] = found.best[j], found.letters[j], found.keys[j]
+                    dec.open[i], dec.confidence[i], sure[i] = found.open[j], found.confidence[j], True
+        return under
+
     def beside(
         self, rect: np.ndarray, under: np.ndarray, model: ClassModel, white: np.ndarray, weights: np.ndarray
     ) -> np.ndarray:
