@@ -138,6 +138,12 @@ def masked_median(vals: np.ndarray, lo: float = 0.05, hi: float = 0.5) -> tuple[
     return med, n / k
 
 
+#: The brightness feature's offset (f0 = log(mean channel + it)) and the chromaticities' softening
+#: constant (they divide by the channels' sum plus it): see `colour_features`.
+BRIGHTNESS_OFFSET = 0.02
+CHROMA_SOFTENING = 0.15
+
+
 def colour_features(bgr: np.ndarray) -> np.ndarray:
     """Shading-tolerant colour features of (N, 3) white-normalised BGR values (white ~ 1).
 
@@ -147,11 +153,22 @@ def colour_features(bgr: np.ndarray) -> np.ndarray:
     """
     b, g, r = bgr[:, 0], bgr[:, 1], bgr[:, 2]
     s = b + g + r
-    eps = 0.15
-    f0 = np.log(s / 3 + 0.02)
-    f1 = (r - g) / (s + eps)
-    f2 = (r + g - 2 * b) / (s + eps)
+    f0 = np.log(s / 3 + BRIGHTNESS_OFFSET)
+    f1 = (r - g) / (s + CHROMA_SOFTENING)
+    f2 = (r + g - 2 * b) / (s + CHROMA_SOFTENING)
     return np.stack([f0, f1, f2], axis=1)
+
+
+def colours_of(feats: np.ndarray) -> np.ndarray:
+    """White-normalised BGR (N, 3) whose `colour_features` are `feats` (N, 3): the features'
+    inverse (brightness and two opponent chromaticities fix the three channels)."""
+    total = 3 * (np.exp(feats[:, 0]) - BRIGHTNESS_OFFSET)
+    den = total + CHROMA_SOFTENING
+    red_green = feats[:, 1] * den
+    yellow_blue = feats[:, 2] * den
+    b = (total - yellow_blue) / 3
+    rg = total - b
+    return np.stack([b, (rg - red_green) / 2, (rg + red_green) / 2], axis=1)
 
 
 def bilinear_weights(points: np.ndarray, corners: np.ndarray) -> np.ndarray:

@@ -27,7 +27,14 @@ import numpy as np
 
 from controller.vision import bounds, looks
 from controller.vision.classify import MIN_VAR, ClassModel, open_set_distance
-from controller.vision.features import SATURATED, PatchSampler, Rectifier, bilinear_weights, colour_features
+from controller.vision.features import (
+    SATURATED,
+    PatchSampler,
+    Rectifier,
+    bilinear_weights,
+    colour_features,
+    colours_of,
+)
 from controller.vision.geometry import LatticeGeometry
 
 
@@ -229,17 +236,6 @@ class FrameLight:
     def unlike(self, rect: np.ndarray, white: np.ndarray, paper_bound: np.ndarray) -> bool:
         """Whether the light is one the paper does not undo: every colour read in it is unsure."""
         return self.distance(rect, white, paper_bound) > self.limit
-
-
-def colours_of(feats: np.ndarray) -> np.ndarray:
-    """(N, 3) the colours relative to the paper (B, G, R) that `colour_features` maps to `feats`."""
-    f0, f1, f2 = feats[:, 0], feats[:, 1], feats[:, 2]
-    s = 3 * (np.exp(f0) - 0.02)
-    scale = s + 0.15
-    b = (s - f2 * scale) / 3
-    r = (s - b + f1 * scale) / 2
-    g = s - b - r
-    return np.stack([b, g, r], axis=1)
 
 
 def local_white(white: np.ndarray, weights: np.ndarray) -> np.ndarray:

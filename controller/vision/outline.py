@@ -22,8 +22,8 @@ import numpy as np
 
 from controller.snapshot import EMPTY
 from controller.vision.classify import ClassModel, Decision
-from controller.vision.features import SATURATED, colour_features
-from controller.vision.sheen import SHARES, colours_of, sheen_distances
+from controller.vision.features import SATURATED, colour_features, colours_of
+from controller.vision.sheen import SHARES, sheen_distances
 
 #: Change in every colour channel (natural log) across a piece's edge below which no piece is
 #: there. On 3D renders, one sample per point: Colorpop's tokens against their slot's back 0.28-1.67

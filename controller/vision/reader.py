@@ -212,10 +212,10 @@ class BoardReader:
         won_in_sheen = tinted & dec.sure & ~(before.sure & (before.best == dec.best))
         shone |= outlined | tinted
         feats, used = looks.chosen(dec.keys)
-        rel = normalise(looks.chosen_medians(dec.keys), white, self.paper_weights)
+        med = looks.chosen_medians(dec.keys)
+        rel = normalise(med, white, self.paper_weights)
         # A patch more than a third covered by glare is not trusted, whatever it looks like.
         sure = dec.sure & (used >= MIN_USED)
-        med = looks.chosen_medians(dec.keys)
         self._beside_reflections(rect, white, rel, med >= SATURATED, used, dec, sure)
         halos = self._beside_edge_glare(rect, white, frame, dec, sure)
         sure &= ~unsure_in_sheen  # white light added does not settle what the sheen's colour left open

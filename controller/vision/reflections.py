@@ -28,15 +28,19 @@ from __future__ import annotations
 import numpy as np
 
 from controller.vision.classify import ClassModel, Decision
-from controller.vision.features import SATURATED, PatchSampler, colour_features, ring_offsets
+from controller.vision.features import (
+    BRIGHTNESS_OFFSET,
+    SATURATED,
+    PatchSampler,
+    colour_features,
+    colours_of,
+    ring_offsets,
+)
 from controller.vision.light import local_white
-from controller.vision.sheen import colours_of
 from controller.vision.tops import PlaceLooks
 
 #: How many amounts of added light are tried between none and the most the place allows.
 STEPS = 48
-#: `features.colour_features`' brightness offset: f0 = log(mean channel + OFFSET).
-OFFSET = 0.02
 
 
 def diffuse_bound(model: ClassModel, white: np.ndarray | None = None) -> float:
@@ -45,7 +49,7 @@ def diffuse_bound(model: ClassModel, white: np.ndarray | None = None) -> float:
     the open-set distance at the least spread in brightness any look is allowed (`ClassModel.floor`),
     and by how much the markers' papers (`white`, (4, 3)) differ in brightness: the light between
     them may depart from what they show by as much (a lens's vignetting brightens the middle)."""
-    brightest = max(1.0, float(np.exp(model.means[:, 0].max()) - OFFSET))
+    brightest = max(1.0, float(np.exp(model.means[:, 0].max()) - BRIGHTNESS_OFFSET))
     spread = 1.0
     if white is not None and np.ndim(white) == 2:
         total = np.asarray(white).sum(axis=1)

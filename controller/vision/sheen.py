@@ -24,24 +24,10 @@ from __future__ import annotations
 import numpy as np
 
 from controller.vision.classify import ClassModel, Decision
-from controller.vision.features import colour_features
+from controller.vision.features import colour_features, colours_of
 
 #: The sheens tried, as shares of the place's darkest channel.
 SHARES = np.linspace(0.0, 0.9, 19)
-#: Features' constants (`features.colour_features`): brightness offset, chroma denominator.
-_OFFSET, _EPS = 0.02, 0.15
-
-
-def colours_of(feats: np.ndarray) -> np.ndarray:
-    """White-normalised BGR (N, 3) whose `colour_features` are `feats` (N, 3): the features'
-    inverse (brightness and two opponent chromaticities fix the three channels)."""
-    total = 3 * (np.exp(feats[:, 0]) - _OFFSET)
-    den = total + _EPS
-    red_green = feats[:, 1] * den
-    yellow_blue = feats[:, 2] * den
-    b = (total - yellow_blue) / 3
-    rg = total - b
-    return np.stack([b, (rg - red_green) / 2, (rg + red_green) / 2], axis=1)
 
 
 def sheen_distances(model: ClassModel, per_class: list[np.ndarray]) -> np.ndarray:

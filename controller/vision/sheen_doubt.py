@@ -27,8 +27,7 @@ import numpy as np
 from scipy.ndimage import binary_dilation
 
 from controller.vision.classify import ClassModel, Decision, open_set_distance
-from controller.vision.features import colour_features
-from controller.vision.sheen import colours_of
+from controller.vision.features import colour_features, colours_of
 
 #: The exponent of the sRGB curve cameras deliver (its overall power: a value relative to the
 #: paper's, raised to it, is the light relative to the paper's light).
