@@ -263,11 +263,13 @@ def setup_counts(profile) -> dict[str, int]:
 
 
 def _not_full(profile, image: np.ndarray, looks: PlaceLooks, model: ClassModel, corners, name: Any) -> None:
-    """Raise when the setup picture shows empty slots: places the reader reads surely as empty, with
-    every check it makes in play (a lamp's reflection or sheen, glare, a clipped channel). Where the
-    nearest look alone takes a place for an empty slot but the reader is not sure of it, the light
-    (a green token in a green lamp's sheen came near a broad empty look) leaves open whether a token
-    is there: the sentence says so, and what to change, rather than that the slot is empty."""
+    """Raise when some place of the setup picture looks like an empty slot (the nearest learned look,
+    surely): as "not a full setup" where the reader, with every check it makes in play (a lamp's
+    reflection or sheen, glare, a clipped channel), reads places surely empty; else the light leaves
+    open whether a token is there (3D room 9: a green token at A1 in a green lamp's sheen, near an
+    empty look the lamp made broad), and the sentence says so and what to change, not that a token
+    is missing. Learning goes on in neither case: the counts could not be checked, and the room that
+    light came from reads washed tokens wrong (room 9 calibrated anyway: 4 places wrong, sure)."""
     dec = model.decide_distances(looks.distances(model))
     nearest = [divmod(int(i), profile.cols) for i in np.flatnonzero(dec.sure & (np.array(dec.letters) == EMPTY))]
     if not nearest:
@@ -307,7 +309,8 @@ def learn_full_setup(profile, image: np.ndarray, corners=None, name: Any = None)
 
     Places that already read surely as empty (the empty class: learned from the empty board,
     else the standard edition's) show the picture is no setup: refused before anything is learned
-    from it, since clustering would otherwise fold the empty slots into some colour."""
+    from it, since clustering would otherwise fold the empty slots into some colour; where only the
+    light makes a place look empty, refused saying so (`_not_full`)."""
     name = name if name is not None else _("the setup picture")
     if not _spec(profile).calibrates(FULL_SETUP):
         raise RefereeError(
