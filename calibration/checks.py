@@ -397,7 +397,7 @@ def empty_board_outliers(
     clip = np.zeros((n, 3), bool) if clipped is None else np.asarray(clipped, bool).reshape(n, 3)
     light = _shared_light(feats, trend, clip, checked & ~out & (res[:, 0] > HALO_SPREADS * spreads[:, 0]))
     for look_trend, (spread_b, spread_c) in trends if light is not None else []:
-        lit = _lit_by(feats, look_trend, clip, light) - feats
+        lit = _lit_by(feats, look_trend, clip, np.asarray(light)) - feats
         added |= (np.hypot(lit[:, 1], lit[:, 2]) <= OUTLIER_SPREADS * spread_c) & (
             np.abs(lit[:, 0]) <= OUTLIER_SPREADS * spread_b
         )
