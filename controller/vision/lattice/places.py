@@ -285,7 +285,8 @@ def texture(logimg: np.ndarray, points: np.ndarray) -> np.ndarray:
     on it adds its outline, its shading and highlights (a chess piece), or hides the grain and the
     lines under a smooth surface (a Go stone). It is the log, so that a sharper or blurrier camera
     (a scale on every gradient) moves every place alike."""
-    lightness = logimg.mean(axis=2).astype(np.float32)
+    channels = logimg.astype(np.float32, copy=False)
+    lightness = (channels[..., 0] + channels[..., 1] + channels[..., 2]) / 3  # a mean without a slow reduce
     gx = cv2.Sobel(lightness, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(lightness, cv2.CV_32F, 0, 1, ksize=3)
     energy = (gx * gx + gy * gy)[..., None]
