@@ -15,6 +15,9 @@ parity read surely empty, the place itself left out) at the open-set level `P_KN
 with n - 1 degrees of freedom, times the population's spread, with the least spread of any
 feature `FLOOR`, and sqrt(1 + 1/n)), on the side the picture's pieces lie. With fewer than two
 other places, or no piece read surely, the picture does not say, and the place stays as read.
+Nor where a neighbour's sure piece is seen displaced towards the place, away from the camera
+(`Picture.away`): a tall piece's top shows in the next cell (as rules between, centre and beyond
+say), and the texture there is that piece's.
 """
 
 from __future__ import annotations
