@@ -34,7 +34,7 @@ from calibration.checks import PlacesRefused, empty_board_outliers, place_names
 from controller.errors import RefereeError
 from controller.games import registry
 from controller.games.spec import FULL_SETUP, ONE_OF_EACH, START_POSITION, GameSpec
-from controller.language import _, listed
+from controller.language import _, _n, listed
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
 from controller.vision.classify import ClassModel, ClassRef, open_set_distance
 from controller.vision.reader import DEFAULT_SIGMA, MIN_USED, BoardReader, model_for
@@ -262,12 +262,55 @@ def setup_counts(profile) -> dict[str, int]:
     return dict(profile.get("tokens") or {"G": 19, "Y": 19, "O": 19, "B": 19, "P": 19, "J": 5})
 
 
+def _not_full(profile, image: np.ndarray, looks: PlaceLooks, model: ClassModel, corners, name: Any) -> None:
+    """Raise when some place of the setup picture looks like an empty slot (the nearest learned look,
+    surely): as "not a full setup" where the reader, with every check it makes in play (a lamp's
+    reflection or sheen, glare, a clipped channel), reads places surely empty; else the light leaves
+    open whether a token is there (3D room 9: a green token at A1 in a green lamp's sheen, near an
+    empty look the lamp made broad), and the sentence says so and what to change, not that a token
+    is missing. Learning goes on in neither case: the counts could not be checked, and the room that
+    light came from reads washed tokens wrong (room 9 calibrated anyway: 4 places wrong, sure)."""
+    dec = model.decide_distances(looks.distances(model))
+    nearest = [divmod(int(i), profile.cols) for i in np.flatnonzero(dec.sure & (np.array(dec.letters) == EMPTY))]
+    if not nearest:
+        return
+    reading = BoardReader(profile, corners=corners).read(image)
+    cells = reading.cells
+    empty = (
+        nearest if cells is None else [(r, c) for r, row in enumerate(cells) for c, v in enumerate(row) if v == EMPTY]
+    )
+    if empty:
+        raise RefereeError(
+            _n(
+                "{name} is not a full setup: the place {places} is empty",
+                "{name} is not a full setup: the places {places} are empty",
+                len(empty),
+                name=name,
+                places=place_names(profile.game, empty),
+            )
+        )
+    raise RefereeError(
+        _n(
+            "{name} cannot be checked as a full setup: {places} looks like an empty slot, but the light there (a "
+            "lamp's reflection, glare or the lamp's colour) leaves it unsure; if a token is there, move the lamp or "
+            "use a white light, so that the board is evenly lit, and take the picture again",
+            "{name} cannot be checked as a full setup: {places} look like empty slots, but the light there (a "
+            "lamp's reflection, glare or the lamp's colour) leaves them unsure; if tokens are there, move the lamp "
+            "or use a white light, so that the board is evenly lit, and take the picture again",
+            len(nearest),
+            name=name,
+            places=place_names(profile.game, nearest),
+        )
+    )
+
+
 def learn_full_setup(profile, image: np.ndarray, corners=None, name: Any = None):
     """References from the full setup: 19 of each colour and 5 jokers (the profile's counts).
 
     Places that already read surely as empty (the empty class: learned from the empty board,
     else the standard edition's) show the picture is no setup: refused before anything is learned
-    from it, since clustering would otherwise fold the empty slots into some colour."""
+    from it, since clustering would otherwise fold the empty slots into some colour; where only the
+    light makes a place look empty, refused saying so (`_not_full`)."""
     name = name if name is not None else _("the setup picture")
     if not _spec(profile).calibrates(FULL_SETUP):
         raise RefereeError(
@@ -291,16 +334,7 @@ def learn_full_setup(profile, image: np.ndarray, corners=None, name: Any = None)
     missing = [k for k in keys if k not in by_key]
     if missing:
         raise RefereeError(_("no starting reference for the token class(es) {classes}", classes=", ".join(missing)))
-    dec = model.decide_distances(looks.distances(model))
-    empty = [divmod(int(i), profile.cols) for i in np.flatnonzero(dec.sure & (np.array(dec.letters) == EMPTY))]
-    if empty:
-        raise RefereeError(
-            _(
-                "{name} is not a full setup: the places {places} are empty",
-                name=name,
-                places=place_names(profile.game, empty),
-            )
-        )
+    _not_full(profile, image, looks, model, corners, name)
     current = ClassModel([by_key[k] for k in keys])
     # A token under a lamp's reflection is washed towards a joker's grey: it would take a joker's
     # place in the counts. It is left out, and its class has one place to spare.

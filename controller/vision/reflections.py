@@ -120,9 +120,13 @@ class ReflectionCheck:
         self, rect: np.ndarray, under: np.ndarray, model: ClassModel, white: np.ndarray, weights: np.ndarray
     ) -> np.ndarray:
         """(N,) the places under a reflection (`under`) or with a core within a pitch (`cores_near`,
-        lit above `diffuse_bound` in the paper's light, `white` at the places' `weights`)."""
+        lit above `diffuse_bound` in the paper's light, `white` at the places' `weights`). Said to the
+        player only (what to change), so with no allowance for the markers' papers differing: a place
+        brighter than that in the paper's light is lit by the lamp, reflected or too near, and moving
+        the lamp is the change to make either way (3D room 3: tokens on the bottom row under a warm
+        lamp's reflection, 1.3-1.5 times the paper, read as jokers)."""
         others = np.flatnonzero(~under)
-        lit_above = local_white(white, weights[others]) * diffuse_bound(model, white)
+        lit_above = local_white(white, weights[others]) * diffuse_bound(model)
         out = under.copy()
         out[others[self.cores_near(rect, others, lit_above)]] = True
         return out
