@@ -33,6 +33,7 @@ from controller.games.spec import post_words
 from controller.language import _, _n, listed, literal, said
 from controller.snapshot import EMPTY
 from controller.vision.doors import post_of, unknown_door
+from controller.vision.features import colour_features, colours_of
 from controller.vision.reader import MIN_USED, BoardReader, model_for
 
 #: Most of a calibration picture's places that may be unsure before the picture is refused: a
@@ -326,7 +327,12 @@ class Outliers:
 
 
 def empty_board_outliers(
-    model, feats: np.ndarray, looks: list[str], usable: np.ndarray, points: np.ndarray | None = None
+    model,
+    feats: np.ndarray,
+    looks: list[str],
+    usable: np.ndarray,
+    points: np.ndarray | None = None,
+    clipped: np.ndarray | None = None,
 ) -> Outliers:
     """The places of an empty-board picture that do not look like the board's own material.
 
@@ -343,11 +349,14 @@ def empty_board_outliers(
     - chromaticity (`feats` columns 1-2), which shadows and the light's strength leave alone;
     - brightness (column 0) *above* the surface: a shadow only darkens.
 
-    A place that stands out only as added light does (brighter, its chromaticity moved straight
-    towards the light's own, i.e. paler: a reflection adds the lamp's light to the material's
-    colour) is a reflection (`Outliers.reflections`), not refused but not learned from either: a
-    white piece left there looks so too, and is found when the picture is read back. Places under
-    glare (not `usable`) are left out altogether. A look with fewer than `MIN_LOOK` usable places cannot be
+    A place that stands out only as added light does is a reflection (`Outliers.reflections`), not
+    refused but not learned from either: a white piece left there looks so too, and is found when
+    the picture is read back. A reflection adds the lamp's light to the material's colour: brighter,
+    its chromaticity moved straight towards white for a white lamp, or, for a lamp of any colour,
+    the board's look plus an amount of the light the reflection's fainter edge shows (measured on
+    the places it brightens within their look's spread, `_shared_light`; `clipped` (N, 3) marks the
+    channels at the camera's ceiling, which only bound the light). Places under glare (not
+    `usable`) are left out altogether. A look with fewer than `MIN_LOOK` usable places cannot be
     judged this way: its places are judged by `model` (the references known before): one read
     surely as a piece stands out."""
     looks_arr = np.asarray(looks)
@@ -355,36 +364,105 @@ def empty_board_outliers(
     n = len(feats)
     xy = np.zeros((n, 2)) if points is None else np.asarray(points, np.float64).reshape(n, 2)
     odd = np.zeros(n, bool)
-    lit = np.zeros(n, bool)
     few = np.zeros(n, bool)
+    whiter = np.zeros(n, bool)
+    trend = np.array(feats, np.float64, copy=True)
+    spreads = np.ones((n, 2))
+    trends = []  # each look's trend and spreads: a place under a reflection is one of the looks plus light
     floor_b, floor_c = SPREAD_FLOOR
     for look in set(looks):
         mine = (looks_arr == look) & usable
         if mine.sum() < MIN_LOOK:
             few |= mine
             continue
-        trend = _smooth_trend(xy, feats, mine)
-        res = feats - trend
-        chroma = np.hypot(res[:, 1], res[:, 2])
-        rise = res[:, 0]
-        spread_c = max(1.4826 * float(np.median(chroma[mine])), floor_c)
-        spread_b = max(1.4826 * float(np.median(np.abs(rise[mine]))), floor_b)
-        out = mine & ((chroma > OUTLIER_SPREADS * spread_c) | (rise > OUTLIER_SPREADS * spread_b))
-        # Added light: brighter, and the chromaticity on the segment from the material's towards
-        # white (0, 0): its distance off that segment within the usual spread.
+        look_trend = _smooth_trend(xy, feats, mine)
+        trend[mine] = look_trend[mine]
+        res = feats[mine] - look_trend[mine]
+        spreads[mine] = (
+            max(1.4826 * float(np.median(np.abs(res[:, 0]))), floor_b),
+            max(1.4826 * float(np.median(np.hypot(res[:, 1], res[:, 2]))), floor_c),
+        )
+        trends.append((look_trend, spreads[mine][0]))
+        # White light added: brighter, and the chromaticity on the segment from the material's
+        # towards white (0, 0): its distance off that segment within the usual spread.
         t = trend[:, 1:]
         c = feats[:, 1:]
-        norm2 = np.maximum((t * t).sum(axis=1), 1e-12)
-        k = np.clip((c * t).sum(axis=1) / norm2, 0.0, 1.0)
-        off = np.hypot(*(c - k[:, None] * t).T)
-        added = (rise > 0) & (off <= OUTLIER_SPREADS * spread_c)
-        lit |= out & added
-        odd |= out & ~added
+        k = np.clip((c * t).sum(axis=1) / np.maximum((t * t).sum(axis=1), 1e-12), 0.0, 1.0)
+        whiter |= mine & (np.hypot(*(c - k[:, None] * t).T) <= OUTLIER_SPREADS * spreads[:, 1])
+    res = feats - trend
+    chroma = np.hypot(res[:, 1], res[:, 2])
+    checked = usable & ~few
+    out = checked & ((chroma > OUTLIER_SPREADS * spreads[:, 1]) | (res[:, 0] > OUTLIER_SPREADS * spreads[:, 0]))
+    added = (res[:, 0] > 0) & whiter
+    clip = np.zeros((n, 3), bool) if clipped is None else np.asarray(clipped, bool).reshape(n, 3)
+    light = _shared_light(feats, trend, clip, checked & ~out & (res[:, 0] > HALO_SPREADS * spreads[:, 0]))
+    for look_trend, (spread_b, spread_c) in trends if light is not None else []:
+        lit = _lit_by(feats, look_trend, clip, np.asarray(light)) - feats
+        added |= (np.hypot(lit[:, 1], lit[:, 2]) <= OUTLIER_SPREADS * spread_c) & (
+            np.abs(lit[:, 0]) <= OUTLIER_SPREADS * spread_b
+        )
+    odd = out & ~added
     if few.any():
         dec = model.decide(feats[few])
         index = np.flatnonzero(few)
         odd[index] = dec.sure & (np.array(dec.letters) != EMPTY)
-    return Outliers([int(i) for i in np.flatnonzero(odd)], [int(i) for i in np.flatnonzero(lit)])
+    return Outliers([int(i) for i in np.flatnonzero(odd)], [int(i) for i in np.flatnonzero(out & added)])
+
+
+#: A place brighter than its look's trend by this many spreads, yet within the look, is lit by the
+#: faint edge of a reflection: where the lamp's light is measured.
+HALO_SPREADS = 2.0
+#: The curve of the camera's picture values: light adds before it (`sheen_doubt.GAMMA`).
+GAMMA = 2.2
+
+
+def _linear(feats: np.ndarray) -> np.ndarray:
+    """The white-normalised light (linear BGR) of places' features."""
+    return np.clip(colours_of(feats), 0.0, None) ** GAMMA
+
+
+def _shared_light(feats: np.ndarray, trend: np.ndarray, clipped: np.ndarray, halo: np.ndarray) -> np.ndarray | None:
+    """The colour (linear BGR, largest channel 1; NaN for a channel no halo place shows unclipped)
+    of the light a reflection adds over the `halo` places (lit, within their look's spread): the
+    light they gain over their look's trend, one colour for them all, fitted by least squares
+    through the origin against the channel that gains the most. None without two halo places
+    showing it in two channels, or for a "light" that removes some colour (no light does)."""
+    gain = _linear(feats[halo]) - _linear(trend[halo])
+    seen = ~clipped[halo]
+    if len(gain) < 2:
+        return None
+    strength = np.where(seen, np.abs(gain), 0.0).sum(axis=0)
+    ref = int(np.argmax(np.where(seen.sum(axis=0) >= 2, strength, -1.0)))
+    if seen[:, ref].sum() < 2 or strength[ref] <= 0:
+        return None
+    light = np.full(3, np.nan)
+    for ch in range(3):
+        both = seen[:, ref] & seen[:, ch]
+        if both.any():
+            light[ch] = float(gain[both, ch] @ gain[both, ref]) / max(float(gain[both, ref] @ gain[both, ref]), 1e-12)
+    if np.isnan(light).sum() > 1 or np.nanmin(light) < 0 or light[ref] <= 0:
+        return None
+    return light / np.nanmax(light)
+
+
+def _lit_by(feats: np.ndarray, trend: np.ndarray, clipped: np.ndarray, light: np.ndarray) -> np.ndarray:
+    """The features the camera would show of each place's look (its trend) plus the amount of
+    `light` that best explains the place's unclipped channels (none below zero): a channel of
+    unknown light shows what it shows where that is no darker than the look (light only adds), and
+    a clipped channel shows its value where the look plus the light reaches it (it is only a bound)."""
+    board = _linear(trend)
+    seen = _linear(feats)
+    known = ~np.isnan(light)
+    colour = np.where(known, light, 0.0)
+    use = known[None, :] & ~clipped
+    gain = seen - board
+    amount = np.maximum((np.where(use, gain * colour, 0.0)).sum(axis=1), 0.0) / np.maximum(
+        np.where(use, colour * colour, 0.0).sum(axis=1), 1e-12
+    )
+    shown = board + amount[:, None] * colour
+    shown = np.where(known[None, :], shown, np.maximum(seen, shown))
+    shown = np.where(clipped, np.minimum(shown, seen), shown)
+    return colour_features(np.clip(shown, 1e-9, None) ** (1 / GAMMA))
 
 
 #: Places a look needs for a quadratic trend of the light over the board (else a plane, then a

@@ -37,6 +37,7 @@ from controller.games.spec import FULL_SETUP, ONE_OF_EACH, START_POSITION, GameS
 from controller.language import _, _n, listed
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
 from controller.vision.classify import ClassModel, ClassRef, open_set_distance
+from controller.vision.features import SATURATED
 from controller.vision.reader import DEFAULT_SIGMA, MIN_USED, BoardReader, model_for
 from controller.vision.reflections import lit_looks
 from controller.vision.sheen import sheen_distances
@@ -397,7 +398,7 @@ def learn_empty(profile, empty: np.ndarray, corners=None, name: Any = None):
     feats, used = seen.chosen(looks)
     usable = used >= MIN_USED
     points = np.array([(c, r) for r in range(profile.rows) for c in range(profile.cols)], np.float64)
-    found = empty_board_outliers(model, feats, looks, usable, points)
+    found = empty_board_outliers(model, feats, looks, usable, points, seen.chosen_medians(looks) >= SATURATED)
     if found.pieces:
         cells = [divmod(i, profile.cols) for i in found.pieces]
         raise PlacesRefused(

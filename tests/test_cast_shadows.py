@@ -96,3 +96,71 @@ def test_a_narrow_shadow_darker_on_the_table_near_its_box_is_not_an_arm_but_arms
         arm[run] = over_band
         past[run] = np.asarray(over_table)[..., None, :] if np.ndim(over_table) == 2 else over_table
         assert not shadows.explains(run, odd, arm, past, seen)
+
+
+def _odd(n: int, run: list[int]) -> np.ndarray:
+    odd = np.zeros(n, bool)
+    odd[run] = True
+    return odd
+
+
+def test_a_shadow_in_a_lamps_pool_along_a_side_is_judged_against_the_light_beside_it() -> None:
+    """The lamp brightens half the right side (and the table beyond it), and a box's shadow falls in
+    that bright half: against the side's median (unlit) the shadowed band is brighter in some
+    channel, as no shadow is; against the light just beside the shadow it only takes the lamp's
+    share away (hand_check seeds Colorpop 27, Stay Alive 13 and 27). A dark sleeve there is an arm."""
+    shadows, sides = _ring()
+    right = np.flatnonzero(sides == 1)
+    pool = np.zeros(len(sides))
+    pool[right] = np.interp(np.arange(PER_SIDE), [0, 5, 9, 13], [0.35, 0.35, 0.0, 0.0])
+    run = list(right[1:5])
+    band, beyond, seen = _scene(np.random.default_rng(7), shaded=np.array(run))
+    band += pool[:, None]
+    beyond += pool[:, None, None]
+    odd = _odd(len(sides), run)
+    assert (band[run] - np.median(band[right[9:]], axis=0) > 0).any()  # the case: not darker than the side
+    assert shadows.explains(run, odd, band, beyond, seen)
+    sleeve, over = band.copy(), beyond.copy()
+    sleeve[run] = np.log([40.0, 38.0, 36.0])
+    over[run] = np.log([40.0, 38.0, 36.0])
+    assert not shadows.explains(run, odd, sleeve, over, seen)
+
+
+def test_a_shadow_on_the_band_only_is_not_an_arm_but_an_arm_over_the_edge_at_a_slant_is() -> None:
+    """A shadow cast into the band from over the board, or round a corner from the side it crosses
+    (hand_check seeds Blockers! 43, Flipop 39): the board's edge and the table beyond it stay in the
+    lamp's full light, straight out and at every slant, so nothing crosses the edge there, and no
+    arm reaches over the band without crossing it. Before, only a shadow seen crossing the edge was
+    let through. A sleeve over the band whose arm goes out over the edge at 45 degrees is an arm."""
+    shadows, sides = _ring()
+    top = np.flatnonzero(sides == 0)
+    run = list(top[5:10])
+    band, beyond, seen = _scene(np.random.default_rng(9), shaded=np.array([], int))
+    band[run] += SHADOW
+    odd = _odd(len(sides), run)
+    assert shadows.explains(run, odd, band, beyond, seen)
+    grey = np.log([40.0, 38.0, 36.0])
+    arm, past = band.copy(), beyond.copy()
+    arm[run] = grey
+    for j, out in enumerate([0.5, 0.9, 1.3, 1.7, 2.1, 2.5]):  # the arm goes out along the side, one pitch per pitch
+        past[[i + int(round(out / 0.5)) for i in run], j] = grey
+    assert not shadows.explains(run, odd, arm, past, seen)
+
+
+def test_a_shadows_end_patch_unlike_a_shadow_beyond_it_does_not_make_it_an_arm() -> None:
+    """Beyond the first patch of a shadow near a corner lies the corner's marker (white paper), not
+    the board's edge and the table (hand_check seeds Colorpop 45, Stay Alive 27: there the shadow's
+    fringe): unlike a shadow there, but the other patches all are a shadow's. A dark sleeve whose
+    patches inside the run are unlike a shadow beyond them is an arm (hand_check's Flipop sleeve 11:
+    one such patch)."""
+    shadows, sides = _ring()
+    right = np.flatnonzero(sides == 1)
+    run = list(right[3:8])
+    band, beyond, seen = _scene(np.random.default_rng(11), shaded=np.array(run))
+    beyond[run[0]] = np.log([230.0, 230.0, 230.0])
+    odd = _odd(len(sides), run)
+    assert shadows.explains(run, odd, band, beyond, seen)
+    sleeve, over = band.copy(), beyond.copy()
+    sleeve[run] = np.log([40.0, 38.0, 36.0])
+    over[run[2]] = np.log([40.0, 38.0, 36.0])
+    assert not shadows.explains(run, odd, sleeve, over, seen)

@@ -253,3 +253,22 @@ def test_a_wrist_on_a_coarse_board_is_an_arm_though_it_covers_two_patches() -> N
     # The reader of each game counts with its own pitch.
     assert BoardReader(default_profile("flipop")).hands.min_arm == 2
     assert BoardReader(default_profile("stay-alive")).hands.min_arm == 3
+
+
+def test_a_reflections_halo_on_the_band_with_its_core_just_inside_it_is_not_an_arm() -> None:
+    """A lamp's reflection just outside the outer places (hand_check's glare at the edge, Flipop seed
+    47): only its halo, white light added, lights the band; its clipped core lies between the band
+    and the lattice. Before, the band alone showed no core and the halo was taken for an arm."""
+    vals, white = band((160, 80, 45))
+    halo = vals.copy()
+    halo[10:13] += np.array([110, 110, 110], np.float32)
+    inner, _white = band((160, 80, 45))
+    f, used = features(halo, white)
+    assert hands.arm_seen(f, used, np.clip(halo, 0, 255), white)  # no core anywhere: a pale object
+    inner[11, :10] = 255  # the reflection's clipped core, inward of patch 11
+    assert not hands.arm_seen(f, used, np.clip(halo, 0, 255), white, inner=inner)
+    # Skin over the band beside the same core: an arm.
+    arm = vals.copy()
+    arm[10:14] = np.array([150, 180, 224], np.float32)
+    f, used = features(arm, white)
+    assert hands.arm_seen(f, used, np.clip(arm, 0, 255), white, inner=inner)

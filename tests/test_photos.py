@@ -167,3 +167,15 @@ def test_stones_another_camera_tints_read_by_lightness_where_the_flatness_agrees
     assert all(got[r][c] == truth[r, c] for r, c in zip(*np.nonzero(sure)))
     black = truth == "B"
     assert (sure & black).sum() >= 0.9 * black.sum()
+
+
+@needs_photos
+def test_a_pawn_of_its_squares_wood_on_another_board_is_never_read_empty_surely() -> None:
+    """Learned on one wooden board, another's walnut pawn on a walnut square (chessBoard005 (0,6))
+    has the square's colour and flatness, and rule parity read it empty, sure; its texture is its
+    pieces' (rule `texture`): unsure. Every sure reading of the folding board is right."""
+    model = learn_from(teacher(folder_photos(PHOTOS / "chess-pcwawc-wooden")))
+    photo = next(p for p in folder_photos(PHOTOS / "chess-pcwawc-folding") if p.name == "chessBoard005")
+    got, sure, _ = lattice.read(model, photo.image(), parse_corners(photo.corners))
+    assert not sure[0, 6]
+    assert all(got[r][c] == photo.grid[r][c] for r, c in zip(*np.nonzero(sure)))

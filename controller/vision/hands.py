@@ -9,7 +9,9 @@ ways that follow from the physics of light:
   change, relative to white paper, is about the same in every channel (a skin or sleeve colour
   over a coloured band changes the channels very differently, or darkens them);
 - it has a core brighter than the white paper around the markers, or clipped: no diffuse surface
-  under the same light is brighter than white paper, only a mirror-like reflection of the lamp;
+  under the same light is brighter than white paper, only a mirror-like reflection of the lamp
+  (on the band, or between it and the outer places: a reflection just outside them lights the
+  band with its halo only);
 - it is small: a run longer than `MAX_SPOT` patches is never taken for a reflection.
 
 A desk lamp's pool of light on the band (its diffuse light, not its reflection) is a run of any
@@ -232,15 +234,25 @@ def arm_patches(spacing_mm: float | None) -> int:
 
 
 def arm_seen(
-    feats: np.ndarray, used: np.ndarray, vals: np.ndarray, white: np.ndarray, shadow=None, min_arm: int = MIN_ARM
+    feats: np.ndarray,
+    used: np.ndarray,
+    vals: np.ndarray,
+    white: np.ndarray,
+    shadow=None,
+    min_arm: int = MIN_ARM,
+    inner: np.ndarray | None = None,
 ) -> bool:
     """Whether an arm crosses the band (see the module's docstring). `shadow(run, odd)`, when
     given, says whether a run of odd patches is a lamp's cast shadow; `min_arm` is how many odd
-    patches in a row an arm covers at least (`arm_patches`)."""
+    patches in a row an arm covers at least (`arm_patches`); `inner`, the pixels (N, K, 3) between
+    each band patch and the lattice, where a reflection's core just outside the outer places lies
+    while only its halo lights the band."""
     odd = odd_patches(feats, used)
     if not odd.any():
         return False
     lit, core = reflection_patches(vals, white)
+    if inner is not None:
+        core |= reflection_patches(inner, white)[1]
     logs = band_logs(vals, white)
     for run in _runs(odd):
         if len(run) < min_arm or lamp_pool(run, logs):
@@ -271,6 +283,8 @@ class HandCheck:
         self.min_arm = arm_patches(None if pitch_mm is None else RING_STEP * pitch_mm)
         self.shadows = CastShadows(self.points, *ring_sides(geom, self.points))
         self.ring = PatchSampler(rect.to_px(self.points), ring_offsets(0, 0.18 * ppp), rect.size[::-1])
+        inner = self.points - INNER * ring_sides(geom, self.points)[0]
+        self.inner = PatchSampler(rect.to_px(inner), ring_offsets(0, INNER_RADIUS * ppp), rect.size[::-1])
         self.weights = light.weights(self.points)
 
     def arm_seen(
@@ -291,7 +305,8 @@ class HandCheck:
                     measured.extend(self.shadows.beyond(frame, h))
                 return self.shadows.explains(run, odd, band, *measured)
 
-        return arm_seen(feats, used, self.ring.values(rect), local_white(white, self.weights), shadow, self.min_arm)
+        vals, inner = self.ring.values(rect), self.inner.values(rect)
+        return arm_seen(feats, used, vals, local_white(white, self.weights), shadow, self.min_arm, inner)
 
 
 def ring_sides(g: LatticeGeometry, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -304,6 +319,10 @@ def ring_sides(g: LatticeGeometry, points: np.ndarray) -> tuple[np.ndarray, np.n
 
 #: The band patches' spacing, in pitches.
 RING_STEP = 0.5
+#: Where a reflection's core is looked for between the band and the lattice: this far inward from
+#: each band patch, within this radius (pitches): the band lies 0.85 outside the outer places.
+INNER = 0.4
+INNER_RADIUS = 0.3
 
 
 def ring_points(g: LatticeGeometry, step: float = RING_STEP, out: float = 0.85) -> np.ndarray:

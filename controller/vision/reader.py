@@ -57,6 +57,7 @@ from controller.vision.settings import DEFAULT_SIGMA, default_model, frame_colou
 from controller.vision.sheen import reread
 from controller.vision.sheen_doubt import read_under_tint
 from controller.vision.tops import PieceTops, PlaceLooks, class_heights
+from controller.vision.unlike import unlike_calibration
 
 __all__ = [
     "DEFAULT_SIGMA",
@@ -222,9 +223,10 @@ class BoardReader:
         # Nor one that a clipped channel leaves open to a look of another meaning (the light).
         rival = self.light_doubt.rivals(rel, channel_bounds(med, paper_bound, self.paper_weights), dec.best, sure)
         sure &= rival < 0
-        # Many places beyond every learned look, of several meanings, say the same of the light
-        # where the frame cannot (a frame too dark to show a colour's change, or not known).
-        unlike = unlike or self._unlike_calibration(dec, sure)
+        # Many places beyond every learned look, of several meanings and of looks the frame shows
+        # nowhere by their learned selves, say the same of the light where the frame cannot (a
+        # frame too dark to show a colour's change, or not known): a reflection is local (unlike.py).
+        unlike = unlike or unlike_calibration(self.model, dec, sure)
         if unlike:  # every colour is read in a light unlike the calibration's
             sure[:] = False
         conf = np.where(used >= MIN_USED, dec.confidence, 0.0).reshape(rows, cols)
@@ -335,17 +337,6 @@ class BoardReader:
                 "the light is too bright to tell {a} from {b}: dim the lamp or turn it away from the board", a=a, b=b
             )
         return _("the lamp is too coloured to tell {a} from {b}: use a white light", a=a, b=b)
-
-    def _unlike_calibration(self, dec, sure: np.ndarray) -> bool:
-        """Whether the unsure places say that the light is far from the one the copy was calibrated
-        under, not that something lies on the board: most of them are beyond the open-set
-        distance of every learned look ('far'), and they were nearest looks of at least two
-        meanings. A hand, a cup or a stray piece is one thing of one colour; a light that the
-        paper white cannot undo (a lamp of a narrow spectrum, which no gain per channel mimics)
-        moves every colour away from what was learned."""
-        unsure = np.flatnonzero(~sure)
-        far = unsure[dec.distance[unsure] > self.model.max_distance]
-        return 2 * len(far) > len(unsure) and len({dec.letters[i] for i in far}) >= 2
 
     def _look_name(self, ref) -> str:
         """A look as players name it: its colour's name in the profile, or an empty place."""

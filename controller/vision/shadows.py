@@ -22,10 +22,16 @@ table, can:
 
 So a run of odd band patches, widened by the band patches beside it that are darkened too (a
 shadow's colour moves less where it is shallower, round a corner if it reaches one), is a shadow
-when it only takes light away, no odd patch of it is unlike a shadow beyond the band (at most of
-the distances where an edge is seen), and at least `MIN_KEPT` of its patches keep the edge (the
-shadow crosses the board's edge: it is cast from beside the board, out of reach of any arm). The
-edge's contrast in full light and how much it varies are measured on the same frame, on the band
+when it only takes light away from the band's light just beside it (a lamp's pool or the room's
+light may change along a side: its median need not be the light the shadow took away), none of
+its odd patches is unlike a shadow beyond the band (at most of the distances where an edge is
+seen; the two ends of a shadow of four patches or more are its fringe, or beyond one of them near
+a corner lies the corner's marker), and either at least `MIN_KEPT` of its patches keep the edge
+(the shadow crosses the board's edge: it is cast from beside the board, out of reach of any arm)
+or the edge and the table beyond every odd patch are in the lamp's full light straight out and at
+every slant (a shadow cast into the band from over the board, or round a corner from the side it
+crosses: nothing crosses the edge there, and an arm reaches over the band from beside the board,
+so over the edge). The edge's contrast in full light and how much it varies are measured on the same frame, on the band
 patches the shadow leaves alone (the tolerance is `NOISE_K` robust standard deviations of their
 variation from one patch to the next, pooled over the four sides, at least `NOISE_FLOOR`; the
 band's own noise the same way); distances beyond the band where no contrast stands clearly above
@@ -33,7 +39,7 @@ that (`EDGE_K` tolerances: no edge there, the board goes on, or the picture ends
 a run of which nothing is said stays an arm.
 
 Left as an arm (the safe side): a shadow too narrow, or cast too much at a slant, to cross the
-board's edge beside its own patches of the band, and a shadow cast from above the board only.
+board's edge beside its own patches of the band while darkening the table beyond them.
 """
 
 from __future__ import annotations
@@ -111,9 +117,16 @@ class CastShadows:
                 typical[self.sides == side] = np.median(band[clean], axis=0)
                 own[self.sides == side] = True
         band_tol = np.maximum(NOISE_K * self._spread(band, ~odd, along=True), NOISE_FLOOR)
-        change = band - typical
-        if own[run].all() and (np.abs(change[run]) <= band_tol).all():
+        if own[run].all() and (np.abs(band[run] - typical[run]) <= band_tol).all():
             return True  # the band's own colour on its side, odd only against the paper's white
+        # Under the shadow the band would have the light beside it where that is brighter than its
+        # side's median: a lamp's pool or the room's light may change along a side, so the median
+        # need not be the light the shadow took away (and where the light beside is darker, the
+        # shadow may reach beyond the run's odd patches: the median stays).
+        near, light = _beside(run, band, odd)
+        if light.mean() > typical[run].mean():
+            typical[near] = light
+        change = band - typical
         clear = ~odd & (np.abs(change) <= band_tol).all(axis=1)
         # The whole shadow: the run and the band patches beside it that it darkens too (its colour
         # moved less there), round a corner if it reaches one; and its depth, the lamp's share.
@@ -131,6 +144,8 @@ class CastShadows:
         seen_edge = np.zeros(len(shadow), int)
         unlike = np.zeros(len(shadow), int)
         kept = np.zeros((len(SLANTS), len(shadow)), int)
+        looked = np.zeros(len(shadow), int)  # places beyond looked at, at every slant ...
+        in_light = np.zeros(len(shadow), int)  # ... and those where the edge and table are in full light
         for j in range(len(BEYOND)):
             tol = np.maximum(NOISE_K * self._spread(beyond[:, j] - band, clear & seen[:, j], along=True), NOISE_FLOOR)
             for side in np.unique(self.sides[shadow]):
@@ -158,12 +173,27 @@ class CastShadows:
                         if 0 <= t < n and self.sides[t] == side and seen[t, j]:
                             off = beyond[t, j] - band[i] - ref
                             kept[k, m] += bool((np.abs(off) <= tol).all() or _colour_kept(off, ref, tol))
+                            looked[m] += 1
+                            in_light[m] += bool((np.abs(beyond[t, j] - typical[t] - ref) <= tol).all())
         if not seen_edge[odd[shadow]].any():
             return False  # nothing is known of what lies beyond the run
-        if (2 * unlike > seen_edge)[odd[shadow]].any():
-            return False  # an odd patch that is unlike a shadow at most of its edges: an arm
+        # An odd patch unlike a shadow at most of its edges is an arm's, unless it is one of the two
+        # ends of a shadow of four patches or more: its fringe, across which its edge may lie
+        # (beyond it, the table half in the lamp's light), or beyond which the corner's marker lies.
+        judged = odd[shadow].copy()
+        if len(shadow) >= 4:
+            judged[[0, -1]] = False
+        if (2 * unlike > seen_edge)[judged].any():
+            return False
         keeps = ((seen_edge > 0) & (2 * kept >= seen_edge) & (within[shadow] >= HALF)).sum(axis=1)
-        return int(keeps.max()) >= MIN_KEPT
+        if int(keeps.max()) >= MIN_KEPT:
+            return True
+        # Or nothing crosses the board's edge beyond the run: an arm over the band reaches over the
+        # edge from beside the board, while this shadow (cast into the band from over the board,
+        # or round a corner) leaves the edge and the table beyond every odd patch in full light,
+        # straight out and at every slant.
+        mine = odd[shadow]
+        return bool((looked[mine] > 0).all() and (in_light[mine] == looked[mine]).all())
 
     def _spread(self, values: np.ndarray, use: np.ndarray, along: bool = False) -> np.ndarray:
         """Robust standard deviation per channel of (N, 3) values about their own side's median
@@ -181,6 +211,25 @@ class CastShadows:
         if not resid:
             return np.full(3, np.inf)
         return _spread(np.concatenate(resid))
+
+
+#: Band patches looked at beyond each end of a run for the light beside it.
+BESIDE = 3
+
+
+def _beside(run: list[int], band: np.ndarray, odd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The band patches from the light beside the run's one end to the other's, and that light
+    (log, per channel): beyond each end, the brightest of the `BESIDE` patches that are not odd (a
+    shadow only takes light away, and its fringe is darkened too); the mean of the two ends'."""
+    n = len(band)
+    bounds, lights = [run[0], run[-1]], []
+    for end, (start, way) in enumerate(((run[0], -1), (run[-1], +1))):
+        look = [i for i in ((start + way * k) % n for k in range(1, BESIDE + 1)) if not odd[i] and i not in run]
+        if look:
+            bounds[end] = max(look, key=lambda i: float(band[i].mean()))
+            lights.append(band[bounds[end]])
+    light = np.mean(lights, axis=0) if lights else np.median(band[run], axis=0)
+    return (bounds[0] + np.arange((bounds[1] - bounds[0]) % n + 1)) % n, light
 
 
 def _widened(run: list[int], also: np.ndarray, n: int, most: int | None = None) -> np.ndarray:

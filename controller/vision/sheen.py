@@ -32,16 +32,16 @@ SHARES = np.linspace(0.0, 0.9, 19)
 
 def sheen_distances(model: ClassModel, per_class: list[np.ndarray]) -> np.ndarray:
     """(N, K) least distance of each place to each class of `model` over the sheens tried;
-    `per_class[k]` holds the places' features (N, 3) where a body of class k appears."""
+    `per_class[k]` holds the places' features (N, 3) where a body of class k appears (each class
+    measured only against its own look, every sheen at once)."""
     out = []
     for k, feats in enumerate(per_class):
         bgr = colours_of(feats)
         floor = np.clip(bgr.min(axis=1), 0.0, None)
-        best = np.full(len(feats), np.inf)
-        for share in SHARES:
-            f = colour_features(bgr - (share * floor)[:, None])
-            best = np.minimum(best, model.distances(f)[:, k])
-        out.append(best)
+        shaded = bgr[None] - (SHARES[:, None] * floor[None])[..., None]  # (S, N, 3)
+        d = colour_features(shaded.reshape(-1, 3)) - model.means[k]
+        q = np.einsum("ni,ij,nj->n", d, model.inv[k], d).reshape(len(SHARES), len(feats))
+        out.append(np.sqrt(np.maximum(q, 0)).min(axis=0))
     return np.stack(out, axis=1)
 
 

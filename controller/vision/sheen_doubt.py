@@ -27,7 +27,7 @@ import numpy as np
 from scipy.ndimage import binary_dilation
 
 from controller.vision.classify import ClassModel, Decision, open_set_distance
-from controller.vision.features import colour_features, colours_of
+from controller.vision.features import BRIGHTNESS_OFFSET, CHROMA_SOFTENING, colours_of
 
 #: The exponent of the sRGB curve cameras deliver (its overall power: a value relative to the
 #: paper's, raised to it, is the light relative to the paper's light).
@@ -42,10 +42,6 @@ REACH = 2
 def linear(bgr: np.ndarray) -> np.ndarray:
     """Light relative to the paper's, from values relative to the paper's (the sRGB curve undone)."""
     return np.clip(bgr, 0.0, None) ** GAMMA
-
-
-def _features_of_light(light: np.ndarray) -> np.ndarray:
-    return colour_features(np.clip(light, 1e-6, None) ** (1 / GAMMA))
 
 
 def glare_places(model: ClassModel, dec: Decision, shone: np.ndarray, per_class: list[np.ndarray]) -> np.ndarray:
@@ -64,22 +60,31 @@ def _held(light: np.ndarray, tint: np.ndarray) -> np.ndarray:
 
 def _least_distances(model: ClassModel, light: np.ndarray, tints: np.ndarray) -> np.ndarray:
     """(T, N, K) least distance of each place to each look over the amounts of light of each
-    colour of `tints` (T, 3) taken off its light `light` (N, K, 3: as each look's body shows it)."""
+    colour of `tints` (T, 3) taken off its light `light` (N, K, 3: as each look's body shows it).
+    The features and the look's quadratic form are written out channel by channel (the same
+    arithmetic as `colour_features` and `ClassModel.distances`, without their (S, T, N, K, 3) copies)."""
     held = _held(light[None], tints[:, None, None, :])  # (T, N, K)
     left = light[None, None] - (SHARES[:, None, None, None] * held[None])[..., None] * tints[None, :, None, None, :]
-    diff = _features_of_light(left.reshape(-1, 3)).reshape(left.shape) - model.means  # (S, T, N, K, 3)
-    q = np.einsum("stnki,kij,stnkj->stnk", diff, model.inv, diff)
+    b, g, r = np.moveaxis(np.clip(left, 1e-6, None) ** (1 / GAMMA), -1, 0)  # each (S, T, N, K)
+    total = b + g + r
+    d0 = np.log(total / 3 + BRIGHTNESS_OFFSET) - model.means[:, 0]
+    d1 = (r - g) / (total + CHROMA_SOFTENING) - model.means[:, 1]
+    d2 = (r + g - 2 * b) / (total + CHROMA_SOFTENING) - model.means[:, 2]
+    inv = model.inv
+    q = inv[:, 0, 0] * d0 * d0 + inv[:, 1, 1] * d1 * d1 + inv[:, 2, 2] * d2 * d2
+    q += 2 * (inv[:, 0, 1] * d0 * d1 + inv[:, 0, 2] * d0 * d2 + inv[:, 1, 2] * d1 * d2)
     return np.sqrt(np.maximum(q, 0)).min(axis=0)
 
 
 def _unexplained(light: np.ndarray, looks: np.ndarray, scales: np.ndarray, tints: np.ndarray) -> np.ndarray:
     """(T, G, K) the light (squared) left unexplained when each place (`light` G, K, 3) is taken as
     each look (`looks` K, 3) at a brightness of `scales` (S, K) plus a non-negative amount of
-    light of each colour of `tints` (T, 3), at the best of those brightnesses and amounts."""
+    light of each colour of `tints` (T, 3), at the best of those brightnesses and amounts: what
+    of the excess over the look is not along the colour (all of it where it points away)."""
     excess = light[None] - scales[:, None, :, None] * looks[None, None]  # (S, G, K, 3)
-    amount = np.einsum("sgkc,tc->stgk", excess, tints) / np.einsum("tc,tc->t", tints, tints)[None, :, None, None]
-    left = excess[:, None] - np.clip(amount, 0.0, None)[..., None] * tints[None, :, None, None, :]
-    return np.einsum("stgkc,stgkc->stgk", left, left).min(axis=0)
+    along = np.clip(excess @ tints.T, 0.0, None)  # (S, G, K, T)
+    left = np.einsum("sgkc,sgkc->sgk", excess, excess)[..., None] - along**2 / np.einsum("tc,tc->t", tints, tints)
+    return np.moveaxis(np.clip(left, 0.0, None).min(axis=0), -1, 0)
 
 
 def fit_tints(model: ClassModel, per_class: list[np.ndarray], places: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

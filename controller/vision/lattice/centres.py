@@ -23,6 +23,7 @@ its point's disc on the bare board. Where the piece's own disc lies is measured 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -71,7 +72,7 @@ def piece_beyond(
     part = parts == parts[found.top]
     deepest = float(found.depth[part].max())
     centre = np.argwhere(part & (found.depth >= deepest - 0.5))
-    if not _one_disc(found.mask, (int(centre[0][0]), int(centre[0][1])), deepest):
+    if not _one_disc(found.mask, (int(centre[0][0]), int(centre[0][1])), deepest, parts):
         return None
     dy, dx = (centre.mean(axis=0) - found.own) / PPP
     return np.array([dx, dy]) if max(abs(dx), abs(dy)) > REACH else None
@@ -100,11 +101,8 @@ def _deepest_in_cell(
     x0, x1, y0, y1 = max(cx - PPP, 0), min(cx + PPP + 1, w), max(cy - PPP, 0), min(cy + PPP + 1, h)
     if x1 - x0 < PPP or y1 - y0 < PPP:
         return None
-    radius = BETWEEN * PPP
-    k = int(np.ceil(radius))
-    yy, xx = np.mgrid[-k : k + 1, -k : k + 1]
-    kernel = (np.hypot(xx, yy) <= radius).astype(np.float32)
-    smooth = cv2.filter2D(logimg[y0:y1, x0:x1], -1, kernel / kernel.sum(), borderType=cv2.BORDER_REPLICATE)
+    kernel, k = _smoothing()
+    smooth = cv2.filter2D(logimg[y0:y1, x0:x1], -1, kernel, borderType=cv2.BORDER_REPLICATE)
     rel = smooth.reshape(-1, 3).astype(np.float64) - light
     mask = whole_pieces(is_piece(rel).reshape(y1 - y0, x1 - x0), k)
     padded = cv2.copyMakeBorder(mask, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
@@ -121,10 +119,23 @@ def _deepest_in_cell(
     return Deepest(np.array([dx, dy]) / PPP, mask, depth, (int(iy), int(ix)), np.array([py - y0, px - x0]), deepest)
 
 
-def _one_disc(mask: np.ndarray, at: tuple[int, int], radius: float) -> bool:
+@functools.cache
+def _smoothing() -> tuple[np.ndarray, int]:
+    """The normalised kernel of a between point's small disc (`BETWEEN`, as the light was
+    measured) and its radius in pixels: the same for every place, made once."""
+    radius = BETWEEN * PPP
+    k = int(np.ceil(radius))
+    yy, xx = np.mgrid[-k : k + 1, -k : k + 1]
+    kernel = (np.hypot(xx, yy) <= radius).astype(np.float32)
+    return kernel / kernel.sum(), k
+
+
+def _one_disc(mask: np.ndarray, at: tuple[int, int], radius: float, parts: np.ndarray | None = None) -> bool:
     """Whether what shows the piece around `at` (row, column) is one disc: no larger than
-    `ONE_DISC` times the largest disc inside it (of `radius` pixels)."""
-    _, parts = cv2.connectedComponents(mask, connectivity=8)
+    `ONE_DISC` times the largest disc inside it (of `radius` pixels); `parts`: the mask's
+    connected parts, where already found."""
+    if parts is None:
+        _, parts = cv2.connectedComponents(mask, connectivity=8)
     return bool((parts == parts[at]).sum() <= ONE_DISC * np.pi * radius**2)
 
 

@@ -54,6 +54,11 @@ N_FEATURES = 8
 #: colour a flat place's disc shares; a piece or stone standing on the point leaves them free
 FLAT_RIM = (0.3, 0.44)
 N_FLAT = 4  # flatness features (`flatness`)
+#: pitches: the disc whose texture describes a place (`texture`): the part of the place's disc
+#: that every one of its samples (`SHIFTS`) covers. A square's border, a few pixels beyond a disc
+#: off by a corner's error, has a gradient tens of times a square's grain and would decide a root
+#: mean square; the samples allow for that error, so the disc they share stays clear of it.
+TEXTURE_DISC = DISC - SHIFT
 N_LIGHTNESS = 4  # lightness features (`LatticeModel.lightness_distances`)
 
 
@@ -268,6 +273,25 @@ def sampled(logimg: np.ndarray, at: np.ndarray, light: np.ndarray) -> np.ndarray
     out[:, 3:6] = np.median(vals[:, core_mask], axis=1)
     out[:, 6:8] = np.percentile(lightness, [20, 80], axis=1).T
     return out
+
+
+def texture(logimg: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """(N,) how textured every place is: the log of the root mean square of its log lightness's
+    gradient over the disc of `TEXTURE_DISC` around its point.
+
+    A light multiplies the picture, so it adds to the log lightness and leaves its gradient as it
+    was: the texture of a place does not depend on the light. The bare board of one kind (a
+    walnut square, a printed one, a Go point with its two lines) has one texture; a piece standing
+    on it adds its outline, its shading and highlights (a chess piece), or hides the grain and the
+    lines under a smooth surface (a Go stone). It is the log, so that a sharper or blurrier camera
+    (a scale on every gradient) moves every place alike."""
+    channels = logimg.astype(np.float32, copy=False)
+    lightness = (channels[..., 0] + channels[..., 1] + channels[..., 2]) / 3  # a mean without a slow reduce
+    gx = cv2.Sobel(lightness, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(lightness, cv2.CV_32F, 0, 1, ksize=3)
+    energy = (gx * gx + gy * gy)[..., None]
+    vals = PatchSampler(to_px(points), ring_offsets(0, TEXTURE_DISC * PPP), logimg.shape[:2]).values(energy)[..., 0]
+    return 0.5 * np.log(vals.mean(axis=1).astype(np.float64) + 1e-12)
 
 
 def _cell_corners(inner: float, outer: float) -> np.ndarray:

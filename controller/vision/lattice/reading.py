@@ -12,6 +12,8 @@ unsure ("" where it is sure):
   following the picture while it lies towards another label's look or a neighbour's piece
   (`LatticeModel.decide_picture`);
 * "between": its piece stands between it and the next place;
+* "texture": read empty by a rule, its disc is textured unlike its parity's bare board in this
+  picture, the way the picture's pieces are (rule `texture`);
 * "flat": the looks and the flatness are sure of opposite things;
 * "picture": the model does not explain the picture (`MIN_EXPLAINED`);
 * "light": a clipped channel leaves it open to a look of another label (rule `light`);
@@ -29,7 +31,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from controller.vision.classify import Decision
+from controller.vision.geometry import LatticeGeometry
 from controller.vision.lattice.places import EMPTY, Rectified
+from controller.vision.lattice.places import texture as texture_of
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -150,6 +154,14 @@ class Picture:
         """(N,) places the flatness surely reads empty."""
         f = self.flat_decision
         return f.sure & (np.array(f.letters) == EMPTY)
+
+    @cached_property
+    def texture(self) -> np.ndarray | None:
+        """(N,) how textured every place's disc is (`places.texture`; None: the picture not given,
+        or not the model's whole lattice)."""
+        if self.rectified is None or not self.whole:
+            return None
+        return texture_of(self.rectified.logimg, LatticeGeometry(*self.model.size).points())
 
     @cached_property
     def parity(self) -> np.ndarray:

@@ -33,6 +33,7 @@ from controller.vision.lattice.rules import (
     own_flatness,
     parity,
     split,
+    texture,
 )
 
 if TYPE_CHECKING:
@@ -54,6 +55,7 @@ RULES: tuple[ModuleType, ...] = (
     centre,
     own_board,
     beyond,
+    texture,
     light,
     lamp,
     hidden,
