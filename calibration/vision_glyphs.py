@@ -145,9 +145,8 @@ def learn_glyphs(profile, images: list[np.ndarray], corners=None):
         ink, mask, contrast = gl.centred_patches(image, tops, centres, local)
         angles = tile_angle(image, tops, centres)
         for k, g in enumerate(order):
-            # A glared or faint tile is left to the other pictures (glare moves with the light):
-            # the pixels glare hides read as no ink, and would print a hole into the template.
-            if np.array_equal(mask[k], gl.SUPPORT) and contrast[k] >= gl.MIN_CONTRAST:
+            # A glared or faint tile is left to the other pictures (glare moves with the light).
+            if mask[k].sum() >= 0.9 * gl.SUPPORT.sum() and contrast[k] >= gl.MIN_CONTRAST:
                 sums[g] += _turned(ink[k].reshape(gl.PATCH, gl.PATCH), -angles[k])
                 counts[g] += 1
     unseen = [g for g in gl.GLYPHS if not counts[g]]

@@ -27,13 +27,6 @@ HALF = 0.34  # pitches either side of the tile's centre
 PPG = PATCH / (2 * HALF)  # patch pixels per pitch
 SATURATED = 250
 DIL = 5  # side of the square that grows glare and unreadable pixels by a 2-pixel rim
-#: Side of the square that grows the clipped pixels left unread (`_glared_ink`): a 1-pixel rim.
-#: A clipped channel is a bound, not a value, so a pixel whose clip leaves its ink open is left
-#: out; a patch pixel is a bilinear sample of the frame's pixels within one pixel of it, so only
-#: those beside it mix the unread value in. Pixels further out are measured values (glare
-#: there, unclipped, is read by its chroma), and the glyph is judged on them: the 2-pixel rim
-#: (`DIL`) left out half as much again as this around a spot, print that tells glyphs apart.
-UNREAD_DIL = 3
 GLARE_OVER_WHITE = 1.35  # brighter than white paper by this much: glare (shadows and light
 # gradients between the markers make the local white uncertain by up to about a quarter)
 #: How far above the chroma's reading of a pixel its brightness reading may go: glare adds
@@ -71,7 +64,6 @@ SUPPORT = _disc(GRID)
 _DISC = np.flatnonzero(SUPPORT)
 _SUPPORT_SUM = SUPPORT.sum()
 _RIM = np.ones((DIL, DIL), np.uint8)
-_UNREAD_RIM = np.ones((UNREAD_DIL, UNREAD_DIL), np.uint8)
 WIDE = PATCH + 2 * SHIFT_RADIUS  # the side of the patch that every shifted patch is cut from
 _WIDE_GRID = _grid(WIDE)
 _WIDE_DISC = _disc(_WIDE_GRID)
@@ -194,15 +186,15 @@ def _normalise_planes(
     return ink, usable, contrast
 
 
-def _dilate_rows(marks: np.ndarray, rows: np.ndarray, rim: np.ndarray = _RIM) -> np.ndarray:
-    """`marks` (N, side*side) bool of the given rows, each grown by `rim` (`DIL // 2` pixels), as
+def _dilate_rows(marks: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """`marks` (N, side*side) bool of the given rows, each grown by a rim of `DIL // 2` pixels, as
     float32 (len(rows), side*side). The rows are stacked with a gap of empty rows so that one
     patch's rim does not spill into the next."""
     side = int(round(np.sqrt(marks.shape[1])))
     gap = DIL // 2
     img = np.zeros((len(rows), side + gap, side), np.uint8)
     img[:, :side] = marks[rows].reshape(-1, side, side)
-    grown = cv2.dilate(img.reshape(-1, side), rim).reshape(len(rows), side + gap, side)
+    grown = cv2.dilate(img.reshape(-1, side), _RIM).reshape(len(rows), side + gap, side)
     return grown[:, :side].reshape(len(rows), -1).astype(np.float32)
 
 
@@ -382,7 +374,7 @@ def _glared_ink(
         bad = np.flatnonzero(unread.any(axis=1))
         if len(bad):
             usable = np.ones_like(ink)
-            usable[bad] = 1 - _dilate_rows(unread, bad, _UNREAD_RIM)
+            usable[bad] = 1 - _dilate_rows(unread, bad)
     return ink, usable
 
 
