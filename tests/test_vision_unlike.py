@@ -1,14 +1,25 @@
 """A light unlike the calibration's (`controller/vision/unlike.py`): a lamp of a narrow spectrum
-moves every place of a look alike, a reflection only a few of them. The pictures are flat: each
-place's colour relative to the paper (white-normalised BGR)."""
+moves every place of a look alike, a reflection only a few of them; a shadow, given back its light,
+may read a place as another meaning. The pictures are flat: each place's colour relative to the
+paper (white-normalised BGR), but for the hard shadows of `bench/hand_check.py`."""
 
 from __future__ import annotations
 
-import numpy as np
+import sys
+from pathlib import Path
 
+import numpy as np
+import pytest
+
+from controller.profile import default_profile
 from controller.vision.classify import ClassModel, ClassRef
 from controller.vision.features import colour_features
-from controller.vision.unlike import seen_as_learned, unlike_calibration
+from controller.vision.reader import BoardReader
+from controller.vision.unlike import seen_as_learned, undone_shadow, unlike_calibration
+from simulation.render import Scene, random_snapshot, render_snapshot
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+from hand_check import hard_shadow, wrong_places  # noqa: E402
 
 LOOKS = {
     "R": (0.38, 0.33, 0.87),
@@ -70,3 +81,53 @@ def test_a_look_read_only_away_from_its_learned_self_does_not_vouch_for_its_far_
     assert sure[[18, 20]].all() and (dec.distance[[18, 20]] > 1.6).all()
     assert not seen_as_learned(model, dec, sure)[3]
     assert unlike_calibration(model, dec, sure)
+
+
+#: Colorpop-like looks: a white joker and a dark empty slot, told apart by brightness alone.
+SLOT_LOOKS = {"J": (0.85, 0.87, 0.9), ".": (0.22, 0.23, 0.25), "R": (0.3, 0.3, 0.85), "Y": (0.3, 0.8, 0.95)}
+#: A 5 x 5 board, row by row.
+SLOTS = list("RY.J.J.RYJYRJ.R..YJ.RJ.YR")
+#: What a hard shadow over the board's top-left 3 x 3 places leaves of each channel (B, G, R): the
+#: lamp's light taken away, the room's bluer light left.
+KEPT = np.array([0.3, 0.27, 0.25])
+
+
+def _slots(shadowed: bool) -> tuple[ClassModel, np.ndarray]:
+    model = ClassModel([ClassRef(k, k, colour_features(np.array([v]))[0], COV.copy()) for k, v in SLOT_LOOKS.items()])
+    bgr = np.array([SLOT_LOOKS[letter] for letter in SLOTS], float)
+    if shadowed:
+        for r in range(3):
+            bgr[5 * r : 5 * r + 3] *= KEPT
+    return model, bgr
+
+
+def test_a_joker_in_a_shadow_that_reads_as_an_empty_slot_is_unsure() -> None:
+    model, bgr = _slots(shadowed=True)
+    dec, sure = _decide(model, bgr)
+    feats = colour_features(bgr)
+    jokers = [5, 12]  # in the shadow: darkened to an empty slot's look, and read so surely
+    assert all(dec.letters[i] == "." for i in jokers) and sure[jokers].all()
+    assert (dec.distance[[0, 1, 7, 10, 11]] > model.max_distance).all()  # the shadowed tiles: far
+    doubt = undone_shadow(model, dec, sure, feats, 5, 5, reach=2)
+    assert doubt[jokers].all()
+    # far from the shadow, or read by their own look in the light: nothing changes
+    assert not doubt[[9, 18, 19, 23, 24]].any()
+
+
+def test_without_a_shadow_nothing_is_doubted() -> None:
+    model, bgr = _slots(shadowed=False)
+    dec, sure = _decide(model, bgr)
+    assert sure.all()
+    assert not undone_shadow(model, dec, sure, colour_features(bgr), 5, 5, reach=2).any()
+
+
+@pytest.mark.parametrize(("game", "seed"), [("colorpop", 11), ("flipop", 17), ("flipop", 49)])
+def test_a_hard_shadow_over_the_board_reads_no_place_wrong_and_sure(game: str, seed: int) -> None:
+    """`bench/hand_check.py`'s hard shadows that read white pieces (a joker, a white ball) as empty,
+    surely, before the shadow's light was given back."""
+    profile = default_profile(game)
+    snap = random_snapshot(game, profile, seed=seed)
+    shade = hard_shadow(profile, np.random.default_rng(7000 + seed))
+    picture = render_snapshot(snap, profile, seed=seed, preset="hard", scene=Scene(hard_shadow=shade, frame=5))
+    reading = BoardReader(profile).read(picture)
+    assert reading.cells is not None and wrong_places(reading, snap) == 0

@@ -55,9 +55,9 @@ from controller.vision.outline import Outlines
 from controller.vision.reflections import ReflectionCheck
 from controller.vision.settings import DEFAULT_SIGMA, default_model, frame_colour, model_for, vision_settings
 from controller.vision.sheen import reread
-from controller.vision.sheen_doubt import read_under_tint
+from controller.vision.sheen_doubt import REACH, read_under_tint
 from controller.vision.tops import PieceTops, PlaceLooks, class_heights
-from controller.vision.unlike import unlike_calibration
+from controller.vision.unlike import undone_shadow, unlike_calibration
 
 __all__ = [
     "DEFAULT_SIGMA",
@@ -223,6 +223,8 @@ class BoardReader:
         # Nor one that a clipped channel leaves open to a look of another meaning (the light).
         rival = self.light_doubt.rivals(rel, channel_bounds(med, paper_bound, self.paper_weights), dec.best, sure)
         sure &= rival < 0
+        # Nor one near a shadow that reads as another meaning with the shadow's light given back (unlike.py).
+        sure &= ~undone_shadow(self.model, dec, sure, feats, rows, cols, REACH)
         # Many places beyond every learned look, of several meanings and of looks the frame shows
         # nowhere by their learned selves, say the same of the light where the frame cannot (a
         # frame too dark to show a colour's change, or not known): a reflection is local (unlike.py).

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from controller.vision.classify import ClassModel, Decision, open_set_distance
+from controller.vision.features import colour_features, colours_of
 
 
 def seen_as_learned(model: ClassModel, dec: Decision, sure: np.ndarray) -> np.ndarray:
@@ -37,3 +38,35 @@ def unlike_calibration(model: ClassModel, dec: Decision, sure: np.ndarray) -> bo
     far = unsure[dec.distance[unsure] > model.max_distance]
     moved = far[~seen_as_learned(model, dec, sure)[dec.best[far]]]
     return 2 * len(moved) > len(unsure) and len({dec.letters[i] for i in moved}) >= 2
+
+
+def undone_shadow(
+    model: ClassModel, dec: Decision, sure: np.ndarray, feats: np.ndarray, rows: int, cols: int, reach: int
+) -> np.ndarray:
+    """(N,) the sure places near a shadow that the shadow's light, given back, reads as another meaning.
+
+    A place beyond every learned look and darker than its nearest one is under a shadow (or a light
+    unlike the calibration's): if its look is right, the shadow kept that share of each channel (the
+    lamp's light taken away, the room's other light left, so a colour as well as a depth). Brightness
+    can be all that tells two looks apart (a white or grey piece from a dark empty place), so a sure
+    place within `reach` of such a place is read again with each channel divided by that share, and
+    is left unsure when that reads it as a look of another meaning at least as well as it was read
+    (in that shadow, the other meaning explains it no worse). A place sitting by its own look, with
+    or without the shadow, keeps its reading; far from any shadow, nothing changes."""
+    unsure = np.flatnonzero(~sure)
+    far = unsure[dec.distance[unsure] > model.max_distance]
+    shaded = far[feats[far, 0] < model.means[dec.best[far], 0]]
+    doubt = np.zeros(len(sure), bool)
+    if not len(shaded):
+        return doubt
+    kept = colours_of(feats[shaded]) / np.maximum(colours_of(model.means[dec.best[shaded]]), 1e-3)
+    kept = np.clip(kept, 1e-3, 1.0)  # a shadow takes light away; it adds none
+    grid = np.arange(rows * cols)
+    row, col = grid // cols, grid % cols
+    for place, share in zip(shaded, kept, strict=True):
+        near = np.flatnonzero(sure & (np.abs(row - row[place]) <= reach) & (np.abs(col - col[place]) <= reach))
+        if not len(near):
+            continue
+        again = model.decide(colour_features(colours_of(feats[near]) / share))
+        doubt[near] |= ~model.same[again.best, dec.best[near]] & (again.distance <= dec.distance[near])
+    return doubt
