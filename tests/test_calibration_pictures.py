@@ -105,15 +105,19 @@ def test_glare_on_the_empty_board_is_not_a_piece() -> None:
     cal.learn_empty(p, image)
 
 
-def _reflected(image: np.ndarray, hom: np.ndarray, centre: tuple[float, float], radius: float, peak: float):
-    """`image` with a broad reflection of a room light added: white light, `peak` of the paper's white
-    at board point `centre` (x, y), falling off over `radius` pitches (a soft, wide highlight)."""
+def board_xy(image: np.ndarray, hom: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The board point (x, y), in pitches, that each pixel of `image` shows (`hom`: board to image)."""
     h, w = image.shape[:2]
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
     inv = np.linalg.inv(hom)
     den = inv[2, 0] * xs + inv[2, 1] * ys + inv[2, 2]
-    bx = (inv[0, 0] * xs + inv[0, 1] * ys + inv[0, 2]) / den
-    by = (inv[1, 0] * xs + inv[1, 1] * ys + inv[1, 2]) / den
+    return (inv[0, 0] * xs + inv[0, 1] * ys + inv[0, 2]) / den, (inv[1, 0] * xs + inv[1, 1] * ys + inv[1, 2]) / den
+
+
+def _reflected(image: np.ndarray, hom: np.ndarray, centre: tuple[float, float], radius: float, peak: float):
+    """`image` with a broad reflection of a room light added: white light, `peak` of the paper's white
+    at board point `centre` (x, y), falling off over `radius` pitches (a soft, wide highlight)."""
+    bx, by = board_xy(image, hom)
     added = peak * 230 * np.exp(-((bx - centre[0]) ** 2 + (by - centre[1]) ** 2) / (2 * radius**2))
     return np.clip(image + added[..., None], 0, 255).astype(np.uint8)
 

@@ -74,12 +74,9 @@ def test_a_tile_under_the_same_lamp_is_still_named(letter: str) -> None:
 def _lamp_lit(image: np.ndarray, hom: np.ndarray, centre: tuple[float, float], peak: float) -> np.ndarray:
     """`image` with a lamp's reflection added in light (before the camera's curve): green light,
     `peak` of the paper's white at board point `centre` (x, y), falling off over a pitch."""
-    h, w = image.shape[:2]
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
-    inv = np.linalg.inv(hom)
-    den = inv[2, 0] * xs + inv[2, 1] * ys + inv[2, 2]
-    bx = (inv[0, 0] * xs + inv[0, 1] * ys + inv[0, 2]) / den
-    by = (inv[1, 0] * xs + inv[1, 1] * ys + inv[1, 2]) / den
+    from tests.test_calibration_pictures import board_xy
+
+    bx, by = board_xy(image, hom)
     amount = peak * np.exp(-((bx - centre[0]) ** 2 + (by - centre[1]) ** 2) / 2.0)
     light = (image / 255.0) ** 2.2 + amount[..., None] * np.array([0.3, 1.0, 0.3])
     return np.clip(255 * light ** (1 / 2.2), 0, 255).astype(np.uint8)
