@@ -10,6 +10,9 @@ the open-set distance comes from). Those few places are left unsure, and say not
 light. So only far places of a look the frame does not show by its learned self count: when they
 are most of the unsure places and of at least two meanings (a hand, a cup or a stray piece is one
 thing of one colour), every colour is read in a light unlike the calibration's.
+
+A shadow is local too, but it is not left to say nothing: where brightness is all that tells two
+looks apart, a piece under it can take another meaning's look, surely (`undone_shadow`).
 """
 
 from __future__ import annotations
