@@ -35,6 +35,7 @@ from controller.snapshot import EMPTY
 from controller.vision.doors import post_of, unknown_door
 from controller.vision.features import colour_features, colours_of
 from controller.vision.reader import MIN_USED, BoardReader, model_for
+from controller.vision.sheen_doubt import GAMMA, linear
 
 #: Most of a calibration picture's places that may be unsure before the picture is refused: a
 #: few glare spots are fine, a picture that does not show what it should is not.
@@ -412,13 +413,12 @@ def empty_board_outliers(
 #: A place brighter than its look's trend by this many spreads, yet within the look, is lit by the
 #: faint edge of a reflection: where the lamp's light is measured.
 HALO_SPREADS = 2.0
-#: The curve of the camera's picture values: light adds before it (`sheen_doubt.GAMMA`).
-GAMMA = 2.2
 
 
 def _linear(feats: np.ndarray) -> np.ndarray:
-    """The white-normalised light (linear BGR) of places' features."""
-    return np.clip(colours_of(feats), 0.0, None) ** GAMMA
+    """The white-normalised light (linear BGR) of places' features (light adds before the camera's
+    curve, `sheen_doubt.GAMMA`)."""
+    return linear(colours_of(feats))
 
 
 def _shared_light(feats: np.ndarray, trend: np.ndarray, clipped: np.ndarray, halo: np.ndarray) -> np.ndarray | None:

@@ -151,12 +151,17 @@ def colour_features(bgr: np.ndarray) -> np.ndarray:
     chromaticities (red-green, yellow-blue) divided by brightness, which shading leaves alone.
     The small constant keeps the chroma of dark colours, which is mostly noise, near zero.
     """
-    b, g, r = bgr[:, 0], bgr[:, 1], bgr[:, 2]
+    return np.stack(feature_planes(bgr[:, 0], bgr[:, 1], bgr[:, 2]), axis=1)
+
+
+def feature_planes(b: np.ndarray, g: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`colour_features`' three features (f0, f1, f2) of channel arrays of any one shape, each
+    apart: for callers whose many sheens and looks would make a (..., 3) copy too large."""
     s = b + g + r
     f0 = np.log(s / 3 + BRIGHTNESS_OFFSET)
     f1 = (r - g) / (s + CHROMA_SOFTENING)
     f2 = (r + g - 2 * b) / (s + CHROMA_SOFTENING)
-    return np.stack([f0, f1, f2], axis=1)
+    return f0, f1, f2
 
 
 def colours_of(feats: np.ndarray) -> np.ndarray:

@@ -27,7 +27,7 @@ import numpy as np
 from scipy.ndimage import binary_dilation
 
 from controller.vision.classify import ClassModel, Decision, open_set_distance
-from controller.vision.features import BRIGHTNESS_OFFSET, CHROMA_SOFTENING, colours_of
+from controller.vision.features import colours_of, feature_planes
 
 #: The exponent of the sRGB curve cameras deliver (its overall power: a value relative to the
 #: paper's, raised to it, is the light relative to the paper's light).
@@ -61,15 +61,12 @@ def _held(light: np.ndarray, tint: np.ndarray) -> np.ndarray:
 def _least_distances(model: ClassModel, light: np.ndarray, tints: np.ndarray) -> np.ndarray:
     """(T, N, K) least distance of each place to each look over the amounts of light of each
     colour of `tints` (T, 3) taken off its light `light` (N, K, 3: as each look's body shows it).
-    The features and the look's quadratic form are written out channel by channel (the same
-    arithmetic as `colour_features` and `ClassModel.distances`, without their (S, T, N, K, 3) copies)."""
+    The features (`feature_planes`) and the look's quadratic form are taken channel by channel (the
+    same arithmetic as `colour_features` and `ClassModel.distances`, without their (S, T, N, K, 3) copies)."""
     held = _held(light[None], tints[:, None, None, :])  # (T, N, K)
     left = light[None, None] - (SHARES[:, None, None, None] * held[None])[..., None] * tints[None, :, None, None, :]
-    b, g, r = np.moveaxis(np.clip(left, 1e-6, None) ** (1 / GAMMA), -1, 0)  # each (S, T, N, K)
-    total = b + g + r
-    d0 = np.log(total / 3 + BRIGHTNESS_OFFSET) - model.means[:, 0]
-    d1 = (r - g) / (total + CHROMA_SOFTENING) - model.means[:, 1]
-    d2 = (r + g - 2 * b) / (total + CHROMA_SOFTENING) - model.means[:, 2]
+    f0, f1, f2 = feature_planes(*np.moveaxis(np.clip(left, 1e-6, None) ** (1 / GAMMA), -1, 0))  # each (S, T, N, K)
+    d0, d1, d2 = f0 - model.means[:, 0], f1 - model.means[:, 1], f2 - model.means[:, 2]
     inv = model.inv
     q = inv[:, 0, 0] * d0 * d0 + inv[:, 1, 1] * d1 * d1 + inv[:, 2, 2] * d2 * d2
     q += 2 * (inv[:, 0, 1] * d0 * d1 + inv[:, 0, 2] * d0 * d2 + inv[:, 1, 2] * d1 * d2)
