@@ -344,20 +344,24 @@ def empty_board_outliers(
     of a look is fitted by a smooth surface over the board (`points`, the places' board
     coordinates: a quadratic where the look has places enough, else a plane or a constant),
     robustly, so that the outliers do not move it, and a place is judged by how far it stands from
-    that surface in robust spreads (1.4826 x the median absolute deviation). Two ways to stand out
-    follow from the physics of light:
+    that surface in robust spreads (1.4826 x the median absolute deviation). A lamp's reflection is
+    no such smooth change but a bump over a few places: each look's surface and spreads are fitted
+    to the places it does not light (`_unlit_trend`), else the surface bends towards the bump, the
+    spreads widen, and a piece under the lamp passes for the board. Two ways to stand out follow
+    from the physics of light:
 
     - chromaticity (`feats` columns 1-2), which shadows and the light's strength leave alone;
     - brightness (column 0) *above* the surface: a shadow only darkens.
 
     A place that stands out only as added light does is a reflection (`Outliers.reflections`), not
     refused but not learned from either: a white piece left there looks so too, and is found when
-    the picture is read back. A reflection adds the lamp's light to the material's colour: brighter,
-    its chromaticity moved straight towards white for a white lamp, or, for a lamp of any colour,
-    the board's look plus an amount of the light the reflection's fainter edge shows (measured on
-    the places it brightens within their look's spread, `_shared_light`; `clipped` (N, 3) marks the
-    channels at the camera's ceiling, which only bound the light). Places under glare (not
-    `usable`) are left out altogether. A look with fewer than `MIN_LOOK` usable places cannot be
+    the picture is read back. A reflection adds the lamp's light to the material's colour: the
+    place shows one of the board's looks plus an amount of white light, or of the light that the
+    other lit places gain over their looks (`_shared_light`; a piece is not explained by the light
+    it shows itself), within that look's spreads as the added light dilutes them (`_explained`).
+    `clipped` (N, 3) marks the channels at the camera's ceiling, which only bound the light; a
+    place with two of them shows one channel of colour and is not learned from. Places under glare
+    (not `usable`) are left out altogether. A look with fewer than `MIN_LOOK` usable places cannot be
     judged this way: its places are judged by `model` (the references known before): one read
     surely as a piece stands out."""
     looks_arr = np.asarray(looks)
@@ -377,6 +381,14 @@ def empty_board_outliers(
         trend[mine] = look_trend[mine]
         spreads[mine] = look_spread
         trends.append((look_trend, look_spread))
+    # A look too few places show here (the lamp's light may have given its places another look) can
+    # still be what a lit place shows under the light: as the references known before describe it.
+    judged = {look for look in set(looks) if ((looks_arr == look) & usable).sum() >= MIN_LOOK}
+    for ref in getattr(model, "refs", []):
+        if ref.letter == EMPTY and ref.key not in judged:
+            cov = np.asarray(ref.cov, np.float64)
+            spread = np.maximum(np.sqrt([cov[0, 0], cov[1, 1] + cov[2, 2]]), SPREAD_FLOOR)
+            trends.append((np.tile(np.asarray(ref.mean, np.float64), (n, 1)), spread))
     res = feats - trend
     chroma = np.hypot(res[:, 1], res[:, 2])
     checked = usable & ~few
@@ -392,9 +404,10 @@ def empty_board_outliers(
         others = lit.copy()
         others[i] = False
         light = _shared_light(feats, trend, clip, others)
-        for look_trend, look_spread in trends if light is not None else []:
-            one = slice(i, i + 1)
-            added[i] |= bool(_explained(feats[one], look_trend[one], look_spread, clip[one], light)[0])
+        if light is None:
+            continue
+        one = slice(i, i + 1)
+        added[i] = any(_explained(feats[one], t[one], spread, clip[one], light)[0] for t, spread in trends)
     odd = out & ~added
     if few.any():
         dec = model.decide(feats[few])
@@ -406,8 +419,8 @@ def empty_board_outliers(
     return Outliers([int(i) for i in np.flatnonzero(odd)], [int(i) for i in np.flatnonzero(lit)])
 
 
-#: A place brighter than its look's trend by this many spreads, yet within the look, is lit by the
-#: faint edge of a reflection: where the lamp's light is measured.
+#: A place brighter than its look's trend by this many spreads is lit by a reflection: it is left
+#: out of the look's trend and spreads, and the lamp's light is measured on such places.
 HALO_SPREADS = 2.0
 #: Most rounds of fitting a look's trend again without the places its light is credited with.
 UNLIT_ROUNDS = 5
@@ -470,7 +483,7 @@ def _shared_light(feats: np.ndarray, trend: np.ndarray, clipped: np.ndarray, lit
             light[ch] = _weighted_median(gain[both, ch] / gain[both, ref], gain[both, ref])
     if np.isnan(light[ref]) or np.isnan(light).sum() > 1:
         return None
-    light = np.where(np.isnan(light), np.nan, np.maximum(light, 0.0))  # no light removes colour: below 0 is noise
+    light = np.maximum(light, 0.0)  # no light removes colour: a share below 0 is noise (NaN stays NaN)
     return light / np.nanmax(light)
 
 

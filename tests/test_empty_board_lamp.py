@@ -123,3 +123,16 @@ def test_a_marble_under_a_green_lamps_reflection_on_stay_alive_is_named(letter: 
         with pytest.raises(cal.PlacesRefused) as refused:
             cal.learn_empty(p, _lamp_lit(image, hom, centre, 0.8))
         assert refused.value.places == [(r, c)], f"{letter} at {r},{c}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("peak", [0.8, 1.2])
+def test_open_points_lit_green_and_taken_for_the_white_slide_are_the_open_look_plus_light(peak: float) -> None:
+    """Before (cc5a7ab): refused, naming three open points under the green lamp; the look assignment had
+    given them the white slide's look and left the open look too few places to be fitted, so
+    nothing explained them as an open point plus the lamp's light."""
+    from tests.test_calibration_pictures import empty_board
+
+    p = default_profile("stay-alive")
+    image, hom = render_scene(empty_board("stay-alive", p, 1), p, seed=1, preset="clean")
+    assert cal.learn_empty(p, _lamp_lit(image, hom, (4.0, 2.0), peak)).get("vision")
