@@ -27,8 +27,12 @@ light may change along a side: its median need not be the light the shadow took 
 its odd patches is unlike a shadow beyond the band (at most of the distances where an edge is
 seen; the two ends of a shadow of four patches or more are its fringe, or beyond one of them near
 a corner lies the corner's marker), and either at least `MIN_KEPT` of its patches keep the edge
-(the shadow crosses the board's edge: it is cast from beside the board, out of reach of any arm)
-or the edge and the table beyond every odd patch are in the lamp's full light straight out and at
+(the shadow crosses the board's edge: it is cast from beside the board, out of reach of any arm;
+where the edge's contrast is not itself a darkening in the shadow's colour, a table darkened by at
+least `HALF` the band's darkening in its colour keeps it too: the shadow's edge may cross the table
+patch looked at, but an arm over the table changes it by its change over the band plus the edge's
+contrast, whatever its colour, never by a part of that change alone) or the edge and the table
+beyond every odd patch are in the lamp's full light straight out and at
 every slant (a shadow cast into the band from over the board, or round a corner from the side it
 crosses: nothing crosses the edge there, and an arm reaches over the band from beside the board,
 so over the edge). The edge's contrast in full light and how much it varies are measured on the same frame, on the band
@@ -67,7 +71,9 @@ MIN_KEPT = 2
 HALF = 0.5
 #: Slants (along the side per pitch out) at which the table in the shadow is looked for beyond a
 #: patch of the band's shadow: a lamp to one side casts it as much as 45 degrees off straight out.
-SLANTS = (0.0, -0.5, 0.5, -1.0, 1.0)
+#: A quarter apart: 2.5 pitches out (`BEYOND`'s farthest) neighbouring slants look 0.6 pitch apart,
+#: less than the narrowest shadow's width (0.8 pitch), which no longer falls between two of them.
+SLANTS = (0.0, -0.25, 0.25, -0.5, 0.5, -0.75, 0.75, -1.0, 1.0)
 #: Band patches are this far apart along a side (pitches; `hands.ring_points`).
 STEP = 0.5
 #: Fewest clean band patches on a side to measure its edge's contrast and spread.
@@ -157,6 +163,10 @@ class CastShadows:
                 ref = np.median(beyond[ok, j] - band[ok], axis=0)  # the edge's contrast in full light
                 if not (np.abs(ref) > EDGE_K * tol).any():  # no edge here to keep
                     continue
+                # An arm over the table beyond changes it by its change over the band plus the edge's
+                # contrast, whatever its colour: where that contrast is not itself a darkening in the
+                # shadow's colour, a table darkened in the shadow's colour is no arm's.
+                told = bool((np.abs(ref - (ref @ depth) / (depth @ depth) * depth) > EDGE_K * tol).any())
                 for m in np.flatnonzero((self.sides[shadow] == side) & seen[shadow, j]):
                     i = shadow[m]
                     contrast = beyond[i, j] - band[i]
@@ -172,7 +182,8 @@ class CastShadows:
                         t = i + int(round(slant * BEYOND[j] / STEP))
                         if 0 <= t < n and self.sides[t] == side and seen[t, j]:
                             off = beyond[t, j] - band[i] - ref
-                            kept[k, m] += bool((np.abs(off) <= tol).all() or _colour_kept(off, ref, tol))
+                            darker = _darkened(beyond[t, j] - typical[t] - ref, depth, tol) if told else False
+                            kept[k, m] += bool((np.abs(off) <= tol).all() or _colour_kept(off, ref, tol) or darker)
                             looked[m] += 1
                             in_light[m] += bool((np.abs(beyond[t, j] - typical[t] - ref) <= tol).all())
         if not seen_edge[odd[shadow]].any():
@@ -256,6 +267,14 @@ def _colour_kept(off: np.ndarray, ref: np.ndarray, tol: np.ndarray) -> bool:
     colour contrast. Only where that contrast is clear (an edge that differs in colour, not only in
     brightness): an arm over the band and the edge leaves its own contrast, not the edge's."""
     return bool(np.ptp(ref) > EDGE_K * tol.max() and np.ptp(off) <= 2 * tol.max() and (off <= tol).all())
+
+
+def _darkened(change: np.ndarray, depth: np.ndarray, tol: np.ndarray) -> bool:
+    """Whether the table's `change` from its full light (log, per channel) is a darkening by at least
+    `HALF` of the band's shadow `depth` (up to `tol`), in the shadow's colour: the shadow reaches over
+    the table there, maybe over part of the patch looked at (its edge at a slant)."""
+    part = float(-(change @ depth) / (depth @ depth))
+    return bool(part >= HALF and (np.abs(change + part * depth) <= tol).all())
 
 
 def _spread(x: np.ndarray) -> np.ndarray:
