@@ -17,7 +17,7 @@ from controller.vision.reader import HAND, BoardReader
 from simulation.render import Scene, random_snapshot, render_snapshot
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-from hand_check import edge_glare  # noqa: E402
+from hand_check import edge_glare, hard_shadow  # noqa: E402
 
 SIZE = (960, 540)
 
@@ -223,6 +223,21 @@ def test_a_lamps_hard_shadow_across_the_band_is_not_a_hand(game: str, seed: int,
     snap = random_snapshot(game, p, seed=seed)
     img = render_snapshot(snap, p, seed=seed, preset="hard", scene=Scene(hard_shadow=shade, frame=1), size=SIZE)
     reading = BoardReader(p).read(img)
+    assert not is_hand(reading), reading.problem
+
+
+@pytest.mark.parametrize(("game", "seed"), [("blockers", 32), ("flipop", 4), ("flipop", 39)])
+def test_a_narrow_shadow_at_a_slant_is_not_a_hand(game: str, seed: int) -> None:
+    """`bench/hand_check.py`'s hard-shadow pictures of these seeds (35-37 degrees off the band's normal,
+    1-2 pitches wide; Blockers! over a grainy table): beyond the band the shadow crosses the board's
+    edge and the table between the slants once looked at, over part of each table patch looked at.
+    All three were taken for a hand before (`test_cast_shadows.py`'s slanted shadow)."""
+    p = default_profile(game)
+    snap = random_snapshot(game, p, seed=seed)
+    shade = hard_shadow(p, np.random.default_rng(7000 + seed))
+    reading = BoardReader(p).read(
+        render_snapshot(snap, p, seed=seed, preset="hard", scene=Scene(hard_shadow=shade, frame=5))
+    )
     assert not is_hand(reading), reading.problem
 
 
