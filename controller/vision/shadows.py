@@ -167,7 +167,8 @@ class CastShadows:
                 # contrast, whatever its colour: where that contrast is not itself a darkening in the
                 # shadow's colour, a table darkened in the shadow's colour is no arm's.
                 told = bool((np.abs(ref - (ref @ depth) / (depth @ depth) * depth) > EDGE_K * tol).any())
-                for m in np.flatnonzero((self.sides[shadow] == side) & seen[shadow, j]):
+                mine = np.flatnonzero((self.sides[shadow] == side) & seen[shadow, j])
+                for m in mine:
                     i = shadow[m]
                     contrast = beyond[i, j] - band[i]
                     # What lies beyond, against what it is in full light: a shadow darkens it by a
@@ -178,14 +179,18 @@ class CastShadows:
                     seen_edge[m] += 1
                     shadowlike = (np.abs(table + part * depth) <= tol).all() or _colour_kept(contrast - ref, ref, tol)
                     unlike[m] += (not shadowlike) or (np.abs(contrast) <= tol).all()
-                    for k, slant in enumerate(SLANTS):  # the table that far along the side, out there
-                        t = i + int(round(slant * BEYOND[j] / STEP))
-                        if 0 <= t < n and self.sides[t] == side and seen[t, j]:
-                            off = beyond[t, j] - band[i] - ref
-                            darker = _darkened(beyond[t, j] - typical[t] - ref, depth, tol) if told else False
-                            kept[k, m] += bool((np.abs(off) <= tol).all() or _colour_kept(off, ref, tol) or darker)
-                            looked[m] += 1
-                            in_light[m] += bool((np.abs(beyond[t, j] - typical[t] - ref) <= tol).all())
+                # The table that far along the side, out there, at each slant (all patches and slants at once).
+                t = shadow[mine][:, None] + np.rint(np.array(SLANTS) * BEYOND[j] / STEP).astype(int)[None, :]
+                tc = np.clip(t, 0, n - 1)
+                there = (t == tc) & (self.sides[tc] == side) & seen[tc, j]  # (M, S)
+                off = beyond[tc, j] - band[shadow[mine]][:, None, :] - ref
+                change = beyond[tc, j] - typical[tc] - ref  # the table's change from its full light
+                keep = (np.abs(off) <= tol).all(axis=2) | _colour_kept(off, ref, tol)
+                if told:
+                    keep |= _darkened(change, depth, tol)
+                kept[:, mine] += (there & keep).T
+                looked[mine] += there.sum(axis=1)
+                in_light[mine] += (there & (np.abs(change) <= tol).all(axis=2)).sum(axis=1)
         if not seen_edge[odd[shadow]].any():
             return False  # nothing is known of what lies beyond the run
         # An odd patch unlike a shadow at most of its edges is an arm's, unless it is one of the two
@@ -259,22 +264,25 @@ def _widened(run: list[int], also: np.ndarray, n: int, most: int | None = None) 
     return np.array(out)
 
 
-def _colour_kept(off: np.ndarray, ref: np.ndarray, tol: np.ndarray) -> bool:
-    """Whether an edge's contrast, `off` (log, per channel) from its contrast `ref` in full light,
-    is kept up to a darkening of the table by one factor in every channel: near the box that casts
-    the shadow, the box also hides part of the room's light from the table (a grey factor, whatever
-    the room light's colour), so the table is darker than the band's shadow but the edge keeps its
-    colour contrast. Only where that contrast is clear (an edge that differs in colour, not only in
-    brightness): an arm over the band and the edge leaves its own contrast, not the edge's."""
-    return bool(np.ptp(ref) > EDGE_K * tol.max() and np.ptp(off) <= 2 * tol.max() and (off <= tol).all())
+def _colour_kept(off: np.ndarray, ref: np.ndarray, tol: np.ndarray) -> np.ndarray:
+    """Whether an edge's contrast, `off` (log, per channel, on the last axis) from its contrast `ref` in
+    full light, is kept up to a darkening of the table by one factor in every channel: near the box
+    that casts the shadow, the box also hides part of the room's light from the table (a grey
+    factor, whatever the room light's colour), so the table is darker than the band's shadow but the
+    edge keeps its colour contrast. Only where that contrast is clear (an edge that differs in
+    colour, not only in brightness): an arm over the band and the edge leaves its own contrast, not
+    the edge's."""
+    clear = bool(np.ptp(ref) > EDGE_K * tol.max())
+    return clear & (np.ptp(off, axis=-1) <= 2 * tol.max()) & (off <= tol).all(axis=-1)
 
 
-def _darkened(change: np.ndarray, depth: np.ndarray, tol: np.ndarray) -> bool:
-    """Whether the table's `change` from its full light (log, per channel) is a darkening by at least
-    `HALF` of the band's shadow `depth` (up to `tol`), in the shadow's colour: the shadow reaches over
-    the table there, maybe over part of the patch looked at (its edge at a slant)."""
-    part = float(-(change @ depth) / (depth @ depth))
-    return bool(part >= HALF and (np.abs(change + part * depth) <= tol).all())
+def _darkened(change: np.ndarray, depth: np.ndarray, tol: np.ndarray) -> np.ndarray:
+    """Whether the table's `change` from its full light (log, per channel, on the last axis) is a
+    darkening by at least `HALF` of the band's shadow `depth` (up to `tol`), in the shadow's colour:
+    the shadow reaches over the table there, maybe over part of the patch looked at (its edge at a
+    slant)."""
+    part = -(change @ depth) / (depth @ depth)
+    return (part >= HALF) & (np.abs(change + part[..., None] * depth) <= tol).all(axis=-1)
 
 
 def _spread(x: np.ndarray) -> np.ndarray:
