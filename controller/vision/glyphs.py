@@ -16,6 +16,8 @@ usable pixels; a glyph is sure only when its best score is high and the second-b
 mismatch (1 - score) is clearly larger than the best's (`MIN_RATIO` times). A partly hidden tile
 must also show enough of the pixels that tell its best glyph from each close rival
 (`GlyphModel._tells_apart`; more rivals where what it hides may be clipped print, `print_hidden`).
+A tile with flagged glare is sure only if read alike with its print's level measured clear of the
+glare's halo (`glyph_ink._top_clear_of_glare`): either level alone may be wrong.
 """
 
 from __future__ import annotations
