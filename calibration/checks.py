@@ -392,7 +392,9 @@ def empty_board_outliers(
         others = lit.copy()
         others[i] = False
         light = _shared_light(feats, trend, clip, others)
-        for look_trend, look_spread in trends if light is not None else []:
+        if light is None:
+            continue
+        for look_trend, look_spread in trends:
             one = slice(i, i + 1)
             added[i] |= bool(_explained(feats[one], look_trend[one], look_spread, clip[one], light)[0])
     odd = out & ~added
