@@ -364,55 +364,86 @@ def empty_board_outliers(
     usable = np.asarray(usable, bool)
     n = len(feats)
     xy = np.zeros((n, 2)) if points is None else np.asarray(points, np.float64).reshape(n, 2)
-    odd = np.zeros(n, bool)
     few = np.zeros(n, bool)
-    whiter = np.zeros(n, bool)
     trend = np.array(feats, np.float64, copy=True)
     spreads = np.ones((n, 2))
     trends = []  # each look's trend and spreads: a place under a reflection is one of the looks plus light
-    floor_b, floor_c = SPREAD_FLOOR
     for look in set(looks):
         mine = (looks_arr == look) & usable
         if mine.sum() < MIN_LOOK:
             few |= mine
             continue
-        look_trend = _smooth_trend(xy, feats, mine)
+        look_trend, look_spread = _unlit_trend(xy, feats, mine)
         trend[mine] = look_trend[mine]
-        res = feats[mine] - look_trend[mine]
-        spreads[mine] = (
-            max(1.4826 * float(np.median(np.abs(res[:, 0]))), floor_b),
-            max(1.4826 * float(np.median(np.hypot(res[:, 1], res[:, 2]))), floor_c),
-        )
-        trends.append((look_trend, spreads[mine][0]))
-        # White light added: brighter, and the chromaticity on the segment from the material's
-        # towards white (0, 0): its distance off that segment within the usual spread.
-        t = trend[:, 1:]
-        c = feats[:, 1:]
-        k = np.clip((c * t).sum(axis=1) / np.maximum((t * t).sum(axis=1), 1e-12), 0.0, 1.0)
-        whiter |= mine & (np.hypot(*(c - k[:, None] * t).T) <= OUTLIER_SPREADS * spreads[:, 1])
+        spreads[mine] = look_spread
+        trends.append((look_trend, look_spread))
     res = feats - trend
     chroma = np.hypot(res[:, 1], res[:, 2])
     checked = usable & ~few
     out = checked & ((chroma > OUTLIER_SPREADS * spreads[:, 1]) | (res[:, 0] > OUTLIER_SPREADS * spreads[:, 0]))
-    added = (res[:, 0] > 0) & whiter
+    # More of the room's light: brighter, the chromaticity its look's.
+    added = (res[:, 0] > 0) & (chroma <= OUTLIER_SPREADS * spreads[:, 1])
     clip = np.zeros((n, 3), bool) if clipped is None else np.asarray(clipped, bool).reshape(n, 3)
-    light = _shared_light(feats, trend, clip, checked & ~out & (res[:, 0] > HALO_SPREADS * spreads[:, 0]))
-    for look_trend, (spread_b, spread_c) in trends if light is not None else []:
-        lit = _lit_by(feats, look_trend, clip, np.asarray(light)) - feats
-        added |= (np.hypot(lit[:, 1], lit[:, 2]) <= OUTLIER_SPREADS * spread_c) & (
-            np.abs(lit[:, 0]) <= OUTLIER_SPREADS * spread_b
-        )
+    for look_trend, look_spread in trends:  # white light (the paper's): a ceiling light, a white lamp
+        added |= _explained(feats, look_trend, look_spread, clip, np.ones(3))
+    # A lamp of any colour: the light the other lit places show (a piece is not explained by itself).
+    lit = checked & (res[:, 0] > HALO_SPREADS * spreads[:, 0])
+    for i in np.flatnonzero(out & ~added):
+        others = lit.copy()
+        others[i] = False
+        light = _shared_light(feats, trend, clip, others)
+        if light is None:
+            continue
+        for look_trend, look_spread in trends:
+            one = slice(i, i + 1)
+            added[i] |= bool(_explained(feats[one], look_trend[one], look_spread, clip[one], light)[0])
     odd = out & ~added
     if few.any():
         dec = model.decide(feats[few])
         index = np.flatnonzero(few)
         odd[index] = dec.sure & (np.array(dec.letters) != EMPTY)
-    return Outliers([int(i) for i in np.flatnonzero(odd)], [int(i) for i in np.flatnonzero(out & added)])
+    # Two channels at the camera's ceiling leave one channel of colour: the look plus enough light
+    # reaches nearly any colour there, so such a place says nothing of the board (not learned from).
+    lit = (out & added) | (checked & ~odd & (clip.sum(axis=1) >= 2))
+    return Outliers([int(i) for i in np.flatnonzero(odd)], [int(i) for i in np.flatnonzero(lit)])
 
 
 #: A place brighter than its look's trend by this many spreads, yet within the look, is lit by the
 #: faint edge of a reflection: where the lamp's light is measured.
 HALO_SPREADS = 2.0
+#: Most rounds of fitting a look's trend again without the places its light is credited with.
+UNLIT_ROUNDS = 5
+
+
+def _spread(res: np.ndarray) -> np.ndarray:
+    """The robust spreads (log brightness, chromaticity) of residuals (N, 3), at least `SPREAD_FLOOR`."""
+    return np.maximum(
+        1.4826 * np.array([np.median(np.abs(res[:, 0])), np.median(np.hypot(res[:, 1], res[:, 2]))]), SPREAD_FLOOR
+    )
+
+
+def _unlit_trend(xy: np.ndarray, feats: np.ndarray, mine: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A look's smooth trend (`_smooth_trend`, at every place) and its spreads, fitted to the look's
+    places `mine` that no reflection lights. A lamp's reflection is a bump of added light over a few
+    neighbouring places, which a smooth surface fitted with them follows in part: the trend bends
+    towards the bump, the spreads widen, and a piece in the bump passes for the board. So the trend
+    starts as the look's median (which a bump over a minority of its places cannot move), and each
+    round leaves out the places standing above it by `HALO_SPREADS` spreads (the light's) or off it by
+    `OUTLIER_SPREADS` in colour or darkness (a piece, a place given the wrong look), then fits the
+    smooth surface to the others, until the places left out stay the same."""
+    trend = np.tile(np.median(feats[mine], axis=0), (len(feats), 1))
+    base = mine
+    spread = _spread(feats[base] - trend[base])
+    for _round in range(UNLIT_ROUNDS):
+        res = feats - trend
+        unlit = mine & (res[:, 0] <= HALO_SPREADS * spread[0]) & (res[:, 0] >= -OUTLIER_SPREADS * spread[0])
+        unlit &= np.hypot(res[:, 1], res[:, 2]) <= OUTLIER_SPREADS * spread[1]
+        if unlit.sum() < MIN_LOOK or (_round > 0 and np.array_equal(unlit, base)):
+            break
+        base = unlit
+        trend = _smooth_trend(xy, feats, base)
+        spread = _spread(feats[base] - trend[base])
+    return trend, spread
 
 
 def _linear(feats: np.ndarray) -> np.ndarray:
@@ -421,28 +452,49 @@ def _linear(feats: np.ndarray) -> np.ndarray:
     return linear(colours_of(feats))
 
 
-def _shared_light(feats: np.ndarray, trend: np.ndarray, clipped: np.ndarray, halo: np.ndarray) -> np.ndarray | None:
-    """The colour (linear BGR, largest channel 1; NaN for a channel no halo place shows unclipped)
-    of the light a reflection adds over the `halo` places (lit, within their look's spread): the
-    light they gain over their look's trend, one colour for them all, fitted by least squares
-    through the origin against the channel that gains the most. None without two halo places
-    showing it in two channels, or for a "light" that removes some colour (no light does)."""
-    gain = _linear(feats[halo]) - _linear(trend[halo])
-    seen = ~clipped[halo]
+def _shared_light(feats: np.ndarray, trend: np.ndarray, clipped: np.ndarray, lit: np.ndarray) -> np.ndarray | None:
+    """The colour (linear BGR, largest channel 1; NaN for a channel no lit place shows unclipped) of
+    the light a reflection adds over the `lit` places (brighter than their look's trend): the light
+    each gains over its look's trend, one colour for them all, each channel's share of the channel
+    that gains the most taken as the median over the places weighted by their gain (a piece among
+    them, or a place given another look, does not move it). None without two lit places showing it
+    in two channels."""
+    gain = _linear(feats[lit]) - _linear(trend[lit])
+    seen = ~clipped[lit]
     if len(gain) < 2:
         return None
-    strength = np.where(seen, np.abs(gain), 0.0).sum(axis=0)
+    strength = np.where(seen, np.maximum(gain, 0), 0.0).sum(axis=0)
     ref = int(np.argmax(np.where(seen.sum(axis=0) >= 2, strength, -1.0)))
-    if seen[:, ref].sum() < 2 or strength[ref] <= 0:
-        return None
     light = np.full(3, np.nan)
     for ch in range(3):
-        both = seen[:, ref] & seen[:, ch]
-        if both.any():
-            light[ch] = float(gain[both, ch] @ gain[both, ref]) / max(float(gain[both, ref] @ gain[both, ref]), 1e-12)
-    if np.isnan(light).sum() > 1 or np.nanmin(light) < 0 or light[ref] <= 0:
+        both = seen[:, ref] & seen[:, ch] & (gain[:, ref] > 0)
+        if both.sum() >= 2:
+            light[ch] = _weighted_median(gain[both, ch] / gain[both, ref], gain[both, ref])
+    if np.isnan(light[ref]) or np.isnan(light).sum() > 1:
         return None
+    light = np.where(np.isnan(light), np.nan, np.maximum(light, 0.0))  # no light removes colour: below 0 is noise
     return light / np.nanmax(light)
+
+
+def _weighted_median(values: np.ndarray, weights: np.ndarray) -> float:
+    """The value at which half the weight lies on either side."""
+    order = np.argsort(values)
+    cum = np.cumsum(weights[order])
+    return float(values[order][np.searchsorted(cum, cum[-1] / 2)])
+
+
+def _explained(
+    feats: np.ndarray, look_trend: np.ndarray, look_spread: np.ndarray, clipped: np.ndarray, light: np.ndarray
+) -> np.ndarray:
+    """(N,) places that show the look (its trend) plus some amount of `light` (`_lit_by`), within
+    `OUTLIER_SPREADS` of the look's spreads. The look's spreads are its own light's variation: light
+    added to it dilutes them (they shrink as its brightness grows), down to `SPREAD_FLOOR`, so that
+    a dark look's wide spread (the open points' noisy chromaticity) lets no lit piece pass for it."""
+    shown = _lit_by(feats, look_trend, clipped, light)
+    dilution = np.exp(np.minimum(look_trend[:, :1] - shown[:, :1], 0.0))
+    tol = OUTLIER_SPREADS * np.maximum(np.reshape(look_spread, (-1, 2)) * dilution, SPREAD_FLOOR)
+    miss = shown - feats
+    return (np.hypot(miss[:, 1], miss[:, 2]) <= tol[:, 1]) & (np.abs(miss[:, 0]) <= tol[:, 0])
 
 
 def _lit_by(feats: np.ndarray, trend: np.ndarray, clipped: np.ndarray, light: np.ndarray) -> np.ndarray:
