@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from controller.vision.shadows import CastShadows
+from controller.vision.shadows import BEYOND, CastShadows
 
 PER_SIDE = 14
 #: The band (a blue frame) and the table beyond it, log BGR, in the lamp's full light.
@@ -164,3 +164,40 @@ def test_a_shadows_end_patch_unlike_a_shadow_beyond_it_does_not_make_it_an_arm()
     sleeve[run] = np.log([40.0, 38.0, 36.0])
     over[run[2]] = np.log([40.0, 38.0, 36.0])
     assert not shadows.explains(run, odd, sleeve, over, seen)
+
+
+def test_a_shadow_at_a_slant_over_part_of_the_table_beyond_is_not_an_arm_but_arms_there_are() -> None:
+    """A narrow shadow cast at about 37 degrees (hand_check seeds Blockers! 32, Flipop 4 and 39): beyond
+    the band it crosses the board's edge and the table between the slants once looked at (0, 0.5, 1
+    along the side per pitch out), and each table patch looked at lies half in it, darkened by a
+    part of the band's darkening, in its colour. An arm over the table beyond changes it by its
+    change over the band plus the edge's contrast, whatever its colour, so a table darkened in the
+    shadow's colour where the edge's contrast is of another colour is no arm's. A sleeve over the
+    band going out over the table at that slant is an arm, and so is one straight out whose own
+    shadow darkens the table at that slant. (The first part fails before: the table had to keep
+    the edge's whole contrast, at one of three slants.)"""
+    shadows, sides = _ring()
+    right = np.flatnonzero(sides == 1)
+    run = list(right[3:6])
+    band, beyond, seen = _scene(np.random.default_rng(13), shaded=np.array([], int))
+    band[run] += SHADOW
+    odd = _odd(len(sides), run)
+
+    def at_slant(j: int) -> list[int]:
+        return [i + int(round(0.75 * BEYOND[j] / 0.5)) for i in run]
+
+    shaded = beyond.copy()
+    for j in range(len(BEYOND)):  # the board beyond the band in the whole shadow, the table in part of it
+        shaded[at_slant(j), j] += SHADOW if j < 3 else 0.6 * SHADOW
+    assert shadows.explains(run, odd, band, shaded, seen)
+    grey = np.log([40.0, 38.0, 36.0])
+    sleeve, out = band.copy(), beyond.copy()
+    sleeve[run] = grey
+    for j in range(len(BEYOND)):
+        out[at_slant(j), j] = grey
+    assert not shadows.explains(run, odd, sleeve, out, seen)
+    straight = beyond.copy()
+    straight[run] = grey
+    for j in range(3, len(BEYOND)):
+        straight[at_slant(j), j] -= 0.5  # the arm's own shadow on the table beside it
+    assert not shadows.explains(run, odd, sleeve, straight, seen)

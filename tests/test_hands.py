@@ -17,7 +17,7 @@ from controller.vision.reader import HAND, BoardReader
 from simulation.render import Scene, random_snapshot, render_snapshot
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-from hand_check import edge_glare  # noqa: E402
+from hand_check import edge_glare, hard_shadow  # noqa: E402
 
 SIZE = (960, 540)
 
@@ -226,6 +226,21 @@ def test_a_lamps_hard_shadow_across_the_band_is_not_a_hand(game: str, seed: int,
     assert not is_hand(reading), reading.problem
 
 
+@pytest.mark.parametrize(("game", "seed"), [("blockers", 32), ("flipop", 4), ("flipop", 39)])
+def test_a_narrow_shadow_at_a_slant_is_not_a_hand(game: str, seed: int) -> None:
+    """`bench/hand_check.py`'s hard-shadow pictures of these seeds (35-37 degrees off the band's normal,
+    1-2 pitches wide; Blockers! over a grainy table): beyond the band the shadow crosses the board's
+    edge and the table between the slants once looked at, over part of each table patch looked at.
+    All three were taken for a hand before (`test_cast_shadows.py`'s slanted shadow)."""
+    p = default_profile(game)
+    snap = random_snapshot(game, p, seed=seed)
+    shade = hard_shadow(p, np.random.default_rng(7000 + seed))
+    reading = BoardReader(p).read(
+        render_snapshot(snap, p, seed=seed, preset="hard", scene=Scene(hard_shadow=shade, frame=5))
+    )
+    assert not is_hand(reading), reading.problem
+
+
 @pytest.mark.parametrize(("game", "seed", "place", "side", "sleeve"), DARK_SLEEVES)
 def test_an_arm_in_a_dark_sleeve_is_a_hand(game: str, seed: int, place, side: str, sleeve) -> None:
     p = default_profile(game)
@@ -272,3 +287,36 @@ def test_a_reflections_halo_on_the_band_with_its_core_just_inside_it_is_not_an_a
     arm[10:14] = np.array([150, 180, 224], np.float32)
     f, used = features(arm, white)
     assert hands.arm_seen(f, used, np.clip(arm, 0, 255), white, inner=inner)
+
+
+def test_a_lamps_pool_beside_a_hard_shadow_is_no_part_of_the_shadow_judged() -> None:
+    """A hard shadow cuts a lamp's pool on the band (3D bench, Stay Alive room 11 shadow 1: a bar's
+    shadow entering from the right edge): the run of odd patches is the shadow and, beside it, the
+    pool's peak (odd in colour), reached smoothly from the band's own light on the other side. The
+    peak is the band under more light, no part of a shadow: the shadow's judge is given the run
+    without it (before, the whole run, which a shadow's judge refuses: brighter than the light beside
+    it). Skin at the run's end, entered by a step, stays in the run."""
+    n, k = 40, 9
+    white = np.full((n, 3), 240.0)
+    x = np.arange(n)
+    plain = np.array([110.0, 90.0, 60.0])  # BGR of a blue frame
+    lit = plain * (1 + np.exp(-(((x - 18.5) / 4.0) ** 2))[:, None] * [0.45, 0.45, 0.1])  # a cool lamp's pool
+    shade = lit.copy()
+    shade[15:19] *= [0.75, 0.78, 0.65]  # the lamp's share taken away
+    vals = np.repeat(shade[:, None, :], k, axis=1).astype(np.float32)
+    f, used = features(vals, white)
+    assert hands._runs(hands.odd_patches(f, used)) == [[16, 17, 18, 19]]  # the shadow's odd part and the peak
+    given: list[list[int]] = []
+
+    def judge(run: list[int], odd: np.ndarray) -> bool:
+        given.append(run)
+        return True
+
+    assert not hands.arm_seen(f, used, vals, white, judge)
+    assert given == [[16, 17, 18]]
+    arm = vals.copy()
+    arm[19] = [150.0, 180.0, 224.0]  # skin
+    f, used = features(arm, white)
+    given.clear()
+    hands.arm_seen(f, used, arm, white, judge)
+    assert given == [[16, 17, 18, 19]]

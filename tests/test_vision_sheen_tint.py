@@ -109,3 +109,17 @@ def test_far_from_any_sheen_nothing_changes() -> None:
     _, (dec, read) = _read(model, feats)
     corner = 6 * SIZE + 6
     assert not read[corner] and dec.letters[corner] == "G" and dec.sure[corner]
+
+
+def test_a_tile_lying_askew_far_from_the_sheen_is_not_read_empty_surely() -> None:
+    # a tile beyond the sheen's reach that mirrors the same lamp (3D room 12: a green tile lying
+    # askew three rows from the sheen, read empty surely); its flat neighbours keep their readings
+    model = _model()
+    feats = _board({**PATCH, (6, 6): ("G", 1.6)}, PINK)
+    corner = 6 * SIZE + 6
+    plain = model.decide(feats)
+    assert plain.letters[corner] == "." and plain.sure[corner]  # before: the empty cell's look, surely
+    _, (dec, read) = _read(model, feats)
+    assert read[corner] and not (dec.sure[corner] and dec.letters[corner] == ".")
+    for i in (6 * SIZE + 5, 5 * SIZE + 6, 0):  # empty cells beside it and far from both
+        assert dec.letters[i] == "." and dec.sure[i]

@@ -46,6 +46,9 @@ TIED_FIT = 1.0
 MIN_GLARE = 4 * NOISE  # a clipped pixel that needs this much glare to fit is in a glare spot
 #: A partly hidden tile is tried at every shift of up to this many patch pixels either way.
 SHIFT_RADIUS = 3
+#: The quantile of a disc's pixels (along the main colour axis) taken as the print's level: the
+#: glyph covers more than the top 2% of the disc for every glyph.
+PRINT_QUANTILE = 0.98
 
 
 def _grid(side: int) -> np.ndarray:
@@ -177,10 +180,10 @@ def normalise(pix: np.ndarray, white: np.ndarray | None = None) -> tuple[np.ndar
 
 
 def _normalise_planes(
-    planes: list[np.ndarray], white: np.ndarray | None = None, axis: np.ndarray | None = None
+    planes: list[np.ndarray], white: np.ndarray | None = None, axis: np.ndarray | None = None, clear: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """`normalise` on (N, K) colour planes (`axis`: see `_ink`)."""
-    ink, usable, contrast, _ = _ink(planes, white, SUPPORT, axis)
+    """`normalise` on (N, K) colour planes (`axis`, `clear`: see `_ink`)."""
+    ink, usable, contrast, _ = _ink(planes, white, SUPPORT, axis, clear=clear)
     ink *= SUPPORT
     usable *= SUPPORT
     return ink, usable, contrast
@@ -204,6 +207,7 @@ def _ink(
     disc: np.ndarray,
     axis: np.ndarray | None = None,
     brightness: np.ndarray | None = None,
+    clear: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(ink, usable, contrast, axis) of (N, side*side) colour planes, the tile's statistics taken
     over `disc`; `axis` (N, 3) is each tile's main colour axis, found here unless given (from
@@ -222,7 +226,9 @@ def _ink(
     The brightness reading projects each pixel on the main colour axis of the glare-free pixels;
     the chroma reading places each pixel's chroma between the tile's and the print's. Where glare
     lit a pixel the chroma reading is the one to trust; elsewhere the brightness reading is less
-    noisy, and is kept unless it exceeds the chroma reading by more than `CHROMA_SLACK`."""
+    noisy, and is kept unless it exceeds the chroma reading by more than `CHROMA_SLACK`.
+    `clear`: the print's level of a tile with flagged glare is measured clear of the glare's halo
+    (`_top_clear_of_glare`; the reader reads such tiles both ways, see `glyphs.read_glyphs`)."""
     b, g, r = planes
     n = len(b)
     # Which channels clip, once: every one (glare) and any one (for the censored model).
@@ -288,9 +294,11 @@ def _ink(
         ranked[hit] = np.where(lit_hit[:, inside] > 0, ranked[hit], np.float32(1e9))
     ranked.sort(axis=1)
     m = cnt.astype(int)[:, None]
-    at = np.minimum(np.maximum((m * np.array([0.5, 0.98])).astype(int), 0), np.maximum(m - 1, 0))
+    at = np.minimum(np.maximum((m * np.array([0.5, PRINT_QUANTILE])).astype(int), 0), np.maximum(m - 1, 0))
     at += (np.arange(n) * ranked.shape[1])[:, None]  # flat indices (take_along_axis costs more)
     med, top = ranked.ravel().take(at).T
+    if clear and len(hit) and white is not None:
+        top[hit] = _top_clear_of_glare(planes, proj, mean, axis, med, top, white, hit, lit_hit)
     level = np.maximum(top - med, 1e-3)
     by_brightness = np.subtract(proj, med[:, None], out=proj)
     by_brightness /= level[:, None]
@@ -311,6 +319,67 @@ def _ink(
     return ink, usable, level.astype(np.float32), axis
 
 
+def flagged_glare(planes: list[np.ndarray], white: np.ndarray | None, brightness: np.ndarray) -> np.ndarray:
+    """(N,) whether each patch shows flagged glare, as `_ink` flags it: a pixel clipped in every
+    channel, or brighter than the paper `white` by `GLARE_OVER_WHITE` (`brightness`: the planes' sum)."""
+    b, g, r = planes
+    glare = (b >= SATURATED) & (g >= SATURATED) & (r >= SATURATED)
+    if white is not None:
+        glare |= brightness > GLARE_OVER_WHITE * np.asarray(white, np.float32).sum(axis=1)[:, None]
+    return np.asarray(glare.any(axis=1))
+
+
+def _top_clear_of_glare(
+    planes: list[np.ndarray],
+    proj: np.ndarray,
+    mean: np.ndarray,
+    axis: np.ndarray,
+    med: np.ndarray,
+    top: np.ndarray,
+    paper: np.ndarray,
+    hit: np.ndarray,
+    lit: np.ndarray,
+) -> np.ndarray:
+    """The print's level (`PRINT_QUANTILE` of the projection `proj`) of the rows `hit`, which have
+    flagged glare, taken again over their `lit` pixels (clear of the flagged glare and its rim)
+    whose brightness their chroma explains; never above `top`, the level over every lit pixel.
+
+    A glare spot fades out: around the pixels bright enough to be flagged lies a halo that glare
+    brightens but does not flag, and on a dark tile it is brighter than a thin print. Glare adds
+    brightness but no chroma (`_glared_ink`), while print adds both in step: a pixel showing v of
+    the print by its chroma rises v times the print's step (paper less tile, along the axis) by
+    its brightness. A pixel risen by more than `CHROMA_SLACK` of that step beyond its chroma is
+    lit by glare, and says nothing of the print's level. Its ink is still read (from its chroma,
+    see `_ink`); only the level is measured without it. A row whose chroma cannot tell (print no
+    lighter than the tile along the axis, or too few pixels left for the quantile) keeps `top`."""
+    tile = mean[hit] + med[hit, None] * axis[hit]
+    paper = paper[hit]
+    d, off = _chroma_step(tile, paper)
+    b, g, r = (p[hit] for p in planes)
+    by_chroma = b * d[:, 0:1] + g * d[:, 1:2] + r * d[:, 2:3] - off[:, None]
+    step = ((paper - tile) * axis[hit]).sum(axis=1)  # the print's rise along the axis (grey levels)
+    above = proj[hit] - med[hit, None]
+    clear = (lit > 0) & (above <= (by_chroma + CHROMA_SLACK) * step[:, None])
+    out = top[hit].copy()
+    for i in np.flatnonzero(step > 0):
+        kept = np.sort(above[i][clear[i]])
+        if len(kept) * (1 - PRINT_QUANTILE) >= 1:
+            out[i] = min(out[i], med[hit[i]] + kept[int(len(kept) * PRINT_QUANTILE)])
+    return out
+
+
+def _chroma_step(tile: np.ndarray, paper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(d, off), (N, 3) and (N,): the chroma reading of a pixel p of each tile is p . d - off, 0 on
+    the tile (colour `tile`) and 1 on its print. The print's chroma is the white paper's
+    (`paper`): the brightness statistics, which glare can mislead, would give a glared tile's
+    print the tile's own chroma. A pixel's chroma (p - grey) less the tile's is read along d: since
+    d sums to zero, the grey level drops out and this is a plain projection of the pixel."""
+    tq = tile - tile.mean(axis=1, keepdims=True)
+    d = paper - paper.mean(axis=1, keepdims=True) - tq
+    d = d / np.maximum((d * d).sum(axis=1), 1e-6)[:, None]
+    return d, (tq * d).sum(axis=1)
+
+
 def _glared_ink(
     planes: list[np.ndarray],
     tile: np.ndarray,
@@ -327,14 +396,7 @@ def _glared_ink(
     `clipped` are the pixels with a clipped channel. `usable` is None when every pixel is (the
     usual case: no pass over the planes to say so)."""
     b, g, r = planes
-    tq = tile - tile.mean(axis=1, keepdims=True)
-    # The print's chroma is the white paper's: the brightness statistics, which glare can
-    # mislead, would give a glared tile's print the tile's own chroma.
-    d = paper - paper.mean(axis=1, keepdims=True) - tq
-    d = d / np.maximum((d * d).sum(axis=1), 1e-6)[:, None]
-    # A pixel's chroma (p - grey) less the tile's, along d: since d sums to zero, the grey level
-    # drops out and this is a plain projection of the pixel.
-    off = (tq * d).sum(axis=1)
+    d, off = _chroma_step(tile, paper)
     by_chroma = b * d[:, 0:1]
     scratch = np.multiply(g, d[:, 1:2])
     by_chroma += scratch

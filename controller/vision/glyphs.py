@@ -16,6 +16,8 @@ usable pixels; a glyph is sure only when its best score is high and the second-b
 mismatch (1 - score) is clearly larger than the best's (`MIN_RATIO` times). A partly hidden tile
 must also show enough of the pixels that tell its best glyph from each close rival
 (`GlyphModel._tells_apart`; more rivals where what it hides may be clipped print, `print_hidden`).
+A tile with flagged glare is sure only if read alike with its print's level measured clear of the
+glare's halo (`glyph_ink._top_clear_of_glare`): either level alone may be wrong.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from controller.vision.glyph_ink import (
     _ink,
     _normalise_planes,
     _sample_planes,
+    flagged_glare,
     ink_centre,
     normalise,
     sample_patches,
@@ -153,6 +156,7 @@ def _centred(
     white: np.ndarray | None,
     planes: list[np.ndarray] | None = None,
     brightness: np.ndarray | None = None,
+    clear: bool = False,
 ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, np.ndarray | None, np.ndarray]:
     """`centred_patches`, with the board points they were sampled around, the paper white at
     each tile as raised by `print_white` (None without a white) and each tile's main colour
@@ -165,9 +169,9 @@ def _centred(
         brightness = planes[0] + planes[1] + planes[2]
         if white is not None:
             white = _print_white(brightness, centres, white)
-    ink, _, _, axis = _ink(planes, white, SUPPORT, brightness=brightness)
+    ink, _, _, axis = _ink(planes, white, SUPPORT, brightness=brightness, clear=clear)
     centres = centres + ink_centre(ink)  # only the ink says where the centre is (on the disc alone)
-    return _normalise_planes(_sample_planes(frame, h, centres), white, axis), centres, white, axis
+    return _normalise_planes(_sample_planes(frame, h, centres), white, axis, clear), centres, white, axis
 
 
 def _best_shifts(
@@ -178,6 +182,7 @@ def _best_shifts(
     white: np.ndarray | None,
     axis: np.ndarray,
     print_hidden: np.ndarray | None = None,
+    clear: bool = False,
 ) -> GlyphReading:
     """The decision on each tile at the shift (up to `SHIFT_RADIUS` patch pixels either way of
     `centres`) where its best glyph fits best. One wider patch is sampled and read per tile (along
@@ -189,7 +194,7 @@ def _best_shifts(
     n, r = len(centres), SHIFT_RADIUS
     rows = np.arange(n)
     planes = _sample_planes(frame, h, centres, grid=_WIDE_GRID)
-    ink, usable, contrast, _ = _ink(planes, white, _WIDE_DISC, axis)
+    ink, usable, contrast, _ = _ink(planes, white, _WIDE_DISC, axis, clear=clear)
     # Where the disc's pixels (y, x) of the patch shifted by (dy, dx) lie in the flattened wide
     # patches: tile * WIDE**2 + (dy + y) * WIDE + (dx + x). Only they are cut and scored.
     flat_ink, flat_usable = ink.reshape(-1), usable.reshape(-1)
@@ -299,7 +304,17 @@ def read_glyphs(
         else:
             part, part_brightness = [p[todo] for p in planes], brightness[todo]
         lamp = None if bound is None else np.asarray(bound, bool)[todo]
-        reading.put(todo, _read(model, frame, h, centres[todo], part, white, part_brightness, lamp))
+        got = _read(model, frame, h, centres[todo], part, white, part_brightness, lamp)
+        # A glare spot's halo, too faint to flag, may set the print's level: a glared tile is sure
+        # only if read alike with the level measured clear of the halo (`glyph_ink._ink`'s `clear`).
+        again = np.flatnonzero(got.sure & flagged_glare(part, white, part_brightness))
+        if len(again) and white is not None:
+            pick = [p[again] for p in part], white[again], part_brightness[again], None if lamp is None else lamp[again]
+            more = _read(model, frame, h, centres[todo][again], *pick, clear=True)
+            for j, tile in enumerate(again.tolist()):
+                if not more.sure[j] or more.glyphs[j] != got.glyphs[tile]:
+                    got.glyphs[tile], got.sure[tile] = "?", False
+        reading.put(todo, got)
     if memory is not None:
         memory.store(h, centres, brightness, reading)
     return reading
@@ -314,10 +329,11 @@ def _read(
     white: np.ndarray | None,
     brightness: np.ndarray,
     bound: np.ndarray | None = None,
+    clear: bool = False,
 ) -> GlyphReading:
     """`read_glyphs` of tiles whose patches around `centres` are `planes` (their sum
-    `brightness`), white raised; a tile `lamp_lost` is unsure."""
-    (ink, mask, contrast), centred, white, axis = _centred(frame, h, centres, white, planes, brightness)
+    `brightness`), white raised; a tile `lamp_lost` is unsure (`clear`: see `glyph_ink._ink`)."""
+    (ink, mask, contrast), centred, white, axis = _centred(frame, h, centres, white, planes, brightness, clear)
     hidden = np.any(mask != SUPPORT[None, :], axis=1)
     whole, some = np.flatnonzero(~hidden), np.flatnonzero(hidden)
     reading = GlyphReading.blank(len(centres))
@@ -328,7 +344,7 @@ def _read(
         seen = _sample_planes(frame, h, centred)
         some_white = None if white is None else white[some]
         may_be_print = print_hidden([p[some] for p in seen], mask[some], some_white)
-        reading.put(some, _best_shifts(model, frame, h, centred[some], some_white, axis[some], may_be_print))
+        reading.put(some, _best_shifts(model, frame, h, centred[some], some_white, axis[some], may_be_print, clear))
     sure = np.flatnonzero(reading.sure)
     if len(sure):
         if seen is None:

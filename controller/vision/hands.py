@@ -32,7 +32,9 @@ A lamp's hard shadow cast across the band from beside the board is told from an 
 beyond the band (`shadows.CastShadows`): a shadow multiplies the band and the board's edge alike,
 an arm hides the edge. Where such a shadow falls across the lamp's pool, the pool ends in a sharp
 step down in every channel (`beyond_pool`): the smooth part before it is still a pool, and only
-what lies beyond the step is judged, as a run of its own.
+what lies beyond the step is judged, as a run of its own. Where the pool's peak is all of it the run
+holds (one patch beside the shadow, odd in colour), the shadow's judge is given the run without it
+(`pool_ends`), while the run's length still counts it.
 
 So a run of odd patches is a hand unless it is a lamp's pool or a cast shadow, or, once the reflection's patches
 are left out (only when the run has a core), fewer than `min_arm` odd patches in a row remain: `MIN_ARM`, or as
@@ -195,6 +197,30 @@ def beyond_pool(run: list[int], logs: np.ndarray) -> list[int] | None:
     return None
 
 
+def pool_ends(run: list[int], logs: np.ndarray) -> list[int]:
+    """The run without its end patches that belong to a lamp's pool beside it: patches that only add
+    light (no channel below the band's typical light by more than `POOL_DIP`) and are reached from the
+    band's own light outside the run by smooth steps (`SMOOTH_STEP`). Such a patch is the band's own
+    material under more light (the pool's peak may lie just beside a hard shadow that cuts it); it is
+    no part of a shadow, and tells nothing of an arm. Only the shadow's judge is given the run without
+    them (`arm_seen`): whether the run is long enough for an arm is still decided on the whole run."""
+    n = len(logs)
+    out = list(run)
+    for way in (-1, +1):
+        while len(out) > 1:
+            end = out[0] if way < 0 else out[-1]
+            if (logs[end] < -POOL_DIP).any():
+                break
+            path = _to_band(logs, (end + way) % n, way)
+            if path is None or any(i in out for i in path):
+                break
+            steps = np.diff(logs[[end, *path]], axis=0)
+            if (np.abs(steps) > SMOOTH_STEP).any():
+                break
+            out.remove(end)
+    return out
+
+
 def _runs(flags: np.ndarray) -> list[list[int]]:
     """Maximal runs of set flags around the closed band, as index lists."""
     n = len(flags)
@@ -262,7 +288,7 @@ def arm_seen(
             run = rest
             if len(run) < min_arm:
                 continue
-        if shadow is not None and shadow(run, odd):
+        if shadow is not None and shadow(pool_ends(run, logs), odd):
             continue
         if len(run) > MAX_SPOT:
             return True

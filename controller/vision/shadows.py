@@ -27,8 +27,12 @@ light may change along a side: its median need not be the light the shadow took 
 its odd patches is unlike a shadow beyond the band (at most of the distances where an edge is
 seen; the two ends of a shadow of four patches or more are its fringe, or beyond one of them near
 a corner lies the corner's marker), and either at least `MIN_KEPT` of its patches keep the edge
-(the shadow crosses the board's edge: it is cast from beside the board, out of reach of any arm)
-or the edge and the table beyond every odd patch are in the lamp's full light straight out and at
+(the shadow crosses the board's edge: it is cast from beside the board, out of reach of any arm;
+where the edge's contrast is not itself a darkening in the shadow's colour, a table darkened by at
+least `HALF` the band's darkening in its colour keeps it too: the shadow's edge may cross the table
+patch looked at, but an arm over the table changes it by its change over the band plus the edge's
+contrast, whatever its colour, never by a part of that change alone) or the edge and the table
+beyond every odd patch are in the lamp's full light straight out and at
 every slant (a shadow cast into the band from over the board, or round a corner from the side it
 crosses: nothing crosses the edge there, and an arm reaches over the band from beside the board,
 so over the edge). The edge's contrast in full light and how much it varies are measured on the same frame, on the band
@@ -67,7 +71,9 @@ MIN_KEPT = 2
 HALF = 0.5
 #: Slants (along the side per pitch out) at which the table in the shadow is looked for beyond a
 #: patch of the band's shadow: a lamp to one side casts it as much as 45 degrees off straight out.
-SLANTS = (0.0, -0.5, 0.5, -1.0, 1.0)
+#: A quarter apart: 2.5 pitches out (`BEYOND`'s farthest) neighbouring slants look 0.6 pitch apart,
+#: less than the narrowest shadow's width (0.8 pitch), which no longer falls between two of them.
+SLANTS = (0.0, -0.25, 0.25, -0.5, 0.5, -0.75, 0.75, -1.0, 1.0)
 #: Band patches are this far apart along a side (pitches; `hands.ring_points`).
 STEP = 0.5
 #: Fewest clean band patches on a side to measure its edge's contrast and spread.
@@ -157,7 +163,12 @@ class CastShadows:
                 ref = np.median(beyond[ok, j] - band[ok], axis=0)  # the edge's contrast in full light
                 if not (np.abs(ref) > EDGE_K * tol).any():  # no edge here to keep
                     continue
-                for m in np.flatnonzero((self.sides[shadow] == side) & seen[shadow, j]):
+                # An arm over the table beyond changes it by its change over the band plus the edge's
+                # contrast, whatever its colour: where that contrast is not itself a darkening in the
+                # shadow's colour, a table darkened in the shadow's colour is no arm's.
+                told = bool((np.abs(ref - (ref @ depth) / (depth @ depth) * depth) > EDGE_K * tol).any())
+                mine = np.flatnonzero((self.sides[shadow] == side) & seen[shadow, j])
+                for m in mine:
                     i = shadow[m]
                     contrast = beyond[i, j] - band[i]
                     # What lies beyond, against what it is in full light: a shadow darkens it by a
@@ -168,13 +179,18 @@ class CastShadows:
                     seen_edge[m] += 1
                     shadowlike = (np.abs(table + part * depth) <= tol).all() or _colour_kept(contrast - ref, ref, tol)
                     unlike[m] += (not shadowlike) or (np.abs(contrast) <= tol).all()
-                    for k, slant in enumerate(SLANTS):  # the table that far along the side, out there
-                        t = i + int(round(slant * BEYOND[j] / STEP))
-                        if 0 <= t < n and self.sides[t] == side and seen[t, j]:
-                            off = beyond[t, j] - band[i] - ref
-                            kept[k, m] += bool((np.abs(off) <= tol).all() or _colour_kept(off, ref, tol))
-                            looked[m] += 1
-                            in_light[m] += bool((np.abs(beyond[t, j] - typical[t] - ref) <= tol).all())
+                # The table that far along the side, out there, at each slant (all patches and slants at once).
+                t = shadow[mine][:, None] + np.rint(np.array(SLANTS) * BEYOND[j] / STEP).astype(int)[None, :]
+                tc = np.clip(t, 0, n - 1)
+                there = (t == tc) & (self.sides[tc] == side) & seen[tc, j]  # (M, S)
+                off = beyond[tc, j] - band[shadow[mine]][:, None, :] - ref
+                change = beyond[tc, j] - typical[tc] - ref  # the table's change from its full light
+                keep = (np.abs(off) <= tol).all(axis=2) | _colour_kept(off, ref, tol)
+                if told:
+                    keep |= _darkened(change, depth, tol)
+                kept[:, mine] += (there & keep).T
+                looked[mine] += there.sum(axis=1)
+                in_light[mine] += (there & (np.abs(change) <= tol).all(axis=2)).sum(axis=1)
         if not seen_edge[odd[shadow]].any():
             return False  # nothing is known of what lies beyond the run
         # An odd patch unlike a shadow at most of its edges is an arm's, unless it is one of the two
@@ -248,14 +264,25 @@ def _widened(run: list[int], also: np.ndarray, n: int, most: int | None = None) 
     return np.array(out)
 
 
-def _colour_kept(off: np.ndarray, ref: np.ndarray, tol: np.ndarray) -> bool:
-    """Whether an edge's contrast, `off` (log, per channel) from its contrast `ref` in full light,
-    is kept up to a darkening of the table by one factor in every channel: near the box that casts
-    the shadow, the box also hides part of the room's light from the table (a grey factor, whatever
-    the room light's colour), so the table is darker than the band's shadow but the edge keeps its
-    colour contrast. Only where that contrast is clear (an edge that differs in colour, not only in
-    brightness): an arm over the band and the edge leaves its own contrast, not the edge's."""
-    return bool(np.ptp(ref) > EDGE_K * tol.max() and np.ptp(off) <= 2 * tol.max() and (off <= tol).all())
+def _colour_kept(off: np.ndarray, ref: np.ndarray, tol: np.ndarray) -> np.ndarray:
+    """Whether an edge's contrast, `off` (log, per channel, on the last axis) from its contrast `ref` in
+    full light, is kept up to a darkening of the table by one factor in every channel: near the box
+    that casts the shadow, the box also hides part of the room's light from the table (a grey
+    factor, whatever the room light's colour), so the table is darker than the band's shadow but the
+    edge keeps its colour contrast. Only where that contrast is clear (an edge that differs in
+    colour, not only in brightness): an arm over the band and the edge leaves its own contrast, not
+    the edge's."""
+    clear = bool(np.ptp(ref) > EDGE_K * tol.max())
+    return clear & (np.ptp(off, axis=-1) <= 2 * tol.max()) & (off <= tol).all(axis=-1)
+
+
+def _darkened(change: np.ndarray, depth: np.ndarray, tol: np.ndarray) -> np.ndarray:
+    """Whether the table's `change` from its full light (log, per channel, on the last axis) is a
+    darkening by at least `HALF` of the band's shadow `depth` (up to `tol`), in the shadow's colour:
+    the shadow reaches over the table there, maybe over part of the patch looked at (its edge at a
+    slant)."""
+    part = -(change @ depth) / (depth @ depth)
+    return (part >= HALF) & (np.abs(change + part[..., None] * depth) <= tol).all(axis=-1)
 
 
 def _spread(x: np.ndarray) -> np.ndarray:

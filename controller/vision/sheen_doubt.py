@@ -18,7 +18,9 @@ as a look plus a non-negative amount of that light (`read_under_tint`): as the l
 colour explains best, sure only when every other meaning is clearly farther under every colour
 the sheen's places allow, and, where those colours read the sheen's own places differently (its
 colour is then unknown: one place, or places of one look), only when no other meaning comes within
-the open-set distance under any of them. Far from any sheen nothing changes.
+the open-set distance under any of them. Farther away a place is not read again, but a sure one is
+left unsure where a piece plus that light explains it about as well (a piece lying askew mirrors the
+lamp where its flat neighbours do not). In a frame with no sheen nothing changes.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.ndimage import binary_dilation
 
+from controller.snapshot import EMPTY
 from controller.vision.classify import ClassModel, Decision, open_set_distance
 from controller.vision.features import colours_of, feature_planes
 
@@ -134,7 +137,8 @@ def read_under_tint(
     explains best; sure only when every colour the sheen allows reads it as that meaning, every
     other meaning is clearly farther under all of them (the classifier's margin rule), and, where
     those colours read the sheen's own places differently (its colour unknown), beyond the
-    open-set distance under all of them.
+    open-set distance under all of them. A sure place farther away is left unsure where a piece
+    plus that light explains it about as well (`_askew_piece`).
     A place some look explains so is within the open-set distance (a sheen, not a light unlike
     the calibration's)."""
     n = len(dec.sure)
@@ -180,6 +184,10 @@ def read_under_tint(
     if possible.size:  # what a place may be: every meaning the sheen leaves within reach
         possible[idx] = (wide <= model.max_distance) | ~explained[:, None]
         possible[idx, best] = True
+    far = np.flatnonzero(~near & dec.sure)
+    doubted = far[_askew_piece(model, dec, per_class, tints, far)]
+    sure[doubted] = False
+    conf[doubted] = 0.0
     decision = Decision(
         keys=keys,
         letters=letters,
@@ -192,4 +200,31 @@ def read_under_tint(
     )
     read = np.zeros(n, bool)
     read[idx] = True
+    read[doubted] = True
     return decision, read
+
+
+def _askew_piece(
+    model: ClassModel, dec: Decision, per_class: list[np.ndarray], tints: np.ndarray, places: np.ndarray
+) -> np.ndarray:
+    """(len(places),) which sure places, beyond `REACH` of the sheen, a piece of another meaning
+    plus some of the sheen's light (any colour of `tints`, (T, 3)) explains about as well as they
+    were read: not clearly farther by the classifier's margin rule, within the open-set distance.
+
+    The board is flat and its own reflection smooth (hence the reach), but a piece lying askew
+    mirrors the lamp where its flat neighbours do not (3D room 12: a green tile three rows from the
+    sheen, washed to the empty cell's pale look, was read empty surely). Far from the sheen a place
+    is not read again; it is only left unsure where such a piece could be there. An empty place
+    mirrors nothing its neighbours do not, so an empty look is no rival here (a pale token taken
+    for an empty slot under a sheen is `outline.py`'s, which looks for its edge)."""
+    if not len(places):
+        return np.zeros(0, bool)
+    light = np.stack([linear(colours_of(f[places])) for f in per_class], axis=1)  # (N, K, 3)
+    tinted = _least_distances(model, light, tints).min(axis=0)  # (N, K)
+    best = dec.best[places]
+    piece = np.array([ref.letter != EMPTY for ref in model.refs])
+    others = np.where(model.same[best] | ~piece[None], np.inf, tinted)
+    d1, d2 = dec.distance[places], others.min(axis=1)
+    margin = np.where(np.isfinite(d2), (d2 - d1) / np.maximum(d2, 1e-9), 1.0)
+    need = model.pair_need[best, others.argmin(axis=1)]
+    return (d2 <= model.max_distance) & ((margin < model.min_margin) | (margin <= need))
