@@ -321,6 +321,7 @@ class HandCheck:
         light, or (given the picture `frame` and the board-to-image homography `h`) its shadow."""
         med, used = self.ring.medians(rect)
         feats = colour_features(normalise(med, white, self.weights))
+        self.shadows.depths = []
         shadow = None
         if frame is not None and h is not None:
             band = np.log(np.maximum(med, 1.0))
@@ -333,6 +334,12 @@ class HandCheck:
 
         vals, inner = self.ring.values(rect), self.inner.values(rect)
         return arm_seen(feats, used, vals, local_white(white, self.weights), shadow, self.min_arm, inner)
+
+    @property
+    def shadow_kept(self) -> list[np.ndarray]:
+        """The share of each channel's light (3,) every hard shadow found on the band in the last
+        frame checked kept (the lamp's light taken away): what the board's places under it keep too."""
+        return [np.exp(-depth) for depth in self.shadows.depths]
 
 
 def ring_sides(g: LatticeGeometry, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

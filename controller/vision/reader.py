@@ -57,7 +57,7 @@ from controller.vision.settings import DEFAULT_SIGMA, default_model, frame_colou
 from controller.vision.sheen import reread
 from controller.vision.sheen_doubt import REACH, read_under_tint
 from controller.vision.tops import PieceTops, PlaceLooks, class_heights
-from controller.vision.unlike import undone_shadow, unlike_calibration
+from controller.vision.unlike import undone_band_shadow, undone_shadow, unlike_calibration
 
 __all__ = [
     "DEFAULT_SIGMA",
@@ -235,6 +235,10 @@ class BoardReader:
         self._last = (feats, dec.keys, sure & ~shone)  # a sheen's look is not followed
         if problem is None and self.hand_check and self.hands.arm_seen(rect, white, frame, self.h):  # hand check
             problem = HAND
+        elif problem is None and self.hand_check:  # a shadow the band shows: the places under it given back its light
+            for kept in self.hands.shadow_kept:
+                sure &= ~undone_band_shadow(self.model, dec, sure, feats, kept)
+            self._last = (feats, dec.keys, sure & ~shone)
         if problem is not None:
             return Reading(None, [], conf, problem=problem, relocalised=moved)
         unsure = [divmod(int(i), cols) for i in np.flatnonzero(~sure)]

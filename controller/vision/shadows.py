@@ -93,6 +93,8 @@ class CastShadows:
 
     def __init__(self, points: np.ndarray, normals: np.ndarray, sides: np.ndarray) -> None:
         self.sides = np.asarray(sides)
+        #: The depths of the runs found shadows since the frame's hand check began (`HandCheck.arm_seen`).
+        self.depths: list[np.ndarray] = []
         beyond = points[:, None, :] + BEYOND[None, :, None] * normals[:, None, :]  # (N, D, 2)
         self.spots = beyond[:, :, None, :] + _disc(RADIUS, 0.04)[None, None]  # (N, D, K, 2)
 
@@ -109,12 +111,21 @@ class CastShadows:
         return np.log(np.maximum(med, 1.0)).reshape(n, d, 3), seen.reshape(n, d)
 
     def explains(self, run: list[int], odd: np.ndarray, band: np.ndarray, beyond: np.ndarray, seen: np.ndarray) -> bool:
+        """`_explains`, keeping in `depths` the depth (log, per channel) of each run it finds a shadow."""
+        found, depth = self._explains(run, odd, band, beyond, seen)
+        if found and depth is not None:
+            self.depths.append(depth)
+        return found
+
+    def _explains(
+        self, run: list[int], odd: np.ndarray, band: np.ndarray, beyond: np.ndarray, seen: np.ndarray
+    ) -> tuple[bool, np.ndarray | None]:
         """Whether the run of odd band patches is a cast shadow (see the module's docstring).
 
         `band` (N, 3) the band patches' log colours; `beyond`, `seen` as `beyond` gives them."""
         n = len(band)
         if (~odd).sum() < MIN_CLEAN:
-            return False
+            return False, None
         typical = np.tile(np.median(band[~odd], axis=0), (n, 1))  # each patch's side's typical band
         own = np.zeros(n, bool)  # colour (the whole band's on a side with few patches left)
         for side in range(4):
@@ -124,7 +135,7 @@ class CastShadows:
                 own[self.sides == side] = True
         band_tol = np.maximum(NOISE_K * self._spread(band, ~odd, along=True), NOISE_FLOOR)
         if own[run].all() and (np.abs(band[run] - typical[run]) <= band_tol).all():
-            return True  # the band's own colour on its side, odd only against the paper's white
+            return True, None  # the band's own colour on its side, odd only against the paper's white
         # Under the shadow the band would have the light beside it where that is brighter than its
         # side's median: a lamp's pool or the room's light may change along a side, so the median
         # need not be the light the shadow took away (and where the light beside is darker, the
@@ -138,12 +149,12 @@ class CastShadows:
         # moved less there), round a corner if it reaches one; and its depth, the lamp's share.
         depth = -np.median(change[run], axis=0)
         if (depth <= 0).any():  # a shadow only takes light away
-            return False
+            return False, None
         # How deep in the shadow each band patch is (its darkening, a part of the run's, in its colour).
         within = -(change @ depth) / (depth @ depth)
         shadow = _widened(run, ~clear & (within >= HALF), n)
         if (change[shadow] > band_tol).any():
-            return False
+            return False, None
         # Per patch of the shadow and distance beyond the band where an edge is seen: whether the
         # patch is unlike a shadow there, and whether it keeps the edge's whole contrast with the
         # table straight out or at each slant of `SLANTS` (a lamp to one side).
@@ -192,7 +203,7 @@ class CastShadows:
                 looked[mine] += there.sum(axis=1)
                 in_light[mine] += (there & (np.abs(change) <= tol).all(axis=2)).sum(axis=1)
         if not seen_edge[odd[shadow]].any():
-            return False  # nothing is known of what lies beyond the run
+            return False, None  # nothing is known of what lies beyond the run
         # An odd patch unlike a shadow at most of its edges is an arm's, unless it is one of the two
         # ends of a shadow of four patches or more: its fringe, across which its edge may lie
         # (beyond it, the table half in the lamp's light), or beyond which the corner's marker lies.
@@ -200,16 +211,16 @@ class CastShadows:
         if len(shadow) >= 4:
             judged[[0, -1]] = False
         if (2 * unlike > seen_edge)[judged].any():
-            return False
+            return False, None
         keeps = ((seen_edge > 0) & (2 * kept >= seen_edge) & (within[shadow] >= HALF)).sum(axis=1)
         if int(keeps.max()) >= MIN_KEPT:
-            return True
+            return True, depth
         # Or nothing crosses the board's edge beyond the run: an arm over the band reaches over the
         # edge from beside the board, while this shadow (cast into the band from over the board,
         # or round a corner) leaves the edge and the table beyond every odd patch in full light,
         # straight out and at every slant.
         mine = odd[shadow]
-        return bool((looked[mine] > 0).all() and (in_light[mine] == looked[mine]).all())
+        return bool((looked[mine] > 0).all() and (in_light[mine] == looked[mine]).all()), depth
 
     def _spread(self, values: np.ndarray, use: np.ndarray, along: bool = False) -> np.ndarray:
         """Robust standard deviation per channel of (N, 3) values about their own side's median

@@ -67,9 +67,30 @@ def undone_shadow(
     grid = np.arange(rows * cols)
     row, col = grid // cols, grid % cols
     for place, share in zip(shaded, kept, strict=True):
-        near = np.flatnonzero(sure & (np.abs(row - row[place]) <= reach) & (np.abs(col - col[place]) <= reach))
-        if not len(near):
-            continue
+        near = sure & (np.abs(row - row[place]) <= reach) & (np.abs(col - col[place]) <= reach)
+        doubt |= _given_back(model, dec, near, feats, share)
+    return doubt
+
+
+def undone_band_shadow(
+    model: ClassModel, dec: Decision, sure: np.ndarray, feats: np.ndarray, kept: np.ndarray
+) -> np.ndarray:
+    """(N,) the sure places that a shadow measured on the frame band, its light given back, reads
+    as another meaning at least as well (`undone_shadow`'s rule). `kept` (3,) is the share of each
+    channel the shadow left on the band (`shadows.CastShadows.depths`): a shadow that crosses the
+    board's edge reaches the places, and its faint part may leave them all within the learned
+    looks (no place beyond them to measure it on), while a piece half under it reads as another."""
+    return _given_back(model, dec, sure, feats, np.clip(np.asarray(kept, np.float64), 1e-3, 1.0))
+
+
+def _given_back(
+    model: ClassModel, dec: Decision, places: np.ndarray, feats: np.ndarray, share: np.ndarray
+) -> np.ndarray:
+    """(N,) which of `places` (N,) read with each channel divided by `share` (the light a shadow
+    kept) are a look of another meaning at least as near as they were read."""
+    doubt = np.zeros(len(places), bool)
+    near = np.flatnonzero(places)
+    if len(near):
         again = model.decide(colour_features(colours_of(feats[near]) / share))
-        doubt[near] |= ~model.same[again.best, dec.best[near]] & (again.distance <= dec.distance[near])
+        doubt[near] = ~model.same[again.best, dec.best[near]] & (again.distance <= dec.distance[near])
     return doubt
