@@ -232,13 +232,12 @@ class BoardReader:
         if unlike:  # every colour is read in a light unlike the calibration's
             sure[:] = False
         conf = np.where(used >= MIN_USED, dec.confidence, 0.0).reshape(rows, cols)
-        self._last = (feats, dec.keys, sure & ~shone)  # a sheen's look is not followed
         if problem is None and self.hand_check and self.hands.arm_seen(rect, white, frame, self.h):  # hand check
             problem = HAND
         elif problem is None and self.hand_check:  # a shadow the band shows: the places under it given back its light
             for kept in self.hands.shadow_kept:
                 sure &= ~undone_band_shadow(self.model, dec, sure, feats, kept)
-            self._last = (feats, dec.keys, sure & ~shone)
+        self._last = (feats, dec.keys, sure & ~shone)  # a sheen's look is not followed
         if problem is not None:
             return Reading(None, [], conf, problem=problem, relocalised=moved)
         unsure = [divmod(int(i), cols) for i in np.flatnonzero(~sure)]

@@ -164,12 +164,9 @@ def read_under_tint(
     shows = glare[idx]
     known = bool(np.all(model.same[reads[:, shows], reads[:1, shows]]))
     d1 = dist[np.arange(len(idx)), best]
-    rivals = np.where(model.same[best], np.inf, wide)
-    d2 = rivals.min(axis=1)
-    margin = np.where(np.isfinite(d2), (d2 - d1) / np.maximum(d2, 1e-9), 1.0)
-    need = model.pair_need[best, rivals.argmin(axis=1)]
+    d2, margin, clear = _margin_rule(model, best, d1, np.where(model.same[best], np.inf, wide))
     explained = d1 <= model.max_distance
-    one = explained & agree & (margin >= model.min_margin) & (margin > need)
+    one = explained & agree & clear
     if not known:
         one &= d2 > model.max_distance
     keys, letters = list(dec.keys), list(dec.letters)
@@ -219,12 +216,22 @@ def _askew_piece(
     for an empty slot under a sheen is `outline.py`'s, which looks for its edge)."""
     if not len(places):
         return np.zeros(0, bool)
-    light = np.stack([linear(colours_of(f[places])) for f in per_class], axis=1)  # (N, K, 3)
-    tinted = _least_distances(model, light, tints).min(axis=0)  # (N, K)
+    tinted = tinted_distances(model, [f[places] for f in per_class], tints)  # (N, K)
     best = dec.best[places]
     piece = np.array([ref.letter != EMPTY for ref in model.refs])
-    others = np.where(model.same[best] | ~piece[None], np.inf, tinted)
-    d1, d2 = dec.distance[places], others.min(axis=1)
+    d2, _margin, clear = _margin_rule(
+        model, best, dec.distance[places], np.where(model.same[best] | ~piece[None], np.inf, tinted)
+    )
+    return (d2 <= model.max_distance) & ~clear
+
+
+def _margin_rule(
+    model: ClassModel, best: np.ndarray, d1: np.ndarray, rivals: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The classifier's margin rule (`ClassModel.decide_distances`) for places read as looks `best`
+    at distances `d1`, against `rivals` (N, K: each look's distance, inf where it is no rival):
+    the nearest rival's distance, the margin, and whether every rival is clearly farther."""
+    d2 = rivals.min(axis=1)
     margin = np.where(np.isfinite(d2), (d2 - d1) / np.maximum(d2, 1e-9), 1.0)
-    need = model.pair_need[best, others.argmin(axis=1)]
-    return (d2 <= model.max_distance) & ((margin < model.min_margin) | (margin <= need))
+    need = model.pair_need[best, rivals.argmin(axis=1)]
+    return d2, margin, (margin >= model.min_margin) & (margin > need)
