@@ -523,3 +523,27 @@ def test_a_tiles_colour_is_sampled_on_its_plain_part_clear_of_its_print() -> Non
         radius = np.hypot(xs - (side - 1) / 2, ys - (side - 1) / 2) / ppp
         ring = (radius >= inner) & (radius <= outer)
         assert ink[ring].mean() < 0.05, glyph  # a median over the ring is not moved by the print
+
+
+def test_a_seven_whose_bar_a_spot_hides_is_not_read_as_an_i() -> None:
+    """A round spot over a 7's bar hides the stroke that tells it from an I, and pulls the ink
+    centre (on which the patch is centred) down the stem: at the patch's centring the 7's seen
+    stroke misses the ink by far more than the I's, so it was no rival, and the tile read a sure I
+    (Blockers! flat seed 66 of `hand_check --seeds 40 --first 50`). Compared where its own seen
+    strokes fall (`glyph_model._hidden_aligned`), the 7 is a rival whose telling bar is hidden:
+    unsure. The same patch with nothing hidden stays a sure 7."""
+    model = GlyphModel()
+    t7 = model.templates[GLYPHS.index("7") * len(ANGLES) + ANGLES.index(0.0)]
+    spot = np.hypot(GRID[:, 0], GRID[:, 1] + 0.10) <= 0.12
+    mask = SUPPORT * ~spot
+    centre = ink_module.ink_centre((t7 * mask)[None])[0] * ink_module.PPG  # the visible ink's, pixels
+    shift = (-int(round(centre[1])), -int(round(centre[0])))
+
+    def centred(image: np.ndarray) -> np.ndarray:
+        return (np.roll(image.reshape(PATCH, PATCH), shift, (0, 1)).reshape(-1) * SUPPORT)[None]
+
+    ink, seen = centred(t7 * mask), centred(mask)
+    assert 0.2 <= 1 - seen.sum() / SUPPORT.sum() <= glyph_model.MAX_GLARE
+    assert model.scores(ink, seen)[0].argmax() == GLYPHS.index("I")  # the visible ink fits I best
+    assert model.decide(ink, seen, np.array([100.0])).glyphs == ["?"]
+    assert model.decide(t7[None], SUPPORT[None], np.array([100.0])).glyphs == ["7"]

@@ -342,11 +342,16 @@ class GlyphModel:
             every = self.templates[np.arange(len(GLYPHS)) * a + turn]  # (G, K)
             tells = (tb - every) ** 2
             miss = miss * (tells * seen).sum(axis=1) / np.maximum(tells.sum(axis=1), 1e-9)
+        every = self.templates[np.arange(len(GLYPHS)) * a + turn]  # (G, K)
+        if (~seen).any():
+            # Each glyph where its own seen strokes fall (`_hidden_aligned`), scored there too.
+            every = np.stack([_hidden_aligned(ink, seen, t) for t in every])
+            miss = np.minimum(miss, 1 - _seen_ncc(ink, seen, every))
         rivals = np.flatnonzero(miss < near)
         rivals = rivals[rivals != b]
         if not len(rivals):
             return True
-        tr = self.templates[rivals * a + turn[rivals]]  # (R, K)
+        tr = every[rivals]  # (R, K)
         w = (tb - tr) ** 2  # how much each pixel tells the two apart
         shown = w * seen
         visible = shown.sum(axis=1)
@@ -359,6 +364,34 @@ class GlyphModel:
         margin = (shown * ((ink - tr) ** 2 - (ink - tb) ** 2)).sum(axis=1) / seen_
         fails = check & ((margin < DIFFER_MARGIN * ideal) | (visible * margin < HIDDEN_MARGIN * hidden))
         return not fails.any()
+
+
+#: How far (patch pixels either way) a rival's template is moved to fit a partly hidden tile.
+HIDDEN_SHIFT = 6
+_SHIFTS = [(dy, dx) for dy in range(-HIDDEN_SHIFT, HIDDEN_SHIFT + 1) for dx in range(-HIDDEN_SHIFT, HIDDEN_SHIFT + 1)]
+
+
+def _hidden_aligned(ink: np.ndarray, seen: np.ndarray, template: np.ndarray) -> np.ndarray:
+    """`template` (K,) moved by up to `HIDDEN_SHIFT` pixels to where it fits the seen ink best.
+
+    A spot that hides part of a tile pulls the ink centre, on which the patch is centred, away
+    from what it hides; had the tile been this rival, the hidden part would be the rival's own
+    strokes, and the centre pulled by their weight, not the best glyph's. So the rival is compared
+    where its seen strokes fall (least squared miss over the seen pixels)."""
+    img = template.reshape(PATCH, PATCH)
+    moved = np.stack([np.roll(img, s, axis=(0, 1)).reshape(-1) for s in _SHIFTS]) * SUPPORT
+    miss = (((moved - ink) ** 2) * seen).sum(axis=1)
+    return moved[int(miss.argmin())]
+
+
+def _seen_ncc(ink: np.ndarray, seen: np.ndarray, templates: np.ndarray) -> np.ndarray:
+    """(G,) normalised cross-correlation of the ink with each template over the seen pixels."""
+    m = seen.astype(np.float32)
+    cnt = max(float(m.sum()), 1.0)
+    v = ink * m
+    sv, svv = v.sum(), (v * v).sum()
+    svt, st, stt = templates @ v, templates @ m, (templates * templates) @ m
+    return GlyphModel._ncc(svt, sv, svv, st, stt, np.float32(cnt))
 
 
 @lru_cache(maxsize=1)
