@@ -52,6 +52,7 @@ from controller.vision.light import (
 )
 from controller.vision.localise import Localiser
 from controller.vision.outline import Outlines
+from controller.vision.prints import settle_by_print
 from controller.vision.reflections import ReflectionCheck
 from controller.vision.settings import DEFAULT_SIGMA, default_model, frame_colour, model_for, vision_settings
 from controller.vision.sheen import reread
@@ -207,6 +208,8 @@ class BoardReader:
         # In and beside a sheen, read as a look plus its light, of the colour fitted over it (sheen_doubt.py).
         before = dec
         dec, tinted = read_under_tint(self.model, dec, shone, per_class, rows, cols)
+        # Light added leaves a print's contrast: an empty cell's faint mark is no piece's print (prints.py).
+        dec = settle_by_print(frame, self.h, self.geom.points(), white, self.paper_weights, before, dec, tinted)
         # What the sheen's colour made unsure is not made sure again by white light added (below).
         unsure_in_sheen = tinted & ~dec.sure & before.sure
         # Read only by allowing the sheen's colour: its light over the glyph is not trusted either.
