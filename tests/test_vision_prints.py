@@ -120,3 +120,26 @@ def test_a_tile_the_sheen_read_empty_surely_is_left_unsure_by_its_print() -> Non
     settled = settle_by_print(_frame({**TILES, 12: GREEN}, LIT), H, POINTS, WHITE, WEIGHTS, read, read, tinted)
     assert not settled.sure[12]
     assert all(settled.sure[i] for i in range(SIZE * SIZE) if i != 12)
+
+
+@pytest.mark.parametrize("seed", [1])
+def test_no_tile_is_read_empty_surely_under_a_strong_white_reflection(seed: int) -> None:
+    """A flat Blockers! board under a broad white reflection peaking at 0.8 of the paper's light
+    (`bench/sheen_check.py`'s picture): a blue tile at its middle, washed to the empty look past
+    what a sheen may take off a colour, was read empty surely; its glyph says it is no empty cell."""
+    from controller.profile import default_profile
+    from controller.vision.reader import BoardReader
+    from simulation.render import Scene, random_snapshot, render_snapshot
+
+    profile = default_profile("blockers")
+    snap = random_snapshot("blockers", profile, seed)
+    scene = Scene(sheen=(6.7, 4.07, 0.83, 0.8, (1.0, 1.0, 1.0)))  # bench/sheen_check.py's seed 1
+    reading = BoardReader(profile).read(render_snapshot(snap, profile, seed=seed, preset="clean", scene=scene))
+    assert reading.cells is not None
+    wrong = [
+        (r, c)
+        for r in range(profile.rows)
+        for c in range(profile.cols)
+        if reading.cells[r][c] != "?" and (reading.cells[r][c] == EMPTY) != (snap.cells[r][c] == EMPTY)
+    ]
+    assert snap.cells[7][4] != EMPTY and not wrong
