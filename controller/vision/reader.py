@@ -214,7 +214,7 @@ class BoardReader:
         unsure_in_sheen = tinted & ~dec.sure & before.sure
         # Read only by allowing the sheen's colour: its light over the glyph is not trusted either.
         won_in_sheen = tinted & dec.sure & ~(before.sure & (before.best == dec.best))
-        shone |= outlined | tinted
+        by_sheen, shone = shone, shone | outlined | tinted  # read only by allowing a white sheen; or any
         feats, used = looks.chosen(dec.keys)
         med = looks.chosen_medians(dec.keys)
         rel = normalise(med, white, self.paper_weights)
@@ -227,7 +227,7 @@ class BoardReader:
         rival = self.light_doubt.rivals(rel, channel_bounds(med, paper_bound, self.paper_weights), dec.best, sure)
         sure &= rival < 0
         # Nor one near a shadow that reads as another meaning with the shadow's light given back (unlike.py).
-        sure &= ~undone_shadow(self.model, dec, sure, feats, rows, cols, REACH)
+        sure &= ~undone_shadow(self.model, dec, sure, feats, rows, cols, REACH, by_sheen)
         # Many places beyond every learned look, of several meanings and of looks the frame shows
         # nowhere by their learned selves, say the same of the light where the frame cannot (a
         # frame too dark to show a colour's change, or not known): a reflection is local (unlike.py).
