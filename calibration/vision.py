@@ -123,6 +123,10 @@ def _empty_keys(model: ClassModel, looks: PlaceLooks) -> list[str]:
         ]
         if parts:
             keys[min(parts, key=lambda part: float(plain[part, missing].mean()))] = missing
+            # The look now has a place of its own: the board's groups settle again around it (the
+            # same look split over two groups, an open point in the white slide's and four in the
+            # orange's, comes together: 3D room 14, a lit olive table under the open points).
+            keys = _settle(empties, per_class, keys)
     # The groups are the board's own; which look each group is follows from the standard looks as
     # they are, with no sheen (taking white light off a white slide leaves it as dark as an
     # opening, so a sheen lets the white and open groups trade names): the naming of the groups

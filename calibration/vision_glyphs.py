@@ -42,8 +42,11 @@ from controller.vision.doors import (
     PRESENT,
     WINGS,
     DoorSampler,
+    bar_cues,
     door_features,
+    door_from_lines,
     post_of,
+    turns,
 )
 from controller.vision.reader import BoardReader
 
@@ -196,7 +199,9 @@ def learn_doors(profile, image: np.ndarray, corners=None, name: Any = None):
 
     A half-edge glare hides is neither learned from nor checked (glare moves with the light, the
     reader leaves such a door `?`); a half-edge seen clearly and read against the start's doors
-    refuses the picture, naming the posts."""
+    refuses the picture, naming the posts, unless the wings' lines there show the start's door
+    (`doors.bar_cues`): a ball's or a post's shadow over a half-edge has a wing's colour (3D room 14:
+    the home row's balls, lit from the side, shade the next posts' north half-edges)."""
     name = name if name is not None else _("the start picture")
 
     start = profile.get("start")
@@ -214,7 +219,8 @@ def learn_doors(profile, image: np.ndarray, corners=None, name: Any = None):
     sampler = DoorSampler(reader.geom.rows, reader.geom.cols)
     weights = reader.light.weights(sampler.posts)
     local = (np.tile(white, (len(weights), 1)) if white.ndim == 1 else weights @ white) * 255
-    feats, used = door_features(sampler, image, reader.doors_homography(image), local)
+    h = reader.doors_homography(image)
+    feats, used = door_features(sampler, image, h, local)
     groups: dict[str, list[np.ndarray]] = {PRESENT: [], ABSENT: []}
     for k, door in enumerate(doors):
         for w, wing in enumerate(WINGS):
@@ -238,6 +244,10 @@ def learn_doors(profile, image: np.ndarray, corners=None, name: Any = None):
     want = np.array([[w in d for w in WINGS] for d in doors]).reshape(-1)
     seen = dec.sure & (used.reshape(-1) >= 1 - MAX_HIDDEN)
     wrong = sorted({int(i) // 4 for i in np.flatnonzero(seen & ((np.array(dec.letters) == PRESENT) != want))})
+    if wrong:  # a shadow darkens the floor to a wing's colour, never into a wing's thin neutral line
+        lines, bare = bar_cues(sampler.sample_profiles(image, h, np.array(wrong)), local[wrong])
+        shapes = [turns(d) for d in doors]
+        wrong = [k for j, k in enumerate(wrong) if door_from_lines(shapes[k], lines[j], bare[j]) != doors[k]]
     if wrong:
         posts = {k: post_of(k, reader.geom.cols) for k in wrong[:6]}
         place_name = registry.get(profile.game).place_name

@@ -43,7 +43,10 @@ class Scene:
     cloth of that colour (RGB). `hard_shadow` is a desk lamp's hard shadow cast from beside the
     board, across its frame band: (row, col) the band point it crosses, its width there and its
     angle off the band's normal (pitches, degrees); it darkens the table, the band and what lies
-    beyond by the lamp's share of the light, one factor per channel.
+    beyond by the lamp's share of the light, one factor per channel. `sheen` is a broad reflection
+    of a lamp or a lit wall over the board: (row, col) its middle, its spread (pitches: a Gaussian's
+    sigma), its peak as a share of the light the paper reflects there, and its colour (B, G, R,
+    largest 1); added to everything it covers, as light of one colour (clipped where it overflows).
     """
 
     hand: tuple[float, float] | None = None
@@ -60,6 +63,7 @@ class Scene:
     glare_at: tuple[tuple[float, float, float], ...] = ()
     sleeve: tuple[int, int, int] | None = None
     hard_shadow: tuple[float, float, float, float] | None = None
+    sheen: tuple[float, float, float, float, tuple[float, float, float]] | None = None
 
 
 def _bgr(rgb: tuple[int, int, int]) -> tuple[int, int, int]:

@@ -448,6 +448,9 @@ def render_scene(
         gl = cv2.GaussianBlur(gl, (0, 0), max(1.0, pitch * 0.05))
         lit += gl[..., None]
 
+    if scene.sheen is not None:
+        _sheen(lit, hom, scene.sheen, light.field, light.gains)
+
     out: np.ndarray = np.clip(lit, 0, 255, out=lit).astype(np.uint8)
     if p["blur"] > 0:
         out = cv2.GaussianBlur(out, (0, 0), p["blur"])
@@ -455,6 +458,27 @@ def render_scene(
     noisy += _noise(seed, preset, scene.frame, out.shape, p["noise"])
     out = np.clip(noisy, 0, 255, out=noisy).astype(np.uint8)
     return out, hom
+
+
+def _sheen(
+    lit: np.ndarray,
+    hom: np.ndarray,
+    sheen: tuple[float, float, float, float, tuple[float, float, float]],
+    field: np.ndarray,
+    gains: np.ndarray,
+) -> None:
+    """Add a broad reflection (`Scene.sheen`) to the picture's light `lit`, in place: a Gaussian of
+    light of one colour, its peak a share of what the paper reflects at its middle."""
+    row, col, spread, peak, colour = sheen
+    h, w = lit.shape[:2]
+    q = hom @ np.array([col, row, 1.0])
+    cx, cy = q[0] / q[2], q[1] / q[2]
+    pitch = float(np.sqrt(abs(np.linalg.det(hom[:2, :2])))) / float(hom[2, 2])
+    yy, xx = np.ogrid[0:h, 0:w]
+    shape = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * (spread * pitch) ** 2)).astype(np.float32)
+    paper = float(np.mean(looks.PAPER)) * float(field[int(np.clip(cy, 0, h - 1)), int(np.clip(cx, 0, w - 1))])
+    tint = np.asarray(colour, np.float32) * np.asarray(gains, np.float32) * np.float32(peak * paper)
+    lit += shape[..., None] * tint
 
 
 class CameraView:

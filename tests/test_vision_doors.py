@@ -137,3 +137,38 @@ def test_a_thin_neutral_line_is_a_wing_and_a_broad_greyish_shadow_is_neither() -
     assert door_from_lines(turns("NS"), np.array([0, 1, 0, 0], bool), np.zeros(4, bool)) == "EW"
     assert door_from_lines(turns("E"), np.array([1, 0, 1, 0], bool), np.zeros(4, bool)) is None
     assert door_from_lines(turns("E"), np.zeros(4, bool), np.ones(4, bool)) is None
+
+
+def test_a_broad_patch_of_a_wings_colour_on_a_bare_half_edge_is_not_a_door() -> None:
+    """3D room 14 (held out): the home row's balls, lit from the side, shade the next posts' bare
+    north half-edges to a wing's colour, and the start picture was refused as doors unlike the
+    start's. A shadow is broad; a wing is a thin line on the edge line (`doors.bar_cues`): where
+    the lines show the start's door, the colour's disagreement refuses nothing. Here a broad soft
+    patch of the wing's own colour lies over each bare north half-edge of the first row's posts."""
+    from controller.vision.doors import DoorSampler
+    from simulation.render import render_scene
+
+    p, base = start()
+    img, hom = render_scene(base, p, seed=6, preset="clean")
+    doors = base.line("doors")
+    sampler = DoorSampler(p.rows, p.cols)
+    pitch = float(np.sqrt(abs(np.linalg.det(hom[:2, :2]))) / hom[2, 2])
+
+    def pixel(x: float, y: float) -> tuple[int, int]:
+        q = hom @ np.array([x, y, 1.0])
+        return int(round(q[0] / q[2])), int(round(q[1] / q[2]))
+
+    x0, y0 = sampler.posts[0]
+    assert doors[0] == "E"
+    wx, wy = pixel(x0 + 0.27, y0)  # halfway along post 0's wing
+    wing = np.median(img[wy - 1 : wy + 2, wx - 1 : wx + 2].reshape(-1, 3), axis=0)
+    mask = np.zeros(img.shape[:2], np.float32)
+    shaded = [k for k in range(4) if "N" not in doors[k]]
+    for k in shaded:
+        x, y = sampler.posts[k]
+        cv2.ellipse(mask, pixel(x, y - 0.27), (int(0.15 * pitch), int(0.22 * pitch)), 0, 0, 360, 1.0, -1)
+    soft = cv2.GaussianBlur(mask, (0, 0), 1.5)[..., None]
+    shadowed = np.clip(img * (1 - soft) + wing * soft, 0, 255).astype(np.uint8)
+    assert len(shaded) >= 3
+    learned = vg.learn_doors(p, shadowed)
+    assert set(learned.data["vision"]["doors"]["classes"]) == {"wing", "bare"}

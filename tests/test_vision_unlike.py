@@ -131,7 +131,9 @@ def test_a_shadow_measured_on_the_band_gives_its_light_back_to_the_places() -> N
     assert not doubt[[9, 13, 18, 19, 21, 23, 24]].any()
 
 
-@pytest.mark.parametrize(("game", "seed"), [("colorpop", 11), ("flipop", 17), ("flipop", 49), ("flipop", 69)])
+@pytest.mark.parametrize(
+    ("game", "seed"), [("colorpop", 11), ("colorpop", 52), ("flipop", 17), ("flipop", 49), ("flipop", 69)]
+)
 def test_a_hard_shadow_over_the_board_reads_no_place_wrong_and_sure(game: str, seed: int) -> None:
     """`bench/hand_check.py`'s hard shadows that read white pieces (a joker, a white ball) as empty,
     surely, before the shadow's light was given back (Flipop 69: a ball under the shadow's faint
@@ -142,3 +144,29 @@ def test_a_hard_shadow_over_the_board_reads_no_place_wrong_and_sure(game: str, s
     picture = render_snapshot(snap, profile, seed=seed, preset="hard", scene=Scene(hard_shadow=shade, frame=5))
     reading = BoardReader(profile).read(picture)
     assert reading.cells is not None and wrong_places(reading, snap) == 0
+
+
+def test_a_shallow_shadow_read_within_the_looks_still_gives_its_light_back() -> None:
+    """A shadow the looks' tolerance takes in: the tiles under it are darker than their looks by
+    more than their brightness strays (`unlike.DIM` spreads) and read surely, with no place beyond
+    every look to measure it on. A joker under it, read as an empty slot only by allowing a sheen
+    (a free amount of light fits it closely), is unsure: with the tiles' shadow given back it is a
+    joker within the open set. Bench `hand_check --seeds 40 --first 50`, Colorpop seed 52."""
+    model, bgr = _slots(shadowed=False)
+    kept = np.full(3, 0.6)  # log brightness -0.51: 3.3 spreads, within the open set
+    for r in range(3):
+        bgr[5 * r : 5 * r + 3] *= kept
+    dec, sure = _decide(model, bgr)
+    feats = colour_features(bgr)
+    tiles = [0, 1, 7, 10, 11]
+    assert sure[tiles].all() and (dec.distance[tiles] <= model.max_distance).all()
+    jokers = [5, 12]
+    # as the sheen's re-read leaves them: empty slots, sure, closely fitted
+    dec.letters[5] = dec.letters[12] = "."
+    dec.best[jokers] = list(SLOT_LOOKS).index(".")
+    dec.distance[jokers] = 0.2
+    sure[jokers] = True
+    sheened = np.isin(np.arange(25), jokers)
+    doubt = undone_shadow(model, dec, sure, feats, 5, 5, reach=2, sheened=sheened)
+    assert doubt[jokers].all()
+    assert not doubt[[9, 18, 19, 23, 24]].any()

@@ -52,6 +52,7 @@ from controller.vision.light import (
 )
 from controller.vision.localise import Localiser
 from controller.vision.outline import Outlines
+from controller.vision.prints import settle_by_print
 from controller.vision.reflections import ReflectionCheck
 from controller.vision.settings import DEFAULT_SIGMA, default_model, frame_colour, model_for, vision_settings
 from controller.vision.sheen import reread
@@ -207,11 +208,13 @@ class BoardReader:
         # In and beside a sheen, read as a look plus its light, of the colour fitted over it (sheen_doubt.py).
         before = dec
         dec, tinted = read_under_tint(self.model, dec, shone, per_class, rows, cols)
+        # Light added leaves a print's contrast: an empty cell's faint mark is no piece's print (prints.py).
+        dec = settle_by_print(frame, self.h, self.geom.points(), white, self.paper_weights, before, dec, tinted)
         # What the sheen's colour made unsure is not made sure again by white light added (below).
         unsure_in_sheen = tinted & ~dec.sure & before.sure
         # Read only by allowing the sheen's colour: its light over the glyph is not trusted either.
         won_in_sheen = tinted & dec.sure & ~(before.sure & (before.best == dec.best))
-        shone |= outlined | tinted
+        by_sheen, shone = shone, shone | outlined | tinted  # read only by allowing a white sheen; or any
         feats, used = looks.chosen(dec.keys)
         med = looks.chosen_medians(dec.keys)
         rel = normalise(med, white, self.paper_weights)
@@ -224,7 +227,7 @@ class BoardReader:
         rival = self.light_doubt.rivals(rel, channel_bounds(med, paper_bound, self.paper_weights), dec.best, sure)
         sure &= rival < 0
         # Nor one near a shadow that reads as another meaning with the shadow's light given back (unlike.py).
-        sure &= ~undone_shadow(self.model, dec, sure, feats, rows, cols, REACH)
+        sure &= ~undone_shadow(self.model, dec, sure, feats, rows, cols, REACH, by_sheen)
         # Many places beyond every learned look, of several meanings and of looks the frame shows
         # nowhere by their learned selves, say the same of the light where the frame cannot (a
         # frame too dark to show a colour's change, or not known): a reflection is local (unlike.py).

@@ -22,6 +22,10 @@ import numpy as np
 from controller.vision.classify import ClassModel, Decision, open_set_distance
 from controller.vision.features import colour_features, colours_of
 
+#: How many of its look's brightness spreads darker a place read surely is taken as shadowed: the
+#: one-dimensional 95% quantile.
+DIM = open_set_distance(1, 0.95)
+
 
 def seen_as_learned(model: ClassModel, dec: Decision, sure: np.ndarray) -> np.ndarray:
     """(K,) the looks this frame shows by their learned selves: the median distance of the places
@@ -44,7 +48,14 @@ def unlike_calibration(model: ClassModel, dec: Decision, sure: np.ndarray) -> bo
 
 
 def undone_shadow(
-    model: ClassModel, dec: Decision, sure: np.ndarray, feats: np.ndarray, rows: int, cols: int, reach: int
+    model: ClassModel,
+    dec: Decision,
+    sure: np.ndarray,
+    feats: np.ndarray,
+    rows: int,
+    cols: int,
+    reach: int,
+    sheened: np.ndarray | None = None,
 ) -> np.ndarray:
     """(N,) the sure places near a shadow that the shadow's light, given back, reads as another meaning.
 
@@ -55,10 +66,21 @@ def undone_shadow(
     place within `reach` of such a place is read again with each channel divided by that share, and
     is left unsure when that reads it as a look of another meaning at least as well as it was read
     (in that shadow, the other meaning explains it no worse). A place sitting by its own look, with
-    or without the shadow, keeps its reading; far from any shadow, nothing changes."""
+    or without the shadow, keeps its reading; far from any shadow, nothing changes. A place read
+    surely can show the shadow too, darker than its look by more than `DIM` of its spreads (a shadow
+    within the looks' tolerance). A place read only by allowing a sheen (`sheened`: a free amount of
+    added light fits it closely) is unsure where the other meaning is within the open-set distance
+    with the light given back: a sheen's amount, fitted to the place, is no better evidence than a
+    shadow's depth measured beside it."""
     unsure = np.flatnonzero(~sure)
     far = unsure[dec.distance[unsure] > model.max_distance]
     shaded = far[feats[far, 0] < model.means[dec.best[far], 0]]
+    # A place read surely can show a shadow too: darker than its look by more than the look's
+    # brightness strays on its own but once in twenty places.
+    spread = np.sqrt(np.array([float(np.asarray(r.cov)[0][0]) for r in model.refs]) + model.floor[0])
+    read = np.flatnonzero(sure)
+    dim = read[model.means[dec.best[read], 0] - feats[read, 0] > DIM * spread[dec.best[read]]]
+    shaded = np.concatenate([shaded, dim])
     doubt = np.zeros(len(sure), bool)
     if not len(shaded):
         return doubt
@@ -68,7 +90,7 @@ def undone_shadow(
     row, col = grid // cols, grid % cols
     for place, share in zip(shaded, kept, strict=True):
         near = sure & (np.abs(row - row[place]) <= reach) & (np.abs(col - col[place]) <= reach)
-        doubt |= _given_back(model, dec, near, feats, share)
+        doubt |= _given_back(model, dec, near, feats, share, sheened)
     return doubt
 
 
@@ -84,13 +106,22 @@ def undone_band_shadow(
 
 
 def _given_back(
-    model: ClassModel, dec: Decision, places: np.ndarray, feats: np.ndarray, share: np.ndarray
+    model: ClassModel,
+    dec: Decision,
+    places: np.ndarray,
+    feats: np.ndarray,
+    share: np.ndarray,
+    sheened: np.ndarray | None = None,
 ) -> np.ndarray:
     """(N,) which of `places` (N,) read with each channel divided by `share` (the light a shadow
-    kept) are a look of another meaning at least as near as they were read."""
+    kept) are a look of another meaning at least as near as they were read (within the open-set
+    distance, for the places `sheened`: read only by allowing a sheen)."""
     doubt = np.zeros(len(places), bool)
     near = np.flatnonzero(places)
     if len(near):
         again = model.decide(colour_features(colours_of(feats[near]) / share))
-        doubt[near] = ~model.same[again.best, dec.best[near]] & (again.distance <= dec.distance[near])
+        bound = dec.distance[near]
+        if sheened is not None:
+            bound = np.where(sheened[near], np.maximum(bound, model.max_distance), bound)
+        doubt[near] = ~model.same[again.best, dec.best[near]] & (again.distance <= bound)
     return doubt
