@@ -391,7 +391,7 @@ def _seen_ncc(ink: np.ndarray, seen: np.ndarray, templates: np.ndarray) -> np.nd
     v = ink * m
     sv, svv = v.sum(), (v * v).sum()
     svt, st, stt = templates @ v, templates @ m, (templates * templates) @ m
-    return GlyphModel._ncc(svt, sv, svv, st, stt, np.float32(cnt))
+    return GlyphModel._ncc(svt, sv, svv, st, stt, np.full(1, cnt, np.float32))
 
 
 @lru_cache(maxsize=1)
