@@ -1,4 +1,4 @@
-"""What a sheen cannot change: how much lighter a place's print is than its body, in light.
+"""What a sheen cannot change: how a place's print stands out from its body, in light.
 
 A sheen adds light to a place (`sheen_doubt.py`), smoothly over its small patch: the reflection is
 broad. Added light moves neighbouring pixels alike, so once the patch's light is taken less a
@@ -93,11 +93,11 @@ def settle_by_print(
     after: Decision,
     tinted: np.ndarray,
 ) -> Decision:
-    """`after` (the decision the sheen's colour was allowed in, over the places `tinted`) with each
-    place it left unsure that `before` read empty surely given that reading back, where the frame
-    tells an empty place's print from a piece's and this place's is nearer an empty place's; and
-    each place it read empty surely left unsure where its print is nearer a piece's (a tile washed
-    to the empty look)."""
+    """`after` (the decision the sheen's colour was allowed in, over the places `tinted`), where the
+    frame tells an empty place's print from a piece's: with each place it left unsure that `before`
+    read empty surely given that reading back where its print is no stronger than the strongest sure
+    empty place's (every pixel seen), and each place it read empty surely left unsure where its print
+    is more than a spread above that (a tile washed to the empty look)."""
     empty_before = np.array([letter == EMPTY for letter in before.letters], bool)
     empty_now = np.array([letter == EMPTY for letter in after.letters], bool)
     doubted = tinted & before.sure & ~after.sure & empty_before
