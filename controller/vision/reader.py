@@ -227,11 +227,12 @@ class BoardReader:
         rival = self.light_doubt.rivals(rel, channel_bounds(med, paper_bound, self.paper_weights), dec.best, sure)
         sure &= rival < 0
         # Nor one near a shadow that reads as another meaning with the shadow's light given back (unlike.py).
+        lit = sure.copy()  # what the light leaves sure; a shadow's doubt is local and says nothing of it
         sure &= ~undone_shadow(self.model, dec, sure, feats, rows, cols, REACH, by_sheen)
         # Many places beyond every learned look, of several meanings and of looks the frame shows
         # nowhere by their learned selves, say the same of the light where the frame cannot (a
         # frame too dark to show a colour's change, or not known): a reflection is local (unlike.py).
-        unlike = unlike or unlike_calibration(self.model, dec, sure)
+        unlike = unlike or unlike_calibration(self.model, dec, lit)
         if unlike:  # every colour is read in a light unlike the calibration's
             sure[:] = False
         conf = np.where(used >= MIN_USED, dec.confidence, 0.0).reshape(rows, cols)
