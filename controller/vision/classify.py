@@ -134,6 +134,9 @@ class ClassModel:
             c = np.asarray(r.cov, np.float64) + np.diag(self.floor)
             covs.append(np.linalg.inv(c))
         self.inv = np.stack(covs)
+        #: (K,) each look's spread in brightness (log light), floor included: how far a place of
+        #: that look may stray darker or lighter by chance
+        self.brightness_spread = np.sqrt(np.array([float(np.asarray(r.cov)[0][0]) for r in self.refs]) + self.floor[0])
         meanings = [r.meaning() for r in self.refs]
         self.same = np.array([[a == b for b in meanings] for a in meanings])
         self.pair_need = np.array(

@@ -336,13 +336,12 @@ class GlyphModel:
         b = int(score.argmax())
         near = RIVAL_RATIO * max(1 - float(score[b]), RIVAL_FLOOR)
         seen = mask > 0
-        tb = self.templates[b * a + turn[b]]
+        every = self.templates[np.arange(len(GLYPHS)) * a + turn]  # (G, K), each glyph as turned
+        tb = every[b]
         miss = 1 - score
         if print_hidden:
-            every = self.templates[np.arange(len(GLYPHS)) * a + turn]  # (G, K)
             tells = (tb - every) ** 2
             miss = miss * (tells * seen).sum(axis=1) / np.maximum(tells.sum(axis=1), 1e-9)
-        every = self.templates[np.arange(len(GLYPHS)) * a + turn]  # (G, K)
         if (~seen).any():
             # Each glyph where its own seen strokes fall (`_hidden_aligned`), scored there too.
             every = np.stack([_hidden_aligned(ink, seen, t) for t in every])

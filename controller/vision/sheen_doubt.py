@@ -102,7 +102,7 @@ def fit_tints(model: ClassModel, per_class: list[np.ndarray], places: np.ndarray
     more. With two places or fewer nothing measures it: every colour that lets as many of them as
     any colour does be a look plus some of it (within the open-set distance) is allowed."""
     looks = linear(colours_of(model.means))  # (K, 3)
-    spread = GAMMA * np.sqrt(np.array([float(np.asarray(r.cov)[0][0]) for r in model.refs]) + model.floor[0])
+    spread = GAMMA * model.brightness_spread
     light = np.stack([linear(colours_of(f[places])) for f in per_class], axis=1)  # (G, K, 3)
     excess = np.concatenate([light - looks[None], light - np.exp(spread)[:, None] * looks[None]]).reshape(-1, 3)
     tints = excess[np.all(excess > 0, axis=1)]

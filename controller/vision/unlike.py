@@ -77,7 +77,7 @@ def undone_shadow(
     shaded = far[feats[far, 0] < model.means[dec.best[far], 0]]
     # A place read surely can show a shadow too: darker than its look by more than the look's
     # brightness strays on its own but once in twenty places.
-    spread = np.sqrt(np.array([float(np.asarray(r.cov)[0][0]) for r in model.refs]) + model.floor[0])
+    spread = model.brightness_spread
     read = np.flatnonzero(sure)
     dim = read[model.means[dec.best[read], 0] - feats[read, 0] > DIM * spread[dec.best[read]]]
     shaded = np.concatenate([shaded, dim])
