@@ -24,7 +24,7 @@ import numpy as np
 
 from controller.errors import RefereeError
 from controller.games import registry
-from controller.games.spec import GLYPHS_ADDON
+from controller.games.spec import GLYPHS_ADDON, SPHERE
 from controller.snapshot import EMPTY, Snapshot
 from controller.vision import looks
 from controller.vision.geometry import LatticeGeometry
@@ -304,7 +304,7 @@ def _hard_shadow(img: np.ndarray, hom: np.ndarray, geom: LatticeGeometry, shade,
     poly = [poly[0], poly[1], poly[3], poly[2]]
     ph = np.hstack([np.array(poly), np.ones((4, 1))]) @ hom.T
     px = ph[:, :2] / ph[:, 2:3]
-    pitch = float(np.sqrt(abs(np.linalg.det(hom[:2, :2])))) / float(hom[2, 2])
+    pitch = _pitch(hom)
     f = 16
     mask = np.zeros((ht, wd), np.uint8)
     cv2.fillPoly(mask, [np.rint(px * f).astype(np.int32)], 255, cv2.LINE_AA, 4)
@@ -327,6 +327,11 @@ class _Light:
     field: np.ndarray
     gains: np.ndarray
     rng_state: Mapping[str, Any]
+
+
+def _pitch(hom: np.ndarray) -> float:
+    """Pixels per pitch near the board's origin, as the homography `hom` (board -> picture) scales."""
+    return float(np.sqrt(abs(np.linalg.det(hom[:2, :2])))) / float(hom[2, 2])
 
 
 @functools.lru_cache(maxsize=4)
@@ -428,7 +433,7 @@ def render_scene(
     if scene.glare and not n_glare:
         n_glare = 2
     if n_glare or scene.glare_at:
-        pitch = float(np.sqrt(abs(np.linalg.det(hom[:2, :2])))) / float(hom[2, 2])
+        pitch = _pitch(hom)
         gl: np.ndarray = np.zeros((h, w), np.float32)
         pts = geom.points()
         for _ in range(n_glare):
@@ -449,7 +454,7 @@ def render_scene(
         lit += gl[..., None]
 
     if scene.sheen is not None:
-        _sheen(lit, hom, scene.sheen, light.field, light.gains)
+        _sheen(lit, hom, scene.sheen, light.field, light.gains, _balls(snapshot, view), view.pose.height)
 
     out: np.ndarray = np.clip(lit, 0, 255, out=lit).astype(np.uint8)
     if p["blur"] > 0:
@@ -460,22 +465,69 @@ def render_scene(
     return out, hom
 
 
+#: A ball as the camera sees it: its outline's centre x, y and radius, and its top's x, y (pixels).
+Ball = tuple[float, float, float, float, float]
+
+
+def _balls(snapshot: Snapshot, view: CameraView) -> list[Ball]:
+    """Every ball or marble of `snapshot` as the camera sees it (for `_sheen`)."""
+    solids = registry.get(snapshot.game).vision.solids
+    out: list[Ball] = []
+    for r, row in enumerate(snapshot.cells):
+        for c, cell in enumerate(row):
+            solid = solids.get(cell[0]) if cell != EMPTY else None
+            if solid is None or solid.shape != SPHERE:
+                continue
+            radius = solid.size / 2
+            centre, side, top = view.pose.project(
+                np.array([[c, r], [c + radius, r], [c, r]], np.float64),
+                np.array([solid.seen_at, solid.seen_at, solid.base + solid.size]),
+            )
+            rad = float(np.linalg.norm(side - centre))
+            out.append((float(centre[0]), float(centre[1]), rad, float(top[0]), float(top[1])))
+    return out
+
+
 def _sheen(
     lit: np.ndarray,
     hom: np.ndarray,
     sheen: tuple[float, float, float, float, tuple[float, float, float]],
     field: np.ndarray,
     gains: np.ndarray,
+    balls: list[Ball],
+    camera_height: float,
 ) -> None:
     """Add a broad reflection (`Scene.sheen`) to the picture's light `lit`, in place: a Gaussian of
-    light of one colour, its peak a share of what the paper reflects at its middle."""
+    light of one colour, its peak a share of what the paper reflects at its middle.
+
+    What is flat (the board, tokens, tiles) mirrors the source over the whole patch. A ball does
+    not: a sphere mirrors the whole room shrunk into its outline, so the source shows on it only as
+    a small spot near its top (where its normal halves the angle between the camera and the source),
+    as bright as the source but as wide as the source's angle times half the ball's radius; the rest
+    of the ball shows its own colour (`balls` from `_balls`)."""
     row, col, spread, peak, colour = sheen
     h, w = lit.shape[:2]
     q = hom @ np.array([col, row, 1.0])
     cx, cy = q[0] / q[2], q[1] / q[2]
-    pitch = float(np.sqrt(abs(np.linalg.det(hom[:2, :2])))) / float(hom[2, 2])
+    pitch = _pitch(hom)
     yy, xx = np.ogrid[0:h, 0:w]
     shape = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * (spread * pitch) ** 2)).astype(np.float32)
+    if len(balls):
+        f = 16
+        hidden = np.zeros((h, w), np.uint8)
+        for bx, by, rad, *_ in balls:
+            cv2.circle(hidden, (int(round(bx * f)), int(round(by * f))), int(round(rad * f)), 255, -1, cv2.LINE_AA, 4)
+        shape *= 1 - hidden.astype(np.float32) / 255
+        for _, _, rad, tx, ty in balls:
+            # the source's angle (its spread on the board seen from the camera's height) times half the radius
+            sigma = max(0.7, rad * spread / max(camera_height, 1.0) / 2)
+            x0, x1 = max(int(tx - 4 * sigma), 0), min(int(tx + 4 * sigma) + 2, w)
+            y0, y1 = max(int(ty - 4 * sigma), 0), min(int(ty + 4 * sigma) + 2, h)
+            if x0 >= x1 or y0 >= y1:
+                continue
+            sy, sx = np.ogrid[y0:y1, x0:x1]
+            spot = np.exp(-((sx - tx) ** 2 + (sy - ty) ** 2) / (2 * sigma**2)).astype(np.float32)
+            np.maximum(shape[y0:y1, x0:x1], spot, out=shape[y0:y1, x0:x1])
     paper = float(np.mean(looks.PAPER)) * float(field[int(np.clip(cy, 0, h - 1)), int(np.clip(cx, 0, w - 1))])
     tint = np.asarray(colour, np.float32) * np.asarray(gains, np.float32) * np.float32(peak * paper)
     lit += shape[..., None] * tint
