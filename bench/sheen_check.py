@@ -6,8 +6,9 @@ over a broad patch (the dichromatic reflection model: `controller/vision/sheen.p
 (`Scene.sheen`): its middle anywhere over the lattice, away from the outer row; its spread 0.7-1.6
 pitches; its peak a share of the light the paper reflects there; its colour white, pink (a wall
 lit warm) or cyan (a daylight window). A strong one (peak 0.8) clips the paper at its middle and
-washes a piece nearly to white: colour alone may no longer tell what lies there, and the reader
-must then say it is unsure. Printed per game, colour and peak: places right / unsure / wrong but
+washes a flat piece (a token, a tile) nearly to white, or an empty floor to a pale piece's colour:
+colour alone may no longer tell what lies there, and the reader must then say it is unsure. A ball
+mirrors the broad source only as a small spot near its top (`simulation/render.py`, `_sheen`). Printed per game, colour and peak: places right / unsure / wrong but
 sure, and boards not read at all (a problem instead of a reading: the whole board unsure).
 Target: 0 wrong but sure everywhere.
 

@@ -88,3 +88,24 @@ def test_a_few_clipped_pixels_do_not_hide_a_flat_slot_back() -> None:
     the slot's back is still seen flat, and the place empty."""
     dec, settled = _settle(disc=False, glints=True)
     assert settled[4] and dec.sure[4] and dec.letters[4] == "."
+
+
+def test_a_pale_floor_under_a_coloured_sheen_is_no_white_ball_without_its_outline() -> None:
+    """Flipop under a broad cyan reflection (`bench/sheen_check.py`, seed 13, peak 0.8): the pale
+    wood plus cyan light is a white ball's colour, and three empty cells were read W surely. A ball
+    has an outline there, the washed floor none: those cells are unsure, never W, while the white
+    balls whose edge shows are still read."""
+    from controller.profile import default_profile
+    from controller.vision.reader import BoardReader
+    from simulation.render import Scene, random_snapshot, render_snapshot
+
+    profile = default_profile("flipop")
+    snap = random_snapshot("flipop", profile, 13)
+    scene = Scene(sheen=(2.71, 2.73, 1.43, 0.8, (1.0, 0.9, 0.3)))
+    reading = BoardReader(profile).read(render_snapshot(snap, profile, seed=13, preset="clean", scene=scene))
+    assert reading.cells is not None
+    washed = [(2, 4), (4, 2), (4, 3)]
+    assert all(snap.cells[r][c] == "." and reading.cells[r][c] != "W" for r, c in washed)
+    assert all(reading.cells[r][c] in ("?", snap.cells[r][c][0]) for r in range(5) for c in range(5))
+    balls = [(r, c) for r in range(5) for c in range(5) if snap.cells[r][c] == "W"]
+    assert sum(reading.cells[r][c] == "W" for r, c in balls) >= len(balls) - 1

@@ -81,3 +81,34 @@ def test_a_token_between_two_looks_that_a_sheen_explains_is_read() -> None:
     assert plain.distance[0] < model.max_distance and not plain.sure[0]  # near both: unsure
     dec, by_sheen = reread(model, plain, [token, token])
     assert dec.letters == ["Y"] and dec.sure[0] and by_sheen[0]  # before: left unsure
+
+
+def _colorpop_under_white_sheen(seed: int, sheen: tuple) -> tuple:
+    from controller.profile import default_profile
+    from controller.vision.reader import BoardReader
+    from simulation.render import Scene, random_snapshot, render_snapshot
+
+    profile = default_profile("colorpop")
+    snap = random_snapshot("colorpop", profile, seed)
+    reading = BoardReader(profile).read(
+        render_snapshot(snap, profile, seed=seed, preset="clean", scene=Scene(sheen=sheen))
+    )
+    assert reading.cells is not None
+    return snap.cells, reading.cells
+
+
+def test_a_token_washed_by_a_broad_white_reflection_is_not_read_as_a_joker() -> None:
+    """`bench/sheen_check.py` seed 6, white, peak 0.8: the reflection's middle lies on a green
+    token, its own light far below the sheen's; it showed a joker's pale grey and was read J,
+    sure. Around it the sheen shows; a grey look there is unsure."""
+    truth, read = _colorpop_under_white_sheen(6, (3.40, 4.77, 1.03, 0.8, (1.0, 1.0, 1.0)))
+    assert truth[3][5] == "G" and read[3][5] == "?"
+    assert all(read[r][c] in ("?", truth[r][c][0]) for r in range(10) for c in range(10))
+
+
+def test_a_token_paled_by_a_broad_white_reflection_is_not_read_as_another() -> None:
+    """Seed 7, white, peak 0.4: an orange token under the reflection's flank paled to yellow
+    (orange plus white light) and was read Y, sure."""
+    truth, read = _colorpop_under_white_sheen(7, (7.28, 5.38, 1.40, 0.4, (1.0, 1.0, 1.0)))
+    assert truth[7][5] == "O" and read[7][5] in ("?", "O")
+    assert all(read[r][c] in ("?", truth[r][c][0]) for r in range(10) for c in range(10))

@@ -24,12 +24,16 @@ from controller.snapshot import EMPTY
 from controller.vision.classify import ClassModel, Decision
 from controller.vision.features import SATURATED, colour_features, colours_of
 from controller.vision.sheen import SHARES, sheen_distances
+from controller.vision.sheen_doubt import GAMMA, linear
 
 #: Change in every colour channel (natural log) across a piece's edge below which no piece is
 #: there. On 3D renders, one sample per point: Colorpop's tokens against their slot's back 0.28-1.67
 #: (jokers 0.67 or more), empty slots 0.01-0.38 (0.12 at the 95th percentile), 0.07 at most under
 #: the lamp's sheen.
 NO_OUTLINE = 0.1
+#: How many of an empty look's brightness spreads darker it may be seen under added light (a place
+#: darker than that in some channel of light is no empty place plus light).
+DARKER = 2.0
 #: Small patches (pitches) around each point, whose median brightness is taken.
 SPREAD = np.array([-0.03, 0.0, 0.03])
 
@@ -101,6 +105,39 @@ class Outlines:
             dec.sure[i] = False
             dec.possible[i, empty[rival[n]]] = True
 
+    def unseen_bodies(
+        self, frame: np.ndarray, h: np.ndarray, dec: Decision, sure: np.ndarray, per_class: list[np.ndarray]
+    ) -> np.ndarray:
+        """(N,) places read surely as a piece with a body whose colour an empty look plus light of
+        some colour also explains (`_lit`: a cyan wall mirrored by pale wood is a white ball's
+        colour), and whose edge does not show (its least change across the edge below
+        `NO_OUTLINE`, or hidden by the picture's border). How much light, and of what colour, no
+        colour tells; a body's outline does. Left unsure, not read empty: a ball mirrors no broad
+        sheen, and a washed floor beside it may match its colour."""
+        out = np.zeros(len(sure), bool)
+        todo = np.flatnonzero(sure & np.isin(dec.best, list(self.bodies)))
+        if len(todo) == 0:
+            return out
+        feats = np.stack([per_class[int(dec.best[i])][i] for i in todo])
+        lit = np.stack([self._lit(k, feats) for k in self.empty], axis=1).any(axis=1)
+        size = (frame.shape[1], frame.shape[0])
+        for k in np.unique(dec.best[todo[lit]]):
+            mine = todo[lit & (dec.best[todo] == k)]
+            least, _ = self._edges(frame, h, size, self.points[mine], *self.bodies[int(k)])
+            out[mine] = ~(least >= NO_OUTLINE)  # NaN (hidden by the border) is no edge seen
+        return out
+
+    def _lit(self, k: int, feats: np.ndarray) -> np.ndarray:
+        """(N,) whether empty look k, at most `DARKER` of its brightness spreads darker, plus light of
+        some colour is each place's colour (features (N, 3)): its light at least the look's in every
+        channel. Not an open point's look: a hole mirrors nothing."""
+        if self.model.refs[k].open:
+            return np.zeros(len(feats), bool)
+        light = linear(colours_of(feats))
+        look = linear(colours_of(self.model.means[k : k + 1]))[0]
+        least = np.exp(-DARKER * GAMMA * self.model.brightness_spread[k])
+        return np.all(light >= least * look, axis=1)
+
     def _under_sheen(self, k: int, feats: np.ndarray) -> np.ndarray:
         """(N,) the least distance of places (features (N, 3)) to look k under the sheens
         `sheen.sheen_distances` tries, all measured at once."""
@@ -112,18 +149,20 @@ class Outlines:
         return np.sqrt(np.maximum(q.min(axis=1), 0.0))
 
     def _edge(self, frame, h, size, at: np.ndarray, height: float, width: float) -> tuple[float, float] | None:
-        """The largest change in any colour channel (log) across a body's edge at the place `at`
-        (board x, y), on both sides of its middle (a tile may differ from the floor in colour more
-        than in brightness), as bounds (least, most); None where the picture's border hides a
-        point. Each point is the median of a small patch, exact while fewer than half its pixels
-        clip (a clipped pixel ranks above every unclipped one as its true value would), and only
-        a floor (`SATURATED`) where it clips: then the change has no upper bound."""
-        inside = [(-width / 4, 0.0), (width / 4, 0.0)]
-        looked = []
-        for dy in (0.0, -width / 2, width / 2):
-            for dx, _ in inside:
-                looked.append((at[0] + dx, at[1] + dy))
-        pts = np.array(looked)[:, None, :] + np.stack(np.meshgrid(SPREAD, SPREAD), -1).reshape(1, -1, 2)
+        """`_edges` of one place: (least, most), or None where the picture's border hides a point."""
+        least, most = self._edges(frame, h, size, at[None], height, width)
+        return None if np.isnan(least[0]) else (float(least[0]), float(most[0]))
+
+    def _edges(self, frame, h, size, at: np.ndarray, height: float, width: float) -> tuple[np.ndarray, np.ndarray]:
+        """(M,) and (M,): the largest change in any colour channel (log) across a body's edge at
+        the places `at` (M, 2: board x, y), on both sides of its middle (a tile may differ from the
+        floor in colour more than in brightness), as bounds (least, most); NaN where the picture's
+        border hides a point. Each point is the median of a small patch, exact while fewer than half
+        its pixels clip (a clipped pixel ranks above every unclipped one as its true value would),
+        and only a floor (`SATURATED`) where it clips: then the change has no upper bound."""
+        offsets = np.array([(dx, dy) for dy in (0.0, -width / 2, width / 2) for dx in (-width / 4, width / 4)])
+        spread = np.stack(np.meshgrid(SPREAD, SPREAD), -1).reshape(-1, 2)
+        pts = np.asarray(at, np.float64)[:, None, None, :] + offsets[None, :, None, :] + spread[None, None]
         key = (height, np.asarray(h).tobytes(), size)
         if key not in self._raised:  # one homography per height and frame
             self._raised = {key: self.tops.raised(h, size, height)}
@@ -131,17 +170,16 @@ class Outlines:
         hom = flat @ self._raised[key][:, :2].T + self._raised[key][:, 2]
         xy = hom[:, :2] / hom[:, 2:]
         ix, iy = np.round(xy[:, 0]).astype(int), np.round(xy[:, 1]).astype(int)
-        if ix.min() < 0 or iy.min() < 0 or ix.max() >= size[0] or iy.max() >= size[1]:
-            return None
-        px = frame[iy, ix].astype(np.float64).reshape(len(looked), -1, 3)
-        med = np.median(px, axis=1)
-        low = np.log(med + 1.0).reshape(3, 2, 3)  # (middle, up, down) x sides x channels
-        high = np.where(med >= SATURATED, np.inf, np.log(med + 1.0)).reshape(3, 2, 3)
-        change_low = low[0] - (high[1] + high[2]) / 2
-        change_high = high[0] - (low[1] + low[2]) / 2
-        least = float(np.maximum(np.maximum(change_low, -change_high), 0.0).max())
-        most = float(np.maximum(np.abs(change_low), np.abs(change_high)).max())
-        return least, most
+        inside = ((ix >= 0) & (iy >= 0) & (ix < size[0]) & (iy < size[1])).reshape(len(at), -1).all(axis=1)
+        px = frame[np.clip(iy, 0, size[1] - 1), np.clip(ix, 0, size[0] - 1)].astype(np.float64)
+        med = np.median(px.reshape(len(at), len(offsets), len(spread), 3), axis=2)  # (M, 6, 3)
+        low = np.log(med + 1.0).reshape(-1, 3, 2, 3)  # (middle, up, down) x sides x channels
+        high = np.where(med >= SATURATED, np.inf, np.log(med + 1.0)).reshape(-1, 3, 2, 3)
+        change_low = low[:, 0] - (high[:, 1] + high[:, 2]) / 2
+        change_high = high[:, 0] - (low[:, 1] + low[:, 2]) / 2
+        least = np.maximum(np.maximum(change_low, -change_high), 0.0).reshape(len(at), -1).max(axis=1)
+        most = np.maximum(np.abs(change_low), np.abs(change_high)).reshape(len(at), -1).max(axis=1)
+        return np.where(inside, least, np.nan), np.where(inside, most, np.nan)
 
     def _read_as(self, dec: Decision, i: int, k: int) -> None:
         ref = self.model.refs[k]

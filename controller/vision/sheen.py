@@ -22,7 +22,9 @@ sheen it is clearly yellow.
 from __future__ import annotations
 
 import numpy as np
+from scipy.ndimage import binary_dilation
 
+from controller.snapshot import EMPTY
 from controller.vision.classify import ClassModel, Decision
 from controller.vision.features import colour_features, colours_of
 
@@ -97,3 +99,40 @@ def reread(model: ClassModel, dec: Decision, per_class: list[np.ndarray]) -> tup
         keys=keys, letters=letters, sure=sure, confidence=conf, distance=dist, open=open_, best=looks, possible=possible
     )
     return decision, by_sheen
+
+
+def washed(
+    model: ClassModel,
+    dec: Decision,
+    sure: np.ndarray,
+    per_class: list[np.ndarray],
+    flat: list[int],
+    shown: np.ndarray,
+    shape: tuple[int, int],
+    reach: int,
+) -> np.ndarray:
+    """(N,) places read surely as a flat piece (`flat`: the looks of pieces lying flat, which
+    mirror a broad sheen over their whole face) within `reach` places of one that shows a sheen
+    (`shown`), whose colour with some white light taken off is, within the open-set distance, a
+    flat piece of another meaning (an orange token paled to yellow), or whose look is the sheen's
+    own colour (a grey the paper's white light would show alone: a joker): under a sheen stronger
+    than a dark token's own light, nothing of the token's colour is left to tell, and a blue token
+    shows a joker's pale grey. The sheen that shows around them is broad and smooth, so it is over
+    them too, in an amount no colour tells. (A ball mirrors a broad sheen only as a small spot, and
+    an empty place plus light is told by its outline: `outline.py`.)"""
+    out = np.zeros(len(sure), bool)
+    size = 2 * reach + 1
+    near = binary_dilation(shown.reshape(shape), structure=np.ones((size, size), bool)).ravel()
+    todo = np.flatnonzero(sure & near & np.isin(dec.best, flat))
+    if len(todo) == 0:
+        return out
+    pieces = np.isin(np.arange(len(model.refs)), flat) & np.array([ref.letter != EMPTY for ref in model.refs])
+    shone = sheen_distances(model, [f[todo] for f in per_class])  # (T, K)
+    rival = (shone <= model.max_distance) & ~model.same[dec.best[todo]] & pieces[None]
+    best = dec.best[todo]
+    neutral = model.means[best].copy()
+    neutral[:, 1:] = 0.0  # the look's brightness, no colour: the white light alone
+    d = neutral - model.means[best]
+    grey = np.sqrt(np.maximum(np.einsum("ni,nij,nj->n", d, model.inv[best], d), 0.0)) <= model.max_distance
+    out[todo] = rival.any(axis=1) | grey
+    return out
