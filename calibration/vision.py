@@ -36,7 +36,7 @@ from controller.games import registry
 from controller.games.spec import FULL_SETUP, ONE_OF_EACH, START_POSITION, GameSpec
 from controller.language import _, _n, listed
 from controller.snapshot import EMPTY, Snapshot, parse_snapshot
-from controller.vision.classify import ClassModel, ClassRef, open_set_distance
+from controller.vision.classify import MIN_VAR, ClassModel, ClassRef, open_set_distance
 from controller.vision.features import SATURATED
 from controller.vision.reader import DEFAULT_SIGMA, MIN_USED, BoardReader, model_for
 from controller.vision.reflections import lit_looks
@@ -113,6 +113,7 @@ def _empty_keys(model: ClassModel, looks: PlaceLooks) -> list[str]:
     # falls into two parts further apart than the open-set distance of its look cannot be one look:
     # it is split, and the missing look takes the part of any split group it explains best (by the
     # standard looks as they are: a glare's paled group can split off a slide's look too).
+    # An opening's look is told from a slide's by this picture's own scatter too (`_dark_part`).
     plain = looks.distances(standard)
     for missing in [k for k in range(len(empties)) if not np.any(keys == k)]:
         parts = [
@@ -121,6 +122,14 @@ def _empty_keys(model: ClassModel, looks: PlaceLooks) -> list[str]:
             for part in (_two_looks(empties[k], per_class[k], keys == k) or ())
             if k != missing
         ]
+        if not parts and empties[missing].open:
+            parts = [
+                part
+                for k in range(len(empties))
+                if k != missing
+                for part in [_dark_part(empties[k], per_class[k], keys == k)]
+                if part is not None
+            ]
         if parts:
             keys[min(parts, key=lambda part: float(plain[part, missing].mean()))] = missing
             # The look now has a place of its own: the board's groups settle again around it (the
@@ -176,6 +185,36 @@ def _two_looks(ref: ClassRef, feats: np.ndarray, mine: np.ndarray) -> tuple[np.n
     if np.linalg.norm(centres[1] - centres[0]) <= open_set_distance(feats.shape[1]):
         return None
     return idx[~side], idx[side]
+
+
+def _dark_part(ref: ClassRef, feats: np.ndarray, mine: np.ndarray) -> np.ndarray | None:
+    """The darker of two looks among the places `mine` (their indices), judged in this picture's
+    own scatter; else None. A look's allowance (its covariance) holds the shading of every room
+    and board; within one picture of an empty board the light is one, and an opening shows the
+    space under the board, darker than the slide material beside it under the same light, however
+    much light gets in under it (3D room 16: three open points at -1.1 log brightness, the white
+    slides at -0.2, 3.9 of the look's allowance apart but a dozen of the picture's own spreads).
+    The places are split in two by brightness (two-means); the parts are two looks when the empty
+    stretch between them (the brighter part's darkest less the darker part's brightest) is wider
+    than the open-set distance (one dimension) in their pooled robust spread (1.4826 x the median
+    absolute deviation, at least the classifier's `MIN_VAR` and at most the look's own): light
+    changing smoothly across the board spreads one look's places with no such stretch."""
+    idx = np.flatnonzero(mine)
+    if len(idx) < 2:
+        return None
+    light = feats[idx, 0]
+    cut = (light.min() + light.max()) / 2
+    for _round in range(EMPTY_LOOK_ROUNDS * 2):
+        dark = light < cut
+        if dark.all() or not dark.any():
+            return None
+        cut = (np.median(light[dark]) + np.median(light[~dark])) / 2
+    middles = np.where(dark, np.median(light[dark]), np.median(light[~dark]))
+    spread = 1.4826 * float(np.median(np.abs(light - middles)))
+    spread = float(np.clip(spread, np.sqrt(MIN_VAR[0]), np.sqrt(float(np.asarray(ref.cov)[0][0]) + MIN_VAR[0])))
+    if light[~dark].min() - light[dark].max() <= open_set_distance(1) * spread:
+        return None
+    return idx[dark]
 
 
 def _fit(model: ClassModel, groups: dict[str, list[np.ndarray]]) -> ClassModel:
