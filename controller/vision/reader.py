@@ -238,8 +238,10 @@ class BoardReader:
         lit = sure.copy()  # what the light leaves sure; a shadow's doubt is local and says nothing of it
         sure &= ~undone_shadow(self.model, dec, sure, feats, rows, cols, REACH, by_sheen)
         # Local too (after `lit`): a piece an empty place plus light of some colour also looks like is
-        # sure only where its outline shows (outline.py).
-        unseen = self.outlines.unseen_bodies(frame, self._placed(), dec, sure, per_class)
+        # sure only where its outline shows (outline.py); beside an edge reflection, whose light the
+        # band measures (halo.py), the light added is known.
+        beside_halo = np.isin(np.arange(len(sure)), list(halos))
+        unseen = self.outlines.unseen_bodies(frame, self._placed(), dec, sure & ~beside_halo, per_class)
         sure &= ~unseen
         # A flat piece near a sheen may be another, paled by it (sheen.py).
         assert self._reflection is not None
