@@ -8,8 +8,9 @@ pitches; its peak a share of the light the paper reflects there; its colour whit
 lit warm) or cyan (a daylight window). A strong one (peak 0.8) clips the paper at its middle and
 washes a flat piece (a token, a tile) nearly to white, or an empty floor to a pale piece's colour:
 colour alone may no longer tell what lies there, and the reader must then say it is unsure. A ball
-mirrors the broad source only as a small spot near its top (`simulation/render.py`, `_sheen`). Printed per game, colour and peak: places right / unsure / wrong but
-sure, and boards not read at all (a problem instead of a reading: the whole board unsure).
+mirrors the broad source only as a small spot near its top (`simulation/render.py`, `_sheen`).
+Printed per game, colour and peak: places right / unsure / wrong but sure, and boards not read at
+all (a problem instead of a reading: the whole board unsure).
 Target: 0 wrong but sure everywhere.
 
     .venv/bin/python bench/sheen_check.py [--games colorpop,...] [--seeds N] [--first S] [--show]
