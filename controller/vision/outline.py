@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from controller.games.spec import SPHERE
 from controller.snapshot import EMPTY
 from controller.vision.classify import ClassModel, Decision
 from controller.vision.features import SATURATED, colour_features, colours_of
-from controller.vision.sheen import SHARES, sheen_distances
+from controller.vision.sheen import SHARES, sheen_distances, washed
 from controller.vision.sheen_doubt import GAMMA, linear
 
 #: Change in every colour channel (natural log) across a piece's edge below which no piece is
@@ -44,15 +45,21 @@ class Outlines:
     def __init__(self, vision, model: ClassModel, points: np.ndarray, tops) -> None:
         self.model = model
         self.points = points
+        #: The lattice's rows and columns (its points row by row)
+        self.shape = (len(np.unique(points[:, 1])), len(np.unique(points[:, 0])))
         self.tops = tops
         self.empty = [k for k, ref in enumerate(model.refs) if ref.letter == EMPTY]
         self._raised: dict[tuple, np.ndarray] = {}
         #: Per class index with a body: (height its face is seen at, its width).
         self.bodies: dict[int, tuple[float, float]] = {}
+        #: The class indices of pieces that lie flat (a token, a tile: not a ball).
+        self.flat: list[int] = []
         for k, ref in enumerate(model.refs):
             solid = vision.solids.get(ref.letter)
             if ref.letter != EMPTY and solid is not None:
                 self.bodies[k] = (float(solid.seen_at), float(solid.size))
+                if solid.shape != SPHERE:
+                    self.flat.append(k)
 
     def settle(
         self, frame: np.ndarray, h: np.ndarray, dec: Decision, per_class: list[np.ndarray]
@@ -104,6 +111,27 @@ class Outlines:
                 continue
             dec.sure[i] = False
             dec.possible[i, empty[rival[n]]] = True
+
+    def under_sheen(
+        self,
+        frame: np.ndarray,
+        h: np.ndarray,
+        dec: Decision,
+        sure: np.ndarray,
+        per_class: list[np.ndarray],
+        shown: np.ndarray,
+        halos: dict,
+        reach: int,
+    ) -> np.ndarray:
+        """(N,) the places read surely that a broad sheen may have made: an empty place looking like a
+        piece whose outline does not show (`unseen_bodies`; not beside an edge reflection, `halos`,
+        by place, whose light the band measures), then a flat piece near a place that shows a sheen (`shown`,
+        or such an unseen body) paled into another's look (`sheen.washed`; `reach` how far from a place
+        that shows it a sheen is taken to reach)."""
+        beside_halo = np.isin(np.arange(len(sure)), list(halos))
+        unseen = self.unseen_bodies(frame, h, dec, sure & ~beside_halo, per_class)
+        paled = washed(self.model, dec, sure & ~unseen, per_class, self.flat, shown | unseen, self.shape, reach)
+        return unseen | paled
 
     def unseen_bodies(
         self, frame: np.ndarray, h: np.ndarray, dec: Decision, sure: np.ndarray, per_class: list[np.ndarray]

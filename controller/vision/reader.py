@@ -30,7 +30,7 @@ import numpy as np
 
 from controller.errors import RefereeError
 from controller.games import registry
-from controller.games.spec import DOORS_ADDON, GLYPHS_ADDON, SPHERE, LineReader
+from controller.games.spec import DOORS_ADDON, GLYPHS_ADDON, LineReader
 from controller.language import _, _n, listed
 from controller.snapshot import EMPTY, Snapshot
 from controller.vision.doors import DOOR_READER
@@ -55,7 +55,7 @@ from controller.vision.outline import Outlines
 from controller.vision.prints import settle_by_print
 from controller.vision.reflections import ReflectionCheck
 from controller.vision.settings import DEFAULT_SIGMA, default_model, frame_colour, model_for, vision_settings
-from controller.vision.sheen import reread, washed
+from controller.vision.sheen import reread
 from controller.vision.sheen_doubt import REACH, read_under_tint
 from controller.vision.tops import PieceTops, PlaceLooks, class_heights
 from controller.vision.unlike import undone_band_shadow, undone_shadow, unlike_calibration
@@ -164,14 +164,6 @@ class BoardReader:
         return self.localiser.h
 
     @property
-    def flat_looks(self) -> list[int]:
-        """The looks of pieces that lie flat (a token, a tile: not a ball), by index in the model."""
-        solids = self.vision.solids
-        return [
-            k for k, ref in enumerate(self.model.refs) if ref.letter in solids and solids[ref.letter].shape != SPHERE
-        ]
-
-    @property
     def fixed(self) -> bool:
         """Whether the lattice is fixed by corners (a copy without markers)."""
         return self.localiser.fixed
@@ -237,16 +229,9 @@ class BoardReader:
         # Nor one near a shadow that reads as another meaning with the shadow's light given back (unlike.py).
         lit = sure.copy()  # what the light leaves sure; a shadow's doubt is local and says nothing of it
         sure &= ~undone_shadow(self.model, dec, sure, feats, rows, cols, REACH, by_sheen)
-        # Local too (after `lit`): a piece an empty place plus light of some colour also looks like is
-        # sure only where its outline shows (outline.py); beside an edge reflection, whose light the
-        # band measures (halo.py), the light added is known.
-        beside_halo = np.isin(np.arange(len(sure)), list(halos))
-        unseen = self.outlines.unseen_bodies(frame, self._placed(), dec, sure & ~beside_halo, per_class)
-        sure &= ~unseen
-        # A flat piece near a sheen may be another, paled by it (sheen.py).
-        assert self._reflection is not None
-        shown = by_sheen | outlined | unseen | self._reflection[2]
-        sure &= ~washed(self.model, dec, sure, per_class, self.flat_looks, shown, (rows, cols), REACH)
+        # Local too (after `lit`): what a broad sheen of some colour may have made of a piece (outline.py).
+        shown = by_sheen | outlined | (self._reflection[2] if self._reflection else False)
+        sure &= ~self.outlines.under_sheen(frame, self._placed(), dec, sure, per_class, shown, halos, REACH)
         # Many places beyond every learned look, of several meanings and of looks the frame shows
         # nowhere by their learned selves, say the same of the light where the frame cannot (a
         # frame too dark to show a colour's change, or not known): a reflection is local (unlike.py).
