@@ -123,11 +123,12 @@ class Outlines:
         halos: dict,
         reach: int,
     ) -> np.ndarray:
-        """(N,) the places read surely that a broad sheen may have made: an empty place looking like a
-        piece whose outline does not show (`unseen_bodies`; not beside an edge reflection, `halos`,
-        by place, whose light the band measures), then a flat piece near a place that shows a sheen (`shown`,
-        or such an unseen body) paled into another's look (`sheen.washed`; `reach` how far from a place
-        that shows it a sheen is taken to reach)."""
+        """(N,) the places read surely that a broad sheen may have made: an empty place looking like
+        a piece whose outline does not show (`unseen_bodies`; not beside an edge reflection, `halos`
+        by place, whose light the band measures), then a flat piece within `reach` of a place that
+        shows a sheen (`shown`: read by allowing one, or such an unseen body) paled into another's
+        look (`sheen.washed`). A lamp's reflection over one place is no such sign: a spot, not a
+        broad sheen, it leaves its neighbours as they are (`tests/test_vision_lamp_reflection.py`)."""
         beside_halo = np.isin(np.arange(len(sure)), list(halos))
         unseen = self.unseen_bodies(frame, h, dec, sure & ~beside_halo, per_class)
         paled = washed(self.model, dec, sure & ~unseen, per_class, self.flat, shown | unseen, self.shape, reach)
