@@ -147,12 +147,13 @@ class Outlines:
         todo = np.flatnonzero(sure & np.isin(dec.best, list(self.bodies)))
         if len(todo) == 0:
             return out
-        feats = np.stack([per_class[int(dec.best[i])][i] for i in todo])
+        feats = np.stack(per_class)[dec.best[todo], todo]  # each place as its own look's body shows it
         lit = np.stack([self._lit(k, feats) for k in self.empty], axis=1).any(axis=1)
         size = (frame.shape[1], frame.shape[0])
-        for k in np.unique(dec.best[todo[lit]]):
-            mine = todo[lit & (dec.best[todo] == k)]
-            least, _ = self._edges(frame, h, size, self.points[mine], *self.bodies[int(k)])
+        body = np.array([self.bodies[int(k)] for k in dec.best[todo]])  # (T, 2): height, width
+        for shape in np.unique(body[lit], axis=0):  # the looks of one body measured at once
+            mine = todo[lit & np.all(body == shape, axis=1)]
+            least, _ = self._edges(frame, h, size, self.points[mine], float(shape[0]), float(shape[1]))
             out[mine] = ~(least >= NO_OUTLINE)  # NaN (hidden by the border) is no edge seen
         return out
 

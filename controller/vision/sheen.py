@@ -121,6 +121,8 @@ def washed(
     them too, in an amount no colour tells. (A ball mirrors a broad sheen only as a small spot, and
     an empty place plus light is told by its outline: `outline.py`.)"""
     out = np.zeros(len(sure), bool)
+    if not shown.any():  # most frames: no sheen anywhere
+        return out
     size = 2 * reach + 1
     near = binary_dilation(shown.reshape(shape), structure=np.ones((size, size), bool)).ravel()
     todo = np.flatnonzero(sure & near & np.isin(dec.best, flat))
