@@ -136,6 +136,7 @@ def _empty_keys(model: ClassModel, looks: PlaceLooks) -> list[str]:
             # same look split over two groups, an open point in the white slide's and four in the
             # orange's, comes together: 3D room 14, a lit olive table under the open points).
             keys = _settle(empties, per_class, keys)
+    keys = _darkest_open(empties, per_class, keys, plain)
     # The groups are the board's own; which look each group is follows from the standard looks as
     # they are, with no sheen (taking white light off a white slide leaves it as dark as an
     # opening, so a sheen lets the white and open groups trade names): the naming of the groups
@@ -161,6 +162,38 @@ def _settle(empties: list[ClassRef], per_class: list[np.ndarray], keys: np.ndarr
             break
         keys = again
     return keys
+
+
+def _darkest_open(empties: list[ClassRef], per_class: list[np.ndarray], keys: np.ndarray, plain) -> np.ndarray:
+    """The open look's group made the board's darkest (`keys` mended, or as they were).
+
+    Seeding allows a sheen, and taking white light off a white slide leaves it as dark as an
+    opening: under a dim bluish light (3D room 17) the darker white slides were seeded open, and
+    the openings, faintly tinted by the slides' edges around them, went to the orange look, half
+    again as dark as the orange slides. An opening shows the space under the board, darker than any
+    slide material under the same light; so when a slide look's group holds a darker part
+    (`_dark_part`, judged in this picture's own scatter) darker than every place of the open look's
+    group, that part is the openings: the open look takes it, its former places go to the slide
+    look they are nearest as the standard looks are (no sheen), and the groups settle again."""
+    opening = next((k for k, r in enumerate(empties) if r.open), None)
+    if opening is None or not np.any(keys == opening):
+        return keys
+    light = per_class[opening][:, 0]
+    parts = [
+        part
+        for k in range(len(empties))
+        if k != opening
+        for part in [_dark_part(empties[k], per_class[k], keys == k)]
+        if part is not None and light[part].max() < light[keys == opening].min()
+    ]
+    if not parts:
+        return keys
+    slides = [k for k in range(len(empties)) if k != opening]
+    was_open = np.flatnonzero(keys == opening)
+    keys = keys.copy()
+    keys[was_open] = np.array(slides)[plain[was_open][:, slides].argmin(axis=1)]
+    keys[min(parts, key=lambda part: float(light[part].mean()))] = opening
+    return _settle(empties, per_class, keys)
 
 
 def _two_looks(ref: ClassRef, feats: np.ndarray, mine: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
