@@ -122,16 +122,21 @@ class Outlines:
         shown: np.ndarray,
         halos: dict,
         reach: int,
+        clipped: np.ndarray | None = None,
     ) -> np.ndarray:
         """(N,) the places read surely that a broad sheen may have made: an empty place looking like
         a piece whose outline does not show (`unseen_bodies`; not beside an edge reflection, `halos`
-        by place, whose light the band measures), then a flat piece within `reach` of a place that
-        shows a sheen (`shown`: read by allowing one, or such an unseen body) paled into another's
-        look (`sheen.washed`). A lamp's reflection over one place is no such sign: a spot, not a
-        broad sheen, it leaves its neighbours as they are (`tests/test_vision_lamp_reflection.py`)."""
+        by place, whose light the band measures), then a flat piece (or a ball: an empty floor) within
+        `reach` of a place that shows a sheen (`shown`: read by allowing one, or such an unseen body)
+        paled into another's look (`sheen.washed`; a channel that clips, `clipped`, only a floor). A
+        lamp's reflection over one place is no such sign: a spot, not a broad sheen, it leaves its
+        neighbours as they are (`tests/test_vision_lamp_reflection.py`)."""
         beside_halo = np.isin(np.arange(len(sure)), list(halos))
         unseen = self.unseen_bodies(frame, h, dec, sure & ~beside_halo, per_class)
-        paled = washed(self.model, dec, sure & ~unseen, per_class, self.flat, shown | unseen, self.shape, reach)
+        balls = [k for k in self.bodies if k not in self.flat]
+        paled = washed(
+            self.model, dec, sure & ~unseen, per_class, self.flat, shown | unseen, self.shape, reach, balls, clipped
+        )
         return unseen | paled
 
     def unseen_bodies(

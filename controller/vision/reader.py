@@ -230,8 +230,8 @@ class BoardReader:
         lit = sure.copy()  # what the light leaves sure; a shadow's doubt is local and says nothing of it
         sure &= ~undone_shadow(self.model, dec, sure, feats, rows, cols, REACH, by_sheen)
         # Local too (after `lit`): what a broad sheen of some colour may have made of a piece (outline.py).
-        shown = by_sheen | outlined
-        sure &= ~self.outlines.under_sheen(frame, self._placed(), dec, sure, per_class, shown, halos, REACH)
+        shown, clipped = by_sheen | outlined, med >= SATURATED
+        sure &= ~self.outlines.under_sheen(frame, self._placed(), dec, sure, per_class, shown, halos, REACH, clipped)
         # Many places beyond every learned look, of several meanings and of looks the frame shows
         # nowhere by their learned selves, say the same of the light where the frame cannot (a
         # frame too dark to show a colour's change, or not known): a reflection is local (unlike.py).

@@ -47,6 +47,28 @@ def sheen_distances(model: ClassModel, per_class: list[np.ndarray]) -> np.ndarra
     return np.stack(out, axis=1)
 
 
+#: How much brighter than it shows a clipped channel may be, as factors tried: a channel that
+#: clips is only a floor, and a sheen strong enough to clip a channel can hide as much again.
+CLIP_ROOM = np.array([1.0, 1.25, 1.5, 2.0, 3.0])
+
+
+def sheen_distances_clipped(model: ClassModel, per_class: list[np.ndarray], clipped: np.ndarray) -> np.ndarray:
+    """`sheen_distances` where a channel that clips (`clipped`, (N, 3)) is only a floor: the least
+    distance also over that channel brighter than it shows (by the factors `CLIP_ROOM`). An orange
+    slide under a white sheen clips red: the red it shows is too little for orange plus the sheen
+    (a flat render of Stay Alive, `bench/sheen_check.py` seed 23), and read as it shows, only a yellow marble fits."""
+    out = sheen_distances(model, per_class)
+    rows = np.flatnonzero(clipped.any(axis=1))
+    if len(rows) == 0:
+        return out
+    grid = np.stack(np.meshgrid(CLIP_ROOM, CLIP_ROOM, CLIP_ROOM, indexing="ij"), -1).reshape(-1, 3)
+    for i in rows:
+        factors = np.unique(np.where(clipped[i][None], grid, 1.0), axis=0)  # (F, 3)
+        tried = [colour_features(colours_of(f[i : i + 1]) * factors) for f in per_class]
+        out[i] = sheen_distances(model, tried).min(axis=0)
+    return out
+
+
 def brightness_free_distances(model: ClassModel, feats: np.ndarray) -> np.ndarray:
     """(N, K) distances of each place to each class in chromaticity alone, at any brightness: how
     a look in a shadow, or under a brighter light, compares with the learned look."""
@@ -110,6 +132,8 @@ def washed(
     shown: np.ndarray,
     shape: tuple[int, int],
     reach: int,
+    balls: list[int] | None = None,
+    clipped: np.ndarray | None = None,
 ) -> np.ndarray:
     """(N,) places read surely as a flat piece (`flat`: the looks of pieces lying flat, which
     mirror a broad sheen over their whole face) within `reach` places of one that shows a sheen
@@ -118,23 +142,32 @@ def washed(
     own colour (a grey the paper's white light would show alone: a joker): under a sheen stronger
     than a dark token's own light, nothing of the token's colour is left to tell, and a blue token
     shows a joker's pale grey. The sheen that shows around them is broad and smooth, so it is over
-    them too, in an amount no colour tells. (A ball mirrors a broad sheen only as a small spot, and
-    an empty place plus light is told by its outline: `outline.py`.)"""
+    them too, in an amount no colour tells. A ball (`balls`) mirrors a broad sheen only as a small
+    spot, but the floor it would lie on mirrors it whole: a place read surely as a ball whose colour
+    with some white light taken off is an empty floor's (not an opening: a hole mirrors nothing)
+    may be that floor, washed (Stay Alive's orange slide paled to a yellow marble; where the floor
+    shows through a hole in a plate, the hole's rim is an outline, so `outline.py` cannot tell). A
+    channel that clips (`clipped`, (N, 3)) is only a floor (`sheen_distances_clipped`)."""
     out = np.zeros(len(sure), bool)
     if not shown.any():  # most frames: no sheen anywhere
         return out
     size = 2 * reach + 1
     near = binary_dilation(shown.reshape(shape), structure=np.ones((size, size), bool)).ravel()
-    todo = np.flatnonzero(sure & near & np.isin(dec.best, flat))
+    balls = balls or []
+    todo = np.flatnonzero(sure & near & np.isin(dec.best, flat + balls))
     if len(todo) == 0:
         return out
-    pieces = np.isin(np.arange(len(model.refs)), flat) & np.array([ref.letter != EMPTY for ref in model.refs])
-    shone = sheen_distances(model, [f[todo] for f in per_class])  # (T, K)
-    rival = (shone <= model.max_distance) & ~model.same[dec.best[todo]] & pieces[None]
     best = dec.best[todo]
+    is_piece = np.array([ref.letter != EMPTY for ref in model.refs])
+    floors = np.array([ref.letter == EMPTY and not ref.open for ref in model.refs])
+    pieces = np.isin(np.arange(len(model.refs)), flat) & is_piece
+    rivals = np.where(np.isin(best, balls)[:, None], floors[None], pieces[None])  # (T, K)
+    feats = [f[todo] for f in per_class]
+    shone = sheen_distances(model, feats) if clipped is None else sheen_distances_clipped(model, feats, clipped[todo])
+    rival = (shone <= model.max_distance) & ~model.same[best] & rivals
     neutral = model.means[best].copy()
     neutral[:, 1:] = 0.0  # the look's brightness, no colour: the white light alone
     d = neutral - model.means[best]
     grey = np.sqrt(np.maximum(np.einsum("ni,nij,nj->n", d, model.inv[best], d), 0.0)) <= model.max_distance
-    out[todo] = rival.any(axis=1) | grey
+    out[todo] = rival.any(axis=1) | (grey & ~np.isin(best, balls))  # a ball's own grey is no washed floor
     return out
