@@ -84,7 +84,7 @@ def test_a_token_between_two_looks_that_a_sheen_explains_is_read() -> None:
     assert dec.letters == ["Y"] and dec.sure[0] and by_sheen[0]  # before: left unsure
 
 
-def _colorpop_under_white_sheen(seed: int, sheen: tuple, game: str = "colorpop") -> tuple:
+def _under_sheen(seed: int, sheen: tuple, game: str = "colorpop") -> tuple:
     from controller.profile import default_profile
     from controller.vision.reader import BoardReader
     from simulation.render import Scene, random_snapshot, render_snapshot
@@ -102,7 +102,7 @@ def test_a_token_washed_by_a_broad_white_reflection_is_not_read_as_a_joker() -> 
     """`bench/sheen_check.py` seed 6, white, peak 0.8: the reflection's middle lies on a green
     token, its own light far below the sheen's; it showed a joker's pale grey and was read J,
     sure. Around it the sheen shows; a grey look there is unsure."""
-    truth, read = _colorpop_under_white_sheen(6, (3.40, 4.77, 1.03, 0.8, (1.0, 1.0, 1.0)))
+    truth, read = _under_sheen(6, (3.40, 4.77, 1.03, 0.8, (1.0, 1.0, 1.0)))
     assert truth[3][5] == "G" and read[3][5] == "?"
     assert all(read[r][c] in ("?", truth[r][c][0]) for r in range(10) for c in range(10))
 
@@ -110,7 +110,7 @@ def test_a_token_washed_by_a_broad_white_reflection_is_not_read_as_a_joker() -> 
 def test_a_token_paled_by_a_broad_white_reflection_is_not_read_as_another() -> None:
     """Seed 7, white, peak 0.4: an orange token under the reflection's flank paled to yellow
     (orange plus white light) and was read Y, sure."""
-    truth, read = _colorpop_under_white_sheen(7, (7.28, 5.38, 1.40, 0.4, (1.0, 1.0, 1.0)))
+    truth, read = _under_sheen(7, (7.28, 5.38, 1.40, 0.4, (1.0, 1.0, 1.0)))
     assert truth[7][5] == "O" and read[7][5] in ("?", "O")
     assert all(read[r][c] in ("?", truth[r][c][0]) for r in range(10) for c in range(10))
 
@@ -122,7 +122,7 @@ def test_an_empty_floor_washed_to_a_balls_look_is_no_ball() -> None:
     it whole; the rim of the plate's hole is an outline at an empty point too; and the red that
     clips is only a floor: orange plus the sheen explains the colour as well as a yellow marble."""
     sheen = (3.5658, 3.7757, 0.8158, 0.8, (1.0, 1.0, 1.0))
-    truth, read = _colorpop_under_white_sheen(23, sheen, "stay-alive")
+    truth, read = _under_sheen(23, sheen, "stay-alive")
     assert all(truth[r][c] == EMPTY and read[r][c] != "Y" for r, c in ((3, 4), (4, 3), (4, 4)))
     assert all(read[r][c] in ("?", truth[r][c][:1]) for r in range(7) for c in range(7))
 
@@ -132,5 +132,26 @@ def test_a_token_whose_red_clips_under_a_cyan_sheen_is_not_read_as_yellow() -> N
     token under the sheen clipped in red and was read Y, sure; its red is only a floor, and orange
     with more red than it shows, plus white light, explains it."""
     sheen = (5.2409, 6.4678, 1.3388, 0.8, (1.0, 0.9, 0.3))
-    truth, read = _colorpop_under_white_sheen(21, sheen)
+    truth, read = _under_sheen(21, sheen)
     assert truth[4][6] == "O" and read[4][6] in ("?", "O")
+
+
+def test_a_token_whose_blue_clips_under_a_cyan_sheen_is_not_read_empty() -> None:
+    """The same picture: a blue token beside the sheen's middle clipped in blue and was read as an
+    empty slot plus the sheen's fitted light, sure; with its blue only a floor, the blue token plus
+    that light explains it too (`sheen_doubt.read_under_tint`)."""
+    sheen = (5.2409, 6.4678, 1.3388, 0.8, (1.0, 0.9, 0.3))
+    truth, read = _under_sheen(21, sheen)
+    assert truth[5][7] == "B" and read[5][7] in ("?", "B")
+    assert all(read[r][c] in ("?", truth[r][c][:1]) for r in range(10) for c in range(10))
+
+
+def test_white_light_does_not_settle_what_a_coloured_sheen_leaves_unsure() -> None:
+    """Blockers!, `bench/sheen_check.py --first 16` seed 28, cyan, peak 0.8 (held out): a violet
+    tile beside a clipped core, unsure under the cyan sheen's fitted light, was read as a blue tile
+    plus white light (`reflections.settle`), sure. Only the sheen's colour explains what lies under
+    it; white light added settles nothing it left open."""
+    sheen = (6.3094, 6.1110, 1.3891, 0.8, (1.0, 0.9, 0.3))
+    truth, read = _under_sheen(28, sheen, "blockers")
+    assert truth[6][6][:1] == "V" and read[6][6][:1] in ("?", "V")
+    assert all(read[r][c][:1] in ("?", truth[r][c][:1]) for r in range(9) for c in range(9))

@@ -31,6 +31,7 @@ from scipy.ndimage import binary_dilation
 from controller.snapshot import EMPTY
 from controller.vision.classify import ClassModel, Decision, open_set_distance
 from controller.vision.features import colours_of, feature_planes
+from controller.vision.sheen import CLIP_ROOM
 
 #: The exponent of the sRGB curve cameras deliver (its overall power: a value relative to the
 #: paper's, raised to it, is the light relative to the paper's light).
@@ -130,7 +131,13 @@ def tinted_distances(model: ClassModel, per_class: list[np.ndarray], tints: np.n
 
 
 def read_under_tint(
-    model: ClassModel, dec: Decision, shone: np.ndarray, per_class: list[np.ndarray], rows: int, cols: int
+    model: ClassModel,
+    dec: Decision,
+    shone: np.ndarray,
+    per_class: list[np.ndarray],
+    rows: int,
+    cols: int,
+    clipped: np.ndarray | None = None,
 ) -> tuple[Decision, np.ndarray]:
     """The decision with every place within `REACH` of a sheen read again as a look plus some of
     the sheen's light, and (N,) the places so read. Each is read as the look the likeliest colour
@@ -140,7 +147,8 @@ def read_under_tint(
     open-set distance under all of them. A sure place farther away is left unsure where a piece
     plus that light explains it about as well (`_askew_piece`).
     A place some look explains so is within the open-set distance (a sheen, not a light unlike
-    the calibration's)."""
+    the calibration's). A channel that clips (`clipped`, (N, 3)) is only a floor to the other
+    meanings: each is also tried with that channel brighter than it shows (`_raised`)."""
     n = len(dec.sure)
     glare = glare_places(model, dec, shone, per_class)
     if not glare.any():
@@ -156,6 +164,8 @@ def read_under_tint(
     each = _least_distances(model, light, tints)  # (T, N, K)
     dist = each[int(np.flatnonzero(np.all(tints == likeliest, axis=1))[0])]
     wide = each.min(axis=0)
+    if clipped is not None:
+        wide = np.minimum(wide, _raised(model, light, tints, clipped[idx]))
     best = dist.argmin(axis=1)
     reads = each.argmin(axis=2)  # (T, N): the look each colour reads each place as
     agree = np.all(model.same[reads, best[None]], axis=0)
@@ -199,6 +209,20 @@ def read_under_tint(
     read[idx] = True
     read[doubted] = True
     return decision, read
+
+
+def _raised(model: ClassModel, light: np.ndarray, tints: np.ndarray, clipped: np.ndarray) -> np.ndarray:
+    """(N, K) least distance of each place to each look over the amounts of light of each colour
+    of `tints` taken off, with every channel that clips (`clipped`, (N, 3)) brighter than it shows
+    by each of `sheen.CLIP_ROOM`'s factors (inf where no channel clips): an orange token under a
+    cyan sheen clips red, and orange plus the sheen has more red than the picture can show."""
+    out = np.full(light.shape[:2], np.inf)
+    for i in np.flatnonzero(clipped.any(axis=1)):
+        grid = np.stack(np.meshgrid(CLIP_ROOM, CLIP_ROOM, CLIP_ROOM, indexing="ij"), -1).reshape(-1, 3)
+        factors = np.unique(np.where(clipped[i][None], grid, 1.0), axis=0) ** GAMMA  # (F, 3), in light
+        tried = light[i][None] * factors[:, None, :]  # (F, K, 3)
+        out[i] = _least_distances(model, tried, tints).min(axis=(0, 1))
+    return out
 
 
 def _askew_piece(
