@@ -78,16 +78,22 @@ class Outlines:
         if len(unsure) == 0:
             return dec, settled
         shone = sheen_distances(self.model, [f[unsure] for f in per_class])
+        asked: list[tuple[int, int, int]] = []  # (place, its one empty look, a piece it may be)
         for n, i in enumerate(unsure):
             kinds = np.flatnonzero(dec.possible[i])
             empties = [k for k in self.empty if dec.possible[i, k] or shone[n, k] <= self.model.max_distance]
             pieces = [k for k in kinds if k not in self.empty]
             if len(empties) != 1 or not pieces or any(int(k) not in self.bodies for k in pieces):
                 continue
-            edges = [self._edge(frame, h, size, self.points[i], *self.bodies[int(k)]) for k in pieces]
-            if all(e is not None and e[1] < NO_OUTLINE for e in edges):
+            asked += [(int(i), int(empties[0]), int(k)) for k in pieces]
+        if not asked:
+            return dec, settled
+        places, empties_, kinds = (np.array(column) for column in zip(*asked))
+        _least, most = self._body_edges(frame, h, size, places, kinds)
+        for i in np.unique(places):  # empty where no piece it may be shows its outline
+            if np.all(most[places == i] < NO_OUTLINE):  # NaN (hidden by the border) is not
                 settled[i] = True
-                self._read_as(dec, int(i), int(empties[0]))
+                self._read_as(dec, int(i), int(empties_[places == i][0]))
         return dec, settled
 
     def _doubt(self, frame: np.ndarray, h: np.ndarray, size, dec: Decision, per_class: list[np.ndarray]) -> None:
@@ -104,13 +110,22 @@ class Outlines:
         rival = (
             np.stack([self._under_sheen(k, per_class[k][todo]) for k in self.empty], axis=1) <= self.model.max_distance
         )
-        for n in np.flatnonzero(rival.any(axis=1)):
+        rivalled = np.flatnonzero(rival.any(axis=1))
+        least, _most = self._body_edges(frame, h, size, todo[rivalled], dec.best[todo[rivalled]])
+        for n in rivalled[~(least >= NO_OUTLINE)]:  # NaN (hidden by the border) is no edge seen
             i = int(todo[n])
-            edge = self._edge(frame, h, size, self.points[i], *self.bodies[int(dec.best[i])])
-            if edge is not None and edge[0] >= NO_OUTLINE:
-                continue
             dec.sure[i] = False
             dec.possible[i, empty[rival[n]]] = True
+
+    def _body_edges(self, frame, h, size, places: np.ndarray, kinds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """`_edges` at `places` (indices) for a body of the class `kinds` gives each (one
+        measurement per body shape: one homography for all the places of one shape)."""
+        least, most = np.full(len(places), np.nan), np.full(len(places), np.nan)
+        body = np.array([self.bodies[int(k)] for k in kinds]).reshape(-1, 2)  # (M, 2): height, width
+        for shape in np.unique(body, axis=0):
+            mine = np.all(body == shape, axis=1)
+            least[mine], most[mine] = self._edges(frame, h, size, self.points[places[mine]], *map(float, shape))
+        return least, most
 
     def under_sheen(
         self,
@@ -154,12 +169,8 @@ class Outlines:
             return out
         feats = np.stack(per_class)[dec.best[todo], todo]  # each place as its own look's body shows it
         lit = np.stack([self._lit(k, feats) for k in self.empty], axis=1).any(axis=1)
-        size = (frame.shape[1], frame.shape[0])
-        body = np.array([self.bodies[int(k)] for k in dec.best[todo]])  # (T, 2): height, width
-        for shape in np.unique(body[lit], axis=0):  # the looks of one body measured at once
-            mine = todo[lit & np.all(body == shape, axis=1)]
-            least, _ = self._edges(frame, h, size, self.points[mine], float(shape[0]), float(shape[1]))
-            out[mine] = ~(least >= NO_OUTLINE)  # NaN (hidden by the border) is no edge seen
+        least, _most = self._body_edges(frame, h, (frame.shape[1], frame.shape[0]), todo[lit], dec.best[todo[lit]])
+        out[todo[lit]] = ~(least >= NO_OUTLINE)  # NaN (hidden by the border) is no edge seen
         return out
 
     def _lit(self, k: int, feats: np.ndarray) -> np.ndarray:
@@ -182,11 +193,6 @@ class Outlines:
         d = colour_features(tried.reshape(-1, 3)) - self.model.means[k]
         q = np.einsum("ni,ij,nj->n", d, self.model.inv[k], d).reshape(len(feats), len(SHARES))
         return np.sqrt(np.maximum(q.min(axis=1), 0.0))
-
-    def _edge(self, frame, h, size, at: np.ndarray, height: float, width: float) -> tuple[float, float] | None:
-        """`_edges` of one place: (least, most), or None where the picture's border hides a point."""
-        least, most = self._edges(frame, h, size, at[None], height, width)
-        return None if np.isnan(least[0]) else (float(least[0]), float(most[0]))
 
     def _edges(self, frame, h, size, at: np.ndarray, height: float, width: float) -> tuple[np.ndarray, np.ndarray]:
         """(M,) and (M,): the largest change in any colour channel (log) across a body's edge at
