@@ -144,14 +144,3 @@ def test_a_token_whose_blue_clips_under_a_cyan_sheen_is_not_read_empty() -> None
     truth, read = _under_sheen(21, sheen)
     assert truth[5][7] == "B" and read[5][7] in ("?", "B")
     assert all(read[r][c] in ("?", truth[r][c][:1]) for r in range(10) for c in range(10))
-
-
-def test_white_light_does_not_settle_what_a_coloured_sheen_leaves_unsure() -> None:
-    """Blockers!, `bench/sheen_check.py --first 16` seed 28, cyan, peak 0.8 (held out): a violet
-    tile beside a clipped core, unsure under the cyan sheen's fitted light, was read as a blue tile
-    plus white light (`reflections.settle`), sure. Only the sheen's colour explains what lies under
-    it; white light added settles nothing it left open."""
-    sheen = (6.3094, 6.1110, 1.3891, 0.8, (1.0, 0.9, 0.3))
-    truth, read = _under_sheen(28, sheen, "blockers")
-    assert truth[6][6][:1] == "V" and read[6][6][:1] in ("?", "V")
-    assert all(read[r][c][:1] in ("?", truth[r][c][:1]) for r in range(9) for c in range(9))

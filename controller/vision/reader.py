@@ -210,8 +210,8 @@ class BoardReader:
         dec, tinted = read_under_tint(self.model, dec, shone, per_class, rows, cols, clipped)
         # Light added leaves a print's contrast: an empty cell's faint mark is no piece's print (prints.py).
         dec = settle_by_print(frame, self.h, self.geom.points(), white, self.paper_weights, before, dec, tinted)
-        # What the sheen's colour leaves unsure is not made sure by white light added (below).
-        unsure_in_sheen = tinted & ~dec.sure
+        # What the sheen's colour made unsure is not made sure again by white light added (below).
+        unsure_in_sheen = tinted & ~dec.sure & before.sure
         # Read only by allowing the sheen's colour: its light over the glyph is not trusted either.
         won_in_sheen = tinted & dec.sure & ~(before.sure & (before.best == dec.best))
         by_sheen, shone = shone, shone | outlined | tinted  # read only by allowing a white sheen; or any
