@@ -21,6 +21,7 @@ samples are shrunk towards the spread pooled over all looks and never tighter th
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -43,10 +44,11 @@ MIN_VAR = np.array([0.04**2, 0.012**2, 0.012**2])
 P_KNOWN = 0.9999
 
 
+@functools.cache
 def open_set_distance(dims: int, p: float = P_KNOWN) -> float:
     """The Mahalanobis distance within which a sample of a Gaussian look in `dims` dimensions
     falls with probability `p`: the square root of the chi-square quantile, found by bisection
-    on the chi-square distribution function."""
+    on the chi-square distribution function (once per `dims` and `p`: some stages ask every frame)."""
     lo, hi = 0.0, 10.0 * dims + 100.0
     for _step in range(80):
         mid = (lo + hi) / 2

@@ -121,10 +121,11 @@ class Outlines:
         """`_edges` at `places` (indices) for a body of the class `kinds` gives each (one
         measurement per body shape: one homography for all the places of one shape)."""
         least, most = np.full(len(places), np.nan), np.full(len(places), np.nan)
-        body = np.array([self.bodies[int(k)] for k in kinds]).reshape(-1, 2)  # (M, 2): height, width
-        for shape in np.unique(body, axis=0):
-            mine = np.all(body == shape, axis=1)
-            least[mine], most[mine] = self._edges(frame, h, size, self.points[places[mine]], *map(float, shape))
+        by_shape: dict[tuple[float, float], list[int]] = {}  # (height, width): which of `places`
+        for n, k in enumerate(kinds):
+            by_shape.setdefault(self.bodies[int(k)], []).append(n)
+        for (height, width), mine in by_shape.items():
+            least[mine], most[mine] = self._edges(frame, h, size, self.points[places[mine]], height, width)
         return least, most
 
     def under_sheen(
