@@ -144,3 +144,14 @@ def test_a_token_whose_blue_clips_under_a_cyan_sheen_is_not_read_empty() -> None
     truth, read = _under_sheen(21, sheen)
     assert truth[5][7] == "B" and read[5][7] in ("?", "B")
     assert all(read[r][c] in ("?", truth[r][c][:1]) for r in range(10) for c in range(10))
+
+
+def test_a_tile_washed_to_the_empty_look_beside_a_glare_patch_keeps_its_print() -> None:
+    """Blockers!, `bench/sheen_check.py --first 31` seed 37, cyan, peak 0.8 (held out): a narrow sheen's middle
+    clips the empty cell beside a yellow tile (a glare patch, unsure), and washes the tile to the empty cell's own
+    look: read empty, sure, with no place showing the sheen to look at it again. Its glyph keeps its contrast in
+    light (`prints.py`): beside a patch a reflection covers, an empty reading with a piece's print is unsure."""
+    sheen = (4.9700, 5.2249, 0.7621, 0.8, (1.0, 0.9, 0.3))
+    truth, read = _under_sheen(37, sheen, "blockers")
+    assert truth[5][5] == "YI" and read[5][5][:1] in ("?", "Y")
+    assert all(read[r][c][:1] in ("?", truth[r][c][:1]) for r in range(9) for c in range(9))

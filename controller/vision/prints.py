@@ -22,6 +22,9 @@ there too). Then, over the places the sheen's colour was allowed in:
 * a place read empty surely is left unsure where its print is more than a spread above that: a
   clipped pixel counts at the clip, the least light it has, so a print the sheen pushed past the
   clip still shows (a tile washed to the empty look, past what `sheen_doubt` may take off a colour).
+  This second check also runs within `REACH` of a patch a reflection covers (`glare`): a narrow
+  sheen may clip one place and wash its neighbour to the empty look with no place showing the sheen
+  (held-out sheen seed 37), and those places are no references either.
 
 Nothing is assumed of the copy: a game whose pieces show no print of their own (plain tokens)
 never has its frames tell the two apart this way, and is left as it was; so is a frame with fewer
@@ -37,7 +40,7 @@ from controller.vision.classify import Decision
 from controller.vision.features import SATURATED
 from controller.vision.glyph_ink import GRID, PRINT_QUANTILE, SUPPORT, sample_patches
 from controller.vision.light import local_white
-from controller.vision.sheen_doubt import linear
+from controller.vision.sheen_doubt import REACH, linear
 
 #: How far above every sure empty place's print every sure piece's must be for the frame to tell
 #: them apart by it, in spreads of the empty places' prints (their strongest less their median:
@@ -92,19 +95,22 @@ def settle_by_print(
     before: Decision,
     after: Decision,
     tinted: np.ndarray,
+    glare: np.ndarray | None = None,
 ) -> Decision:
     """`after` (the decision the sheen's colour was allowed in, over the places `tinted`), where the
     frame tells an empty place's print from a piece's: with each place it left unsure that `before`
     read empty surely given that reading back where its print is no stronger than the strongest sure
     empty place's (every pixel seen), and each place it read empty surely left unsure where its print
-    is more than a spread above that (a tile washed to the empty look)."""
+    is more than a spread above that (a tile washed to the empty look), there and beside `glare`."""
     empty_before = np.array([letter == EMPTY for letter in before.letters], bool)
     empty_now = np.array([letter == EMPTY for letter in after.letters], bool)
+    beside = _beside(points, glare) if glare is not None and glare.any() else np.zeros(len(before.sure), bool)
     doubted = tinted & before.sure & ~after.sure & empty_before
-    trusted = tinted & after.sure & empty_now
+    trusted = (tinted | beside) & after.sure & empty_now
     if not (doubted | trusted).any():
         return after
-    empties, pieces = after.sure & empty_now & ~tinted, after.sure & ~empty_now & ~tinted
+    looked_at = tinted | beside
+    empties, pieces = after.sure & empty_now & ~looked_at, after.sure & ~empty_now & ~looked_at
     measured = np.flatnonzero(doubted | trusted | empties | pieces)
     strength, complete = np.zeros(len(before.sure)), np.zeros(len(before.sure), bool)
     strength[measured], complete[measured] = print_strength(
@@ -124,6 +130,14 @@ def settle_by_print(
     out.sure[printed] = False
     out.confidence[printed] = 0.0
     return out
+
+
+def _beside(points: np.ndarray, glare: np.ndarray) -> np.ndarray:
+    """(N,) the places within `REACH` of a patch a reflection covers (`glare`), not those patches:
+    a reflection's core clips a place, and a sheen around it may wash its neighbours to another
+    look in an amount no colour shows, while a print keeps its contrast."""
+    apart = np.abs(points[:, None, :] - points[None, glare, :]).max(axis=2).min(axis=1)
+    return (apart <= REACH + 1e-6) & ~glare
 
 
 def _taken_back(after: Decision, before: Decision, back: np.ndarray) -> Decision:

@@ -208,10 +208,11 @@ class BoardReader:
         # In and beside a sheen, read as a look plus its light, of the colour fitted over it (sheen_doubt.py).
         before, clipped = dec, np.any([m >= SATURATED for m in looks.medians.values()], axis=0)  # at any height
         dec, tinted = read_under_tint(self.model, dec, shone, per_class, rows, cols, clipped)
-        # Light added leaves a print's contrast: an empty cell's faint mark is no piece's print (prints.py).
-        dec = settle_by_print(frame, self.h, self.geom.points(), white, self.paper_weights, before, dec, tinted)
-        # What the sheen's colour made unsure is not made sure again by white light added (below).
-        unsure_in_sheen = tinted & ~dec.sure & before.sure
+        # Light added leaves a print's contrast: an empty cell's mark is no piece's print, under the sheen and beside
+        # a patch a reflection covers (prints.py); what the sheen or a print made unsure, white light (below) leaves.
+        glare, read_by_tint = looks.chosen(dec.keys)[1] < MIN_USED, dec.sure.copy()
+        dec = settle_by_print(frame, self.h, self.geom.points(), white, self.paper_weights, before, dec, tinted, glare)
+        unsure_in_sheen = (tinted & before.sure | read_by_tint) & ~dec.sure
         # Read only by allowing the sheen's colour: its light over the glyph is not trusted either.
         won_in_sheen = tinted & dec.sure & ~(before.sure & (before.best == dec.best))
         by_sheen, shone = shone, shone | outlined | tinted  # read only by allowing a white sheen; or any
@@ -222,7 +223,7 @@ class BoardReader:
         sure = dec.sure & (used >= MIN_USED)
         self._beside_reflections(rect, white, rel, med >= SATURATED, used, dec, sure)
         halos = self._beside_edge_glare(rect, white, frame, dec, sure)
-        sure &= ~unsure_in_sheen  # white light added does not settle what the sheen's colour left open
+        sure &= ~unsure_in_sheen  # white light added does not settle what the sheen's colour or a print left open
         # Nor one that a clipped channel leaves open to a look of another meaning (the light).
         rival = self.light_doubt.rivals(rel, channel_bounds(med, paper_bound, self.paper_weights), dec.best, sure)
         sure &= rival < 0
@@ -232,9 +233,8 @@ class BoardReader:
         # Local too (after `lit`): what a broad sheen of some colour may have made of a piece (outline.py).
         shown, clipped = by_sheen | outlined, med >= SATURATED
         sure &= ~self.outlines.under_sheen(frame, self._placed(), dec, sure, per_class, shown, halos, REACH, clipped)
-        # Many places beyond every learned look, of several meanings and of looks the frame shows
-        # nowhere by their learned selves, say the same of the light where the frame cannot (a
-        # frame too dark to show a colour's change, or not known): a reflection is local (unlike.py).
+        # Many places beyond every learned look, of several meanings and of looks the frame shows nowhere by their
+        # learned selves, say the same of the light where the frame cannot (too dark, or not known; unlike.py).
         unlike = unlike or unlike_calibration(self.model, dec, lit)
         if unlike:  # every colour is read in a light unlike the calibration's
             sure[:] = False
