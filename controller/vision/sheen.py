@@ -50,6 +50,13 @@ def sheen_distances(model: ClassModel, per_class: list[np.ndarray]) -> np.ndarra
 #: How much brighter than it shows a clipped channel may be, as factors tried: a channel that
 #: clips is only a floor, and a sheen strong enough to clip a channel can hide as much again.
 CLIP_ROOM = np.array([1.0, 1.25, 1.5, 2.0, 3.0])
+_CLIP_GRID = np.stack(np.meshgrid(CLIP_ROOM, CLIP_ROOM, CLIP_ROOM, indexing="ij"), -1).reshape(-1, 3)
+
+
+def clip_factors(clipped: np.ndarray) -> np.ndarray:
+    """(F, 3) the factors one place's channels are tried at: every factor of `CLIP_ROOM` for each
+    channel that clips (`clipped`, (3,)), 1 for the others."""
+    return np.unique(np.where(clipped[None], _CLIP_GRID, 1.0), axis=0)
 
 
 def sheen_distances_clipped(model: ClassModel, per_class: list[np.ndarray], clipped: np.ndarray) -> np.ndarray:
@@ -61,10 +68,8 @@ def sheen_distances_clipped(model: ClassModel, per_class: list[np.ndarray], clip
     rows = np.flatnonzero(clipped.any(axis=1))
     if len(rows) == 0:
         return out
-    grid = np.stack(np.meshgrid(CLIP_ROOM, CLIP_ROOM, CLIP_ROOM, indexing="ij"), -1).reshape(-1, 3)
     for i in rows:
-        factors = np.unique(np.where(clipped[i][None], grid, 1.0), axis=0)  # (F, 3)
-        tried = [colour_features(colours_of(f[i : i + 1]) * factors) for f in per_class]
+        tried = [colour_features(colours_of(f[i : i + 1]) * clip_factors(clipped[i])) for f in per_class]
         out[i] = sheen_distances(model, tried).min(axis=0)
     return out
 

@@ -31,7 +31,7 @@ from scipy.ndimage import binary_dilation
 from controller.snapshot import EMPTY
 from controller.vision.classify import ClassModel, Decision, open_set_distance
 from controller.vision.features import colours_of, feature_planes
-from controller.vision.sheen import CLIP_ROOM
+from controller.vision.sheen import clip_factors
 
 #: The exponent of the sRGB curve cameras deliver (its overall power: a value relative to the
 #: paper's, raised to it, is the light relative to the paper's light).
@@ -218,8 +218,7 @@ def _raised(model: ClassModel, light: np.ndarray, tints: np.ndarray, clipped: np
     cyan sheen clips red, and orange plus the sheen has more red than the picture can show."""
     out = np.full(light.shape[:2], np.inf)
     for i in np.flatnonzero(clipped.any(axis=1)):
-        grid = np.stack(np.meshgrid(CLIP_ROOM, CLIP_ROOM, CLIP_ROOM, indexing="ij"), -1).reshape(-1, 3)
-        factors = np.unique(np.where(clipped[i][None], grid, 1.0), axis=0) ** GAMMA  # (F, 3), in light
+        factors = clip_factors(clipped[i]) ** GAMMA  # (F, 3): in light, the sRGB curve undone
         tried = light[i][None] * factors[:, None, :]  # (F, K, 3)
         out[i] = _least_distances(model, tried, tints).min(axis=(0, 1))
     return out
