@@ -179,12 +179,13 @@ def _darkest_open(empties: list[ClassRef], per_class: list[np.ndarray], keys: np
     if opening is None or not np.any(keys == opening):
         return keys
     light = per_class[opening][:, 0]
+    open_darkest = light[keys == opening].min()
     parts = [
         part
         for k in range(len(empties))
         if k != opening
         for part in [_dark_part(empties[k], per_class[k], keys == k)]
-        if part is not None and light[part].max() < light[keys == opening].min()
+        if part is not None and light[part].max() < open_darkest
     ]
     if not parts:
         return keys

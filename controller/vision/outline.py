@@ -60,6 +60,8 @@ class Outlines:
                 self.bodies[k] = (float(solid.seen_at), float(solid.size))
                 if solid.shape != SPHERE:
                     self.flat.append(k)
+        #: The class indices of pieces that are balls (they mirror a broad sheen only as a spot).
+        self.balls = [k for k in self.bodies if k not in self.flat]
 
     def settle(
         self, frame: np.ndarray, h: np.ndarray, dec: Decision, per_class: list[np.ndarray]
@@ -149,9 +151,17 @@ class Outlines:
         neighbours as they are (`tests/test_vision_lamp_reflection.py`)."""
         beside_halo = np.isin(np.arange(len(sure)), list(halos))
         unseen = self.unseen_bodies(frame, h, dec, sure & ~beside_halo, per_class)
-        balls = [k for k in self.bodies if k not in self.flat]
         paled = washed(
-            self.model, dec, sure & ~unseen, per_class, self.flat, shown | unseen, self.shape, reach, balls, clipped
+            self.model,
+            dec,
+            sure & ~unseen,
+            per_class,
+            self.flat,
+            shown | unseen,
+            self.shape,
+            reach,
+            self.balls,
+            clipped,
         )
         return unseen | paled
 

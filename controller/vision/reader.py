@@ -206,8 +206,8 @@ class BoardReader:
         # Still between empty and a piece, with no piece's outline there: empty (outline.py).
         dec, outlined = self.outlines.settle(frame, self._placed(), dec, per_class)
         # In and beside a sheen, read as a look plus its light, of the colour fitted over it (sheen_doubt.py).
-        before, clipped = dec, np.any([m >= SATURATED for m in looks.medians.values()], axis=0)  # at any height
-        dec, tinted = read_under_tint(self.model, dec, shone, per_class, rows, cols, clipped)
+        before, clipped_anywhere = dec, np.any([m >= SATURATED for m in looks.medians.values()], axis=0)
+        dec, tinted = read_under_tint(self.model, dec, shone, per_class, rows, cols, clipped_anywhere)
         # Light added leaves a print's contrast: an empty cell's mark is no piece's print, under the sheen and beside
         # a patch a reflection covers (prints.py); what the sheen or a print made unsure, white light (below) leaves.
         glare, read_by_tint = looks.chosen(dec.keys)[1] < MIN_USED, dec.sure.copy()
@@ -218,10 +218,10 @@ class BoardReader:
         by_sheen, shone = shone, shone | outlined | tinted  # read only by allowing a white sheen; or any
         feats, used = looks.chosen(dec.keys)
         med = looks.chosen_medians(dec.keys)
-        rel = normalise(med, white, self.paper_weights)
+        rel, clipped = normalise(med, white, self.paper_weights), med >= SATURATED
         # A patch more than a third covered by glare is not trusted, whatever it looks like.
         sure = dec.sure & (used >= MIN_USED)
-        self._beside_reflections(rect, white, rel, med >= SATURATED, used, dec, sure)
+        self._beside_reflections(rect, white, rel, clipped, used, dec, sure)
         halos = self._beside_edge_glare(rect, white, frame, dec, sure)
         sure &= ~unsure_in_sheen  # white light added does not settle what the sheen's colour or a print left open
         # Nor one that a clipped channel leaves open to a look of another meaning (the light).
@@ -231,7 +231,7 @@ class BoardReader:
         lit = sure.copy()  # what the light leaves sure; a shadow's doubt is local and says nothing of it
         sure &= ~undone_shadow(self.model, dec, sure, feats, rows, cols, REACH, by_sheen)
         # Local too (after `lit`): what a broad sheen of some colour may have made of a piece (outline.py).
-        shown, clipped = by_sheen | outlined, med >= SATURATED
+        shown = by_sheen | outlined
         sure &= ~self.outlines.under_sheen(frame, self._placed(), dec, sure, per_class, shown, halos, REACH, clipped)
         # Many places beyond every learned look, of several meanings and of looks the frame shows nowhere by their
         # learned selves, say the same of the light where the frame cannot (too dark, or not known; unlike.py).
