@@ -22,6 +22,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from controller.vision.glyph_bleed import borrowed_colour, chroma_step
+
 PATCH = 28
 HALF = 0.34  # pitches either side of the tile's centre
 PPG = PATCH / (2 * HALF)  # patch pixels per pitch
@@ -309,7 +311,7 @@ def _ink(
     clipped = clips[0] | clips[1]
     clipped |= clips[2]
     ink, usable = _glared_ink(
-        planes, tile, print_ if white is None else white, by_brightness, disc, hit, glared, clipped
+        planes, tile, print_ if white is None else white, by_brightness, disc, hit, glared, clipped, level
     )
     np.clip(ink, 0, 1, out=ink)
     if usable is None:
@@ -354,7 +356,7 @@ def _top_clear_of_glare(
     lighter than the tile along the axis, or too few pixels left for the quantile) keeps `top`."""
     tile = mean[hit] + med[hit, None] * axis[hit]
     paper = paper[hit]
-    d, off = _chroma_step(tile, paper)
+    d, off = chroma_step(tile, paper)
     b, g, r = (p[hit] for p in planes)
     by_chroma = b * d[:, 0:1] + g * d[:, 1:2] + r * d[:, 2:3] - off[:, None]
     step = ((paper - tile) * axis[hit]).sum(axis=1)  # the print's rise along the axis (grey levels)
@@ -368,18 +370,6 @@ def _top_clear_of_glare(
     return out
 
 
-def _chroma_step(tile: np.ndarray, paper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(d, off), (N, 3) and (N,): the chroma reading of a pixel p of each tile is p . d - off, 0 on
-    the tile (colour `tile`) and 1 on its print. The print's chroma is the white paper's
-    (`paper`): the brightness statistics, which glare can mislead, would give a glared tile's
-    print the tile's own chroma. A pixel's chroma (p - grey) less the tile's is read along d: since
-    d sums to zero, the grey level drops out and this is a plain projection of the pixel."""
-    tq = tile - tile.mean(axis=1, keepdims=True)
-    d = paper - paper.mean(axis=1, keepdims=True) - tq
-    d = d / np.maximum((d * d).sum(axis=1), 1e-6)[:, None]
-    return d, (tq * d).sum(axis=1)
-
-
 def _glared_ink(
     planes: list[np.ndarray],
     tile: np.ndarray,
@@ -389,14 +379,15 @@ def _glared_ink(
     hit: np.ndarray,
     glared: np.ndarray | None,
     clipped: np.ndarray,
+    print_level: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """(ink, usable) of every tile, glared or not (see `_ink`): `tile` and `paper` (N, 3) are the
     colours of each tile and of white paper there; the pixels clear of flagged glare are those of
     `disc` but, on the rows `hit`, where `glared` (those rows' glare and a rim around it) is set;
-    `clipped` are the pixels with a clipped channel. `usable` is None when every pixel is (the
-    usual case: no pass over the planes to say so)."""
+    `clipped` are the pixels with a clipped channel; `print_level` (N,) the print's grey levels
+    above the tile. `usable` is None when every pixel is (usually: no pass over the planes)."""
     b, g, r = planes
-    d, off = _chroma_step(tile, paper)
+    d, off = chroma_step(tile, paper)
     by_chroma = b * d[:, 0:1]
     scratch = np.multiply(g, d[:, 1:2])
     by_chroma += scratch
@@ -430,9 +421,17 @@ def _glared_ink(
         ink.ravel()[flat] = np.where(
             in_disc[pixels] & ~near_glare, np.minimum(by_brightness.ravel().take(flat), level + CHROMA_SLACK), level
         )
-        # Left out: what the model cannot read where there is glare (flagged, or needed to fit).
+        # Left out: what the model cannot read where there is glare, flagged or needed to fit; not
+        # needed where the colour is borrowed (`glyph_bleed`) and the tile shows no flagged glare,
+        # though that much glare would have flagged the white print it covered.
+        lost = (spread > MAX_INK_SPREAD) & (near_glare | (glare > MIN_GLARE))
+        would_flag = (paper[tiles] + glare[:, None] >= SATURATED).all(axis=1)
+        maybe = np.flatnonzero(lost & ~near_glare & ~np.isin(tiles, hit) & would_flag)
+        if len(maybe):
+            at = (tiles[maybe], pixels[maybe])
+            lost[maybe] = ~borrowed_colour(planes, by_brightness, (d, off), disc, clipped, print_level, NOISE, at)
         unread = np.zeros_like(clipped)
-        unread[tiles, pixels] = (spread > MAX_INK_SPREAD) & (near_glare | (glare > MIN_GLARE))
+        unread[tiles, pixels] = lost
         bad = np.flatnonzero(unread.any(axis=1))
         if len(bad):
             usable = np.ones_like(ink)
