@@ -261,13 +261,15 @@ def _fit(model: ClassModel, groups: dict[str, list[np.ndarray]]) -> ClassModel:
     return model.replaced(refs)
 
 
-def _groups(model: ClassModel, looks: PlaceLooks, snapshot: Snapshot) -> dict[str, list]:
+def _groups(model: ClassModel, looks: PlaceLooks, snapshot: Snapshot, named: list[str] | None = None) -> dict:
     """The features of every place under the class its label means, seen where that class appears;
-    none of a place under a lamp's reflection (`reflections.lit_looks`: its colour is not its class's)."""
+    none of a place under a lamp's reflection (`reflections.lit_looks`: its colour is not its class's).
+    An empty place's look is `named` (what the snapshot's own lines say: `VisionSpec.empty_looks`),
+    else found in the picture's own groups (`_empty_keys`)."""
     groups: dict[str, list[np.ndarray]] = {}
     cols = snapshot.cols
     keys = {r.key for r in model.refs}
-    empty_keys = _empty_keys(model, looks)
+    empty_keys = named if named is not None else _empty_keys(model, looks)
     labelled = []
     for i, empty_key in enumerate(empty_keys):
         cell = snapshot.cells[i // cols][i % cols]
@@ -300,9 +302,44 @@ def learn_labelled(profile, pairs: list[tuple[np.ndarray, Snapshot]], corners=No
                     board_size=f"{profile.rows}x{profile.cols}",
                 )
             )
-        for k, v in _groups(model, _looks(profile, image, corners), snap).items():
+        seen = _looks(profile, image, corners)
+        named = _named_looks(profile, model, seen, snap)
+        for k, v in _groups(model, seen, snap, named).items():
             groups.setdefault(k, []).extend(v)
     return with_model(profile, _fit(model, groups))
+
+
+def _named_looks(profile, model: ClassModel, seen: PlaceLooks, snap: Snapshot) -> list[str] | None:
+    """Each place's empty look as the snapshot's own lines name it (`VisionSpec.empty_looks`: Stay
+    Alive's slides and holes), or None. Named so, no look needs to be on the board (a board with no
+    open point) nor to stand apart in the picture's own groups (openings as bright as a slide).
+    Refused where an empty place is read surely, by the looks learned from this picture so named,
+    as another empty look than its name: the slides' positions, or the copy's holes, are not the
+    board's."""
+    hook = _spec(profile).vision.empty_looks
+    named = hook(profile, snap) if hook is not None else None
+    if named is None:
+        return None
+    learned = _fit(model, _groups(model, seen, snap, named))
+    dec = learned.decide_distances(seen.distances(learned))
+    empty = {r.key for r in learned.refs if r.letter == EMPTY}
+    cells = [
+        divmod(i, snap.cols)
+        for i, key in enumerate(named)
+        if snap.cells[i // snap.cols][i % snap.cols][:1] == EMPTY and dec.sure[i] and dec.keys[i] in empty - {key}
+    ]
+    if cells:
+        raise PlacesRefused(
+            _(
+                "at {places} the picture does not show what the slides' positions say (an opening, or the orange "
+                "or white slide): check the snapshot's orange: and white: lines, and the copy's holes "
+                "(referee setup holes)",
+                places=place_names(profile.game, cells),
+            ),
+            cells,
+            _("does not show what the slides' positions say"),
+        )
+    return named
 
 
 def learn_start(profile, image: np.ndarray, corners=None):

@@ -368,6 +368,11 @@ class VisionSpec:
     #: Height (pitches) of the door wings standing on the posts (`DOORS_ADDON`): a wing seen from a
     #: slant spans from its foot to its top, and the reader looks for it halfway up.
     door_height: float = 0.0
+    #: Which look (a class key of `pieces`) each place of a labelled picture shows when empty, from
+    #: the snapshot's own lines (profile, snapshot) -> row-major keys, or None where they do not say
+    #: (Stay Alive: the slides' positions and the copy's holes). Without it, or where it says None,
+    #: calibration finds each empty place's look in the picture's own groups.
+    empty_looks: Callable[[Any, Any], list[str] | None] | None = None
 
 
 @dataclass(frozen=True)

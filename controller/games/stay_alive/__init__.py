@@ -9,12 +9,12 @@ slide switches, set back by hand), its events, its profile keys and default prof
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import create_model
 
 from controller.games.spec import SPHERE, GameSpec, PlaySpec, Solid, VisionSpec
-from controller.games.stay_alive.holes import POSITIONS, SIZE
+from controller.games.stay_alive.holes import POSITIONS, SIZE, pattern_of
 from controller.games.stay_alive.rules import (
     EXPECTED_FALL_MISSING,
     FELL,
@@ -42,6 +42,21 @@ class Holes(ProfileSection):
 
     orange: _SLIDES
     white: _SLIDES
+
+
+def empty_looks(profile: Any, snapshot: Any) -> list[str] | None:
+    """The look each point of `snapshot` shows when empty (`VisionSpec.empty_looks`), from its
+    `orange:` and `white:` lines and the profile's holes: "open" where both slides have a hole
+    under it, ".w" where only the upper orange slide has one (the white slide shows), ".o"
+    elsewhere. None where the snapshot has no slide lines or the profile no holes."""
+    holes = profile.get("holes") if profile is not None else None
+    orange, white = snapshot.line("orange"), snapshot.line("white")
+    if not holes or orange is None or white is None:
+        return None
+    pattern = pattern_of(holes)
+    opened, shows_white = pattern.open_points(orange, white), pattern.white_showing(orange, white)
+    points = [(r, c) for r in range(SIZE) for c in range(SIZE)]
+    return ["open" if p in opened else ".w" if p in shows_white else ".o" for p in points]
 
 
 SPEC = GameSpec(
@@ -81,6 +96,7 @@ SPEC = GameSpec(
         floors={".o": -0.15, ".w": -0.24, "open": -0.6},
         # All three are seen through the top plate's holes: sampled at the plate's middle.
         openings={".o": -0.0625, ".w": -0.0625, "open": -0.0625},
+        empty_looks=empty_looks,
     ),
     play=PlaySpec(setup_board=setup_board, random_lines=random_lines),
     ai="controller.games.stay_alive.ai:KNOWLEDGE",
