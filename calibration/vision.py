@@ -303,30 +303,31 @@ def learn_labelled(profile, pairs: list[tuple[np.ndarray, Snapshot]], corners=No
                 )
             )
         seen = _looks(profile, image, corners)
-        named = _named_looks(profile, model, seen, snap)
-        for k, v in _groups(model, seen, snap, named).items():
+        hook = _spec(profile).vision.empty_looks
+        named = hook(profile, snap) if hook is not None else None
+        found = _groups(model, seen, snap, named)
+        if named is not None:
+            _check_named(profile, model, seen, snap, named, found)
+        for k, v in found.items():
             groups.setdefault(k, []).extend(v)
     return with_model(profile, _fit(model, groups))
 
 
-def _named_looks(profile, model: ClassModel, seen: PlaceLooks, snap: Snapshot) -> list[str] | None:
-    """Each place's empty look as the snapshot's own lines name it (`VisionSpec.empty_looks`: Stay
-    Alive's slides and holes), or None. Named so, no look needs to be on the board (a board with no
-    open point) nor to stand apart in the picture's own groups (openings as bright as a slide).
-    Refused where an empty place is read surely, by the looks learned from this picture so named,
-    as another empty look than its name: the slides' positions, or the copy's holes, are not the
-    board's."""
-    hook = _spec(profile).vision.empty_looks
-    named = hook(profile, snap) if hook is not None else None
-    if named is None:
-        return None
-    learned = _fit(model, _groups(model, seen, snap, named))
+def _check_named(profile, model: ClassModel, seen: PlaceLooks, snap: Snapshot, named: list[str], groups) -> None:
+    """Refused where an empty place is read surely, by the looks `groups` (the picture's places
+    under the looks the snapshot's own lines name, `VisionSpec.empty_looks`: Stay Alive's slides
+    and holes) teach, as another empty look than its name: the slides' positions, or the copy's
+    holes, are not the board's. Named so, no look needs to be on the board (a board with no open
+    point) nor to stand apart in the picture's own groups (openings as bright as a slide). Places
+    under glare or a lamp's reflection are not judged (their colour is not their look's)."""
+    learned = _fit(model, groups)
     dec = learned.decide_distances(seen.distances(learned))
+    judged = (seen.chosen(named)[1] >= MIN_USED) & ~lit_looks(model, seen, named) & dec.sure
     empty = {r.key for r in learned.refs if r.letter == EMPTY}
     cells = [
         divmod(i, snap.cols)
         for i, key in enumerate(named)
-        if snap.cells[i // snap.cols][i % snap.cols][:1] == EMPTY and dec.sure[i] and dec.keys[i] in empty - {key}
+        if judged[i] and snap.cells[i // snap.cols][i % snap.cols][:1] == EMPTY and dec.keys[i] in empty - {key}
     ]
     if cells:
         raise PlacesRefused(
@@ -339,7 +340,6 @@ def _named_looks(profile, model: ClassModel, seen: PlaceLooks, snap: Snapshot) -
             cells,
             _("does not show what the slides' positions say"),
         )
-    return named
 
 
 def learn_start(profile, image: np.ndarray, corners=None):

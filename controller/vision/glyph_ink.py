@@ -14,7 +14,8 @@ says how much print it shows where glare has brightened it, and the brightness r
 allowed above the chroma reading by more than `CHROMA_SLACK`; a pixel with a clipped channel is
 read by the censored model of `_censored_ink` (what print and glare could give those unclipped
 channels and push the others past the clip), and left out only when that model cannot tell
-print from tile there.
+print from tile there (and the colour is not borrowed from the tile, as a compressed frame's is:
+`glyph_bleed`).
 """
 
 from __future__ import annotations
