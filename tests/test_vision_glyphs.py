@@ -547,3 +547,19 @@ def test_a_seven_whose_bar_a_spot_hides_is_not_read_as_an_i() -> None:
     assert model.scores(ink, seen)[0].argmax() == GLYPHS.index("I")  # the visible ink fits I best
     assert model.decide(ink, seen, np.array([100.0])).glyphs == ["?"]
     assert model.decide(t7[None], SUPPORT[None], np.array([100.0])).glyphs == ["7"]
+
+
+def test_a_rival_moved_to_fit_a_hidden_tile_brings_nothing_in_from_the_far_edge() -> None:
+    """`glyph_model._hidden_aligned` moves a rival's template to where its seen strokes fall: what
+    moves past the patch's edge is gone, and nothing comes in from the other side. The wild tile's
+    ring runs along the disc's edge; moved 6 pixels right, its right side leaves the patch, and the
+    left of the disc is empty (a wrap-around brought that side in there)."""
+    ring = GlyphModel().templates[GLYPHS.index("*") * len(ANGLES) + ANGLES.index(0.0)]
+    img = ring.reshape(PATCH, PATCH)
+    moved_right = np.zeros_like(img)
+    moved_right[:, 6:] = img[:, :-6]
+    ink = (moved_right.reshape(-1) * SUPPORT).astype(np.float32)
+    seen = SUPPORT > 0
+    got = glyph_model._hidden_aligned(ink, seen, ring).reshape(PATCH, PATCH)
+    assert np.allclose(got, ink.reshape(PATCH, PATCH))
+    assert img[:, -6:].max() > 0.5 and got[:, :6].max() == 0.0  # the ring's right side is not brought in

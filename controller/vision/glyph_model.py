@@ -377,8 +377,11 @@ def _hidden_aligned(ink: np.ndarray, seen: np.ndarray, template: np.ndarray) -> 
     from what it hides; had the tile been this rival, the hidden part would be the rival's own
     strokes, and the centre pulled by their weight, not the best glyph's. So the rival is compared
     where its seen strokes fall (least squared miss over the seen pixels)."""
-    img = template.reshape(PATCH, PATCH)
-    moved = np.stack([np.roll(img, s, axis=(0, 1)).reshape(-1) for s in _SHIFTS]) * SUPPORT
+    # Every shift at once, zero-filled (what moves out of the patch is gone, nothing comes in: a
+    # wrap-around would bring a stroke from the far edge into the disc).
+    padded = np.pad(template.reshape(PATCH, PATCH), HIDDEN_SHIFT)
+    windows = np.lib.stride_tricks.sliding_window_view(padded, (PATCH, PATCH))[::-1, ::-1]
+    moved = windows.reshape(len(_SHIFTS), -1) * SUPPORT
     miss = (((moved - ink) ** 2) * seen).sum(axis=1)
     return moved[int(miss.argmin())]
 
