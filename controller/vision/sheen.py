@@ -69,7 +69,8 @@ def sheen_distances_clipped(model: ClassModel, per_class: list[np.ndarray], clip
     if len(rows) == 0:
         return out
     for i in rows:
-        tried = [colour_features(colours_of(f[i : i + 1]) * clip_factors(clipped[i])) for f in per_class]
+        factors = clip_factors(clipped[i])  # (F, 3), the same for every class
+        tried = [colour_features(colours_of(f[i : i + 1]) * factors) for f in per_class]
         out[i] = sheen_distances(model, tried).min(axis=0)
     return out
 
