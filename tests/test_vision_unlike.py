@@ -132,12 +132,26 @@ def test_a_shadow_measured_on_the_band_gives_its_light_back_to_the_places() -> N
 
 
 @pytest.mark.parametrize(
-    ("game", "seed"), [("colorpop", 11), ("colorpop", 52), ("flipop", 17), ("flipop", 49), ("flipop", 69)]
+    ("game", "seed"),
+    [
+        ("colorpop", 11),
+        ("colorpop", 52),
+        ("colorpop", 235),
+        ("flipop", 17),
+        ("flipop", 49),
+        ("flipop", 69),
+        ("flipop", 174),
+        ("flipop", 201),
+        ("flipop", 231),
+    ],
 )
 def test_a_hard_shadow_over_the_board_reads_no_place_wrong_and_sure(game: str, seed: int) -> None:
     """`bench/hand_check.py`'s hard shadows that read white pieces (a joker, a white ball) as empty,
     surely, before the shadow's light was given back (Flipop 69: a ball under the shadow's faint
-    edge, every place within the learned looks: the light the band's shadow kept gives it back)."""
+    edge, every place within the learned looks: the light the band's shadow kept gives it back).
+    Held out then (`--first 170` and `--first 210`): Flipop 174 and 201, a white ball in the deep
+    middle of a coloured shadow read as the floor plus a sheen, and 231, a white ball read as a
+    black one plus light of the sheen's fitted colour; Colorpop 235, a joker read empty."""
     profile = default_profile(game)
     snap = random_snapshot(game, profile, seed=seed)
     shade = hard_shadow(profile, np.random.default_rng(7000 + seed))
@@ -170,3 +184,25 @@ def test_a_shallow_shadow_read_within_the_looks_still_gives_its_light_back() -> 
     doubt = undone_shadow(model, dec, sure, feats, 5, 5, reach=2, sheened=sheened)
     assert doubt[jokers].all()
     assert not doubt[[9, 18, 19, 23, 24]].any()
+
+
+def test_a_piece_read_only_by_allowing_a_sheen_is_unsure_at_any_depth_of_a_shadow_beside_it() -> None:
+    """The sheen's amount of light was fitted freely, so the shadow's depth is free too, in the colour
+    an unsure place darker than its look shows nearby: a joker three times as deep in the shadow as
+    the yellow tile that measures it, read as an empty slot plus a sheen, is unsure; the same joker
+    read by its own look is not (nothing was fitted), nor a sheen's place beyond the reach."""
+    model, bgr = _slots(shadowed=False)
+    kept = np.array([0.8, 0.75, 0.7])
+    bgr[1] *= kept  # the yellow tile at the shadow's fringe: unsure, within the looks
+    bgr[3] *= kept**3  # a joker in its middle
+    bgr[24] *= kept**3  # a joker as deep, three places beyond the reach
+    dec, sure = _decide(model, bgr)
+    feats = colour_features(bgr)
+    sure[1] = False
+    for i in (3, 24):  # as the sheen's re-read leaves them: empty slots, sure, closely fitted
+        dec.letters[i], dec.best[i], dec.distance[i], sure[i] = ".", list(SLOT_LOOKS).index("."), 0.2, True
+    assert dec.distance[1] <= model.max_distance  # no place beyond every look: the old rule measured none
+    sheened = np.isin(np.arange(25), [3, 24])
+    doubt = undone_shadow(model, dec, sure, feats, 5, 5, reach=2, sheened=sheened)
+    assert doubt[3] and not doubt[24]
+    assert not undone_shadow(model, dec, sure, feats, 5, 5, reach=2).any()

@@ -229,7 +229,7 @@ class BoardReader:
         sure &= rival < 0
         # Nor one near a shadow that reads as another meaning with the shadow's light given back (unlike.py).
         lit = sure.copy()  # what the light leaves sure; a shadow's doubt is local and says nothing of it
-        sure &= ~undone_shadow(self.model, dec, sure, feats, rows, cols, REACH, by_sheen)
+        sure &= ~undone_shadow(self.model, dec, sure, feats, rows, cols, REACH, by_sheen | won_in_sheen)
         # Local too (after `lit`): what a broad sheen of some colour may have made of a piece (outline.py).
         shown = by_sheen | outlined
         sure &= ~self.outlines.under_sheen(frame, self._placed(), dec, sure, per_class, shown, halos, REACH, clipped)

@@ -71,10 +71,12 @@ def undone_shadow(
     within the looks' tolerance). A place read only by allowing a sheen (`sheened`: a free amount of
     added light fits it closely) is unsure where the other meaning is within the open-set distance
     with the light given back: a sheen's amount, fitted to the place, is no better evidence than a
-    shadow's depth measured beside it."""
+    shadow's depth measured beside it. For such a place the depth is free too (`_at_any_depth`), in
+    the colour any unsure place darker than its nearest look shows within `reach` (the middle of a
+    hard shadow is deeper than its fringe, where the looks may still take it in)."""
     unsure = np.flatnonzero(~sure)
-    far = unsure[dec.distance[unsure] > model.max_distance]
-    shaded = far[feats[far, 0] < model.means[dec.best[far], 0]]
+    darker = unsure[feats[unsure, 0] < model.means[dec.best[unsure], 0]]
+    shaded = darker[dec.distance[darker] > model.max_distance]
     # A place read surely can show a shadow too: darker than its look by more than the look's
     # brightness strays on its own but once in twenty places.
     spread = model.brightness_spread
@@ -82,15 +84,41 @@ def undone_shadow(
     dim = read[model.means[dec.best[read], 0] - feats[read, 0] > DIM * spread[dec.best[read]]]
     shaded = np.concatenate([shaded, dim])
     doubt = np.zeros(len(sure), bool)
-    if not len(shaded):
+    # Flipop hand_check seed 201: a white ball in the deep middle of a coloured shadow read as the floor plus a sheen.
+    freely = darker if sheened is not None and (sheened & sure).any() else darker[:0]
+    seeds = np.union1d(shaded, freely)
+    if not len(seeds):
         return doubt
-    kept = colours_of(feats[shaded]) / np.maximum(colours_of(model.means[dec.best[shaded]]), 1e-3)
+    kept = colours_of(feats[seeds]) / np.maximum(colours_of(model.means[dec.best[seeds]]), 1e-3)
     kept = np.clip(kept, 1e-3, 1.0)  # a shadow takes light away; it adds none
     grid = np.arange(rows * cols)
     row, col = grid // cols, grid % cols
-    for place, share in zip(shaded, kept, strict=True):
+    for place, share in zip(seeds, kept, strict=True):
         near = sure & (np.abs(row - row[place]) <= reach) & (np.abs(col - col[place]) <= reach)
-        doubt |= _given_back(model, dec, near, feats, share, sheened)
+        if place in shaded:
+            doubt |= _given_back(model, dec, near, feats, share, sheened)
+        if sheened is not None and place in freely:
+            doubt |= _at_any_depth(model, dec, near & sheened, feats, share)
+    return doubt
+
+
+#: The depths a shadow is tried at, as powers of the share of light it was seen to keep.
+DEPTHS = np.linspace(0.25, 4.0, 16)
+
+
+def _at_any_depth(
+    model: ClassModel, dec: Decision, places: np.ndarray, feats: np.ndarray, share: np.ndarray
+) -> np.ndarray:
+    """(N,) which of `places` a look of another meaning explains (within the open-set distance) under a shadow of
+    the colour `share` shows at some depth of `DEPTHS` (the share raised to it: light taken away multiplies)."""
+    doubt = np.zeros(len(places), bool)
+    near = np.flatnonzero(places)
+    if not len(near) or np.all(share >= 1.0):
+        return doubt
+    colours = colours_of(feats[near])
+    for depth in DEPTHS:
+        again = model.decide(colour_features(colours / share**depth))
+        doubt[near] |= ~model.same[again.best, dec.best[near]] & (again.distance <= model.max_distance)
     return doubt
 
 
