@@ -143,6 +143,7 @@ def test_a_shadow_measured_on_the_band_gives_its_light_back_to_the_places() -> N
         ("flipop", 174),
         ("flipop", 201),
         ("flipop", 231),
+        ("flipop", 260),
     ],
 )
 def test_a_hard_shadow_over_the_board_reads_no_place_wrong_and_sure(game: str, seed: int) -> None:
@@ -151,7 +152,9 @@ def test_a_hard_shadow_over_the_board_reads_no_place_wrong_and_sure(game: str, s
     edge, every place within the learned looks: the light the band's shadow kept gives it back).
     Held out then (`--first 170` and `--first 210`): Flipop 174 and 201, a white ball in the deep
     middle of a coloured shadow read as the floor plus a sheen, and 231, a white ball read as a
-    black one plus light of the sheen's fitted colour; Colorpop 235, a joker read empty."""
+    black one plus light of the sheen's fitted colour; Colorpop 235, a joker read empty; `--first 250`:
+    Flipop 260, a white ball in a deep shadow read as the floor, the white look with the shadow's
+    light given back not clearly farther."""
     profile = default_profile(game)
     snap = random_snapshot(game, profile, seed=seed)
     shade = hard_shadow(profile, np.random.default_rng(7000 + seed))
