@@ -2,7 +2,7 @@
 board is still read beside such a reflection, and how many of the renderer's hands it catches, per
 game (issue 15, item 4; issue 32, item 3).
 
-    .venv/bin/python bench/hand_check.py [--seeds N] [--first S] [--preset hard]
+    .venv/bin/python bench/hand_check.py [--games colorpop,...] [--seeds N] [--first S] [--preset hard]
 
 Glare: one reflection (radius 0.15-0.45 pitch unless --radius says otherwise) on the board's
 frame band, 0.6-1.1 pitch outside the lattice, anywhere along a random side between the corner
@@ -142,17 +142,21 @@ def measure(
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", default=",".join(registry.names()), help="games to check, comma-separated")
     ap.add_argument("--seeds", type=int, default=40)
     ap.add_argument("--first", type=int, default=0, help="the first picture's seed (others than the usual ones)")
     ap.add_argument("--preset", default="hard", choices=["clean", "hard"])
     ap.add_argument("--radius", default="0.15,0.45", help="smallest,largest reflection radius in pitches")
     args = ap.parse_args()
+    unknown = sorted(set(args.games.split(",")) - set(registry.names()))
+    if unknown:
+        ap.error(f"unknown game(s) {', '.join(unknown)}; expected some of {', '.join(registry.names())}")
     lo, hi = (float(v) for v in args.radius.split(","))
     print(
         f"{args.seeds} pictures per game (seeds {args.first}-{args.first + args.seeds - 1}), preset {args.preset}, "
         f"reflection radius {lo}-{hi} pitch"
     )
-    for game in registry.names():
+    for game in args.games.split(","):
         glare, near, hand, shadow, sleeve = measure(game, args.seeds, args.preset, (lo, hi), args.first)
         print(
             f"{game:11s} edge glare taken for a hand: {glare['hand']}/{args.seeds} "
