@@ -113,8 +113,9 @@ class ReflectionCheck:
         sure: np.ndarray,
     ) -> np.ndarray:
         """Places under a lamp's reflection (`lit`) made unsure; places the looks leave unsure (and
-        `usable`) beside a core clipped in every channel within a pitch, read where only one
-        meaning's look explains them with some added white light (`explain`): `dec` and `sure`
+        `usable`) beside a core clipped in every channel within a pitch, of `halo.MIN_CORE`'s radius or
+        more (`large_cores`), read where only one meaning's look explains them with some added white
+        light (`explain`): `dec` and `sure`
         updated. Returns the places under a reflection."""
         under = lit(model, rel, clipped, white)
         sure &= ~under

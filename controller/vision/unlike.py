@@ -64,8 +64,9 @@ def undone_shadow(
     lamp's light taken away, the room's other light left, so a colour as well as a depth). Brightness
     can be all that tells two looks apart (a white or grey piece from a dark empty place), so a sure
     place within `reach` of such a place is read again with each channel divided by that share, and
-    is left unsure when that reads it as a look of another meaning at least as well as it was read
-    (in that shadow, the other meaning explains it no worse). A place sitting by its own look, with
+    is left unsure when that reads it as a look of another meaning not clearly farther than it was
+    read (the classifier's margin rule: in that shadow, the other meaning explains it about as
+    well). A place sitting by its own look, with
     or without the shadow, keeps its reading; far from any shadow, nothing changes. A place read
     surely can show the shadow too, darker than its look by more than `DIM` of its spreads (a shadow
     within the looks' tolerance). A place read only by allowing a sheen (`sheened`: a free amount of
