@@ -189,7 +189,9 @@ class HaloCheck:
             out[j], read[j] = med[0], known.mean()
         return out, read
 
-    def settle(self, rect, white, samplers: dict, heights: dict, model, weights: np.ndarray, dec, sure) -> dict:
+    def settle(
+        self, rect, white, samplers: dict, heights: dict, model, weights: np.ndarray, dec, sure, lit_read=None
+    ) -> dict:
         """The places beside a reflection outside the places (`halos`), looked at without its halo
         at each of `SCALES` times its measure, each class at its own height (`samplers`, `heights`:
         `tops.PieceTops`) relative to the paper white (`weights` at the places): an unsure place is
@@ -197,13 +199,20 @@ class HaloCheck:
         read); a sure place is unsure where a measure leaves a look of another meaning within the
         open-set distance, on whatever of its patch is read, and not ruled out (the nearest, or the
         place then unsure by the margin rule; one that leaves a colour no look describes is not the
-        halo's measure). `dec` and `sure` updated; the halos, by place."""
+        halo's measure). A sure place whose patch a strong halo leaves under `MIN_READ` read at every
+        measure is unsure unless every measure reads it so, or it was read with added light taken off
+        (`lit_read`: `reflections.ReflectionCheck.settled`). `dec` and `sure` updated; the halos, by place."""
         halos = self.halos(rect, white, self.places_px)
         if not halos:
             return halos
         todo = np.array(sorted(halos))
         letters = np.array([r.letter for r in model.refs])
-        seen = []
+        # A halo adding more light than a look's brightness tolerates (the least spread at the open-set distance, as
+        # `reflections.diffuse_bound`) was measured; a core's own clipping with nothing on the band is not a halo.
+        tolerance = float(np.exp(model.max_distance * np.sqrt(model.floor[0]))) - 1.0
+        nearest = np.repeat(np.array([halos[i][2][0] for i in todo])[:, None], 3, axis=1)
+        strong = normalise(nearest, white, weights[todo]).mean(axis=1) >= tolerance
+        seen, own = [], []
         for scale in SCALES:
             at = {}
             for z in sorted(set(heights.values())):
@@ -217,6 +226,7 @@ class HaloCheck:
             # against a sure reading: Flipop hand_check seed 121, a black ball the core mostly covers read white).
             shown = np.stack([looks.of(r.key)[1] > 0 for r in model.refs], axis=1)
             seen.append((lit, looks.chosen(lit.keys)[1] >= MIN_READ, np.where(shown, dist, np.inf)))
+            own.append(looks.chosen([dec.keys[i] for i in todo])[1])
         first = seen[len(seen) // 2][0]
         for j, i in enumerate(todo):
             # Another meaning within the open-set distance that the measure does not rule out: the nearest, or as near
@@ -225,6 +235,14 @@ class HaloCheck:
             if sure[i] and any(
                 o.any() and (lit.letters[j] != dec.letters[i] or not lit.sure[j]) for o, (lit, *_) in zip(other, seen)
             ):
+                sure[i] = False
+                continue
+            # Nor is a reading whose patch a strong halo leaves under `MIN_READ` read at every measure, unless what is
+            # left reads it so at every measure: the reading saw the halo's light (Colorpop hand_check seed 360: a
+            # purple token read as a joker; seed 99's yellow token, as mostly covered, is read yellow without it).
+            kept = all(lit.sure[j] and lit.letters[j] == dec.letters[i] for lit, *_ in seen)
+            taken_off = lit_read is not None and lit_read[i]  # read with the added light taken off already
+            if sure[i] and strong[j] and not kept and not taken_off and all(o[j] < MIN_READ for o in own):
                 sure[i] = False
                 continue
             one = len({lit.letters[j] for lit, *_ in seen}) == 1 and all(lit.sure[j] and ok[j] for lit, ok, _ in seen)

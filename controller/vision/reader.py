@@ -332,8 +332,8 @@ class BoardReader:
         if self.halo is None:
             return {}
         samplers = self.tops.samplers(self._placed(), (frame.shape[1], frame.shape[0]))
-        heights, weights = self.tops.heights, self.paper_weights
-        return self.halo.settle(rect, white, samplers, heights, self.model, weights, dec, sure)
+        heights, weights, lit_read = self.tops.heights, self.paper_weights, self.reflections.settled
+        return self.halo.settle(rect, white, samplers, heights, self.model, weights, dec, sure, lit_read)
 
     def _light_words(self, best: np.ndarray, rival: np.ndarray, paper_bound: np.ndarray) -> str:
         """Why the light leaves places unsure, in a player's words: the two colours it makes

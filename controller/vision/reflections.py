@@ -80,6 +80,7 @@ class ReflectionCheck:
     def __init__(self, centres_px: np.ndarray, ppp: float, shape: tuple[int, int]) -> None:
         self.near = PatchSampler(centres_px, ring_offsets(0, ppp), shape)
         self.min_core = np.pi * (MIN_CORE * ppp) ** 2  # pixels
+        self.settled = np.zeros(0, bool)  # the places the last `settle` read as a look plus white light
 
     def large_cores(self, rect: np.ndarray) -> np.ndarray:
         """(H, W) whether each pixel is in a core clipped in every channel, of at least `halo.MIN_CORE`'s
@@ -122,10 +123,12 @@ class ReflectionCheck:
         todo = np.flatnonzero(~sure & ~under & usable)
         if len(todo):  # a core large enough to have a halo (Flipop hand_check seed 174: a glint beside a ball)
             todo = todo[np.take(self.large_cores(rect).ravel(), self.near.index[todo]).any(axis=1)]
+        self.settled = np.zeros(len(sure), bool)
         if len(todo):
             found = self.explain(model, rel[todo])
             for j, i in enumerate(todo):
                 if found.sure[j]:
+                    self.settled[i] = True
                     dec.best[i], dec.letters[i], dec.keys[i] = found.best[j], found.letters[j], found.keys[j]
                     dec.open[i], dec.confidence[i], sure[i] = found.open[j], found.confidence[j], True
         return under
