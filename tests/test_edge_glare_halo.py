@@ -112,9 +112,19 @@ def test_a_token_the_core_mostly_covers_stays_read_where_what_is_left_reads_it()
 def test_a_token_the_core_mostly_covers_is_not_read_on_the_halos_light() -> None:
     """`bench/hand_check.py`, Colorpop seed 360 (held out then): a purple token under most of a strong reflection's
     core was read as a joker, surely, on pixels the halo had paled; without the halo too little of it is left to
-    read (under `MIN_READ` at every measure), and what is left reads it as nothing surely: it is unsure. (Stay
-    Alive seed 4's yellow marble, as covered but read with the added white light taken off, stays read.)"""
+    read (under `MIN_READ` at every measure), and what is left is nearest purple at one measure: it is unsure.
+    (Stay Alive seed 4's yellow marble, as covered but read with the added white light taken off, stays read, as
+    do seeds 12, 31 and 44's marbles whose pixels left are nearest their own colour at every measure.)"""
     snap, reading = _near_glare("colorpop", 360)
     assert snap.cells[0][8] == "P"
     assert reading.cells is not None and reading.cells[0][8] in ("P", "?")
     assert all(g == t or g == "?" for gr, tr in zip(reading.cells, snap.cells) for g, t in zip(gr, tr))
+
+
+@pytest.mark.parametrize("seed", [12, 31, 44])
+def test_a_marble_the_core_mostly_covers_stays_read_where_what_is_left_is_nearest_it(seed: int) -> None:
+    """Stay Alive boards beside an edge reflection (`bench/hand_check.py --seeds 40 --first 10`): a marble mostly
+    under the core, whose pixels left without the halo are nearest its own colour at every measure, keeps its
+    reading: the whole board is read."""
+    snap, reading = _near_glare("stay-alive", seed)
+    assert reading.snapshot is not None and reading.snapshot.cells == snap.cells

@@ -200,8 +200,9 @@ class HaloCheck:
         open-set distance, on whatever of its patch is read, and not ruled out (the nearest, or the
         place then unsure by the margin rule; one that leaves a colour no look describes is not the
         halo's measure). A sure place whose patch a strong halo leaves under `MIN_READ` read at every
-        measure is unsure unless every measure reads it so, or it was read with added light taken off
-        (`lit_read`: `reflections.ReflectionCheck.settled`). `dec` and `sure` updated; the halos, by place."""
+        measure is unsure unless every measure finds its meaning nearest, or it was read with added
+        light taken off (`lit_read`: `reflections.ReflectionCheck.settled`). `dec` and `sure` updated;
+        the halos, by place."""
         halos = self.halos(rect, white, self.places_px)
         if not halos:
             return halos
@@ -238,9 +239,9 @@ class HaloCheck:
                 sure[i] = False
                 continue
             # Nor is a reading whose patch a strong halo leaves under `MIN_READ` read at every measure, unless what is
-            # left reads it so at every measure: the reading saw the halo's light (Colorpop hand_check seed 360: a
-            # purple token read as a joker; seed 99's yellow token, as mostly covered, is read yellow without it).
-            kept = all(lit.sure[j] and lit.letters[j] == dec.letters[i] for lit, *_ in seen)
+            # left is nearest its meaning at every measure: the reading saw the halo's light (Colorpop hand_check seed
+            # 360: a purple token read as a joker, its pixels left nearest purple; seed 99's yellow token is kept).
+            kept = all(lit.letters[j] == dec.letters[i] for lit, *_ in seen)
             taken_off = lit_read is not None and lit_read[i]  # read with the added light taken off already
             if sure[i] and strong[j] and not kept and not taken_off and all(o[j] < MIN_READ for o in own):
                 sure[i] = False
