@@ -46,6 +46,20 @@ SEARCH = 0.3
 SHIFTS = np.stack(np.meshgrid(*[np.arange(-SEARCH, SEARCH + 1e-9, STEP)] * 2), axis=-1).reshape(-1, 2)
 
 
+def clipped_cores(rect: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """The reflections' cores (every channel clipped) of a rectified board: how many (the background
+    counted as 0), each pixel's core (0: none), each core's centre (x, y) in rectified pixels and area."""
+    clipped = cv2.inRange(rect, (SATURATED,) * 3, (255,) * 3)
+    n, labels, stats, centres = cv2.connectedComponentsWithStats(clipped, connectivity=8)
+    return n, labels, centres, stats[:, cv2.CC_STAT_AREA]
+
+
+def has_halo(areas: np.ndarray, ppp: float) -> np.ndarray:
+    """Which cores (their areas in rectified pixels, at `ppp` pixels a pitch) are large enough to have a
+    halo: `MIN_CORE`'s radius or more (a speck, a ball's glint or noise, has none beyond itself)."""
+    return areas >= np.pi * (MIN_CORE * ppp) ** 2
+
+
 class HaloCheck:
     """The halo of each reflection's core near the board's edge, measured on the frame band, and
     the places' colours without it."""
@@ -70,11 +84,8 @@ class HaloCheck:
         self.band_yx = np.stack(np.divmod(self.band.index.ravel(), width), axis=1).astype(np.float64)
 
     def cores(self, rect: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
-        """The reflections' cores (every channel clipped): how many (the background counted as
-        0), each pixel's core (0: none), each core's centre (x, y) in rectified pixels and area."""
-        clipped = cv2.inRange(rect, (SATURATED,) * 3, (255,) * 3)
-        n, labels, stats, centres = cv2.connectedComponentsWithStats(clipped, connectivity=8)
-        return n, labels, centres, stats[:, cv2.CC_STAT_AREA]
+        """The reflections' cores of a rectified board (`clipped_cores`)."""
+        return clipped_cores(rect)
 
     def profile(
         self, rect: np.ndarray, white: np.ndarray, centre: np.ndarray
@@ -134,7 +145,7 @@ class HaloCheck:
         beyond = np.maximum(np.maximum(self.box[0] - centres, centres - self.box[1]), 0.0).max(axis=1)
         # A speck (a highlight, noise) has no halo the band could measure; a core among the places
         # or past the band (a marker's paper) has no band beside it.
-        kept = (areas >= np.pi * (MIN_CORE * self.ppp) ** 2) & (beyond > 0) & (beyond <= BAND * self.ppp)
+        kept = has_halo(areas, self.ppp) & (beyond > 0) & (beyond <= BAND * self.ppp)
         kept[0] = False  # the background
         if not kept.any():
             return {}
@@ -213,7 +224,7 @@ class HaloCheck:
         tolerance = float(np.exp(model.max_distance * np.sqrt(model.floor[0]))) - 1.0
         nearest = np.repeat(np.array([halos[i][2][0] for i in todo])[:, None], 3, axis=1)
         strong = normalise(nearest, white, weights[todo]).mean(axis=1) >= tolerance
-        seen, own = [], []
+        seen, own, own_keys = [], [], [dec.keys[i] for i in todo]
         for scale in SCALES:
             at = {}
             for z in sorted(set(heights.values())):
@@ -227,7 +238,7 @@ class HaloCheck:
             # against a sure reading: Flipop hand_check seed 121, a black ball the core mostly covers read white).
             shown = np.stack([looks.of(r.key)[1] > 0 for r in model.refs], axis=1)
             seen.append((lit, looks.chosen(lit.keys)[1] >= MIN_READ, np.where(shown, dist, np.inf)))
-            own.append(looks.chosen([dec.keys[i] for i in todo])[1])
+            own.append(looks.chosen(own_keys)[1])
         first = seen[len(seen) // 2][0]
         for j, i in enumerate(todo):
             # Another meaning within the open-set distance that the measure does not rule out: the nearest, or as near

@@ -25,7 +25,6 @@ out a near-neutral pale grey, which `explain` reads as a joker). Calibration lea
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 
 from controller.vision.classify import ClassModel, Decision
@@ -37,7 +36,7 @@ from controller.vision.features import (
     colours_of,
     ring_offsets,
 )
-from controller.vision.halo import MIN_CORE
+from controller.vision.halo import clipped_cores, has_halo
 from controller.vision.light import local_white
 from controller.vision.tops import PlaceLooks
 
@@ -79,15 +78,14 @@ class ReflectionCheck:
 
     def __init__(self, centres_px: np.ndarray, ppp: float, shape: tuple[int, int]) -> None:
         self.near = PatchSampler(centres_px, ring_offsets(0, ppp), shape)
-        self.min_core = np.pi * (MIN_CORE * ppp) ** 2  # pixels
+        self.ppp = ppp
         self.settled = np.zeros(0, bool)  # the places the last `settle` read as a look plus white light
 
     def large_cores(self, rect: np.ndarray) -> np.ndarray:
-        """(H, W) whether each pixel is in a core clipped in every channel, of at least `halo.MIN_CORE`'s
-        radius: a speck (a ball's glint) has no halo beyond itself."""
-        clipped = cv2.inRange(rect, (SATURATED,) * 3, (255,) * 3)
-        _n, labels, stats, _centres = cv2.connectedComponentsWithStats(clipped, connectivity=8)
-        large = stats[:, cv2.CC_STAT_AREA] >= self.min_core
+        """(H, W) whether each pixel is in a core clipped in every channel large enough to have a halo
+        (`halo.has_halo`: a speck, a ball's glint, has none beyond itself)."""
+        _n, labels, _centres, areas = clipped_cores(rect)
+        large = has_halo(areas, self.ppp)
         large[0] = False  # the background
         return large[labels]
 
@@ -114,10 +112,9 @@ class ReflectionCheck:
         sure: np.ndarray,
     ) -> np.ndarray:
         """Places under a lamp's reflection (`lit`) made unsure; places the looks leave unsure (and
-        `usable`) beside a core clipped in every channel within a pitch, of `halo.MIN_CORE`'s radius or
-        more (`large_cores`), read where only one meaning's look explains them with some added white
-        light (`explain`): `dec` and `sure`
-        updated. Returns the places under a reflection."""
+        `usable`) beside a core clipped in every channel within a pitch, large enough to have a halo
+        (`large_cores`), read where only one meaning's look explains them with some added white light
+        (`explain`): `dec` and `sure` updated. Returns the places under a reflection."""
         under = lit(model, rel, clipped, white)
         sure &= ~under
         todo = np.flatnonzero(~sure & ~under & usable)

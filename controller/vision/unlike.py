@@ -116,10 +116,10 @@ def _at_any_depth(
     near = np.flatnonzero(places)
     if not len(near) or np.all(share >= 1.0):
         return doubt
-    colours = colours_of(feats[near])
-    for depth in DEPTHS:
-        again = model.decide(colour_features(colours / share**depth))
-        doubt[near] |= ~model.same[again.best, dec.best[near]] & (again.distance <= model.max_distance)
+    tried = colours_of(feats[near])[None] / share ** DEPTHS[:, None, None]  # (depths, places, 3)
+    again = model.decide(colour_features(tried.reshape(-1, 3)))
+    other = ~model.same[again.best, np.tile(dec.best[near], len(DEPTHS))] & (again.distance <= model.max_distance)
+    doubt[near] = other.reshape(len(DEPTHS), -1).any(axis=0)
     return doubt
 
 
