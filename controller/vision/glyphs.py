@@ -49,6 +49,13 @@ from controller.vision.glyph_ink import (
     normalise,
     sample_patches,
 )
+from controller.vision.glyph_light import (
+    EVEN_STEP,
+    light_step,
+    plain_medians,
+    read_otherwise,
+    row_medians,
+)
 from controller.vision.glyph_model import (
     ANGLES,
     GLYPHS,
@@ -71,11 +78,6 @@ PRINT_OVER_WHITE = 1.1  # at most how much brighter than paper white that percen
 #: reading keeps that reading (`GlyphMemory`).
 UNCHANGED_LEVEL = 40.0
 UNCHANGED_PIXELS = 0.02
-#: The light across a tile is measured on its plain parts (ink at most `PLAIN_INK`) in `CELLS` x
-#: `CELLS` cells of its patch, each with at least `MIN_PLAIN` such pixels (`light_step`).
-CELLS = 3
-PLAIN_INK = 0.1
-MIN_PLAIN = 12
 
 #: Names the glyph reading's callers (calibration, the renderer, tests) take from here.
 __all__ = [
@@ -110,15 +112,6 @@ def print_white(pix: np.ndarray, centres: np.ndarray, white: np.ndarray) -> np.n
     light there, so a glare spot on one tile does not raise its own threshold."""
     pix = np.asarray(pix, np.float32)
     return _print_white(pix[..., 0] + pix[..., 1] + pix[..., 2], centres, white)
-
-
-def row_medians(values: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    """(N,) the median of each row's kept values (each row keeps at least one), by one sort:
-    the others are sent to the end as infinity (np.nanmedian over rows is far slower)."""
-    ranked = np.sort(np.where(keep, values, np.array(np.inf, np.float32)), axis=1)
-    count = keep.sum(axis=1)
-    rows = np.arange(len(ranked))
-    return (ranked[rows, (count - 1) // 2] + ranked[rows, count // 2]) / 2
 
 
 def _print_white(brightness: np.ndarray, centres: np.ndarray, white: np.ndarray) -> np.ndarray:
@@ -349,11 +342,24 @@ def _read(
     if len(sure):
         if seen is None:
             seen = _sample_planes(frame, h, centred)
-        # A hard shadow's edge across the tile (`light_step`): the print in the shadow is as near
-        # the lit tile as the lit print once the step is half the contrast between them.
-        step = light_step([p[sure] for p in seen], ink[sure], mask[sure])
-        for i in sure[step >= contrast[sure] / 2]:
+        # A shadow's edge across the tile (`glyph_light`): the print in the shadow is as near the
+        # lit tile as the lit print once the step is half the contrast between them.
+        medians = plain_medians([p[sure] for p in seen], ink[sure], mask[sure])
+        for i in sure[light_step(medians) >= contrast[sure] / 2]:
             reading.glyphs[i], reading.sure[i] = "?", False
+        # A tile whose light varies is sure only if read alike with the light made even (`glyph_light`).
+        # Glare's halo adds light rather than multiplying it: a glared tile is the ink reading's to read.
+        glared = np.any((mask[sure] == 0) & (SUPPORT[None, :] > 0), axis=1)
+        uneven = np.flatnonzero(reading.sure[sure] & ~glared & (light_step(medians) >= EVEN_STEP))
+        if len(uneven):
+            rows = sure[uneven]
+            part, tile_white = [p[rows] for p in seen], None if white is None else white[rows]
+            glyphs = [reading.glyphs[i] for i in rows]
+            doubt = read_otherwise(
+                model, part, ink[rows], mask[rows], contrast[rows], axis[rows], tile_white, glyphs, clear
+            )
+            for i in rows[doubt]:
+                reading.glyphs[i], reading.sure[i] = "?", False
     if bound is not None and bound.any():
         lost = lamp_lost(seen if seen is not None else _sample_planes(frame, h, centred), mask, bound)
         rows = np.flatnonzero(lost.any(axis=1) & reading.sure)
@@ -364,42 +370,6 @@ def _read(
                 if not filled.sure[j] or filled.glyphs[j] != reading.glyphs[i]:
                     reading.glyphs[i], reading.sure[i] = "?", False
     return reading
-
-
-_CELL = (np.arange(PATCH) * CELLS) // PATCH
-#: The patch pixels of each of the `CELLS` x `CELLS` cells (`light_step`).
-_CELL_PIXELS = [np.flatnonzero((_CELL[:, None] * CELLS + _CELL[None, :]).ravel() == k) for k in range(CELLS * CELLS)]
-
-
-def light_step(planes: list[np.ndarray], ink: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """(N,) how much the light varies across each tile, in grey levels: the largest distance
-    between the median colours of its plain parts (tile, not print: ink at most `PLAIN_INK`)
-    in any two of `CELLS` x `CELLS` cells of its disc.
-
-    One tile is one colour, so under an even light its plain parts match wherever they lie; a
-    lamp's hard shadow whose edge crosses the tile darkens part of it, and the ink is then read
-    against one level of the tile for the whole patch: the shadowed print may fall to the tile's
-    level, or the lit tile rise to the print's. Once the step is half the contrast between print
-    and tile, the print in the shadow is as near the lit tile as the lit print is: a stroke may
-    be drawn or hidden, and such a tile is unsure (`_read`). Pixels beside print (lifted by the
-    blur) and beside glare (whose halo adds light) are left out: only a change of the light that
-    falls on the tile is measured."""
-    n = len(ink)
-    # Beside a stroke the blur lifts the tile towards the print: those pixels are left out too.
-    # So are those beside glare (its halo adds light: it is the ink reading's to read, by chroma).
-    near_print = _dilate_rows((ink > PLAIN_INK) | ((mask == 0) & (SUPPORT[None, :] > 0)), np.arange(n)) > 0
-    plain = ~near_print & (SUPPORT[None, :] > 0)
-    medians = np.full((n, CELLS * CELLS, 3), np.nan, np.float32)
-    for k, pixels in enumerate(_CELL_PIXELS):
-        in_cell = plain[:, pixels]
-        count = in_cell.sum(axis=1)
-        enough = np.flatnonzero(count >= MIN_PLAIN)
-        if not len(enough):
-            continue
-        for c, plane in enumerate(planes):
-            medians[enough, k, c] = row_medians(plane[enough][:, pixels], in_cell[enough])
-    d = np.sqrt(((medians[:, :, None, :] - medians[:, None, :, :]) ** 2).sum(axis=3))
-    return np.where(np.isnan(d), 0.0, d).max(axis=(1, 2))
 
 
 def print_lost(planes: list[np.ndarray], mask: np.ndarray, white: np.ndarray | None) -> np.ndarray:
