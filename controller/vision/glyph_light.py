@@ -6,9 +6,8 @@ against one level of the tile and one of the print for the whole patch: the shad
 fall towards the tile's level (a stroke lost, or read weaker than its rival's), or the lit tile
 rise towards the print's. `glyphs._read` leaves a tile unsure when its light's step is half the
 print's contrast (`light_step`), and reads every tile whose light is not even (`EVEN_STEP`) again
-with the light made even (`evened`): under the most likely light (`light_between`) the tile must
-be read surely as the same glyph, and under the least and the most light each pixel may have
-(`light_bounds`: a shadow's edge may pass over the print) the same glyph must match best.
+with the light made even (`evened`: each pixel over the light on it, told by the plain pixels
+around it, `light_between`): a tile not read surely as the same glyph then is unsure.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ import cv2
 import numpy as np
 
 from controller.vision.glyph_ink import PATCH, SUPPORT, _dilate_rows, _normalise_planes
-from controller.vision.glyph_model import GLYPHS, GlyphModel
+from controller.vision.glyph_model import GlyphModel
 
 #: The light across a tile is measured on its plain parts (ink at most `PLAIN_INK`) in `CELLS` x
 #: `CELLS` cells of its patch, each with at least `MIN_PLAIN` such pixels (`plain_medians`).
@@ -77,68 +76,54 @@ def light_step(medians: np.ndarray) -> np.ndarray:
 EVEN_STEP = 10.0
 
 
-#: How far (patch pixels) the nearest plain pixels may lie from a pixel of print: the rim left out
-#: beside the print (2) and half a stroke (`light_bounds`).
+#: How far (patch pixels) the plain pixels tell the light over the print beside them
+#: (`light_between`): the rim left out beside the print (2) and half a stroke.
 REACH = 5
-_WINDOWS = [np.ones((2 * r + 1, 2 * r + 1), np.uint8) for r in range(REACH + 2)]
+
+
+#: Rows left between the tiles' patches stacked into one image (`_stacked`): wider than the blur
+#: reaches, so that no tile's light spills into the next.
+_GAP = 3 * REACH
+
+
+def _stacked(a: np.ndarray, fill: float = 0.0) -> np.ndarray:
+    """(N, PATCH, PATCH, ...) patches as one image, one below the other, `_GAP` rows of `fill`
+    around each: one OpenCV call filters every tile (a call per tile costs more than its work)."""
+    out = np.full((len(a), PATCH + _GAP, *a.shape[2:]), fill, a.dtype)
+    out[:, _GAP:] = a
+    return np.concatenate([out.reshape(-1, *a.shape[2:]), np.full((_GAP, *a.shape[2:]), fill, a.dtype)])
+
+
+def _unstacked(image: np.ndarray, n: int) -> np.ndarray:
+    """The N patches of a `_stacked` image."""
+    return image[: n * (PATCH + _GAP)].reshape(n, PATCH + _GAP, *image.shape[1:])[:, _GAP:]
 
 
 def light_between(planes: list[np.ndarray], ink: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """(N, K, 3) the light most likely on each pixel of each tile, channel by channel: the plain
     pixels' colour, averaged with weights falling off over `REACH` pixels (a normalised blur), so
     a smooth change of the light (a lamp's falloff, a shadow's soft edge) is followed smoothly over
-    the print."""
+    the print. A tile without plain pixels keeps its own colour (no light is known there)."""
     n = len(ink)
-    plain = _plain(ink, mask).reshape(n, PATCH, PATCH).astype(np.float32)
-    colour = np.stack(planes, axis=-1).astype(np.float32).reshape(n, PATCH, PATCH, 3)
-    light = colour.copy()
-    for i in range(n):
-        if not plain[i].any():
-            continue
-        weight = cv2.GaussianBlur(plain[i], (0, 0), REACH / 2)[..., None]
-        light[i] = cv2.GaussianBlur(colour[i] * plain[i][..., None], (0, 0), REACH / 2) / np.maximum(weight, 1e-6)
-    return light.reshape(n, -1, 3)
+    plain = _plain(ink, mask).astype(np.float32)
+    colour = np.stack(planes, axis=-1).astype(np.float32)
+    weighted = np.concatenate([colour * plain[..., None], plain[..., None]], axis=2).reshape(n, PATCH, PATCH, 4)
+    blurred = _unstacked(cv2.GaussianBlur(_stacked(weighted), (0, 0), REACH / 2), n).reshape(n, -1, 4)
+    light = blurred[..., :3] / np.maximum(blurred[..., 3:], 1e-6)
+    seen = np.asarray(plain.any(axis=1))
+    return np.where(seen[:, None, None], light, colour)
 
 
-def light_bounds(planes: list[np.ndarray], ink: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(low, high), each (N, K, 3): the least and the most light that may fall on each pixel of
-    each tile, channel by channel, in the tile's own grey levels.
-
-    Where the tile is plain its colour is the light there (one tile is one colour). Over the print
-    the light is told by the plain pixels nearest it (those within one pixel more than the
-    nearest, up to `REACH`: both sides of a stroke); where they differ, a shadow's edge may pass
-    over the print, which then lies in the lit part or the shadowed one, and both bounds are kept."""
-    n = len(ink)
-    plain = _plain(ink, mask).reshape(n, PATCH, PATCH)
-    low = np.stack(planes, axis=-1).astype(np.float32).reshape(n, PATCH, PATCH, 3)
-    high = low.copy()
-    big = np.float32(1e6)
-    for i in range(n):
-        if not plain[i].any():
-            continue
-        away = cv2.distanceTransform((~plain[i]).astype(np.uint8), cv2.DIST_C, 3)
-        radius = np.minimum(np.ceil(away).astype(int) + 1, REACH + 1)
-        # The plain pixels' colour, its noise averaged over their plain neighbours.
-        weight = cv2.blur(plain[i].astype(np.float32), (3, 3))[..., None]
-        smooth = cv2.blur(low[i] * plain[i][..., None], (3, 3)) / np.maximum(weight, 1e-3)
-        top = np.where(plain[i][..., None], smooth, -big)
-        bottom = np.where(plain[i][..., None], smooth, big)
-        # Beyond `REACH` of any plain pixel: anywhere between the tile's darkest and lightest.
-        high[i][~plain[i]], low[i][~plain[i]] = top.max(axis=(0, 1)), bottom.min(axis=(0, 1))
-        for r in np.unique(radius[~plain[i]]).tolist():
-            most, least = cv2.dilate(top, _WINDOWS[r]), cv2.erode(bottom, _WINDOWS[r])
-            found = ~plain[i] & (radius == r) & (most[..., 0] > -big)
-            high[i][found], low[i][found] = most[found], least[found]
-    return low.reshape(n, -1, 3), high.reshape(n, -1, 3)
+_DISC_PIXELS = np.flatnonzero(SUPPORT > 0)
 
 
 def evened(planes: list[np.ndarray], light: np.ndarray) -> list[np.ndarray]:
     """The tiles' patches (`planes`, each (N, K)) as they would look with the light across each
     tile made even: each pixel multiplied, channel by channel, by the least light on the tile's
-    disc over the light at that pixel (`light`, (N, K, 3), from `light_bounds`). A shadow
+    disc over the light at that pixel (`light`, (N, K, 3), from `light_between`). A shadow
     multiplies tile and print alike, so this undoes it where the light is known; brought down to
     the darkest light, no pixel is pushed into clipping or above the paper's white."""
-    dark = np.where(SUPPORT[None, :, None] > 0, light, np.inf).min(axis=1)
+    dark = light[:, _DISC_PIXELS].min(axis=1)
     return [p * (dark[:, None, c] / np.maximum(light[..., c], 1.0)) for c, p in enumerate(planes)]
 
 
@@ -154,16 +139,10 @@ def read_otherwise(
     clear: bool = False,
 ) -> np.ndarray:
     """(N,) bool: which tiles, read surely as `glyphs` from their patches (`planes`; `ink`, `mask`,
-    `contrast` and colour `axis` as read), may be another glyph with their light made even: not
-    read surely as the same glyph under the likeliest light (`light_between`), or matching another
-    glyph best under the least or the most light (`light_bounds`). `white` and `clear` as the ink
-    reading's (`glyph_ink._ink`)."""
-    doubt = np.zeros(len(glyphs), bool)
-    for k, light in enumerate((light_between(planes, ink, mask), *light_bounds(planes, ink, mask))):
-        even_ink, even_mask, _ = _normalise_planes(evened(planes, light), white, axis, clear)
-        if k == 0:  # the contrast as read: brought down to the darkest light, the print keeps its share
-            again = model.decide(even_ink, even_mask, contrast).glyphs
-        else:
-            again = [GLYPHS[g] for g in model.scores(even_ink, even_mask).argmax(axis=1)]
-        doubt |= np.array([a != g for a, g in zip(again, glyphs)])
-    return doubt
+    `contrast` and colour `axis` as read), are not read surely as the same glyph with their light
+    made even (`evened` under `light_between`). The contrast is kept as read: brought down to the
+    darkest light, the print keeps its share of it. `white` and `clear` as the ink reading's
+    (`glyph_ink._ink`)."""
+    even_ink, even_mask, _ = _normalise_planes(evened(planes, light_between(planes, ink, mask)), white, axis, clear)
+    again = model.decide(even_ink, even_mask, contrast).glyphs
+    return np.array([a != g for a, g in zip(again, glyphs)], bool)
