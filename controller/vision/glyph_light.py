@@ -27,6 +27,10 @@ MIN_PLAIN = 12
 _CELL = (np.arange(PATCH) * CELLS) // PATCH
 #: The patch pixels of each of the `CELLS` x `CELLS` cells.
 _CELL_PIXELS = [np.flatnonzero((_CELL[:, None] * CELLS + _CELL[None, :]).ravel() == k) for k in range(CELLS * CELLS)]
+#: (cells, most pixels in a cell) the patch pixels of each cell, padded with PATCH * PATCH (a column
+#: `plain_medians` adds, never plain).
+_WIDEST = max(len(p) for p in _CELL_PIXELS)
+_CELL_INDEX = np.array([np.pad(p, (0, _WIDEST - len(p)), constant_values=PATCH * PATCH) for p in _CELL_PIXELS])
 
 
 def row_medians(values: np.ndarray, keep: np.ndarray) -> np.ndarray:
@@ -52,16 +56,15 @@ def plain_medians(planes: list[np.ndarray], ink: np.ndarray, mask: np.ndarray) -
     reading's to read, by chroma) are left out: only a change of the light that falls on the tile
     is measured."""
     n = len(ink)
-    plain = _plain(ink, mask)
-    medians = np.full((n, CELLS * CELLS, 3), np.nan, np.float32)
-    for k, pixels in enumerate(_CELL_PIXELS):
-        in_cell = plain[:, pixels]
-        enough = np.flatnonzero(in_cell.sum(axis=1) >= MIN_PLAIN)
-        if not len(enough):
-            continue
-        for c, plane in enumerate(planes):
-            medians[enough, k, c] = row_medians(plane[enough][:, pixels], in_cell[enough])
-    return medians
+    # Every cell's plain pixels at once, each cell padded to the largest with a column never plain:
+    # one sort of (N, cells, channels, pixels) rather than one per cell and channel.
+    plain = np.concatenate([_plain(ink, mask), np.zeros((n, 1), bool)], axis=1)[:, _CELL_INDEX]
+    colour = np.concatenate([np.stack(planes, axis=1), np.zeros((n, 3, 1), np.float32)], axis=2)
+    ranked = np.sort(np.where(plain[:, :, None, :], colour[:, :, _CELL_INDEX].transpose(0, 2, 1, 3), np.inf), axis=3)
+    count = plain.sum(axis=2)  # (N, cells)
+    low = np.take_along_axis(ranked, np.maximum(count - 1, 0)[:, :, None, None] // 2, axis=3)[..., 0]
+    high = np.take_along_axis(ranked, (count // 2)[:, :, None, None], axis=3)[..., 0]
+    return np.where((count >= MIN_PLAIN)[:, :, None], (low + high) / 2, np.nan).astype(np.float32)
 
 
 def light_step(medians: np.ndarray) -> np.ndarray:
