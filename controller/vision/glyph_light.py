@@ -122,12 +122,16 @@ _DISC_PIXELS = np.flatnonzero(SUPPORT > 0)
 
 def evened(planes: list[np.ndarray], light: np.ndarray) -> list[np.ndarray]:
     """The tiles' patches (`planes`, each (N, K)) as they would look with the light across each
-    tile made even: each pixel multiplied, channel by channel, by the least light on the tile's
-    disc over the light at that pixel (`light`, (N, K, 3), from `light_between`). A shadow
-    multiplies tile and print alike, so this undoes it where the light is known; brought down to
-    the darkest light, no pixel is pushed into clipping or above the paper's white."""
-    dark = light[:, _DISC_PIXELS].min(axis=1)
-    return [p * (dark[:, None, c] / np.maximum(light[..., c], 1.0)) for c, p in enumerate(planes)]
+    tile made even: each pixel multiplied, channel by channel, by the tile's typical light (the
+    median over its disc) over the light at that pixel (`light`, (N, K, 3), from `light_between`),
+    then every pixel of the tile by one factor that keeps them all at or below what they were
+    where the light was strongest: no pixel is pushed into clipping, and the tile's colours keep
+    their balance (one channel's dark speck does not tint the whole tile). A shadow multiplies
+    tile and print alike, so this undoes it where the light is known."""
+    disc = light[:, _DISC_PIXELS]
+    gain = np.median(disc, axis=1)[:, None, :] / np.maximum(light, 1.0)  # (N, K, 3)
+    gain /= np.maximum(gain[:, _DISC_PIXELS].max(axis=(1, 2)), 1e-6)[:, None, None]
+    return [p * gain[..., c] for c, p in enumerate(planes)]
 
 
 def read_otherwise(
