@@ -80,13 +80,16 @@ EVEN_STEP = 10.0
 
 
 #: How far (patch pixels) the plain pixels tell the light over the print beside them
-#: (`light_between`): the rim left out beside the print (2) and half a stroke.
+#: (`light_between`, the sigma of its blur): the rim left out beside the print (2) and half a
+#: stroke, so that the plain pixels nearest a stroke's middle count about as much as nearer ones
+#: (a narrower blur reads the light there from the few pixels at its fringe: noise, JPEG's most).
 REACH = 5
 
 
-#: Rows left between the tiles' patches stacked into one image (`_stacked`): wider than the blur
-#: reaches, so that no tile's light spills into the next.
-_GAP = 3 * REACH
+#: Rows left between the tiles' patches stacked into one image (`_stacked`): as wide as the blur
+#: reaches (OpenCV's kernel for a float image spans four sigmas each way), so that no tile's light
+#: spills into the next.
+_GAP = 4 * REACH
 
 
 def _stacked(a: np.ndarray, fill: float = 0.0) -> np.ndarray:
@@ -111,7 +114,7 @@ def light_between(planes: list[np.ndarray], ink: np.ndarray, mask: np.ndarray) -
     plain = _plain(ink, mask).astype(np.float32)
     colour = np.stack(planes, axis=-1).astype(np.float32)
     weighted = np.concatenate([colour * plain[..., None], plain[..., None]], axis=2).reshape(n, PATCH, PATCH, 4)
-    blurred = _unstacked(cv2.GaussianBlur(_stacked(weighted), (0, 0), REACH / 2), n).reshape(n, -1, 4)
+    blurred = _unstacked(cv2.GaussianBlur(_stacked(weighted), (0, 0), REACH), n).reshape(n, -1, 4)
     light = blurred[..., :3] / np.maximum(blurred[..., 3:], 1e-6)
     seen = np.asarray(plain.any(axis=1))
     return np.where(seen[:, None, None], light, colour)
