@@ -560,6 +560,6 @@ def test_a_rival_moved_to_fit_a_hidden_tile_brings_nothing_in_from_the_far_edge(
     moved_right[:, 6:] = img[:, :-6]
     ink = (moved_right.reshape(-1) * SUPPORT).astype(np.float32)
     seen = SUPPORT > 0
-    got = glyph_model._hidden_aligned(ink, seen, ring).reshape(PATCH, PATCH)
+    got = glyph_model._hidden_aligned(ink, seen, ring[None])[0].reshape(PATCH, PATCH)
     assert np.allclose(got, ink.reshape(PATCH, PATCH))
     assert img[:, -6:].max() > 0.5 and got[:, :6].max() == 0.0  # the ring's right side is not brought in

@@ -344,7 +344,7 @@ class GlyphModel:
             miss = miss * (tells * seen).sum(axis=1) / np.maximum(tells.sum(axis=1), 1e-9)
         if (~seen).any():
             # Each glyph where its own seen strokes fall (`_hidden_aligned`), scored there too.
-            every = np.stack([_hidden_aligned(ink, seen, t) for t in every])
+            every = _hidden_aligned(ink, seen, every)
             miss = np.minimum(miss, 1 - _seen_ncc(ink, seen, every))
         rivals = np.flatnonzero(miss < near)
         rivals = rivals[rivals != b]
@@ -367,23 +367,40 @@ class GlyphModel:
 
 #: How far (patch pixels either way) a rival's template is moved to fit a partly hidden tile.
 HIDDEN_SHIFT = 6
-_SHIFTS = [(dy, dx) for dy in range(-HIDDEN_SHIFT, HIDDEN_SHIFT + 1) for dx in range(-HIDDEN_SHIFT, HIDDEN_SHIFT + 1)]
 
 
-def _hidden_aligned(ink: np.ndarray, seen: np.ndarray, template: np.ndarray) -> np.ndarray:
-    """`template` (K,) moved by up to `HIDDEN_SHIFT` pixels to where it fits the seen ink best.
+def _hidden_aligned(ink: np.ndarray, seen: np.ndarray, templates: np.ndarray) -> np.ndarray:
+    """`templates` (G, K), each moved by up to `HIDDEN_SHIFT` pixels to where it fits the seen ink
+    best, (G, K).
 
     A spot that hides part of a tile pulls the ink centre, on which the patch is centred, away
     from what it hides; had the tile been this rival, the hidden part would be the rival's own
     strokes, and the centre pulled by their weight, not the best glyph's. So the rival is compared
-    where its seen strokes fall (least squared miss over the seen pixels)."""
-    # Every shift at once, zero-filled (what moves out of the patch is gone, nothing comes in: a
-    # wrap-around would bring a stroke from the far edge into the disc).
-    padded = np.pad(template.reshape(PATCH, PATCH), HIDDEN_SHIFT)
-    windows = np.lib.stride_tricks.sliding_window_view(padded, (PATCH, PATCH))[::-1, ::-1]
-    moved = windows.reshape(len(_SHIFTS), -1) * SUPPORT
-    miss = (((moved - ink) ** 2) * seen).sum(axis=1)
-    return moved[int(miss.argmin())]
+    where its seen strokes fall (least squared miss over the seen pixels). A template is moved
+    zero-filled: what moves out of the patch is gone, nothing comes in (a wrap-around would bring a
+    stroke from the far edge into the disc).
+
+    The miss at every shift of every template at once: over the seen pixels, (T - ink)^2 is T^2
+    less twice T times the ink plus what does not move, so two matrix products of the seen
+    pixels' (and the seen ink's) windows at each shift with the templates (and their squares)
+    give it; the first least shift (rows, then columns, from -`HIDDEN_SHIFT`) wins, as one template
+    at a time did."""
+    side = 2 * HIDDEN_SHIFT + 1
+    seen_disc = (seen * SUPPORT).astype(np.float32).reshape(PATCH, PATCH)
+
+    def windows(image: np.ndarray) -> np.ndarray:  # (shifts, K): the image around each shift
+        return np.lib.stride_tricks.sliding_window_view(np.pad(image, HIDDEN_SHIFT), (PATCH, PATCH)).reshape(
+            side**2, -1
+        )
+
+    ink_seen = seen_disc * np.asarray(ink, np.float32).reshape(PATCH, PATCH)
+    miss = windows(seen_disc) @ (templates * templates).T - 2 * (windows(ink_seen) @ templates.T)  # (shifts, G)
+    best = miss.argmin(axis=0)
+    dy, dx = best // side - HIDDEN_SHIFT, best % side - HIDDEN_SHIFT
+    padded = np.pad(templates.reshape(-1, PATCH, PATCH), ((0, 0), (HIDDEN_SHIFT,) * 2, (HIDDEN_SHIFT,) * 2))
+    at_y, at_x = HIDDEN_SHIFT - dy, HIDDEN_SHIFT - dx
+    moved = np.stack([padded[g, y : y + PATCH, x : x + PATCH] for g, (y, x) in enumerate(zip(at_y, at_x))])
+    return moved.reshape(len(templates), -1) * SUPPORT
 
 
 def _seen_ncc(ink: np.ndarray, seen: np.ndarray, templates: np.ndarray) -> np.ndarray:
