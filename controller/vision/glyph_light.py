@@ -127,10 +127,10 @@ def evened(planes: list[np.ndarray], light: np.ndarray) -> list[np.ndarray]:
     """The tiles' patches (`planes`, each (N, K)) as they would look with the light across each
     tile made even: each pixel multiplied, channel by channel, by the tile's typical light (the
     median over its disc) over the light at that pixel (`light`, (N, K, 3), from `light_between`),
-    then every pixel of the tile by one factor that keeps them all at or below what they were
-    where the light was strongest: no pixel is pushed into clipping, and the tile's colours keep
-    their balance (one channel's dark speck does not tint the whole tile). A shadow multiplies
-    tile and print alike, so this undoes it where the light is known."""
+    then every pixel of the tile by one factor that leaves the pixel under the least light as it
+    was and every other below its own level: no pixel is pushed into clipping, and the tile's
+    colours keep their balance (one channel's dark speck does not tint the whole tile). A shadow
+    multiplies tile and print alike, so this undoes it where the light is known."""
     disc = light[:, _DISC_PIXELS]
     gain = np.median(disc, axis=1)[:, None, :] / np.maximum(light, 1.0)  # (N, K, 3)
     gain /= np.maximum(gain[:, _DISC_PIXELS].max(axis=(1, 2)), 1e-6)[:, None, None]
@@ -150,9 +150,9 @@ def read_otherwise(
 ) -> np.ndarray:
     """(N,) bool: which tiles, read surely as `glyphs` from their patches (`planes`; `ink`, `mask`,
     `contrast` and colour `axis` as read), are not read surely as the same glyph with their light
-    made even (`evened` under `light_between`). The contrast is kept as read: brought down to the
-    darkest light, the print keeps its share of it. `white` and `clear` as the ink reading's
-    (`glyph_ink._ink`)."""
+    made even (`evened` under `light_between`). The contrast is kept as read (`GlyphModel.decide`'s
+    least contrast is the print's in the light it was read in, not in the evened tile's lower
+    one). `white` and `clear` as the ink reading's (`glyph_ink._ink`)."""
     even_ink, even_mask, _ = _normalise_planes(evened(planes, light_between(planes, ink, mask)), white, axis, clear)
     again = model.decide(even_ink, even_mask, contrast).glyphs
     return np.array([a != g for a, g in zip(again, glyphs)], bool)

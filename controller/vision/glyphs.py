@@ -344,13 +344,13 @@ def _read(
             seen = _sample_planes(frame, h, centred)
         # A shadow's edge across the tile (`glyph_light`): the print in the shadow is as near the
         # lit tile as the lit print once the step is half the contrast between them.
-        medians = plain_medians([p[sure] for p in seen], ink[sure], mask[sure])
-        for i in sure[light_step(medians) >= contrast[sure] / 2]:
+        step = light_step(plain_medians([p[sure] for p in seen], ink[sure], mask[sure]))
+        for i in sure[step >= contrast[sure] / 2]:
             reading.glyphs[i], reading.sure[i] = "?", False
         # A tile whose light varies is sure only if read alike with the light made even (`glyph_light`).
         # Glare's halo adds light rather than multiplying it: a glared tile is the ink reading's to read.
         glared = np.any((mask[sure] == 0) & (SUPPORT[None, :] > 0), axis=1)
-        uneven = np.flatnonzero(reading.sure[sure] & ~glared & (light_step(medians) >= EVEN_STEP))
+        uneven = np.flatnonzero(reading.sure[sure] & ~glared & (step >= EVEN_STEP))
         if len(uneven):
             rows = sure[uneven]
             part, tile_white = [p[rows] for p in seen], None if white is None else white[rows]
