@@ -9,6 +9,7 @@ import pytest
 
 from bench.hand_check import NEAR_OUTSIDE, NEAR_RADII, edge_glare
 from controller.profile import default_profile
+from controller.vision.halo import clipped_cores
 from controller.vision.reader import PPP, BoardReader
 from simulation.render import Scene, random_snapshot, render_snapshot
 
@@ -64,7 +65,7 @@ def test_the_halo_measured_on_the_band_is_the_one_added() -> None:
     reader.read(image)
     rect, bare = reader.rect.warp(image, reader.h), reader.rect.warp(clean, reader.h).astype(float)
     white = reader.light.white(rect)
-    n, labels, centres, _areas = reader.halo.cores(rect)
+    n, labels, centres, _areas = clipped_cores(rect)
     core = 1 + int(np.argmax([(labels == k).sum() for k in range(1, n)]))
     centre, at, level = reader.halo.profile(rect, white, centres[core])
     truth = reader.rect.to_px(np.array([[spot[1], spot[0]]]))[0]

@@ -155,6 +155,12 @@ class ClassModel:
         """The nearest look of every place (rows of `feats`) and whether it is sure."""
         return self.decide_distances(self.distances(feats))
 
+    def margin_clear(self, margin: np.ndarray, best: np.ndarray, rival: np.ndarray) -> np.ndarray:
+        """(N,) whether look `best` is clearly nearer than look `rival` of another meaning, by the
+        relative `margin` (d_rival - d_best) / d_rival: at least `min_margin`, and more than the
+        pair's own need (`pair_need`)."""
+        return (margin >= self.min_margin) & (margin > self.pair_need[best, rival])
+
     def decide_distances(self, dist: np.ndarray) -> Decision:
         """As `decide`, from (N, K) distances already measured (e.g. the least over several
         sample positions of each place)."""
@@ -166,8 +172,7 @@ class ClassModel:
         margin = np.where(finite, (d2 - d1) / np.maximum(np.where(finite, d2, 1.0), 1e-9), 1.0)
         closeness = np.clip(1.5 - d1 / self.max_distance, 0, 1)
         confidence = np.clip(margin, 0, 1) * closeness
-        rival_need = self.pair_need[best, other.argmin(axis=1)]
-        sure = (d1 <= self.max_distance) & (margin >= self.min_margin) & (margin > rival_need)
+        sure = (d1 <= self.max_distance) & self.margin_clear(margin, best, other.argmin(axis=1))
         # A rival k is set aside when the place is nearer the nearest look by the margin it needs:
         # (d_k - d1) / d_k >= need, that is d_k >= d1 / (1 - need).
         need = np.clip(np.maximum(self.min_margin, self.pair_need[best]), 0.0, 0.999)

@@ -348,9 +348,9 @@ def _read(
         for i in sure[step >= contrast[sure] / 2]:
             reading.glyphs[i], reading.sure[i] = "?", False
         # A tile whose light varies is sure only if read alike with the light made even (`glyph_light`).
-        # Glare's halo adds light rather than multiplying it: a glared tile is the ink reading's to read.
-        glared = np.any((mask[sure] == 0) & (SUPPORT[None, :] > 0), axis=1)
-        uneven = np.flatnonzero(reading.sure[sure] & ~glared & (step >= EVEN_STEP))
+        # Glare's halo adds light rather than multiplying it: a tile with pixels hidden (by glare) is the
+        # ink reading's to read.
+        uneven = np.flatnonzero(reading.sure[sure] & ~hidden[sure] & (step >= EVEN_STEP))
         if len(uneven):
             rows = sure[uneven]
             part, tile_white = [p[rows] for p in seen], None if white is None else white[rows]

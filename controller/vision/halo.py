@@ -83,10 +83,6 @@ class HaloCheck:
         self.zone = (((out > 0) & (out <= BAND * ppp)) * 255).astype(np.uint8)
         self.band_yx = np.stack(np.divmod(self.band.index.ravel(), width), axis=1).astype(np.float64)
 
-    def cores(self, rect: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
-        """The reflections' cores of a rectified board (`clipped_cores`)."""
-        return clipped_cores(rect)
-
     def profile(
         self, rect: np.ndarray, white: np.ndarray, centre: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -141,7 +137,7 @@ class HaloCheck:
         with none are left out."""
         if not cv2.countNonZero(cv2.bitwise_and(cv2.inRange(rect, (SATURATED,) * 3, (255,) * 3), self.zone)):
             return {}  # nothing clipped beside the band: no reflection there (most frames)
-        _n, labels, centres, areas = self.cores(rect)
+        _n, labels, centres, areas = clipped_cores(rect)
         beyond = np.maximum(np.maximum(self.box[0] - centres, centres - self.box[1]), 0.0).max(axis=1)
         # A speck (a highlight, noise) has no halo the band could measure; a core among the places
         # or past the band (a marker's paper) has no band beside it.

@@ -152,7 +152,7 @@ def _given_back(
     if len(near):
         again = model.decide(colour_features(colours_of(feats[near]) / share))
         margin = (again.distance - dec.distance[near]) / np.maximum(again.distance, 1e-9)
-        clear = (margin >= model.min_margin) & (margin > model.pair_need[dec.best[near], again.best])
+        clear = model.margin_clear(margin, dec.best[near], again.best)
         if sheened is not None:
             clear &= ~sheened[near]
         within = again.distance <= np.maximum(model.max_distance, dec.distance[near])
