@@ -155,3 +155,14 @@ def test_a_tile_washed_to_the_empty_look_beside_a_glare_patch_keeps_its_print() 
     truth, read = _under_sheen(37, sheen, "blockers")
     assert truth[5][5] == "YI" and read[5][5][:1] in ("?", "Y")
     assert all(read[r][c][:1] in ("?", truth[r][c][:1]) for r in range(9) for c in range(9))
+
+
+def test_a_glow_centred_on_an_empty_slot_is_no_jokers_edge() -> None:
+    """Colorpop, `bench/sheen_check.py --first 76` seed 80, white, peak 0.4 (held out): a small glow
+    centred on an empty slot paled its dark back to a joker's grey, and its fall-off, from the slot's
+    middle outward, passed for the joker's edge: read J, sure. A smooth light falls off already on
+    the face (its middle to its rim); a body's edge is a step beyond it (`outline.py`)."""
+    sheen = (1.1289, 6.1554, 0.733, 0.4, (1.0, 1.0, 1.0))
+    truth, read = _under_sheen(80, sheen)
+    assert truth[1][6] == EMPTY and read[1][6] in ("?", EMPTY)
+    assert all(read[r][c] in ("?", truth[r][c][:1]) for r in range(10) for c in range(10))

@@ -14,13 +14,18 @@ A place where an edge shows stays unsure: the edge is not a sure sign of which p
 A piece read surely whose colour an empty look under a sheen explains too (a joker's pale grey; on
 3D renders of rooms 4-5, six empty slots under a lamp's sheen were read J, sure) stays sure only
 where its edge is seen; elsewhere it is first left unsure, and then read as above.
+There an edge is a step: a small lamp's glow centred on an empty slot also falls off from the middle
+outward, so the change a smooth light explains (the face's own fall-off from its middle to its rim,
+carried on to the points beyond the edge: `SMOOTH`) is not counted. Only for pieces of one colour:
+a ball's face is shaded darker towards its rim whatever the light, and a glyph's print varies
+across a tile's face.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from controller.games.spec import SPHERE
+from controller.games.spec import GLYPHS_ADDON, SPHERE
 from controller.snapshot import EMPTY
 from controller.vision.classify import ClassModel, Decision
 from controller.vision.features import SATURATED, colour_features, colours_of
@@ -37,6 +42,10 @@ NO_OUTLINE = 0.1
 DARKER = 2.0
 #: Small patches (pitches) around each point, whose median brightness is taken.
 SPREAD = np.array([-0.03, 0.0, 0.03])
+#: A smooth light (a lamp's glow centred on a place) falls off with the square of the distance from
+#: its middle near it: seen from the face's middle, its change at the outside points (half a width
+#: up and down) is four times its change at the rim points (a quarter of a width).
+SMOOTH = 4.0
 
 
 class Outlines:
@@ -62,6 +71,9 @@ class Outlines:
                     self.flat.append(k)
         #: The class indices of pieces that are balls (they mirror a broad sheen only as a spot).
         self.balls = [k for k in self.bodies if k not in self.flat]
+        #: The flat pieces whose face is one colour, whose fall-off across it is the light's (`SMOOTH`):
+        #: not a ball (shaded towards its rim), nor a tile printed with a glyph.
+        self.plain = [] if GLYPHS_ADDON in vision.addons else list(self.flat)
 
     def settle(
         self, frame: np.ndarray, h: np.ndarray, dec: Decision, per_class: list[np.ndarray]
@@ -113,21 +125,25 @@ class Outlines:
             np.stack([self._under_sheen(k, per_class[k][todo]) for k in self.empty], axis=1) <= self.model.max_distance
         )
         rivalled = np.flatnonzero(rival.any(axis=1))
-        least, _most = self._body_edges(frame, h, size, todo[rivalled], dec.best[todo[rivalled]])
+        least, _most = self._body_edges(frame, h, size, todo[rivalled], dec.best[todo[rivalled]], sharp=True)
         for n in rivalled[~(least >= NO_OUTLINE)]:  # NaN (hidden by the border) is no edge seen
             i = int(todo[n])
             dec.sure[i] = False
             dec.possible[i, empty[rival[n]]] = True
 
-    def _body_edges(self, frame, h, size, places: np.ndarray, kinds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _body_edges(
+        self, frame, h, size, places: np.ndarray, kinds: np.ndarray, sharp: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
         """`_edges` at `places` (indices) for a body of the class `kinds` gives each (one
-        measurement per body shape: one homography for all the places of one shape)."""
+        measurement per body shape: one homography for all the places of one shape). `sharp` only
+        for pieces of one colour (`plain`)."""
         least, most = np.full(len(places), np.nan), np.full(len(places), np.nan)
-        by_shape: dict[tuple[float, float], list[int]] = {}  # (height, width): which of `places`
+        by_shape: dict[tuple[float, float, bool], list[int]] = {}  # (height, width, plain): which of `places`
         for n, k in enumerate(kinds):
-            by_shape.setdefault(self.bodies[int(k)], []).append(n)
-        for (height, width), mine in by_shape.items():
-            least[mine], most[mine] = self._edges(frame, h, size, self.points[places[mine]], height, width)
+            by_shape.setdefault((*self.bodies[int(k)], int(k) in self.plain), []).append(n)
+        for (height, width, plain), mine in by_shape.items():
+            at = self.points[places[mine]]
+            least[mine], most[mine] = self._edges(frame, h, size, at, height, width, sharp and plain)
         return least, most
 
     def under_sheen(
@@ -180,7 +196,8 @@ class Outlines:
             return out
         feats = np.stack(per_class)[dec.best[todo], todo]  # each place as its own look's body shows it
         lit = np.stack([self._lit(k, feats) for k in self.empty], axis=1).any(axis=1)
-        least, _most = self._body_edges(frame, h, (frame.shape[1], frame.shape[0]), todo[lit], dec.best[todo[lit]])
+        size = (frame.shape[1], frame.shape[0])
+        least, _most = self._body_edges(frame, h, size, todo[lit], dec.best[todo[lit]], sharp=True)
         out[todo[lit]] = ~(least >= NO_OUTLINE)  # NaN (hidden by the border) is no edge seen
         return out
 
@@ -205,14 +222,19 @@ class Outlines:
         q = np.einsum("ni,ij,nj->n", d, self.model.inv[k], d).reshape(len(feats), len(SHARES))
         return np.sqrt(np.maximum(q.min(axis=1), 0.0))
 
-    def _edges(self, frame, h, size, at: np.ndarray, height: float, width: float) -> tuple[np.ndarray, np.ndarray]:
+    def _edges(
+        self, frame, h, size, at: np.ndarray, height: float, width: float, sharp: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(M,) and (M,): the largest change in any colour channel (log) across a body's edge at
         the places `at` (M, 2: board x, y), on both sides of its middle (a tile may differ from the
         floor in colour more than in brightness), as bounds (least, most); NaN where the picture's
         border hides a point. Each point is the median of a small patch, exact while fewer than half
         its pixels clip (a clipped pixel ranks above every unclipped one as its true value would),
-        and only a floor (`SATURATED`) where it clips: then the change has no upper bound."""
-        offsets = np.array([(dx, dy) for dy in (0.0, -width / 2, width / 2) for dx in (-width / 4, width / 4)])
+        and only a floor (`SATURATED`) where it clips: then the change has no upper bound.
+        `sharp`: the least change counts only what a smooth light does not explain (`SMOOTH`)."""
+        offsets = np.array(
+            [(dx, dy) for dy in (0.0, -width / 2, width / 2, -width / 4, width / 4) for dx in (-width / 4, width / 4)]
+        )
         spread = np.stack(np.meshgrid(SPREAD, SPREAD), -1).reshape(-1, 2)
         pts = np.asarray(at, np.float64)[:, None, None, :] + offsets[None, :, None, :] + spread[None, None]
         key = (height, np.asarray(h).tobytes(), size)
@@ -224,13 +246,18 @@ class Outlines:
         ix, iy = np.round(xy[:, 0]).astype(int), np.round(xy[:, 1]).astype(int)
         inside = ((ix >= 0) & (iy >= 0) & (ix < size[0]) & (iy < size[1])).reshape(len(at), -1).all(axis=1)
         px = frame[np.clip(iy, 0, size[1] - 1), np.clip(ix, 0, size[0] - 1)].astype(np.float64)
-        med = np.median(px.reshape(len(at), len(offsets), len(spread), 3), axis=2)  # (M, 6, 3)
-        low = np.log(med + 1.0).reshape(-1, 3, 2, 3)  # (middle, up, down) x sides x channels
-        high = np.where(med >= SATURATED, np.inf, np.log(med + 1.0)).reshape(-1, 3, 2, 3)
+        med = np.median(px.reshape(len(at), len(offsets), len(spread), 3), axis=2)  # (M, 10, 3)
+        low = np.log(med + 1.0).reshape(-1, 5, 2, 3)  # (middle, up, down, rim up, rim down) x sides x channels
+        high = np.where(med >= SATURATED, np.inf, np.log(med + 1.0)).reshape(-1, 5, 2, 3)
         change_low = low[:, 0] - (high[:, 1] + high[:, 2]) / 2
         change_high = high[:, 0] - (low[:, 1] + low[:, 2]) / 2
-        least = np.maximum(np.maximum(change_low, -change_high), 0.0).reshape(len(at), -1).max(axis=1)
         most = np.maximum(np.abs(change_low), np.abs(change_high)).reshape(len(at), -1).max(axis=1)
+        if sharp:  # a smooth light's share: the face's own fall-off from its middle to its rim, carried on
+            fall = low[:, 0] - (low[:, 3] + low[:, 4]) / 2
+            fall = np.where(np.isfinite(high[:, 0] + high[:, 3] + high[:, 4]), fall, 0.0)  # none where a point clips
+            change_low = change_low - SMOOTH * np.maximum(fall, 0.0)
+            change_high = change_high - SMOOTH * np.minimum(fall, 0.0)
+        least = np.maximum(np.maximum(change_low, -change_high), 0.0).reshape(len(at), -1).max(axis=1)
         return np.where(inside, least, np.nan), np.where(inside, most, np.nan)
 
     def _read_as(self, dec: Decision, i: int, k: int) -> None:
