@@ -5,6 +5,7 @@ to equal parts of the three channels."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from controller.snapshot import EMPTY
 from controller.vision.classify import ClassModel, ClassRef
@@ -166,3 +167,23 @@ def test_a_glow_centred_on_an_empty_slot_is_no_jokers_edge() -> None:
     truth, read = _under_sheen(80, sheen)
     assert truth[1][6] == EMPTY and read[1][6] in ("?", EMPTY)
     assert all(read[r][c] in ("?", truth[r][c][:1]) for r in range(10) for c in range(10))
+
+
+@pytest.mark.parametrize(
+    ("seed", "sheen", "place"),
+    [
+        (28, (6.3094, 6.111, 1.3891, 0.8, (1.0, 0.9, 0.3)), (6, 6)),
+        (90, (5.0914, 3.234, 1.1667, 0.8, (1.0, 0.9, 0.3)), (5, 3)),
+    ],
+)
+def test_a_tile_beside_a_cyan_sheens_clipped_middle_is_not_read_as_a_look_plus_white_light(
+    seed: int, sheen: tuple, place
+) -> None:
+    """Blockers!, `bench/sheen_check.py` seeds 28 and 90 (held out), cyan, peak 0.8: a violet tile beside the
+    sheen's clipped middle, left unsure by the sheen's own reading, was read blue, sure, as a look plus the
+    white light of the paper's lamp (`reflections.py`). The core's rim shows the light it adds: cyan, under
+    which the tile is violet as well as blue."""
+    truth, read = _under_sheen(seed, sheen, "blockers")
+    r, c = place
+    assert truth[r][c][0] == "V" and read[r][c][0] in ("?", "V")
+    assert all(read[r][c][:1] in ("?", truth[r][c][:1]) for r in range(9) for c in range(9))

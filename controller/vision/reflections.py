@@ -9,7 +9,10 @@ spreads about as far as its core), is read as the one meaning whose look some ad
 explains: every look is tried against the place's colour less `a` of white, for every `a` from none
 to as much as its darkest channel allows, by the very rule the looks use (open-set distance,
 margins). Where two meanings could be under the halo (a black marble drowned in white light looks
-like a white one) it stays unsure.
+like a white one) it stays unsure. The reflected lamp need not be the one that lights the paper (a
+broad cyan sheen whose middle clips, in a room lit white): the place is read only where light of
+the colour the core's own rim shows (`rim_light`) reads it as the same meaning too (held-out
+`bench/sheen_check.py` Blockers! seeds 28 and 90: violet plus cyan light is blue plus white).
 
 A lamp of a colour clips only its strong channel, so its reflection may have no core clipped in
 every channel. What gives it away is that no diffuse surface sends back more light than the white
@@ -25,6 +28,7 @@ out a near-neutral pale grey, which `explain` reads as a joker). Calibration lea
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from controller.vision.classify import ClassModel, Decision
@@ -42,6 +46,8 @@ from controller.vision.tops import PlaceLooks
 
 #: How many amounts of added light are tried between none and the most the place allows.
 STEPS = 48
+#: The width (rectified pixels) of a core's rim, where its light's colour is seen.
+RIM = 2
 
 
 def diffuse_bound(model: ClassModel, white: np.ndarray | None = None) -> float:
@@ -84,10 +90,37 @@ class ReflectionCheck:
     def large_cores(self, rect: np.ndarray) -> np.ndarray:
         """(H, W) whether each pixel is in a core clipped in every channel large enough to have a halo
         (`halo.has_halo`: a speck, a ball's glint, has none beyond itself)."""
+        return self._large_labels(rect) > 0
+
+    def _large_labels(self, rect: np.ndarray) -> np.ndarray:
+        """(H, W) each pixel's core clipped in every channel large enough to have a halo (0: none)."""
         _n, labels, _centres, areas = clipped_cores(rect)
         large = has_halo(areas, self.ppp)
         large[0] = False  # the background
-        return large[labels]
+        return np.where(large[labels], labels, 0)
+
+    def rim_light(self, rect: np.ndarray, white: np.ndarray, labels: np.ndarray, places: np.ndarray) -> np.ndarray:
+        """(len(places), 3) the colour of the light a reflection near each place adds, largest channel 1:
+        the rim just outside its core (`RIM` pixels wide, the core with most pixels within a pitch of the
+        place), relative to the paper, where the added light outshines the surface. A lamp of another
+        colour than the paper's (a broad cyan sheen whose middle clips) is seen there; a channel that
+        clips is only a floor, so the colour is no more than a second guess beside white."""
+        out = np.ones((len(places), 3))
+        paper = np.asarray(white, np.float64).reshape(-1, 3).mean(axis=0) * 255
+        near = labels.ravel()[self.near.index[places]]  # (len(places), pixels)
+        rims: dict[int, np.ndarray] = {}
+        for j, ring in enumerate(near):
+            found = ring[ring > 0]
+            if not len(found):
+                continue
+            core = int(np.bincount(found).argmax())
+            if core not in rims:
+                mask = (labels == core).astype(np.uint8)
+                grown = cv2.dilate(mask, np.ones((2 * RIM + 1, 2 * RIM + 1), np.uint8))
+                rim = rect[(grown > 0) & (mask == 0)].astype(np.float64) / paper
+                rims[core] = np.median(rim, axis=0) if len(rim) else np.ones(3)
+            out[j] = rims[core] / max(float(rims[core].max()), 1e-6)
+        return out
 
     def cores_near(self, rect: np.ndarray, places: np.ndarray, lit_above: np.ndarray | None = None) -> np.ndarray:
         """(len(places),) whether a core lies within a pitch: a pixel clipped in every channel, or
@@ -114,15 +147,20 @@ class ReflectionCheck:
         """Places under a lamp's reflection (`lit`) made unsure; places the looks leave unsure (and
         `usable`) beside a core clipped in every channel within a pitch, large enough to have a halo
         (`large_cores`), read where only one meaning's look explains them with some added white light
-        (`explain`): `dec` and `sure` updated. Returns the places under a reflection."""
+        (`explain`), and the same with light of the core's rim's colour (`rim_light`): `dec` and `sure`
+        updated. Returns the places under a reflection."""
         under = lit(model, rel, clipped, white)
         sure &= ~under
         todo = np.flatnonzero(~sure & ~under & usable)
         if len(todo):  # a core large enough to have a halo (Flipop hand_check seed 174: a glint beside a ball)
-            todo = todo[np.take(self.large_cores(rect).ravel(), self.near.index[todo]).any(axis=1)]
+            labels = self._large_labels(rect)
+            todo = todo[np.take(labels.ravel() > 0, self.near.index[todo]).any(axis=1)]
         self.settled = np.zeros(len(sure), bool)
         if len(todo):
             found = self.explain(model, rel[todo])
+            # Read where the rim's light, as a second guess of the light's colour, reads it the same.
+            again = self.explain(model, rel[todo], self.rim_light(rect, white, labels, todo))
+            found.sure &= again.sure & model.same[found.best, again.best]
             for j, i in enumerate(todo):
                 if found.sure[j]:
                     self.settled[i] = True
@@ -145,11 +183,13 @@ class ReflectionCheck:
         out[others[self.cores_near(rect, others, lit_above)]] = True
         return out
 
-    def explain(self, model: ClassModel, rel: np.ndarray) -> Decision:
+    def explain(self, model: ClassModel, rel: np.ndarray, light: np.ndarray | None = None) -> Decision:
         """The looks' decision on `rel` ((n, 3) colours relative to the paper) with the least
-        distance over every amount of added white light each look allows."""
-        top = np.maximum(rel.min(axis=1), 0.0)  # the true colour is not below black
-        amounts = np.linspace(0.0, 1.0, STEPS)[None, :, None] * top[:, None, None]
+        distance over every amount of added light each look allows: white, or of the colours
+        `light` ((n, 3), largest channel 1)."""
+        light = np.ones_like(rel) if light is None else np.asarray(light, np.float64)
+        top = np.maximum((rel / np.maximum(light, 1e-6)).min(axis=1), 0.0)  # the true colour is not below black
+        amounts = np.linspace(0.0, 1.0, STEPS)[None, :, None] * top[:, None, None] * light[:, None, :]
         under = np.maximum(rel[:, None, :] - amounts, 1e-4)  # (n, STEPS, 3)
         dist = model.distances(colour_features(under.reshape(-1, 3))).reshape(len(rel), STEPS, -1)
         return model.decide_distances(dist.min(axis=1))
