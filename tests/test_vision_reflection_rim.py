@@ -26,7 +26,7 @@ def _rect(rim_bgr: tuple[int, int, int]) -> np.ndarray:
 def _light(rect: np.ndarray) -> np.ndarray:
     centres = np.array([[(c + 0.5) * PPP, (r + 0.5) * PPP] for r in range(3) for c in range(3)])
     check = ReflectionCheck(centres, PPP, rect.shape[:2])
-    return check.rim_light(rect, PAPER, check._large_labels(rect), np.arange(9))
+    return check.rim_light(rect, PAPER, check.large_cores(rect), np.arange(9))
 
 
 def test_the_rim_of_a_cyan_lamps_core_shows_cyan_light() -> None:

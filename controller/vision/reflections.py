@@ -88,12 +88,8 @@ class ReflectionCheck:
         self.settled = np.zeros(0, bool)  # the places the last `settle` read as a look plus white light
 
     def large_cores(self, rect: np.ndarray) -> np.ndarray:
-        """(H, W) whether each pixel is in a core clipped in every channel large enough to have a halo
-        (`halo.has_halo`: a speck, a ball's glint, has none beyond itself)."""
-        return self._large_labels(rect) > 0
-
-    def _large_labels(self, rect: np.ndarray) -> np.ndarray:
-        """(H, W) each pixel's core clipped in every channel large enough to have a halo (0: none)."""
+        """(H, W) each pixel's core clipped in every channel large enough to have a halo (0: none;
+        `halo.has_halo`: a speck, a ball's glint, has none beyond itself)."""
         _n, labels, _centres, areas = clipped_cores(rect)
         large = has_halo(areas, self.ppp)
         large[0] = False  # the background
@@ -153,7 +149,7 @@ class ReflectionCheck:
         sure &= ~under
         todo = np.flatnonzero(~sure & ~under & usable)
         if len(todo):  # a core large enough to have a halo (Flipop hand_check seed 174: a glint beside a ball)
-            labels = self._large_labels(rect)
+            labels = self.large_cores(rect)
             todo = todo[np.take(labels.ravel() > 0, self.near.index[todo]).any(axis=1)]
         self.settled = np.zeros(len(sure), bool)
         if len(todo):
