@@ -24,3 +24,18 @@ def test_a_board_beside_a_reflection_at_its_edge_is_read(seed) -> None:
     reading = BoardReader(p).read(image)
     assert reading.problem is None
     assert reading.snapshot is not None and reading.snapshot.cells == snap.cells
+
+
+def test_a_black_ball_under_a_reflection_at_the_edge_is_not_read_white() -> None:
+    """Flipop, `bench/hand_check.py` seed 741 (held out): the reflection's core lies between the last column and the
+    frame band, over a black ball's side; the halo taken away at half the band's measure leaves the ball still too
+    pale for black, at the whole measure too dark, so no measure left black within reach and the ball stayed W,
+    sure. At three quarters of the measure it is black: the measures between are tried too (`halo.SCALES`)."""
+    p = default_profile("flipop")
+    snap = random_snapshot("flipop", p, seed=741)
+    spot = edge_glare(p, np.random.default_rng(5000 + 741), NEAR_RADII, NEAR_OUTSIDE)
+    image = render_snapshot(snap, p, seed=741, preset="hard", scene=Scene(glare_at=(spot,), frame=4))
+    cells = BoardReader(p).read(image).cells
+    assert cells is not None
+    assert snap.cells[3][4] == "B" and cells[3][4] in ("B", "?")
+    assert all(cells[r][c] in ("?", snap.cells[r][c]) for r in range(5) for c in range(5))

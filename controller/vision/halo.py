@@ -35,9 +35,11 @@ MIN_CORE = 0.1
 BAND = 1.0
 #: Band pixels further than this many pitches from the core measure no halo worth taking away.
 FAR = 2.0
-#: The halo as the band measures it, times these (its measure's uncertainty), and the least fraction
-#: of a patch that must be read once it is taken away.
-SCALES = (0.5, 1.0, 1.5)
+#: The halo as the band measures it, times these (its measure's uncertainty, in quarters: a look may
+#: lie between two measures, as a black ball under the core's halo at 0.75, still too pale at 0.5 and
+#: too dark at 1: Flipop hand_check seed 741), and the least fraction of a patch that must be read
+#: once it is taken away.
+SCALES = (0.5, 0.75, 1.0, 1.25, 1.5)
 MIN_READ = 0.1
 #: Fewest band pixels at one distance that measure the halo there.
 MIN_PIXELS = 4
