@@ -41,6 +41,9 @@ FAR = 2.0
 #: once it is taken away.
 SCALES = (0.5, 0.75, 1.0, 1.25, 1.5)
 MIN_READ = 0.1
+#: A centre whose fit to the band's excess misses by at most this many times the best fit's variance per
+#: pixel more is as likely as the best (chi-square with two degrees of freedom, the centre's x and y, at 95%).
+PLAUSIBLE = 5.99
 #: Fewest band pixels at one distance that measure the halo there.
 MIN_PIXELS = 4
 #: Where the reflection's centre is looked for around its clipped pixels' centre (pitches, x and y).
@@ -91,21 +94,35 @@ class HaloCheck:
         """The halo of the core whose clipped pixels centre on `centre`: where the reflection's own
         centre is (x, y, rectified pixels), and the halo (grey levels added) at distances (pitches)
         from it, falling with the distance, as measured on the frame band; None where the band does
-        not measure it (no known frame colour, too few band pixels near the core).
+        not measure it (no known frame colour, too few band pixels near the core). The first of
+        `profiles`."""
+        found = self.profiles(rect, white, centre)
+        return found[0] if found else None
+
+    def profiles(self, rect: np.ndarray, white: np.ndarray, centre: np.ndarray) -> list[tuple]:
+        """Every halo (`profile`'s triple) at a centre the band cannot tell from the best one, the best
+        first; empty where the band does not measure it.
 
         The clipped pixels' centre is not the reflection's: the core reaches further over a bright
         surface than over a dark one. The reflection's centre is the point around which the band's
         excess is most nearly a function of the distance alone (the halo is round): searched within
-        `SEARCH` pitches of the clipped pixels' centre."""
+        `SEARCH` pitches of the clipped pixels' centre. The band lies on one side of the core, so it
+        places the centre well along the band but hardly across it, towards the places: a centre
+        nearer them, with the halo the band then measures, lights them far more where the halo is
+        steep (Flipop hand_check seed 821: a black ball at half a pitch from the core, with twice the
+        light the best centre gives there). Every centre whose misfit exceeds the best's by less than
+        `PLAUSIBLE` times the misfit's variance per pixel (a likelihood ratio's 95% region for a point
+        in the plane) is as likely; of those, the nearest the places and the furthest from them are
+        kept beside the best (at most three halos)."""
         if self.frame is None:
-            return None
+            return []
         vals = self.band.values(rect).astype(np.float64)  # (P, K, 3)
         local = (self.band_weights @ white if white.ndim == 2 else np.tile(white, (len(vals), 1))) * 255
         excess = (vals - local[:, None, :] * self.frame[None, None, :]).mean(axis=2).ravel()
         ok = (vals.max(axis=2) < SATURATED).ravel()
         near = ok & (np.hypot(*(self.band_yx[:, ::-1] - centre).T) / self.ppp <= FAR)
         if near.sum() < MIN_PIXELS:
-            return None
+            return []
         xy, excess = self.band_yx[near][:, ::-1], excess[near]
         # Every trial centre at once: each band pixel's distance bin, and how far the excess lies
         # from its bin's mean (the sum of squares within bins).
@@ -115,11 +132,29 @@ class HaloCheck:
         width = int(bins.max()) + 1
         flat = (bins + width * np.arange(len(trials))[:, None]).ravel()
         weights = np.tile(excess, len(trials))
-        count = np.bincount(flat, minlength=width * len(trials))
-        total = np.bincount(flat, weights, minlength=width * len(trials))
-        explained = (total**2 / np.maximum(count, 1)).reshape(len(trials), width).sum(axis=1)
-        at_centre = trials[int(np.argmax(explained))]
-        bins = bins[int(np.argmax(explained))]
+        count = np.bincount(flat, minlength=width * len(trials)).reshape(len(trials), width)
+        total = np.bincount(flat, weights, minlength=width * len(trials)).reshape(len(trials), width)
+        explained = (total**2 / np.maximum(count, 1)).sum(axis=1)
+        best = int(np.argmax(explained))
+        misfit = float(excess @ excess) - explained
+        per_pixel = max(misfit[best], 0.0) / max(len(excess) - int((count[best] > 0).sum()), 1)
+        plausible = np.flatnonzero(misfit <= misfit[best] + PLAUSIBLE * per_pixel)
+        # The halo on the places grows as the centre nears them: the nearest and the furthest plausible
+        # centres (how far outside the outer places) bound what the others would give.
+        ahead = trials[plausible]
+        outside = np.maximum(np.maximum(self.box[0] - ahead, ahead - self.box[1]), 0).max(axis=1)
+        ends = plausible[[int(np.argmin(outside)), int(np.argmax(outside))]]
+        out = []
+        for t in dict.fromkeys([best, *ends.tolist()]):
+            halo = self._falling(excess, bins[t])
+            if halo is not None:
+                out.append((trials[t], *halo))
+        return out
+
+    @staticmethod
+    def _falling(excess: np.ndarray, bins: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """The band's excess (`excess`, by distance bin `bins`) as a halo: the median at each distance
+        with `MIN_PIXELS`, then the most seen there or further (it only falls with the distance)."""
         levels, at = [], []
         for b in np.unique(bins):
             here = excess[bins == b]
@@ -128,15 +163,17 @@ class HaloCheck:
                 levels.append(float(np.median(here)))
         if not at:
             return None
-        # The halo only falls with the distance: at each distance, the most seen there or further.
-        falling = np.maximum.accumulate(np.maximum(levels, 0.0)[::-1])[::-1]
-        return at_centre, np.array(at), falling
+        return np.array(at), np.maximum.accumulate(np.maximum(levels, 0.0)[::-1])[::-1]
 
     def halos(self, rect: np.ndarray, white: np.ndarray, places_px: np.ndarray) -> dict[int, tuple]:
         """Per place (index into `places_px`, (N, 2) rectified pixels) within `NEAR` of the core of
         a reflection beside the frame band (`MIN_CORE` and more across, its centre outside the
         outer places by at most `BAND`), that core's centre and measured halo (`profile`); places
         with none are left out."""
+        return {j: found[0] for j, found in self.plausible_halos(rect, white, places_px).items()}
+
+    def plausible_halos(self, rect: np.ndarray, white: np.ndarray, places_px: np.ndarray) -> dict[int, list[tuple]]:
+        """`halos`, each place with every halo the band cannot tell from the best (`profiles`)."""
         if not cv2.countNonZero(cv2.bitwise_and(cv2.inRange(rect, (SATURATED,) * 3, (255,) * 3), self.zone)):
             return {}  # nothing clipped beside the band: no reflection there (most frames)
         _n, labels, centres, areas = clipped_cores(rect)
@@ -149,8 +186,8 @@ class HaloCheck:
             return {}
         core_yx = np.argwhere(kept[labels])
         core_of = labels[core_yx[:, 0], core_yx[:, 1]]
-        found: dict[int, tuple | None] = {}
-        out: dict[int, tuple] = {}
+        found: dict[int, list[tuple]] = {}
+        out: dict[int, list[tuple]] = {}
         for j, (x, y) in enumerate(places_px):
             d = np.hypot(core_yx[:, 1] - x, core_yx[:, 0] - y) / self.ppp
             if d.min() > NEAR:
@@ -158,10 +195,9 @@ class HaloCheck:
             near = np.unique(core_of[d <= NEAR])
             core = int(near[np.argmax(areas[near])])  # the largest near it
             if core not in found:
-                found[core] = self.profile(rect, white, centres[core])
-            halo = found[core]
-            if halo is not None:
-                out[j] = halo
+                found[core] = self.profiles(rect, white, centres[core])
+            if found[core]:
+                out[j] = found[core]
         return out
 
     def varies(self, halo: tuple, point_px: np.ndarray, contrast: float, radius: float = HALF) -> bool:
@@ -202,20 +238,25 @@ class HaloCheck:
         self, rect, white, samplers: dict, heights: dict, model, weights: np.ndarray, dec, sure, lit_read=None
     ) -> dict:
         """The places beside a reflection outside the places (`halos`), looked at without its halo
-        at each of `SCALES` times its measure, each class at its own height (`samplers`, `heights`:
+        at each of `SCALES` times each halo the band cannot tell from the best (`plausible_halos`),
+        each class at its own height (`samplers`, `heights`:
         `tops.PieceTops`) relative to the paper white (`weights` at the places): an unsure place is
         read where every measure reads it surely as one meaning (and leaves `MIN_READ` of its patch
         read); a sure place is unsure where a measure leaves a look of another meaning within the
         open-set distance, on whatever of its patch is read, and not ruled out (the nearest, or the
         place then unsure by the margin rule; one that leaves a colour no look describes is not the
         halo's measure). A sure place whose patch a strong halo leaves under `MIN_READ` read at every
-        measure is unsure unless every measure finds its meaning nearest, or it was read with added
-        light taken off (`lit_read`: `reflections.ReflectionCheck.settled`). `dec` and `sure` updated;
-        the halos, by place."""
-        halos = self.halos(rect, white, self.places_px)
+        measure is unsure unless every measure finds its meaning nearest on some pixels left, or it was
+        read with added light taken off (`lit_read`: `reflections.ReflectionCheck.settled`). `dec` and
+        `sure` updated; the best halos, by place."""
+        plausible = self.plausible_halos(rect, white, self.places_px)
+        halos = {j: found[0] for j, found in plausible.items()}
         if not halos:
             return halos
         todo = np.array(sorted(halos))
+        # Every measure: each halo the band cannot tell from the best (`profiles`), at each of `SCALES`.
+        most = max(len(found) for found in plausible.values())
+        alternatives = [{j: found[min(k, len(found) - 1)] for j, found in plausible.items()} for k in range(most)]
         letters = np.array([r.letter for r in model.refs])
         # A halo adding more light than a look's brightness tolerates (the least spread at the open-set distance, as
         # `reflections.diffuse_bound`) was measured; a core's own clipping with nothing on the band is not a halo.
@@ -223,10 +264,10 @@ class HaloCheck:
         nearest = np.repeat(np.array([halos[i][2][0] for i in todo])[:, None], 3, axis=1)
         strong = normalise(nearest, white, weights[todo]).mean(axis=1) >= tolerance
         seen, own, own_keys = [], [], [dec.keys[i] for i in todo]
-        for scale in SCALES:
+        for measured, scale in ((m, scale) for m in alternatives for scale in SCALES):
             at = {}
             for z in sorted(set(heights.values())):
-                med, read = self.without_halo(rect, samplers[z], halos, scale)
+                med, read = self.without_halo(rect, samplers[z], measured, scale)
                 rel = normalise(np.nan_to_num(med[todo], nan=255.0), white, weights[todo])
                 at[z] = (colour_features(rel), read[todo])
             looks = PlaceLooks(heights, at)
@@ -237,7 +278,7 @@ class HaloCheck:
             shown = np.stack([looks.of(r.key)[1] > 0 for r in model.refs], axis=1)
             seen.append((lit, looks.chosen(lit.keys)[1] >= MIN_READ, np.where(shown, dist, np.inf)))
             own.append(looks.chosen(own_keys)[1])
-        first = seen[len(seen) // 2][0]
+        first = seen[len(SCALES) // 2][0]  # the best halo at its measure
         for j, i in enumerate(todo):
             # Another meaning within the open-set distance that the measure does not rule out: the nearest, or as near
             # as the classifier's margin allows (Flipop seed 190: a black ball in the halo, W 4.07 and B 4.35 at 1x).
@@ -250,7 +291,9 @@ class HaloCheck:
             # Nor is a reading whose patch a strong halo leaves under `MIN_READ` read at every measure, unless what is
             # left is nearest its meaning at every measure: the reading saw the halo's light (Colorpop hand_check seed
             # 360: a purple token read as a joker, its pixels left nearest purple; seed 99's yellow token is kept).
-            kept = all(lit.letters[j] == dec.letters[i] for lit, *_ in seen)
+            # Nothing left says nothing (Flipop hand_check seed 945: a black ball the core covers, read W surely; none
+            # of its pixels lies as far from the core as the band measured the halo, and an unread patch is white).
+            kept = all(lit.letters[j] == dec.letters[i] and o[j] > 0 for (lit, *_), o in zip(seen, own))
             taken_off = lit_read is not None and lit_read[i]  # read with the added light taken off already
             if sure[i] and strong[j] and not kept and not taken_off and all(o[j] < MIN_READ for o in own):
                 sure[i] = False
