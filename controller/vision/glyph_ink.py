@@ -183,7 +183,10 @@ def normalise(pix: np.ndarray, white: np.ndarray | None = None) -> tuple[np.ndar
 
 
 def _normalise_planes(
-    planes: list[np.ndarray], white: np.ndarray | None = None, axis: np.ndarray | None = None, clear: bool = False
+    planes: list[np.ndarray],
+    white: np.ndarray | None = None,
+    axis: np.ndarray | None = None,
+    clear: bool | np.ndarray = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """`normalise` on (N, K) colour planes (`axis`, `clear`: see `_ink`)."""
     ink, usable, contrast, _ = _ink(planes, white, SUPPORT, axis, clear=clear)
@@ -210,7 +213,7 @@ def _ink(
     disc: np.ndarray,
     axis: np.ndarray | None = None,
     brightness: np.ndarray | None = None,
-    clear: bool = False,
+    clear: bool | np.ndarray = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(ink, usable, contrast, axis) of (N, side*side) colour planes, the tile's statistics taken
     over `disc`; `axis` (N, 3) is each tile's main colour axis, found here unless given (from
@@ -230,8 +233,9 @@ def _ink(
     the chroma reading places each pixel's chroma between the tile's and the print's. Where glare
     lit a pixel the chroma reading is the one to trust; elsewhere the brightness reading is less
     noisy, and is kept unless it exceeds the chroma reading by more than `CHROMA_SLACK`.
-    `clear`: the print's level of a tile with flagged glare is measured clear of the glare's halo
-    (`_top_clear_of_glare`; the reader reads such tiles both ways, see `glyphs.read_glyphs`)."""
+    `clear` (for every tile, or (N,) for each): the print's level of a tile with flagged glare is
+    measured clear of the glare's halo (`_top_clear_of_glare`; the reader reads such tiles both
+    ways, see `glyphs.read_glyphs`)."""
     b, g, r = planes
     n = len(b)
     # Which channels clip, once: every one (glare) and any one (for the censored model).
@@ -300,8 +304,9 @@ def _ink(
     at = np.minimum(np.maximum((m * np.array([0.5, PRINT_QUANTILE])).astype(int), 0), np.maximum(m - 1, 0))
     at += (np.arange(n) * ranked.shape[1])[:, None]  # flat indices (take_along_axis costs more)
     med, top = ranked.ravel().take(at).T
-    if clear and len(hit) and white is not None:
-        top[hit] = _top_clear_of_glare(planes, proj, mean, axis, med, top, white, hit, lit_hit)
+    pick = np.broadcast_to(np.asarray(clear, bool), (n,))[hit]  # the glared rows read clear of the halo
+    if white is not None and pick.any():
+        top[hit[pick]] = _top_clear_of_glare(planes, proj, mean, axis, med, top, white, hit[pick], lit_hit[pick])
     level = np.maximum(top - med, 1e-3)
     by_brightness = np.subtract(proj, med[:, None], out=proj)
     by_brightness /= level[:, None]
@@ -414,10 +419,12 @@ def _glared_ink(
         obs = np.array([b.ravel().take(flat), g.ravel().take(flat), r.ravel().take(flat)]).T
         level, spread, glare = _censored_ink(obs, tile[tiles], paper[tiles])
         near_glare = np.zeros(len(tiles), bool)  # flagged glare or its rim
+        on_glared_tile = np.zeros(len(tiles), bool)  # a tile with flagged glare (one of `hit`)
         if glared is not None:
             row_of = np.full(len(b), -1)
             row_of[hit] = np.arange(len(hit))
-            some = np.flatnonzero(row_of[tiles] >= 0)
+            on_glared_tile = row_of[tiles] >= 0
+            some = np.flatnonzero(on_glared_tile)
             near_glare[some] = glared[row_of[tiles[some]], pixels[some]] > 0
         ink.ravel()[flat] = np.where(
             in_disc[pixels] & ~near_glare, np.minimum(by_brightness.ravel().take(flat), level + CHROMA_SLACK), level
@@ -427,7 +434,7 @@ def _glared_ink(
         # though that much glare would have flagged the white print it covered.
         lost = (spread > MAX_INK_SPREAD) & (near_glare | (glare > MIN_GLARE))
         would_flag = (paper[tiles] + glare[:, None] >= SATURATED).all(axis=1)
-        maybe = np.flatnonzero(lost & ~near_glare & ~np.isin(tiles, hit) & would_flag)
+        maybe = np.flatnonzero(lost & ~near_glare & ~on_glared_tile & would_flag)
         if len(maybe):
             at = (tiles[maybe], pixels[maybe])
             lost[maybe] = ~borrowed_colour(planes, by_brightness, (d, off), disc, clipped, print_level, NOISE, at)

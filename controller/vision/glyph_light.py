@@ -131,8 +131,13 @@ def evened(planes: list[np.ndarray], light: np.ndarray) -> list[np.ndarray]:
     was and every other below its own level: no pixel is pushed into clipping, and the tile's
     colours keep their balance (one channel's dark speck does not tint the whole tile). A shadow
     multiplies tile and print alike, so this undoes it where the light is known."""
-    disc = light[:, _DISC_PIXELS]
-    gain = np.median(disc, axis=1)[:, None, :] / np.maximum(light, 1.0)  # (N, K, 3)
+    # The median over the disc by one partition of each tile's channels (np.median's checks and
+    # strided reductions cost ten times as much here; the same figures).
+    disc = light.transpose(0, 2, 1).take(_DISC_PIXELS, axis=2)  # (N, 3, D)
+    half = disc.shape[2] // 2
+    disc.partition((half - 1, half), axis=2)
+    middle = (disc[..., half - 1] + disc[..., half]) / 2 if disc.shape[2] % 2 == 0 else disc[..., half]
+    gain = middle[:, None, :] / np.maximum(light, 1.0)  # (N, K, 3)
     gain /= np.maximum(gain[:, _DISC_PIXELS].max(axis=(1, 2)), 1e-6)[:, None, None]
     return [p * gain[..., c] for c, p in enumerate(planes)]
 
@@ -146,7 +151,7 @@ def read_otherwise(
     axis: np.ndarray,
     white: np.ndarray | None,
     glyphs: list[str],
-    clear: bool = False,
+    clear: bool | np.ndarray = False,
 ) -> np.ndarray:
     """(N,) bool: which tiles, read surely as `glyphs` from their patches (`planes`; `ink`, `mask`,
     `contrast` and colour `axis` as read), are not read surely as the same glyph with their light

@@ -73,6 +73,10 @@ class GlyphReading:
     def blank(cls, n: int) -> GlyphReading:
         return cls(["?"] * n, np.zeros(n, bool), np.zeros(n), np.zeros(n))
 
+    def take(self, idx: np.ndarray) -> GlyphReading:
+        """The reading of the tiles `idx` alone."""
+        return GlyphReading([self.glyphs[i] for i in idx], self.sure[idx], self.best[idx], self.second[idx])
+
     def put(self, idx: np.ndarray, part: GlyphReading) -> None:
         """Set the tiles `idx` from `part`, the reading of those tiles alone."""
         for j, i in enumerate(idx):

@@ -149,13 +149,26 @@ def _centred(
     white: np.ndarray | None,
     planes: list[np.ndarray] | None = None,
     brightness: np.ndarray | None = None,
-    clear: bool = False,
+    clear: bool | np.ndarray = False,
 ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, np.ndarray | None, np.ndarray]:
     """`centred_patches`, with the board points they were sampled around, the paper white at
     each tile as raised by `print_white` (None without a white) and each tile's main colour
     axis (from the first sampling; the re-centred patches are read with it, see `_ink`).
     `planes`, when given, are the patches already sampled around `centres` and `white` is
     already raised (`brightness`: the planes' sum, when known)."""
+    return _centred_sampled(frame, h, centres, white, planes, brightness, clear)[:4]
+
+
+def _centred_sampled(
+    frame: np.ndarray,
+    h: np.ndarray,
+    centres: np.ndarray,
+    white: np.ndarray | None,
+    planes: list[np.ndarray] | None = None,
+    brightness: np.ndarray | None = None,
+    clear: bool | np.ndarray = False,
+) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, np.ndarray | None, np.ndarray, list[np.ndarray]]:
+    """`_centred`, and the re-centred patches' colour planes themselves (the later checks read them)."""
     centres = np.asarray(centres, np.float64).reshape(-1, 2)
     if planes is None:
         planes = _sample_planes(frame, h, centres, _POINTS)
@@ -164,7 +177,8 @@ def _centred(
             white = _print_white(brightness, centres, white)
     ink, _, _, axis = _ink(planes, white, SUPPORT, brightness=brightness, clear=clear)
     centres = centres + ink_centre(ink)  # only the ink says where the centre is (on the disc alone)
-    return _normalise_planes(_sample_planes(frame, h, centres), white, axis, clear), centres, white, axis
+    seen = _sample_planes(frame, h, centres)
+    return _normalise_planes(seen, white, axis, clear), centres, white, axis, seen
 
 
 def _best_shifts(
@@ -175,7 +189,7 @@ def _best_shifts(
     white: np.ndarray | None,
     axis: np.ndarray,
     print_hidden: np.ndarray | None = None,
-    clear: bool = False,
+    clear: bool | np.ndarray = False,
 ) -> GlyphReading:
     """The decision on each tile at the shift (up to `SHIFT_RADIUS` patch pixels either way of
     `centres`) where its best glyph fits best. One wider patch is sampled and read per tile (along
@@ -297,16 +311,21 @@ def read_glyphs(
         else:
             part, part_brightness = [p[todo] for p in planes], brightness[todo]
         lamp = None if bound is None else np.asarray(bound, bool)[todo]
-        got = _read(model, frame, h, centres[todo], part, white, part_brightness, lamp)
         # A glare spot's halo, too faint to flag, may set the print's level: a glared tile is sure
         # only if read alike with the level measured clear of the halo (`glyph_ink._ink`'s `clear`).
-        again = np.flatnonzero(got.sure & flagged_glare(part, white, part_brightness))
-        if len(again) and white is not None:
-            pick = [p[again] for p in part], white[again], part_brightness[again], None if lamp is None else lamp[again]
-            more = _read(model, frame, h, centres[todo][again], *pick, clear=True)
-            for j, tile in enumerate(again.tolist()):
-                if not more.sure[j] or more.glyphs[j] != got.glyphs[tile]:
-                    got.glyphs[tile], got.sure[tile] = "?", False
+        # Its second reading is made in the same pass, as extra rows: every step reads each tile on
+        # its own, and one pass over a few more rows costs far less than a second pass.
+        twice = np.flatnonzero(flagged_glare(part, white, part_brightness)) if white is not None else np.arange(0)
+        rows = np.concatenate([np.arange(len(todo)), twice])
+        clear = np.arange(len(rows)) >= len(todo)
+        if len(twice):
+            part, part_brightness = [p[rows] for p in part], part_brightness[rows]
+            white, lamp = None if white is None else white[rows], None if lamp is None else lamp[rows]
+        both = _read(model, frame, h, centres[todo][rows], part, white, part_brightness, lamp, clear)
+        got, more = both.take(np.arange(len(todo))), both.take(np.arange(len(todo), len(rows)))
+        for j, tile in enumerate(twice.tolist()):
+            if got.sure[tile] and (not more.sure[j] or more.glyphs[j] != got.glyphs[tile]):
+                got.glyphs[tile], got.sure[tile] = "?", False
         reading.put(todo, got)
     if memory is not None:
         memory.store(h, centres, brightness, reading)
@@ -322,26 +341,27 @@ def _read(
     white: np.ndarray | None,
     brightness: np.ndarray,
     bound: np.ndarray | None = None,
-    clear: bool = False,
+    clear: bool | np.ndarray = False,
 ) -> GlyphReading:
     """`read_glyphs` of tiles whose patches around `centres` are `planes` (their sum
-    `brightness`), white raised; a tile `lamp_lost` is unsure (`clear`: see `glyph_ink._ink`)."""
-    (ink, mask, contrast), centred, white, axis = _centred(frame, h, centres, white, planes, brightness, clear)
+    `brightness`), white raised; a tile `lamp_lost` is unsure (`clear`, for every tile or each:
+    see `glyph_ink._ink`)."""
+    clear = np.broadcast_to(np.asarray(clear, bool), (len(centres),))
+    (ink, mask, contrast), centred, white, axis, seen = _centred_sampled(
+        frame, h, centres, white, planes, brightness, clear
+    )
     hidden = np.any(mask != SUPPORT[None, :], axis=1)
     whole, some = np.flatnonzero(~hidden), np.flatnonzero(hidden)
     reading = GlyphReading.blank(len(centres))
     if len(whole):
         reading.put(whole, model.decide(ink[whole], mask[whole], contrast[whole], hidden=hidden[whole]))
-    seen = None  # the re-centred patches, sampled once for the checks below
     if len(some):
-        seen = _sample_planes(frame, h, centred)
         some_white = None if white is None else white[some]
         may_be_print = print_hidden([p[some] for p in seen], mask[some], some_white)
-        reading.put(some, _best_shifts(model, frame, h, centred[some], some_white, axis[some], may_be_print, clear))
+        shifted = _best_shifts(model, frame, h, centred[some], some_white, axis[some], may_be_print, clear[some])
+        reading.put(some, shifted)
     sure = np.flatnonzero(reading.sure)
     if len(sure):
-        if seen is None:
-            seen = _sample_planes(frame, h, centred)
         # A shadow's edge across the tile (`glyph_light`): the print in the shadow is as near the
         # lit tile as the lit print once the step is half the contrast between them.
         step = light_step(plain_medians([p[sure] for p in seen], ink[sure], mask[sure]))
@@ -356,12 +376,12 @@ def _read(
             part, tile_white = [p[rows] for p in seen], None if white is None else white[rows]
             glyphs = [reading.glyphs[i] for i in rows]
             doubt = read_otherwise(
-                model, part, ink[rows], mask[rows], contrast[rows], axis[rows], tile_white, glyphs, clear
+                model, part, ink[rows], mask[rows], contrast[rows], axis[rows], tile_white, glyphs, clear[rows]
             )
             for i in rows[doubt]:
                 reading.glyphs[i], reading.sure[i] = "?", False
     if bound is not None and bound.any():
-        lost = lamp_lost(seen if seen is not None else _sample_planes(frame, h, centred), mask, bound)
+        lost = lamp_lost(seen, mask, bound)
         rows = np.flatnonzero(lost.any(axis=1) & reading.sure)
         if len(rows):
             # Read again as if every pixel the lamp left unread were print: sure only if both agree.
