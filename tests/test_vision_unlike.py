@@ -144,6 +144,7 @@ def test_a_shadow_measured_on_the_band_gives_its_light_back_to_the_places() -> N
         ("flipop", 201),
         ("flipop", 231),
         ("flipop", 260),
+        ("flipop", 1173),
     ],
 )
 def test_a_hard_shadow_over_the_board_reads_no_place_wrong_and_sure(game: str, seed: int) -> None:
@@ -154,7 +155,9 @@ def test_a_hard_shadow_over_the_board_reads_no_place_wrong_and_sure(game: str, s
     middle of a coloured shadow read as the floor plus a sheen, and 231, a white ball read as a
     black one plus light of the sheen's fitted colour; Colorpop 235, a joker read empty; `--first 250`:
     Flipop 260, a white ball in a deep shadow read as the floor, the white look with the shadow's
-    light given back not clearly farther."""
+    light given back not clearly farther. Held out then (session 25, seeds 1130-1209): Flipop 1173, a white
+    ball in a warm shadow read as the floor at 3.38 by its look, at 0.26 by the tint stage's light fitted over
+    it; white with the shadow's light given back (0.48) was weighed against the fitted 0.26."""
     profile = default_profile(game)
     snap = random_snapshot(game, profile, seed=seed)
     shade = hard_shadow(profile, np.random.default_rng(7000 + seed))
@@ -209,3 +212,20 @@ def test_a_piece_read_only_by_allowing_a_sheen_is_unsure_at_any_depth_of_a_shado
     doubt = undone_shadow(model, dec, sure, feats, 5, 5, reach=2, sheened=sheened)
     assert doubt[3] and not doubt[24]
     assert not undone_shadow(model, dec, sure, feats, 5, 5, reach=2).any()
+
+
+def test_a_place_a_fitted_light_reads_closer_is_weighed_at_its_looks_distance() -> None:
+    """The tint stage reads a place as its look plus a light fitted over it (`sheen_doubt.read_under_tint`), which
+    keeps its meaning but brings it much nearer (a free colour fits closely). The shadow's light given back, measured
+    on other places, is no freer: the other meaning it reads must be weighed against the distance the looks alone
+    read the place at (Flipop hand_check seed 1173), not against the fitted one."""
+    model, bgr = _slots(shadowed=True)
+    jokers = [5, 12]
+    bgr[jokers] *= 0.9  # a little darker still: with the shadow given back, a joker at 0.6
+    dec, sure = _decide(model, bgr)
+    feats = colour_features(bgr)
+    assert [dec.letters[j] for j in jokers] == [".", "."] and sure[jokers].all()
+    looks = dec.distance.copy()
+    dec.distance[jokers] = 0.05  # as the fitted light reads them: the same meaning, far closer
+    assert not undone_shadow(model, dec, sure, feats, 5, 5, reach=2)[jokers].any()
+    assert undone_shadow(model, dec, sure, feats, 5, 5, reach=2, read_at=looks)[jokers].all()

@@ -6,8 +6,7 @@
 2. *localise* (`localise.Localiser`): the homography of the last frame while it still fits the
    markers, else the markers found again (with the missed-marker search), or fixed corners;
 3. *rectify* (`features.Rectifier`): the board warped once into a small upright image;
-4. *light* (`light.PaperLight`): the white paper around the markers, the light every place is
-   read relative to;
+4. *light* (`light.PaperLight`): the markers' white paper, the light every place is read against;
 5. *describe places* (`tops.PieceTops`, `colour_features`): each place's robust colour, relative
    to that light, leaving glare out, where each class's body would appear (a piece's top, a
    slot's floor: the camera's pose from the homography, `pose.CameraPose`);
@@ -229,7 +228,8 @@ class BoardReader:
         sure &= rival < 0
         # Nor one near a shadow that reads as another meaning with the shadow's light given back (unlike.py).
         lit = sure.copy()  # what the light leaves sure; a shadow's doubt is local and says nothing of it
-        sure &= ~undone_shadow(self.model, dec, sure, feats, rows, cols, REACH, by_sheen | won_in_sheen)
+        read_at = np.where(tinted, np.maximum(before.distance, dec.distance), dec.distance)  # by the looks alone
+        sure &= ~undone_shadow(self.model, dec, sure, feats, rows, cols, REACH, by_sheen | won_in_sheen, read_at)
         # Local too (after `lit`): what a broad sheen of some colour may have made of a piece (outline.py).
         shown = by_sheen | outlined
         sure &= ~self.outlines.under_sheen(frame, self._placed(), dec, sure, per_class, shown, halos, REACH, clipped)

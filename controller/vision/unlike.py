@@ -56,6 +56,7 @@ def undone_shadow(
     cols: int,
     reach: int,
     sheened: np.ndarray | None = None,
+    read_at: np.ndarray | None = None,
 ) -> np.ndarray:
     """(N,) the sure places near a shadow that the shadow's light, given back, reads as another meaning.
 
@@ -74,7 +75,9 @@ def undone_shadow(
     with the light given back: a sheen's amount, fitted to the place, is no better evidence than a
     shadow's depth measured beside it. For such a place the depth is free too (`_at_any_depth`), in
     the colour any unsure place darker than its nearest look shows within `reach` (the middle of a
-    hard shadow is deeper than its fringe, where the looks may still take it in)."""
+    hard shadow is deeper than its fringe, where the looks may still take it in). `read_at`: the
+    distance each place was read at by its looks alone, where a light fitted over it (the tint
+    stage's) kept its meaning but brought it nearer (default `dec.distance`)."""
     unsure = np.flatnonzero(~sure)
     darker = unsure[feats[unsure, 0] < model.means[dec.best[unsure], 0]]
     shaded = darker[dec.distance[darker] > model.max_distance]
@@ -97,7 +100,7 @@ def undone_shadow(
     for place, share in zip(seeds, kept, strict=True):
         near = sure & (np.abs(row - row[place]) <= reach) & (np.abs(col - col[place]) <= reach)
         if place in shaded:
-            doubt |= _given_back(model, dec, near, feats, share, sheened)
+            doubt |= _given_back(model, dec, near, feats, share, sheened, read_at)
         if sheened is not None and place in freely:
             doubt |= _at_any_depth(model, dec, near & sheened, feats, share)
     return doubt
@@ -141,6 +144,7 @@ def _given_back(
     feats: np.ndarray,
     share: np.ndarray,
     sheened: np.ndarray | None = None,
+    read_at: np.ndarray | None = None,
 ) -> np.ndarray:
     """(N,) which of `places` (N,) read with each channel divided by `share` (the light a shadow
     kept) are a look of another meaning within the open-set distance and not clearly farther than
@@ -151,10 +155,11 @@ def _given_back(
     near = np.flatnonzero(places)
     if len(near):
         again = model.decide(colour_features(colours_of(feats[near]) / share))
-        margin = (again.distance - dec.distance[near]) / np.maximum(again.distance, 1e-9)
+        read = (dec.distance if read_at is None else read_at)[near]
+        margin = (again.distance - read) / np.maximum(again.distance, 1e-9)
         clear = model.margin_clear(margin, dec.best[near], again.best)
         if sheened is not None:
             clear &= ~sheened[near]
-        within = again.distance <= np.maximum(model.max_distance, dec.distance[near])
+        within = again.distance <= np.maximum(model.max_distance, read)
         doubt[near] = ~model.same[again.best, dec.best[near]] & within & ~clear
     return doubt
