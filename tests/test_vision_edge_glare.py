@@ -46,3 +46,17 @@ def test_a_black_ball_under_a_reflection_at_the_edge_is_not_read_white(seed: int
     r, c = place
     assert snap.cells[r][c] == "B" and cells[r][c] in ("B", "?")
     assert all(cells[r][c] in ("?", snap.cells[r][c]) for r in range(5) for c in range(5))
+
+
+def test_a_marble_under_a_reflection_at_the_edge_is_not_read_as_a_hole() -> None:
+    """Stay Alive, `bench/hand_check.py` seed 1347 (held out): the core of a reflection below the last row covers most
+    of a red marble. The tint stage read it as an empty hole's orange under a light fitted over it, surely; without
+    the halo, what is left of it is no look at all at any measure, and says nothing for that reading."""
+    p = default_profile("stay-alive")
+    snap = random_snapshot("stay-alive", p, seed=1347)
+    spot = edge_glare(p, np.random.default_rng(5000 + 1347), NEAR_RADII, NEAR_OUTSIDE)
+    image = render_snapshot(snap, p, seed=1347, preset="hard", scene=Scene(glare_at=(spot,), frame=4))
+    cells = BoardReader(p).read(image).cells
+    assert cells is not None
+    assert snap.cells[6][5] == "R" and cells[6][5] in ("R", "?")
+    assert all(cells[r][c] in ("?", snap.cells[r][c]) for r in range(7) for c in range(7))

@@ -235,7 +235,17 @@ class HaloCheck:
         return out, read
 
     def settle(
-        self, rect, white, samplers: dict, heights: dict, model, weights: np.ndarray, dec, sure, lit_read=None
+        self,
+        rect,
+        white,
+        samplers: dict,
+        heights: dict,
+        model,
+        weights: np.ndarray,
+        dec,
+        sure,
+        lit_read=None,
+        fitted=None,
     ) -> dict:
         """The places beside a reflection outside the places (`halos`), looked at without its halo
         at each of `SCALES` times each halo the band cannot tell from the best (`plausible_halos`),
@@ -247,8 +257,9 @@ class HaloCheck:
         place then unsure by the margin rule; one that leaves a colour no look describes is not the
         halo's measure). A sure place whose patch a strong halo leaves under `MIN_READ` read at every
         measure is unsure unless every measure finds its meaning nearest on some pixels left, or it was
-        read with added light taken off (`lit_read`: `reflections.ReflectionCheck.settled`). `dec` and
-        `sure` updated; the best halos, by place."""
+        read with added light taken off (`lit_read`: `reflections.ReflectionCheck.settled`); so is a
+        meaning a fitted light gave (`fitted`) where a strong halo leaves the patch like no look at every
+        measure. `dec` and `sure` updated; the best halos, by place."""
         plausible = self.plausible_halos(rect, white, self.places_px)
         halos = {j: found[0] for j, found in plausible.items()}
         if not halos:
@@ -296,6 +307,14 @@ class HaloCheck:
             kept = all(lit.letters[j] == dec.letters[i] and o[j] > 0 for (lit, *_), o in zip(seen, own))
             taken_off = lit_read is not None and lit_read[i]  # read with the added light taken off already
             if sure[i] and strong[j] and not kept and not taken_off and all(o[j] < MIN_READ for o in own):
+                sure[i] = False
+                continue
+            # Nor a meaning a light fitted over the place gave it (`fitted`: the tint stage's) where, without a strong
+            # halo, its patch is no look at all at any measure: the fitted light explained the halo's light some other
+            # way, and what the halo leaves says nothing for it (Stay Alive hand_check seed 1347: a red marble the core
+            # mostly covers, read red plus white light, turned into an empty orange hole under a fitted light).
+            unseen = not any((near[j] <= model.max_distance).any() for *_, near in seen)
+            if sure[i] and strong[j] and unseen and fitted is not None and fitted[i]:
                 sure[i] = False
                 continue
             one = len({lit.letters[j] for lit, *_ in seen}) == 1 and all(lit.sure[j] and ok[j] for lit, ok, _ in seen)

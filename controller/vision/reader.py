@@ -221,7 +221,7 @@ class BoardReader:
         # A patch more than a third covered by glare is not trusted, whatever it looks like.
         sure = dec.sure & (used >= MIN_USED)
         self._beside_reflections(rect, white, rel, clipped, used, dec, sure)
-        halos = self._beside_edge_glare(rect, white, frame, dec, sure)
+        halos = self._beside_edge_glare(rect, white, frame, dec, sure, won_in_sheen)
         sure &= ~unsure_in_sheen  # white light added does not settle what the sheen's colour or a print left open
         # Nor one that a clipped channel leaves open to a look of another meaning (the light).
         rival = self.light_doubt.rivals(rel, channel_bounds(med, paper_bound, self.paper_weights), dec.best, sure)
@@ -326,14 +326,14 @@ class BoardReader:
         rect, white, under = self._reflection
         return self.reflections.beside(rect, under, self.model, white, self.paper_weights)
 
-    def _beside_edge_glare(self, rect: np.ndarray, white: np.ndarray, frame: np.ndarray, dec, sure) -> dict:
+    def _beside_edge_glare(self, rect: np.ndarray, white: np.ndarray, frame: np.ndarray, dec, sure, fitted) -> dict:
         """Places beside a lamp's reflection outside the places, looked at again without its halo as
         the frame band measures it (`halo.HaloCheck.settle`); the halos, by place."""
         if self.halo is None:
             return {}
         samplers = self.tops.samplers(self._placed(), (frame.shape[1], frame.shape[0]))
         heights, weights, lit_read = self.tops.heights, self.paper_weights, self.reflections.settled
-        return self.halo.settle(rect, white, samplers, heights, self.model, weights, dec, sure, lit_read)
+        return self.halo.settle(rect, white, samplers, heights, self.model, weights, dec, sure, lit_read, fitted)
 
     def _light_words(self, best: np.ndarray, rival: np.ndarray, paper_bound: np.ndarray) -> str:
         """Why the light leaves places unsure, in a player's words: the two colours it makes
