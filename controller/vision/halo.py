@@ -147,6 +147,8 @@ class HaloCheck:
         out = []
         for t in dict.fromkeys([best, *ends.tolist()]):
             halo = self._falling(excess, bins[t])
+            if halo is None and t == best:
+                return []  # no distance with enough band pixels at the best centre: not measured
             if halo is not None:
                 out.append((trials[t], *halo))
         return out
