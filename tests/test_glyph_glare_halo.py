@@ -72,8 +72,8 @@ def test_the_halo_does_not_set_the_print_level_measured_clear_of_it() -> None:
     centre = np.zeros((1, 2))
     planes = glyph_module._sample_planes(frame, h, centre)
     assert flagged_glare(planes, WHITE[None], planes[0] + planes[1] + planes[2])[0]
-    (_, _, level), _, _, axis = glyph_module._centred(frame, h, centre, WHITE[None])
-    (_, _, clear), _, _, _ = glyph_module._centred(frame, h, centre, WHITE[None], clear=True)
+    (_, _, level), _, _, axis, _ = glyph_module._centred(frame, h, centre, WHITE[None])
+    (_, _, clear), _, _, _, _ = glyph_module._centred(frame, h, centre, WHITE[None], clear=True)
     step = 0.7 * float((WHITE - RED) @ axis[0])  # the print's own rise along the tile's colour axis
     assert level[0] > 1.3 * step and clear[0] < step
 

@@ -63,10 +63,10 @@ def test_the_light_step_is_measured_on_the_tile_not_its_print() -> None:
     shadow's step is the tile's own darkening (yellow times 1 - 0.6)."""
     for glyph in ("B", "8", "b"):
         frame, h = tile_in_light(glyph, None)
-        (ink, mask, _), centred, _, _ = glyph_module._centred(frame, h, np.zeros((1, 2)), WHITE[None])
+        (ink, mask, _), centred, _, _, _ = glyph_module._centred(frame, h, np.zeros((1, 2)), WHITE[None])
         assert light_step(plain_medians(glyph_module._sample_planes(frame, h, centred), ink, mask))[0] < 5
     frame, h = tile_in_light("B", 0.6)
-    (ink, mask, _), centred, _, _ = glyph_module._centred(frame, h, np.zeros((1, 2)), WHITE[None])
+    (ink, mask, _), centred, _, _, _ = glyph_module._centred(frame, h, np.zeros((1, 2)), WHITE[None])
     step = light_step(plain_medians(glyph_module._sample_planes(frame, h, centred), ink, mask))[0]
     assert step == pytest.approx(float(np.linalg.norm(YELLOW * 0.4)), rel=0.15)
 
@@ -110,7 +110,7 @@ def test_with_the_light_made_even_the_tile_is_one_colour_again(glyph: str) -> No
     which the blur that carries the light over the print softens), and the print keeps its
     contrast against the tile (a shadow multiplies both)."""
     frame, h = tile_in_light(glyph, 0.6)
-    (ink, mask, contrast), centred, white, axis = glyph_module._centred(frame, h, np.zeros((1, 2)), WHITE[None])
+    (ink, mask, contrast), centred, white, axis, _ = glyph_module._centred(frame, h, np.zeros((1, 2)), WHITE[None])
     planes = glyph_module._sample_planes(frame, h, centred)
     step = light_step(plain_medians(planes, ink, mask))[0]
     assert step > EVEN_STEP  # the shadow is seen

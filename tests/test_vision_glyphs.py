@@ -407,7 +407,7 @@ def test_re_centred_patches_have_the_first_patches_colour_axis() -> None:
     assert reader.read(frame).cells is not None
     cells = [cell for row in snap.cells for cell in row]
     centres = reader.geom.points()[[i for i, cell in enumerate(cells) if cell != EMPTY]]
-    (ink, mask, contrast), centred, _, axis = glyph_module._centred(frame, reader.h, centres, None)
+    (ink, mask, contrast), centred, _, axis, _ = glyph_module._centred(frame, reader.h, centres, None)
     own_ink, own_mask, own_contrast, own_axis = ink_module._ink(
         ink_module._sample_planes(frame, reader.h, centred), None, SUPPORT
     )

@@ -150,25 +150,13 @@ def _centred(
     planes: list[np.ndarray] | None = None,
     brightness: np.ndarray | None = None,
     clear: bool | np.ndarray = False,
-) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, np.ndarray | None, np.ndarray]:
+) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, np.ndarray | None, np.ndarray, list[np.ndarray]]:
     """`centred_patches`, with the board points they were sampled around, the paper white at
-    each tile as raised by `print_white` (None without a white) and each tile's main colour
-    axis (from the first sampling; the re-centred patches are read with it, see `_ink`).
+    each tile as raised by `print_white` (None without a white), each tile's main colour axis
+    (from the first sampling; the re-centred patches are read with it, see `_ink`) and the
+    re-centred patches' colour planes themselves (the later checks read them).
     `planes`, when given, are the patches already sampled around `centres` and `white` is
     already raised (`brightness`: the planes' sum, when known)."""
-    return _centred_sampled(frame, h, centres, white, planes, brightness, clear)[:4]
-
-
-def _centred_sampled(
-    frame: np.ndarray,
-    h: np.ndarray,
-    centres: np.ndarray,
-    white: np.ndarray | None,
-    planes: list[np.ndarray] | None = None,
-    brightness: np.ndarray | None = None,
-    clear: bool | np.ndarray = False,
-) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, np.ndarray | None, np.ndarray, list[np.ndarray]]:
-    """`_centred`, and the re-centred patches' colour planes themselves (the later checks read them)."""
     centres = np.asarray(centres, np.float64).reshape(-1, 2)
     if planes is None:
         planes = _sample_planes(frame, h, centres, _POINTS)
@@ -347,9 +335,7 @@ def _read(
     `brightness`), white raised; a tile `lamp_lost` is unsure (`clear`, for every tile or each:
     see `glyph_ink._ink`)."""
     clear = np.broadcast_to(np.asarray(clear, bool), (len(centres),))
-    (ink, mask, contrast), centred, white, axis, seen = _centred_sampled(
-        frame, h, centres, white, planes, brightness, clear
-    )
+    (ink, mask, contrast), centred, white, axis, seen = _centred(frame, h, centres, white, planes, brightness, clear)
     hidden = np.any(mask != SUPPORT[None, :], axis=1)
     whole, some = np.flatnonzero(~hidden), np.flatnonzero(hidden)
     reading = GlyphReading.blank(len(centres))
