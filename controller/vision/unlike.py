@@ -63,24 +63,22 @@ def undone_shadow(
 ) -> np.ndarray:
     """(N,) the sure places near a shadow that the shadow's light, given back, reads as another meaning.
 
-    A place beyond every learned look and darker than its nearest one is under a shadow (or a light
-    unlike the calibration's): if its look is right, the shadow kept that share of each channel (the
-    lamp's light taken away, the room's other light left, so a colour as well as a depth). Brightness
-    can be all that tells two looks apart (a white or grey piece from a dark empty place), so a sure
-    place within `reach` of such a place is read again with each channel divided by that share, and
-    is left unsure when that reads it as a look of another meaning not clearly farther than it was
-    read (the classifier's margin rule: in that shadow, the other meaning explains it about as
-    well). A place sitting by its own look, with
-    or without the shadow, keeps its reading; far from any shadow, nothing changes. A place read
-    surely can show the shadow too, darker than its look by more than `DIM` of its spreads (a shadow
-    within the looks' tolerance). A place read only by allowing a sheen (`sheened`: a free amount of
-    added light fits it closely) is unsure where the other meaning is within the open-set distance
-    with the light given back: a sheen's amount, fitted to the place, is no better evidence than a
-    shadow's depth measured beside it. For such a place the depth is free too (`_at_any_depth`), in
-    the colour any unsure place darker than its nearest look shows within `reach` (the middle of a
-    hard shadow is deeper than its fringe, where the looks may still take it in). `read_at`: the
-    distance each place was read at by its looks alone, where a light fitted over it (the tint
-    stage's) kept its meaning but brought it nearer (default `dec.distance`)."""
+    A place beyond every learned look and darker than its nearest one is under a shadow (or a light unlike the
+    calibration's): if its look is right, the shadow kept that share of each channel (the lamp's light taken
+    away, the room's other light left, so a colour as well as a depth). Brightness can be all that tells two
+    looks apart (a white or grey piece from a dark empty place), so a sure place within `reach` of such a place
+    is read again with each channel divided by that share, and is left unsure when that reads it as a look of
+    another meaning not clearly farther than it was read (the classifier's margin rule: in that shadow, the
+    other meaning explains it about as well). A place sitting by its own look, with or without the shadow, keeps
+    its reading; far from any shadow, nothing changes. A place read surely can show the shadow too, darker than
+    its look by more than `DIM` of its spreads (a shadow within the looks' tolerance), or darker and farther
+    than `FAR_READ` from it. A place read only by allowing a sheen (`sheened`: a free amount of added light fits
+    it closely) is unsure where the other meaning is within the open-set distance with the light given back: a
+    sheen's amount, fitted to the place, is no better evidence than a shadow's depth measured beside it. For
+    such a place the depth is free too (`_at_any_depth`), in the colour any unsure place darker than its nearest
+    look shows within `reach` (the middle of a hard shadow is deeper than its fringe, where the looks may still
+    take it in). `read_at`: the distance each place was read at by its looks alone, where a light fitted over it
+    (the tint stage's) kept its meaning but brought it nearer (default `dec.distance`)."""
     unsure = np.flatnonzero(~sure)
     darker = unsure[feats[unsure, 0] < model.means[dec.best[unsure], 0]]
     shaded = darker[dec.distance[darker] > model.max_distance]
