@@ -167,15 +167,11 @@ class HaloCheck:
             return None
         return np.array(at), np.maximum.accumulate(np.maximum(levels, 0.0)[::-1])[::-1]
 
-    def halos(self, rect: np.ndarray, white: np.ndarray, places_px: np.ndarray) -> dict[int, tuple]:
+    def plausible_halos(self, rect: np.ndarray, white: np.ndarray, places_px: np.ndarray) -> dict[int, list[tuple]]:
         """Per place (index into `places_px`, (N, 2) rectified pixels) within `NEAR` of the core of
         a reflection beside the frame band (`MIN_CORE` and more across, its centre outside the
-        outer places by at most `BAND`), that core's centre and measured halo (`profile`); places
-        with none are left out."""
-        return {j: found[0] for j, found in self.plausible_halos(rect, white, places_px).items()}
-
-    def plausible_halos(self, rect: np.ndarray, white: np.ndarray, places_px: np.ndarray) -> dict[int, list[tuple]]:
-        """`halos`, each place with every halo the band cannot tell from the best (`profiles`)."""
+        outer places by at most `BAND`), every halo of that core the band cannot tell from the best
+        (`profiles`: centre and measured halo, the best first); places with none are left out."""
         if not cv2.countNonZero(cv2.bitwise_and(cv2.inRange(rect, (SATURATED,) * 3, (255,) * 3), self.zone)):
             return {}  # nothing clipped beside the band: no reflection there (most frames)
         _n, labels, centres, areas = clipped_cores(rect)
@@ -203,7 +199,7 @@ class HaloCheck:
         return out
 
     def varies(self, halo: tuple, point_px: np.ndarray, contrast: float, radius: float = HALF) -> bool:
-        """Whether `halo` (`halos`) varies by at least `contrast` grey levels over the disc of
+        """Whether `halo` (one of `plausible_halos`') varies by at least `contrast` grey levels over the disc of
         `radius` pitches at `point_px` (rectified pixels), as far as the band measured it."""
         centre, at, level = halo
         d = np.hypot(*(np.asarray(point_px) - centre)) / self.ppp
@@ -214,7 +210,7 @@ class HaloCheck:
     def without_halo(
         self, rect: np.ndarray, patches: PatchSampler, halos: dict[int, tuple], scale: float = 1.0
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The patches of the places in `halos` (`halos`) less `scale` times their halo: their
+        """The patches of the places in `halos` (one of `plausible_halos`' each) less `scale` times their halo: their
         robust colours (grey levels, (N, 3), NaN where not read) and the fraction of each patch
         read (pixels clipped in any channel, and those nearer the core than the band measured,
         left out)."""
@@ -249,7 +245,7 @@ class HaloCheck:
         lit_read=None,
         fitted=None,
     ) -> dict:
-        """The places beside a reflection outside the places (`halos`), looked at without its halo
+        """The places beside a reflection outside the places (`plausible_halos`), looked at without its halo
         at each of `SCALES` times each halo the band cannot tell from the best (`plausible_halos`),
         each class at its own height (`samplers`, `heights`:
         `tops.PieceTops`) relative to the paper white (`weights` at the places): an unsure place is
