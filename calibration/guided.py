@@ -343,6 +343,19 @@ def wait_for_still(
     raise CaptureTimeout(Text(sentences[why], {"seconds": seconds}))
 
 
+def switch_lines(game: str, switches: Any) -> Any:
+    """The snapshot lines the switch board reports now (`GameSpec.with_switches`: Stay Alive's slides),
+    or () where the game has none or the switches cannot say (none connected, the link down, a slide
+    faulty): the picture's own groups then tell each empty point's look (`cal.learn_empty`)."""
+    merge = registry.get(game).with_switches
+    if merge is None or switches is None:
+        return ()
+    state = switches.latest()
+    if state is None or not state.link_ok or not switches.healthy() or state.faults or None in state.positions:
+        return ()
+    return merge(Snapshot(game, ()), tuple(state.positions)).lines
+
+
 # --------------------------------------------------------------------------- learning and checking
 class GuidedCalibration:
     """One guided calibration of `profile`'s game: pictures taken step by step, then `finish()`."""
@@ -351,6 +364,7 @@ class GuidedCalibration:
         self.profile = profile
         self.steps = steps_for(profile)
         self.pictures: dict[str, np.ndarray] = {}
+        self.switch_lines: dict[str, Any] = {}
 
     def step(self, number: object) -> Step:
         """Step `number` (counted from 1), whatever the page sent: anything else is refused in words."""
@@ -358,10 +372,18 @@ class GuidedCalibration:
             raise RefereeError(_("the steps are numbered 1 to {steps}", steps=len(self.steps)))
         return self.steps[number - 1]
 
-    def take(self, number: int, image: np.ndarray) -> Step:
+    def take(self, number: int, image: np.ndarray, switch_lines: Any = ()) -> Step:
+        """Keep the picture of step `number`, with the snapshot lines the switch board reported as
+        it was taken (Stay Alive's slides: they name each empty point's look, `cal.learn_empty`)."""
         step = self.step(number)
         self.pictures[step.key] = image
+        self.switch_lines[step.key] = switch_lines
         return step
+
+    def _learn(self, step: Step, profile, expected: list[checks.Expected]):
+        """`profile` learned from step's picture (`_LEARN`), what it must read back as appended to `expected`."""
+        image, lines = self.pictures[step.key], self.switch_lines.get(step.key, ())
+        return _LEARN[step.key](profile, image, _name(step), expected, lines)
 
     def missing(self) -> list[Step]:
         return [s for s in self.steps if s.key not in self.pictures]
@@ -379,7 +401,7 @@ class GuidedCalibration:
         profile = self.profile
         expected: list[checks.Expected] = []
         for earlier in self.steps[:number]:
-            profile = _LEARN[earlier.key](profile, self.pictures[earlier.key], _name(earlier), expected)
+            profile = self._learn(earlier, profile, expected)
         checks.check_pictures(profile, expected[-1:], learned=checks.learned_keys(self.profile, profile))
 
     def forget(self, number: int) -> None:
@@ -400,7 +422,7 @@ class GuidedCalibration:
         expected: list[checks.Expected] = []
         for step in self.steps:
             try:
-                profile = _LEARN[step.key](profile, self.pictures[step.key], _name(step), expected)
+                profile = self._learn(step, profile, expected)
             except checks.PlacesRefused as exc:  # the places are drawn on the picture
                 return Outcome(
                     False,
@@ -429,21 +451,21 @@ def _picture(name: Any) -> Text:
     return _("the picture {name}", name=name)
 
 
-def _learn_empty(profile, image, name, expected):
+def _learn_empty(profile, image, name, expected, switch_lines=()):
 
-    profile = cal.learn_empty(profile, image, name=_picture(name))
+    profile = cal.learn_empty(profile, image, name=_picture(name), switch_lines=switch_lines)
     expected.append(checks.Expected(name, image, _empty_cells(profile)))
     return profile
 
 
-def _learn_pieces(profile, image, name, expected):
+def _learn_pieces(profile, image, name, expected, switch_lines=()):
 
     profile = cal.learn_pieces(profile, image, name=_picture(name))
     expected.append(checks.Expected(name, image, [cal.pieces_row(profile)] + _empty_cells(profile)[1:]))
     return profile
 
 
-def _learn_bottom_row(profile, image, name, expected):
+def _learn_bottom_row(profile, image, name, expected, switch_lines=()):
     """The colours named from one piece of each on the bottom row: a later setup picture, whose places
     are not known, is then clustered from this copy's own colours rather than the standard edition's
     (which names the clusters wrongly for a copy whose colours differ enough)."""
@@ -453,7 +475,7 @@ def _learn_bottom_row(profile, image, name, expected):
     return profile
 
 
-def _learn_glyphs(profile, image, name, expected):
+def _learn_glyphs(profile, image, name, expected, switch_lines=()):
 
     profile = learn_glyphs(profile, [image])
     cells: list[list[str | None]] = [list(row) for row in _empty_cells(profile)]
@@ -463,14 +485,14 @@ def _learn_glyphs(profile, image, name, expected):
     return profile
 
 
-def _learn_setup(profile, image, name, expected):
+def _learn_setup(profile, image, name, expected, switch_lines=()):
 
     profile = cal.learn_colorpop_setup(profile, image, name=_picture(name))
     expected.append(checks.Expected(name, image, counts=cal.setup_counts(profile)))
     return profile
 
 
-def _learn_start(profile, image, name, expected):
+def _learn_start(profile, image, name, expected, switch_lines=()):
 
     profile = cal.learn_flipop_start(profile, image)
     start = parse_snapshot(profile.game, profile.get("start"))

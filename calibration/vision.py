@@ -307,19 +307,22 @@ def learn_labelled(profile, pairs: list[tuple[np.ndarray, Snapshot]], corners=No
         named = hook(profile, snap) if hook is not None else None
         found = _groups(model, seen, snap, named)
         if named is not None:
-            _check_named(profile, model, seen, snap, named, found)
+            _check_named(profile, model, seen, snap, named, found, _("the snapshot's orange: and white: lines"))
         for k, v in found.items():
             groups.setdefault(k, []).extend(v)
     return with_model(profile, _fit(model, groups))
 
 
-def _check_named(profile, model: ClassModel, seen: PlaceLooks, snap: Snapshot, named: list[str], groups) -> None:
+def _check_named(
+    profile, model: ClassModel, seen: PlaceLooks, snap: Snapshot, named: list[str], groups, source: Any
+) -> None:
     """Refused where an empty place is read surely, by the looks `groups` (the picture's places
     under the looks the snapshot's own lines name, `VisionSpec.empty_looks`: Stay Alive's slides
     and holes) teach, as another empty look than its name: the slides' positions, or the copy's
     holes, are not the board's. Named so, no look needs to be on the board (a board with no open
     point) nor to stand apart in the picture's own groups (openings as bright as a slide). Places
-    under glare or a lamp's reflection are not judged (their colour is not their look's)."""
+    under glare or a lamp's reflection are not judged (their colour is not their look's). `source`
+    names where the slides' positions came from, for the sentence."""
     learned = _fit(model, groups)
     dec = learned.decide_distances(seen.distances(learned))
     judged = (seen.chosen(named)[1] >= MIN_USED) & ~lit_looks(model, seen, named) & dec.sure
@@ -333,9 +336,9 @@ def _check_named(profile, model: ClassModel, seen: PlaceLooks, snap: Snapshot, n
         raise PlacesRefused(
             _(
                 "at {places} the picture does not show what the slides' positions say (an opening, or the orange "
-                "or white slide): check the snapshot's orange: and white: lines, and the copy's holes "
-                "(referee setup holes)",
+                "or white slide): check {source}, and the copy's holes (referee setup holes)",
                 places=place_names(profile.game, cells),
+                source=source,
             ),
             cells,
             _("does not show what the slides' positions say"),
@@ -495,8 +498,15 @@ def learn_bottom_row(profile, image: np.ndarray, corners=None):
     return learn_labelled(profile, [(image, Snapshot(profile.game, tuple(tuple(row) for row in cells)))], corners)
 
 
-def learn_empty(profile, empty: np.ndarray, corners=None, name: Any = None):
+def learn_empty(profile, empty: np.ndarray, corners=None, name: Any = None, switch_lines: Any = ()):
     """The empty class (each empty look, for Stay Alive) from a picture of the empty board.
+
+    `switch_lines`: the snapshot lines the switch board reported when the picture was taken
+    (`GameSpec.with_switches`: Stay Alive's slide positions), from which the game names each empty
+    place's look (`VisionSpec.empty_looks`, with the copy's holes). Each place is then learned as
+    the look they name, as `learn_labelled` does, and the picture refused where it shows another
+    empty look; without them, the looks are found in the picture's own groups (`_empty_keys`),
+    which need each look on the board and apart from the others.
 
     Checked first (`checks.empty_board_outliers`): a place that does not look like the board's
     other empty places of its look, once the light's smooth change across the board is allowed
@@ -508,9 +518,15 @@ def learn_empty(profile, empty: np.ndarray, corners=None, name: Any = None):
 
     model = model_for(profile)
     seen = _looks(profile, empty, corners)
-    looks = _empty_keys(model, seen)
+    board = Snapshot(profile.game, tuple((EMPTY,) * profile.cols for _ in range(profile.rows)), switch_lines)
+    hook = _spec(profile).vision.empty_looks
+    named = hook(profile, board) if hook is not None and board.lines else None
+    looks = named if named is not None else _empty_keys(model, seen)
     feats, used = seen.chosen(looks)
     usable = used >= MIN_USED
+    if named is not None:  # first: a look named wrongly stands out from its look's others as a piece would
+        source = _("the slide switches (the live page's switch test shows what they report)")
+        _check_named(profile, model, seen, board, named, _grouped(feats, looks, usable), source)
     points = np.array([(c, r) for r in range(profile.rows) for c in range(profile.cols)], np.float64)
     found = empty_board_outliers(model, feats, looks, usable, points, seen.chosen_medians(looks) >= SATURATED)
     if found.pieces:
@@ -528,11 +544,16 @@ def learn_empty(profile, empty: np.ndarray, corners=None, name: Any = None):
     # A place only brightened and paled, as a lamp's reflection does, is not learned from: were a
     # white piece left there, reading the picture back finds it (`checks.check_pictures`).
     usable[found.reflections] = False
+    return with_model(profile, _fit(model, _grouped(feats, looks, usable)))
+
+
+def _grouped(feats: np.ndarray, looks: list[str], usable: np.ndarray) -> dict[str, list[np.ndarray]]:
+    """The usable places' features under their looks."""
     groups: dict[str, list[np.ndarray]] = {}
     for f, look, fits in zip(feats, looks, usable):
         if fits:
             groups.setdefault(look, []).append(f)
-    return with_model(profile, _fit(model, groups))
+    return groups
 
 
 def pieces_row(profile) -> list[str]:

@@ -114,3 +114,32 @@ def test_referee_calibrate_learns_a_board_with_no_opening_from_its_snapshot(tmp_
     said = capsys.readouterr()
     assert "does not show what the slides' positions say" in said.err + said.out and "Traceback" not in said.err
     assert not out.exists()
+
+
+@pytest.mark.slow
+def test_the_empty_board_is_learned_by_the_slides_the_switch_board_reports() -> None:
+    """`learn_empty` given the switch board's lines (the guided calibration reads them as the picture is
+    taken): a rendered empty board with no opening, whose own groups give five orange points the
+    open look, is learned as the slides say (the open look kept as it was); slides the board does
+    not show are refused in words that send the player to the switches, and a marble left on the board
+    is still refused as one."""
+    p = default_profile("stay-alive")
+    snap = _snapshot(*NO_OPENING)
+    image = render_snapshot(snap, p, seed=7, preset="hard")
+    named = registry.get("stay-alive").vision.empty_looks(p, snap)
+    model = cal.model_for(p)
+    grouped = cal._empty_keys(model, cal._looks(p, image, None))
+    assert [k for k, n in zip(grouped, named) if k != n] == ["open"] * 5  # what the switches are for
+    before = {ref.key: ref.mean for ref in model.refs}
+    by_groups = {ref.key: ref.mean for ref in cal.model_for(cal.learn_empty(p, image)).refs}
+    by_slides = {ref.key: ref.mean for ref in cal.model_for(cal.learn_empty(p, image, switch_lines=snap.lines)).refs}
+    assert not np.allclose(by_groups["open"], before["open"], atol=1e-3)
+    assert np.allclose(by_slides["open"], before["open"], atol=1e-4)
+    with pytest.raises(PlacesRefused, match="check the slide switches"):
+        cal.learn_empty(p, image, switch_lines=_snapshot("BBCAACA", "BCCBBCC").lines)
+    cells = [list(row) for row in snap.cells]
+    cells[3][3] = "R"
+    marble = render_snapshot(snap.with_cells(cells), p, seed=7, preset="hard")
+    with pytest.raises(PlacesRefused, match="is not an empty board") as refused:
+        cal.learn_empty(p, marble, switch_lines=snap.lines)
+    assert refused.value.places == [(3, 3)]

@@ -15,7 +15,7 @@ from controller.vision.reader import BoardReader
 from controller.web import WebApp
 from controller.web.setup_api import ROUTES
 from simulation.setup_person import LiveCamera, SetupPerson, setup_world, simulated_camera
-from simulation.world import StubRig
+from simulation.world import StubRig, WorldSwitches
 
 pytestmark = pytest.mark.slow  # every test here takes seconds
 
@@ -186,3 +186,38 @@ def test_on_the_simulated_rig_calibrating_pauses_the_game_and_a_simulated_person
     rig.world.set_board(engine.expected(after))
     rig.driver.run_frames(30)
     assert rig.loop.session.verdicts[-1]["verdict"] == "legal"  # and the game goes on
+
+
+def test_stay_alive_empty_board_is_named_by_the_slides_the_switches_report(tmp_path):
+    """With the switch board connected, the empty board's picture is kept with the slides' positions
+    the switches report as it is taken (they name each point's look: `calibration.vision.learn_empty`),
+    and a slide moved while the picture is taken refuses it in words."""
+    app, world, camera, config = served("stay-alive", tmp_path)
+    app.switches = WorldSwitches(world)
+    person = SetupPerson(world, seed=2)
+
+    async def body(client):
+        assert (await client.post("/api/calibration/start", json={}, headers=HEADERS)).status == 200
+        routes = client.server.app[ROUTES]
+        routes.wait_seconds = 5.0  # room for rendering on a loaded machine
+        empty = steps_for(world.profile)[0]
+        assert empty.key == "empty"
+        board = person.follow(empty)
+        waited = routes._wait_for_picture
+
+        def slide_pushed_meanwhile(session):
+            orange = board.line("orange")
+            world.set_board(board.with_line("orange", ("B" if orange[0] != "B" else "A",) + orange[1:]))
+            return waited(session)
+
+        routes._wait_for_picture = slide_pushed_meanwhile
+        moved = await client.post("/api/calibration/capture", json={"step": 1}, headers=HEADERS)
+        assert moved.status == 409 and "a slide moved while the picture was taken" in (await moved.json())["error"]
+        routes._wait_for_picture = waited
+        board = person.follow(empty)
+        taken = await client.post("/api/calibration/capture", json={"step": 1}, headers=HEADERS)
+        assert taken.status == 200, await taken.text()
+        lines = dict(routes.session.switch_lines["empty"])
+        assert lines == {"orange": board.line("orange"), "white": board.line("white")}
+
+    with_client(app, body)

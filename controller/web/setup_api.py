@@ -212,10 +212,15 @@ class CalibrationRoutes:
         try:
             if hands is not None:  # the simulated rig: a simulated person sets the board this step asks for
                 await executor(None, hands.calibration_step, step)
+            lines = guided.switch_lines(session.profile.game, self.web.switches)
             frame = await executor(None, self._wait_for_picture, session)
             if self.session is not session:
                 raise self._bad(409, _("the calibration was started again meanwhile"))
-            session.take(step.number, frame)
+            if guided.switch_lines(session.profile.game, self.web.switches) != lines:
+                raise self._bad(
+                    409, _("a slide moved while the picture was taken: leave the slides still and capture again")
+                )
+            session.take(step.number, frame, lines)
             try:  # the picture is checked now, not at the end under another picture's name
                 await executor(None, session.check, step.number)
             except RefereeError as exc:
