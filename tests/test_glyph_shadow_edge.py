@@ -75,6 +75,9 @@ def test_the_light_step_is_measured_on_the_tile_not_its_print() -> None:
 #: across the board read a tile's glyph wrongly and surely: BF as BI, YB as Y6. Then, held out (seeds
 #: 308, 381, 403, 456, 465), a shadow's edge across the print, the step on the tile's plain parts
 #: under half the contrast: Vg as Vc, VG as VF, G3 as G7, V5 as V6, GG as GC (`glyph_light.evened`).
+#: Held out (seed 1435), an edge through an H's crossbar: the shadowed stroke's weaker ink drew the
+#: patch's centre onto the lit one, and VH was read VI even with the light made even there; the
+#: evened reading re-centres the patch on the evened ink (`glyph_light.read_otherwise`).
 HAND_CHECK_SHADOWS = [
     (2, (-0.85, 1.1301717735655332, 0.9632018988363567, -6.4743729345618135), (3, 1)),
     (7, (4.836580919573815, 8.85, 1.4491891849296161, 16.411575338298732), (5, 6)),
@@ -83,6 +86,7 @@ HAND_CHECK_SHADOWS = [
     (403, (2.304171121996629, 8.85, 2.1628050268080976, -1.2709369561650163), (1, 6)),
     (456, (3.875276303949364, 8.85, 2.763986807748739, 12.633140172440704), (5, 6)),
     (465, (8.85, 7.430391219887763, 2.6322734987740644, 36.21506393822807), (5, 8)),
+    (1435, (-0.85, 0.9175019520414223, 1.5181613332717627, 6.587885764845318), (0, 0)),
 ]
 
 

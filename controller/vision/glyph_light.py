@@ -7,15 +7,20 @@ fall towards the tile's level (a stroke lost, or read weaker than its rival's), 
 rise towards the print's. `glyphs._read` leaves a tile unsure when its light's step is half the
 print's contrast (`light_step`), and reads every tile whose light is not even (`EVEN_STEP`) again
 with the light made even (`evened`: each pixel over the light on it, told by the plain pixels
-around it, `light_between`): a tile not read surely as the same glyph then is unsure.
+around it, `light_between`): a tile not read surely as the same glyph then is unsure. The patch
+was centred on the ink read in the uneven light, which a shadowed stroke's weaker ink pulls towards
+the lit ones; the evened reading is made around the evened ink's own centre too where that lies
+apart, and the better fit kept.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import cv2
 import numpy as np
 
-from controller.vision.glyph_ink import PATCH, SUPPORT, _dilate_rows, _normalise_planes
+from controller.vision.glyph_ink import PATCH, PPG, SUPPORT, _dilate_rows, _normalise_planes, ink_centre
 from controller.vision.glyph_model import GlyphModel
 
 #: The light across a tile is measured on its plain parts (ink at most `PLAIN_INK`) in `CELLS` x
@@ -142,6 +147,12 @@ def evened(planes: list[np.ndarray], light: np.ndarray) -> list[np.ndarray]:
     return [p * gain[..., c] for c, p in enumerate(planes)]
 
 
+#: How far (patch pixels) the evened ink's centre may lie from the patch's before the evened reading
+#: is made around it (`read_otherwise`): the step of the search for a partly hidden tile's best shift
+#: (`glyphs._best_shifts`). Under a tile's even light it lies within a few tenths of a pixel.
+RECENTRE = 1.0
+
+
 def read_otherwise(
     model: GlyphModel,
     planes: list[np.ndarray],
@@ -152,12 +163,31 @@ def read_otherwise(
     white: np.ndarray | None,
     glyphs: list[str],
     clear: bool | np.ndarray = False,
+    resample: Callable[[np.ndarray, np.ndarray], list[np.ndarray]] | None = None,
 ) -> np.ndarray:
     """(N,) bool: which tiles, read surely as `glyphs` from their patches (`planes`; `ink`, `mask`,
     `contrast` and colour `axis` as read), are not read surely as the same glyph with their light
     made even (`evened` under `light_between`). The contrast is kept as read (`GlyphModel.decide`'s
     least contrast is the print's in the light it was read in, not in the evened tile's lower
-    one). `white` and `clear` as the ink reading's (`glyph_ink._ink`)."""
+    one). `white` and `clear` as the ink reading's (`glyph_ink._ink`). `resample`, given some
+    tiles (indices) and the offsets (pitches) from their patches' centres to their evened ink's,
+    samples their patches there: a tile whose evened ink's centre is `RECENTRE` or more off its
+    patch's is evened and read around that centre too, and the reading whose best glyph fits
+    better is kept (as `glyphs._best_shifts` places a partly hidden tile where it fits best)."""
     even_ink, even_mask, _ = _normalise_planes(evened(planes, light_between(planes, ink, mask)), white, axis, clear)
-    again = model.decide(even_ink, even_mask, contrast).glyphs
-    return np.array([a != g for a, g in zip(again, glyphs)], bool)
+    again = model.decide(even_ink, even_mask, contrast)
+    offset = ink_centre(even_ink)
+    rows = np.flatnonzero(np.linalg.norm(offset, axis=1) * PPG >= RECENTRE)
+    if resample is not None and len(rows):
+        moved = resample(rows, offset[rows])
+        w, ax = None if white is None else white[rows], axis[rows]
+        cl = np.asarray(clear)[rows] if np.ndim(clear) else clear
+        moved_ink, moved_mask, _ = _normalise_planes(moved, w, ax, cl)
+        there = model.decide(
+            *_normalise_planes(evened(moved, light_between(moved, moved_ink, moved_mask)), w, ax, cl)[:2],
+            contrast[rows],
+        )
+        for j, i in enumerate(rows):
+            if there.best[j] > again.best[i]:  # the glyph fits better there: that is where the tile lies
+                again.glyphs[i] = there.glyphs[j]
+    return np.array([a != g for a, g in zip(again.glyphs, glyphs)], bool)

@@ -362,7 +362,16 @@ def _read(
             part, tile_white = [p[rows] for p in seen], None if white is None else white[rows]
             glyphs = [reading.glyphs[i] for i in rows]
             doubt = read_otherwise(
-                model, part, ink[rows], mask[rows], contrast[rows], axis[rows], tile_white, glyphs, clear[rows]
+                model,
+                part,
+                ink[rows],
+                mask[rows],
+                contrast[rows],
+                axis[rows],
+                tile_white,
+                glyphs,
+                clear[rows],
+                lambda moved, offset: _sample_planes(frame, h, centred[rows[moved]] + offset),
             )
             for i in rows[doubt]:
                 reading.glyphs[i], reading.sure[i] = "?", False
