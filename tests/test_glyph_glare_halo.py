@@ -2,7 +2,7 @@
 as glare lies a halo that glare brightens but does not flag, brighter than a thin print. Left to
 set the print's level, it made the print faint and the halo print (flat seed 214: the wild tile
 R* read surely as RI). A glared tile is now sure only if read alike with the level measured
-clear of the halo (`glyph_ink._top_clear_of_glare`, `glyphs.read_glyphs`)."""
+clear of the halo (`glyph_bleed.top_clear_of_glare`, `glyphs.read_glyphs`)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Blockers! glyphs: the chroma reading of a tile's pixels (`chroma_step`), and in a compressed
-frame a stroke's borrowed colour told from glare (`borrowed_colour`).
+"""Blockers! glyphs: the chroma reading of a tile's pixels (`chroma_step`), in a compressed frame a
+stroke's borrowed colour told from glare (`borrowed_colour`), and the print's level measured clear
+of a glare spot's halo by its chroma (`top_clear_of_glare`).
 
 Every compressed picture a camera gives (JPEG, the YUV 4:2:0 of video) keeps the brightness of
 each pixel but the colour of each 2 x 2 block, smoothed between blocks. A thin white stroke on a
@@ -81,3 +82,46 @@ def _window_sums(values: np.ndarray, reach: int) -> np.ndarray:
         img.reshape(-1, side), -1, (size, size), normalize=False, borderType=cv2.BORDER_CONSTANT
     ).reshape(len(values), side + reach, side)
     return summed[:, :side].reshape(len(values), -1)
+
+
+def top_clear_of_glare(
+    planes: list[np.ndarray],
+    proj: np.ndarray,
+    mean: np.ndarray,
+    axis: np.ndarray,
+    levels: tuple[np.ndarray, np.ndarray],
+    paper: np.ndarray,
+    hit: np.ndarray,
+    lit: np.ndarray,
+    rules: tuple[float, float],
+) -> np.ndarray:
+    """The print's level (the `quantile` of the projection `proj` on the main colour `axis`; `rules`
+    is (slack, quantile)) of the rows `hit`, which have flagged glare, taken again over their `lit`
+    pixels (clear of the flagged glare and its rim) whose brightness their chroma explains; never
+    above `top`, the level over every lit pixel (`levels`: (tile's median, top) per row, `mean`
+    each tile's mean colour, `paper` the white paper's there).
+
+    A glare spot fades out: around the pixels bright enough to be flagged lies a halo that glare
+    brightens but does not flag, and on a dark tile it is brighter than a thin print. Glare adds
+    brightness but no chroma (`glyph_ink._glared_ink`), while print adds both in step: a pixel
+    showing v of the print by its chroma rises v times the print's step (paper less tile, along the
+    axis) by its brightness. A pixel risen by more than `slack` of that step beyond its chroma is
+    lit by glare, and says nothing of the print's level. Its ink is still read (from its chroma,
+    see `glyph_ink._ink`); only the level is measured without it. A row whose chroma cannot tell
+    (print no lighter than the tile along the axis, or too few pixels left for the quantile) keeps
+    `top`."""
+    (med, top), (slack, quantile) = levels, rules
+    tile = mean[hit] + med[hit, None] * axis[hit]
+    paper = paper[hit]
+    d, off = chroma_step(tile, paper)
+    b, g, r = (p[hit] for p in planes)
+    by_chroma = b * d[:, 0:1] + g * d[:, 1:2] + r * d[:, 2:3] - off[:, None]
+    step = ((paper - tile) * axis[hit]).sum(axis=1)  # the print's rise along the axis (grey levels)
+    above = proj[hit] - med[hit, None]
+    clear = (lit > 0) & (above <= (by_chroma + slack) * step[:, None])
+    out = top[hit].copy()
+    for i in np.flatnonzero(step > 0):
+        kept = np.sort(above[i][clear[i]])
+        if len(kept) * (1 - quantile) >= 1:
+            out[i] = min(out[i], med[hit[i]] + kept[int(len(kept) * quantile)])
+    return out

@@ -23,7 +23,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from controller.vision.glyph_bleed import borrowed_colour, chroma_step
+from controller.vision.glyph_bleed import borrowed_colour, chroma_step, top_clear_of_glare
 
 PATCH = 28
 HALF = 0.34  # pitches either side of the tile's centre
@@ -234,7 +234,7 @@ def _ink(
     lit a pixel the chroma reading is the one to trust; elsewhere the brightness reading is less
     noisy, and is kept unless it exceeds the chroma reading by more than `CHROMA_SLACK`.
     `clear` (for every tile, or (N,) for each): the print's level of a tile with flagged glare is
-    measured clear of the glare's halo (`_top_clear_of_glare`; the reader reads such tiles both
+    measured clear of the glare's halo (`glyph_bleed.top_clear_of_glare`; the reader reads such tiles both
     ways, see `glyphs.read_glyphs`)."""
     b, g, r = planes
     n = len(b)
@@ -306,7 +306,9 @@ def _ink(
     med, top = ranked.ravel().take(at).T
     pick = np.broadcast_to(np.asarray(clear, bool), (n,))[hit]  # the glared rows read clear of the halo
     if white is not None and pick.any():
-        top[hit[pick]] = _top_clear_of_glare(planes, proj, mean, axis, med, top, white, hit[pick], lit_hit[pick])
+        top[hit[pick]] = top_clear_of_glare(
+            planes, proj, mean, axis, (med, top), white, hit[pick], lit_hit[pick], (CHROMA_SLACK, PRINT_QUANTILE)
+        )
     level = np.maximum(top - med, 1e-3)
     by_brightness = np.subtract(proj, med[:, None], out=proj)
     by_brightness /= level[:, None]
@@ -335,45 +337,6 @@ def flagged_glare(planes: list[np.ndarray], white: np.ndarray | None, brightness
     if white is not None:
         glare |= brightness > GLARE_OVER_WHITE * np.asarray(white, np.float32).sum(axis=1)[:, None]
     return np.asarray(glare.any(axis=1))
-
-
-def _top_clear_of_glare(
-    planes: list[np.ndarray],
-    proj: np.ndarray,
-    mean: np.ndarray,
-    axis: np.ndarray,
-    med: np.ndarray,
-    top: np.ndarray,
-    paper: np.ndarray,
-    hit: np.ndarray,
-    lit: np.ndarray,
-) -> np.ndarray:
-    """The print's level (`PRINT_QUANTILE` of the projection `proj`) of the rows `hit`, which have
-    flagged glare, taken again over their `lit` pixels (clear of the flagged glare and its rim)
-    whose brightness their chroma explains; never above `top`, the level over every lit pixel.
-
-    A glare spot fades out: around the pixels bright enough to be flagged lies a halo that glare
-    brightens but does not flag, and on a dark tile it is brighter than a thin print. Glare adds
-    brightness but no chroma (`_glared_ink`), while print adds both in step: a pixel showing v of
-    the print by its chroma rises v times the print's step (paper less tile, along the axis) by
-    its brightness. A pixel risen by more than `CHROMA_SLACK` of that step beyond its chroma is
-    lit by glare, and says nothing of the print's level. Its ink is still read (from its chroma,
-    see `_ink`); only the level is measured without it. A row whose chroma cannot tell (print no
-    lighter than the tile along the axis, or too few pixels left for the quantile) keeps `top`."""
-    tile = mean[hit] + med[hit, None] * axis[hit]
-    paper = paper[hit]
-    d, off = chroma_step(tile, paper)
-    b, g, r = (p[hit] for p in planes)
-    by_chroma = b * d[:, 0:1] + g * d[:, 1:2] + r * d[:, 2:3] - off[:, None]
-    step = ((paper - tile) * axis[hit]).sum(axis=1)  # the print's rise along the axis (grey levels)
-    above = proj[hit] - med[hit, None]
-    clear = (lit > 0) & (above <= (by_chroma + CHROMA_SLACK) * step[:, None])
-    out = top[hit].copy()
-    for i in np.flatnonzero(step > 0):
-        kept = np.sort(above[i][clear[i]])
-        if len(kept) * (1 - PRINT_QUANTILE) >= 1:
-            out[i] = min(out[i], med[hit[i]] + kept[int(len(kept) * PRINT_QUANTILE)])
-    return out
 
 
 def _glared_ink(
@@ -417,7 +380,6 @@ def _glared_ink(
     if len(tiles):
         flat = tiles * b.shape[1] + pixels
         obs = np.array([b.ravel().take(flat), g.ravel().take(flat), r.ravel().take(flat)]).T
-        level, spread, glare = _censored_ink(obs, tile[tiles], paper[tiles])
         near_glare = np.zeros(len(tiles), bool)  # flagged glare or its rim
         on_glared_tile = np.zeros(len(tiles), bool)  # a tile with flagged glare (one of `hit`)
         if glared is not None:
@@ -426,6 +388,7 @@ def _glared_ink(
             on_glared_tile = row_of[tiles] >= 0
             some = np.flatnonzero(on_glared_tile)
             near_glare[some] = glared[row_of[tiles[some]], pixels[some]] > 0
+        level, spread, glare = _censored_ink(obs, tile[tiles], paper[tiles])
         ink.ravel()[flat] = np.where(
             in_disc[pixels] & ~near_glare, np.minimum(by_brightness.ravel().take(flat), level + CHROMA_SLACK), level
         )

@@ -17,7 +17,7 @@ mismatch (1 - score) is clearly larger than the best's (`MIN_RATIO` times). A pa
 must also show enough of the pixels that tell its best glyph from each close rival
 (`GlyphModel._tells_apart`; more rivals where what it hides may be clipped print, `print_hidden`).
 A tile with flagged glare is sure only if read alike with its print's level measured clear of the
-glare's halo (`glyph_ink._top_clear_of_glare`): either level alone may be wrong.
+glare's halo (`glyph_bleed.top_clear_of_glare`): either level alone may be wrong.
 """
 
 from __future__ import annotations
