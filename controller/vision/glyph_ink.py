@@ -32,6 +32,11 @@ SATURATED = 250
 DIL = 5  # side of the square that grows glare and unreadable pixels by a 2-pixel rim
 GLARE_OVER_WHITE = 1.35  # brighter than white paper by this much: glare (shadows and light
 # gradients between the markers make the local white uncertain by up to about a quarter)
+#: At most how much brighter than the paper white the print may be (its own white, or the markers'
+#: paper in a shadow): within it a tile's print as its statistics measure it may be its print's
+#: colour (`_glared_ink`: a clipped print pixel is then print, not print and glare), and
+#: `glyphs.print_white` keeps the paper's level; beyond it, the paper white is raised to the print's.
+PRINT_OVER_WHITE = 1.1
 #: How far above the chroma's reading of a pixel its brightness reading may go: glare adds
 #: brightness but no chroma, so a brighter reading than that is glare, not print.
 CHROMA_SLACK = 0.2
@@ -318,9 +323,12 @@ def _ink(
     # under the brightness test and clips nothing, and only the chroma shows it is not print.
     clipped = clips[0] | clips[1]
     clipped |= clips[2]
-    ink, usable = _glared_ink(
-        planes, tile, print_ if white is None else white, by_brightness, disc, hit, glared, clipped, level
-    )
+    # A tile's clipped pixels may be read against its print as the tile shows it, up to
+    # `PRINT_OVER_WHITE` times the paper: white print brighter than the paper clips first, and read
+    # against the paper's white its excess would be glare, and the pixel left unread.
+    paper = print_ if white is None else white
+    seen = paper if white is None else np.minimum(np.maximum(print_, white), white * PRINT_OVER_WHITE)
+    ink, usable = _glared_ink(planes, tile, paper, by_brightness, disc, hit, glared, clipped, level, seen)
     np.clip(ink, 0, 1, out=ink)
     if usable is None:
         usable = np.ones_like(ink)
@@ -349,12 +357,14 @@ def _glared_ink(
     glared: np.ndarray | None,
     clipped: np.ndarray,
     print_level: np.ndarray,
+    seen_print: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """(ink, usable) of every tile, glared or not (see `_ink`): `tile` and `paper` (N, 3) are the
     colours of each tile and of white paper there; the pixels clear of flagged glare are those of
     `disc` but, on the rows `hit`, where `glared` (those rows' glare and a rim around it) is set;
     `clipped` are the pixels with a clipped channel; `print_level` (N,) the print's grey levels
-    above the tile. `usable` is None when every pixel is (usually: no pass over the planes)."""
+    above the tile; `seen_print` (N, 3) the print's colour the clipped pixels are read against
+    (default `paper`). `usable` is None when every pixel is (usually: no pass over the planes)."""
     b, g, r = planes
     d, off = chroma_step(tile, paper)
     by_chroma = b * d[:, 0:1]
@@ -389,6 +399,14 @@ def _glared_ink(
             some = np.flatnonzero(on_glared_tile)
             near_glare[some] = glared[row_of[tiles[some]], pixels[some]] > 0
         level, spread, glare = _censored_ink(obs, tile[tiles], paper[tiles])
+        if seen_print is not None:
+            # Against the print's own level only a tile it explains whole: none of its clipped
+            # pixels needs glare there (a pixel that still does says the tile's clip is not the
+            # print's brightness alone, and the tile is read as against the paper).
+            by_print = _censored_ink(obs, tile[tiles], seen_print[tiles])
+            still = (by_print[1] > MAX_INK_SPREAD) & (near_glare | (by_print[2] > MIN_GLARE))
+            whole = ~np.isin(tiles, tiles[still])
+            level, spread, glare = (np.where(whole, a, o) for a, o in zip(by_print, (level, spread, glare)))
         ink.ravel()[flat] = np.where(
             in_disc[pixels] & ~near_glare, np.minimum(by_brightness.ravel().take(flat), level + CHROMA_SLACK), level
         )

@@ -36,6 +36,7 @@ from controller.vision.glyph_ink import (
     GLARE_OVER_WHITE,
     GRID,
     PATCH,
+    PRINT_OVER_WHITE,
     SATURATED,
     SHIFT_RADIUS,
     SUPPORT,
@@ -72,7 +73,6 @@ from controller.vision.glyph_model import (
 NEAR = 1.5  # pitches: the tiles whose print tells the light at a tile
 MIN_NEAR = 4  # fewer tiles than this around a tile: keep the markers' paper white
 PRINT_PERCENTILE = 95.0  # of a disc's brightness: on the print for every glyph but the thinnest
-PRINT_OVER_WHITE = 1.1  # at most how much brighter than paper white that percentile may be
 #: A tile whose patch changed by more than `UNCHANGED_LEVEL` grey levels (sum of the three
 #: channels: well over the sensor's noise) on at most `UNCHANGED_PIXELS` of its disc since the last
 #: reading keeps that reading (`GlyphMemory`).
