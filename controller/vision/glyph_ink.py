@@ -400,13 +400,17 @@ def _glared_ink(
             near_glare[some] = glared[row_of[tiles[some]], pixels[some]] > 0
         level, spread, glare = _censored_ink(obs, tile[tiles], paper[tiles])
         if seen_print is not None:
-            # Against the print's own level only a tile it explains whole: none of its clipped
-            # pixels needs glare there (a pixel that still does says the tile's clip is not the
-            # print's brightness alone, and the tile is read as against the paper).
-            by_print = _censored_ink(obs, tile[tiles], seen_print[tiles])
-            still = (by_print[1] > MAX_INK_SPREAD) & (near_glare | (by_print[2] > MIN_GLARE))
-            whole = ~np.isin(tiles, tiles[still])
-            level, spread, glare = (np.where(whole, a, o) for a, o in zip(by_print, (level, spread, glare)))
+            # A tile that loses some clipped pixel as glare against the paper's white is read again
+            # against its print's own level, and kept so where that explains every clipped pixel
+            # without glare (one that still needs it says the clip is not the print's brightness).
+            left_out = (spread > MAX_INK_SPREAD) & (near_glare | (glare > MIN_GLARE))
+            again = np.flatnonzero(np.isin(tiles, tiles[left_out]))
+            if len(again):
+                by_print = _censored_ink(obs[again], tile[tiles[again]], seen_print[tiles[again]])
+                still = (by_print[1] > MAX_INK_SPREAD) & (near_glare[again] | (by_print[2] > MIN_GLARE))
+                whole = ~np.isin(tiles[again], tiles[again][still])
+                kept = again[whole]
+                level[kept], spread[kept], glare[kept] = (a[whole] for a in by_print)
         ink.ravel()[flat] = np.where(
             in_disc[pixels] & ~near_glare, np.minimum(by_brightness.ravel().take(flat), level + CHROMA_SLACK), level
         )
