@@ -327,7 +327,7 @@ def _ink(
     # `PRINT_OVER_WHITE` times the paper: white print brighter than the paper clips first, and read
     # against the paper's white its excess would be glare, and the pixel left unread.
     paper = print_ if white is None else white
-    seen = paper if white is None else np.minimum(np.maximum(print_, white), white * PRINT_OVER_WHITE)
+    seen = None if white is None else np.minimum(np.maximum(print_, white), white * PRINT_OVER_WHITE)
     ink, usable = _glared_ink(planes, tile, paper, by_brightness, disc, hit, glared, clipped, level, seen)
     np.clip(ink, 0, 1, out=ink)
     if usable is None:
