@@ -403,11 +403,10 @@ def _glared_ink(
             # A tile that loses some clipped pixel as glare against the paper's white is read again
             # against its print's own level, and kept so where that explains every clipped pixel
             # without glare (one that still needs it says the clip is not the print's brightness).
-            left_out = (spread > MAX_INK_SPREAD) & (near_glare | (glare > MIN_GLARE))
-            again = np.flatnonzero(np.isin(tiles, tiles[left_out]))
+            again = np.flatnonzero(np.isin(tiles, tiles[_unread(spread, glare, near_glare)]))
             if len(again):
                 by_print = _censored_ink(obs[again], tile[tiles[again]], seen_print[tiles[again]])
-                still = (by_print[1] > MAX_INK_SPREAD) & (near_glare[again] | (by_print[2] > MIN_GLARE))
+                still = _unread(by_print[1], by_print[2], near_glare[again])
                 whole = ~np.isin(tiles[again], tiles[again][still])
                 kept = again[whole]
                 level[kept], spread[kept], glare[kept] = (a[whole] for a in by_print)
@@ -417,7 +416,7 @@ def _glared_ink(
         # Left out: what the model cannot read where there is glare, flagged or needed to fit; not
         # needed where the colour is borrowed (`glyph_bleed`) and the tile shows no flagged glare,
         # though that much glare would have flagged the white print it covered.
-        lost = (spread > MAX_INK_SPREAD) & (near_glare | (glare > MIN_GLARE))
+        lost = _unread(spread, glare, near_glare)
         would_flag = (paper[tiles] + glare[:, None] >= SATURATED).all(axis=1)
         maybe = np.flatnonzero(lost & ~near_glare & ~on_glared_tile & would_flag)
         if len(maybe):
@@ -430,6 +429,12 @@ def _glared_ink(
             usable = np.ones_like(ink)
             usable[bad] = 1 - _dilate_rows(unread, bad)
     return ink, usable
+
+
+def _unread(spread: np.ndarray, glare: np.ndarray, near_glare: np.ndarray) -> np.ndarray:
+    """Which clipped pixels the censored model leaves unread: their ink is open over more than
+    `MAX_INK_SPREAD` where there is glare, flagged (`near_glare`) or needed to fit (`MIN_GLARE`)."""
+    return (spread > MAX_INK_SPREAD) & (near_glare | (glare > MIN_GLARE))
 
 
 def _censored_ink(obs: np.ndarray, tile: np.ndarray, print_: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

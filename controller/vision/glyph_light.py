@@ -174,7 +174,7 @@ def read_otherwise(
     samples their patches there: a tile whose evened ink's centre is `RECENTRE` or more off its
     patch's is evened and read around that centre too, and the reading whose best glyph fits
     better is kept (as `glyphs._best_shifts` places a partly hidden tile where it fits best)."""
-    even_ink, even_mask, _ = _normalise_planes(evened(planes, light_between(planes, ink, mask)), white, axis, clear)
+    even_ink, even_mask = _evened_ink(planes, ink, mask, white, axis, clear)
     again = model.decide(even_ink, even_mask, contrast)
     offset = ink_centre(even_ink)
     rows = np.flatnonzero(np.linalg.norm(offset, axis=1) * PPG >= RECENTRE)
@@ -183,11 +183,22 @@ def read_otherwise(
         w, ax = None if white is None else white[rows], axis[rows]
         cl = np.asarray(clear)[rows] if np.ndim(clear) else clear
         moved_ink, moved_mask, _ = _normalise_planes(moved, w, ax, cl)
-        there = model.decide(
-            *_normalise_planes(evened(moved, light_between(moved, moved_ink, moved_mask)), w, ax, cl)[:2],
-            contrast[rows],
-        )
+        there = model.decide(*_evened_ink(moved, moved_ink, moved_mask, w, ax, cl), contrast[rows])
         for j, i in enumerate(rows):
             if there.best[j] > again.best[i]:  # the glyph fits better there: that is where the tile lies
                 again.glyphs[i] = there.glyphs[j]
     return np.array([a != g for a, g in zip(again.glyphs, glyphs)], bool)
+
+
+def _evened_ink(
+    planes: list[np.ndarray],
+    ink: np.ndarray,
+    mask: np.ndarray,
+    white: np.ndarray | None,
+    axis: np.ndarray,
+    clear: bool | np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(ink, mask) of the tiles' patches `planes` (read as `ink`, `mask`) with their light made even
+    (`evened` under `light_between`), read along `axis` as the ink reading would (`white`, `clear`)."""
+    even_ink, even_mask, _ = _normalise_planes(evened(planes, light_between(planes, ink, mask)), white, axis, clear)
+    return even_ink, even_mask

@@ -311,8 +311,8 @@ class HaloCheck:
             # halo, its patch is no look at all at any measure: the fitted light explained the halo's light some other
             # way, and what the halo leaves says nothing for it (Stay Alive hand_check seed 1347: a red marble the core
             # mostly covers, read red plus white light, turned into an empty orange hole under a fitted light).
-            unseen = not any((near[j] <= model.max_distance).any() for *_, near in seen)
-            if sure[i] and strong[j] and unseen and fitted is not None and fitted[i]:
+            fitted_here = sure[i] and strong[j] and fitted is not None and fitted[i]
+            if fitted_here and not any((near[j] <= model.max_distance).any() for *_, near in seen):
                 sure[i] = False
                 continue
             one = len({lit.letters[j] for lit, *_ in seen}) == 1 and all(lit.sure[j] and ok[j] for lit, ok, _ in seen)
