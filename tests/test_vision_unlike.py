@@ -148,6 +148,7 @@ def test_a_shadow_measured_on_the_band_gives_its_light_back_to_the_places() -> N
         ("flipop", 1405),
         ("flipop", 1474),
         ("flipop", 1513),
+        ("flipop", 1633),
     ],
 )
 def test_a_hard_shadow_over_the_board_reads_no_place_wrong_and_sure(game: str, seed: int) -> None:
@@ -163,7 +164,9 @@ def test_a_hard_shadow_over_the_board_reads_no_place_wrong_and_sure(game: str, s
     it; white with the shadow's light given back (0.48) was weighed against the fitted 0.26. Held out then (seeds
     1370-1529): Flipop 1405, 1474, 1513, a white ball in a warm shadow read as the floor by its look, surely, with no
     place beyond every look to measure the shadow on: the floor under it, read surely but darker than its look and
-    beyond the 95% distance of a learned sample, measures it."""
+    beyond the 95% distance of a learned sample, measures it. Held out then (session 26, seeds 1610-1689): Flipop
+    1633, a white ball in a hard shadow read as the floor at the floor's height, where its patch shows the floor
+    beside the ball: the white look is read with the light given back where a ball's body is seen."""
     profile = default_profile(game)
     snap = random_snapshot(game, profile, seed=seed)
     shade = hard_shadow(profile, np.random.default_rng(7000 + seed))
@@ -235,3 +238,28 @@ def test_a_place_a_fitted_light_reads_closer_is_weighed_at_its_looks_distance() 
     dec.distance[jokers] = 0.05  # as the fitted light reads them: the same meaning, far closer
     assert not undone_shadow(model, dec, sure, feats, 5, 5, reach=2)[jokers].any()
     assert undone_shadow(model, dec, sure, feats, 5, 5, reach=2, read_at=looks)[jokers].all()
+
+
+def test_another_meaning_is_read_given_back_where_its_own_body_is_seen() -> None:
+    """A ball stands above the floor: the reader sees each look at its own height (`tops.PlaceLooks`), and a white
+    ball in a shadow, read as the floor on its floor patch (which shows the floor beside it), is white with the
+    light given back only on the ball's own patch. Given `seen` (each look's features where its body appears) the
+    place is unsure; measured on the floor patch alone, nothing reads it white."""
+    looks = {"W": (0.85, 0.87, 0.9), "B": (0.08, 0.08, 0.09), ".": (0.2, 0.35, 0.6)}
+    model = ClassModel([ClassRef(k, k, colour_features(np.array([v]))[0], COV.copy()) for k, v in looks.items()])
+    kept = np.full(3, 0.6)  # log brightness -0.51: 3.3 spreads, within the open set
+    board = list("W.B..W.B.B.W.")  # a 1 x 13 strip
+    floor = np.array([looks["B" if k == "B" else "."] for k in board], float)  # a white ball's shows the floor
+    top = np.array([looks[k] for k in board], float)
+    floor[:6] *= kept  # a shadow over the first six places
+    top[:6] *= kept
+    floor[0] = np.array(looks["."]) * kept * 1.25  # the white ball's floor patch: the floor beside it, paler
+    at_floor, at_top = colour_features(floor), colour_features(top)
+    dist = np.stack([model.distances(at_top)[:, 0], model.distances(at_top)[:, 1], model.distances(at_floor)[:, 2]], 1)
+    dec = model.decide_distances(dist)
+    sure = dec.sure.copy()
+    chosen = np.where(np.array([k == "." for k in dec.keys])[:, None], at_floor, at_top)
+    assert dec.keys[0] == "." and sure[0]  # the shadowed white ball: read as the floor, surely
+    seen = [at_top, at_top, at_floor]
+    assert undone_shadow(model, dec, sure, chosen, 1, 13, reach=2, seen=seen)[0]
+    assert not undone_shadow(model, dec, sure, chosen, 1, 13, reach=2)[0]

@@ -215,8 +215,7 @@ class BoardReader:
         # Read only by allowing the sheen's colour: its light over the glyph is not trusted either.
         won_in_sheen = tinted & dec.sure & ~(before.sure & (before.best == dec.best))
         by_sheen, shone = shone, shone | outlined | tinted  # read only by allowing a white sheen; or any
-        feats, used = looks.chosen(dec.keys)
-        med = looks.chosen_medians(dec.keys)
+        (feats, used), med = looks.chosen(dec.keys), looks.chosen_medians(dec.keys)
         rel, clipped = normalise(med, white, self.paper_weights), med >= SATURATED
         # A patch more than a third covered by glare is not trusted, whatever it looks like.
         sure = dec.sure & (used >= MIN_USED)
@@ -229,7 +228,8 @@ class BoardReader:
         # Nor one near a shadow that reads as another meaning with the shadow's light given back (unlike.py).
         lit = sure.copy()  # what the light leaves sure; a shadow's doubt is local and says nothing of it
         read_at = np.where(tinted, np.maximum(before.distance, dec.distance), dec.distance)  # by the looks alone
-        sure &= ~undone_shadow(self.model, dec, sure, feats, rows, cols, REACH, by_sheen | won_in_sheen, read_at)
+        sheened = by_sheen | won_in_sheen
+        sure &= ~undone_shadow(self.model, dec, sure, feats, rows, cols, REACH, sheened, read_at, per_class)
         # Local too (after `lit`): what a broad sheen of some colour may have made of a piece (outline.py).
         shown = by_sheen | outlined
         sure &= ~self.outlines.under_sheen(frame, self._placed(), dec, sure, per_class, shown, halos, REACH, clipped)
@@ -243,7 +243,7 @@ class BoardReader:
             problem = HAND
         elif problem is None and self.hand_check:  # a shadow the band shows: the places under it given back its light
             for kept in self.hands.shadow_kept:
-                sure &= ~undone_band_shadow(self.model, dec, sure, feats, kept)
+                sure &= ~undone_band_shadow(self.model, dec, sure, feats, kept, per_class)
         self._last = (feats, dec.keys, sure & ~shone)  # a sheen's look is not followed
         if problem is not None:
             return Reading(None, [], conf, problem=problem, relocalised=moved)

@@ -60,6 +60,7 @@ def undone_shadow(
     reach: int,
     sheened: np.ndarray | None = None,
     read_at: np.ndarray | None = None,
+    seen: list[np.ndarray] | None = None,
 ) -> np.ndarray:
     """(N,) the sure places near a shadow that the shadow's light, given back, reads as another meaning.
 
@@ -78,7 +79,10 @@ def undone_shadow(
     such a place the depth is free too (`_at_any_depth`), in the colour any unsure place darker than its nearest
     look shows within `reach` (the middle of a hard shadow is deeper than its fringe, where the looks may still
     take it in). `read_at`: the distance each place was read at by its looks alone, where a light fitted over it
-    (the tint stage's) kept its meaning but brought it nearer (default `dec.distance`)."""
+    (the tint stage's) kept its meaning but brought it nearer (default `dec.distance`). `seen`: each look's
+    features (N, 3) where a body of its class appears (`tops.PlaceLooks`; default `feats` for all): another
+    meaning is read with the light given back where its own body would be seen (Flipop hand_check seed 1633: a
+    white ball in a hard shadow read as the floor, whose patch at the floor shows the floor beside the ball)."""
     unsure = np.flatnonzero(~sure)
     darker = unsure[feats[unsure, 0] < model.means[dec.best[unsure], 0]]
     shaded = darker[dec.distance[darker] > model.max_distance]
@@ -105,9 +109,9 @@ def undone_shadow(
     for place, share in zip(seeds, kept, strict=True):
         near = sure & (np.abs(row - row[place]) <= reach) & (np.abs(col - col[place]) <= reach)
         if place in shaded:
-            doubt |= _given_back(model, dec, near, feats, share, sheened, read_at)
+            doubt |= _given_back(model, dec, near, feats, share, sheened, read_at, seen)
         if sheened is not None and place in freely:
-            doubt |= _at_any_depth(model, dec, near & sheened, feats, share)
+            doubt |= _at_any_depth(model, dec, near & sheened, feats, share, seen)
     return doubt
 
 
@@ -116,7 +120,12 @@ DEPTHS = np.linspace(0.25, 4.0, 16)
 
 
 def _at_any_depth(
-    model: ClassModel, dec: Decision, places: np.ndarray, feats: np.ndarray, share: np.ndarray
+    model: ClassModel,
+    dec: Decision,
+    places: np.ndarray,
+    feats: np.ndarray,
+    share: np.ndarray,
+    seen: list[np.ndarray] | None = None,
 ) -> np.ndarray:
     """(N,) which of `places` a look of another meaning explains (within the open-set distance) under a shadow of
     the colour `share` shows at some depth of `DEPTHS` (the share raised to it: light taken away multiplies)."""
@@ -124,15 +133,19 @@ def _at_any_depth(
     near = np.flatnonzero(places)
     if not len(near) or np.all(share >= 1.0):
         return doubt
-    tried = colours_of(feats[near])[None] / share ** DEPTHS[:, None, None]  # (depths, places, 3)
-    again = model.decide(colour_features(tried.reshape(-1, 3)))
+    again = _decide_given_back(model, feats, seen, near, share ** DEPTHS[:, None, None])  # (depths, places)
     other = ~model.same[again.best, np.tile(dec.best[near], len(DEPTHS))] & (again.distance <= model.max_distance)
     doubt[near] = other.reshape(len(DEPTHS), -1).any(axis=0)
     return doubt
 
 
 def undone_band_shadow(
-    model: ClassModel, dec: Decision, sure: np.ndarray, feats: np.ndarray, kept: np.ndarray
+    model: ClassModel,
+    dec: Decision,
+    sure: np.ndarray,
+    feats: np.ndarray,
+    kept: np.ndarray,
+    seen: list[np.ndarray] | None = None,
 ) -> np.ndarray:
     """(N,) the sure places that a shadow measured on the frame band, its light given back, reads
     as another meaning at least as well (`undone_shadow`'s rule). `kept` (3,) is the share of each
@@ -150,6 +163,7 @@ def _given_back(
     share: np.ndarray,
     sheened: np.ndarray | None = None,
     read_at: np.ndarray | None = None,
+    seen: list[np.ndarray] | None = None,
 ) -> np.ndarray:
     """(N,) which of `places` (N,) read with each channel divided by `share` (the light a shadow
     kept) are a look of another meaning within the open-set distance and not clearly farther than
@@ -159,7 +173,7 @@ def _given_back(
     doubt = np.zeros(len(places), bool)
     near = np.flatnonzero(places)
     if len(near):
-        again = model.decide(colour_features(colours_of(feats[near]) / share))
+        again = _decide_given_back(model, feats, seen, near, share)
         read = (dec.distance if read_at is None else read_at)[near]
         margin = (again.distance - read) / np.maximum(again.distance, 1e-9)
         clear = model.margin_clear(margin, dec.best[near], again.best)
@@ -168,3 +182,19 @@ def _given_back(
         within = again.distance <= np.maximum(model.max_distance, read)
         doubt[near] = ~model.same[again.best, dec.best[near]] & within & ~clear
     return doubt
+
+
+def _decide_given_back(
+    model: ClassModel, feats: np.ndarray, seen: list[np.ndarray] | None, near: np.ndarray, divide: np.ndarray
+) -> Decision:
+    """The looks' decision on the places `near` with each channel divided by `divide` ((3,), or (D, 1, 3) for D
+    tries, decided in that order), each look measured on its own class's features in `seen` (default `feats`)."""
+    if seen is None:
+        return model.decide(colour_features((colours_of(feats[near]) / divide).reshape(-1, 3)))
+    by_patch: dict[int, np.ndarray] = {}  # classes of one height share one patch: measured once
+    columns = []
+    for k, f in enumerate(seen):
+        if id(f) not in by_patch:
+            by_patch[id(f)] = model.distances(colour_features((colours_of(f[near]) / divide).reshape(-1, 3)))
+        columns.append(by_patch[id(f)][:, k])
+    return model.decide_distances(np.stack(columns, axis=1))
