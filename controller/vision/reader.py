@@ -222,6 +222,8 @@ class BoardReader:
         self._beside_reflections(rect, white, rel, clipped, used, dec, sure)
         halos = self._beside_edge_glare(rect, white, frame, dec, sure, won_in_sheen)
         sure &= ~unsure_in_sheen  # white light added does not settle what the sheen's colour or a print left open
+        hidden = looks.hidden_above(dec.keys, MIN_USED)  # nor where a piece could stand hidden in glare
+        sure, used = sure & ~hidden, np.where(hidden, 0.0, used)
         # Nor one that a clipped channel leaves open to a look of another meaning (the light).
         rival = self.light_doubt.rivals(rel, channel_bounds(med, paper_bound, self.paper_weights), dec.best, sure)
         sure &= rival < 0
@@ -284,17 +286,15 @@ class BoardReader:
         self, unsure: list[tuple[int, int]], possible: np.ndarray, used: np.ndarray
     ) -> dict[tuple[int, int], str]:
         """The letters each unsure place may show: those its look does not rule out, or any letter
-        where glare covers too much of it to tell."""
+        where glare covers too much of it (or of a taller piece's patch) to tell."""
         cols = self.geom.cols
         letters = [ref.letter for ref in self.model.refs]
         every = "".join(sorted(set(letters)))
         out = {}
         for r, c in unsure:
             i = r * cols + c
-            if used[i] < MIN_USED or possible.shape[0] <= i:
-                out[(r, c)] = every
-            else:
-                out[(r, c)] = "".join(sorted({letters[k] for k in np.flatnonzero(possible[i])}))
+            hidden = used[i] < MIN_USED or possible.shape[0] <= i
+            out[(r, c)] = every if hidden else "".join(sorted({letters[k] for k in np.flatnonzero(possible[i])}))
         return out
 
     def _unclipped(self, white: np.ndarray, looks: PlaceLooks) -> tuple[np.ndarray, np.ndarray, PlaceLooks]:
@@ -358,9 +358,8 @@ class BoardReader:
         return str(named.get("name", ref.letter)) if isinstance(named, dict) else ref.letter
 
     def _describe(self, rect: np.ndarray, white: np.ndarray, frame: np.ndarray, at_points: bool = False) -> PlaceLooks:
-        """Every place's colour features relative to the paper white, and the glare-free fraction
-        of its patch, at the height of each class (`tops.PieceTops`; with `at_points` also at the
-        places' own points)."""
+        """Every place's colour features relative to the paper white, and the glare-free fraction of its
+        patch, at the height of each class (`tops.PieceTops`; with `at_points` also at their points)."""
         return self.tops.describe(rect, white, self._placed(), (frame.shape[1], frame.shape[0]), at_points)
 
     def _glyphs(

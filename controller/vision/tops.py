@@ -10,6 +10,10 @@ opening it is seen through, `VisionSpec.openings`: the middle of what shows thro
 ray through the hole's middle, whatever lies below). The camera's pose follows from the markers'
 homography (`pose.CameraPose`); seen straight down every height samples the place's own point.
 
+A piece standing on a place is seen on its own patch, so a place read as a lower class (the floor) on a patch
+clear of glare is in doubt where a taller class's patch is mostly glare: glare clips a bright piece before the
+floor beside it, and a piece could stand there unseen (`hidden_above`).
+
 Classes of one height share one sampling of the places, so a game whose pieces are all of one
 height and whose empty places show the board costs two samplings per frame instead of one.
 """
@@ -69,6 +73,19 @@ class PlaceLooks:
             m = zs == z
             feats[m], used[m] = f[m], u[m]
         return feats, used
+
+    def hidden_above(self, keys: list[str], least: float) -> np.ndarray:
+        """(N,) places whose patch at the height of their class in `keys` has at least `least` free of glare
+        while a class seen higher (a piece above an empty place's floor) has less: glare clips a bright piece
+        before the floor beside it, so the clear floor does not rule out a piece hidden there (Flipop hand_check
+        seed 1761: a white ball under a lamp's reflection read as the floor around it plus white light). Where
+        the place's own patch is as hidden, what is left of it is read as it is (`halo.HaloCheck.settle`)."""
+        zs = np.array([self.heights.get(k, 0.0) for k in keys])
+        _feats, own = self.chosen(keys)
+        out = np.zeros(len(keys), bool)
+        for z, (_f, u) in self.at.items():
+            out |= (z > zs) & (u < least) & (own >= least)
+        return out
 
     def chosen_medians(self, keys: list[str]) -> np.ndarray:
         """Per place the patch colour (grey levels) at the height of the class in `keys`."""
