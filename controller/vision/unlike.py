@@ -188,13 +188,16 @@ def _decide_given_back(
     model: ClassModel, feats: np.ndarray, seen: list[np.ndarray] | None, near: np.ndarray, divide: np.ndarray
 ) -> Decision:
     """The looks' decision on the places `near` with each channel divided by `divide` ((3,), or (D, 1, 3) for D
-    tries, decided in that order), each look measured on its own class's features in `seen` (default `feats`)."""
+    tries, decided in that order), each look measured on the place's read patch (`feats`) and, given `seen`, on its
+    own class's features too, at the nearer of the two: a piece's body shows on its own patch, and in part on the
+    floor's (the floor's patch of a ball's place holds the ball's lower side)."""
+    on_read = model.distances(colour_features((colours_of(feats[near]) / divide).reshape(-1, 3)))
     if seen is None:
-        return model.decide(colour_features((colours_of(feats[near]) / divide).reshape(-1, 3)))
+        return model.decide_distances(on_read)
     by_patch: dict[int, np.ndarray] = {}  # classes of one height share one patch: measured once
     columns = []
     for k, f in enumerate(seen):
         if id(f) not in by_patch:
             by_patch[id(f)] = model.distances(colour_features((colours_of(f[near]) / divide).reshape(-1, 3)))
-        columns.append(by_patch[id(f)][:, k])
+        columns.append(np.minimum(by_patch[id(f)][:, k], on_read[:, k]))
     return model.decide_distances(np.stack(columns, axis=1))
