@@ -80,9 +80,9 @@ def undone_shadow(
     look shows within `reach` (the middle of a hard shadow is deeper than its fringe, where the looks may still
     take it in). `read_at`: the distance each place was read at by its looks alone, where a light fitted over it
     (the tint stage's) kept its meaning but brought it nearer (default `dec.distance`). `seen`: each look's
-    features (N, 3) where a body of its class appears (`tops.PlaceLooks`; default `feats` for all): another
-    meaning is read with the light given back where its own body would be seen (Flipop hand_check seed 1633: a
-    white ball in a hard shadow read as the floor, whose patch at the floor shows the floor beside the ball)."""
+    features (N, 3) where a body of its class appears (`tops.PlaceLooks`): another meaning is read with the light
+    given back on its own patch as well as on `feats`, at the nearer (`_decide_given_back`; Flipop hand_check seed
+    1633: a white ball in a hard shadow read as the floor, whose patch shows the floor beside the ball)."""
     unsure = np.flatnonzero(~sure)
     darker = unsure[feats[unsure, 0] < model.means[dec.best[unsure], 0]]
     shaded = darker[dec.distance[darker] > model.max_distance]
@@ -169,7 +169,7 @@ def _given_back(
     kept) are a look of another meaning within the open-set distance and not clearly farther than
     they were read (the classifier's margin rule: Flipop hand_check seed 260, a white ball in a deep
     shadow read as the floor at 1.45, white given back 1.57); for the places `sheened` (read only by
-    allowing a sheen), anywhere within the open-set distance."""
+    allowing a sheen), anywhere within the open-set distance. `seen`: as `undone_shadow`'s."""
     doubt = np.zeros(len(places), bool)
     near = np.flatnonzero(places)
     if len(near):
