@@ -147,6 +147,17 @@ def test_a_token_whose_blue_clips_under_a_cyan_sheen_is_not_read_empty() -> None
     assert all(read[r][c] in ("?", truth[r][c][:1]) for r in range(10) for c in range(10))
 
 
+def test_a_tile_whose_green_and_red_clip_at_a_white_sheens_middle_is_not_read_empty() -> None:
+    """Blockers!, `bench/sheen_check.py --first 196` seed 200, white, peak 0.8 (held out): a yellow tile at the
+    sheen's middle showed (200, 254, 254), green and red clipped, and was read as the empty square plus a little
+    light (0.41) against yellow plus much light at 1.94, a clear margin, surely. Yellow is within the open set only
+    with its clipped channels raised: how far above the clip they lie is unknown, so no margin over it can be read."""
+    sheen = (4.9835, 4.8810, 0.7269, 0.8, (1.0, 1.0, 1.0))
+    truth, read = _under_sheen(200, sheen, "blockers")
+    assert truth[5][5] == "Ye" and read[5][5][:1] in ("?", "Y")
+    assert all(read[r][c][:1] in ("?", truth[r][c][:1]) for r in range(9) for c in range(9))
+
+
 def test_a_tile_washed_to_the_empty_look_beside_a_glare_patch_keeps_its_print() -> None:
     """Blockers!, `bench/sheen_check.py --first 31` seed 37, cyan, peak 0.8 (held out): a narrow sheen's middle
     clips the empty cell beside a yellow tile (a glare patch, unsure), and washes the tile to the empty cell's own

@@ -148,7 +148,11 @@ def read_under_tint(
     plus that light explains it about as well (`_askew_piece`).
     A place some look explains so is within the open-set distance (a sheen, not a light unlike
     the calibration's). A channel that clips (`clipped`, (N, 3)) is only a floor to the other
-    meanings: each is also tried with that channel brighter than it shows (`_raised`)."""
+    meanings: each is also tried with that channel brighter than it shows (`_raised`), and a place
+    another meaning explains only so (within the open-set distance with the channel raised, beyond
+    it without) is unsure: how far above the clip the channel lies is unknown, so no margin over
+    that meaning can be read (Blockers! `sheen_check` seed 200: a yellow tile at a white sheen's
+    middle, green and red clipped, read as the empty square plus a little light)."""
     n = len(dec.sure)
     glare = glare_places(model, dec, shone, per_class)
     if not glare.any():
@@ -164,8 +168,11 @@ def read_under_tint(
     each = _least_distances(model, light, tints)  # (T, N, K)
     dist = each[int(np.flatnonzero(np.all(tints == likeliest, axis=1))[0])]
     wide = each.min(axis=0)
+    by_floor = np.zeros(wide.shape, bool)
     if clipped is not None:
-        wide = np.minimum(wide, _raised(model, light, tints, clipped[idx]))
+        raised = _raised(model, light, tints, clipped[idx])
+        by_floor = (raised <= model.max_distance) & (wide > model.max_distance)
+        wide = np.minimum(wide, raised)
     best = dist.argmin(axis=1)
     reads = each.argmin(axis=2)  # (T, N): the look each colour reads each place as
     agree = np.all(model.same[reads, best[None]], axis=0)
@@ -177,6 +184,7 @@ def read_under_tint(
     d2, margin, clear = _margin_rule(model, best, d1, np.where(model.same[best], np.inf, wide))
     explained = d1 <= model.max_distance
     one = explained & agree & clear
+    one &= ~(by_floor & ~model.same[best]).any(axis=1)  # a clipped channel's height is unknown: no margin over it
     if not known:
         one &= d2 > model.max_distance
     keys, letters = list(dec.keys), list(dec.letters)
