@@ -162,3 +162,27 @@ def test_a_ball_hidden_under_the_core_is_not_read_as_the_floor_around_it() -> No
     assert reading.cells is not None and reading.cells[0][4] == "?"
     assert set(reading.candidates[(0, 4)]) == {"W", "B", "."}  # what the rules may find there: anything
     assert all(g == t or g == "?" for gr, tr in zip(reading.cells, snap.cells) for g, t in zip(gr, tr))
+
+
+def test_a_ball_whose_patch_the_core_leaves_unread_is_not_read_as_the_floor_left_beside_it() -> None:
+    """`bench/hand_check.py`, Flipop seed 2026 (held out): a white ball beside a reflection's core, its own patch
+    clipped or nearer the core than the band measured the halo at every measure, a quarter of its floor patch left
+    and read as the floor once the halo is taken off, surely. Nothing of where the ball would be was seen: the
+    place is unsure, may hold anything, and nothing else is read wrong."""
+    _p, snap, _spot, image = _flipop(2026)
+    reading = BoardReader(_p).read(image)
+    assert snap.cells[4][3] == "W"
+    assert reading.cells is not None and reading.cells[4][3] == "?"
+    assert set(reading.candidates[(4, 3)]) == {"W", "B", "."}
+    assert all(g == t or g == "?" for gr, tr in zip(reading.cells, snap.cells) for g, t in zip(gr, tr))
+
+
+def test_an_orange_hole_in_the_halo_with_red_clipped_is_not_read_as_a_yellow_marble() -> None:
+    """`bench/hand_check.py`, Stay Alive seed 2062 (held out): the empty orange hole of the corner point beside a
+    reflection's core, red clipped, its other channels raised by the halo, was read as a yellow marble plus white
+    light, surely: the red it shows is too little for orange plus that light. A clipped channel is only a floor
+    (`reflections.ReflectionCheck.explain`): the point is read empty, and nothing else wrong."""
+    snap, reading = _near_glare("stay-alive", 2062)
+    assert snap.cells[6][0] == "."
+    assert reading.cells is not None and reading.cells[6][0] in (".", "?")
+    assert all(g == t or g == "?" for gr, tr in zip(reading.cells, snap.cells) for g, t in zip(gr, tr))

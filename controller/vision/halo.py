@@ -245,18 +245,17 @@ class HaloCheck:
         lit_read=None,
         fitted=None,
     ) -> dict:
-        """The places beside a reflection outside the places (`plausible_halos`), looked at without its halo
-        at each of `SCALES` times each halo the band cannot tell from the best (`plausible_halos`),
-        each class at its own height (`samplers`, `heights`:
-        `tops.PieceTops`) relative to the paper white (`weights` at the places): an unsure place is
-        read where every measure reads it surely as one meaning (and leaves `MIN_READ` of its patch
-        read); a sure place is unsure where a measure leaves a look of another meaning within the
-        open-set distance, on whatever of its patch is read, and not ruled out (the nearest, or the
-        place then unsure by the margin rule; one that leaves a colour no look describes is not the
-        halo's measure). A sure place whose patch a strong halo leaves under `MIN_READ` read at every
-        measure is unsure unless every measure finds its meaning nearest on some pixels left, or it was
-        read with added light taken off (`lit_read`: `reflections.ReflectionCheck.settled`); so is a
-        meaning a fitted light gave (`fitted`) where a strong halo leaves the patch like no look at every
+        """The places beside a reflection outside the places (`plausible_halos`), looked at without its halo at each of
+        `SCALES` times each halo the band cannot tell from the best (`plausible_halos`), each class at its own
+        height (`samplers`, `heights`: `tops.PieceTops`) relative to the paper white (`weights` at the places):
+        an unsure place is read where every measure reads it surely as one meaning (and leaves `MIN_READ` of its
+        patch read, a taller class's too where that meaning is a lower one); a sure place is unsure where a
+        measure leaves a look of another meaning within the open-set distance, on whatever of its patch is read,
+        and not ruled out (the nearest, or the place then unsure by the margin rule; one that leaves a colour no
+        look describes is not the halo's measure). A sure place whose patch a strong halo leaves under
+        `MIN_READ` read at every measure is unsure unless every measure finds its meaning nearest on some pixels
+        left, or it was read with added light taken off (`lit_read`: `reflections.ReflectionCheck.settled`); so
+        is a meaning a fitted light gave (`fitted`) where a strong halo leaves the patch like no look at every
         measure. `dec` and `sure` updated; the best halos, by place."""
         plausible = self.plausible_halos(rect, white, self.places_px)
         halos = {j: found[0] for j, found in plausible.items()}
@@ -285,7 +284,10 @@ class HaloCheck:
             # Each look's distance where some of the patch is read at its height (a few pixels are still evidence
             # against a sure reading: Flipop hand_check seed 121, a black ball the core mostly covers read white).
             shown = np.stack([looks.of(r.key)[1] > 0 for r in model.refs], axis=1)
-            seen.append((lit, looks.chosen(lit.keys)[1] >= MIN_READ, np.where(shown, dist, np.inf)))
+            # Read on enough of its patch, and not a lower class where a taller one's patch is left unread (a piece
+            # could stand there hidden by the core: Flipop hand_check seed 2026, `tops.PlaceLooks.hidden_above`).
+            ok = (looks.chosen(lit.keys)[1] >= MIN_READ) & ~looks.hidden_above(lit.keys, MIN_READ)
+            seen.append((lit, ok, np.where(shown, dist, np.inf)))
             own.append(looks.chosen(own_keys)[1])
         first = seen[len(SCALES) // 2][0]  # the best halo at its measure
         for j, i in enumerate(todo):

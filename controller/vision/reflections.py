@@ -7,9 +7,10 @@ same in every channel. Its core is brighter than anything diffuse, and clips. So
 leave unsure, with such a core within a pitch of it (the halo of a reflection that would matter
 spreads about as far as its core), is read as the one meaning whose look some added white light
 explains: every look is tried against the place's colour less `a` of white, for every `a` from none
-to as much as its darkest channel allows, by the very rule the looks use (open-set distance,
-margins). Where two meanings could be under the halo (a black marble drowned in white light looks
-like a white one) it stays unsure. The reflected lamp need not be the one that lights the paper (a
+to as much as its darkest channel allows (and a channel that clips brighter than it shows: a floor,
+not a measurement), by the very rule the looks use (open-set distance, margins). Where two meanings
+could be under the halo (a black marble drowned in white light looks like a white one) it stays
+unsure. The reflected lamp need not be the one that lights the paper (a
 broad cyan sheen whose middle clips, in a room lit white): the place is read only where light of
 the colour the core's own rim shows (`rim_light`) reads it as the same meaning too (held-out
 `bench/sheen_check.py` Blockers! seeds 28 and 90: violet plus cyan light is blue plus white).
@@ -42,6 +43,7 @@ from controller.vision.features import (
 )
 from controller.vision.halo import clipped_cores, has_halo
 from controller.vision.light import local_white
+from controller.vision.sheen import clip_factors
 from controller.vision.tops import PlaceLooks
 
 #: How many amounts of added light are tried between none and the most the place allows.
@@ -157,6 +159,12 @@ class ReflectionCheck:
             # Read where the rim's light, as a second guess of the light's colour, reads it the same.
             again = self.explain(model, rel[todo], self.rim_light(rect, white, labels, todo))
             found.sure &= again.sure & model.same[found.best, again.best]
+            # And where a channel the place clips, only a floor, read brighter reads it the same (Stay Alive
+            # hand_check seed 2062: an orange hole in a core's halo, red clipped, read as a yellow marble plus white
+            # light; orange has more red than it can show). It only adds doubt: raised, a blue channel under a cyan
+            # sheen reads a violet tile blue (`bench/sheen_check.py` Blockers! seeds 241, 252).
+            raised = self.explain(model, rel[todo], clipped=clipped[todo])
+            found.sure &= raised.sure & model.same[found.best, raised.best]
             for j, i in enumerate(todo):
                 if found.sure[j]:
                     self.settled[i] = True
@@ -179,13 +187,26 @@ class ReflectionCheck:
         out[others[self.cores_near(rect, others, lit_above)]] = True
         return out
 
-    def explain(self, model: ClassModel, rel: np.ndarray, light: np.ndarray | None = None) -> Decision:
+    def explain(
+        self, model: ClassModel, rel: np.ndarray, light: np.ndarray | None = None, clipped: np.ndarray | None = None
+    ) -> Decision:
         """The looks' decision on `rel` ((n, 3) colours relative to the paper) with the least
         distance over every amount of added light each look allows: white, or of the colours
-        `light` ((n, 3), largest channel 1)."""
+        `light` ((n, 3), largest channel 1); where a channel clips (`clipped`, (n, 3)), also over
+        that channel brighter than it shows (by `sheen.CLIP_ROOM`'s factors: the true colour is at
+        least what was seen there, as `sheen.sheen_distances_clipped` reads a sheen)."""
         light = np.ones_like(rel) if light is None else np.asarray(light, np.float64)
-        top = np.maximum((rel / np.maximum(light, 1e-6)).min(axis=1), 0.0)  # the true colour is not below black
-        amounts = np.linspace(0.0, 1.0, STEPS)[None, :, None] * top[:, None, None] * light[:, None, :]
-        under = np.maximum(rel[:, None, :] - amounts, 1e-4)  # (n, STEPS, 3)
-        dist = model.distances(colour_features(under.reshape(-1, 3))).reshape(len(rel), STEPS, -1)
-        return model.decide_distances(dist.min(axis=1))
+        dist = _added_light_distances(model, rel, light)
+        for i in [] if clipped is None else np.flatnonzero(np.asarray(clipped).any(axis=1)):
+            tried = rel[i][None] * clip_factors(np.asarray(clipped)[i])  # (F, 3), factor 1 included
+            dist[i] = _added_light_distances(model, tried, np.repeat(light[i : i + 1], len(tried), axis=0)).min(axis=0)
+        return model.decide_distances(dist)
+
+
+def _added_light_distances(model: ClassModel, rel: np.ndarray, light: np.ndarray) -> np.ndarray:
+    """(n, K) least distance of each colour `rel` (n, 3) to each look over every amount of light of
+    colour `light` (n, 3) taken off, from none to as much as its darkest channel allows."""
+    top = np.maximum((rel / np.maximum(light, 1e-6)).min(axis=1), 0.0)  # the true colour is not below black
+    amounts = np.linspace(0.0, 1.0, STEPS)[None, :, None] * top[:, None, None] * light[:, None, :]
+    under = np.maximum(rel[:, None, :] - amounts, 1e-4)  # (n, STEPS, 3)
+    return model.distances(colour_features(under.reshape(-1, 3))).reshape(len(rel), STEPS, -1).min(axis=1)

@@ -79,7 +79,8 @@ class PlaceLooks:
         while a class seen higher (a piece above an empty place's floor) has less: glare clips a bright piece
         before the floor beside it, so the clear floor does not rule out a piece hidden there (Flipop hand_check
         seed 1761: a white ball under a lamp's reflection read as the floor around it plus white light). Where
-        the place's own patch is as hidden, what is left of it is read as it is (`halo.HaloCheck.settle`)."""
+        the place's own patch is as hidden, what is left of it is read without the reflection's halo
+        (`halo.HaloCheck.settle`, which asks the same of the pixels it leaves read)."""
         zs = np.array([self.heights.get(k, 0.0) for k in keys])
         _feats, own = self.chosen(keys)
         out = np.zeros(len(keys), bool)
