@@ -113,4 +113,10 @@ def run(args: argparse.Namespace) -> int:
             "learned, whatever the light's strength): use a white light, or learn the model again under this one"
         )
         print(said(lamp, language), file=sys.stderr)
+    if (why == "dark").any():
+        dark = _(
+            "referee: the lamp sends no light in one of the camera's colours (a lamp of one narrow colour, such as "
+            "an amber or a sodium lamp): no colour can be read under it; use a white light"
+        )
+        print(said(dark, language), file=sys.stderr)
     return 0

@@ -27,6 +27,12 @@ EPS = 0.02  # added before the log so that black stays finite (and its noise sma
 BETWEEN = 0.1  # pitches: the small disc sampled at each between point
 #: log colour at and above which a channel is clipped (the camera's full scale, `SATURATED`)
 CLIPPED_LOG = float(np.log(SATURATED / 255 + EPS))
+#: log light below which a channel is dark: the board sends back less than `EPS` there, the floor added
+#: before the log, so every surface's log contrast to it is squeezed to less than half and mostly noise (an
+#: amber lamp of one narrow band leaves the blue channel black: a white stone and the wooden board then differ
+#: only in what the other channels show). The photographs' boards send back at least 0.08 in every channel,
+#: dim and coloured lamps included; under the amber lamp of `bench/relit.py`, 0.004-0.016 in blue.
+DARK_LOG = float(np.log(2 * EPS))
 FLOOR = 0.05  # least spread of any feature within a look (log units, ~5%: light the smooth fit misses)
 
 

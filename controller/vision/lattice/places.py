@@ -29,6 +29,7 @@ from controller.vision.features import PatchSampler, ring_offsets
 from controller.vision.geometry import LatticeGeometry, homography_from_corners
 from controller.vision.lattice.light import (
     CLIPPED_LOG,
+    DARK_LOG,
     PPP,
     Light,
     illumination_fit,
@@ -133,28 +134,33 @@ def describe(image: np.ndarray, size: tuple[int, int], corners: np.ndarray) -> D
         light,
         (around >= HIDDEN_AROUND).ravel(),
         flatness(logimg, points, light_fit.rejected),
-        clipped_bounds(logimg, points, light_fit),
+        clipped_bounds(logimg, points, light_fit, light),
         away,
         Rectified(logimg, light),
     )
 
 
-def clipped_bounds(logimg: np.ndarray, points: np.ndarray, light_fit: Light) -> np.ndarray | None:
+def clipped_bounds(
+    logimg: np.ndarray, points: np.ndarray, light_fit: Light, light: np.ndarray | None = None
+) -> np.ndarray | None:
     """(N, 3) per place and channel (B, G, R): `bounds.UP` where its disc is clipped (its true
     colour is brighter than seen), `bounds.DOWN` where a between point around it is (the light
     there, measured on the board, is brighter than seen, so the place relative to it darker),
-    `bounds.FREE` where both; None when nothing is clipped."""
+    `bounds.FREE` where both, and where the light there (`light`, (N, 3) log) is dark (`DARK_LOG`:
+    what the place sends back relative to the board is not measured in that channel, either way);
+    None when nothing is clipped or dark."""
     disc = PatchSampler(to_px(points), ring_offsets(0, DISC * PPP), logimg.shape[:2]).values(logimg)
     place = np.median(disc, axis=1) >= CLIPPED_LOG
     corner = light_fit.clipped if light_fit.clipped is not None else np.zeros((*light_fit.rejected.shape, 3), bool)
     ref = corner[:-1, :-1] | corner[:-1, 1:] | corner[1:, :-1] | corner[1:, 1:]
     ref = ref.reshape(-1, 3)
-    if not (place.any() or ref.any()):
+    dark = np.zeros(place.shape, bool) if light is None else np.asarray(light) < DARK_LOG
+    if not (place.any() or ref.any() or dark.any()):
         return None
     out = np.zeros(place.shape, np.int8)
     out[place] = bounds.UP
     out[ref] = bounds.DOWN
-    out[place & ref] = bounds.FREE
+    out[(place & ref) | dark] = bounds.FREE
     return out
 
 

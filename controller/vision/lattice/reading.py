@@ -17,6 +17,8 @@ unsure ("" where it is sure):
 * "flat": the looks and the flatness are sure of opposite things;
 * "picture": the model does not explain the picture (`MIN_EXPLAINED`);
 * "light": a clipped channel leaves it open to a look of another label (rule `light`);
+* "dark": its light is dark in a channel, a lamp of one narrow band, under which no colour is read (rule
+  `light`);
 * "lamp": with the colours turned back as the board's own two surfaces ask (a lamp that mixes the
   channels), the looks read it surely as the empty square it stands on (rule `lamp`).
 """

@@ -15,6 +15,9 @@ open-set distance of one dimension: a likelihood-ratio test at the open set's le
 the lamp left unclipped telling the two labels apart (under a warm lamp the wooden board clips in
 red, and a bare point still differs from a white stone in blue and in the stone's shaded rim).
 
+Nor is any place sure whose light is dark in a channel (`in_the_dark`: a lamp of a narrow band), said
+"dark".
+
 Nor is an empty place sure where it is clipped in a channel in which the board around it (the
 between points the light is measured on) is not, when its empty look is no brighter than that
 board in that channel (by no more than FLOOR, what the light fit itself misses): a bare place is
@@ -29,7 +32,7 @@ import numpy as np
 
 from controller.vision import bounds
 from controller.vision.classify import open_set_distance
-from controller.vision.lattice.light import FLOOR
+from controller.vision.lattice.light import DARK_LOG, FLOOR
 from controller.vision.lattice.places import EMPTY, N_FEATURES
 from controller.vision.lattice.reading import Picture, Reading
 
@@ -39,7 +42,7 @@ RAY_STEPS = 9  # colours sampled along each clipped channel's range (`reads_othe
 
 def rule(picture: Picture, reading: Reading) -> Reading:
     """The sure places a clipped channel leaves open to a look of another label, unsure."""
-    if picture.bounds is None:
+    if picture.bounds is None:  # nothing clipped or dark (`places.clipped_bounds`)
         return reading
     why = reading.why_array()
     todo = np.flatnonzero((why == "") & (picture.bounds != bounds.NONE).any(axis=1))
@@ -58,10 +61,23 @@ def rule(picture: Picture, reading: Reading) -> Reading:
     open_ = other & (reach - own <= open_set_distance(1) ** 2)
     near = np.where(open_ & ((seen > limit) | (by_rule & (reach < own))), reach, np.inf).min(axis=1)
     why[todo[near <= limit]] = "light"
+    why[in_the_dark(picture) & (why == "")] = "dark"
     why[brighter_than_board(picture, reading) & (why == "")] = "light"
     why[reads_otherwise(picture, reading, why == "")] = "light"
     why[flat_piece(picture, reading) & (why == "")] = "light"
     return reading.but(NAME, why=why)
+
+
+def in_the_dark(picture: Picture) -> np.ndarray:
+    """(N,) the places whose light is dark in a channel (`light.DARK_LOG`). A lamp that sends the camera
+    nothing in one channel is one of a narrow band (an amber LED, a sodium lamp), and the channels that do
+    see it see that one band: every surface shows only how much of it it sends back, the same share in each
+    of them, whatever colour it has under white light (a white stone under an amber lamp is as orange as
+    the wooden board, and no darker or lighter than the two spectra make it). No learned colour describes
+    it, and no rule that reads colours can settle it."""
+    if picture.rectified is None:
+        return np.zeros(picture.n, bool)
+    return np.any(np.asarray(picture.rectified.light) < DARK_LOG, axis=1)
 
 
 def reads_otherwise(picture: Picture, reading: Reading, sure: np.ndarray) -> np.ndarray:
