@@ -10,10 +10,10 @@ explains: every look is tried against the place's colour less `a` of white, for 
 to as much as its darkest channel allows (and a channel that clips brighter than it shows: a floor,
 not a measurement), by the very rule the looks use (open-set distance, margins). Where two meanings
 could be under the halo (a black marble drowned in white light looks like a white one) it stays
-unsure. The reflected lamp need not be the one that lights the paper (a
-broad cyan sheen whose middle clips, in a room lit white): the place is read only where light of
-the colour the core's own rim shows (`rim_light`) reads it as the same meaning too (held-out
-`bench/sheen_check.py` Blockers! seeds 28 and 90: violet plus cyan light is blue plus white).
+unsure. The reflected lamp need not be the one that lights the paper (a broad cyan sheen whose
+middle clips, in a room lit white): the place is read only where light of the colour the core's own
+rim shows (`rim_light`) reads it as the same meaning too (held-out `bench/sheen_check.py` Blockers!
+seeds 28 and 90: violet plus cyan light is blue plus white).
 
 A lamp of a colour clips only its strong channel, so its reflection may have no core clipped in
 every channel. What gives it away is that no diffuse surface sends back more light than the white
@@ -163,8 +163,9 @@ class ReflectionCheck:
             # hand_check seed 2062: an orange hole in a core's halo, red clipped, read as a yellow marble plus white
             # light; orange has more red than it can show). It only adds doubt: raised, a blue channel under a cyan
             # sheen reads a violet tile blue (`bench/sheen_check.py` Blockers! seeds 241, 252).
-            raised = self.explain(model, rel[todo], clipped=clipped[todo])
-            found.sure &= raised.sure & model.same[found.best, raised.best]
+            if clipped[todo].any():
+                raised = self.explain(model, rel[todo], clipped=clipped[todo])
+                found.sure &= raised.sure & model.same[found.best, raised.best]
             for j, i in enumerate(todo):
                 if found.sure[j]:
                     self.settled[i] = True

@@ -41,7 +41,8 @@ RAY_STEPS = 9  # colours sampled along each clipped channel's range (`reads_othe
 
 
 def rule(picture: Picture, reading: Reading) -> Reading:
-    """The sure places a clipped channel leaves open to a look of another label, unsure."""
+    """The sure places a clipped channel leaves open to a look of another label, or whose light is dark in a
+    channel, unsure."""
     if picture.bounds is None:  # nothing clipped or dark (`places.clipped_bounds`)
         return reading
     why = reading.why_array()
