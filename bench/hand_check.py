@@ -2,7 +2,7 @@
 board is still read beside such a reflection, and how many of the renderer's hands it catches, per
 game (issue 15, item 4; issue 32, item 3).
 
-    .venv/bin/python bench/hand_check.py [--games colorpop,...] [--seeds N] [--first S] [--preset hard]
+    .venv/bin/python bench/hand_check.py [--games colorpop,...] [--seeds N] [--first S] [--preset hard] [--show]
 
 Glare: one reflection (radius 0.15-0.45 pitch unless --radius says otherwise) on the board's
 frame band, 0.6-1.1 pitch outside the lattice, anywhere along a random side between the corner
@@ -83,23 +83,31 @@ def dark_sleeve(rng: np.random.Generator) -> tuple[int, int, int]:
     return tuple(int(round(grey + rng.uniform(-6, 6))) for _ in range(3))  # type: ignore[return-value]
 
 
-def wrong_places(reading, snap) -> int:
-    """Places read surely and wrong (a `?` is not sure)."""
+def wrong_places(reading, snap) -> list[tuple[int, int, str, str]]:
+    """Places read surely and wrong (a `?` is not sure): (row, column, truth, read) each."""
     if reading.cells is None:
-        return 0
-    return sum(
-        got != want and "?" not in got
-        for got_row, want_row in zip(reading.cells, snap.cells)
-        for got, want in zip(got_row, want_row)
-    )
+        return []
+    return [
+        (r, c, want, got)
+        for r, (got_row, want_row) in enumerate(zip(reading.cells, snap.cells))
+        for c, (got, want) in enumerate(zip(got_row, want_row))
+        if got != want and "?" not in got
+    ]
+
+
+def show_wrong(game: str, seed: int, picture: str, wrong: list[tuple[int, int, str, str]]) -> None:
+    """Print each place read wrong but sure (`--show`): enough to render the picture again."""
+    for r, c, want, got in wrong:
+        print(f"  {game} seed {seed} {picture}: r{r}c{c} {want} read {got}", flush=True)
 
 
 def measure(
-    game: str, seeds: int, preset: str, radii: tuple[float, float], first: int = 0
+    game: str, seeds: int, preset: str, radii: tuple[float, float], first: int = 0, show: bool = False
 ) -> tuple[Counter, Counter, Counter, Counter, Counter]:
     """Outcomes of pictures with an edge reflection, with a reflection just outside the outer
     places (and its wrong-but-sure places, as 'wrong'), with a hand, with a lamp's hard shadow
-    across the band (and its wrong-but-sure places), and with an arm in a dark sleeve."""
+    across the band (and its wrong-but-sure places), and with an arm in a dark sleeve; `show`
+    lists the wrong-but-sure places as they are found."""
     p = default_profile(game)
     glare: Counter = Counter()
     near: Counter = Counter()
@@ -117,7 +125,10 @@ def measure(
         img = render_snapshot(snap, p, seed=seed, preset=preset, scene=Scene(glare_at=(spot,), frame=4))
         reading = BoardReader(p).read(img)
         near[outcome(reading)] += 1
-        near["wrong"] += wrong_places(reading, snap)
+        wrong = wrong_places(reading, snap)
+        near["wrong"] += len(wrong)
+        if show:
+            show_wrong(game, seed, "glare at the edge", wrong)
         side = str(rng.choice(["bottom", "top", "left", "right"]))
         place = (float(rng.integers(p.rows)), float(rng.integers(p.cols)))
         img = render_snapshot(snap, p, seed=seed, preset=preset, scene=Scene(hand=place, hand_side=side, frame=2))
@@ -130,7 +141,10 @@ def measure(
         )
         reading = BoardReader(p).read(img)
         shadow[outcome(reading)] += 1
-        shadow["wrong"] += wrong_places(reading, snap)
+        wrong = wrong_places(reading, snap)
+        shadow["wrong"] += len(wrong)
+        if show:
+            show_wrong(game, seed, "hard shadow", wrong)
         side = str(other.choice(["bottom", "top", "left", "right"]))
         place = (float(other.integers(p.rows)), float(other.integers(p.cols)))
         dressed = Scene(hand=place, hand_side=side, sleeve=dark_sleeve(other), frame=6)
@@ -147,6 +161,7 @@ def main() -> None:
     ap.add_argument("--first", type=int, default=0, help="the first picture's seed (others than the usual ones)")
     ap.add_argument("--preset", default="hard", choices=["clean", "hard"])
     ap.add_argument("--radius", default="0.15,0.45", help="smallest,largest reflection radius in pitches")
+    ap.add_argument("--show", action="store_true", help="list every place read wrong but sure (game, seed, picture)")
     args = ap.parse_args()
     unknown = sorted(set(args.games.split(",")) - set(registry.names()))
     if unknown:
@@ -157,7 +172,7 @@ def main() -> None:
         f"reflection radius {lo}-{hi} pitch"
     )
     for game in args.games.split(","):
-        glare, near, hand, shadow, sleeve = measure(game, args.seeds, args.preset, (lo, hi), args.first)
+        glare, near, hand, shadow, sleeve = measure(game, args.seeds, args.preset, (lo, hi), args.first, args.show)
         print(
             f"{game:11s} edge glare taken for a hand: {glare['hand']}/{args.seeds} "
             f"(read {glare['read']}, unsure {glare['unsure']}, markers hidden {glare['markers']})   "
