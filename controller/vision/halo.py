@@ -254,9 +254,10 @@ class HaloCheck:
         and not ruled out (the nearest, or the place then unsure by the margin rule; one that leaves a colour no
         look describes is not the halo's measure). A sure place whose patch a strong halo leaves under
         `MIN_READ` read at every measure is unsure unless every measure finds its meaning nearest on some pixels
-        left, or it was read with added light taken off (`lit_read`: `reflections.ReflectionCheck.settled`); so
-        is a meaning a fitted light gave (`fitted`) where a strong halo leaves the patch like no look at every
-        measure. `dec` and `sure` updated; the best halos, by place."""
+        left (and no height's patch read `MIN_READ` says surely another), or it was read with added light taken
+        off (`lit_read`: `reflections.ReflectionCheck.settled`); so is a meaning a fitted light gave (`fitted`)
+        where a strong halo leaves the patch like no look at every measure. `dec` and `sure` updated; the best
+        halos, by place."""
         plausible = self.plausible_halos(rect, white, self.places_px)
         halos = {j: found[0] for j, found in plausible.items()}
         if not halos:
@@ -271,7 +272,7 @@ class HaloCheck:
         tolerance = float(np.exp(model.max_distance * np.sqrt(model.floor[0]))) - 1.0
         nearest = np.repeat(np.array([halos[i][2][0] for i in todo])[:, None], 3, axis=1)
         strong = normalise(nearest, white, weights[todo]).mean(axis=1) >= tolerance
-        seen, own, own_keys = [], [], [dec.keys[i] for i in todo]
+        seen, own, said, own_keys = [], [], [], [dec.keys[i] for i in todo]
         for measured, scale in ((m, scale) for m in alternatives for scale in SCALES):
             at = {}
             for z in sorted(set(heights.values())):
@@ -289,6 +290,10 @@ class HaloCheck:
             ok = (looks.chosen(lit.keys)[1] >= MIN_READ) & ~looks.hidden_above(lit.keys, MIN_READ)
             seen.append((lit, ok, np.where(shown, dist, np.inf)))
             own.append(looks.chosen(own_keys)[1])
+            # What each height's patch, where at least `MIN_READ` of it is read, says surely on its own.
+            for feats_z, read_z in at.values():
+                alone = model.decide_distances(model.distances(feats_z))
+                said.append((alone.letters, alone.sure & (read_z >= MIN_READ)))
         first = seen[len(SCALES) // 2][0]  # the best halo at its measure
         for j, i in enumerate(todo):
             # Another meaning within the open-set distance that the measure does not rule out: the nearest, or as near
@@ -304,7 +309,11 @@ class HaloCheck:
             # 360: a purple token read as a joker, its pixels left nearest purple; seed 99's yellow token is kept).
             # Nothing left says nothing (Flipop hand_check seed 945: a black ball the core covers, read W surely; none
             # of its pixels lies as far from the core as the band measured the halo, and an unread patch is white).
-            kept = all(lit.letters[j] == dec.letters[i] and o[j] > 0 for (lit, *_), o in zip(seen, own))
+            # Nor is it kept where a patch read enough says surely another meaning (Flipop hand_check seed 2475: a black
+            # ball the core leaves one pale pixel of, its floor's patch, which holds the ball's lower side, black).
+            kept = all(lit.letters[j] == dec.letters[i] and o[j] > 0 for (lit, *_), o in zip(seen, own)) and not any(
+                sure_z[j] and letters_z[j] != dec.letters[i] for letters_z, sure_z in said
+            )
             taken_off = lit_read is not None and lit_read[i]  # read with the added light taken off already
             if sure[i] and strong[j] and not kept and not taken_off and all(o[j] < MIN_READ for o in own):
                 sure[i] = False
