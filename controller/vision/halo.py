@@ -280,7 +280,8 @@ class HaloCheck:
                 rel = normalise(np.nan_to_num(med[todo], nan=255.0), white, weights[todo])
                 at[z] = (colour_features(rel), read[todo])
             looks = PlaceLooks(heights, at)
-            dist = looks.distances(model)
+            by_height = looks.distances_by_height(model)
+            dist = looks.distances(model, by_height)
             lit = model.decide_distances(dist)
             # Each look's distance where some of the patch is read at its height (a few pixels are still evidence
             # against a sure reading: Flipop hand_check seed 121, a black ball the core mostly covers read white).
@@ -291,8 +292,8 @@ class HaloCheck:
             seen.append((lit, ok, np.where(shown, dist, np.inf)))
             own.append(looks.chosen(own_keys)[1])
             # What each height's patch, where at least `MIN_READ` of it is read, says surely on its own.
-            for feats_z, read_z in at.values():
-                alone = model.decide_distances(model.distances(feats_z))
+            for z, (_feats, read_z) in at.items():
+                alone = model.decide_distances(by_height[z])
                 said.append((alone.letters, alone.sure & (read_z >= MIN_READ)))
         first = seen[len(SCALES) // 2][0]  # the best halo at its measure
         for j, i in enumerate(todo):

@@ -58,11 +58,17 @@ class PlaceLooks:
         """Every place's features and glare-free fraction where a body of class `key` would appear."""
         return self.at[self.heights.get(key, 0.0)]
 
-    def distances(self, model: ClassModel) -> np.ndarray:
-        """(N, K) distances of each place to each class, each measured at the class's height."""
-        by_height = {z: model.distances(f) for z, (f, _) in self.at.items()}
+    def distances(self, model: ClassModel, by_height: dict[float, np.ndarray] | None = None) -> np.ndarray:
+        """(N, K) distances of each place to each class, each measured at the class's height (`by_height`: every
+        class's distances at each height, `distances_by_height`, when the caller has them)."""
+        if by_height is None:
+            by_height = self.distances_by_height(model)
         cols = [by_height[self.heights.get(r.key, 0.0)][:, j] for j, r in enumerate(model.refs)]
         return np.stack(cols, axis=1)
+
+    def distances_by_height(self, model: ClassModel) -> dict[float, np.ndarray]:
+        """Per height, (N, K) the distances of each place's patch there to every class."""
+        return {z: model.distances(f) for z, (f, _) in self.at.items()}
 
     def chosen(self, keys: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """Per place the features and glare-free fraction at the height of the class in `keys`."""

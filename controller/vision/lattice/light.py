@@ -34,6 +34,13 @@ CLIPPED_LOG = float(np.log(SATURATED / 255 + EPS))
 #: dim and coloured lamps included; under the amber lamp of `bench/relit.py`, 0.004-0.026 in blue (measured,
 #: not chosen: the places above the floor, 0.022-0.026 on one chessboard, are still read).
 DARK_LOG = float(np.log(2 * EPS))
+
+
+def dark(light: np.ndarray) -> np.ndarray:
+    """(N, 3) bools: the channels in which the log light at each place (`light`, (N, 3)) is dark (`DARK_LOG`)."""
+    return np.asarray(light) < DARK_LOG
+
+
 FLOOR = 0.05  # least spread of any feature within a look (log units, ~5%: light the smooth fit misses)
 
 

@@ -29,9 +29,9 @@ from controller.vision.features import PatchSampler, ring_offsets
 from controller.vision.geometry import LatticeGeometry, homography_from_corners
 from controller.vision.lattice.light import (
     CLIPPED_LOG,
-    DARK_LOG,
     PPP,
     Light,
+    dark,
     illumination_fit,
     local_light,
     rectified_log,
@@ -146,7 +146,7 @@ def clipped_bounds(
     """(N, 3) per place and channel (B, G, R): `bounds.UP` where its disc is clipped (its true
     colour is brighter than seen), `bounds.DOWN` where a between point around it is (the light
     there, measured on the board, is brighter than seen, so the place relative to it darker),
-    `bounds.FREE` where both, and where the light there (`light`, (N, 3) log) is dark (`DARK_LOG`:
+    `bounds.FREE` where both, and where the light there (`light`, (N, 3) log) is dark (`light.dark`:
     what the place sends back relative to the board is not measured in that channel, either way);
     None when nothing is clipped or dark."""
     disc = PatchSampler(to_px(points), ring_offsets(0, DISC * PPP), logimg.shape[:2]).values(logimg)
@@ -154,13 +154,13 @@ def clipped_bounds(
     corner = light_fit.clipped if light_fit.clipped is not None else np.zeros((*light_fit.rejected.shape, 3), bool)
     ref = corner[:-1, :-1] | corner[:-1, 1:] | corner[1:, :-1] | corner[1:, 1:]
     ref = ref.reshape(-1, 3)
-    dark = np.zeros(place.shape, bool) if light is None else np.asarray(light) < DARK_LOG
-    if not (place.any() or ref.any() or dark.any()):
+    in_dark = np.zeros(place.shape, bool) if light is None else dark(light)
+    if not (place.any() or ref.any() or in_dark.any()):
         return None
     out = np.zeros(place.shape, np.int8)
     out[place] = bounds.UP
     out[ref] = bounds.DOWN
-    out[(place & ref) | dark] = bounds.FREE
+    out[(place & ref) | in_dark] = bounds.FREE
     return out
 
 

@@ -32,7 +32,7 @@ import numpy as np
 
 from controller.vision import bounds
 from controller.vision.classify import open_set_distance
-from controller.vision.lattice.light import DARK_LOG, FLOOR
+from controller.vision.lattice.light import FLOOR, dark
 from controller.vision.lattice.places import EMPTY, N_FEATURES
 from controller.vision.lattice.reading import Picture, Reading
 
@@ -70,7 +70,7 @@ def rule(picture: Picture, reading: Reading) -> Reading:
 
 
 def in_the_dark(picture: Picture) -> np.ndarray:
-    """(N,) the places whose light is dark in a channel (`light.DARK_LOG`). A lamp that sends the camera
+    """(N,) the places whose light is dark in a channel (`light.dark`). A lamp that sends the camera
     nothing in one channel is one of a narrow band (an amber LED, a sodium lamp), and the channels that do
     see it see that one band: every surface shows only how much of it it sends back, the same share in each
     of them, whatever colour it has under white light (a white stone under an amber lamp is as orange as
@@ -78,7 +78,7 @@ def in_the_dark(picture: Picture) -> np.ndarray:
     it, and no rule that reads colours can settle it."""
     if picture.rectified is None:
         return np.zeros(picture.n, bool)
-    return np.any(np.asarray(picture.rectified.light) < DARK_LOG, axis=1)
+    return np.any(dark(picture.rectified.light), axis=1)
 
 
 def reads_otherwise(picture: Picture, reading: Reading, sure: np.ndarray) -> np.ndarray:
