@@ -7,12 +7,10 @@ fall towards the tile's level (a stroke lost, or read weaker than its rival's), 
 rise towards the print's. `glyphs._read` leaves a tile unsure when its light's step is half the
 print's contrast (`light_step`), and reads every tile whose light is not even (`EVEN_STEP`) again
 with the light made even (`evened`: each pixel over the light on it, told by the plain pixels
-around it, `light_between`): a tile not read surely as the same glyph then, or whose glyph does not
-keep its margin over every rival across the two readings, is unsure (neither light is known to be
-the true one). The patch
+around it, `light_between`): a tile not read surely as the same glyph then is unsure. The patch
 was centred on the ink read in the uneven light, which a shadowed stroke's weaker ink pulls towards
-the lit ones; the evened reading is made around the evened ink's own centre too where that lies
-apart, and the better fit kept.
+the lit ones; where the evened ink's own centre lies apart, the evened reading is made around it
+too, and both must agree.
 """
 
 from __future__ import annotations
@@ -174,13 +172,12 @@ def read_otherwise(
     one). `white` and `clear` as the ink reading's (`glyph_ink._ink`). `resample`, given some
     tiles (indices) and the offsets (pitches) from their patches' centres to their evened ink's,
     samples their patches there: a tile whose evened ink's centre is `RECENTRE` or more off its
-    patch's is evened and read around that centre too, and the reading whose best glyph fits
-    better is kept (as `glyphs._best_shifts` places a partly hidden tile where it fits best). A tile
-    read alike is still doubted when its glyph's margin does not hold across the two readings
-    (`GlyphModel.sure_under_both`)."""
+    patch's is evened and read around that centre too, and is sure only if read surely as the same
+    glyph around both centres (neither is known to be where the tile lies: under a shadow's edge the
+    evened ink is itself uncertain)."""
     even_ink, even_mask = _evened_ink(planes, ink, mask, white, axis, clear)
-    scores = model.full_scores(even_ink, even_mask)
-    again = model.decide(even_ink, even_mask, contrast, scores=scores)
+    again = model.decide(even_ink, even_mask, contrast)
+    differ = np.array([a != g for a, g in zip(again.glyphs, glyphs)], bool)
     offset = ink_centre(even_ink)
     rows = np.flatnonzero(np.linalg.norm(offset, axis=1) * PPG >= RECENTRE)
     if resample is not None and len(rows):
@@ -188,16 +185,9 @@ def read_otherwise(
         w, ax = None if white is None else white[rows], axis[rows]
         cl = np.asarray(clear)[rows] if np.ndim(clear) else clear
         moved_ink, moved_mask, _ = _normalise_planes(moved, w, ax, cl)
-        moved_ink, moved_mask = _evened_ink(moved, moved_ink, moved_mask, w, ax, cl)
-        moved_scores = model.full_scores(moved_ink, moved_mask)
-        there = model.decide(moved_ink, moved_mask, contrast[rows], scores=moved_scores)
-        for j, i in enumerate(rows):
-            if there.best[j] > again.best[i]:  # the glyph fits better there: that is where the tile lies
-                again.glyphs[i] = there.glyphs[j]
-                scores[i] = moved_scores[j]
-    as_read = model.full_scores(ink, mask)
-    pairs = enumerate(zip(again.glyphs, glyphs))
-    return np.array([a != g or not model.sure_under_both(g, as_read[i], scores[i]) for i, (a, g) in pairs], bool)
+        there = model.decide(*_evened_ink(moved, moved_ink, moved_mask, w, ax, cl), contrast[rows])
+        differ[rows] |= np.array([there.glyphs[j] != glyphs[i] for j, i in enumerate(rows)], bool)
+    return differ
 
 
 def _evened_ink(

@@ -244,23 +244,6 @@ class GlyphModel:
         """(N, G) best normalised cross-correlation of each glyph over its angles."""
         return self._scores(ink, mask).max(axis=2)
 
-    def full_scores(self, ink: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """(N, G, A) normalised cross-correlation with each glyph at each angle (`decide`'s `scores`)."""
-        return self._scores(ink, mask)
-
-    def sure_under_both(self, glyph: str, first: np.ndarray, second: np.ndarray) -> bool:
-        """Whether `glyph`, read surely from two readings of one tile whose scores (G, A) are `first`
-        and `second` (the tile as seen and with its light made even: `glyph_light`), keeps
-        `decide`'s margin over every rival across them: its worse score against any rival's better
-        one. Neither reading's light is known to be the true one, so a rival close in either counts
-        (a shadow's edge across a moon leaves its horns weak: read I surely as seen, the moon close
-        behind it evened)."""
-        both = np.stack([first.max(axis=1), second.max(axis=1)])  # (2, G)
-        b = GLYPHS.index(glyph)
-        worst = float(both[:, b].min())
-        rival = float(np.delete(both, b, axis=1).max())
-        return worst >= self.min_score and (1 - rival) >= self.min_ratio * max(1 - worst, 1e-6)
-
     def _scores(self, ink: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """(N, G, A) normalised cross-correlation with each glyph at each angle of patches whose
         ink and mask (N, K) are 0 outside the disc (as `normalise` gives them)."""
