@@ -457,9 +457,8 @@ def _censored_ink(obs: np.ndarray, tile: np.ndarray, print_: np.ndarray) -> tupl
     spread is the range of levels that fit within two noise levels: a pixel clipped in every
     channel fits every level (spread 1) and is not used; a yellow tile clipped in red and green
     with its blue channel well under the print's still says "no print"."""
-    # Channel by channel, (P, V) arrays each: a sum over the three channels is then two additions
-    # of whole arrays, in the order numpy's reduction over a short axis adds them (the same figures),
-    # not a strided reduction, which costs several times as much here.
+    # Channel by channel, (P, V) arrays: a sum over channels is two additions in the order numpy's
+    # reduction over a short axis adds them (the same figures; a strided reduction costs far more).
     chans = range(3)
     clip = [obs[:, c] >= SATURATED for c in chans]
     free = [~k[:, None] for k in clip]
