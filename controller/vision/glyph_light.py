@@ -143,8 +143,8 @@ def evened(planes: list[np.ndarray], light: np.ndarray) -> list[np.ndarray]:
     disc.partition((half - 1, half), axis=2)
     middle = (disc[..., half - 1] + disc[..., half]) / 2 if disc.shape[2] % 2 == 0 else disc[..., half]
     gain = middle[:, None, :] / np.maximum(light, 1.0)  # (N, K, 3)
-    # The largest gain over the disc is the median over the disc's least light (division is
-    # monotonic, so the same figure as the largest of the gains, without cutting the disc out).
+    # The largest gain over the disc is the median light over the disc's least light (division is
+    # monotonic: the same figure as the largest of the gains, without cutting the disc out of them).
     most = (middle / np.maximum(disc.min(axis=2), 1.0)).max(axis=1)
     gain /= np.maximum(most, 1e-6)[:, None, None]
     return [p * gain[..., c] for c, p in enumerate(planes)]

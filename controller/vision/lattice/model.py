@@ -254,7 +254,9 @@ class LatticeModel:
         dec, dist = self.follow_picture(feats)[:2]
         return dec, dist
 
-    def follow_picture(self, feats: np.ndarray) -> tuple[Decision, np.ndarray, np.ndarray, np.ndarray]:
+    def follow_picture(
+        self, feats: np.ndarray, clipped: np.ndarray | None = None
+    ) -> tuple[Decision, np.ndarray, np.ndarray, np.ndarray]:
         """`decide` for the places of one picture, with the looks following that picture; also
         (looks, F) the looks' means in it (the learned ones where it is not followed) and (looks,)
         the share of each followed mean the picture's places make (0 where not followed: how far
@@ -278,7 +280,13 @@ class LatticeModel:
           following brought near (a white stone brighter than any learned) when it reads so at
           its point, or sampled away from its neighbours of the same reading: one that matches
           only when sampled towards a neighbour read the same may be seeing that neighbour's
-          piece, seen off its point from an angle, and stays unsure (`_towards_same`).
+          piece, seen off its point from an angle, and stays unsure (`_towards_same`);
+        * where most of a look's surely read places are clipped in a channel (`clipped`, (N, 3)
+          bools: their colour there is only a floor, or not measured), its followed mean there is
+          a floor too, which a lamp that brightens that channel pulls towards the other looks (white
+          stones under a cyan lamp, clipped in blue and green, towards the board): a place not
+          clipped there that only the following made sure as that look stays unsure (its
+          distance to the look is only a least one).
         """
         dec0, dist0, feats, _ = self._decide_offset(feats)
         if dec0.sure.sum() < MIN_EXPLAINED * len(dec0.sure):
@@ -295,13 +303,18 @@ class LatticeModel:
         towards_same = self._towards_same(dec.letters, pos[np.arange(len(best)), best]) & ~(
             at_point.sure & (np.array(at_point.letters) == np.array(dec.letters))
         )
+        floors = np.zeros((len(means), 3), bool)  # (looks, channels): the followed mean a floor there
+        if clipped is not None and clipped.any():
+            followers = dec0.sure[:, None] & (dec0.best[:, None] == np.arange(len(means))[None])  # (N, looks)
+            floors = followers.T.astype(int) @ clipped.astype(int) * 2 > followers.sum(axis=0)[:, None]
         for i in np.flatnonzero(dec.sure & ~dec0.sure):
             k = best[i]
             x = feats[pos[i, k], i]
             own = (x - means[k]) @ inv[k] @ (x - means[k])
             halfway = half_covered(means[k], means[~self.classes.same[k]], x) - x
             blend = np.any(np.einsum("ki,ij,kj->k", halfway, inv[k], halfway) <= own)
-            if blend or (towards_same[i] and not known[i]):
+            floor = clipped is not None and bool(np.any(floors[k] & ~clipped[i]))
+            if blend or (towards_same[i] and not known[i]) or floor:
                 dec.sure[i] = False
         far = ~known & ~dec.sure
         dec.distance = np.where(far, learned, dec.distance)  # so `judge` names a far place far

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from controller.vision.bounds import FREE, UP
 from controller.vision.classify import Decision
 from controller.vision.geometry import LatticeGeometry
 from controller.vision.lattice.places import EMPTY, Rectified
@@ -116,8 +117,10 @@ class Picture:
 
     @cached_property
     def follow(self) -> tuple[Decision, np.ndarray, np.ndarray, np.ndarray]:
-        """`LatticeModel.follow_picture` of this picture's features."""
-        return self.model.follow_picture(self.feats)
+        """`LatticeModel.follow_picture` of this picture's features, its places' colours clipped (or dark)
+        where the bounds say so."""
+        clipped = None if self.bounds is None else np.isin(self.bounds, (UP, FREE))
+        return self.model.follow_picture(self.feats, clipped)
 
     @property
     def followed(self) -> tuple[Decision, np.ndarray]:
