@@ -281,12 +281,12 @@ class LatticeModel:
           its point, or sampled away from its neighbours of the same reading: one that matches
           only when sampled towards a neighbour read the same may be seeing that neighbour's
           piece, seen off its point from an angle, and stays unsure (`_towards_same`);
-        * where most of a look's surely read places are clipped in a channel (`clipped`, (N, 3)
-          bools: their colour there is only a floor, or not measured), its followed mean there is
-          a floor too, which a lamp that brightens that channel pulls towards the other looks (white
-          stones under a cyan lamp, clipped in blue and green, towards the board): a place not
-          clipped there that only the following made sure as that look stays unsure (its
-          distance to the look is only a least one).
+        * where most of the places the learned looks read surely as a look are clipped in a
+          channel (`clipped`, (N, 3) bools: their colour there is only a floor, or not measured),
+          the look's followed mean there is a floor too, which a lamp that brightens that
+          channel pulls towards the other looks (white stones under a cyan lamp, clipped in
+          blue and green, towards the board): a place not clipped there that only the following
+          made sure as that look stays unsure (its distance to the look is only a least one).
         """
         dec0, dist0, feats, _ = self._decide_offset(feats)
         if dec0.sure.sum() < MIN_EXPLAINED * len(dec0.sure):
