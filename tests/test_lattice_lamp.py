@@ -23,11 +23,19 @@ from controller.vision.lattice.rules import lamp
 FOLDER = "chess-pcwawc-misc"
 
 
-def _relit(name: str, light: str):
-    photos = folder_photos(PHOTOS / FOLDER)
+def _relit(name: str, light: str, folder: str = FOLDER):
+    photos = folder_photos(PHOTOS / folder)
     photo = next(p for p in photos if p.name == name)
-    image = relight(photo.image(), light, seed=zlib.crc32(f"{FOLDER}/{name}".encode()))
+    image = relight(photo.image(), light, seed=zlib.crc32(f"{folder}/{name}".encode()))
     return learn_from(teacher(photos)), photo, image
+
+
+def _wrong_but_sure(name: str, light: str, folder: str) -> tuple:
+    """The photo `name` of `folder` relit by `light`, read: the photo, its reasons, and the places read wrong surely."""
+    model, photo, image = _relit(name, light, folder)
+    grid, why, _ = lattice.read_why(model, image, parse_corners(photo.corners))
+    wrong = [(r, c) for r, row in enumerate(photo.grid) for c, t in enumerate(row) if not why[r, c] and grid[r][c] != t]
+    return photo, why, wrong
 
 
 def test_the_least_turn_takes_one_direction_to_the_other() -> None:
@@ -95,12 +103,7 @@ def test_a_white_stone_clipped_in_red_where_the_board_is_not_is_not_read_as_the_
     it does, and was read as an empty point, surely (row 9, column 12). The learned empty points are
     0.15% brighter than the board in red, well within what the light fit itself misses (FLOOR): an
     empty point is the board, and cannot be brighter than all of it (rule light)."""
-    pics = folder_photos(PHOTOS / "go-tengen-13x13-webcam")
-    model = learn_from(teacher(pics))
-    photo = next(p for p in pics if p.name == "move_11")
-    image = relight(photo.image(), "violet", seed=zlib.crc32(b"go-tengen-13x13-webcam/move_11"))
-    grid, why, _ = lattice.read_why(model, image, parse_corners(photo.corners))
-    wrong = [(r, c) for r, row in enumerate(photo.grid) for c, t in enumerate(row) if not why[r, c] and grid[r][c] != t]
+    _photo, why, wrong = _wrong_but_sure("move_11", "violet", "go-tengen-13x13-webcam")
     assert wrong == []
     assert why[9, 12] == "light"
 
@@ -127,12 +130,7 @@ def test_an_empty_point_is_not_made_a_white_stone_by_following_clipped_white_sto
     nearer the board; three empty points, unsure by margin under white light, were read W surely
     once the looks followed the picture. A look whose places are mostly clipped in a channel makes
     no unclipped place sure there by following; nothing is read wrong."""
-    pics = folder_photos(PHOTOS / "go-seegoban-19x19")
-    model = learn_from(teacher(pics))
-    photo = next(p for p in pics if p.name == "board-2")
-    image = relight(photo.image(), "cyan", seed=zlib.crc32(b"go-seegoban-19x19/board-2"))
-    grid, why, _ = lattice.read_why(model, image, parse_corners(photo.corners))
-    wrong = [(r, c) for r, row in enumerate(photo.grid) for c, t in enumerate(row) if not why[r, c] and grid[r][c] != t]
+    photo, why, wrong = _wrong_but_sure("board-2", "cyan", "go-seegoban-19x19")
     assert wrong == []
     for r, c in ((7, 4), (8, 4), (8, 5)):
         assert photo.grid[r][c] == "." and why[r, c] != ""
