@@ -148,11 +148,13 @@ def test_a_white_piece_clipped_in_red_is_not_read_as_the_light_square_it_stands_
     row 6, column 1 clips in red, and as seen it lies nearer the bare light square than a white
     piece, by just the margin, and was read empty, surely. Its red was cut: with its red anywhere
     between what was seen and the brightest learned look's, it reads as the white piece it is. Some
-    colour the clipping allows reads another label: unsure."""
+    colour the clipping allows reads another label: unsure. (Since session 29 the looks following the
+    picture leave it unsure first, "pair": the squares that moved the look it was read as clip, most
+    of them, in blue, where it does not, so that look is only a floor there.)"""
     model, seen, truth = _relit_photo("chess-pcwawc-folding", "chessBoard007", "violet")
     letters, why, _ = model.judge(seen.feats, seen.hidden, seen.flat, seen.bounds, seen.away)
     assert _sure_and_wrong(letters, why, truth) == []
-    assert why[6 * 8 + 1] == "light"
+    assert why[6 * 8 + 1] in ("light", "pair")
 
 
 @needs_photos
