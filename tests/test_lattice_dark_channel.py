@@ -6,14 +6,10 @@ the bench relights it."""
 
 from __future__ import annotations
 
-import zlib
-
 import numpy as np
 import pytest
-from shared_photos import PHOTOS, needs_photos
+from shared_photos import lattice_read_says, needs_photos, relit_photo
 
-from bench.photo_accuracy import folder_photos, learn_from, teacher
-from bench.relit import relight
 from controller.vision import lattice
 from controller.vision.geometry import parse_corners
 from controller.vision.lattice.light import DARK_LOG
@@ -24,10 +20,7 @@ FOLDER = "go-tengen-9x9-webcam"
 
 
 def _seen(name: str, light: str):
-    photos = folder_photos(PHOTOS / FOLDER)
-    photo = next(p for p in photos if p.name == name)
-    image = relight(photo.image(), light, seed=zlib.crc32(f"{FOLDER}/{name}".encode()))
-    return learn_from(teacher(photos)), photo, image
+    return relit_photo(FOLDER, name, light)
 
 
 @needs_photos
@@ -57,19 +50,9 @@ def test_a_lamp_that_lights_every_channel_leaves_no_place_in_the_dark(light) -> 
 
 @needs_photos
 def test_lattice_read_says_the_lamp_sends_no_light_in_a_colour(tmp_path, capsys) -> None:
-    import cv2
-
-    from controller.cli import main
-
     model, photo, image = _seen("move_9", "amber")
-    (tmp_path / "model.json").write_text(model.to_json())
-    cv2.imwrite(str(tmp_path / "board.png"), image)
-    args = ["lattice", "read", "--size", "9x9", "--corners", photo.corners, "--model", str(tmp_path / "model.json")]
-    assert main([*args, "--image", str(tmp_path / "board.png")]) == 0
-    err = capsys.readouterr().err
+    err = lattice_read_says(tmp_path, capsys, model, photo, image)
     assert "sends no light in one of the camera's colours" in err and "use a white light" in err
     # Under white light it is not said.
     _, _, white = _seen("move_9", "white")
-    cv2.imwrite(str(tmp_path / "board.png"), white)
-    assert main([*args, "--image", str(tmp_path / "board.png")]) == 0
-    assert "sends no light" not in capsys.readouterr().err
+    assert "sends no light" not in lattice_read_says(tmp_path, capsys, model, photo, white)

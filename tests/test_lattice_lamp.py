@@ -6,15 +6,11 @@ it."""
 
 from __future__ import annotations
 
-import zlib
-
-import cv2
 import numpy as np
 import pytest
-from shared_photos import PHOTOS, needs_photos
+from shared_photos import PHOTOS, lattice_read_says, needs_photos, relit_photo
 
 from bench.photo_accuracy import folder_photos, learn_from, teacher
-from bench.relit import relight
 from controller.vision import lattice
 from controller.vision.geometry import parse_corners
 from controller.vision.lattice.reading import Picture
@@ -24,10 +20,7 @@ FOLDER = "chess-pcwawc-misc"
 
 
 def _relit(name: str, light: str, folder: str = FOLDER):
-    photos = folder_photos(PHOTOS / folder)
-    photo = next(p for p in photos if p.name == name)
-    image = relight(photo.image(), light, seed=zlib.crc32(f"{folder}/{name}".encode()))
-    return learn_from(teacher(photos)), photo, image
+    return relit_photo(folder, name, light)
 
 
 def _wrong_but_sure(name: str, light: str, folder: str) -> tuple:
@@ -81,20 +74,12 @@ def test_a_go_board_shows_one_surface_and_is_not_measured() -> None:
 
 @needs_photos
 def test_lattice_read_says_the_lamp_mixes_the_colours(tmp_path, capsys) -> None:
-    from controller.cli import main
-
     model, photo, image = _relit("chessBoard010", "magenta")
-    (tmp_path / "model.json").write_text(model.to_json())
-    cv2.imwrite(str(tmp_path / "board.png"), image)
-    args = ["lattice", "read", "--size", "8x8", "--corners", photo.corners, "--model", str(tmp_path / "model.json")]
-    assert main([*args, "--image", str(tmp_path / "board.png")]) == 0
-    err = capsys.readouterr().err
+    err = lattice_read_says(tmp_path, capsys, model, photo, image)
     assert "5,0" in err and "the lamp mixes the colours" in err and "use a white light" in err
     # Under white light the sentence is not said.
     _, _, white = _relit("chessBoard010", "white")
-    cv2.imwrite(str(tmp_path / "board.png"), white)
-    assert main([*args, "--image", str(tmp_path / "board.png")]) == 0
-    assert "the lamp mixes" not in capsys.readouterr().err
+    assert "the lamp mixes" not in lattice_read_says(tmp_path, capsys, model, photo, white)
 
 
 @needs_photos

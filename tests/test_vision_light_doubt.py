@@ -5,11 +5,9 @@ light, the camera's exposure making up for them, clipping, noise and JPEG)."""
 
 from __future__ import annotations
 
-import zlib
-
 import numpy as np
 import pytest
-from shared_photos import PHOTOS, needs_photos
+from shared_photos import PHOTOS, needs_photos, relit_photo
 
 from bench.photo_accuracy import folder_photos, learn_from, teacher
 from bench.relit import relight
@@ -30,9 +28,7 @@ def _relit_photo(folder: str, name: str, lamp: str, *, taught_by: str | None = N
     """One shared photograph relit by `lamp` (its noise seeded by its own name, as the bench does),
     described, and the model learned from the teaching photo of `taught_by` (its own folder by
     default): what the tests of the photo path under a lamp all start from."""
-    model = learn_from(teacher(folder_photos(PHOTOS / (taught_by or folder))))
-    photo = next(p for p in folder_photos(PHOTOS / folder) if p.name == name)
-    image = relight(photo.image(), lamp, seed=zlib.crc32(f"{folder}/{name}".encode()))
+    model, photo, image = relit_photo(folder, name, lamp, taught_by)
     seen = lattice.describe(image, photo.size, parse_corners(photo.corners))
     truth = [c for row in photo.grid for c in row]
     return model, seen, truth
